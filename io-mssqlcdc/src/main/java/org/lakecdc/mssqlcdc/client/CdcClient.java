@@ -1,0 +1,119 @@
+package org.lakecdc.mssqlcdc.client;
+
+import java.util.List;
+import java.util.Optional;
+import org.lakecdc.mssqlcdc.lsn.Lsn;
+
+/**
+ * The one seam between this project and SQL Server CDC: everything the source, snapshots and
+ * reconcile need to know about a database's CDC objects. Two implementations exist: the T-SQL
+ * client over JDBC (the only code that knows T-SQL) and the file-backed simulator used in tests and
+ * the demo ({@code org.lakecdc.mssqlcdc.fake}).
+ *
+ * <p>Conventions: LSNs are {@link Lsn}s; every time is UTC (commit times are converted from the
+ * server's zone as BEHAVIOUR.md 4.4 says), except {@link CaptureInstance#createDate()}, which is
+ * server-local like SQL Server reports it. "None" answers from SQL Server (NULL, {@code 0x00...})
+ * are {@link Optional#empty()}. A client is used by one thread at a time and must be closed.
+ *
+ * <p>Errors: an unknown capture instance raises {@link CaptureInstanceNotFoundError} listing those
+ * that exist; the source raises {@link DataLossError} and {@link SchemaChangedError} from what the
+ * client answers; other database failures are {@link CdcException}s naming the operation.
+ */
+public interface CdcClient extends AutoCloseable {
+
+  /**
+   * {@code sys.fn_cdc_get_max_lsn()}: the last entry of {@code cdc.lsn_time_mapping}.
+   *
+   * @return the LSN, or empty when capture has never written an entry
+   */
+  Optional<Lsn> maxLsn();
+
+  /**
+   * {@code sys.fn_cdc_get_min_lsn(ci)}: the capture instance's low watermark; rows below it may
+   * have been removed by cleanup.
+   *
+   * @throws CaptureInstanceNotFoundError when the instance does not exist (SQL Server answers
+   *     {@code 0x00...})
+   */
+  Lsn minLsn(String captureInstance);
+
+  /** {@code sys.fn_cdc_increment_lsn}: the smallest LSN greater than {@code lsn}. */
+  Lsn incrementLsn(Lsn lsn);
+
+  /** {@code sys.fn_cdc_decrement_lsn}: the greatest LSN smaller than {@code lsn}; ZERO stays ZERO. */
+  Lsn decrementLsn(Lsn lsn);
+
+  /**
+   * {@code sys.fn_cdc_map_lsn_to_time} restricted to commit LSNs: the UTC commit time of the {@code
+   * cdc.lsn_time_mapping} row whose {@code start_lsn} equals {@code lsn}.
+   *
+   * @return the commit, or empty when {@code lsn} is not a commit LSN (a DDL LSN, any LSN between
+   *     entries, a purged entry)
+   */
+  Optional<Commit> commit(Lsn lsn);
+
+  /**
+   * The last {@code cdc.lsn_time_mapping} row with {@code start_lsn <= lsn} (used for the commit
+   * time of a DDL LSN, which has no row of its own).
+   *
+   * @return the commit, or empty when none is at or before {@code lsn}
+   */
+  Optional<Commit> lastCommitAtOrBefore(Lsn lsn);
+
+  /**
+   * The n-th {@code cdc.lsn_time_mapping} row strictly after {@code lsn}, in LSN order ({@code
+   * MAX(start_lsn)} of {@code TOP (n)}): the end of a batch of at most n commits. Idle entries and
+   * other tables' commits count.
+   *
+   * @param n at least 1
+   * @return the n-th commit after {@code lsn}, the last one when fewer than n follow, or empty when
+   *     none follows
+   */
+  Optional<Commit> nthCommitAfter(Lsn lsn, int n);
+
+  /**
+   * The capture instances of the table that {@code captureInstance} tracks, oldest first (by create
+   * date, then start LSN). At most two per table (a SQL Server limit).
+   *
+   * @throws CaptureInstanceNotFoundError when {@code captureInstance} does not exist
+   */
+  List<CaptureInstance> captureInstances(String captureInstance);
+
+  /**
+   * {@code sys.sp_cdc_get_captured_columns}: the columns the instance captures, by {@code
+   * column_ordinal}, with computed columns marked.
+   *
+   * @throws CaptureInstanceNotFoundError when the instance does not exist
+   */
+  List<CapturedColumn> capturedColumns(String captureInstance);
+
+  /**
+   * {@code sys.sp_cdc_get_ddl_history}: DDL on the instance's table with {@code afterLsn < ddl_lsn
+   * <= upToLsn}, in LSN order.
+   */
+  List<DdlChange> ddlHistory(String captureInstance, Lsn afterLsn, Lsn upToLsn);
+
+  /**
+   * Streams the change rows of one capture instance in an LSN interval (see {@link ChangeQuery}).
+   * Rows are never all held in memory. A range cleanup has purged reads as empty, as SQL Server's
+   * change table does; callers re-check {@link #minLsn(String)} after reading.
+   */
+  CloseableIterator<ChangeRow> readChanges(ChangeQuery query);
+
+  /**
+   * Cuts the instance's change rows with {@code fromLsn <= __$start_lsn <= toLsn} into {@code n}
+   * tiles of nearly equal row counts ({@code NTILE(n) OVER (ORDER BY __$start_lsn)}), one {@link
+   * SplitPoint} per non-empty tile, ordered by bound. Fewer rows than n give one tile per row.
+   */
+  List<SplitPoint> splitPoints(String captureInstance, Lsn fromLsn, Lsn toLsn, int n);
+
+  /**
+   * Streams a source table's current rows in one key range (see {@link TableQuery}), for snapshots
+   * and reconcile. Values use the Java types of {@link ChangeRow}.
+   */
+  CloseableIterator<List<Object>> readTable(TableQuery query);
+
+  /** Releases the connection or files. Never throws checked exceptions. */
+  @Override
+  void close();
+}

@@ -15,8 +15,8 @@ import org.lakecdc.mssqlcdc.lsn.Lsn;
  * @param sourceTable name of the tracked table
  * @param startLsn the instance's start LSN S: from S on every commit of the table is in this
  *     instance; empty when SQL Server has not recorded it
- * @param createDate when the instance was created, server-local time; orders instances of one
- *     table (a later create date is the newer instance)
+ * @param createDate when the instance was created, server-local time; orders instances of one table
+ *     (a later create date is the newer instance)
  * @param keyColumns the columns of the unique index the instance uses ({@code index_column_list}),
  *     in index order; empty when the table has none
  */

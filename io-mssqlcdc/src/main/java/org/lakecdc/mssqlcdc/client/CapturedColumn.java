@@ -4,8 +4,8 @@ import java.util.Objects;
 import org.lakecdc.mssqlcdc.schema.SqlServerType;
 
 /**
- * A column a capture instance captures, as {@code sys.sp_cdc_get_captured_columns} reports it,
- * plus whether the source column is computed ({@code sys.columns.is_computed}; CDC stores NULL for
+ * A column a capture instance captures, as {@code sys.sp_cdc_get_captured_columns} reports it, plus
+ * whether the source column is computed ({@code sys.columns.is_computed}; CDC stores NULL for
  * computed columns in every change row).
  *
  * @param name the column name as SQL Server spells it

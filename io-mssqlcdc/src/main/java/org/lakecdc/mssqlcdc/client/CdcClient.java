@@ -40,7 +40,9 @@ public interface CdcClient extends AutoCloseable {
   /** {@code sys.fn_cdc_increment_lsn}: the smallest LSN greater than {@code lsn}. */
   Lsn incrementLsn(Lsn lsn);
 
-  /** {@code sys.fn_cdc_decrement_lsn}: the greatest LSN smaller than {@code lsn}; ZERO stays ZERO. */
+  /**
+   * {@code sys.fn_cdc_decrement_lsn}: the greatest LSN smaller than {@code lsn}; ZERO stays ZERO.
+   */
   Lsn decrementLsn(Lsn lsn);
 
   /**

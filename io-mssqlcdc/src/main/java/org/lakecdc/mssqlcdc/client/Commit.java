@@ -5,8 +5,8 @@ import java.util.Objects;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
 
 /**
- * One row of {@code cdc.lsn_time_mapping}: a commit LSN (a transaction's commit, or an idle
- * "dummy" entry capture writes with no change rows) and its commit time converted to UTC.
+ * One row of {@code cdc.lsn_time_mapping}: a commit LSN (a transaction's commit, or an idle "dummy"
+ * entry capture writes with no change rows) and its commit time converted to UTC.
  *
  * @param lsn the commit LSN ({@code start_lsn})
  * @param commitTime {@code tran_end_time} converted from the server's zone to UTC (BEHAVIOUR.md

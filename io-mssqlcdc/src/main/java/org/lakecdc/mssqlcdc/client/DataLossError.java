@@ -4,11 +4,11 @@ import org.lakecdc.mssqlcdc.lsn.Lsn;
 
 /**
  * Changes the stream still needs are gone from the change table: CDC cleanup moved the capture
- * instance's minimum LSN ({@code sys.fn_cdc_get_min_lsn}) past the first LSN not yet read, or
- * moved it during a read (SQL Server moves the low watermark first, then deletes the rows below
- * it; a purged range of {@code cdc.<ci>_CT} reads as empty, without an error). The named class of
- * the reference system (BEHAVIOUR.md 13); it is never retried. The message names the capture
- * instance, the range, the new minimum and what to do (a re-snapshot).
+ * instance's minimum LSN ({@code sys.fn_cdc_get_min_lsn}) past the first LSN not yet read, or moved
+ * it during a read (SQL Server moves the low watermark first, then deletes the rows below it; a
+ * purged range of {@code cdc.<ci>_CT} reads as empty, without an error). The named class of the
+ * reference system (BEHAVIOUR.md 13); it is never retried. The message names the capture instance,
+ * the range, the new minimum and what to do (a re-snapshot).
  */
 public class DataLossError extends CdcException {
   private static final long serialVersionUID = 1L;

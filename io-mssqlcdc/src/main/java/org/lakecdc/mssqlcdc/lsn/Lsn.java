@@ -7,12 +7,12 @@ import java.util.HexFormat;
 import java.util.regex.Pattern;
 
 /**
- * A SQL Server log sequence number as CDC exposes it: the {@code binary(10)} value of
- * {@code __$start_lsn}, {@code __$seqval}, {@code cdc.lsn_time_mapping.start_lsn} and the
- * {@code sys.fn_cdc_*} functions.
+ * A SQL Server log sequence number as CDC exposes it: the {@code binary(10)} value of {@code
+ * __$start_lsn}, {@code __$seqval}, {@code cdc.lsn_time_mapping.start_lsn} and the {@code
+ * sys.fn_cdc_*} functions.
  *
- * <p>Shape: exactly 10 bytes, ordered as an unsigned big-endian number (SQL Server compares
- * {@code binary} values byte by byte, unsigned). The canonical text is {@code 0x} followed by 20
+ * <p>Shape: exactly 10 bytes, ordered as an unsigned big-endian number (SQL Server compares {@code
+ * binary} values byte by byte, unsigned). The canonical text is {@code 0x} followed by 20
  * upper-case hexadecimal digits, e.g. {@code 0x0000002A000001000001}; it is fixed-width, so the
  * order of the texts equals the order of the LSNs. That text is how an LSN crosses every boundary
  * of this project (T-SQL parameters, JSON files, offsets, Delta domain metadata).

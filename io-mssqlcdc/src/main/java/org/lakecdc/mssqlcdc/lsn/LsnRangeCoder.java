@@ -1,0 +1,39 @@
+package org.lakecdc.mssqlcdc.lsn;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import org.apache.beam.sdk.coders.AtomicCoder;
+
+/**
+ * Beam coder of an {@link LsnRange}: the 10 bytes of {@code from}, then the 10 bytes of {@code to}.
+ */
+public final class LsnRangeCoder extends AtomicCoder<LsnRange> {
+  private static final LsnRangeCoder INSTANCE = new LsnRangeCoder();
+
+  private LsnRangeCoder() {}
+
+  /** The coder. */
+  public static LsnRangeCoder of() {
+    return INSTANCE;
+  }
+
+  @Override
+  public void encode(LsnRange value, OutputStream out) throws IOException {
+    LsnCoder.of().encode(value.from(), out);
+    LsnCoder.of().encode(value.to(), out);
+  }
+
+  @Override
+  public LsnRange decode(InputStream in) throws IOException {
+    return new LsnRange(LsnCoder.of().decode(in), LsnCoder.of().decode(in));
+  }
+
+  @Override
+  public void verifyDeterministic() {}
+
+  @Override
+  public boolean consistentWithEquals() {
+    return true;
+  }
+}

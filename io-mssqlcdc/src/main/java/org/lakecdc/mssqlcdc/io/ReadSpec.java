@@ -1,0 +1,51 @@
+package org.lakecdc.mssqlcdc.io;
+
+import java.io.Serializable;
+import java.util.List;
+import java.util.Objects;
+import org.apache.beam.sdk.schemas.Schema;
+import org.joda.time.Duration;
+import org.lakecdc.mssqlcdc.client.CdcClientFactory;
+import org.lakecdc.mssqlcdc.schema.ColumnSpec;
+
+/**
+ * The resolved configuration of one change read, shipped to workers with the DoFn: everything is
+ * validated and the output schema is fixed before the pipeline runs.
+ *
+ * @param captureInstance the capture instance the read was configured with
+ * @param clientFactory opens a client per process call (never a live connection in the DoFn)
+ * @param startingLsn where a new read starts
+ * @param maxCommitsPerBatch commits of {@code cdc.lsn_time_mapping} per batch, or 0 for no limit
+ * @param numPartitions parts the initial range is split into for parallel reading, at least 1
+ * @param minRowsPerPartition floor of change rows per part
+ * @param includeCommandId whether {@code __$command_id} is read into {@code _command_id}
+ * @param columns the captured columns read, in output order
+ * @param schema the output row schema (metadata columns, then {@code columns})
+ * @param pollInterval how long the continuous form waits when caught up
+ */
+record ReadSpec(
+    String captureInstance,
+    CdcClientFactory clientFactory,
+    StartingLsn startingLsn,
+    int maxCommitsPerBatch,
+    int numPartitions,
+    long minRowsPerPartition,
+    boolean includeCommandId,
+    List<ColumnSpec> columns,
+    Schema schema,
+    Duration pollInterval)
+    implements Serializable {
+  ReadSpec {
+    Objects.requireNonNull(captureInstance, "captureInstance");
+    Objects.requireNonNull(clientFactory, "clientFactory");
+    Objects.requireNonNull(startingLsn, "startingLsn");
+    columns = List.copyOf(columns);
+    Objects.requireNonNull(schema, "schema");
+    Objects.requireNonNull(pollInterval, "pollInterval");
+  }
+
+  /** Names of the captured columns, in output order. */
+  List<String> columnNames() {
+    return columns.stream().map(ColumnSpec::name).toList();
+  }
+}

@@ -1,0 +1,47 @@
+package org.lakecdc.mssqlcdc.io;
+
+import java.util.List;
+import org.lakecdc.mssqlcdc.client.CaptureInstance;
+import org.lakecdc.mssqlcdc.client.CdcClient;
+import org.lakecdc.mssqlcdc.lsn.Lsn;
+
+/** Resolves a {@link StartingLsn} to the last processed LSN (BEHAVIOUR.md 2.3). */
+final class StartPositions {
+  private StartPositions() {}
+
+  /**
+   * The LSN a new read treats as already processed.
+   *
+   * @throws IllegalStateException for {@code latest} when capture has never written and the
+   *     instance has no start LSN (retry once the capture job has run)
+   */
+  static Lsn lastProcessed(CdcClient client, String captureInstance, StartingLsn start) {
+    switch (start.kind()) {
+      case EXPLICIT:
+        return start.lsn().orElseThrow();
+      case EARLIEST:
+        {
+          CaptureInstance oldest = client.captureInstances(captureInstance).get(0);
+          return client.decrementLsn(client.minLsn(oldest.name()));
+        }
+      case LATEST:
+        {
+          List<CaptureInstance> instances = client.captureInstances(captureInstance);
+          Lsn fromMax = client.maxLsn().orElse(Lsn.ZERO);
+          Lsn fromStart =
+              instances.get(0).startLsn().map(client::decrementLsn).orElse(Lsn.ZERO);
+          Lsn last = Lsn.max(fromMax, fromStart);
+          if (last.isZero()) {
+            throw new IllegalStateException(
+                "startingLsn=latest: capture instance "
+                    + captureInstance
+                    + " has no start LSN and CDC has no max_lsn yet; retry once the capture job"
+                    + " has run");
+          }
+          return last;
+        }
+      default:
+        throw new IllegalArgumentException("Unknown startingLsn kind " + start.kind());
+    }
+  }
+}

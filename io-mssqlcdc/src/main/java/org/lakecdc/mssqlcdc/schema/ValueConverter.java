@@ -185,22 +185,9 @@ public final class ValueConverter {
         || value instanceof Byte) {
       v = ((Number) value).longValue();
     } else {
-      BigDecimal d = toBigDecimal(value, target, column);
-      BigDecimal integral;
+      BigDecimal d = exactDigits(value, target, column, 0, 19);
       try {
-        integral = d.setScale(0, RoundingMode.UNNECESSARY);
-      } catch (ArithmeticException e) {
-        throw new IllegalArgumentException(
-            prefix(column)
-                + "value "
-                + shown(value)
-                + " does not fit "
-                + target
-                + " without rounding",
-            e);
-      }
-      try {
-        v = integral.longValueExact();
+        v = d.longValueExact();
       } catch (ArithmeticException e) {
         throw doesNotFit(value, target, column);
       }
@@ -248,32 +235,47 @@ public final class ValueConverter {
   }
 
   private static BigDecimal toDecimal(Object value, OutputType target, String column) {
+    return exactDigits(value, target, column, target.scale(), target.precision() - target.scale());
+  }
+
+  /**
+   * The value as a BigDecimal of exactly {@code scale}, when that needs no rounding and the value
+   * has at most {@code maxIntegerDigits} digits before the decimal point. Checks the digits before
+   * calling {@code setScale}, so text such as {@code 1e999999999} fails at once instead of
+   * expanding to a billion digits.
+   */
+  private static BigDecimal exactDigits(
+      Object value, OutputType target, String column, int scale, int maxIntegerDigits) {
     BigDecimal d = toBigDecimal(value, target, column);
-    BigDecimal scaled;
-    try {
-      scaled = d.setScale(target.scale(), RoundingMode.UNNECESSARY);
-    } catch (ArithmeticException e) {
+    if (d.signum() == 0) {
+      return BigDecimal.ZERO.setScale(scale);
+    }
+    BigDecimal stripped = d.stripTrailingZeros();
+    if (stripped.scale() > scale) {
       throw new IllegalArgumentException(
           prefix(column)
               + "value "
               + shown(value)
               + " does not fit "
               + target
-              + " without rounding",
-          e);
+              + " without rounding");
     }
-    if (scaled.precision() > target.precision()) {
-      throw new IllegalArgumentException(
-          prefix(column)
-              + "value "
-              + shown(value)
-              + " does not fit "
-              + target
-              + ": more than "
-              + (target.precision() - target.scale())
-              + " digits before the decimal point");
+    long integerDigits = (long) stripped.precision() - stripped.scale();
+    if (integerDigits > maxIntegerDigits) {
+      if (target.isDecimal()) {
+        throw new IllegalArgumentException(
+            prefix(column)
+                + "value "
+                + shown(value)
+                + " does not fit "
+                + target
+                + ": more than "
+                + maxIntegerDigits
+                + " digits before the decimal point");
+      }
+      throw doesNotFit(value, target, column);
     }
-    return scaled;
+    return stripped.setScale(scale, RoundingMode.UNNECESSARY);
   }
 
   /** Any number, Boolean or decimal text as an exact BigDecimal. */

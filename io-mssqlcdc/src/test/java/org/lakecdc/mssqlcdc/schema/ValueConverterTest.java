@@ -176,6 +176,30 @@ class ValueConverterTest {
         error("12,5", "DECIMAL(18,2)"));
   }
 
+  /** Huge exponents fail at once instead of expanding to billions of digits. */
+  @Test
+  void testHugeExponentsFailFast() {
+    assertEquals(
+        "Cannot convert column 'c': value '1e999999999' does not fit DECIMAL(38,10): more than 28"
+            + " digits before the decimal point",
+        error("1e999999999", "DECIMAL(38,10)"));
+    assertEquals(
+        "Cannot convert column 'c': value '1e-999999999' does not fit DECIMAL(38,10) without"
+            + " rounding",
+        error("1e-999999999", "DECIMAL(38,10)"));
+    assertEquals(
+        "Cannot convert column 'c': value '1e999999999' does not fit BIGINT",
+        error("1e999999999", "BIGINT"));
+    assertEquals(
+        "Cannot convert column 'c': value 9223372036854775808 does not fit BIGINT",
+        error(new BigDecimal("9223372036854775808"), "BIGINT"));
+    assertEquals(
+        "Cannot convert column 'c': value '1e999999999' does not fit DOUBLE",
+        error("1e999999999", "DOUBLE"));
+    assertEquals(new BigDecimal("1200"), cast("1.2E+3", "DECIMAL(4,0)"));
+    assertEquals(1200L, cast("1.2E+3", "BIGINT"));
+  }
+
   @Test
   void testBooleans() {
     assertEquals(true, cast(" YES ", "BOOLEAN"));

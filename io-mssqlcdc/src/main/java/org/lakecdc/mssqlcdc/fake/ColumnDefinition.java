@@ -14,6 +14,7 @@ import org.lakecdc.mssqlcdc.schema.SqlServerType;
  * @param computed true for a computed column
  */
 public record ColumnDefinition(String name, SqlServerType type, boolean computed) {
+  /** Checks that name and type are present; the type is checked when the table is created. */
   public ColumnDefinition {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(type, "type");

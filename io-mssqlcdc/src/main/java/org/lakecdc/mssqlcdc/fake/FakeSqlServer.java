@@ -33,7 +33,7 @@ import org.lakecdc.mssqlcdc.time.CommitTimeConverter;
  * The writer side of the SQL Server CDC simulator: builds a database's CDC history in a directory
  * that {@link FileBackedCdcClient} reads as a {@link org.lakecdc.mssqlcdc.client.CdcClient}. The
  * directory mirrors SQL Server's CDC objects, one JSON Lines file per object, described in
- * docs/fake-format.md (format version {@value FakeFormat#FORMAT_VERSION}).
+ * docs/fake-format.md (format version 1).
  *
  * <p>Typical use:
  *
@@ -52,8 +52,9 @@ import org.lakecdc.mssqlcdc.time.CommitTimeConverter;
  * <p><b>What it reproduces</b> (BEHAVIOUR.md 4.2, SCENARIOS.md "The reference fake"):
  *
  * <ul>
- *   <li>LSNs: the first is {@value #FIRST_LSN_TEXT}; every commit, idle entry and DDL statement
- *       takes the next, {@code 0x10} higher. Re-opening a directory continues the sequence.
+ *   <li>LSNs: the first is {@code 0x0000002A000001000001}; every commit, idle entry and DDL
+ *       statement takes the next, {@code 0x10} higher. Re-opening a directory continues the
+ *       sequence.
  *   <li>Change rows: {@code __$seqval} = commit LSN + n, n the 1-based position of the change in
  *       the transaction, an update's after-image (operation 4) reusing its before-image's
  *       (operation 3) n; {@code __$command_id} = n + k, k the instance's index among its table's
@@ -129,7 +130,7 @@ public final class FakeSqlServer {
 
   /**
    * Opens the fake server in {@code directory}, creating the directory and an empty server (zone
-   * UTC, next LSN {@value #FIRST_LSN_TEXT}) when it holds none. Re-opening continues the LSN
+   * UTC, next LSN {@code 0x0000002A000001000001}) when it holds none. Re-opening continues the LSN
    * sequence where the last writer left it.
    *
    * @throws UncheckedIOException when the directory cannot be created or written

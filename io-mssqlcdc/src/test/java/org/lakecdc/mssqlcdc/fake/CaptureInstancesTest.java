@@ -262,4 +262,22 @@ class CaptureInstancesTest {
               .toList());
     }
   }
+
+  @Test
+  void theSwitchScenarioStartsTheNewerInstanceAtC5() {
+    FakeSqlServer db = FakeScenarios.switchScenario(dir, List.of("order_id", "status", "note"));
+    try (CdcClient client = db.openClient()) {
+      assertEquals(Lsn.parse("0x0000002A000001000051"), client.minLsn(V2));
+      assertEquals(
+          java.time.Instant.parse("2026-09-28T13:55:00Z"),
+          client.commit(lsn(5)).orElseThrow().commitTime());
+      List<ChangeRow> newer = readAll(client, V2, List.of("order_id", "note"), Lsn.ZERO, Lsn.MAX);
+      assertEquals(List.of(5, "n5"), newer.get(0).values());
+      assertEquals(2, newer.get(0).commandId());
+      assertEquals(10, readAll(client, CI, List.of("order_id"), Lsn.ZERO, Lsn.MAX).size());
+      assertEquals(
+          java.util.Arrays.asList(0, null),
+          readAll(client, CI, List.of("order_id", "note"), Lsn.ZERO, Lsn.MAX).get(0).values());
+    }
+  }
 }

@@ -45,7 +45,67 @@ public final class FakeScenarios {
   public static final List<String> ORDERS_COLUMN_NAMES =
       List.of("order_id", "status", "amount", "updated_at");
 
+  /** The newer capture instance of the switch scenarios (SW). */
+  public static final String V2 = "dbo_orders_v2";
+
+  /** The customers capture instance: a second table whose low watermark keeps mapping rows. */
+  public static final String CUSTOMERS_CI = "dbo_customers";
+
   private FakeScenarios() {}
+
+  /**
+   * SCENARIOS.md §3 setup SW: {@code dbo.orders} with an extra column {@code note varchar(20)};
+   * {@value #CI} captures {@code order_id, status, amount, updated_at}; commits c0..c4 insert order
+   * i (status "new", amount i.00, note "n{i}") at T0+i minutes ({@code ...001}..{@code ...041});
+   * then {@value #V2} is enabled at T0+5 capturing {@code v2Columns}, so S = {@code ...051}; then
+   * commits c5..c9 at T0+5..9 ({@code ...051}..{@code ...091}).
+   *
+   * @param v2Columns the columns the newer instance captures (must include {@code order_id})
+   */
+  public static FakeSqlServer switchScenario(Path dir, List<String> v2Columns) {
+    FakeSqlServer db = FakeSqlServer.open(dir);
+    List<ColumnDefinition> columns = new ArrayList<>(ORDERS_COLUMNS);
+    columns.add(ColumnDefinition.of("note", "varchar(20)"));
+    db.createTable(ORDERS, columns, List.of("order_id"));
+    db.enableCdc(
+        ORDERS,
+        CaptureOptions.defaults().withCapturedColumns(ORDERS_COLUMN_NAMES).withCreateTime(T0));
+    for (int i = 0; i < 5; i++) {
+      insertNoted(db, i);
+    }
+    db.enableCdc(
+        ORDERS,
+        CaptureOptions.defaults()
+            .withName(V2)
+            .withCapturedColumns(v2Columns)
+            .withCreateTime(minutes(5)));
+    for (int i = 5; i < 10; i++) {
+      insertNoted(db, i);
+    }
+    return db;
+  }
+
+  private static void insertNoted(FakeSqlServer db, int i) {
+    Map<String, Object> row = order(i, "new", i + ".00");
+    row.put("note", "n" + i);
+    db.transaction(minutes(i)).insert(ORDERS, row).commit();
+  }
+
+  /**
+   * Adds {@code dbo.customers (customer_id int, name nvarchar(50))}, key {@code customer_id}, with
+   * CDC as {@value #CUSTOMERS_CI}: another instance of the database, whose low watermark keeps
+   * {@code cdc.lsn_time_mapping} rows that cleanup of {@value #CI} alone would delete (C066, C276).
+   *
+   * @return the capture instance name
+   */
+  public static String customers(FakeSqlServer db) {
+    db.createTable(
+        "dbo.customers",
+        List.of(
+            ColumnDefinition.of("customer_id", "int"), ColumnDefinition.of("name", "nvarchar(50)")),
+        List.of("customer_id"));
+    return db.enableCdc("dbo.customers");
+  }
 
   /** The fake's k-th issued LSN (k from 0): {@code 0x0000002A000001000001 + 0x10 * k}. */
   public static Lsn lsn(int k) {

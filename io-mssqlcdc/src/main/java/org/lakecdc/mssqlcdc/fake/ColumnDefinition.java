@@ -14,7 +14,13 @@ import org.lakecdc.mssqlcdc.schema.SqlServerType;
  * @param computed true for a computed column
  */
 public record ColumnDefinition(String name, SqlServerType type, boolean computed) {
-  /** Checks that name and type are present; the type is checked when the table is created. */
+  /**
+   * Checks that name and type are present; the type is checked when the table is created.
+   *
+   * @param name the column name
+   * @param type the SQL Server type
+   * @param computed true for a computed column
+   */
   public ColumnDefinition {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(type, "type");
@@ -23,14 +29,22 @@ public record ColumnDefinition(String name, SqlServerType type, boolean computed
   /**
    * A regular column.
    *
+   * @param name the column name
    * @param type the type text, e.g. {@code "varchar(20)"}, {@code "decimal(18,2)"}
+   * @return the column
    * @throws IllegalArgumentException when the type text does not parse
    */
   public static ColumnDefinition of(String name, String type) {
     return new ColumnDefinition(name, SqlServerType.parse(type), false);
   }
 
-  /** A regular column of a parsed type. */
+  /**
+   * A regular column of a parsed type.
+   *
+   * @param name the column name
+   * @param type the SQL Server type
+   * @return the column
+   */
   public static ColumnDefinition of(String name, SqlServerType type) {
     return new ColumnDefinition(name, type, false);
   }
@@ -38,6 +52,9 @@ public record ColumnDefinition(String name, SqlServerType type, boolean computed
   /**
    * A computed column (NULL in the source table and in every change row).
    *
+   * @param name the column name
+   * @param type the type text of the computed value, e.g. {@code "decimal(19,2)"}
+   * @return the column
    * @throws IllegalArgumentException when the type text does not parse
    */
   public static ColumnDefinition computed(String name, String type) {

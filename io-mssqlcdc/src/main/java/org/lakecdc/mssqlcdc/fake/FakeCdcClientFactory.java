@@ -11,8 +11,10 @@ import org.lakecdc.mssqlcdc.client.CdcClientFactory;
  * test seam of the source and the demo's backend.
  */
 public final class FakeCdcClientFactory implements CdcClientFactory {
+  /** Serial form version. */
   private static final long serialVersionUID = 1L;
 
+  /** The directory path, as given. */
   private final String directory;
 
   /**
@@ -24,12 +26,21 @@ public final class FakeCdcClientFactory implements CdcClientFactory {
     this.directory = Objects.requireNonNull(directory, "directory");
   }
 
-  /** A factory for the fake server in {@code directory} (its absolute path is kept). */
+  /**
+   * A factory for the fake server in {@code directory} (its absolute path is kept).
+   *
+   * @param directory the fake server's directory
+   * @return the factory
+   */
   public static FakeCdcClientFactory of(Path directory) {
     return new FakeCdcClientFactory(directory.toAbsolutePath().toString());
   }
 
-  /** The directory path. */
+  /**
+   * The directory path.
+   *
+   * @return the path as given
+   */
   public String directory() {
     return directory;
   }

@@ -134,6 +134,8 @@ public final class FakeSqlServer {
    * sequence where the last writer left it.
    *
    * @throws UncheckedIOException when the directory cannot be created or written
+   * @param directory the server's directory
+   * @return the writer
    * @throws org.lakecdc.mssqlcdc.client.CdcException when its files are malformed or of a newer
    *     format version
    */
@@ -144,6 +146,11 @@ public final class FakeSqlServer {
   /**
    * Like {@link #open(Path)}, with the operation that swaps a finished temporary file in (scenario
    * C272 injects one that refuses).
+   *
+   * @param directory the server's directory
+   * @param replacer swaps each finished temporary file in; {@link FileReplacer#atomicMove()} by
+   *     default
+   * @return the writer
    */
   public static FakeSqlServer open(Path directory, FileReplacer replacer) {
     Objects.requireNonNull(directory, "directory");
@@ -182,17 +189,29 @@ public final class FakeSqlServer {
     }
   }
 
-  /** The directory this server lives in. */
+  /**
+   * The directory this server lives in.
+   *
+   * @return the directory
+   */
   public Path directory() {
     return directory;
   }
 
-  /** A serializable factory of readers of this directory. */
+  /**
+   * A serializable factory of readers of this directory.
+   *
+   * @return the factory
+   */
   public FakeCdcClientFactory clientFactory() {
     return FakeCdcClientFactory.of(directory);
   }
 
-  /** Opens a reader of this directory; the caller closes it. */
+  /**
+   * Opens a reader of this directory; the caller closes it.
+   *
+   * @return the reader
+   */
   public FileBackedCdcClient openClient() {
     return new FileBackedCdcClient(directory);
   }
@@ -216,12 +235,20 @@ public final class FakeSqlServer {
     return this;
   }
 
-  /** The server's time zone (UTC unless set). */
+  /**
+   * The server's time zone.
+   *
+   * @return the zone; UTC unless set
+   */
   public ZoneId timeZone() {
     return catalog.server.timeZone;
   }
 
-  /** The LSN the next commit, idle entry or DDL statement will take. */
+  /**
+   * The LSN the next commit, idle entry or DDL statement will take.
+   *
+   * @return the next LSN
+   */
   public Lsn nextLsn() {
     return catalog.server.nextLsn;
   }
@@ -352,6 +379,8 @@ public final class FakeSqlServer {
    * returns values ({@link org.lakecdc.mssqlcdc.client.ChangeRow} types). For tests: "the table
    * now".
    *
+   * @param table {@code schema.table} or {@code table} (schema {@code dbo}), ignoring case
+   * @return the rows, each a map of every live column in column order
    * @throws IllegalArgumentException for an unknown table
    */
   public List<Map<String, Object>> rows(String table) {
@@ -373,6 +402,7 @@ public final class FakeSqlServer {
    * {@code sys.sp_cdc_enable_table} with the defaults: capture instance {@code <schema>_<table>},
    * every column captured.
    *
+   * @param table {@code schema.table} or {@code table} (schema {@code dbo}), ignoring case
    * @return the capture instance name
    * @throws IllegalArgumentException as {@link #enableCdc(String, CaptureOptions)}
    */
@@ -386,6 +416,8 @@ public final class FakeSqlServer {
    * in this instance (and in an older one, if the table has one). The second instance of a table is
    * how a column added later reaches CDC.
    *
+   * @param table {@code schema.table} or {@code table} (schema {@code dbo}), ignoring case
+   * @param options name, captured columns and creation time
    * @return the capture instance name
    * @throws IllegalArgumentException "A table can have at most two capture instances" for a third;
    *     for a name already in use (ignoring case), an invalid name, an unknown column, or a column
@@ -491,6 +523,8 @@ public final class FakeSqlServer {
    * its change rows below it, then deletes the {@code cdc.lsn_time_mapping} rows below the lowest
    * low watermark of every instance of the database (scenario C276: another instance keeps them).
    *
+   * @param captureInstance the instance, exact name first, then ignoring case
+   * @param lowWatermark the new low watermark; not below the current one
    * @throws IllegalArgumentException for an unknown instance, or a low watermark below the current
    *     one
    */
@@ -529,6 +563,7 @@ public final class FakeSqlServer {
    *
    * @param commitTime the commit time, UTC; stored as {@code tran_end_time} on the server's clock,
    *     milliseconds kept
+   * @return the transaction to add statements to
    */
   public Transaction transaction(Instant commitTime) {
     return new Transaction(Objects.requireNonNull(commitTime, "commitTime"));
@@ -554,6 +589,10 @@ public final class FakeSqlServer {
   /**
    * A DDL statement on a table at the server's current time; see {@link #ddl(String, String,
    * Instant)}.
+   *
+   * @param table {@code schema.table} or {@code table} (schema {@code dbo}), ignoring case
+   * @param command the DDL text, e.g. {@code ALTER TABLE dbo.orders ADD note varchar(100)}
+   * @return the DDL's LSN
    */
   public Lsn ddl(String table, String command) {
     return ddl(table, command, null);
@@ -576,6 +615,8 @@ public final class FakeSqlServer {
    *
    * Other commands are only recorded.
    *
+   * @param table {@code schema.table} or {@code table} (schema {@code dbo}), ignoring case
+   * @param command the DDL text
    * @param at the statement's time (UTC), or null for the server's current time
    * @return the DDL's LSN
    * @throws IllegalArgumentException for an unknown table, adding an existing column, dropping or
@@ -647,6 +688,9 @@ public final class FakeSqlServer {
   /**
    * {@code ALTER TABLE <table> ADD <column> <type>} through {@link #ddl(String, String)}.
    *
+   * @param table {@code schema.table} or {@code table} (schema {@code dbo}), ignoring case
+   * @param column the new column's name
+   * @param type its type
    * @return the DDL's LSN
    */
   public Lsn addColumn(String table, String column, SqlServerType type) {
@@ -656,6 +700,8 @@ public final class FakeSqlServer {
   /**
    * {@code ALTER TABLE <table> DROP COLUMN <column>} through {@link #ddl(String, String)}.
    *
+   * @param table {@code schema.table} or {@code table} (schema {@code dbo}), ignoring case
+   * @param column the column to drop; not a key column
    * @return the DDL's LSN
    */
   public Lsn dropColumn(String table, String column) {
@@ -665,6 +711,9 @@ public final class FakeSqlServer {
   /**
    * {@code ALTER TABLE <table> ALTER COLUMN <column> <type>} through {@link #ddl(String, String)}.
    *
+   * @param table {@code schema.table} or {@code table} (schema {@code dbo}), ignoring case
+   * @param column the column to alter; not a key column
+   * @param newType its new type
    * @return the DDL's LSN
    */
   public Lsn alterColumn(String table, String column, SqlServerType newType) {
@@ -743,6 +792,8 @@ public final class FakeSqlServer {
    * changed file is written once at the close (in the commit-safe order: change tables and source
    * tables before {@code cdc.lsn_time_mapping}). Use it for large histories (a TPC-H load and a
    * thousand transactions take seconds). Bulks nest; the outermost close writes.
+   *
+   * @return the open bulk, to close (try-with-resources)
    */
   public Bulk bulk() {
     bulkDepth++;
@@ -793,6 +844,8 @@ public final class FakeSqlServer {
     /**
      * {@code INSERT}: a row by column name (ignoring case); absent columns are NULL.
      *
+     * @param table {@code schema.table} or {@code table}
+     * @param row values by column name; not computed columns
      * @return this transaction
      */
     public Transaction insert(String table, Map<String, ?> row) {
@@ -804,6 +857,7 @@ public final class FakeSqlServer {
      * {@code UPDATE ... SET <changes> WHERE <key> = <key values>}. Changing a key column is
      * recorded as a delete of the old key and an insert of the new, as SQL Server's CDC records it.
      *
+     * @param table {@code schema.table} or {@code table}
      * @param key the key values in key column order
      * @param changes new values by column name (ignoring case)
      * @return this transaction
@@ -816,6 +870,7 @@ public final class FakeSqlServer {
     /**
      * {@code DELETE ... WHERE <key> = <key values>}.
      *
+     * @param table {@code schema.table} or {@code table}
      * @param key the key values in key column order
      * @return this transaction
      */

@@ -63,6 +63,7 @@ public final class FileBackedCdcClient implements CdcClient {
   /**
    * Opens a reader of a fake server's directory.
    *
+   * @param directory the directory {@link FakeSqlServer} writes
    * @throws CdcException when the directory holds no fake server ({@code server.json})
    */
   public FileBackedCdcClient(Path directory) {
@@ -73,7 +74,11 @@ public final class FileBackedCdcClient implements CdcClient {
     }
   }
 
-  /** The directory this client reads. */
+  /**
+   * The directory this client reads.
+   *
+   * @return the directory
+   */
   public Path directory() {
     return directory;
   }

@@ -28,6 +28,8 @@ public interface FileReplacer {
   /**
    * {@code Files.move(source, target, ATOMIC_MOVE, REPLACE_EXISTING)}; on a file system without
    * atomic moves, a plain replacing move.
+   *
+   * @return the default replacer
    */
   static FileReplacer atomicMove() {
     return (source, target) -> {

@@ -58,6 +58,7 @@ import java.util.OptionalInt;
  * <p>Immutable and serializable, so a planned range can carry its clock to a worker.
  */
 public final class CommitTimeConverter implements Serializable {
+  /** Serial form version. */
   private static final long serialVersionUID = 1L;
 
   /** How far a drop's influence reaches, and how far ahead the second-pass offset is read. */
@@ -78,8 +79,13 @@ public final class CommitTimeConverter implements Serializable {
   private static final CommitTimeConverter UTC_CONVERTER =
       new CommitTimeConverter(Kind.UTC, null, 0);
 
+  /** Which clock. */
   private final Kind kind;
+
+  /** The named zone; null unless {@link Kind#NAMED}. */
   private final ZoneId zone;
+
+  /** Minutes east of UTC; 0 unless {@link Kind#FIXED_OFFSET}. */
   private final int offsetMinutes;
 
   private CommitTimeConverter(Kind kind, ZoneId zone, int offsetMinutes) {
@@ -88,7 +94,11 @@ public final class CommitTimeConverter implements Serializable {
     this.offsetMinutes = offsetMinutes;
   }
 
-  /** A server whose clock is UTC: local times are UTC times (no {@code AT TIME ZONE}). */
+  /**
+   * A server whose clock is UTC: local times are UTC times (no {@code AT TIME ZONE}).
+   *
+   * @return the UTC clock
+   */
   public static CommitTimeConverter utc() {
     return UTC_CONVERTER;
   }
@@ -99,6 +109,7 @@ public final class CommitTimeConverter implements Serializable {
    *
    * @param zone the server's zone as an IANA id (the T-SQL client maps SQL Server's Windows zone
    *     name to it)
+   * @return the clock of that zone
    * @throws NullPointerException when {@code zone} is null
    */
   public static CommitTimeConverter named(ZoneId zone) {
@@ -111,6 +122,7 @@ public final class CommitTimeConverter implements Serializable {
    *
    * @param offsetMinutes minutes east of UTC, as {@code DATEPART(TZOFFSET, SYSDATETIMEOFFSET())}
    *     returns them (-180 for UTC-03:00)
+   * @return the fixed-offset clock
    * @throws IllegalArgumentException when the offset is outside [-840, 840] (±14 hours)
    */
   public static CommitTimeConverter fixedOffsetMinutes(int offsetMinutes) {
@@ -121,12 +133,20 @@ public final class CommitTimeConverter implements Serializable {
     return new CommitTimeConverter(Kind.FIXED_OFFSET, null, offsetMinutes);
   }
 
-  /** The named zone, or empty for {@link #utc()} and fixed offsets. */
+  /**
+   * The named zone.
+   *
+   * @return the zone, or empty for {@link #utc()} and fixed offsets
+   */
   public Optional<ZoneId> zone() {
     return Optional.ofNullable(zone);
   }
 
-  /** The fixed offset in minutes east of UTC, or empty unless this is a fixed-offset clock. */
+  /**
+   * The fixed offset.
+   *
+   * @return minutes east of UTC, or empty unless this is a fixed-offset clock
+   */
   public OptionalInt fixedOffset() {
     return kind == Kind.FIXED_OFFSET ? OptionalInt.of(offsetMinutes) : OptionalInt.empty();
   }
@@ -252,7 +272,11 @@ public final class CommitTimeConverter implements Serializable {
     return Objects.hash(kind, zone, offsetMinutes);
   }
 
-  /** {@code UTC}, the zone id, or the fixed offset as {@code UTC-03:00}. */
+  /**
+   * The clock's name, as the reference system reports it.
+   *
+   * @return {@code UTC}, the zone id, or the fixed offset as {@code UTC-03:00}
+   */
   @Override
   public String toString() {
     switch (kind) {
@@ -266,6 +290,11 @@ public final class CommitTimeConverter implements Serializable {
     }
   }
 
+  /**
+   * Keeps {@link #utc()} a singleton across serialization.
+   *
+   * @return the shared UTC instance, or this
+   */
   private Object readResolve() {
     return kind == Kind.UTC ? UTC_CONVERTER : this;
   }

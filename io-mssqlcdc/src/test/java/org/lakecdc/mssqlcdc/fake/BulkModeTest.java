@@ -22,6 +22,7 @@ import org.lakecdc.mssqlcdc.client.CdcClient;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
 
 /** Bulk mode keeps state in memory and writes each changed file once when it closes. */
+@SuppressWarnings("try") // try-with-resources on a Bulk is the API's intended form
 class BulkModeTest {
   @TempDir Path dir;
 

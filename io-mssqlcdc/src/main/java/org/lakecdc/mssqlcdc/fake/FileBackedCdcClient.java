@@ -1,0 +1,718 @@
+package org.lakecdc.mssqlcdc.fake;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.lakecdc.mssqlcdc.client.CaptureInstance;
+import org.lakecdc.mssqlcdc.client.CaptureInstanceNotFoundError;
+import org.lakecdc.mssqlcdc.client.CapturedColumn;
+import org.lakecdc.mssqlcdc.client.CdcClient;
+import org.lakecdc.mssqlcdc.client.CdcException;
+import org.lakecdc.mssqlcdc.client.ChangeQuery;
+import org.lakecdc.mssqlcdc.client.ChangeRow;
+import org.lakecdc.mssqlcdc.client.CloseableIterator;
+import org.lakecdc.mssqlcdc.client.Commit;
+import org.lakecdc.mssqlcdc.client.DdlChange;
+import org.lakecdc.mssqlcdc.client.SplitPoint;
+import org.lakecdc.mssqlcdc.client.TableQuery;
+import org.lakecdc.mssqlcdc.lsn.Lsn;
+import org.lakecdc.mssqlcdc.time.CommitTimeConverter;
+
+/**
+ * The reader side of the SQL Server CDC simulator: a {@link CdcClient} over a directory that {@link
+ * FakeSqlServer} writes (format: docs/fake-format.md). It answers as SQL Server's CDC functions and
+ * tables do (SCENARIOS.md "Reader (CDC client) operations"):
+ *
+ * <ul>
+ *   <li>{@code maxLsn}: the last {@code cdc.lsn_time_mapping} row. {@code minLsn}: the instance's
+ *       {@code cdc.change_tables.start_lsn}, which cleanup moves.
+ *   <li>{@code commit(lsn)}: only a mapping row's own LSN (like {@code fn_cdc_map_lsn_to_time} on
+ *       commit LSNs; scenario C268); a DDL LSN or any LSN between rows has none.
+ *   <li>Commit times: the whole mapping, in LSN order, is converted from the server's zone ({@code
+ *       server.json: time_zone}) with {@link CommitTimeConverter}, so the fall-back hour reads
+ *       right and {@link Commit#commitTime()} equals {@link ChangeRow#commitTime()}.
+ *   <li>{@code readChanges}: streams {@code cdc.<ci>_CT.jsonl} one line at a time, keeping rows
+ *       whose commit has a mapping row (the writer writes the mapping row last, so a transaction
+ *       being written is invisible).
+ * </ul>
+ *
+ * <p>Every call reads the files afresh, so it sees what a writer committed since. Capture instance
+ * names match exactly first, then ignoring case; an unknown one raises {@link
+ * CaptureInstanceNotFoundError}. Malformed files raise {@link CdcException} naming file and line.
+ * Not thread-safe (one client per thread, as the interface says); closing is idempotent and any
+ * call after it raises {@link IllegalStateException}.
+ */
+public final class FileBackedCdcClient implements CdcClient {
+  private final Path directory;
+  private boolean closed;
+
+  /**
+   * Opens a reader of a fake server's directory.
+   *
+   * @param directory the directory {@link FakeSqlServer} writes
+   * @throws CdcException when the directory holds no fake server ({@code server.json})
+   */
+  public FileBackedCdcClient(Path directory) {
+    this.directory = Objects.requireNonNull(directory, "directory");
+    if (!Catalog.exists(directory)) {
+      throw new CdcException(
+          "No fake SQL Server in " + directory + " (" + FakeFormat.SERVER + " is missing)");
+    }
+  }
+
+  /**
+   * The directory this client reads.
+   *
+   * @return the directory
+   */
+  public Path directory() {
+    return directory;
+  }
+
+  @Override
+  public Optional<Lsn> maxLsn() {
+    Lsn max = null;
+    for (Catalog.MappingRow row : mappingRows()) {
+      max = max == null ? row.startLsn() : Lsn.max(max, row.startLsn());
+    }
+    return Optional.ofNullable(max);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The name matches exactly first, then ignoring case; a low watermark of {@code 0x00…} counts
+   * as a missing instance (scenario C073).
+   */
+  @Override
+  public Lsn minLsn(String captureInstance) {
+    Catalog catalog = catalog();
+    Catalog.Instance instance = resolve(catalog, captureInstance);
+    if (instance.startLsn.isZero()) {
+      throw notFound(catalog, captureInstance);
+    }
+    return instance.startLsn;
+  }
+
+  /** {@inheritDoc} The value plus one ({@link Lsn#increment()}). */
+  @Override
+  public Lsn incrementLsn(Lsn lsn) {
+    ensureOpen();
+    return lsn.increment();
+  }
+
+  /** {@inheritDoc} The value minus one, clamped at ZERO ({@link Lsn#decrement()}). */
+  @Override
+  public Lsn decrementLsn(Lsn lsn) {
+    ensureOpen();
+    return lsn.decrement();
+  }
+
+  @Override
+  public Optional<Commit> commit(Lsn lsn) {
+    Objects.requireNonNull(lsn, "lsn");
+    for (Commit c : timeline()) {
+      if (c.lsn().equals(lsn)) {
+        return Optional.of(c);
+      }
+    }
+    return Optional.empty();
+  }
+
+  @Override
+  public Optional<Commit> lastCommitAtOrBefore(Lsn lsn) {
+    return lastAtOrBefore(timeline(), lsn);
+  }
+
+  private static Optional<Commit> lastAtOrBefore(List<Commit> timeline, Lsn lsn) {
+    Commit found = null;
+    for (Commit c : timeline) {
+      if (c.lsn().isAfter(lsn)) {
+        break;
+      }
+      found = c;
+    }
+    return Optional.ofNullable(found);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * @throws IllegalArgumentException when {@code n < 1}
+   */
+  @Override
+  public Optional<Commit> nthCommitAfter(Lsn lsn, int n) {
+    if (n < 1) {
+      throw new IllegalArgumentException("n must be at least 1, got " + n);
+    }
+    List<Commit> timeline = timeline();
+    int first = 0;
+    while (first < timeline.size() && !timeline.get(first).lsn().isAfter(lsn)) {
+      first++;
+    }
+    if (first == timeline.size()) {
+      return Optional.empty();
+    }
+    return Optional.of(timeline.get((int) Math.min((long) first + n - 1, timeline.size() - 1)));
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>A name that no instance has any more but that is its table's default name {@code
+   * <schema>_<table>} (ignoring case) still resolves to that table, whose newest instance is last
+   * (BEHAVIOUR.md 3.2: SQL Server users follow a disabled default instance to its table).
+   * CaptureInstance.startLsn is the instance's current low watermark.
+   */
+  @Override
+  public List<CaptureInstance> captureInstances(String captureInstance) {
+    Catalog catalog = catalog();
+    String schema;
+    String table;
+    Catalog.Instance named = find(catalog, captureInstance);
+    if (named != null) {
+      schema = named.schema;
+      table = named.table;
+    } else {
+      Catalog.Instance byDefaultName = null;
+      for (Catalog.Instance i : catalog.instances.values()) {
+        if ((i.schema + "_" + i.table).equalsIgnoreCase(captureInstance)) {
+          byDefaultName = i;
+          break;
+        }
+      }
+      if (byDefaultName == null) {
+        throw notFound(catalog, captureInstance);
+      }
+      schema = byDefaultName.schema;
+      table = byDefaultName.table;
+    }
+    List<Catalog.Instance> instances = new ArrayList<>();
+    for (Catalog.Instance i : catalog.instances.values()) {
+      if (i.schema.equalsIgnoreCase(schema) && i.table.equalsIgnoreCase(table)) {
+        instances.add(i);
+      }
+    }
+    instances.sort(Catalog.OLDEST_FIRST);
+    List<CaptureInstance> out = new ArrayList<>();
+    for (Catalog.Instance i : instances) {
+      List<String> keys = new ArrayList<>();
+      for (Catalog.IndexColumn c : i.indexColumns) {
+        keys.add(c.name());
+      }
+      out.add(
+          new CaptureInstance(
+              i.name,
+              i.schema,
+              i.table,
+              Optional.of(i.startLsn),
+              Optional.ofNullable(i.createDate),
+              keys));
+    }
+    return out;
+  }
+
+  @Override
+  public List<CapturedColumn> capturedColumns(String captureInstance) {
+    Catalog.Instance instance = resolve(catalog(), captureInstance);
+    List<CapturedColumn> out = new ArrayList<>();
+    for (Catalog.Captured c : instance.columns) {
+      out.add(new CapturedColumn(c.name(), c.ordinal(), c.type(), c.computed()));
+    }
+    return out;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * @throws CaptureInstanceNotFoundError when the instance does not exist
+   */
+  @Override
+  public List<DdlChange> ddlHistory(String captureInstance, Lsn afterLsn, Lsn upToLsn) {
+    Catalog.Instance instance = resolve(catalog(), captureInstance);
+    List<Catalog.DdlRow> rows = new ArrayList<>();
+    try (FakeFormat.JsonLines lines =
+        FakeFormat.JsonLines.open(directory.resolve(FakeFormat.DDL_HISTORY))) {
+      for (JsonNode n = lines.next(); n != null; n = lines.next()) {
+        Catalog.DdlRow row = Catalog.ddlRow(n, lines.where());
+        if (row.captureInstance().equals(instance.name)
+            && row.ddlLsn().isAfter(afterLsn)
+            && !row.ddlLsn().isAfter(upToLsn)) {
+          rows.add(row);
+        }
+      }
+    }
+    rows.sort(Comparator.comparing(Catalog.DdlRow::ddlLsn));
+    List<Commit> timeline = rows.isEmpty() ? List.of() : timeline();
+    List<DdlChange> out = new ArrayList<>();
+    for (Catalog.DdlRow row : rows) {
+      out.add(
+          new DdlChange(
+              instance.name,
+              row.ddlLsn(),
+              lastAtOrBefore(timeline, row.ddlLsn()).map(Commit::commitTime),
+              row.ddlCommand()));
+    }
+    return out;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Reads {@code cdc.<ci>_CT.jsonl} line by line and stops past {@code toLsn}. The file must be
+   * sorted by {@code (__$start_lsn, __$command_id, __$seqval, __$operation)}, as the writer writes
+   * it; a row out of that order raises {@link CdcException}. Requested columns match captured
+   * columns ignoring case.
+   *
+   * @throws CaptureInstanceNotFoundError when the instance does not exist
+   */
+  @Override
+  public CloseableIterator<ChangeRow> readChanges(ChangeQuery query) {
+    Catalog.Instance instance = resolve(catalog(), query.captureInstance());
+    Map<Lsn, Instant> times = new HashMap<>();
+    for (Commit c : timeline()) {
+      times.put(c.lsn(), c.commitTime());
+    }
+    List<Catalog.Captured> columns = new ArrayList<>();
+    for (String name : query.columns()) {
+      columns.add(instance.column(name));
+    }
+    FakeFormat.JsonLines lines =
+        FakeFormat.JsonLines.open(directory.resolve(FakeFormat.changeTableFile(instance.name)));
+    return new LineIterator<>(lines) {
+      private OrderKey previous;
+
+      @Override
+      ChangeRow parse(JsonNode n) {
+        String where = lines.where();
+        Lsn start = FakeFormat.lsn(n, FakeFormat.START_LSN, where);
+        Lsn seqval = FakeFormat.lsn(n, FakeFormat.SEQVAL, where);
+        int operation = FakeFormat.integer(n, FakeFormat.OPERATION, where);
+        Integer commandId = FakeFormat.optionalInt(n, FakeFormat.COMMAND_ID);
+        OrderKey key = new OrderKey(start, commandId, seqval, operation);
+        if (previous != null && key.compareTo(previous) < 0) {
+          throw new CdcException(
+              where
+                  + ": change rows must be sorted by __$start_lsn, __$command_id, __$seqval,"
+                  + " __$operation");
+        }
+        previous = key;
+        if (start.isAfter(query.toLsn())) {
+          finish();
+          return null;
+        }
+        if (start.isBefore(query.fromLsn()) || !times.containsKey(start)) {
+          return null;
+        }
+        List<Object> values = new ArrayList<>(columns.size());
+        for (Catalog.Captured c : columns) {
+          values.add(c == null ? null : value(n, c.name(), c.type(), where));
+        }
+        return new ChangeRow(
+            start,
+            seqval,
+            operation,
+            query.includeCommandId() ? commandId : null,
+            times.get(start),
+            values);
+      }
+    };
+  }
+
+  /** {@code (__$start_lsn, __$command_id, __$seqval, __$operation)}, a missing command id first. */
+  private record OrderKey(Lsn start, Integer commandId, Lsn seqval, int operation)
+      implements Comparable<OrderKey> {
+    private static final Comparator<OrderKey> ORDER =
+        Comparator.comparing(OrderKey::start)
+            .thenComparing(OrderKey::commandId, Comparator.nullsFirst(Comparator.naturalOrder()))
+            .thenComparing(OrderKey::seqval)
+            .thenComparingInt(OrderKey::operation);
+
+    @Override
+    public int compareTo(OrderKey other) {
+      return ORDER.compare(this, other);
+    }
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The rows are those {@link #readChanges} would return for {@code [fromLsn, toLsn]} (a change
+   * table row always has its mapping row in SQL Server). With R rows, n' = clamp(n, 1, R) tiles;
+   * the first R mod n' tiles hold one row more. Each tile gives (its last row's start LSN, that
+   * plus one, its row count). No rows: an empty list.
+   *
+   * @throws CaptureInstanceNotFoundError when the instance does not exist
+   */
+  @Override
+  public List<SplitPoint> splitPoints(String captureInstance, Lsn fromLsn, Lsn toLsn, int n) {
+    Catalog.Instance instance = resolve(catalog(), captureInstance);
+    Map<Lsn, Instant> times = new HashMap<>();
+    for (Commit c : timeline()) {
+      times.put(c.lsn(), c.commitTime());
+    }
+    List<Lsn> groupLsns = new ArrayList<>();
+    List<Long> groupRows = new ArrayList<>();
+    long total = 0;
+    try (FakeFormat.JsonLines lines =
+        FakeFormat.JsonLines.open(directory.resolve(FakeFormat.changeTableFile(instance.name)))) {
+      for (JsonNode node = lines.next(); node != null; node = lines.next()) {
+        Lsn start = FakeFormat.lsn(node, FakeFormat.START_LSN, lines.where());
+        if (start.isAfter(toLsn)) {
+          break;
+        }
+        if (start.isBefore(fromLsn) || !times.containsKey(start)) {
+          continue;
+        }
+        int last = groupLsns.size() - 1;
+        if (last >= 0 && groupLsns.get(last).equals(start)) {
+          groupRows.set(last, groupRows.get(last) + 1);
+        } else {
+          groupLsns.add(start);
+          groupRows.add(1L);
+        }
+        total++;
+      }
+    }
+    if (total == 0) {
+      return List.of();
+    }
+    long tiles = Math.max(1, Math.min(n, total));
+    long size = total / tiles;
+    long extra = total % tiles;
+    List<SplitPoint> out = new ArrayList<>();
+    int group = 0;
+    long leftInGroup = groupRows.get(0);
+    for (long t = 0; t < tiles; t++) {
+      long rows = size + (t < extra ? 1 : 0);
+      long need = rows;
+      while (need > leftInGroup) {
+        need -= leftInGroup;
+        group++;
+        leftInGroup = groupRows.get(group);
+      }
+      leftInGroup -= need;
+      Lsn bound = groupLsns.get(group);
+      out.add(new SplitPoint(bound, bound.increment(), rows));
+      if (leftInGroup == 0 && group + 1 < groupLsns.size()) {
+        group++;
+        leftInGroup = groupRows.get(group);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Reads {@code <schema>.<table>.jsonl}; table and column names match ignoring case. Keys are
+   * compared as the fake stores them (NULL first, strings in binary order: collations are not
+   * modelled). When the range is over the table's own key, rows stream in file order (the writer
+   * keeps the file in key order); over other columns they are sorted in memory. Computed columns
+   * read NULL. The isolation level has no effect: the fake's files only ever hold committed rows.
+   *
+   * @throws CdcException for an unknown table or key column
+   */
+  @Override
+  public CloseableIterator<List<Object>> readTable(TableQuery query) {
+    Catalog catalog = catalog();
+    Catalog.Table table = catalog.tables.get(Catalog.key(query.schema(), query.table()));
+    if (table == null) {
+      throw new CdcException(
+          "Invalid object name '"
+              + query.schema()
+              + "."
+              + query.table()
+              + "' (fake "
+              + directory
+              + ")");
+    }
+    List<Catalog.Column> columns = new ArrayList<>();
+    for (String name : query.columns()) {
+      columns.add(table.column(name));
+    }
+    List<Catalog.Column> keys = new ArrayList<>();
+    for (String name : query.keyColumns()) {
+      Catalog.Column c = table.column(name);
+      if (c == null) {
+        throw new CdcException(
+            "Invalid column name '" + name + "' in table '" + table.qualified() + "'");
+      }
+      keys.add(c);
+    }
+    KeyTuple lower = query.lowerInclusive().map(v -> bound(keys, v)).orElse(null);
+    KeyTuple upper = query.upperExclusive().map(v -> bound(keys, v)).orElse(null);
+    boolean fileOrder = keys.equals(table.keyColumns());
+    FakeFormat.JsonLines lines =
+        FakeFormat.JsonLines.open(
+            directory.resolve(FakeFormat.sourceTableFile(table.schema, table.name)));
+    LineIterator<Map.Entry<KeyTuple, List<Object>>> matching =
+        new LineIterator<>(lines) {
+          private KeyTuple previous;
+
+          @Override
+          Map.Entry<KeyTuple, List<Object>> parse(JsonNode n) {
+            String where = lines.where();
+            List<Object> keyValues = new ArrayList<>(keys.size());
+            for (Catalog.Column k : keys) {
+              keyValues.add(stored(n, k, where));
+            }
+            KeyTuple key = new KeyTuple(keyValues);
+            if (fileOrder) {
+              if (previous != null && key.compareTo(previous) <= 0) {
+                throw new CdcException(where + ": source rows must be sorted by their key");
+              }
+              previous = key;
+              if (upper != null && key.compareTo(upper) >= 0) {
+                finish();
+                return null;
+              }
+            }
+            if ((lower != null && key.compareTo(lower) < 0)
+                || (upper != null && key.compareTo(upper) >= 0)) {
+              return null;
+            }
+            List<Object> values = new ArrayList<>(columns.size());
+            for (Catalog.Column c : columns) {
+              values.add(c == null ? null : SqlValues.readerValue(stored(n, c, where)));
+            }
+            return Map.entry(key, Collections.unmodifiableList(values));
+          }
+        };
+    if (fileOrder) {
+      return map(matching, Map.Entry::getValue);
+    }
+    TreeMap<KeyTuple, List<List<Object>>> sorted = new TreeMap<>();
+    try (matching) {
+      while (matching.hasNext()) {
+        Map.Entry<KeyTuple, List<Object>> e = matching.next();
+        sorted.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(e.getValue());
+      }
+    }
+    List<List<Object>> out = new ArrayList<>();
+    sorted.values().forEach(out::addAll);
+    Iterator<List<Object>> it = out.iterator();
+    return new CloseableIterator<>() {
+      @Override
+      public boolean hasNext() {
+        return it.hasNext();
+      }
+
+      @Override
+      public List<Object> next() {
+        return it.next();
+      }
+
+      @Override
+      public void close() {}
+    };
+  }
+
+  private static KeyTuple bound(List<Catalog.Column> keys, List<Object> values) {
+    if (values.size() != keys.size()) {
+      throw new IllegalArgumentException(
+          "A key bound needs " + keys.size() + " value(s), got " + values.size());
+    }
+    List<Object> stored = new ArrayList<>();
+    for (int i = 0; i < keys.size(); i++) {
+      Catalog.Column k = keys.get(i);
+      stored.add(SqlValues.normalize(k.name(), k.type(), values.get(i)));
+    }
+    return new KeyTuple(stored);
+  }
+
+  private static Object stored(JsonNode row, Catalog.Column c, String where) {
+    if (c.computed()) {
+      return null;
+    }
+    try {
+      return SqlValues.fromJson(c.name(), c.type(), FakeSqlServer.field(row, c.name()));
+    } catch (IllegalArgumentException e) {
+      throw new CdcException(where + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static Object value(
+      JsonNode row, String name, org.lakecdc.mssqlcdc.schema.SqlServerType type, String where) {
+    try {
+      return SqlValues.readerValue(SqlValues.fromJson(name, type, FakeSqlServer.field(row, name)));
+    } catch (IllegalArgumentException e) {
+      throw new CdcException(where + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Closes the client; later calls raise {@link IllegalStateException}. */
+  @Override
+  public void close() {
+    closed = true;
+  }
+
+  // ---- helpers --------------------------------------------------------------------------------
+
+  private void ensureOpen() {
+    if (closed) {
+      throw new IllegalStateException("This FileBackedCdcClient is closed");
+    }
+  }
+
+  private Catalog catalog() {
+    ensureOpen();
+    return Catalog.load(directory);
+  }
+
+  private List<Catalog.MappingRow> mappingRows() {
+    ensureOpen();
+    List<Catalog.MappingRow> rows = new ArrayList<>();
+    try (FakeFormat.JsonLines lines =
+        FakeFormat.JsonLines.open(directory.resolve(FakeFormat.LSN_TIME_MAPPING))) {
+      for (JsonNode n = lines.next(); n != null; n = lines.next()) {
+        rows.add(Catalog.mappingRow(n, lines.where()));
+      }
+    }
+    rows.sort(Comparator.comparing(Catalog.MappingRow::startLsn));
+    return rows;
+  }
+
+  /** The mapping in LSN order, converted to UTC as one sequence (the fall-back rule needs it). */
+  private List<Commit> timeline() {
+    ZoneId zone = Catalog.serverZone(directory);
+    List<Catalog.MappingRow> rows = mappingRows();
+    List<LocalDateTime> local = new ArrayList<>(rows.size());
+    for (Catalog.MappingRow row : rows) {
+      local.add(row.tranEndTime());
+    }
+    CommitTimeConverter converter =
+        zone.normalized().equals(ZoneOffset.UTC)
+            ? CommitTimeConverter.utc()
+            : CommitTimeConverter.named(zone);
+    List<Instant> utc = converter.toUtc(local);
+    List<Commit> out = new ArrayList<>(rows.size());
+    for (int i = 0; i < rows.size(); i++) {
+      out.add(new Commit(rows.get(i).startLsn(), utc.get(i)));
+    }
+    return out;
+  }
+
+  /** Exact name, then the one name equal ignoring case; null when none. */
+  private static Catalog.Instance find(Catalog catalog, String name) {
+    Objects.requireNonNull(name, "captureInstance");
+    Catalog.Instance exact = catalog.instances.get(name);
+    if (exact != null) {
+      return exact;
+    }
+    List<Catalog.Instance> matches = new ArrayList<>();
+    for (Catalog.Instance i : catalog.instances.values()) {
+      if (i.name.equalsIgnoreCase(name)) {
+        matches.add(i);
+      }
+    }
+    if (matches.size() > 1) {
+      throw new CdcException(
+          "Capture instance '"
+              + name
+              + "' matches "
+              + matches.stream().map(i -> "'" + i.name + "'").toList()
+              + " ignoring case; use the exact name");
+    }
+    return matches.isEmpty() ? null : matches.get(0);
+  }
+
+  private static Catalog.Instance resolve(Catalog catalog, String name) {
+    Catalog.Instance instance = find(catalog, name);
+    if (instance == null) {
+      throw notFound(catalog, name);
+    }
+    return instance;
+  }
+
+  private static CaptureInstanceNotFoundError notFound(Catalog catalog, String name) {
+    return new CaptureInstanceNotFoundError(name, new ArrayList<>(catalog.instances.keySet()));
+  }
+
+  private static <A, B> CloseableIterator<B> map(
+      CloseableIterator<A> source, java.util.function.Function<A, B> f) {
+    return new CloseableIterator<>() {
+      @Override
+      public boolean hasNext() {
+        return source.hasNext();
+      }
+
+      @Override
+      public B next() {
+        return f.apply(source.next());
+      }
+
+      @Override
+      public void close() {
+        source.close();
+      }
+    };
+  }
+
+  /**
+   * Streams the objects of a JSON Lines file through {@link #parse}, which returns null to skip a
+   * line and may {@link #finish()} early. Closes the file at the end and on {@link #close()}.
+   */
+  private abstract static class LineIterator<T> implements CloseableIterator<T> {
+    private final FakeFormat.JsonLines lines;
+    private T next;
+    private boolean done;
+
+    LineIterator(FakeFormat.JsonLines lines) {
+      this.lines = lines;
+    }
+
+    abstract T parse(JsonNode node);
+
+    /** Ends the iteration after the current line. */
+    void finish() {
+      done = true;
+    }
+
+    @Override
+    public boolean hasNext() {
+      while (next == null && !done) {
+        JsonNode node = lines.next();
+        if (node == null) {
+          done = true;
+          break;
+        }
+        next = parse(node);
+      }
+      if (next == null) {
+        close();
+      }
+      return next != null;
+    }
+
+    @Override
+    public T next() {
+      if (!hasNext()) {
+        throw new NoSuchElementException();
+      }
+      T out = next;
+      next = null;
+      return out;
+    }
+
+    @Override
+    public void close() {
+      done = true;
+      lines.close();
+    }
+  }
+}

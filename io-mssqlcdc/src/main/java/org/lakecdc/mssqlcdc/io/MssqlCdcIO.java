@@ -29,6 +29,7 @@ import org.lakecdc.mssqlcdc.schema.CapturedSchema;
 import org.lakecdc.mssqlcdc.schema.ChangeSchema;
 import org.lakecdc.mssqlcdc.schema.ColumnSpec;
 import org.lakecdc.mssqlcdc.schema.ColumnsDdl;
+import org.lakecdc.mssqlcdc.schema.InstanceColumns;
 
 /**
  * Reads SQL Server Change Data Capture change rows as Beam {@link Row}s.
@@ -45,12 +46,12 @@ import org.lakecdc.mssqlcdc.schema.ColumnsDdl;
  *
  * <h3>Output</h3>
  *
- * Each row has the six metadata columns {@code _capture_instance STRING, _start_lsn STRING,
- * _seqval STRING, _operation INT32, _command_id INT32} (absent with {@code
- * withIncludeCommandId(false)}), {@code _commit_ts} (a zone-less date-time in UTC), then the
- * captured columns, typed by the mapping of BEHAVIOUR.md 5.4. Order a table's changes by {@code
- * (_start_lsn, _command_id, _seqval, _operation)}. Element timestamps are the UTC commit times.
- * {@link ReadWithBatches} also emits one {@link ChangeBatch} per batch read.
+ * Each row has the six metadata columns {@code _capture_instance STRING, _start_lsn STRING, _seqval
+ * STRING, _operation INT32, _command_id INT32} (absent with {@code withIncludeCommandId(false)}),
+ * {@code _commit_ts} (a zone-less date-time in UTC), then the captured columns, typed by the
+ * mapping of BEHAVIOUR.md 5.4. Order a table's changes by {@code (_start_lsn, _command_id, _seqval,
+ * _operation)}. Element timestamps are the UTC commit times. {@link ReadWithBatches} also emits one
+ * {@link ChangeBatch} per batch read.
  *
  * <h3>Forms</h3>
  *
@@ -272,6 +273,37 @@ public final class MssqlCdcIO {
           .addIfNotNull(DisplayData.item("columns", getColumns()));
     }
 
+    /**
+     * A declared column that no capture instance of the table captures would read NULL forever:
+     * fail instead (BEHAVIOUR.md 3.7, SCENARIOS.md C220).
+     */
+    private static void checkDeclaredColumnsCaptured(
+        List<ColumnSpec> declared, List<InstanceColumns> captured, CaptureInstance oldest) {
+      List<String> missing = new ArrayList<>();
+      for (ColumnSpec column : declared) {
+        boolean found =
+            captured.stream()
+                .flatMap(instance -> instance.columns().stream())
+                .anyMatch(c -> c.name().equalsIgnoreCase(column.name()));
+        if (!found) {
+          missing.add(column.name());
+        }
+      }
+      if (!missing.isEmpty()) {
+        throw new IllegalArgumentException(
+            "No capture instance of the table ("
+                + String.join(
+                    ", ", captured.stream().map(InstanceColumns::captureInstance).toList())
+                + ") captures "
+                + String.join(", ", missing)
+                + "; fix 'columns' (withColumns) or capture the column on "
+                + oldest.sourceSchema()
+                + "."
+                + oldest.sourceTable()
+                + " with a new capture instance");
+      }
+    }
+
     /** Validates the configuration and fixes the output schema, reading CDC metadata. */
     ReadSpec resolve() {
       String captureInstance = getCaptureInstance();
@@ -287,14 +319,14 @@ public final class MssqlCdcIO {
       List<ColumnSpec> columns;
       try (CdcClient client = factory.open()) {
         List<CaptureInstance> instances = client.captureInstances(captureInstance);
-        List<CapturedSchema.InstanceColumns> captured = new ArrayList<>();
+        List<InstanceColumns> captured = new ArrayList<>();
         for (CaptureInstance instance : instances) {
           List<CapturedColumn> instanceColumns = client.capturedColumns(instance.name());
-          captured.add(new CapturedSchema.InstanceColumns(instance.name(), instanceColumns));
+          captured.add(new InstanceColumns(instance.name(), instanceColumns));
         }
         if (getColumns() != null) {
           columns = ColumnsDdl.parse(getColumns());
-          CapturedSchema.checkDeclared(columns, captured, instances.get(0).sourceTable());
+          checkDeclaredColumnsCaptured(columns, captured, instances.get(0));
         } else {
           columns = CapturedSchema.infer(captured).columns();
         }

@@ -67,10 +67,10 @@ public final class RangePlanner {
    * read and again after (SQL Server moves the minimum first, then deletes rows below it; a purged
    * range reads as empty without an error, so only the moved minimum shows the loss).
    *
-   * @param when what the check follows, for the message: {@code "before reading"} or {@code
-   *     "during the read"}
-   * @throws DataLossError naming the instance, the range, the new minimum and that a re-snapshot
-   *     is required
+   * @param when what the check follows, for the message: {@code "before reading"} or {@code "during
+   *     the read"}
+   * @throws DataLossError naming the instance, the range, the new minimum and that a re-snapshot is
+   *     required
    */
   public static void checkRetention(CdcClient client, InstanceRange range, String when) {
     Lsn min = client.minLsn(range.captureInstance());

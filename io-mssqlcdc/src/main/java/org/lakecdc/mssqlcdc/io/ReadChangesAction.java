@@ -47,10 +47,7 @@ final class ReadChangesAction {
   };
 
   ReadChangesAction(
-      ReadSpec spec,
-      CdcClient client,
-      TupleTag<Row> changesTag,
-      TupleTag<ChangeBatch> batchesTag) {
+      ReadSpec spec, CdcClient client, TupleTag<Row> changesTag, TupleTag<ChangeBatch> batchesTag) {
     this.spec = spec;
     this.client = client;
     this.changesTag = changesTag;
@@ -122,8 +119,7 @@ final class ReadChangesAction {
   private void readBatch(
       String captureInstance, Lsn from, Commit end, MultiOutputReceiver receiver) {
     List<InstanceRange> parts =
-        RangePlanner.cutAtNewerInstances(
-            client.captureInstances(captureInstance), from, end.lsn());
+        RangePlanner.cutAtNewerInstances(client.captureInstances(captureInstance), from, end.lsn());
     Schema schema = spec.schema();
     long rows = 0;
     List<String> readInstances = new ArrayList<>();

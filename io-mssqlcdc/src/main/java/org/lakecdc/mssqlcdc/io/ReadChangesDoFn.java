@@ -108,8 +108,7 @@ abstract class ReadChangesDoFn extends DoFn<String, Row> {
         return;
       }
       List<CaptureInstance> instances = client.captureInstances(captureInstance);
-      for (InstanceRange part :
-          RangePlanner.cutAtNewerInstances(instances, range.from(), known)) {
+      for (InstanceRange part : RangePlanner.cutAtNewerInstances(instances, range.from(), known)) {
         List<Lsn[]> pieces;
         if (spec.numPartitions() > 1) {
           List<SplitPoint> tiles =

@@ -28,8 +28,7 @@ final class StartPositions {
         {
           List<CaptureInstance> instances = client.captureInstances(captureInstance);
           Lsn fromMax = client.maxLsn().orElse(Lsn.ZERO);
-          Lsn fromStart =
-              instances.get(0).startLsn().map(client::decrementLsn).orElse(Lsn.ZERO);
+          Lsn fromStart = instances.get(0).startLsn().map(client::decrementLsn).orElse(Lsn.ZERO);
           Lsn last = Lsn.max(fromMax, fromStart);
           if (last.isZero()) {
             throw new IllegalStateException(

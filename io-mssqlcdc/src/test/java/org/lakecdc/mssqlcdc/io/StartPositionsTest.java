@@ -1,0 +1,109 @@
+package org.lakecdc.mssqlcdc.io;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.lakecdc.mssqlcdc.fake.FakeScenarios.CI;
+import static org.lakecdc.mssqlcdc.fake.FakeScenarios.commitOrders;
+import static org.lakecdc.mssqlcdc.fake.FakeScenarios.lsn;
+
+import java.lang.reflect.Proxy;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.lakecdc.mssqlcdc.client.CaptureInstance;
+import org.lakecdc.mssqlcdc.client.CdcClient;
+import org.lakecdc.mssqlcdc.fake.FakeScenarios;
+import org.lakecdc.mssqlcdc.fake.FakeSqlServer;
+import org.lakecdc.mssqlcdc.lsn.Lsn;
+
+/** Where a new read starts (BEHAVIOUR.md 2.3; SCENARIOS.md C006–C008). */
+class StartPositionsTest {
+  @TempDir Path dir;
+
+  @Test
+  void earliestStartsExactlyAtTheOldestInstancesMinimum() {
+    FakeSqlServer db = FakeScenarios.orders(dir);
+    commitOrders(db, 3);
+    try (CdcClient client = db.openClient()) {
+      assertEquals(
+          lsn(0).decrement(), StartPositions.lastProcessed(client, CI, StartingLsn.earliest()));
+    }
+  }
+
+  @Test
+  void c006LatestSkipsTheHistory() {
+    FakeSqlServer db = FakeScenarios.orders(dir);
+    commitOrders(db, 3);
+    try (CdcClient client = db.openClient()) {
+      assertEquals(lsn(2), StartPositions.lastProcessed(client, CI, StartingLsn.latest()));
+    }
+  }
+
+  @Test
+  void c007LatestOnADatabaseWhoseCaptureNeverWroteStartsBeforeTheInstance() {
+    FakeSqlServer db = FakeScenarios.orders(dir);
+    try (CdcClient client = db.openClient()) {
+      assertEquals(Optional.empty(), client.maxLsn());
+      Lsn last = StartPositions.lastProcessed(client, CI, StartingLsn.latest());
+      assertEquals(client.minLsn(CI).decrement(), last);
+      assertTrue(last.isAfter(Lsn.ZERO));
+    }
+    Lsn first = commitOrders(db, 1).get(0);
+    assertEquals(lsn(0), first);
+  }
+
+  @Test
+  void c008LatestWithNeitherAMaxLsnNorAnInstanceStartAsksToRetry() {
+    CaptureInstance noStart =
+        new CaptureInstance(
+            CI,
+            "dbo",
+            "orders",
+            Optional.empty(),
+            Optional.of(LocalDateTime.of(2026, 9, 28, 13, 0)),
+            List.of("order_id"));
+    CdcClient client =
+        (CdcClient)
+            Proxy.newProxyInstance(
+                CdcClient.class.getClassLoader(),
+                new Class<?>[] {CdcClient.class},
+                (proxy, method, args) ->
+                    switch (method.getName()) {
+                      case "maxLsn" -> Optional.empty();
+                      case "captureInstances" -> List.of(noStart);
+                      default -> throw new AssertionError("unexpected call " + method.getName());
+                    });
+    IllegalStateException e =
+        assertThrows(
+            IllegalStateException.class,
+            () -> StartPositions.lastProcessed(client, CI, StartingLsn.latest()));
+    assertTrue(e.getMessage().contains("retry once the capture job has run"), e.getMessage());
+  }
+
+  @Test
+  void anExplicitLsnIsTakenAsAlreadyProcessed() {
+    FakeSqlServer db = FakeScenarios.orders(dir);
+    try (CdcClient client = db.openClient()) {
+      assertEquals(
+          lsn(7),
+          StartPositions.lastProcessed(client, CI, StartingLsn.parse("0x0000002a000001000071")));
+    }
+  }
+
+  @Test
+  void startingLsnParsesItsThreeForms() {
+    assertEquals(StartingLsn.earliest(), StartingLsn.parse(" Earliest "));
+    assertEquals(StartingLsn.latest(), StartingLsn.parse("LATEST"));
+    assertEquals(StartingLsn.after(lsn(0)), StartingLsn.parse("2A000001000001"));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> StartingLsn.parse("soon"));
+    assertEquals(
+        "startingLsn must be 'earliest', 'latest' or an LSN such as 0x0000002A000001000001, not"
+            + " 'soon'",
+        e.getMessage());
+  }
+}

@@ -1,0 +1,198 @@
+package org.lakecdc.pipelines;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.metrics.MetricNameFilter;
+import org.apache.beam.sdk.metrics.MetricQueryResults;
+import org.apache.beam.sdk.metrics.MetricResult;
+import org.apache.beam.sdk.metrics.MetricsFilter;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.Top;
+import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.Row;
+import org.lakecdc.mssqlcdc.client.CdcException;
+import org.lakecdc.mssqlcdc.fake.FakeCdcClientFactory;
+import org.lakecdc.mssqlcdc.io.ChangeBatch;
+import org.lakecdc.mssqlcdc.io.ChangeOrdering;
+import org.lakecdc.mssqlcdc.io.MssqlCdcIO;
+import org.lakecdc.mssqlcdc.io.StartingLsn;
+import org.lakecdc.pipelines.demo.DemoDatabase;
+
+/**
+ * Reads one capture instance of the simulator with {@link MssqlCdcIO} in its bounded form and
+ * prints what it read: each batch (LSN interval, end commit time in UTC, rows), a sample of change
+ * rows, and the rows by operation. With no arguments it reads {@code dbo_orders} of the demo
+ * database in {@code lakecdc-demo/source}, building that database first when it is absent.
+ *
+ * <p>Bad option values and an unknown capture instance end the program with a one-line message
+ * naming the option or value and what is accepted (exit code 2); a failed read (for example {@code
+ * DataLossError} after CDC cleanup) prints its cause on one line (exit code 1).
+ */
+public final class PrintChanges {
+  private PrintChanges() {}
+
+  /** Entry point; see {@link PrintChangesOptions} for the options. */
+  public static void main(String[] args) {
+    PrintChangesOptions options;
+    StartingLsn start;
+    try {
+      PipelineOptionsFactory.register(PrintChangesOptions.class);
+      options =
+          PipelineOptionsFactory.fromArgs(args).withValidation().as(PrintChangesOptions.class);
+      start = StartingLsn.parse(options.getStartingLsn());
+      if (options.getMaxCommitsPerBatch() < 0) {
+        throw new IllegalArgumentException(
+            "--maxCommitsPerBatch must be a positive integer, or 0 to read up to max_lsn, not '"
+                + options.getMaxCommitsPerBatch()
+                + "'");
+      }
+      if (options.getSampleRows() < 0) {
+        throw new IllegalArgumentException(
+            "--sampleRows must be 0 or a positive integer, not '" + options.getSampleRows() + "'");
+      }
+      if (!(options.getDemoScale() > 0 && options.getDemoScale() <= 1)) {
+        throw new IllegalArgumentException(
+            "--demoScale must be a TPC-H scale factor in (0, 1], not '"
+                + options.getDemoScale()
+                + "'");
+      }
+    } catch (IllegalArgumentException e) {
+      System.err.println("error: " + e.getMessage().lines().findFirst().orElse(""));
+      System.exit(2);
+      return;
+    }
+    try {
+      run(options, start);
+    } catch (IllegalArgumentException | CdcException e) {
+      System.err.println("error: " + firstLine(e));
+      System.exit(2);
+    } catch (Pipeline.PipelineExecutionException e) {
+      System.err.println("error: the read failed: " + firstLine(e.getCause()));
+      System.exit(1);
+    }
+  }
+
+  private static String firstLine(Throwable e) {
+    String message = e.getMessage() == null ? e.toString() : e.getMessage();
+    return message.lines().findFirst().orElse(message);
+  }
+
+  static void run(PrintChangesOptions options, StartingLsn start) {
+    Path source = Path.of(options.getFakePath());
+    long began = System.nanoTime();
+    DemoDatabase.Summary demo =
+        DemoDatabase.ensure(source, options.getDemoScale(), options.getDemoTransactions());
+    if (demo.created()) {
+      System.out.printf(
+          "Built the demo CDC database in %s: %,d orders and %,d line items loaded before CDC,"
+              + " then %,d transactions (server zone %s) in %.1f s%n",
+          source.toAbsolutePath(),
+          demo.orders(),
+          demo.lineItems(),
+          demo.transactions(),
+          DemoDatabase.SERVER_ZONE,
+          (System.nanoTime() - began) / 1e9);
+    } else {
+      System.out.printf("Reading the CDC database in %s%n", source.toAbsolutePath());
+    }
+
+    MssqlCdcIO.Read read =
+        MssqlCdcIO.read()
+            .withCaptureInstance(options.getCaptureInstance())
+            .withClientFactory(new FakeCdcClientFactory(source.toString()))
+            .withStartingLsn(start);
+    if (options.getMaxCommitsPerBatch() > 0) {
+      read = read.withMaxCommitsPerBatch(options.getMaxCommitsPerBatch());
+    }
+    Pipeline pipeline = Pipeline.create(options);
+    PCollectionTuple out =
+        pipeline.apply("Read " + options.getCaptureInstance(), read.withBatches());
+    out.get(MssqlCdcIO.BATCHES).apply("Print batches", ParDo.of(new PrintBatch()));
+    if (options.getSampleRows() > 0) {
+      out.get(MssqlCdcIO.CHANGES)
+          .apply("First rows in change order", Top.of(options.getSampleRows(), new EarliestFirst()))
+          .apply("Print rows", ParDo.of(new PrintRow()));
+    }
+    long started = System.nanoTime();
+    PipelineResult result = pipeline.run();
+    result.waitUntilFinish();
+    double seconds = (System.nanoTime() - started) / 1e9;
+    printSummary(result, seconds);
+  }
+
+  private static void printSummary(PipelineResult result, double seconds) {
+    MetricQueryResults metrics =
+        result
+            .metrics()
+            .queryMetrics(
+                MetricsFilter.builder()
+                    .addNameFilter(MetricNameFilter.inNamespace("mssqlcdc"))
+                    .build());
+    Map<String, Long> counters = new TreeMap<>();
+    for (MetricResult<Long> counter : metrics.getCounters()) {
+      counters.merge(counter.getName().getName(), counter.getAttempted(), Long::sum);
+    }
+    long rows =
+        counters.entrySet().stream()
+            .filter(e -> e.getKey().startsWith("rows_read_"))
+            .mapToLong(Map.Entry::getValue)
+            .sum();
+    List<String> byOperation = new ArrayList<>();
+    for (String op : List.of("insert", "update_before", "update_after", "delete")) {
+      byOperation.add(op + " " + counters.getOrDefault("rows_read_" + op, 0L));
+    }
+    System.out.printf(
+        "Read %,d change rows in %,d batches (%s) in %.1f s: %,.0f change rows/s%n",
+        rows,
+        counters.getOrDefault("batches_read", 0L),
+        String.join(", ", byOperation),
+        seconds,
+        rows / Math.max(seconds, 1e-3));
+  }
+
+  /** Reverses {@link ChangeOrdering}, so {@code Top.of} keeps the earliest changes. */
+  static final class EarliestFirst implements java.util.Comparator<Row>, java.io.Serializable {
+    private final ChangeOrdering order = new ChangeOrdering();
+
+    @Override
+    public int compare(Row a, Row b) {
+      return order.compare(b, a);
+    }
+  }
+
+  /** Prints one line per batch. */
+  static final class PrintBatch extends DoFn<ChangeBatch, Void> {
+    @ProcessElement
+    public void process(@Element ChangeBatch batch) {
+      System.out.printf(
+          "batch %s..%s  end commit %s UTC  %,d rows  (%s)%n",
+          batch.fromLsn(),
+          batch.toLsn(),
+          batch.toCommitTime(),
+          batch.rows(),
+          String.join(", ", batch.readInstances()));
+    }
+  }
+
+  /** Prints the first change rows. */
+  static final class PrintRow extends DoFn<List<Row>, Void> {
+    @ProcessElement
+    public void process(@Element List<Row> rows) {
+      System.out.println(
+          "first change rows ("
+              + String.join(
+                  ", ", rows.isEmpty() ? List.of() : rows.get(0).getSchema().getFieldNames())
+              + "):");
+      for (Row row : rows) {
+        System.out.println("  " + row.getValues());
+      }
+    }
+  }
+}

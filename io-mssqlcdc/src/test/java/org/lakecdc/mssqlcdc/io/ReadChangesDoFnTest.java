@@ -459,4 +459,25 @@ class ReadChangesDoFnTest {
         LocalDateTime.of(2026, 9, 28, 13, 50),
         rows.get(0).getLogicalTypeValue("_commit_ts", LocalDateTime.class));
   }
+
+  @Test
+  void c009AnIdleContinuousReadAsksSqlServerOnlyForMaxLsnOnEachPoll() {
+    FakeSqlServer db = FakeScenarios.orders(dir);
+    List<Lsn> commits = commitOrders(db, 2);
+    ForwardingClientFactory factory = new ForwardingClientFactory(db.clientFactory(), (m, a) -> {});
+    ReadChangesDoFn fn =
+        continuous(read(factory).withStartingLsn(StartingLsn.after(commits.get(1))));
+    LsnRange range = fn.initialRestriction(CI);
+    WatermarkEstimators.Manual watermark =
+        new WatermarkEstimators.Manual(BoundedWindow.TIMESTAMP_MIN_VALUE);
+    factory.calls.clear();
+    for (int poll = 0; poll < 3; poll++) {
+      LsnRangeTracker tracker = new LsnRangeTracker(range);
+      assertTrue(fn.processElement(CI, tracker, watermark, new RecordingReceiver()).shouldResume());
+      range = tracker.trySplit(0).getResidual();
+    }
+    assertEquals(
+        List.of("maxLsn", "close", "maxLsn", "close", "maxLsn", "close"),
+        List.copyOf(factory.calls));
+  }
 }

@@ -1,0 +1,759 @@
+package org.lakecdc.cdc.transforms.delta;
+
+import io.delta.kernel.DataWriteContext;
+import io.delta.kernel.Operation;
+import io.delta.kernel.Scan;
+import io.delta.kernel.Snapshot;
+import io.delta.kernel.Table;
+import io.delta.kernel.Transaction;
+import io.delta.kernel.TransactionCommitResult;
+import io.delta.kernel.data.ColumnarBatch;
+import io.delta.kernel.data.FilteredColumnarBatch;
+import io.delta.kernel.defaults.engine.DefaultEngine;
+import io.delta.kernel.engine.Engine;
+import io.delta.kernel.engine.FileReadResult;
+import io.delta.kernel.exceptions.ConcurrentTransactionException;
+import io.delta.kernel.exceptions.ConcurrentWriteException;
+import io.delta.kernel.exceptions.MaxCommitRetryLimitReachedException;
+import io.delta.kernel.exceptions.TableNotFoundException;
+import io.delta.kernel.hook.PostCommitHook;
+import io.delta.kernel.transaction.UpdateTableTransactionBuilder;
+import io.delta.kernel.types.StructType;
+import io.delta.kernel.utils.CloseableIterable;
+import io.delta.kernel.utils.CloseableIterator;
+import io.delta.kernel.utils.DataFileStatus;
+import io.delta.kernel.utils.FileStatus;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.values.Row;
+import org.apache.hadoop.conf.Configuration;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Delta tables through Delta Kernel: create with comments and properties, migrate, write data files
+ * on workers and commit them in one place, idempotently, with the stream position in domain
+ * metadata, rewrite small tables, and read tables back (DESIGN.md 5 and 6).
+ *
+ * <p>Paths are a local filesystem path ({@code /data/bronze/orders}) or any Hadoop URI ({@code
+ * s3a://bucket/bronze/orders}, {@code abfss://...}); the Hadoop configuration given at {@link
+ * #create(Map)} reaches the filesystem (credentials, endpoints). An instance holds a Kernel {@link
+ * Engine}: it is thread-safe but not serializable, so a Beam {@code DoFn} creates one in its
+ * {@code @Setup} from a serializable configuration map.
+ *
+ * <h3>Exactly once</h3>
+ *
+ * <p>{@link #writeDataFiles} writes Parquet files into the table directory and returns their {@code
+ * add} actions as {@link DataFileAction}s; nothing is visible until {@link #commit} commits them in
+ * one Delta transaction tagged with a transaction identifier {@code (appId, txnVersion)}. Delta
+ * keeps the highest version committed per app id, and a transaction whose version is not above it
+ * is refused ({@code ConcurrentTransactionException}): {@link #commit} reports that as {@link
+ * CommitResult.Status#ALREADY_COMMITTED}, so a replayed batch is never written twice. Domain
+ * metadata committed in the same transaction (the stream position) is atomic with the data, which
+ * makes the table its own checkpoint ({@link #domainMetadata}, {@link #latestTransactionVersion}).
+ * Data file names are random UUIDs (Kernel's default engine names them): a retried worker writes
+ * new files, and files never committed are orphans that {@code VACUUM} removes; the transaction
+ * identifier, not the names, keeps commits idempotent.
+ *
+ * <h3>What Kernel cannot write</h3>
+ *
+ * <p>Tables are created without column mapping, change data feed, check constraints, generated or
+ * identity columns (Kernel 4.4 refuses to write tables with them) and with domain metadata
+ * supported. Kernel's public API cannot remove files, evolve a schema without column mapping or set
+ * the table comment; those go through {@link KernelInternals} and are committed without Kernel
+ * retries (rewrites and metadata changes assume one committer per table).
+ */
+public final class DeltaTables {
+  private static final Logger LOG = LoggerFactory.getLogger(DeltaTables.class);
+
+  /** The {@code commitInfo.engineInfo} of our commits (Kernel prefixes its own version). */
+  static final String ENGINE_INFO = "lakecdc";
+
+  /**
+   * Attempts of an append that loses to a concurrent metadata or protocol change ({@code
+   * ConcurrentWriteException} after Kernel's own conflict resolution), each on a fresh snapshot.
+   */
+  public static final int MAX_APPEND_ATTEMPTS = 5;
+
+  private final Engine engine;
+  private final Configuration hadoopConf;
+  private final TableMigrator migrator;
+  private final Clock clock;
+
+  private DeltaTables(Configuration hadoopConf, Clock clock) {
+    this.hadoopConf = hadoopConf;
+    this.engine = DefaultEngine.create(hadoopConf);
+    this.migrator = new TableMigrator(engine);
+    this.clock = clock;
+  }
+
+  /**
+   * Tables on the default Hadoop configuration (local files, and whatever {@code core-site.xml} on
+   * the classpath configures).
+   *
+   * @return the instance
+   */
+  public static DeltaTables create() {
+    return create(Map.of());
+  }
+
+  /**
+   * Tables on the default Hadoop configuration with these properties set over it, e.g. {@code
+   * fs.s3a.endpoint}.
+   *
+   * @param hadoopProperties Hadoop configuration keys and values
+   * @return the instance
+   */
+  public static DeltaTables create(Map<String, String> hadoopProperties) {
+    Configuration conf = new Configuration();
+    hadoopProperties.forEach(conf::set);
+    return new DeltaTables(conf, Clock.systemUTC());
+  }
+
+  /**
+   * Tables on this Hadoop configuration (not copied: do not change it afterwards).
+   *
+   * @param hadoopConf the Hadoop configuration
+   * @return the instance
+   */
+  public static DeltaTables create(Configuration hadoopConf) {
+    return new DeltaTables(Objects.requireNonNull(hadoopConf, "hadoopConf"), Clock.systemUTC());
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Creating and opening
+  // ------------------------------------------------------------------------------------------
+
+  /**
+   * Whether a Delta table exists at the path (its {@code _delta_log} has a commit).
+   *
+   * @param path the table path or URI
+   * @return true when a table exists
+   */
+  public boolean exists(String path) {
+    return latestSnapshot(path).isPresent();
+  }
+
+  /**
+   * Creates the table if none exists at the path, else opens it ({@link #open}). A new table gets
+   * the definition's columns with their comments (Delta field metadata {@code comment}), the table
+   * comment as {@code metaData.description}, the definition's properties plus {@link
+   * TableProperties#SCHEMA_VERSION} = the kind's {@link TableKind#currentVersion()} and {@link
+   * TableProperties#TABLE_KIND}, and domain metadata support ({@code withDomainMetadataSupported}).
+   *
+   * <p>Creation is two commits: version 0 creates the table through Kernel; version 1 sets the
+   * table comment, which Kernel's public API cannot set. A creation interrupted between them is
+   * finished by the next {@link #open}. A creation that loses to a concurrent creator takes that
+   * creator's table when it exists afterwards (C133); an existing table is never re-created, its
+   * columns are not compared with the definition (add new ones with {@link #addColumns}).
+   *
+   * @param path the table path or URI
+   * @param definition kind, columns, comment and properties
+   * @return the table state; {@link OpenResult#created()} tells whether this call created it
+   * @throws IncompatibleTableException when an existing table cannot be opened as the kind
+   * @throws io.delta.kernel.exceptions.KernelException when Kernel refuses the schema (e.g. a
+   *     column name with a character Delta refuses without column mapping) or the creation failed
+   *     and no table exists afterwards
+   */
+  public OpenResult createIfAbsent(String path, TableDefinition definition) {
+    return createIfAbsent(path, definition, () -> {});
+  }
+
+  /** {@link #createIfAbsent(String, TableDefinition)} running a test hook before the commit. */
+  OpenResult createIfAbsent(String path, TableDefinition definition, Runnable beforeCreateCommit) {
+    TableKind kind = definition.kind();
+    if (exists(path)) {
+      return open(path, kind, definition.tableComment());
+    }
+    Map<String, String> properties = new HashMap<>(definition.properties());
+    properties.put(TableProperties.SCHEMA_VERSION, String.valueOf(kind.currentVersion()));
+    properties.put(TableProperties.TABLE_KIND, kind.propertyValue());
+    StructType schema = DeltaTypes.toStruct(definition.columns());
+    try {
+      Transaction txn =
+          Table.forPath(engine, path)
+              .createTransactionBuilder(engine, ENGINE_INFO, Operation.CREATE_TABLE)
+              .withSchema(engine, schema)
+              .withTableProperties(engine, properties)
+              .withDomainMetadataSupported()
+              .build(engine);
+      beforeCreateCommit.run();
+      txn.commit(engine, CloseableIterable.emptyIterable());
+    } catch (RuntimeException e) {
+      if (exists(path)) {
+        LOG.info(
+            "Delta table {}: creation lost to a concurrent creator ({}); using its table",
+            path,
+            e.toString());
+        return open(path, kind, definition.tableComment());
+      }
+      throw e;
+    }
+    migrator.setDescriptionIfAbsent(path, definition.tableComment());
+    long version = version(path);
+    LOG.info("Delta table {}: created as a {} table (version {})", path, kind, version);
+    return new OpenResult(path, version, true, kind.currentVersion(), 0);
+  }
+
+  /**
+   * Opens an existing table as a table of this kind: checks its {@link TableProperties#TABLE_KIND}
+   * (when set) and {@link TableProperties#SCHEMA_VERSION} (0 when unset), then applies the kind's
+   * migrations it has not had, in order, one commit each, each commit stamping its version
+   * (BEHAVIOUR.md 12.2). Nothing is written when the table is current. Sets the kind's table
+   * comment when the table has none.
+   *
+   * @param path the table path or URI
+   * @param kind the kind the caller expects
+   * @return the table state after migrations
+   * @throws IllegalStateException {@code No Delta table at <path>} when none exists
+   * @throws IncompatibleTableException {@code Delta table <path> is a <other> table
+   *     (mssql_cdc.table_kind), not a <kind> table}, or {@code Delta table <path> is at <kind>
+   *     schema version <v> (mssql_cdc.schema_version), newer than <k>, the newest <kind> version
+   *     this build knows; upgrade lakecdc to write it}
+   * @throws DeltaConflictException when a migration keeps losing to concurrent commits
+   */
+  public OpenResult open(String path, TableKind kind) {
+    return open(path, kind, kind.tableComment());
+  }
+
+  private OpenResult open(String path, TableKind kind, String tableComment) {
+    return open(path, kind.propertyValue(), kind.migrations(), tableComment);
+  }
+
+  /** {@link #open(String, TableKind)} for a kind given by name and migration list (tests). */
+  OpenResult open(String path, String kindName, List<Migration> migrations, String tableComment) {
+    requireTable(path);
+    return migrator.open(path, kindName, Migration.checkOrdered(migrations), tableComment);
+  }
+
+  /**
+   * Appends nullable columns the table lacks, after the existing ones, in one metadata-only commit;
+   * columns it already has (names compared ignoring case) are skipped, and when none is missing
+   * nothing is committed (BEHAVIOUR.md 12.2 {@code add_columns}; C134). Rows written before read
+   * the new columns as NULL.
+   *
+   * @param path the table path or URI
+   * @param columns the columns, each nullable
+   * @return the names of the columns added, in order; empty when nothing was committed
+   * @throws IllegalArgumentException when a column is not nullable, or Kernel's schema checks
+   *     refuse a name
+   * @throws DeltaConflictException when the commit keeps losing to concurrent commits
+   */
+  public List<String> addColumns(String path, List<DeltaColumn> columns) {
+    requireTable(path);
+    return migrator.addColumns(path, columns);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Writing
+  // ------------------------------------------------------------------------------------------
+
+  /**
+   * Writes rows as Parquet data files into the table's directory without committing them: the
+   * worker half of an append (Kernel's {@code transformLogicalData}, {@code getWriteContext}, the
+   * engine's Parquet writer, {@code generateAppendActions}). Row fields are matched to table
+   * columns by name ignoring case; table columns the rows lack are written as NULL. Values are the
+   * Java values of {@link org.lakecdc.mssqlcdc.schema.OutputType}'s Beam field types (LocalDate,
+   * LocalDateTime in UTC, Instant, BigDecimal, ...); timestamps keep microseconds.
+   *
+   * @param path the table path or URI; the table must exist
+   * @param rowSchema the schema of the rows
+   * @param rows the rows; may be empty
+   * @return one action per file written (Kernel rolls files at its target size), in write order;
+   *     empty for no rows
+   * @throws IncompatibleTableException when a field has no column or a different type, or a NOT
+   *     NULL column has no field
+   * @throws IllegalArgumentException when a value does not fit its column (NULL in a NOT NULL
+   *     column, a DECIMAL needing rounding or more digits)
+   * @throws UncheckedIOException when writing a file fails
+   */
+  public List<DataFileAction> writeDataFiles(String path, Schema rowSchema, Iterable<Row> rows) {
+    Snapshot snapshot = requireTable(path);
+    Transaction txn =
+        snapshot.buildUpdateTableTransaction(ENGINE_INFO, Operation.WRITE).build(engine);
+    return writeDataFiles(path, txn, rowSchema, rows);
+  }
+
+  private List<DataFileAction> writeDataFiles(
+      String path, Transaction txn, Schema rowSchema, Iterable<Row> rows) {
+    io.delta.kernel.data.Row state = txn.getTransactionState(engine);
+    RowBatches batches = RowBatches.plan(path, txn.getSchema(engine), rowSchema);
+    Iterator<Row> iterator = rows.iterator();
+    if (!iterator.hasNext()) {
+      return List.of();
+    }
+    List<DataFileStatus> files = new ArrayList<>();
+    DataWriteContext context = Transaction.getWriteContext(engine, state, Map.of());
+    try (CloseableIterator<FilteredColumnarBatch> physical =
+            Transaction.transformLogicalData(engine, state, batches.batches(iterator), Map.of());
+        CloseableIterator<DataFileStatus> written =
+            engine
+                .getParquetHandler()
+                .writeParquetFiles(
+                    context.getTargetDirectory(), physical, context.getStatisticsColumns())) {
+      written.forEachRemaining(files::add);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot write data files of Delta table " + path, e);
+    }
+    List<DataFileAction> actions = new ArrayList<>(files.size());
+    try (CloseableIterator<io.delta.kernel.data.Row> adds =
+        Transaction.generateAppendActions(
+            engine, state, KernelIterators.of(files.iterator()), context)) {
+      for (DataFileStatus file : files) {
+        long rowCount = file.getStatistics().map(s -> s.getNumRecords()).orElse(-1L);
+        actions.add(
+            new DataFileAction(
+                file.getPath(),
+                file.getSize(),
+                rowCount,
+                KernelInternals.actionToJson(adds.next())));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot close the actions of Delta table " + path, e);
+    }
+    return actions;
+  }
+
+  /**
+   * Commits data files written by {@link #writeDataFiles} (on any worker) in one Delta transaction,
+   * with a transaction identifier and domain metadata: the committer half of an append. When the
+   * table already has a transaction of {@code appId} with a version {@code >= txnVersion}, nothing
+   * is written and the result says {@link CommitResult.Status#ALREADY_COMMITTED} (a replay). A
+   * commit that loses to concurrent blind appends is rebased by Kernel; one that loses to a
+   * concurrent metadata or protocol change is rebuilt on a fresh snapshot, at most {@link
+   * #MAX_APPEND_ATTEMPTS} times. A CHECKPOINT post-commit hook (every {@code
+   * delta.checkpointInterval} commits, 10 by default) is run; its failure is logged, the commit
+   * stands.
+   *
+   * @param path the table path or URI
+   * @param files the data files; may be empty (a commit of only the transaction identifier and
+   *     domain metadata)
+   * @param appId the transaction's app id (e.g. the bronze sink id), or null for a commit without
+   *     one (then never skipped)
+   * @param txnVersion the transaction version for {@code appId} (e.g. the batch number), ignored
+   *     when {@code appId} is null; must increase per app id
+   * @param domainMetadata domain name to configuration (any string, JSON by convention), committed
+   *     atomically with the files; domain names must not start with {@code delta.}
+   * @return the outcome and the table version
+   * @throws IllegalArgumentException when an action is not a serialized {@code add} action
+   * @throws DeltaConflictException when every attempt lost to concurrent metadata changes
+   */
+  public CommitResult commit(
+      String path,
+      List<DataFileAction> files,
+      @Nullable String appId,
+      long txnVersion,
+      Map<String, String> domainMetadata) {
+    return commit(path, files, appId, txnVersion, domainMetadata, () -> {});
+  }
+
+  /**
+   * {@link #commit(String, List, String, long, Map)} running a test hook between building the first
+   * attempt's transaction and committing it, where a concurrent writer can interfere.
+   */
+  CommitResult commit(
+      String path,
+      List<DataFileAction> files,
+      @Nullable String appId,
+      long txnVersion,
+      Map<String, String> domainMetadata,
+      Runnable beforeFirstCommit) {
+    List<io.delta.kernel.data.Row> actions = new ArrayList<>(files.size());
+    for (DataFileAction file : files) {
+      actions.add(KernelInternals.addActionFromJson(file.actionJson()));
+    }
+    Map<String, String> domains = new LinkedHashMap<>(domainMetadata);
+    RuntimeException last = null;
+    for (int attempt = 1; attempt <= MAX_APPEND_ATTEMPTS; attempt++) {
+      Snapshot snapshot = requireTable(path);
+      UpdateTableTransactionBuilder builder =
+          snapshot.buildUpdateTableTransaction(ENGINE_INFO, Operation.WRITE);
+      if (appId != null) {
+        builder = builder.withTransactionId(appId, txnVersion);
+      }
+      Transaction txn;
+      try {
+        txn = builder.build(engine);
+      } catch (ConcurrentTransactionException e) {
+        return alreadyCommitted(path, appId, txnVersion, snapshot.getVersion());
+      }
+      domains.forEach(txn::addDomainMetadata);
+      if (attempt == 1) {
+        beforeFirstCommit.run();
+      }
+      try {
+        TransactionCommitResult result =
+            txn.commit(
+                engine, CloseableIterable.inMemoryIterable(KernelIterators.of(actions.iterator())));
+        runCheckpointHooks(path, result);
+        return new CommitResult(
+            CommitResult.Status.COMMITTED, result.getVersion(), files.size(), 0);
+      } catch (ConcurrentTransactionException e) {
+        return alreadyCommitted(path, appId, txnVersion, version(path));
+      } catch (ConcurrentWriteException e) {
+        LOG.info(
+            "Delta table {}: append (appId {}, version {}) lost to a concurrent change (attempt {}"
+                + " of {}): {}",
+            path,
+            appId,
+            txnVersion,
+            attempt,
+            MAX_APPEND_ATTEMPTS,
+            e.getMessage());
+        last = e;
+      }
+    }
+    throw new DeltaConflictException(
+        "Delta table "
+            + path
+            + ": the append of appId "
+            + appId
+            + " version "
+            + txnVersion
+            + " lost to concurrent changes "
+            + MAX_APPEND_ATTEMPTS
+            + " times",
+        last);
+  }
+
+  private CommitResult alreadyCommitted(
+      String path, @Nullable String appId, long txnVersion, long tableVersion) {
+    LOG.info(
+        "Delta table {}: transaction (appId {}, version {}) is already committed; skipped",
+        path,
+        appId,
+        txnVersion);
+    return new CommitResult(CommitResult.Status.ALREADY_COMMITTED, tableVersion, 0, 0);
+  }
+
+  /**
+   * Writes the rows and commits them in this process: {@link #writeDataFiles} then {@link #commit}.
+   * For small writes (facts rows, tests); large appends write files on workers.
+   *
+   * @param path the table path or URI
+   * @param rowSchema the schema of the rows
+   * @param rows the rows
+   * @param appId the transaction's app id, or null
+   * @param txnVersion the transaction version, ignored when {@code appId} is null
+   * @param domainMetadata domain name to configuration
+   * @return the outcome and the table version
+   * @throws IncompatibleTableException see {@link #writeDataFiles}
+   * @throws DeltaConflictException see {@link #commit}
+   */
+  public CommitResult append(
+      String path,
+      Schema rowSchema,
+      Iterable<Row> rows,
+      @Nullable String appId,
+      long txnVersion,
+      Map<String, String> domainMetadata) {
+    if (appId != null) {
+      OptionalLong latest = latestTransactionVersion(path, appId);
+      if (latest.isPresent() && latest.getAsLong() >= txnVersion) {
+        return alreadyCommitted(path, appId, txnVersion, version(path));
+      }
+    }
+    return commit(path, writeDataFiles(path, rowSchema, rows), appId, txnVersion, domainMetadata);
+  }
+
+  /**
+   * Replaces all rows of a small table with these rows in one commit: removes every data file of
+   * the snapshot the transaction reads and adds files with the new rows (the control table, one row
+   * per target, is rewritten in place). Removes are built with Kernel's internal API ({@link
+   * KernelInternals#removeAction}); the commit runs with {@code withMaxRetries(0)}, because
+   * Kernel's conflict resolution does not check removed files: a concurrent commit makes it fail
+   * instead of being rebased. Callers that computed the rows from the table's content must re-read
+   * and recompute after a {@link DeltaConflictException}.
+   *
+   * @param path the table path or URI
+   * @param rowSchema the schema of the rows
+   * @param rows the table's new content; may be empty (the table is emptied)
+   * @param appId a transaction app id for an idempotent rewrite, or null
+   * @param txnVersion the transaction version, ignored when {@code appId} is null
+   * @return the outcome: version, files added and removed; {@link
+   *     CommitResult.Status#ALREADY_COMMITTED} when {@code (appId, txnVersion)} is already in
+   * @throws IncompatibleTableException see {@link #writeDataFiles}
+   * @throws DeltaConflictException when another commit landed first
+   */
+  public CommitResult rewrite(
+      String path, Schema rowSchema, Iterable<Row> rows, @Nullable String appId, long txnVersion) {
+    return rewrite(path, rowSchema, rows, appId, txnVersion, () -> {});
+  }
+
+  /** {@link #rewrite(String, Schema, Iterable, String, long)} running a test hook before commit. */
+  CommitResult rewrite(
+      String path,
+      Schema rowSchema,
+      Iterable<Row> rows,
+      @Nullable String appId,
+      long txnVersion,
+      Runnable beforeCommit) {
+    Snapshot snapshot = requireTable(path);
+    UpdateTableTransactionBuilder builder =
+        snapshot.buildUpdateTableTransaction(ENGINE_INFO, Operation.WRITE).withMaxRetries(0);
+    if (appId != null) {
+      builder = builder.withTransactionId(appId, txnVersion);
+    }
+    Transaction txn;
+    try {
+      txn = builder.build(engine);
+    } catch (ConcurrentTransactionException e) {
+      return alreadyCommitted(path, appId, txnVersion, snapshot.getVersion());
+    }
+    long now = clock.millis();
+    List<io.delta.kernel.data.Row> actions = new ArrayList<>();
+    forEachScanFile(
+        snapshot.getScanBuilder().build(),
+        (scanState, scanFile) -> actions.add(KernelInternals.removeAction(scanFile, now)));
+    int removed = actions.size();
+    List<DataFileAction> added = writeDataFiles(path, txn, rowSchema, rows);
+    for (DataFileAction file : added) {
+      actions.add(KernelInternals.addActionFromJson(file.actionJson()));
+    }
+    beforeCommit.run();
+    try {
+      TransactionCommitResult result =
+          txn.commit(
+              engine, CloseableIterable.inMemoryIterable(KernelIterators.of(actions.iterator())));
+      runCheckpointHooks(path, result);
+      return new CommitResult(
+          CommitResult.Status.COMMITTED, result.getVersion(), added.size(), removed);
+    } catch (ConcurrentTransactionException e) {
+      return alreadyCommitted(path, appId, txnVersion, version(path));
+    } catch (MaxCommitRetryLimitReachedException | ConcurrentWriteException e) {
+      throw new DeltaConflictException(
+          "Delta table "
+              + path
+              + ": the rewrite read version "
+              + snapshot.getVersion()
+              + " but another commit landed first; re-read the table and rewrite again",
+          e);
+    }
+  }
+
+  /**
+   * {@link #rewrite(String, Schema, Iterable, String, long)} without a transaction identifier.
+   *
+   * @param path the table path or URI
+   * @param rowSchema the schema of the rows
+   * @param rows the table's new content
+   * @return the outcome
+   */
+  public CommitResult rewrite(String path, Schema rowSchema, Iterable<Row> rows) {
+    return rewrite(path, rowSchema, rows, null, 0);
+  }
+
+  private void runCheckpointHooks(String path, TransactionCommitResult result) {
+    for (PostCommitHook hook : result.getPostCommitHooks()) {
+      if (hook.getType() != PostCommitHook.PostCommitHookType.CHECKPOINT) {
+        continue;
+      }
+      try {
+        hook.threadSafeInvoke(engine);
+      } catch (IOException | RuntimeException e) {
+        // A checkpoint only speeds up reading the log; the commit itself has succeeded.
+        LOG.warn(
+            "Delta table {}: checkpoint at version {} failed; the next one will be tried",
+            path,
+            result.getVersion(),
+            e);
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Reading
+  // ------------------------------------------------------------------------------------------
+
+  /**
+   * The latest table version.
+   *
+   * @param path the table path or URI
+   * @return the version, from 0
+   * @throws IllegalStateException {@code No Delta table at <path>} when none exists
+   */
+  public long version(String path) {
+    return requireTable(path).getVersion();
+  }
+
+  /**
+   * The highest transaction version committed for an app id ({@code txn} actions): where a stream
+   * that tags its commits with this app id resumes.
+   *
+   * @param path the table path or URI
+   * @param appId the app id
+   * @return the version, or empty when the app id never committed (or its entry expired after
+   *     {@code delta.setTransactionRetentionDuration}, unset by default: never)
+   * @throws IllegalStateException when no table exists
+   */
+  public OptionalLong latestTransactionVersion(String path, String appId) {
+    Optional<Long> version = requireTable(path).getLatestTransactionVersion(engine, appId);
+    return version.map(OptionalLong::of).orElse(OptionalLong.empty());
+  }
+
+  /**
+   * The configuration of a domain's latest {@code domainMetadata} action.
+   *
+   * @param path the table path or URI
+   * @param domain the domain name
+   * @return the configuration, or empty when the domain was never set or was removed
+   * @throws IllegalStateException when no table exists
+   */
+  public Optional<String> domainMetadata(String path, String domain) {
+    return requireTable(path).getDomainMetadata(domain);
+  }
+
+  /**
+   * The table's metadata at its latest version: table comment, properties, columns with comments.
+   *
+   * @param path the table path or URI
+   * @return the metadata
+   * @throws IllegalStateException when no table exists
+   * @throws IncompatibleTableException when a column has a type outside the output types
+   */
+  public TableInfo describe(String path) {
+    Snapshot snapshot = requireTable(path);
+    return new TableInfo(
+        path,
+        snapshot.getVersion(),
+        KernelInternals.description(snapshot).orElse(null),
+        snapshot.getTableProperties(),
+        DeltaTypes.toColumns(path, snapshot.getSchema()));
+  }
+
+  /**
+   * The table's commits as its log files hold them, oldest first (see {@link CommitSummary}).
+   * Counting commits of one operation or app id checks, e.g., one bronze commit per batch.
+   *
+   * @param path the table path or URI
+   * @return the commits still in the log
+   * @throws UncheckedIOException when the log cannot be listed or read
+   */
+  public List<CommitSummary> history(String path) {
+    return DeltaLogHistory.read(hadoopConf, path);
+  }
+
+  /**
+   * All rows of the latest version, as maps from column name (the table's spelling, in column
+   * order) to plain Java values: Boolean, Short, Integer, Long, Float, Double, BigDecimal,
+   * LocalDate, LocalDateTime (TIMESTAMP_NTZ), Instant (TIMESTAMP, UTC), String, byte[]; null for
+   * NULL. Rows come file by file in no particular order. Reads the whole table into memory: for
+   * small tables, tests and resume checks.
+   *
+   * @param path the table path or URI
+   * @return the rows
+   * @throws IllegalStateException when no table exists
+   * @throws UncheckedIOException when a data file cannot be read
+   */
+  public List<Map<String, Object>> scan(String path) {
+    Snapshot snapshot = requireTable(path);
+    Scan scan = snapshot.getScanBuilder().build();
+    List<Map<String, Object>> result = new ArrayList<>();
+    forEachScanFile(
+        scan,
+        (scanState, scanFile) -> {
+          FileStatus file = KernelInternals.dataFileStatus(scanFile);
+          StructType physicalSchema = KernelInternals.physicalReadSchema(scanState);
+          try (CloseableIterator<ColumnarBatch> physical =
+                  engine
+                      .getParquetHandler()
+                      .readParquetFiles(
+                          KernelIterators.single(file), physicalSchema, Optional.empty())
+                      .map(FileReadResult::getData);
+              CloseableIterator<FilteredColumnarBatch> logical =
+                  Scan.transformPhysicalData(engine, scanState, scanFile, physical)) {
+            while (logical.hasNext()) {
+              try (CloseableIterator<io.delta.kernel.data.Row> rows = logical.next().getRows()) {
+                while (rows.hasNext()) {
+                  io.delta.kernel.data.Row row = rows.next();
+                  Map<String, Object> values = new LinkedHashMap<>();
+                  for (int i = 0; i < row.getSchema().length(); i++) {
+                    values.put(row.getSchema().at(i).getName(), RowBatches.javaValue(path, row, i));
+                  }
+                  result.add(values);
+                }
+              }
+            }
+          } catch (IOException e) {
+            throw new UncheckedIOException(
+                "Cannot read " + file.getPath() + " of Delta table " + path, e);
+          }
+        });
+    return result;
+  }
+
+  /**
+   * All rows of the latest version as Beam rows of the given schema: each field takes the column of
+   * the same name (ignoring case), NULL when the table has no such column; {@link #scan(String)}'s
+   * Java values are the Beam values of {@link org.lakecdc.mssqlcdc.schema.OutputType}'s field
+   * types.
+   *
+   * @param path the table path or URI
+   * @param schema the Beam schema of the result
+   * @return the rows, in no particular order
+   * @throws IllegalStateException when no table exists
+   * @throws IllegalArgumentException when a value does not fit its field (e.g. NULL in a
+   *     non-nullable field)
+   */
+  public List<Row> scan(String path, Schema schema) {
+    List<Row> rows = new ArrayList<>();
+    for (Map<String, Object> values : scan(path)) {
+      Map<String, Object> byLowerName = new HashMap<>();
+      values.forEach((k, v) -> byLowerName.put(k.toLowerCase(java.util.Locale.ROOT), v));
+      Row.Builder builder = Row.withSchema(schema);
+      for (Schema.Field field : schema.getFields()) {
+        builder.addValue(byLowerName.get(field.getName().toLowerCase(java.util.Locale.ROOT)));
+      }
+      rows.add(builder.build());
+    }
+    return rows;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Helpers
+  // ------------------------------------------------------------------------------------------
+
+  private interface ScanFileConsumer {
+    void accept(io.delta.kernel.data.Row scanState, io.delta.kernel.data.Row scanFile);
+  }
+
+  private void forEachScanFile(Scan scan, ScanFileConsumer consumer) {
+    io.delta.kernel.data.Row scanState = scan.getScanState(engine);
+    try (CloseableIterator<FilteredColumnarBatch> batches = scan.getScanFiles(engine)) {
+      while (batches.hasNext()) {
+        try (CloseableIterator<io.delta.kernel.data.Row> files = batches.next().getRows()) {
+          while (files.hasNext()) {
+            consumer.accept(scanState, files.next());
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot list the data files of " + scan, e);
+    }
+  }
+
+  private Optional<Snapshot> latestSnapshot(String path) {
+    try {
+      return Optional.of(Table.forPath(engine, path).getLatestSnapshot(engine));
+    } catch (TableNotFoundException e) {
+      return Optional.empty();
+    }
+  }
+
+  private Snapshot requireTable(String path) {
+    return latestSnapshot(path)
+        .orElseThrow(() -> new IllegalStateException("No Delta table at " + path));
+  }
+}

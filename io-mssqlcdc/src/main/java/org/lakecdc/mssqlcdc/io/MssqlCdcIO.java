@@ -250,6 +250,16 @@ public final class MssqlCdcIO {
       return toBuilder().setColumns(columns).build();
     }
 
+    /**
+     * The Beam schema of the rows this read emits, resolved as {@code expand()} resolves it (from
+     * the declared columns, or from CDC metadata through a client).
+     *
+     * @throws IllegalArgumentException for an invalid configuration, as {@code expand()}
+     */
+    public Schema outputSchema() {
+      return resolve().schema();
+    }
+
     /** The same read, also emitting one {@link ChangeBatch} per batch under {@link #BATCHES}. */
     public ReadWithBatches withBatches() {
       return new ReadWithBatches(this);

@@ -6,16 +6,20 @@ import org.lakecdc.mssqlcdc.client.CdcClient;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
 
 /** Resolves a {@link StartingLsn} to the last processed LSN (BEHAVIOUR.md 2.3). */
-final class StartPositions {
+public final class StartPositions {
   private StartPositions() {}
 
   /**
    * The LSN a new read treats as already processed.
    *
+   * @param client an open client
+   * @param captureInstance the configured capture instance
+   * @param start the starting position
+   * @return the last processed LSN; reading starts right after it
    * @throws IllegalStateException for {@code latest} when capture has never written and the
    *     instance has no start LSN (retry once the capture job has run)
    */
-  static Lsn lastProcessed(CdcClient client, String captureInstance, StartingLsn start) {
+  public static Lsn lastProcessed(CdcClient client, String captureInstance, StartingLsn start) {
     switch (start.kind()) {
       case EXPLICIT:
         return start.lsn().orElseThrow();

@@ -1,0 +1,240 @@
+package org.lakecdc.pipelines;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.lakecdc.cdc.transforms.finalization.Granularity;
+import org.lakecdc.mssqlcdc.client.CdcClientFactory;
+import org.lakecdc.mssqlcdc.client.CdcException;
+import org.lakecdc.mssqlcdc.client.IsolationLevel;
+import org.lakecdc.mssqlcdc.fake.FakeCdcClientFactory;
+import org.lakecdc.mssqlcdc.io.StartingLsn;
+import org.lakecdc.pipelines.demo.DemoDatabase;
+
+/**
+ * The main job: SQL Server CDC of one capture instance into a bronze Delta table, the facts table
+ * and the completeness verdict (see {@link CdcToDeltaJob}). With no arguments it runs on the
+ * embedded default: the demo CDC database in {@code lakecdc-demo/source} (built when absent) into
+ * local Delta tables under {@code lakecdc-demo/delta}.
+ *
+ * <p>Exit codes: 0 done; 2 a bad option value (one line naming the option and what it accepts;
+ * nothing is written); 1 a failed run (one line with the cause; what was committed stays committed,
+ * and a rerun continues from it).
+ */
+public final class CdcToDelta {
+  private CdcToDelta() {}
+
+  /** Entry point; {@link CdcToDeltaOptions} lists the options. */
+  public static void main(String[] args) {
+    CdcToDeltaOptions options;
+    CdcToDeltaJob.Config config;
+    try {
+      PipelineOptionsFactory.register(CdcToDeltaOptions.class);
+      options = PipelineOptionsFactory.fromArgs(args).withValidation().as(CdcToDeltaOptions.class);
+      config = config(options);
+    } catch (IllegalArgumentException e) {
+      System.err.println("error: " + firstLine(e));
+      System.exit(2);
+      return;
+    }
+    try {
+      if (options.getConnectionUrl() == null) {
+        DemoDatabase.Summary demo =
+            DemoDatabase.ensure(
+                Path.of(options.getFakePath()),
+                options.getDemoScale(),
+                options.getDemoTransactions());
+        if (demo.created()) {
+          System.out.printf(
+              "Built the demo CDC database in %s: %,d orders and %,d line items loaded before"
+                  + " CDC, then %,d transactions (server zone %s)%n",
+              Path.of(options.getFakePath()).toAbsolutePath(),
+              demo.orders(),
+              demo.lineItems(),
+              demo.transactions(),
+              DemoDatabase.SERVER_ZONE);
+        }
+      }
+      CdcToDeltaJob.Summary summary = CdcToDeltaJob.run(config, options, System.out);
+      printSummary(config, summary);
+    } catch (IllegalArgumentException | CdcException e) {
+      System.err.println("error: " + firstLine(e));
+      System.exit(1);
+    } catch (Pipeline.PipelineExecutionException e) {
+      System.err.println("error: the run failed: " + firstLine(e.getCause()));
+      System.exit(1);
+    }
+  }
+
+  /**
+   * Validates the options into a job configuration.
+   *
+   * @throws IllegalArgumentException naming the option, the value and what it accepts
+   */
+  static CdcToDeltaJob.Config config(CdcToDeltaOptions o) {
+    String ci = required("captureInstance", o.getCaptureInstance());
+    if (o.getMaxCommitsPerBatch() < 0) {
+      throw new IllegalArgumentException(
+          "--maxCommitsPerBatch must be a positive integer, or 0 to read up to max_lsn, not '"
+              + o.getMaxCommitsPerBatch()
+              + "'");
+    }
+    if (o.getNumPartitions() < 1) {
+      throw new IllegalArgumentException(
+          "--numPartitions must be a positive integer, not '" + o.getNumPartitions() + "'");
+    }
+    if (!(o.getDemoScale() > 0 && o.getDemoScale() <= 1)) {
+      throw new IllegalArgumentException(
+          "--demoScale must be a TPC-H scale factor in (0, 1], not '" + o.getDemoScale() + "'");
+    }
+    if (o.getDemoTransactions() < 0) {
+      throw new IllegalArgumentException(
+          "--demoTransactions must be 0 or a positive integer, not '"
+              + o.getDemoTransactions()
+              + "'");
+    }
+    Granularity granularity;
+    try {
+      granularity = Granularity.parse(o.getGranularity());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--" + e.getMessage());
+    }
+    StartingLsn start = StartingLsn.earliest();
+    if (o.getStartingLsn() != null) {
+      if (o.getBootstrap()) {
+        throw new IllegalArgumentException(
+            "--startingLsn cannot be combined with --bootstrap=true (the snapshot decides where"
+                + " the stream starts); pass --bootstrap=false to start at an LSN");
+      }
+      try {
+        start = StartingLsn.parse(o.getStartingLsn());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("--" + e.getMessage());
+      }
+    }
+    IsolationLevel isolation =
+        switch (o.getIsolationLevel().strip().toLowerCase(Locale.ROOT)) {
+          case "readcommitted" -> IsolationLevel.READ_COMMITTED;
+          case "snapshot" -> IsolationLevel.SNAPSHOT;
+          default ->
+              throw new IllegalArgumentException(
+                  "--isolationLevel must be 'readCommitted' or 'snapshot' (never NOLOCK), not '"
+                      + o.getIsolationLevel()
+                      + "'");
+        };
+    String target =
+        o.getTarget() != null ? o.getTarget() : "lakecdc-demo/delta/" + ci.toLowerCase(Locale.ROOT);
+    return new CdcToDeltaJob.Config(
+        clientFactory(o),
+        ci,
+        required("target", target),
+        required("factsTable", o.getFactsTable()),
+        required("controlTable", o.getControlTable()),
+        o.getAppId() != null ? required("appId", o.getAppId()) : ci,
+        o.getBootstrap(),
+        start,
+        o.getMaxCommitsPerBatch(),
+        o.getNumPartitions(),
+        granularity,
+        o.getIncludeCommandId(),
+        o.getColumns(),
+        isolation,
+        null,
+        0);
+  }
+
+  private static CdcClientFactory clientFactory(CdcToDeltaOptions o) {
+    if (o.getConnectionUrl() == null) {
+      Path path = Path.of(required("fakePath", o.getFakePath()));
+      if (Files.exists(path) && !Files.isDirectory(path)) {
+        throw new IllegalArgumentException(
+            "--fakePath must be a directory (the simulator's database, built there when empty),"
+                + " not the file '"
+                + path
+                + "'");
+      }
+      return new FakeCdcClientFactory(path.toString());
+    }
+    if (!o.getConnectionUrl().startsWith("jdbc:sqlserver://")) {
+      throw new IllegalArgumentException(
+          "--connectionUrl must be a SQL Server JDBC URL (jdbc:sqlserver://host:1433;"
+              + "databaseName=db), not '"
+              + o.getConnectionUrl()
+              + "'");
+    }
+    required("user", o.getUser());
+    if ((o.getPasswordEnv() == null) == (o.getPasswordFile() == null)) {
+      throw new IllegalArgumentException(
+          "--connectionUrl needs the password from exactly one of --passwordEnv (an environment"
+              + " variable's name) or --passwordFile (a file's path)");
+    }
+    if (o.getPasswordEnv() != null && System.getenv(o.getPasswordEnv()) == null) {
+      throw new IllegalArgumentException(
+          "--passwordEnv names the environment variable "
+              + o.getPasswordEnv()
+              + ", which is not set");
+    }
+    if (o.getPasswordFile() != null) {
+      try {
+        Files.readAllLines(Path.of(o.getPasswordFile()));
+      } catch (IOException e) {
+        throw new IllegalArgumentException(
+            "--passwordFile " + o.getPasswordFile() + " cannot be read: " + e.getMessage());
+      }
+    }
+    throw new IllegalArgumentException(
+        "--connectionUrl: this build reads SQL Server CDC through the file-backed simulator only"
+            + " (--fakePath); the T-SQL client is not part of it yet");
+  }
+
+  private static String required(String option, String value) {
+    if (value == null || value.isBlank()) {
+      throw new IllegalArgumentException("--" + option + " must not be empty");
+    }
+    return value;
+  }
+
+  private static String firstLine(Throwable e) {
+    String message = e.getMessage() == null ? e.toString() : e.getMessage();
+    return message.lines().findFirst().orElse(message);
+  }
+
+  private static void printSummary(CdcToDeltaJob.Config config, CdcToDeltaJob.Summary summary) {
+    System.out.println();
+    System.out.printf(
+        "Done in %.1f s: %,d batches, %,d change rows (%,d inserts, %,d updates, %,d deletes),"
+            + " %,.0f change rows/s%n",
+        summary.seconds(),
+        summary.batches(),
+        summary.rows(),
+        summary.rowsByOperation().getOrDefault("insert", 0L),
+        summary.rowsByOperation().getOrDefault("update", 0L),
+        summary.rowsByOperation().getOrDefault("delete", 0L),
+        summary.rows() / Math.max(summary.seconds(), 1e-3));
+    if (summary.snapshotRows() >= 0) {
+      System.out.printf("Snapshot: %,d rows%n", summary.snapshotRows());
+    }
+    summary
+        .position()
+        .ifPresent(
+            p ->
+                System.out.printf(
+                    "Position: batch %d, end LSN %s committed at %s UTC%n",
+                    p.batchId(), p.endLsn(), p.endCommitTime()));
+    System.out.printf(
+        "Verdict: finalized_until = %s UTC (%s periods)%n",
+        summary.verdict().map(Object::toString).orElse("none yet"), config.granularity());
+    System.out.printf(
+        "Tables (Delta):%n  bronze  %s%n  facts   %s%n  control %s%n",
+        Path.of(config.bronzePath()).toAbsolutePath(),
+        Path.of(config.factsPath()).toAbsolutePath(),
+        Path.of(config.controlPath()).toAbsolutePath());
+    System.out.printf(
+        "Query them with Spark and delta-spark, e.g.%n  spark.read.format(\"delta\").load(\"%s\")"
+            + ".orderBy(\"_start_lsn\", \"_command_id\", \"_seqval\", \"_operation\").show()%n",
+        Path.of(config.bronzePath()).toAbsolutePath());
+  }
+}

@@ -1,0 +1,369 @@
+package org.lakecdc.pipelines;
+
+import java.io.PrintStream;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.values.Row;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.cdc.transforms.bronze.BronzeTable;
+import org.lakecdc.cdc.transforms.delta.DeltaTables;
+import org.lakecdc.cdc.transforms.facts.FactsTable;
+import org.lakecdc.cdc.transforms.finalization.ControlTable;
+import org.lakecdc.cdc.transforms.finalization.Finalization;
+import org.lakecdc.cdc.transforms.finalization.Granularity;
+import org.lakecdc.cdc.transforms.position.StreamPosition;
+import org.lakecdc.cdc.transforms.write.BatchStats;
+import org.lakecdc.cdc.transforms.write.CrashPoint;
+import org.lakecdc.cdc.transforms.write.DeltaTarget;
+import org.lakecdc.cdc.transforms.write.WriteChangesToDelta;
+import org.lakecdc.mssqlcdc.client.CdcClient;
+import org.lakecdc.mssqlcdc.client.CdcClientFactory;
+import org.lakecdc.mssqlcdc.client.Commit;
+import org.lakecdc.mssqlcdc.client.IsolationLevel;
+import org.lakecdc.mssqlcdc.io.MssqlCdcIO;
+import org.lakecdc.mssqlcdc.io.StartPositions;
+import org.lakecdc.mssqlcdc.io.StartingLsn;
+import org.lakecdc.mssqlcdc.lsn.Lsn;
+
+/**
+ * One run of the main job: SQL Server CDC of one capture instance into a bronze Delta table, a
+ * facts table and the completeness verdict, exactly once across replays, crashes and fresh
+ * submissions.
+ *
+ * <p>Before the pipeline runs, on the launcher: create the tables that are missing (and migrate old
+ * ones); read the target's position from the Delta tables (Delta is the checkpoint); repair what a
+ * crash left: a facts row missing after a bronze commit, a verdict behind the data; take the
+ * bootstrap snapshot of a new target; stop early when nothing new was captured. Then one bounded
+ * pipeline reads the changes after the position and commits them batch by batch in LSN order.
+ */
+public final class CdcToDeltaJob {
+  private CdcToDeltaJob() {}
+
+  /**
+   * A validated job configuration.
+   *
+   * @param clientFactory opens CDC clients
+   * @param captureInstance the capture instance to read
+   * @param bronzePath the bronze table (the target)
+   * @param factsPath the facts table
+   * @param controlPath the control table
+   * @param appId the job's identity in the target
+   * @param bootstrap whether a new target starts with a whole snapshot
+   * @param startingLsn where a new target starts without bootstrap
+   * @param maxCommitsPerBatch commits per batch, 0 for no limit
+   * @param numPartitions parallel parts of a read
+   * @param granularity the verdict's period
+   * @param includeCommandId whether {@code _command_id} is read
+   * @param columns declared columns, or null to infer
+   * @param isolation isolation of snapshot reads
+   * @param crashPoint crash tests only: where to stop, or null
+   * @param crashBatch crash tests only: the batch to stop at
+   */
+  public record Config(
+      CdcClientFactory clientFactory,
+      String captureInstance,
+      String bronzePath,
+      String factsPath,
+      String controlPath,
+      String appId,
+      boolean bootstrap,
+      StartingLsn startingLsn,
+      int maxCommitsPerBatch,
+      int numPartitions,
+      Granularity granularity,
+      boolean includeCommandId,
+      @Nullable String columns,
+      IsolationLevel isolation,
+      @Nullable CrashPoint crashPoint,
+      long crashBatch) {
+    public Config {
+      Objects.requireNonNull(clientFactory, "clientFactory");
+      Objects.requireNonNull(captureInstance, "captureInstance");
+      Objects.requireNonNull(bronzePath, "bronzePath");
+      Objects.requireNonNull(factsPath, "factsPath");
+      Objects.requireNonNull(controlPath, "controlPath");
+      Objects.requireNonNull(appId, "appId");
+      Objects.requireNonNull(startingLsn, "startingLsn");
+      Objects.requireNonNull(granularity, "granularity");
+      Objects.requireNonNull(isolation, "isolation");
+    }
+
+    /** The same configuration, stopping at {@code point} of batch {@code batch} (crash tests). */
+    public Config withCrash(CrashPoint point, long batch) {
+      return new Config(
+          clientFactory,
+          captureInstance,
+          bronzePath,
+          factsPath,
+          controlPath,
+          appId,
+          bootstrap,
+          startingLsn,
+          maxCommitsPerBatch,
+          numPartitions,
+          granularity,
+          includeCommandId,
+          columns,
+          isolation,
+          point,
+          batch);
+    }
+  }
+
+  /**
+   * What a run did.
+   *
+   * @param batches batches committed by this run
+   * @param rowsByOperation change rows written by this run: delete, insert, update (after-images)
+   *     and all rows
+   * @param snapshotRows rows of a snapshot taken by this run, or -1 when none was taken
+   * @param position the target's position after the run
+   * @param verdict the target's verdict after the run, UTC
+   * @param seconds wall seconds of the run
+   */
+  public record Summary(
+      long batches,
+      Map<String, Long> rowsByOperation,
+      long snapshotRows,
+      Optional<StreamPosition> position,
+      Optional<LocalDateTime> verdict,
+      double seconds) {
+    /** All change rows written by the run. */
+    public long rows() {
+      return rowsByOperation.getOrDefault("rows", 0L);
+    }
+  }
+
+  /**
+   * Runs the job once.
+   *
+   * @param config the validated configuration
+   * @param beamOptions the pipeline options (runner)
+   * @param out where progress and the summary are printed
+   * @return what the run did
+   * @throws IllegalArgumentException when the target belongs to another app id, or the
+   *     configuration does not fit the source
+   */
+  public static Summary run(Config config, PipelineOptions beamOptions, PrintStream out) {
+    long began = System.nanoTime();
+    Instant startedAt = Instant.now();
+    DeltaTables tables = DeltaTables.create();
+    MssqlCdcIO.Read read = read(config);
+    Schema changeSchema = read.outputSchema();
+    tables.createIfAbsent(config.bronzePath(), BronzeTable.definition(changeSchema));
+    tables.createIfAbsent(config.factsPath(), FactsTable.definition());
+    tables.createIfAbsent(config.controlPath(), ControlTable.definition());
+    Finalization finalization =
+        new Finalization(tables, config.controlPath(), java.time.Clock.systemUTC());
+
+    Optional<StreamPosition> position = resumePosition(config, tables, out);
+    long snapshotRows = -1;
+    if (position.isEmpty()) {
+      position = Optional.of(startPosition(config));
+      out.printf(
+          "New target %s: starting after %s (startingLsn=%s)%n",
+          config.bronzePath(), position.get().endLsn(), config.startingLsn());
+    }
+    StreamPosition start = position.get();
+    if (start.endCommitTime() != null && start.batchId() >= 0) {
+      finalization.advance(
+          config.bronzePath(), start.endLsn(), start.endCommitTime(), config.granularity());
+    }
+
+    Lsn max;
+    try (CdcClient client = config.clientFactory().open()) {
+      max = client.maxLsn().orElse(Lsn.ZERO);
+    }
+    if (!max.isAfter(start.endLsn())) {
+      out.printf(
+          "Nothing new: max_lsn %s is already in %s (batch %d)%n",
+          max, config.bronzePath(), start.batchId());
+      tables.append(
+          config.factsPath(),
+          FactsTable.SCHEMA,
+          List.of(
+              FactsTable.row()
+                  .set(FactsTable.APP_ID, config.appId())
+                  .set(FactsTable.ROWS, 0L)
+                  .set(FactsTable.EVENT, FactsTable.EVENT_NOTHING_NEW)
+                  .set(FactsTable.END_LSN, start.endLsn().toString())
+                  .set(FactsTable.END_COMMIT_TS, start.endCommitTime())
+                  .set(
+                      FactsTable.DETAIL,
+                      "max_lsn " + max + " is not after the position " + start.endLsn())
+                  .set(FactsTable.TARGET, config.bronzePath())
+                  .set(FactsTable.STARTED_AT, startedAt)
+                  .set(FactsTable.WRITTEN_AT, Instant.now())
+                  .build()),
+          null,
+          0,
+          Map.of());
+      return new Summary(
+          0,
+          Map.of(),
+          snapshotRows,
+          position,
+          finalization.verdict(config.bronzePath()),
+          (System.nanoTime() - began) / 1e9);
+    }
+
+    DeltaTarget target =
+        new DeltaTarget(
+            config.bronzePath(),
+            config.factsPath(),
+            config.controlPath(),
+            start,
+            config.granularity(),
+            config.clientFactory(),
+            startedAt,
+            config.crashPoint(),
+            config.crashBatch());
+    Pipeline pipeline = Pipeline.create(beamOptions);
+    pipeline
+        .apply(
+            "Read " + config.captureInstance(),
+            read.withStartingLsn(StartingLsn.after(start.endLsn())).withBatches())
+        .apply("Write to Delta", WriteChangesToDelta.to(target, changeSchema));
+    out.printf(
+        "Reading %s after %s (batch %d) up to max_lsn %s%n",
+        config.captureInstance(), start.endLsn(), start.batchId(), max);
+    pipeline.run().waitUntilFinish();
+
+    Map<String, Long> byOperation = new java.util.TreeMap<>();
+    long batches = 0;
+    for (Row fact : tables.scan(config.factsPath(), FactsTable.SCHEMA)) {
+      Long batch = fact.getInt64(FactsTable.BATCH_ID);
+      if (config.appId().equals(fact.getString(FactsTable.APP_ID))
+          && fact.getString(FactsTable.EVENT) == null
+          && batch != null
+          && batch > start.batchId()) {
+        batches++;
+        byOperation.merge("rows", fact.getInt64(FactsTable.ROWS), Long::sum);
+        byOperation.merge("delete", fact.getInt64(FactsTable.DELETES), Long::sum);
+        byOperation.merge("insert", fact.getInt64(FactsTable.INSERTS), Long::sum);
+        byOperation.merge("update", fact.getInt64(FactsTable.UPDATES), Long::sum);
+      }
+    }
+    return new Summary(
+        batches,
+        byOperation,
+        snapshotRows,
+        resumePosition(config, tables, out),
+        finalization.verdict(config.bronzePath()),
+        (System.nanoTime() - began) / 1e9);
+  }
+
+  static MssqlCdcIO.Read read(Config config) {
+    MssqlCdcIO.Read read =
+        MssqlCdcIO.read()
+            .withCaptureInstance(config.captureInstance())
+            .withClientFactory(config.clientFactory())
+            .withNumPartitions(config.numPartitions())
+            .withIncludeCommandId(config.includeCommandId());
+    if (config.maxCommitsPerBatch() > 0) {
+      read = read.withMaxCommitsPerBatch(config.maxCommitsPerBatch());
+    }
+    if (config.columns() != null) {
+      read = read.withColumns(config.columns());
+    }
+    return read;
+  }
+
+  /**
+   * The target's position: the later of bronze's and the facts table's, after writing the facts row
+   * a crash left missing (bronze committed a batch, its facts commit did not happen).
+   *
+   * @throws IllegalArgumentException when the target was written by another app id
+   */
+  static Optional<StreamPosition> resumePosition(
+      Config config, DeltaTables tables, PrintStream out) {
+    Optional<StreamPosition> bronze =
+        StreamPosition.fromJson(
+            tables.domainMetadata(config.bronzePath(), StreamPosition.BRONZE_DOMAIN));
+    if (bronze.isPresent() && !bronze.get().appId().equals(config.appId())) {
+      throw new IllegalArgumentException(
+          "Target "
+              + config.bronzePath()
+              + " is written by app id '"
+              + bronze.get().appId()
+              + "', not '"
+              + config.appId()
+              + "': run with --appId="
+              + bronze.get().appId()
+              + " or write a new target");
+    }
+    Optional<StreamPosition> facts =
+        StreamPosition.fromJson(
+            tables.domainMetadata(config.factsPath(), StreamPosition.factsDomain(config.appId())));
+    if (bronze.isPresent()
+        && bronze.get().batchId() >= 0
+        && (facts.isEmpty() || facts.get().endLsn().isBefore(bronze.get().endLsn()))) {
+      writeMissingFacts(config, tables, bronze.get(), out);
+      return bronze;
+    }
+    if (facts.isPresent()
+        && (bronze.isEmpty() || facts.get().endLsn().isAfter(bronze.get().endLsn()))) {
+      return facts;
+    }
+    return bronze;
+  }
+
+  /** Rebuilds the facts row of the last bronze batch from the stats stored with its commit. */
+  private static void writeMissingFacts(
+      Config config, DeltaTables tables, StreamPosition bronze, PrintStream out) {
+    BatchStats stats =
+        BatchStats.fromJson(
+            tables
+                .domainMetadata(config.bronzePath(), BatchStats.BRONZE_DOMAIN)
+                .orElseThrow(
+                    () ->
+                        new IllegalStateException(
+                            "Bronze "
+                                + config.bronzePath()
+                                + " has a position but no batch stats")));
+    out.printf(
+        "Writing the facts row of batch %d, which the previous run committed to bronze but not"
+            + " to facts%n",
+        stats.batchId());
+    tables.append(
+        config.factsPath(),
+        FactsTable.SCHEMA,
+        List.of(
+            FactsTable.row()
+                .set(FactsTable.APP_ID, config.appId())
+                .set(FactsTable.BATCH_ID, stats.batchId())
+                .set(FactsTable.ROWS, stats.rows())
+                .set(FactsTable.MIN_LSN, stats.minLsn())
+                .set(FactsTable.MAX_LSN, stats.maxLsn())
+                .set(FactsTable.MIN_COMMIT_TS, stats.minCommitTs())
+                .set(FactsTable.MAX_COMMIT_TS, stats.maxCommitTs())
+                .set(FactsTable.DELETES, stats.deletes())
+                .set(FactsTable.INSERTS, stats.inserts())
+                .set(FactsTable.UPDATES, stats.updates())
+                .set(FactsTable.END_LSN, bronze.endLsn().toString())
+                .set(FactsTable.END_COMMIT_TS, bronze.endCommitTime())
+                .set(FactsTable.TARGET, config.bronzePath())
+                .set(FactsTable.WRITTEN_AT, Instant.now())
+                .build()),
+        config.appId() + "#facts",
+        stats.batchId(),
+        Map.of(StreamPosition.factsDomain(config.appId()), bronze.toJson()));
+  }
+
+  /** The position of a new target without a snapshot: right before where the read starts. */
+  private static StreamPosition startPosition(Config config) {
+    try (CdcClient client = config.clientFactory().open()) {
+      Lsn last =
+          StartPositions.lastProcessed(client, config.captureInstance(), config.startingLsn());
+      Instant time = client.commit(last).map(Commit::commitTime).orElse(null);
+      return new StreamPosition(config.appId(), 0, -1, last, time, config.captureInstance());
+    }
+  }
+}

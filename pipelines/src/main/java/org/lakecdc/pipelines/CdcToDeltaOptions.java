@@ -1,0 +1,144 @@
+package org.lakecdc.pipelines;
+
+import org.apache.beam.sdk.options.Default;
+import org.apache.beam.sdk.options.Description;
+import org.apache.beam.sdk.options.PipelineOptions;
+
+/**
+ * Options of the main job {@link CdcToDelta}, in Beam's {@code --camelCase=value} form. Every value
+ * is validated before anything runs; docs/options.md is the reference.
+ */
+public interface CdcToDeltaOptions extends PipelineOptions {
+  @Description(
+      "Directory of the file-backed SQL Server CDC simulator to read (the embedded default). When"
+          + " it holds no database, the demo database (TPC-H orders and lineitem with a change"
+          + " history) is built there first.")
+  @Default.String("lakecdc-demo/source")
+  String getFakePath();
+
+  void setFakePath(String value);
+
+  @Description(
+      "JDBC URL of a real SQL Server (jdbc:sqlserver://host:1433;databaseName=db). When set, it"
+          + " is read instead of --fakePath.")
+  String getConnectionUrl();
+
+  void setConnectionUrl(String value);
+
+  @Description("SQL Server login for --connectionUrl.")
+  String getUser();
+
+  void setUser(String value);
+
+  @Description(
+      "Name of the environment variable holding the password of --user. The password itself is"
+          + " never an option, never logged and never written to facts.")
+  String getPasswordEnv();
+
+  void setPasswordEnv(String value);
+
+  @Description("File holding the password of --user (first line); an alternative to --passwordEnv.")
+  String getPasswordFile();
+
+  void setPasswordFile(String value);
+
+  @Description("Capture instance to read (SQL Server's default name is <schema>_<table>).")
+  @Default.String("dbo_orders")
+  String getCaptureInstance();
+
+  void setCaptureInstance(String value);
+
+  @Description(
+      "Path or URI of the bronze Delta table (the target). Default:"
+          + " lakecdc-demo/delta/<captureInstance>.")
+  String getTarget();
+
+  void setTarget(String value);
+
+  @Description("Path or URI of the facts Delta table (may be shared by several targets).")
+  @Default.String("lakecdc-demo/delta/facts")
+  String getFactsTable();
+
+  void setFactsTable(String value);
+
+  @Description("Path or URI of the control Delta table table_finalization (may be shared).")
+  @Default.String("lakecdc-demo/delta/table_finalization")
+  String getControlTable();
+
+  void setControlTable(String value);
+
+  @Description(
+      "The job's identity in the target: transaction ids of bronze and facts commits. Keep it for"
+          + " the life of the target. Default: the capture instance.")
+  String getAppId();
+
+  void setAppId(String value);
+
+  @Description(
+      "On a new target, take a whole snapshot of the table first (rows with _operation 0 stamped"
+          + " with the max_lsn recorded before the read), then stream the changes after it.")
+  @Default.Boolean(true)
+  boolean getBootstrap();
+
+  void setBootstrap(boolean value);
+
+  @Description(
+      "Where a new target starts without --bootstrap: 'earliest', 'latest' or the last processed"
+          + " LSN. Ignored once the target has a position.")
+  String getStartingLsn();
+
+  void setStartingLsn(String value);
+
+  @Description(
+      "At most this many commits of cdc.lsn_time_mapping per batch (each batch is one bronze"
+          + " commit and one facts row); 0 reads up to max_lsn in one batch.")
+  @Default.Integer(100)
+  int getMaxCommitsPerBatch();
+
+  void setMaxCommitsPerBatch(int value);
+
+  @Description("Parts each read is split into, read in parallel (at least 1).")
+  @Default.Integer(1)
+  int getNumPartitions();
+
+  void setNumPartitions(int value);
+
+  @Description("Period of the completeness verdict finalized_until: minute, hour or day.")
+  @Default.String("hour")
+  String getGranularity();
+
+  void setGranularity(String value);
+
+  @Description("Read __$command_id into _command_id (false for change tables without it).")
+  @Default.Boolean(true)
+  boolean getIncludeCommandId();
+
+  void setIncludeCommandId(boolean value);
+
+  @Description(
+      "Captured columns to read and their types, as a DDL list ('order_id INT, amount"
+          + " DECIMAL(18,2)'). Default: inferred from CDC metadata.")
+  String getColumns();
+
+  void setColumns(String value);
+
+  @Description(
+      "Isolation of the snapshot's reads of the source table: readCommitted or snapshot (never"
+          + " NOLOCK).")
+  @Default.String("readCommitted")
+  String getIsolationLevel();
+
+  void setIsolationLevel(String value);
+
+  @Description("TPC-H scale factor of the demo database built when --fakePath holds none.")
+  @Default.Double(0.01)
+  double getDemoScale();
+
+  void setDemoScale(double value);
+
+  @Description("Number of change transactions in a newly built demo database.")
+  @Default.Integer(600)
+  int getDemoTransactions();
+
+  void setDemoTransactions(int value);
+}

@@ -1,0 +1,146 @@
+package org.lakecdc.cdc.transforms.write;
+
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.beam.sdk.values.Row;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.cdc.transforms.facts.FactsTable;
+import org.lakecdc.cdc.transforms.position.StreamPosition;
+import org.lakecdc.mssqlcdc.client.CaptureInstance;
+import org.lakecdc.mssqlcdc.client.CdcClient;
+import org.lakecdc.mssqlcdc.io.ChangeBatch;
+import org.lakecdc.mssqlcdc.lsn.Lsn;
+
+/**
+ * The facts rows of one batch (BEHAVIOUR.md 7.4–7.6): the batch row, then its event rows. Source
+ * measurements (retention watermark, capture progress, lags) are taken when the batch is committed,
+ * from the capture instance the batch read last.
+ */
+final class BatchFacts {
+  private BatchFacts() {}
+
+  static List<Row> rows(
+      DeltaTarget target,
+      CdcClient client,
+      StreamPosition before,
+      ChangeBatch batch,
+      BatchStats stats,
+      Instant startedAt,
+      Duration bronzeDuration,
+      Clock clock) {
+    String lastInstance = batch.readInstances().get(batch.readInstances().size() - 1);
+    Instant end = batch.toCommitTime();
+    Instant retention =
+        CommitBatches.commitTimeAtOrBefore(client, client.minLsn(lastInstance)).orElse(null);
+    Instant sourceMax =
+        client
+            .maxLsn()
+            .flatMap(max -> CommitBatches.commitTimeAtOrBefore(client, max))
+            .orElse(null);
+    Instant now = clock.instant();
+    List<Row> rows = new ArrayList<>();
+    rows.add(
+        FactsTable.row()
+            .set(FactsTable.APP_ID, target.appId())
+            .set(FactsTable.BATCH_ID, stats.batchId())
+            .set(FactsTable.ROWS, stats.rows())
+            .set(FactsTable.MIN_LSN, stats.minLsn())
+            .set(FactsTable.MAX_LSN, stats.maxLsn())
+            .set(FactsTable.MIN_COMMIT_TS, stats.minCommitTs())
+            .set(FactsTable.MAX_COMMIT_TS, stats.maxCommitTs())
+            .set(FactsTable.DELETES, stats.deletes())
+            .set(FactsTable.INSERTS, stats.inserts())
+            .set(FactsTable.UPDATES, stats.updates())
+            .set(FactsTable.STARTED_AT, startedAt)
+            .set(FactsTable.DURATION_MS, bronzeDuration.toMillis())
+            .set(FactsTable.RETENTION_WATERMARK_TS, retention)
+            .set(FactsTable.RETENTION_HEADROOM_HOURS, hours(retention, end))
+            .set(FactsTable.SOURCE_MAX_COMMIT_TS, sourceMax)
+            .set(FactsTable.CAPTURE_LAG_SECONDS, seconds(sourceMax, now))
+            .set(FactsTable.INGESTION_LAG_SECONDS, seconds(end, sourceMax))
+            .set(FactsTable.END_LSN, batch.toLsn().toString())
+            .set(FactsTable.END_COMMIT_TS, end)
+            .set(FactsTable.TARGET, target.bronzePath())
+            .set(FactsTable.WRITTEN_AT, now)
+            .build());
+    switchEvent(client, before, batch)
+        .ifPresent(
+            e ->
+                rows.add(
+                    FactsTable.row()
+                        .set(FactsTable.APP_ID, target.appId())
+                        .set(FactsTable.BATCH_ID, stats.batchId())
+                        .set(FactsTable.ROWS, 0L)
+                        .set(FactsTable.EVENT, FactsTable.EVENT_CAPTURE_INSTANCE_SWITCHED)
+                        .set(FactsTable.MIN_LSN, e.lsn())
+                        .set(FactsTable.MAX_LSN, e.lsn())
+                        .set(FactsTable.END_LSN, e.lsn())
+                        .set(FactsTable.END_COMMIT_TS, e.commitTime())
+                        .set(FactsTable.DETAIL, e.detail())
+                        .set(FactsTable.TARGET, target.bronzePath())
+                        .set(FactsTable.WRITTEN_AT, now)
+                        .build()));
+    return rows;
+  }
+
+  /** {@code capture_lag_seconds} of a batch row, if measured. */
+  static Optional<Double> captureLagSeconds(Row batchRow) {
+    return Optional.ofNullable(batchRow.getDouble(FactsTable.CAPTURE_LAG_SECONDS));
+  }
+
+  private record SwitchEvent(String lsn, @Nullable Instant commitTime, String detail) {}
+
+  /**
+   * A {@code capture_instance_switched} event when the batch starts reading a newer capture
+   * instance: it crossed the newer instance's start LSN S, or it is the first batch to read the
+   * newer instance after the previous batch (of this or an earlier run) read the older one.
+   */
+  private static Optional<SwitchEvent> switchEvent(
+      CdcClient client, StreamPosition before, ChangeBatch batch) {
+    List<String> read = batch.readInstances();
+    String older;
+    String newer;
+    if (read.size() > 1) {
+      older = read.get(0);
+      newer = read.get(read.size() - 1);
+    } else if (!before.captureInstance().isEmpty()
+        && !before.captureInstance().equalsIgnoreCase(read.get(0))) {
+      older = before.captureInstance();
+      newer = read.get(0);
+    } else {
+      return Optional.empty();
+    }
+    Lsn start = batch.fromLsn();
+    for (CaptureInstance instance : client.captureInstances(newer)) {
+      if (instance.name().equalsIgnoreCase(newer) && instance.startLsn().isPresent()) {
+        start = instance.startLsn().get();
+      }
+    }
+    Instant time = CommitBatches.commitTimeAtOrBefore(client, start).orElse(null);
+    return Optional.of(new SwitchEvent(start.toString(), time, older + " -> " + newer));
+  }
+
+  private static @Nullable Double hours(@Nullable Instant from, @Nullable Instant to) {
+    if (from == null || to == null) {
+      return null;
+    }
+    return BigDecimal.valueOf(Duration.between(from, to).toMillis())
+        .divide(BigDecimal.valueOf(3_600_000), 2, RoundingMode.HALF_UP)
+        .doubleValue();
+  }
+
+  private static @Nullable Double seconds(@Nullable Instant from, @Nullable Instant to) {
+    if (from == null || to == null) {
+      return null;
+    }
+    return BigDecimal.valueOf(Duration.between(from, to).toMillis())
+        .divide(BigDecimal.valueOf(1000), 3, RoundingMode.HALF_UP)
+        .doubleValue();
+  }
+}

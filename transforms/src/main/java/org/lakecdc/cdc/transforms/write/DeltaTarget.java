@@ -1,0 +1,77 @@
+package org.lakecdc.cdc.transforms.write;
+
+import java.io.Serializable;
+import java.time.Instant;
+import java.util.Objects;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.cdc.transforms.finalization.Granularity;
+import org.lakecdc.cdc.transforms.position.StreamPosition;
+import org.lakecdc.mssqlcdc.client.CdcClientFactory;
+
+/**
+ * Where and how one stream is written: the three tables, the job's identity and the position the
+ * run starts from. Serializable; shipped with the write transforms.
+ *
+ * @param bronzePath path or URI of the bronze table (also the target's name in facts and control)
+ * @param factsPath path or URI of the facts table (may be shared by several streams)
+ * @param controlPath path or URI of the control table (may be shared)
+ * @param start the position the run starts from (its batch id + 1 is the first batch's number)
+ * @param granularity the verdict's period
+ * @param clientFactory opens a CDC client for the facts' source measurements (retention, capture
+ *     progress)
+ * @param runStartedAt when the run started (UTC), for {@code started_at}
+ * @param crashPoint crash tests only: where to stop, or null
+ * @param crashBatch crash tests only: the batch to stop at
+ */
+public record DeltaTarget(
+    String bronzePath,
+    String factsPath,
+    String controlPath,
+    StreamPosition start,
+    Granularity granularity,
+    CdcClientFactory clientFactory,
+    Instant runStartedAt,
+    @Nullable CrashPoint crashPoint,
+    long crashBatch)
+    implements Serializable {
+  public DeltaTarget {
+    Objects.requireNonNull(bronzePath, "bronzePath");
+    Objects.requireNonNull(factsPath, "factsPath");
+    Objects.requireNonNull(controlPath, "controlPath");
+    Objects.requireNonNull(start, "start");
+    Objects.requireNonNull(granularity, "granularity");
+    Objects.requireNonNull(clientFactory, "clientFactory");
+    Objects.requireNonNull(runStartedAt, "runStartedAt");
+  }
+
+  /** The job's app id: the bronze transaction app id. */
+  public String appId() {
+    return start.appId();
+  }
+
+  /** The facts transaction app id of batch rows: {@code <appId>#facts}. */
+  public String factsAppId() {
+    return start.appId() + "#facts";
+  }
+
+  /** The same target, stopping at {@code point} of batch {@code batch} (crash tests). */
+  public DeltaTarget withCrash(CrashPoint point, long batch) {
+    return new DeltaTarget(
+        bronzePath,
+        factsPath,
+        controlPath,
+        start,
+        granularity,
+        clientFactory,
+        runStartedAt,
+        point,
+        batch);
+  }
+
+  /** Throws the simulated crash when this is the configured point and batch. */
+  void crashIf(CrashPoint point, long batch) {
+    if (point == crashPoint && batch == crashBatch) {
+      throw new CrashPoint.SimulatedCrash(point, batch);
+    }
+  }
+}

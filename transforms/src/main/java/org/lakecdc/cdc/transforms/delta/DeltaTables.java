@@ -31,6 +31,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -711,10 +712,10 @@ public final class DeltaTables {
     List<Row> rows = new ArrayList<>();
     for (Map<String, Object> values : scan(path)) {
       Map<String, Object> byLowerName = new HashMap<>();
-      values.forEach((k, v) -> byLowerName.put(k.toLowerCase(java.util.Locale.ROOT), v));
+      values.forEach((k, v) -> byLowerName.put(k.toLowerCase(Locale.ROOT), v));
       Row.Builder builder = Row.withSchema(schema);
       for (Schema.Field field : schema.getFields()) {
-        builder.addValue(byLowerName.get(field.getName().toLowerCase(java.util.Locale.ROOT)));
+        builder.addValue(byLowerName.get(field.getName().toLowerCase(Locale.ROOT)));
       }
       rows.add(builder.build());
     }

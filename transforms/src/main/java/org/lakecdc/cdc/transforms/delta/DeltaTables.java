@@ -248,8 +248,9 @@ public final class DeltaTables {
    * @param path the table path or URI
    * @param columns the columns, each nullable
    * @return the names of the columns added, in order; empty when nothing was committed
-   * @throws IllegalArgumentException when a column is not nullable, or Kernel's schema checks
-   *     refuse a name
+   * @throws IllegalArgumentException when a column is not nullable
+   * @throws io.delta.kernel.exceptions.KernelException when Kernel's schema checks refuse a name
+   *     ({@code Column name '<name>' contains one of the unsupported ([ ,;{}()\n\t=]) characters.})
    * @throws DeltaConflictException when the commit keeps losing to concurrent commits
    */
   public List<String> addColumns(String path, List<DeltaColumn> columns) {

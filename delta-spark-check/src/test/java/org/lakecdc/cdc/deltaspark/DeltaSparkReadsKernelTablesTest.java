@@ -77,9 +77,14 @@ class DeltaSparkReadsKernelTablesTest {
   /** Runs {@code SampleTables <dir>} in a JVM on the transforms module's test classpath. */
   private static void writeSampleTables(Path target) throws IOException, InterruptedException {
     Path transforms = Path.of(System.getProperty("lakecdc.transforms.dir")).toAbsolutePath();
-    String dependencies =
-        Files.readString(transforms.resolve("target/test-classpath.txt"), StandardCharsets.UTF_8)
-            .strip();
+    Path classpathFile = transforms.resolve("target/test-classpath.txt");
+    if (!Files.exists(classpathFile)) {
+      throw new IllegalStateException(
+          classpathFile
+              + " is missing: build transforms in the same run"
+              + " (mvn -pl delta-spark-check -am test)");
+    }
+    String dependencies = Files.readString(classpathFile, StandardCharsets.UTF_8).strip();
     String classpath =
         String.join(
             File.pathSeparator,

@@ -31,6 +31,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -247,8 +248,9 @@ public final class DeltaTables {
    * @param path the table path or URI
    * @param columns the columns, each nullable
    * @return the names of the columns added, in order; empty when nothing was committed
-   * @throws IllegalArgumentException when a column is not nullable, or Kernel's schema checks
-   *     refuse a name
+   * @throws IllegalArgumentException when a column is not nullable
+   * @throws io.delta.kernel.exceptions.KernelException when Kernel's schema checks refuse a name
+   *     ({@code Column name '<name>' contains one of the unsupported ([ ,;{}()\n\t=]) characters.})
    * @throws DeltaConflictException when the commit keeps losing to concurrent commits
    */
   public List<String> addColumns(String path, List<DeltaColumn> columns) {
@@ -711,10 +713,10 @@ public final class DeltaTables {
     List<Row> rows = new ArrayList<>();
     for (Map<String, Object> values : scan(path)) {
       Map<String, Object> byLowerName = new HashMap<>();
-      values.forEach((k, v) -> byLowerName.put(k.toLowerCase(java.util.Locale.ROOT), v));
+      values.forEach((k, v) -> byLowerName.put(k.toLowerCase(Locale.ROOT), v));
       Row.Builder builder = Row.withSchema(schema);
       for (Schema.Field field : schema.getFields()) {
-        builder.addValue(byLowerName.get(field.getName().toLowerCase(java.util.Locale.ROOT)));
+        builder.addValue(byLowerName.get(field.getName().toLowerCase(Locale.ROOT)));
       }
       rows.add(builder.build());
     }

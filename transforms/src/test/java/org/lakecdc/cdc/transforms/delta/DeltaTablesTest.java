@@ -17,6 +17,7 @@ import io.delta.kernel.Operation;
 import io.delta.kernel.Table;
 import io.delta.kernel.defaults.engine.DefaultEngine;
 import io.delta.kernel.engine.Engine;
+import io.delta.kernel.exceptions.KernelException;
 import io.delta.kernel.utils.CloseableIterable;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -156,9 +157,13 @@ class DeltaTablesTest {
     String path = path("bad");
     List<DeltaColumn> badName = List.of(DeltaColumn.nullable("a b", OutputType.INT, null));
 
-    assertThrows(
-        RuntimeException.class,
-        () -> tables.createIfAbsent(path, TableDefinition.of(TableKind.BRONZE, badName)));
+    KernelException e =
+        assertThrows(
+            KernelException.class,
+            () -> tables.createIfAbsent(path, TableDefinition.of(TableKind.BRONZE, badName)));
+    assertEquals(
+        "Column name 'a b' contains one of the unsupported ([ ,;{}()\\n\\t=]) characters.",
+        e.getMessage());
     assertEquals(false, tables.exists(path));
   }
 
@@ -643,7 +648,7 @@ class DeltaTablesTest {
         IllegalArgumentException.class,
         () -> tables.addColumns(path, List.of(DeltaColumn.required("c", OutputType.INT, null))));
     assertThrows(
-        RuntimeException.class,
+        KernelException.class,
         () -> tables.addColumns(path, List.of(DeltaColumn.nullable("c d", OutputType.INT, null))));
     assertEquals(ORDERS, tables.describe(path).columns());
   }

@@ -143,6 +143,18 @@ final class CommitBatches extends DoFn<KV<String, CoGbkResult>, CommittedBatch> 
         LocalDateTime verdict =
             finalization.advance(
                 target.bronzePath(), batch.toLsn(), batch.toCommitTime(), target.granularity());
+        LOG.info(
+            "batch {}: {} rows ({} inserts, {} updates, {} deletes) up to {} committed at {};"
+                + " bronze version {}, finalized_until {}",
+            batchId,
+            stats.rows(),
+            stats.inserts(),
+            stats.updates(),
+            stats.deletes(),
+            batch.toLsn(),
+            batch.toCommitTime(),
+            bronzeVersion < 0 ? "unchanged" : bronzeVersion,
+            verdict);
         batchesCommitted.inc();
         bytesWritten.inc(bytes);
         BatchFacts.captureLagSeconds(facts.get(0))

@@ -1,0 +1,305 @@
+package org.lakecdc.pipelines;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.lakecdc.pipelines.JobFixture.CI;
+import static org.lakecdc.pipelines.JobFixture.ORDERS;
+import static org.lakecdc.pipelines.JobFixture.at;
+import static org.lakecdc.pipelines.JobFixture.order;
+
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.apache.beam.sdk.Pipeline.PipelineExecutionException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.lakecdc.cdc.transforms.delta.CommitSummary;
+import org.lakecdc.cdc.transforms.delta.DeltaColumn;
+import org.lakecdc.cdc.transforms.delta.TableInfo;
+import org.lakecdc.cdc.transforms.delta.TableProperties;
+import org.lakecdc.cdc.transforms.finalization.Finalization;
+import org.lakecdc.cdc.transforms.position.StreamPosition;
+import org.lakecdc.cdc.transforms.write.CrashPoint;
+import org.lakecdc.mssqlcdc.client.CdcClient;
+import org.lakecdc.mssqlcdc.client.ChangeQuery;
+import org.lakecdc.mssqlcdc.client.ChangeRow;
+import org.lakecdc.mssqlcdc.client.CloseableIterator;
+import org.lakecdc.mssqlcdc.lsn.Lsn;
+
+/**
+ * The main job end to end on the DirectRunner: bronze, facts and the verdict, exactly once across
+ * reruns and crashes (SCENARIOS.md sections 1, 8 and 9 as they concern the sink).
+ */
+class CdcToDeltaJobTest {
+  @TempDir Path dir;
+
+  /** Ten commits: inserts, an update, a delete; one idle entry at T0+2h05. */
+  private static JobFixture history(Path dir) {
+    JobFixture f = new JobFixture(dir);
+    f.db.enableCdc(ORDERS);
+    for (int t = 0; t < 8; t++) {
+      f.insertCommit(t, 3);
+    }
+    f.db
+        .transaction(at(8))
+        .update(ORDERS, List.of(100), Map.of("status", "paid"))
+        .delete(ORDERS, List.of(200))
+        .commit();
+    f.db.transaction(at(9)).insert(ORDERS, order(900, "new", "9.00")).commit();
+    f.db.idle(at(125));
+    return f;
+  }
+
+  /** Every change row of the source, as the fixture renders bronze rows (batch left out). */
+  private static List<String> sourceChanges(JobFixture f) {
+    List<String> out = new ArrayList<>();
+    try (CdcClient client = f.db.openClient();
+        CloseableIterator<ChangeRow> rows =
+            client.readChanges(new ChangeQuery(CI, Lsn.ZERO, Lsn.MAX, List.of("order_id"), true))) {
+      rows.forEachRemaining(
+          r ->
+              out.add(
+                  r.startLsn() + "/" + r.seqval() + "/" + r.operation() + "/" + r.values().get(0)));
+    }
+    out.sort(null);
+    return out;
+  }
+
+  private static List<String> withoutBatch(List<String> bronze) {
+    return bronze.stream()
+        .map(s -> s.substring(0, s.lastIndexOf('/')))
+        .sorted()
+        .collect(Collectors.toList());
+  }
+
+  @Test
+  void writesEveryChangeOnceOneFactsRowPerBatchAndTheVerdict() {
+    JobFixture f = history(dir);
+    CdcToDeltaJob.Summary summary = f.run();
+
+    assertEquals(sourceChanges(f), withoutBatch(f.bronzeChanges()));
+    assertEquals(28, f.bronzeChanges().size());
+    // 11 commits of cdc.lsn_time_mapping, 4 a batch: ends at the 4th, 8th and 11th entry.
+    assertEquals(
+        List.of(
+            "0:12:0x0000002A000001000031",
+            "1:12:0x0000002A000001000071",
+            "2:4:0x0000002A0000010000A1"),
+        f.factBatches());
+    assertEquals(3, summary.batches());
+    assertEquals(28, summary.rows());
+    assertEquals(
+        LocalDateTime.of(2026, 9, 28, 15, 0),
+        new Finalization(f.tables, f.control, java.time.Clock.systemUTC())
+            .verdict(f.bronze)
+            .orElseThrow(),
+        "the idle entry at 15:55 moved the verdict to 15:00 (its hour excluded)");
+    StreamPosition position = summary.position().orElseThrow();
+    assertEquals(2, position.batchId());
+    assertEquals(Lsn.parse("0x0000002A0000010000A1"), position.endLsn());
+    assertEquals(Instant.parse("2026-09-28T15:55:00Z"), position.endCommitTime());
+  }
+
+  @Test
+  void eachBronzeVersionHoldsOneBatchAndABatchWithoutRowsWritesNoBronzeCommit() {
+    JobFixture f = new JobFixture(dir);
+    f.db.enableCdc(ORDERS);
+    f.insertCommit(0, 3);
+    f.insertCommit(1, 3);
+    f.db.idle(at(125));
+    CdcToDeltaJob.Config config = f.config();
+    f.run(
+        new CdcToDeltaJob.Config(
+            config.clientFactory(),
+            CI,
+            f.bronze,
+            f.facts,
+            f.control,
+            CI,
+            false,
+            config.startingLsn(),
+            1,
+            1,
+            config.granularity(),
+            true,
+            null,
+            config.isolation(),
+            null,
+            0));
+    List<CommitSummary> history = f.tables.history(f.bronze);
+    long dataCommits = history.stream().filter(c -> c.operation().equals("WRITE")).count();
+    assertEquals(2, dataCommits, "two batches with rows, two bronze commits: " + history);
+    assertEquals(
+        List.of(
+            "0:3:0x0000002A000001000001",
+            "1:3:0x0000002A000001000011",
+            "2:0:0x0000002A000001000021"),
+        f.factBatches(),
+        "the idle entry's batch has a facts row but no bronze commit");
+    List<String> bronze = f.bronzeChanges();
+    assertTrue(bronze.subList(0, 3).stream().allMatch(s -> s.endsWith("/0")));
+    assertTrue(bronze.subList(3, 6).stream().allMatch(s -> s.endsWith("/1")));
+  }
+
+  @Test
+  void aSecondRunWritesNoRowsAndRecordsThatNothingWasNew() {
+    JobFixture f = history(dir);
+    f.run();
+    long bronzeVersion = f.tables.version(f.bronze);
+    CdcToDeltaJob.Summary second = f.run();
+    assertEquals(0, second.batches());
+    assertEquals(bronzeVersion, f.tables.version(f.bronze));
+    assertEquals(List.of("nothing_new"), f.factEvents());
+    assertEquals(3, f.factBatches().size());
+    assertTrue(
+        f.lastOutput.startsWith("Nothing new: max_lsn 0x0000002A0000010000A1"), f.lastOutput);
+  }
+
+  @Test
+  void c002ARerunReadsOnlyTheCommitsAfterThePosition() {
+    JobFixture f = new JobFixture(dir);
+    f.db.enableCdc(ORDERS);
+    for (int t = 0; t < 3; t++) {
+      f.insertCommit(t, 3);
+    }
+    f.run();
+    f.db
+        .transaction(at(60))
+        .insert(ORDERS, order(900, "new", "9.00"))
+        .insert(ORDERS, order(901, "new", "9.01"))
+        .commit();
+    CdcToDeltaJob.Summary second = f.run();
+    assertEquals(1, second.batches());
+    assertEquals(2, second.rows());
+    assertEquals(11, f.bronzeChanges().size());
+    assertEquals(
+        List.of("0:9:0x0000002A000001000021", "1:2:0x0000002A000001000031"), f.factBatches());
+  }
+
+  @Test
+  void c003AnIdleEntryAdvancesThePositionAndTheVerdictWithoutData() {
+    JobFixture f = new JobFixture(dir);
+    f.db.enableCdc(ORDERS);
+    f.insertCommit(0, 3);
+    f.insertCommit(1, 3);
+    f.run();
+    Finalization verdicts = new Finalization(f.tables, f.control, java.time.Clock.systemUTC());
+    assertEquals(LocalDateTime.of(2026, 9, 28, 13, 0), verdicts.verdict(f.bronze).orElseThrow());
+    f.db.idle(at(125));
+    CdcToDeltaJob.Summary second = f.run();
+    assertEquals(1, second.batches());
+    assertEquals(0, second.rows());
+    assertEquals(LocalDateTime.of(2026, 9, 28, 15, 0), verdicts.verdict(f.bronze).orElseThrow());
+    assertEquals(6, f.bronzeChanges().size());
+  }
+
+  @ParameterizedTest
+  @EnumSource(CrashPoint.class)
+  void aCrashAtAnyStepOfABatchLosesNothingAndDuplicatesNothing(CrashPoint point) {
+    JobFixture f = history(dir);
+    PipelineExecutionException crash =
+        assertThrows(PipelineExecutionException.class, () -> f.runCrashing(point, 1));
+    assertInstanceOf(CrashPoint.SimulatedCrash.class, crash.getCause());
+
+    Finalization verdicts = new Finalization(f.tables, f.control, java.time.Clock.systemUTC());
+    LocalDateTime afterCrash = verdicts.verdict(f.bronze).orElseThrow();
+    assertEquals(
+        LocalDateTime.of(2026, 9, 28, 13, 0),
+        afterCrash,
+        "the verdict is batch 0's: never ahead of the data");
+    f.run();
+
+    assertEquals(sourceChanges(f), withoutBatch(f.bronzeChanges()), "every change exactly once");
+    assertEquals(
+        List.of(
+            "0:12:0x0000002A000001000031",
+            "1:12:0x0000002A000001000071",
+            "2:4:0x0000002A0000010000A1"),
+        f.factBatches(),
+        "one facts row per batch");
+    LocalDateTime finalVerdict = verdicts.verdict(f.bronze).orElseThrow();
+    assertEquals(LocalDateTime.of(2026, 9, 28, 15, 0), finalVerdict);
+    assertFalse(finalVerdict.isBefore(afterCrash), "the verdict never moves backwards");
+  }
+
+  @Test
+  void aTargetWrittenByAnotherAppIdIsRefused() {
+    JobFixture f = history(dir);
+    f.run();
+    CdcToDeltaJob.Config c = f.config();
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                f.run(
+                    new CdcToDeltaJob.Config(
+                        c.clientFactory(),
+                        CI,
+                        f.bronze,
+                        f.facts,
+                        f.control,
+                        "other",
+                        false,
+                        c.startingLsn(),
+                        4,
+                        1,
+                        c.granularity(),
+                        true,
+                        null,
+                        c.isolation(),
+                        null,
+                        0)));
+    assertTrue(
+        e.getMessage()
+            .startsWith("Target " + f.bronze + " is written by app id 'dbo_orders', not 'other'"),
+        e.getMessage());
+  }
+
+  @Test
+  void c123TablesAreCreatedTypedCommentedAndStamped() {
+    JobFixture f = history(dir);
+    f.run();
+    TableInfo bronze = f.tables.describe(f.bronze);
+    assertEquals("bronze", bronze.properties().get(TableProperties.TABLE_KIND));
+    assertEquals("1", bronze.properties().get(TableProperties.SCHEMA_VERSION));
+    assertTrue(bronze.description().startsWith("Append-only SQL Server CDC change log"));
+    List<String> names = bronze.columns().stream().map(DeltaColumn::name).toList();
+    assertEquals(
+        List.of(
+            "_capture_instance",
+            "_start_lsn",
+            "_seqval",
+            "_operation",
+            "_command_id",
+            "_commit_ts",
+            "order_id",
+            "status",
+            "amount",
+            "updated_at",
+            "_batch_id",
+            "_snapshot",
+            "_chunk"),
+        names);
+    for (DeltaColumn column : bronze.columns()) {
+      boolean metadata = column.name().startsWith("_");
+      assertEquals(metadata, column.comment() != null, column.name());
+    }
+    assertEquals("DECIMAL(18,2)", bronze.column("amount").orElseThrow().type().toString());
+    TableInfo facts = f.tables.describe(f.facts);
+    assertEquals("facts", facts.properties().get(TableProperties.TABLE_KIND));
+    assertEquals(29, facts.columns().size());
+    assertTrue(facts.columns().stream().allMatch(c -> c.comment() != null));
+    TableInfo control = f.tables.describe(f.control);
+    assertEquals("control", control.properties().get(TableProperties.TABLE_KIND));
+    assertTrue(control.columns().stream().allMatch(c -> c.comment() != null));
+  }
+}

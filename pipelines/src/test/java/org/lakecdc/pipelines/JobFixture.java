@@ -1,0 +1,186 @@
+package org.lakecdc.pipelines;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.beam.runners.direct.DirectRunner;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.apache.beam.sdk.values.Row;
+import org.lakecdc.cdc.transforms.delta.DeltaTables;
+import org.lakecdc.cdc.transforms.facts.FactsTable;
+import org.lakecdc.cdc.transforms.finalization.Granularity;
+import org.lakecdc.cdc.transforms.write.CrashPoint;
+import org.lakecdc.mssqlcdc.client.IsolationLevel;
+import org.lakecdc.mssqlcdc.fake.ColumnDefinition;
+import org.lakecdc.mssqlcdc.fake.FakeSqlServer;
+import org.lakecdc.mssqlcdc.io.StartingLsn;
+import org.lakecdc.mssqlcdc.schema.MetadataColumns;
+
+/**
+ * A source database ({@code dbo.orders} of SCENARIOS.md: {@code order_id int, status varchar(20),
+ * amount decimal(18,2), updated_at datetime2(7)}, capture instance {@code dbo_orders}, T0 =
+ * 2026-09-28T13:50:00Z) and the job's three Delta tables, in one temporary directory.
+ */
+final class JobFixture {
+  static final String CI = "dbo_orders";
+  static final String ORDERS = "dbo.orders";
+  static final Instant T0 = Instant.parse("2026-09-28T13:50:00Z");
+
+  final Path dir;
+  final FakeSqlServer db;
+  final DeltaTables tables = DeltaTables.create();
+  final String bronze;
+  final String facts;
+  final String control;
+
+  JobFixture(Path dir) {
+    this.dir = dir;
+    this.db = FakeSqlServer.open(dir.resolve("source"));
+    db.createTable(
+        ORDERS,
+        List.of(
+            ColumnDefinition.of("order_id", "int"),
+            ColumnDefinition.of("status", "varchar(20)"),
+            ColumnDefinition.of("amount", "decimal(18,2)"),
+            ColumnDefinition.of("updated_at", "datetime2(7)")),
+        List.of("order_id"));
+    this.bronze = dir.resolve("delta/dbo_orders").toString();
+    this.facts = dir.resolve("delta/facts").toString();
+    this.control = dir.resolve("delta/table_finalization").toString();
+  }
+
+  /** T0 plus {@code minutes}. */
+  static Instant at(long minutes) {
+    return T0.plusSeconds(60 * minutes);
+  }
+
+  static Map<String, Object> order(int id, String status, String amount) {
+    Map<String, Object> row = new HashMap<>();
+    row.put("order_id", id);
+    row.put("status", status);
+    row.put("amount", new BigDecimal(amount));
+    return row;
+  }
+
+  /** Commit {@code t} (0-based) at T0 + t minutes inserting orders t*100 .. t*100+n-1. */
+  void insertCommit(int t, int n) {
+    FakeSqlServer.Transaction tx = db.transaction(at(t));
+    for (int i = 0; i < n; i++) {
+      tx.insert(ORDERS, order(t * 100 + i, "new", (t * 100 + i) + ".00"));
+    }
+    tx.commit();
+  }
+
+  CdcToDeltaJob.Config config() {
+    return new CdcToDeltaJob.Config(
+        db.clientFactory(),
+        CI,
+        bronze,
+        facts,
+        control,
+        CI,
+        false,
+        StartingLsn.earliest(),
+        4,
+        1,
+        Granularity.HOUR,
+        true,
+        null,
+        IsolationLevel.READ_COMMITTED,
+        null,
+        0);
+  }
+
+  static PipelineOptions direct() {
+    PipelineOptions options = PipelineOptionsFactory.create();
+    options.setRunner(DirectRunner.class);
+    return options;
+  }
+
+  /** Runs the job and returns its summary; its printed output goes to {@link #lastOutput}. */
+  CdcToDeltaJob.Summary run(CdcToDeltaJob.Config config) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+      try {
+        return CdcToDeltaJob.run(config, direct(), out);
+      } finally {
+        lastOutput = bytes.toString(StandardCharsets.UTF_8);
+      }
+    }
+  }
+
+  String lastOutput = "";
+
+  CdcToDeltaJob.Summary run() {
+    return run(config());
+  }
+
+  CdcToDeltaJob.Summary runCrashing(CrashPoint point, long batch) {
+    return run(config().withCrash(point, batch));
+  }
+
+  /** Bronze rows in the change order, as "lsn/seqval/op/order_id/batch". */
+  List<String> bronzeChanges() {
+    List<Row> rows =
+        new ArrayList<>(
+            tables.scan(
+                bronze,
+                org.lakecdc.cdc.transforms.delta.DeltaColumn.toBeamSchema(
+                    tables.describe(bronze).columns())));
+    rows.sort(
+        Comparator.comparing((Row r) -> r.getString(MetadataColumns.START_LSN))
+            .thenComparing(r -> r.getString(MetadataColumns.SEQVAL))
+            .thenComparing(r -> r.getInt32(MetadataColumns.OPERATION)));
+    List<String> out = new ArrayList<>();
+    for (Row r : rows) {
+      out.add(
+          r.getString(MetadataColumns.START_LSN)
+              + "/"
+              + r.getString(MetadataColumns.SEQVAL)
+              + "/"
+              + r.getInt32(MetadataColumns.OPERATION)
+              + "/"
+              + r.getInt32("order_id")
+              + "/"
+              + r.getInt32(MetadataColumns.BATCH_ID));
+    }
+    return out;
+  }
+
+  /** Facts rows of batches (no events), as "batch:rows:end_lsn", in batch order. */
+  List<String> factBatches() {
+    List<String> out = new ArrayList<>();
+    List<Row> rows = new ArrayList<>(tables.scan(facts, FactsTable.SCHEMA));
+    rows.removeIf(r -> r.getString(FactsTable.EVENT) != null);
+    rows.sort(Comparator.comparing((Row r) -> r.getInt64(FactsTable.BATCH_ID)));
+    for (Row r : rows) {
+      out.add(
+          r.getInt64(FactsTable.BATCH_ID)
+              + ":"
+              + r.getInt64(FactsTable.ROWS)
+              + ":"
+              + r.getString(FactsTable.END_LSN));
+    }
+    return out;
+  }
+
+  /** Facts event names, in table order. */
+  List<String> factEvents() {
+    List<String> out = new ArrayList<>();
+    for (Row r : tables.scan(facts, FactsTable.SCHEMA)) {
+      if (r.getString(FactsTable.EVENT) != null) {
+        out.add(r.getString(FactsTable.EVENT));
+      }
+    }
+    return out;
+  }
+}

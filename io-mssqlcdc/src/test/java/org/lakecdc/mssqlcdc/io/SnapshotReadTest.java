@@ -422,6 +422,26 @@ class SnapshotReadTest {
   }
 
   @Test
+  void displayDataShowsTheOptions() {
+    FakeSqlServer db = FakeScenarios.orders(dir);
+    org.apache.beam.sdk.transforms.display.DisplayData data =
+        org.apache.beam.sdk.transforms.display.DisplayData.from(
+            snapshot(db.clientFactory())
+                .withSnapshotLsn(lsn(3))
+                .withNumPartitions(4)
+                .withIsolationLevel(IsolationLevel.SNAPSHOT)
+                .withColumns("order_id INT"));
+    Map<String, Object> items = new HashMap<>();
+    data.items().forEach(i -> items.put(i.getKey(), i.getValue()));
+    assertEquals(CI, items.get("captureInstance"));
+    assertEquals(lsn(3).toString(), items.get("snapshotLsn"));
+    assertEquals(4L, items.get("numPartitions"));
+    assertEquals("SNAPSHOT", items.get("isolationLevel"));
+    assertEquals(true, items.get("includeCommandId"));
+    assertEquals("order_id INT", items.get("columns"));
+  }
+
+  @Test
   void planningReadsNoRowAndSComesBeforeEverything() {
     FakeSqlServer db = FakeScenarios.snapshotScenario(dir);
     ForwardingClientFactory factory =

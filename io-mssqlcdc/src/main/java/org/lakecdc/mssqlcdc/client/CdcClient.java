@@ -115,6 +115,33 @@ public interface CdcClient extends AutoCloseable {
    */
   CloseableIterator<List<Object>> readTable(TableQuery query);
 
+  /**
+   * Plans key ranges of a source table for a snapshot read in parallel: the first key tuple of each
+   * tile 2..n' of {@code NTILE(n') OVER (ORDER BY <keyColumns>)} over the table's current rows,
+   * where {@code n' = min(n, rows)}. Keys sort as {@code ORDER BY} sorts them: column by column,
+   * NULL first, strings by the column's collation. One query (NTILE with LAG, or keyset seeks of
+   * {@code rows / n'} rows), no parameters, under {@code isolation}.
+   *
+   * <p>Tile i (from 1) holds {@code rows / n'} rows, plus one for the first {@code rows % n'}
+   * tiles, as NTILE deals them: 10 rows in 3 tiles are 4, 3, 3. The answer cuts the table into
+   * {@code [first key, t2), [t2, t3), ..., [tn', end)}, which {@link TableQuery} reads exactly once
+   * each.
+   *
+   * @param schema source schema, e.g. {@code dbo}
+   * @param table source table name
+   * @param keyColumns the columns the tiles are over, in order; at least one (normally the capture
+   *     instance's {@link CaptureInstance#keyColumns()})
+   * @param n the number of tiles wanted, at least 1
+   * @param isolation the isolation level of the query
+   * @return n' - 1 key tuples in ascending order, each with one value per key column in the Java
+   *     types of {@link ChangeRow} (values may be null); empty when {@code n' <= 1} (no rows, one
+   *     row, or {@code n = 1}). Over columns that are not unique, consecutive tuples may be equal
+   * @throws IllegalArgumentException when {@code n < 1} or {@code keyColumns} is empty
+   * @throws CdcException for an unknown table or key column
+   */
+  List<List<Object>> keyTiles(
+      String schema, String table, List<String> keyColumns, int n, IsolationLevel isolation);
+
   /** Releases the connection or files. Never throws checked exceptions. */
   @Override
   void close();

@@ -27,6 +27,7 @@ import org.lakecdc.mssqlcdc.client.ChangeRow;
 import org.lakecdc.mssqlcdc.client.CloseableIterator;
 import org.lakecdc.mssqlcdc.client.Commit;
 import org.lakecdc.mssqlcdc.client.DdlChange;
+import org.lakecdc.mssqlcdc.client.IsolationLevel;
 import org.lakecdc.mssqlcdc.client.SplitPoint;
 import org.lakecdc.mssqlcdc.client.TableQuery;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
@@ -520,6 +521,43 @@ public final class FileBackedCdcClient implements CdcClient {
       @Override
       public void close() {}
     };
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Reads the key columns of every row in key order through {@link #readTable} (so keys compare
+   * as there: NULL first, strings in binary order) and picks the first key of each tile after the
+   * first. The simulator holds the key tuples in memory; SQL Server computes the tiles itself.
+   */
+  @Override
+  public List<List<Object>> keyTiles(
+      String schema, String table, List<String> keyColumns, int n, IsolationLevel isolation) {
+    if (n < 1) {
+      throw new IllegalArgumentException("n must be at least 1, got " + n);
+    }
+    if (keyColumns.isEmpty()) {
+      throw new IllegalArgumentException(
+          "Key tiles of " + schema + "." + table + " need at least one key column");
+    }
+    List<List<Object>> keys = new ArrayList<>();
+    TableQuery all =
+        new TableQuery(
+            schema, table, keyColumns, keyColumns, Optional.empty(), Optional.empty(), isolation);
+    try (CloseableIterator<List<Object>> rows = readTable(all)) {
+      rows.forEachRemaining(keys::add);
+    }
+    int tiles = Math.min(n, keys.size());
+    if (tiles <= 1) {
+      return List.of();
+    }
+    int size = keys.size() / tiles;
+    int extra = keys.size() % tiles;
+    List<List<Object>> out = new ArrayList<>(tiles - 1);
+    for (int t = 1; t < tiles; t++) {
+      out.add(keys.get(t * size + Math.min(t, extra)));
+    }
+    return Collections.unmodifiableList(out);
   }
 
   private static KeyTuple bound(List<Catalog.Column> keys, List<Object> values) {

@@ -3,15 +3,13 @@ package org.lakecdc.mssqlcdc.io;
 import static org.apache.beam.sdk.util.Preconditions.checkArgumentNotNull;
 
 import com.google.auto.value.AutoValue;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 import org.apache.beam.sdk.coders.SerializableCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
-import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.Reshuffle;
 import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
@@ -21,15 +19,10 @@ import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.TupleTagList;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
-import org.lakecdc.mssqlcdc.client.CaptureInstance;
-import org.lakecdc.mssqlcdc.client.CapturedColumn;
 import org.lakecdc.mssqlcdc.client.CdcClient;
 import org.lakecdc.mssqlcdc.client.CdcClientFactory;
-import org.lakecdc.mssqlcdc.schema.CapturedSchema;
-import org.lakecdc.mssqlcdc.schema.ChangeSchema;
-import org.lakecdc.mssqlcdc.schema.ColumnSpec;
-import org.lakecdc.mssqlcdc.schema.ColumnsDdl;
-import org.lakecdc.mssqlcdc.schema.InstanceColumns;
+import org.lakecdc.mssqlcdc.client.IsolationLevel;
+import org.lakecdc.mssqlcdc.lsn.Lsn;
 
 /**
  * Reads SQL Server Change Data Capture change rows as Beam {@link Row}s.
@@ -73,6 +66,21 @@ import org.lakecdc.mssqlcdc.schema.InstanceColumns;
  *
  * Each batch checks each capture instance's minimum LSN before and after reading: changes removed
  * by CDC cleanup fail the read with {@link org.lakecdc.mssqlcdc.client.DataLossError}.
+ *
+ * <h3>Snapshots</h3>
+ *
+ * {@link #snapshot()} reads a tracked table's current rows once (bounded), in the same schema as
+ * change rows, every row stamped with one snapshot LSN S recorded before any row is read ({@link
+ * SnapshotLsn}): {@code _start_lsn} = S, {@code _seqval} NULL, {@code _operation} 0, {@code
+ * _command_id} NULL, {@code _commit_ts} = the UTC commit time of S.
+ *
+ * <pre>{@code
+ * MssqlCdcIO.Snapshot snapshot =
+ *     MssqlCdcIO.snapshot().withCaptureInstance("dbo_orders").withClientFactory(clientFactory);
+ * Lsn s = snapshot.resolveSnapshotLsn();  // record S first
+ * PCollection<Row> rows = pipeline.apply(snapshot.withSnapshotLsn(s).withNumPartitions(8));
+ * // then follow the changes after S: MssqlCdcIO.read().withStartingLsn(StartingLsn.after(s))
+ * }</pre>
  */
 public final class MssqlCdcIO {
   /** The main output of {@link ReadWithBatches}: change rows. */
@@ -98,6 +106,18 @@ public final class MssqlCdcIO {
         .setPollInterval(DEFAULT_POLL_INTERVAL)
         .setNumPartitions(1)
         .setMinRowsPerPartition(RangePlanner.DEFAULT_MIN_ROWS_PER_PARTITION)
+        .setIncludeCommandId(true)
+        .build();
+  }
+
+  /**
+   * A snapshot with defaults: S resolved when the pipeline is built, one partition, {@code READ
+   * COMMITTED}, {@code _command_id} in the schema (NULL), columns inferred. See {@link Snapshot}.
+   */
+  public static Snapshot snapshot() {
+    return new AutoValue_MssqlCdcIO_Snapshot.Builder()
+        .setNumPartitions(1)
+        .setIsolationLevel(IsolationLevel.READ_COMMITTED)
         .setIncludeCommandId(true)
         .build();
   }
@@ -283,76 +303,246 @@ public final class MssqlCdcIO {
           .addIfNotNull(DisplayData.item("columns", getColumns()));
     }
 
-    /**
-     * A declared column that no capture instance of the table captures would read NULL forever:
-     * fail instead (BEHAVIOUR.md 3.7, SCENARIOS.md C220).
-     */
-    private static void checkDeclaredColumnsCaptured(
-        List<ColumnSpec> declared, List<InstanceColumns> captured, CaptureInstance oldest) {
-      List<String> missing = new ArrayList<>();
-      for (ColumnSpec column : declared) {
-        boolean found =
-            captured.stream()
-                .flatMap(instance -> instance.columns().stream())
-                .anyMatch(c -> c.name().equalsIgnoreCase(column.name()));
-        if (!found) {
-          missing.add(column.name());
-        }
-      }
-      if (!missing.isEmpty()) {
-        throw new IllegalArgumentException(
-            "No capture instance of the table ("
-                + String.join(
-                    ", ", captured.stream().map(InstanceColumns::captureInstance).toList())
-                + ") captures "
-                + String.join(", ", missing)
-                + "; fix 'columns' (withColumns) or capture the column on "
-                + oldest.sourceSchema()
-                + "."
-                + oldest.sourceTable()
-                + " with a new capture instance");
-      }
-    }
-
     /** Validates the configuration and fixes the output schema, reading CDC metadata. */
     ReadSpec resolve() {
-      String captureInstance = getCaptureInstance();
-      if (captureInstance == null || captureInstance.isBlank()) {
-        throw new IllegalArgumentException(
-            "MssqlCdcIO.read() needs a capture instance: withCaptureInstance() is required");
-      }
-      CdcClientFactory factory = getClientFactory();
-      if (factory == null) {
-        throw new IllegalArgumentException(
-            "MssqlCdcIO.read() needs a way to reach SQL Server: withClientFactory() is required");
-      }
-      List<ColumnSpec> columns;
-      try (CdcClient client = factory.open()) {
-        List<CaptureInstance> instances = client.captureInstances(captureInstance);
-        List<InstanceColumns> captured = new ArrayList<>();
-        for (CaptureInstance instance : instances) {
-          List<CapturedColumn> instanceColumns = client.capturedColumns(instance.name());
-          captured.add(new InstanceColumns(instance.name(), instanceColumns));
-        }
-        if (getColumns() != null) {
-          columns = ColumnsDdl.parse(getColumns());
-          checkDeclaredColumnsCaptured(columns, captured, instances.get(0));
-        } else {
-          columns = CapturedSchema.infer(captured).columns();
-        }
-      }
-      Schema schema = ChangeSchema.of(columns, getIncludeCommandId());
+      OutputColumns output =
+          OutputColumns.resolve(
+              "read()",
+              getCaptureInstance(),
+              getClientFactory(),
+              getColumns(),
+              getIncludeCommandId());
       return new ReadSpec(
-          captureInstance,
-          factory,
+          getCaptureInstance(),
+          getClientFactory(),
           getStartingLsn(),
           getMaxCommitsPerBatch(),
           getNumPartitions(),
           getMinRowsPerPartition(),
           getIncludeCommandId(),
-          columns,
-          schema,
+          output.columns(),
+          output.schema(),
           getPollInterval());
+    }
+  }
+
+  /**
+   * A bounded read of the current rows of the table a capture instance tracks, stamped with one
+   * snapshot LSN S, in the schema of {@link Read} (BEHAVIOUR.md 6.2).
+   *
+   * <h3>Snapshot LSN</h3>
+   *
+   * S is {@link #withSnapshotLsn(Lsn)} when given; otherwise {@link SnapshotLsn#resolve} (the rule
+   * of BEHAVIOUR.md 6.1) when the pipeline is built ({@code expand}, on the launcher), before any
+   * row is read. Every commit up to S is in the rows read; rows may also hold commits after S,
+   * which a change read starting after S replays (by design: the latest image per key absorbs the
+   * overlap). A job that records S itself calls {@link #resolveSnapshotLsn()} once and passes the
+   * answer with {@link #withSnapshotLsn(Lsn)}.
+   *
+   * <h3>Rows</h3>
+   *
+   * {@code _capture_instance} = the configured instance, {@code _start_lsn} = S, {@code _seqval}
+   * NULL, {@code _operation} 0, {@code _command_id} NULL (present unless {@code
+   * withIncludeCommandId(false)}), {@code _commit_ts} = UTC commit time of S ({@code
+   * cdc.lsn_time_mapping}; the last commit before S when S is no commit LSN), then the captured
+   * columns cast like change rows; a column the table no longer has reads NULL. Element timestamps
+   * are the commit time of S. Counter {@code mssqlcdc/snapshot_rows} counts the rows read.
+   *
+   * <h3>Partitions</h3>
+   *
+   * A first step plans key ranges over the oldest capture instance's key ({@link
+   * CdcClient#keyTiles}: {@code numPartitions} NTILE tiles, NULL keys first), the ranges are
+   * reshuffled, and each is read on its own connection ({@code lo <= key < hi}); every row is read
+   * exactly once. A table without key columns, or {@code numPartitions = 1}, is one range.
+   *
+   * <h3>Errors</h3>
+   *
+   * Building fails with {@link IllegalArgumentException} naming the option for a missing capture
+   * instance or client factory, a bad {@code columns} list or an unmappable type, with {@link
+   * org.lakecdc.mssqlcdc.client.CaptureInstanceNotFoundError} for an unknown instance, and with
+   * {@link IllegalStateException} when S cannot be resolved yet. Running fails with {@link
+   * IllegalStateException} when {@code cdc.lsn_time_mapping} has no commit at or before S.
+   */
+  @AutoValue
+  public abstract static class Snapshot extends PTransform<PBegin, PCollection<Row>> {
+    abstract @Nullable String getCaptureInstance();
+
+    abstract @Nullable CdcClientFactory getClientFactory();
+
+    abstract @Nullable Lsn getSnapshotLsn();
+
+    abstract int getNumPartitions();
+
+    abstract IsolationLevel getIsolationLevel();
+
+    abstract boolean getIncludeCommandId();
+
+    abstract @Nullable String getColumns();
+
+    abstract Builder toBuilder();
+
+    @AutoValue.Builder
+    abstract static class Builder {
+      abstract Builder setCaptureInstance(String captureInstance);
+
+      abstract Builder setClientFactory(CdcClientFactory clientFactory);
+
+      abstract Builder setSnapshotLsn(Lsn snapshotLsn);
+
+      abstract Builder setNumPartitions(int numPartitions);
+
+      abstract Builder setIsolationLevel(IsolationLevel isolationLevel);
+
+      abstract Builder setIncludeCommandId(boolean includeCommandId);
+
+      abstract Builder setColumns(String columns);
+
+      abstract Snapshot build();
+    }
+
+    /**
+     * The capture instance whose table is read (SQL Server's default name is {@code
+     * <schema>_<table>}); rows carry it as {@code _capture_instance}.
+     */
+    public Snapshot withCaptureInstance(String captureInstance) {
+      checkArgumentNotNull(captureInstance, "withCaptureInstance() needs a name, not null");
+      return toBuilder().setCaptureInstance(captureInstance).build();
+    }
+
+    /** How to open a {@link CdcClient}: the SQL Server client's factory, or the simulator's. */
+    public Snapshot withClientFactory(CdcClientFactory clientFactory) {
+      checkArgumentNotNull(clientFactory, "withClientFactory() needs a factory, not null");
+      return toBuilder().setClientFactory(clientFactory).build();
+    }
+
+    /**
+     * The snapshot LSN S stamped on every row, recorded by the caller before the read (rows may be
+     * newer than S, never older). Default: {@link SnapshotLsn#resolve} when the pipeline is built.
+     *
+     * @throws IllegalArgumentException for {@link Lsn#ZERO}, which no commit has
+     */
+    public Snapshot withSnapshotLsn(Lsn snapshotLsn) {
+      checkArgumentNotNull(snapshotLsn, "withSnapshotLsn() needs an LSN, not null");
+      if (snapshotLsn.isZero()) {
+        throw new IllegalArgumentException(
+            "snapshotLsn must be an LSN recorded before the read (above "
+                + Lsn.ZERO
+                + "), not "
+                + snapshotLsn);
+      }
+      return toBuilder().setSnapshotLsn(snapshotLsn).build();
+    }
+
+    /**
+     * Reads the table in at most this many key ranges in parallel (default 1): NTILE tiles of the
+     * key, so ranges hold nearly equal row counts.
+     *
+     * @throws IllegalArgumentException unless {@code numPartitions > 0}
+     */
+    public Snapshot withNumPartitions(int numPartitions) {
+      if (numPartitions <= 0) {
+        throw new IllegalArgumentException(
+            "numPartitions must be a positive integer, not '" + numPartitions + "'");
+      }
+      return toBuilder().setNumPartitions(numPartitions).build();
+    }
+
+    /**
+     * The isolation level of the reads of the table (default {@link IsolationLevel#READ_COMMITTED};
+     * {@link IsolationLevel#SNAPSHOT} needs the database's {@code ALLOW_SNAPSHOT_ISOLATION}).
+     * Uncommitted reads ({@code NOLOCK}) are never used.
+     */
+    public Snapshot withIsolationLevel(IsolationLevel isolationLevel) {
+      checkArgumentNotNull(isolationLevel, "withIsolationLevel() needs a level, not null");
+      return toBuilder().setIsolationLevel(isolationLevel).build();
+    }
+
+    /**
+     * Whether the schema has {@code _command_id} (default true), NULL on snapshot rows: set it as
+     * on the change read so both have one schema.
+     */
+    public Snapshot withIncludeCommandId(boolean includeCommandId) {
+      return toBuilder().setIncludeCommandId(includeCommandId).build();
+    }
+
+    /**
+     * Declares the captured columns to read and their output types, as for {@link
+     * Read#withColumns(String)}; without it they are inferred from CDC metadata.
+     */
+    public Snapshot withColumns(String columns) {
+      checkArgumentNotNull(columns, "withColumns() needs a column list, not null");
+      return toBuilder().setColumns(columns).build();
+    }
+
+    /**
+     * The snapshot LSN S this snapshot stamps: the one given with {@link #withSnapshotLsn(Lsn)},
+     * else {@link SnapshotLsn#resolve} now (each call may return a newer LSN; keep the first and
+     * pass it with {@link #withSnapshotLsn(Lsn)}).
+     *
+     * @throws IllegalArgumentException when the capture instance or client factory is missing
+     * @throws IllegalStateException when CDC has no {@code max_lsn} and the instance no start LSN
+     */
+    public Lsn resolveSnapshotLsn() {
+      OutputColumns.checkConfigured("snapshot()", getCaptureInstance(), getClientFactory());
+      Lsn given = getSnapshotLsn();
+      if (given != null) {
+        return given;
+      }
+      try (CdcClient client = getClientFactory().open()) {
+        return SnapshotLsn.resolve(client, getCaptureInstance());
+      }
+    }
+
+    @Override
+    public PCollection<Row> expand(PBegin input) {
+      SnapshotSpec spec = resolve();
+      return input
+          .apply(
+              "Capture instance " + spec.captureInstance().toLowerCase(Locale.ROOT),
+              Create.of(spec.captureInstance()).withCoder(StringUtf8Coder.of()))
+          .apply("Plan key ranges", ParDo.of(new PlanSnapshotRangesFn(spec)))
+          .setCoder(SerializableCoder.of(SnapshotRange.class))
+          .apply("Spread key ranges", Reshuffle.viaRandomKey())
+          .apply("Read key ranges", ParDo.of(new ReadSnapshotRangeFn(spec)))
+          .setRowSchema(spec.schema());
+    }
+
+    @Override
+    public void populateDisplayData(DisplayData.Builder builder) {
+      super.populateDisplayData(builder);
+      Lsn snapshotLsn = getSnapshotLsn();
+      builder
+          .addIfNotNull(DisplayData.item("captureInstance", getCaptureInstance()))
+          .addIfNotNull(
+              DisplayData.item("snapshotLsn", snapshotLsn == null ? null : snapshotLsn.toString()))
+          .add(DisplayData.item("numPartitions", getNumPartitions()))
+          .add(DisplayData.item("isolationLevel", getIsolationLevel().name()))
+          .add(DisplayData.item("includeCommandId", getIncludeCommandId()))
+          .addIfNotNull(DisplayData.item("columns", getColumns()));
+    }
+
+    /**
+     * Validates the configuration, records S (before anything is read) and fixes the output schema,
+     * reading CDC metadata only.
+     */
+    SnapshotSpec resolve() {
+      Lsn snapshotLsn = resolveSnapshotLsn();
+      OutputColumns output =
+          OutputColumns.resolve(
+              "snapshot()",
+              getCaptureInstance(),
+              getClientFactory(),
+              getColumns(),
+              getIncludeCommandId());
+      return new SnapshotSpec(
+          getCaptureInstance(),
+          getClientFactory(),
+          snapshotLsn,
+          getNumPartitions(),
+          getIsolationLevel(),
+          getIncludeCommandId(),
+          output.columns(),
+          output.schema());
     }
   }
 

@@ -31,7 +31,7 @@ import org.lakecdc.mssqlcdc.lsn.LsnRange;
  * retention again; emit the {@link ChangeBatch}; move the watermark to the end commit's time.
  */
 final class ReadChangesAction {
-  private static final String NAMESPACE = "mssqlcdc";
+  static final String NAMESPACE = "mssqlcdc";
 
   private final ReadSpec spec;
   private final CdcClient client;

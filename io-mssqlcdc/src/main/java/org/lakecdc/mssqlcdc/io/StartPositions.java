@@ -1,6 +1,5 @@
 package org.lakecdc.mssqlcdc.io;
 
-import java.util.List;
 import org.lakecdc.mssqlcdc.client.CaptureInstance;
 import org.lakecdc.mssqlcdc.client.CdcClient;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
@@ -30,10 +29,7 @@ public final class StartPositions {
         }
       case LATEST:
         {
-          List<CaptureInstance> instances = client.captureInstances(captureInstance);
-          Lsn fromMax = client.maxLsn().orElse(Lsn.ZERO);
-          Lsn fromStart = instances.get(0).startLsn().map(client::decrementLsn).orElse(Lsn.ZERO);
-          Lsn last = Lsn.max(fromMax, fromStart);
+          Lsn last = SnapshotLsn.latestCommitted(client, captureInstance);
           if (last.isZero()) {
             throw new IllegalStateException(
                 "startingLsn=latest: capture instance "

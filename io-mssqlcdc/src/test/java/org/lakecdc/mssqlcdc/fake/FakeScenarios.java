@@ -51,6 +51,9 @@ public final class FakeScenarios {
   /** The customers capture instance: a second table whose low watermark keeps mapping rows. */
   public static final String CUSTOMERS_CI = "dbo_customers";
 
+  /** The last LSN of {@link #snapshotScenario}: its idle entry at T0+1h, {@code ...0D1}. */
+  public static final Lsn SNAPSHOT_AT = Lsn.parse("0x0000002A0000010000D1");
+
   private FakeScenarios() {}
 
   /**
@@ -89,6 +92,28 @@ public final class FakeScenarios {
     Map<String, Object> row = order(i, "new", i + ".00");
     row.put("note", "n" + i);
     db.transaction(minutes(i)).insert(ORDERS, row).commit();
+  }
+
+  /**
+   * SCENARIOS.md C076, the keyed snapshot scenario: {@code dbo.orders} with CDC as {@value #CI};
+   * orders 0..9 inserted with status "new" at T0+i minutes ({@code ...001}..{@code ...091}); order
+   * 3 updated new→paid ({@code ...0A1}, T0+10); order 5 deleted ({@code ...0B1}, T0+11); a row with
+   * order_id NULL and status "no key" inserted ({@code ...0C1}, T0+12); an idle entry at T0+1h
+   * ({@code ...0D1}, {@link #SNAPSHOT_AT}). The table then holds NULL, 0..4, 6..9.
+   */
+  public static FakeSqlServer snapshotScenario(Path dir) {
+    FakeSqlServer db = orders(dir);
+    for (int i = 0; i < 10; i++) {
+      insertOrder(db, minutes(i), i, "new", null);
+    }
+    db.transaction(minutes(10)).update(ORDERS, List.of(3), Map.of("status", "paid")).commit();
+    db.transaction(minutes(11)).delete(ORDERS, List.of(5)).commit();
+    Map<String, Object> noKey = new HashMap<>();
+    noKey.put("order_id", null);
+    noKey.put("status", "no key");
+    db.transaction(minutes(12)).insert(ORDERS, noKey).commit();
+    db.idle(T0.plus(Duration.ofHours(1)));
+    return db;
   }
 
   /**

@@ -1,0 +1,121 @@
+package org.lakecdc.mssqlcdc.io;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.apache.beam.sdk.schemas.Schema;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.mssqlcdc.client.CaptureInstance;
+import org.lakecdc.mssqlcdc.client.CapturedColumn;
+import org.lakecdc.mssqlcdc.client.CdcClient;
+import org.lakecdc.mssqlcdc.client.CdcClientFactory;
+import org.lakecdc.mssqlcdc.schema.CapturedSchema;
+import org.lakecdc.mssqlcdc.schema.ChangeSchema;
+import org.lakecdc.mssqlcdc.schema.ColumnSpec;
+import org.lakecdc.mssqlcdc.schema.ColumnsDdl;
+import org.lakecdc.mssqlcdc.schema.InstanceColumns;
+
+/**
+ * The captured columns and the output schema shared by the change read and the snapshot (one schema
+ * for both, BEHAVIOUR.md 5), fixed when the pipeline is built.
+ *
+ * @param columns the captured columns read, in output order
+ * @param schema the output row schema: metadata columns, then {@code columns}
+ */
+record OutputColumns(List<ColumnSpec> columns, Schema schema) {
+  OutputColumns {
+    columns = List.copyOf(columns);
+    Objects.requireNonNull(schema, "schema");
+  }
+
+  /**
+   * Checks that a transform has its capture instance and client factory.
+   *
+   * @param transform the factory method named in messages, e.g. {@code read()}
+   * @throws IllegalArgumentException naming the missing builder method
+   */
+  static void checkConfigured(
+      String transform, @Nullable String captureInstance, @Nullable CdcClientFactory factory) {
+    if (captureInstance == null || captureInstance.isBlank()) {
+      throw new IllegalArgumentException(
+          "MssqlCdcIO."
+              + transform
+              + " needs a capture instance: withCaptureInstance() is required");
+    }
+    if (factory == null) {
+      throw new IllegalArgumentException(
+          "MssqlCdcIO."
+              + transform
+              + " needs a way to reach SQL Server: withClientFactory() is required");
+    }
+  }
+
+  /**
+   * Resolves the columns: the declared ones ({@code columns} option, checked against what the
+   * capture instances capture) or, without them, the union inferred from every capture instance of
+   * the table (BEHAVIOUR.md 5.3).
+   *
+   * @param transform the factory method named in messages, e.g. {@code read()}
+   * @param captureInstance the configured capture instance
+   * @param factory opens the client that reads CDC metadata (closed before returning)
+   * @param declared the {@code columns} DDL, or null to infer
+   * @param includeCommandId whether the schema has {@code _command_id}
+   * @throws IllegalArgumentException for a missing option, a declared column no instance captures,
+   *     a reserved name or an unmappable type
+   * @throws org.lakecdc.mssqlcdc.client.CaptureInstanceNotFoundError for an unknown instance
+   */
+  static OutputColumns resolve(
+      String transform,
+      @Nullable String captureInstance,
+      @Nullable CdcClientFactory factory,
+      @Nullable String declared,
+      boolean includeCommandId) {
+    checkConfigured(transform, captureInstance, factory);
+    List<ColumnSpec> columns;
+    try (CdcClient client = factory.open()) {
+      List<CaptureInstance> instances = client.captureInstances(captureInstance);
+      List<InstanceColumns> captured = new ArrayList<>();
+      for (CaptureInstance instance : instances) {
+        List<CapturedColumn> instanceColumns = client.capturedColumns(instance.name());
+        captured.add(new InstanceColumns(instance.name(), instanceColumns));
+      }
+      if (declared != null) {
+        columns = ColumnsDdl.parse(declared);
+        checkDeclaredColumnsCaptured(columns, captured, instances.get(0));
+      } else {
+        columns = CapturedSchema.infer(captured).columns();
+      }
+    }
+    return new OutputColumns(columns, ChangeSchema.of(columns, includeCommandId));
+  }
+
+  /**
+   * A declared column that no capture instance of the table captures would read NULL forever: fail
+   * instead (BEHAVIOUR.md 3.7, SCENARIOS.md C220).
+   */
+  private static void checkDeclaredColumnsCaptured(
+      List<ColumnSpec> declared, List<InstanceColumns> captured, CaptureInstance oldest) {
+    List<String> missing = new ArrayList<>();
+    for (ColumnSpec column : declared) {
+      boolean found =
+          captured.stream()
+              .flatMap(instance -> instance.columns().stream())
+              .anyMatch(c -> c.name().equalsIgnoreCase(column.name()));
+      if (!found) {
+        missing.add(column.name());
+      }
+    }
+    if (!missing.isEmpty()) {
+      throw new IllegalArgumentException(
+          "No capture instance of the table ("
+              + String.join(", ", captured.stream().map(InstanceColumns::captureInstance).toList())
+              + ") captures "
+              + String.join(", ", missing)
+              + "; fix 'columns' (withColumns) or capture the column on "
+              + oldest.sourceSchema()
+              + "."
+              + oldest.sourceTable()
+              + " with a new capture instance");
+    }
+  }
+}

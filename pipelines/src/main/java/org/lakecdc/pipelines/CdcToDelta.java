@@ -50,7 +50,7 @@ public final class CdcToDelta {
         if (demo.created()) {
           System.out.printf(
               "Built the demo CDC database in %s: %,d orders and %,d line items loaded before"
-                  + " CDC, then %,d transactions (server zone %s)%n",
+                  + " CDC was enabled, then %,d transactions (server zone %s)%n",
               Path.of(options.getFakePath()).toAbsolutePath(),
               demo.orders(),
               demo.lineItems(),
@@ -58,7 +58,21 @@ public final class CdcToDelta {
               DemoDatabase.SERVER_ZONE);
         }
       }
-      CdcToDeltaJob.Summary summary = CdcToDeltaJob.run(config, options, System.out);
+      Runnable beforeStream = () -> {};
+      if (options.getConnectionUrl() == null) {
+        Path demo = Path.of(options.getFakePath());
+        beforeStream =
+            () -> {
+              int more = DemoDatabase.continueHistory(demo, options.getDemoTransactions());
+              if (more > 0) {
+                System.out.printf(
+                    "The demo application committed %,d more transactions (a quiet hour, then"
+                        + " across the daylight-saving fall-back)%n",
+                    more);
+              }
+            };
+      }
+      CdcToDeltaJob.Summary summary = CdcToDeltaJob.run(config, options, System.out, beforeStream);
       printSummary(config, summary);
     } catch (IllegalArgumentException | CdcException e) {
       System.err.println("error: " + firstLine(e));
@@ -204,19 +218,20 @@ public final class CdcToDelta {
 
   private static void printSummary(CdcToDeltaJob.Config config, CdcToDeltaJob.Summary summary) {
     System.out.println();
+    long snapshotRows = Math.max(summary.snapshotRows(), 0);
     System.out.printf(
-        "Done in %.1f s: %,d batches, %,d change rows (%,d inserts, %,d updates, %,d deletes),"
-            + " %,.0f change rows/s%n",
+        "Done in %.1f s: %,d batches, %,d change rows (%,d inserts, %,d updates, %,d deletes)%s;"
+            + " throughput %,.0f rows/s%n",
         summary.seconds(),
         summary.batches(),
         summary.rows(),
         summary.rowsByOperation().getOrDefault("insert", 0L),
         summary.rowsByOperation().getOrDefault("update", 0L),
         summary.rowsByOperation().getOrDefault("delete", 0L),
-        summary.rows() / Math.max(summary.seconds(), 1e-3));
-    if (summary.snapshotRows() >= 0) {
-      System.out.printf("Snapshot: %,d rows%n", summary.snapshotRows());
-    }
+        summary.snapshotRows() >= 0
+            ? String.format(", after a snapshot of %,d rows", summary.snapshotRows())
+            : "",
+        (summary.rows() + snapshotRows) / Math.max(summary.seconds(), 1e-3));
     summary
         .position()
         .ifPresent(

@@ -23,6 +23,7 @@ import org.lakecdc.cdc.transforms.write.BatchStats;
 import org.lakecdc.cdc.transforms.write.CrashPoint;
 import org.lakecdc.cdc.transforms.write.DeltaTarget;
 import org.lakecdc.cdc.transforms.write.WriteChangesToDelta;
+import org.lakecdc.cdc.transforms.write.WriteSnapshotToDelta;
 import org.lakecdc.mssqlcdc.client.CdcClient;
 import org.lakecdc.mssqlcdc.client.CdcClientFactory;
 import org.lakecdc.mssqlcdc.client.Commit;
@@ -152,6 +153,18 @@ public final class CdcToDeltaJob {
    *     configuration does not fit the source
    */
   public static Summary run(Config config, PipelineOptions beamOptions, PrintStream out) {
+    return run(config, beamOptions, out, () -> {});
+  }
+
+  /**
+   * Runs the job once, calling {@code beforeStream} after the bootstrap snapshot (if any) and
+   * before the changes are read: the demo's application writes its second half of history there, as
+   * a live OLTP database keeps changing while a snapshot is taken.
+   *
+   * @see #run(Config, PipelineOptions, PrintStream)
+   */
+  public static Summary run(
+      Config config, PipelineOptions beamOptions, PrintStream out, Runnable beforeStream) {
     long began = System.nanoTime();
     Instant startedAt = Instant.now();
     DeltaTables tables = DeltaTables.create();
@@ -165,12 +178,19 @@ public final class CdcToDeltaJob {
 
     Optional<StreamPosition> position = resumePosition(config, tables, out);
     long snapshotRows = -1;
-    if (position.isEmpty()) {
+    if (position.isEmpty() && config.bootstrap()) {
+      snapshotRows = snapshot(config, tables, changeSchema, beamOptions, out);
+      position = resumePosition(config, tables, out);
+    } else if (position.isEmpty()) {
       position = Optional.of(startPosition(config));
       out.printf(
           "New target %s: starting after %s (startingLsn=%s)%n",
           config.bronzePath(), position.get().endLsn(), config.startingLsn());
     }
+    if (config.bootstrap()) {
+      writeBootstrapFact(config, tables, snapshotRows);
+    }
+    beforeStream.run();
     StreamPosition start = position.get();
     if (start.endCommitTime() != null && start.batchId() >= 0) {
       finalization.advance(
@@ -355,6 +375,115 @@ public final class CdcToDeltaJob {
         config.appId() + "#facts",
         stats.batchId(),
         Map.of(StreamPosition.factsDomain(config.appId()), bronze.toJson()));
+  }
+
+  /**
+   * Takes the bootstrap snapshot of a new target: records S ({@code max_lsn} before any row is
+   * read, BEHAVIOUR.md 6.1), reads the table in key ranges and writes the rows to bronze in one
+   * commit that also records S and the position at S.
+   *
+   * @return the snapshot's rows
+   */
+  private static long snapshot(
+      Config config,
+      DeltaTables tables,
+      Schema changeSchema,
+      PipelineOptions beamOptions,
+      PrintStream out) {
+    MssqlCdcIO.Snapshot snapshot =
+        MssqlCdcIO.snapshot()
+            .withCaptureInstance(config.captureInstance())
+            .withClientFactory(config.clientFactory())
+            .withNumPartitions(Math.max(config.numPartitions(), 4))
+            .withIsolationLevel(config.isolation())
+            .withIncludeCommandId(config.includeCommandId());
+    if (config.columns() != null) {
+      snapshot = snapshot.withColumns(config.columns());
+    }
+    Lsn s = snapshot.resolveSnapshotLsn();
+    Instant time;
+    try (CdcClient client = config.clientFactory().open()) {
+      time =
+          client
+              .commit(s)
+              .or(() -> client.lastCommitAtOrBefore(s))
+              .map(Commit::commitTime)
+              .orElseThrow(
+                  () ->
+                      new IllegalStateException(
+                          "Snapshot LSN "
+                              + s
+                              + " has no commit at or before it in cdc.lsn_time_mapping: run"
+                              + " again once the capture job has written one"));
+    }
+    StreamPosition atS =
+        new StreamPosition(config.appId(), 0, -1, s, time, config.captureInstance());
+    out.printf(
+        "New target %s: taking a snapshot of %s stamped with S = %s (committed at %s UTC)%n",
+        config.bronzePath(), config.captureInstance(), s, time);
+    Pipeline pipeline = Pipeline.create(beamOptions);
+    pipeline
+        .apply("Snapshot " + config.captureInstance(), snapshot.withSnapshotLsn(s))
+        .apply(
+            "Write the snapshot to bronze",
+            WriteSnapshotToDelta.to(config.bronzePath(), changeSchema, atS, 4));
+    pipeline.run().waitUntilFinish();
+    if (WriteSnapshotToDelta.committedSnapshot(tables, config.bronzePath()).isEmpty()) {
+      WriteSnapshotToDelta.commit(tables, config.bronzePath(), atS, List.of(), 0);
+    }
+    long rows =
+        tables.scan(config.bronzePath()).stream()
+            .filter(
+                r ->
+                    s.toString()
+                        .equals(r.get(org.lakecdc.mssqlcdc.schema.MetadataColumns.SNAPSHOT)))
+            .count();
+    out.printf("Snapshot: %,d rows written to %s%n", rows, config.bronzePath());
+    return rows;
+  }
+
+  /**
+   * Writes the {@code bootstrap} event of the target's snapshot once (transaction id {@code
+   * <appId>#events}, version 0); offered on every run, so a crash between the snapshot commit and
+   * this write only delays it.
+   */
+  private static void writeBootstrapFact(Config config, DeltaTables tables, long snapshotRows) {
+    Optional<Lsn> s = WriteSnapshotToDelta.committedSnapshot(tables, config.bronzePath());
+    if (s.isEmpty()) {
+      return;
+    }
+    String eventsApp = config.appId() + "#events";
+    if (tables.latestTransactionVersion(config.factsPath(), eventsApp).isPresent()) {
+      return;
+    }
+    Instant time;
+    try (CdcClient client = config.clientFactory().open()) {
+      time =
+          client
+              .commit(s.get())
+              .or(() -> client.lastCommitAtOrBefore(s.get()))
+              .map(Commit::commitTime)
+              .orElse(null);
+    }
+    tables.append(
+        config.factsPath(),
+        FactsTable.SCHEMA,
+        List.of(
+            FactsTable.row()
+                .set(FactsTable.APP_ID, config.appId())
+                .set(FactsTable.ROWS, snapshotRows >= 0 ? snapshotRows : null)
+                .set(FactsTable.EVENT, FactsTable.EVENT_BOOTSTRAP)
+                .set(FactsTable.MIN_LSN, s.get().toString())
+                .set(FactsTable.MAX_LSN, s.get().toString())
+                .set(FactsTable.END_LSN, s.get().toString())
+                .set(FactsTable.END_COMMIT_TS, time)
+                .set(FactsTable.DETAIL, "whole snapshot of " + config.captureInstance())
+                .set(FactsTable.TARGET, config.bronzePath())
+                .set(FactsTable.WRITTEN_AT, Instant.now())
+                .build()),
+        eventsApp,
+        0,
+        Map.of());
   }
 
   /** The position of a new target without a snapshot: right before where the read starts. */

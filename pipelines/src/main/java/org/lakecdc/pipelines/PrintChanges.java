@@ -89,6 +89,7 @@ public final class PrintChanges {
     long began = System.nanoTime();
     DemoDatabase.Summary demo =
         DemoDatabase.ensure(source, options.getDemoScale(), options.getDemoTransactions());
+    DemoDatabase.continueHistory(source, options.getDemoTransactions());
     if (demo.created()) {
       System.out.printf(
           "Built the demo CDC database in %s: %,d orders and %,d line items loaded before CDC,"

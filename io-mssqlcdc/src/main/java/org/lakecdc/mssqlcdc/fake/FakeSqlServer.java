@@ -375,6 +375,21 @@ public final class FakeSqlServer {
   }
 
   /**
+   * Whether the database has the table.
+   *
+   * @param table {@code schema.table} or {@code table} (schema {@code dbo}), ignoring case
+   * @return true when it exists
+   */
+  public boolean hasTable(String table) {
+    try {
+      table(table);
+      return true;
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
+  /**
    * The source table's current rows in key order (NULL keys first), by column name, as a reader
    * returns values ({@link org.lakecdc.mssqlcdc.client.ChangeRow} types). For tests: "the table
    * now".

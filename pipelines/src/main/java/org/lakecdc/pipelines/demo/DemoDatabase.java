@@ -58,20 +58,62 @@ public final class DemoDatabase {
 
   /**
    * Opens the demo database in {@code directory}, building it first when the directory holds no
-   * database ({@code server.json} absent).
+   * database ({@code server.json} absent): the TPC-H load, CDC enabled, then the first half of the
+   * change history (what happened before a job first looks at the database). {@link
+   * #continueHistory} writes the second half.
    *
    * @param directory the simulator's directory; created when missing
    * @param scale TPC-H scale factor, e.g. 0.01 (15,000 orders, about 60,000 line items)
-   * @param transactions change transactions to run after the load
+   * @param transactions change transactions of the whole history
    * @return what was found or built
+   * @throws IllegalArgumentException when {@code directory} is a file, or holds a database that is
+   *     not the demo's
    */
   public static Summary ensure(Path directory, double scale, int transactions) {
+    if (Files.exists(directory) && !Files.isDirectory(directory)) {
+      throw new IllegalArgumentException(
+          "The demo database needs a directory, not the file " + directory);
+    }
     if (Files.exists(directory.resolve("server.json"))) {
       FakeSqlServer db = FakeSqlServer.open(directory);
+      if (!db.hasTable(ORDERS) || !db.hasTable(LINEITEM)) {
+        throw new IllegalArgumentException(
+            directory + " holds a CDC database without the demo's dbo.orders and dbo.lineitem");
+      }
       return new Summary(false, db.rows(ORDERS).size(), db.rows(LINEITEM).size(), 0);
     }
     return build(directory, scale, transactions);
   }
+
+  /**
+   * Writes the second half of the demo's change history (the application keeps writing after a job
+   * took its snapshot), once: a later call does nothing. The quiet hour of idle entries and the
+   * daylight-saving fall-back are in this half.
+   *
+   * @param directory the demo database
+   * @param transactions change transactions of the whole history (as given to {@link #ensure})
+   * @return the transactions written, 0 when the second half was already written
+   */
+  public static int continueHistory(Path directory, int transactions) {
+    Path marker = directory.resolve(SECOND_HALF_MARKER);
+    if (Files.exists(marker)) {
+      return 0;
+    }
+    FakeSqlServer db = FakeSqlServer.open(directory);
+    int count = transactions - transactions / 2;
+    try (FakeSqlServer.Bulk bulk = db.bulk()) {
+      new History(db, 2L, true).run(count);
+    }
+    try {
+      Files.writeString(marker, "second half of the history written\n");
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return count;
+  }
+
+  /** Marks a demo database whose history is complete. */
+  private static final String SECOND_HALF_MARKER = "demo-history-complete";
 
   private static Summary build(Path directory, double scale, int transactions) {
     FakeSqlServer db = FakeSqlServer.open(directory).timeZone(SERVER_ZONE);
@@ -114,18 +156,16 @@ public final class DemoDatabase {
       orders.add(orderRow(o));
     }
     List<Map<String, Object>> lines = new ArrayList<>();
-    Map<Integer, Integer> linesPerOrder = new HashMap<>();
     for (LineItem l : new LineItemGenerator(scale, 1, 1)) {
       lines.add(lineRow(l));
-      linesPerOrder.merge((int) l.getOrderKey(), 1, Integer::sum);
     }
-    int transactionCount;
+    int transactionCount = transactions / 2;
     try (FakeSqlServer.Bulk bulk = db.bulk()) {
       db.loadRows(ORDERS, orders);
       db.loadRows(LINEITEM, lines);
       db.enableCdc(ORDERS);
       db.enableCdc(LINEITEM);
-      transactionCount = new History(db, orders, lines, linesPerOrder).run(transactions);
+      new History(db, 1L, false).run(transactionCount);
     }
     return new Summary(true, orders.size(), lines.size(), transactionCount);
   }
@@ -177,39 +217,54 @@ public final class DemoDatabase {
     };
 
     private final FakeSqlServer db;
-    private final Random random = new Random(20261101L);
+    private final Random random;
+    private final boolean quietHourFirst;
     private final List<Integer> liveOrders = new ArrayList<>();
     private final Map<Integer, Map<String, Object>> orderByKey = new HashMap<>();
-    private final Map<Integer, Integer> linesPerOrder;
+    private final Map<Integer, Integer> linesPerOrder = new HashMap<>();
     private final List<Map<String, Object>> templateLines;
     private int nextOrderKey;
-    private Instant clock = HISTORY_START;
+    private Instant clock;
 
-    History(
-        FakeSqlServer db,
-        List<Map<String, Object>> orders,
-        List<Map<String, Object>> lines,
-        Map<Integer, Integer> linesPerOrder) {
+    /**
+     * The history of {@code db} from its current rows on: the state (live orders, line counts, the
+     * next order key, the clock) is read back from the database, so the second half continues the
+     * first in another process.
+     */
+    History(FakeSqlServer db, long part, boolean quietHourFirst) {
       this.db = db;
-      this.linesPerOrder = linesPerOrder;
-      this.templateLines = lines.subList(0, Math.min(lines.size(), 1000));
-      for (Map<String, Object> o : orders) {
-        int key = (Integer) o.get("o_orderkey");
+      this.random = new Random(20261101L * 31 + part);
+      this.quietHourFirst = quietHourFirst;
+      List<Map<String, Object>> lines = db.rows(LINEITEM);
+      this.templateLines = new ArrayList<>(lines.subList(0, Math.min(lines.size(), 1000)));
+      for (Map<String, Object> l : lines) {
+        linesPerOrder.merge(((Number) l.get("l_orderkey")).intValue(), 1, Integer::sum);
+      }
+      for (Map<String, Object> o : db.rows(ORDERS)) {
+        int key = ((Number) o.get("o_orderkey")).intValue();
         liveOrders.add(key);
-        orderByKey.put(key, o);
+        orderByKey.put(key, new LinkedHashMap<>(o));
         nextOrderKey = Math.max(nextOrderKey, key + 1);
+      }
+      try (var client = db.openClient()) {
+        this.clock =
+            client
+                .maxLsn()
+                .flatMap(client::lastCommitAtOrBefore)
+                .map(c -> c.commitTime())
+                .orElse(HISTORY_START);
       }
     }
 
-    /** Runs {@code count} transactions; a quiet hour of idle entries sits at the middle. */
+    /** Runs {@code count} transactions, after a quiet hour of idle entries when asked. */
     int run(int count) {
-      for (int i = 0; i < count; i++) {
-        if (i == count / 2) {
-          for (int k = 0; k < 12; k++) {
-            clock = clock.plus(Duration.ofMinutes(5));
-            db.idle(clock);
-          }
+      if (quietHourFirst) {
+        for (int k = 0; k < 12; k++) {
+          clock = clock.plus(Duration.ofMinutes(5));
+          db.idle(clock);
         }
+      }
+      for (int i = 0; i < count; i++) {
         clock = clock.plus(Duration.ofSeconds(10 + random.nextInt(20)));
         int kind = random.nextInt(100);
         if (kind < 35) {

@@ -5,7 +5,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import org.apache.beam.sdk.Pipeline;
-import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.lakecdc.cdc.transforms.finalization.Granularity;
 import org.lakecdc.mssqlcdc.client.CdcClientFactory;
 import org.lakecdc.mssqlcdc.client.CdcException;
@@ -32,8 +31,7 @@ public final class CdcToDelta {
     CdcToDeltaOptions options;
     CdcToDeltaJob.Config config;
     try {
-      PipelineOptionsFactory.register(CdcToDeltaOptions.class);
-      options = PipelineOptionsFactory.fromArgs(args).withValidation().as(CdcToDeltaOptions.class);
+      options = CommandLine.parse(args, CdcToDeltaOptions.class);
       config = config(options);
     } catch (IllegalArgumentException e) {
       System.err.println("error: " + firstLine(e));

@@ -491,6 +491,9 @@ public final class CdcToDeltaJob {
     try (CdcClient client = config.clientFactory().open()) {
       Lsn last =
           StartPositions.lastProcessed(client, config.captureInstance(), config.startingLsn());
+      if (config.startingLsn().kind() == StartingLsn.Kind.EXPLICIT) {
+        StartPositions.checkExplicit(client, config.captureInstance(), last);
+      }
       Instant time = client.commit(last).map(Commit::commitTime).orElse(null);
       return new StreamPosition(config.appId(), 0, -1, last, time, config.captureInstance());
     }

@@ -11,17 +11,18 @@ import org.apache.beam.sdk.metrics.MetricNameFilter;
 import org.apache.beam.sdk.metrics.MetricQueryResults;
 import org.apache.beam.sdk.metrics.MetricResult;
 import org.apache.beam.sdk.metrics.MetricsFilter;
-import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.Top;
 import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.Row;
+import org.lakecdc.mssqlcdc.client.CdcClient;
 import org.lakecdc.mssqlcdc.client.CdcException;
 import org.lakecdc.mssqlcdc.fake.FakeCdcClientFactory;
 import org.lakecdc.mssqlcdc.io.ChangeBatch;
 import org.lakecdc.mssqlcdc.io.ChangeOrdering;
 import org.lakecdc.mssqlcdc.io.MssqlCdcIO;
+import org.lakecdc.mssqlcdc.io.StartPositions;
 import org.lakecdc.mssqlcdc.io.StartingLsn;
 import org.lakecdc.pipelines.demo.DemoDatabase;
 
@@ -43,9 +44,7 @@ public final class PrintChanges {
     PrintChangesOptions options;
     StartingLsn start;
     try {
-      PipelineOptionsFactory.register(PrintChangesOptions.class);
-      options =
-          PipelineOptionsFactory.fromArgs(args).withValidation().as(PrintChangesOptions.class);
+      options = CommandLine.parse(args, PrintChangesOptions.class);
       start = StartingLsn.parse(options.getStartingLsn());
       if (options.getMaxCommitsPerBatch() < 0) {
         throw new IllegalArgumentException(
@@ -56,6 +55,15 @@ public final class PrintChanges {
       if (options.getSampleRows() < 0) {
         throw new IllegalArgumentException(
             "--sampleRows must be 0 or a positive integer, not '" + options.getSampleRows() + "'");
+      }
+      if (options.getFakePath() == null || options.getFakePath().isBlank()) {
+        throw new IllegalArgumentException("--fakePath must not be empty");
+      }
+      if (options.getDemoTransactions() < 0) {
+        throw new IllegalArgumentException(
+            "--demoTransactions must be 0 or a positive integer, not '"
+                + options.getDemoTransactions()
+                + "'");
       }
       if (!(options.getDemoScale() > 0 && options.getDemoScale() <= 1)) {
         throw new IllegalArgumentException(
@@ -89,7 +97,9 @@ public final class PrintChanges {
     long began = System.nanoTime();
     DemoDatabase.Summary demo =
         DemoDatabase.ensure(source, options.getDemoScale(), options.getDemoTransactions());
-    DemoDatabase.continueHistory(source, options.getDemoTransactions());
+    if (demo.created()) {
+      DemoDatabase.continueHistory(source, options.getDemoTransactions());
+    }
     if (demo.created()) {
       System.out.printf(
           "Built the demo CDC database in %s: %,d orders and %,d line items loaded before CDC,"
@@ -104,6 +114,11 @@ public final class PrintChanges {
       System.out.printf("Reading the CDC database in %s%n", source.toAbsolutePath());
     }
 
+    if (start.kind() == StartingLsn.Kind.EXPLICIT) {
+      try (CdcClient client = new FakeCdcClientFactory(source.toString()).open()) {
+        StartPositions.checkExplicit(client, options.getCaptureInstance(), start.lsn().get());
+      }
+    }
     MssqlCdcIO.Read read =
         MssqlCdcIO.read()
             .withCaptureInstance(options.getCaptureInstance())

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import org.apache.beam.sdk.util.Sleeper;
 
 /**
@@ -39,6 +40,16 @@ final class AtomicFiles {
   }
 
   /**
+   * Gives a new file the permissions of an ordinary file ({@code rw-r--r--}) where the file system
+   * has POSIX permissions: temporary files are created owner-only, and the rename keeps that.
+   */
+  private static void readableByAll(Path file) throws IOException {
+    if (Files.getFileStore(file).supportsFileAttributeView("posix")) {
+      Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
+    }
+  }
+
+  /**
    * Writes {@code target} whole.
    *
    * @throws UncheckedIOException when writing fails or the replace is refused {@link #MAX_ATTEMPTS}
@@ -48,6 +59,7 @@ final class AtomicFiles {
     Path temp = null;
     try {
       temp = Files.createTempFile(target.getParent(), "." + target.getFileName() + ".", ".tmp");
+      readableByAll(temp);
       try (Writer out =
           new BufferedWriter(
               new OutputStreamWriter(Files.newOutputStream(temp), StandardCharsets.UTF_8),

@@ -1,7 +1,9 @@
 package org.lakecdc.mssqlcdc.io;
 
+import java.util.Optional;
 import org.lakecdc.mssqlcdc.client.CaptureInstance;
 import org.lakecdc.mssqlcdc.client.CdcClient;
+import org.lakecdc.mssqlcdc.client.DataLossError;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
 
 /** Resolves a {@link StartingLsn} to the last processed LSN (BEHAVIOUR.md 2.3). */
@@ -41,6 +43,44 @@ public final class StartPositions {
         }
       default:
         throw new IllegalArgumentException("Unknown startingLsn kind " + start.kind());
+    }
+  }
+
+  /**
+   * Checks an explicit starting LSN of a new read against what CDC holds: one after {@code max_lsn}
+   * has nothing to read (a typo, or a position from another database); one whose next change is
+   * below the oldest capture instance's minimum LSN starts in a gap: those changes were purged by
+   * cleanup, or predate CDC on the table.
+   *
+   * @throws IllegalArgumentException naming the option, the LSN and {@code max_lsn}
+   * @throws org.lakecdc.mssqlcdc.client.DataLossError naming the LSN, the instance and its minimum
+   */
+  public static void checkExplicit(CdcClient client, String captureInstance, Lsn lastProcessed) {
+    Optional<Lsn> max = client.maxLsn();
+    if (max.isPresent() && lastProcessed.isAfter(max.get())) {
+      throw new IllegalArgumentException(
+          "startingLsn "
+              + lastProcessed
+              + " is after max_lsn "
+              + max.get()
+              + ": nothing has been captured there yet; use 'latest' to skip the history");
+    }
+    CaptureInstance oldest = client.captureInstances(captureInstance).get(0);
+    Lsn min = client.minLsn(oldest.name());
+    Lsn first = lastProcessed.increment();
+    if (first.isBefore(min)) {
+      throw new DataLossError(
+          oldest.name(),
+          first,
+          min,
+          "startingLsn "
+              + lastProcessed
+              + " is before the oldest change CDC holds for "
+              + oldest.name()
+              + " (min_lsn "
+              + min
+              + "): the changes in between were purged by cleanup or predate CDC on the table;"
+              + " start with a snapshot (bootstrap) or 'earliest'");
     }
   }
 }

@@ -106,4 +106,34 @@ class StartPositionsTest {
             + " 'soon'",
         e.getMessage());
   }
+
+  @Test
+  void anExplicitLsnPastMaxLsnOrBeforeTheOldestChangeIsRefused() {
+    FakeSqlServer db = FakeScenarios.orders(dir);
+    commitOrders(db, 3);
+    db.cleanup(CI, lsn(1));
+    try (CdcClient client = db.openClient()) {
+      IllegalArgumentException past =
+          assertThrows(
+              IllegalArgumentException.class,
+              () -> StartPositions.checkExplicit(client, CI, lsn(5)));
+      assertEquals(
+          "startingLsn 0x0000002A000001000051 is after max_lsn 0x0000002A000001000021: nothing"
+              + " has been captured there yet; use 'latest' to skip the history",
+          past.getMessage());
+      org.lakecdc.mssqlcdc.client.DataLossError before =
+          assertThrows(
+              org.lakecdc.mssqlcdc.client.DataLossError.class,
+              () -> StartPositions.checkExplicit(client, CI, Lsn.parse("0x01")));
+      assertTrue(
+          before
+              .getMessage()
+              .startsWith(
+                  "startingLsn 0x00000000000000000001 is before the oldest change CDC holds for"
+                      + " dbo_orders (min_lsn 0x0000002A000001000011)"),
+          before.getMessage());
+      StartPositions.checkExplicit(client, CI, lsn(0));
+      StartPositions.checkExplicit(client, CI, lsn(2));
+    }
+  }
 }

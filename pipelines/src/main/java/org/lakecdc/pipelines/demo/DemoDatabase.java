@@ -4,19 +4,24 @@ import io.trino.tpch.LineItem;
 import io.trino.tpch.LineItemGenerator;
 import io.trino.tpch.Order;
 import io.trino.tpch.OrderGenerator;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.stream.Stream;
 import org.lakecdc.mssqlcdc.fake.ColumnDefinition;
 import org.lakecdc.mssqlcdc.fake.FakeSqlServer;
 
@@ -57,32 +62,79 @@ public final class DemoDatabase {
   public record Summary(boolean created, int orders, int lineItems, int transactions) {}
 
   /**
-   * Opens the demo database in {@code directory}, building it first when the directory holds no
-   * database ({@code server.json} absent): the TPC-H load, CDC enabled, then the first half of the
-   * change history (what happened before a job first looks at the database). {@link
-   * #continueHistory} writes the second half.
+   * Builds the demo database in {@code directory} when the directory does not exist or is empty:
+   * the TPC-H load, CDC enabled, then the first half of the change history (what happened before a
+   * job first looks at the database); {@link #continueHistory} writes the second half. A directory
+   * that already holds a CDC database ({@code server.json}) is left untouched and only reported:
+   * reading never writes. The database is built in a sibling directory and moved into place at the
+   * end, so a build that is interrupted leaves nothing half-built behind.
    *
-   * @param directory the simulator's directory; created when missing
+   * @param directory the simulator's directory
    * @param scale TPC-H scale factor, e.g. 0.01 (15,000 orders, about 60,000 line items)
    * @param transactions change transactions of the whole history
    * @return what was found or built
-   * @throws IllegalArgumentException when {@code directory} is a file, or holds a database that is
-   *     not the demo's
+   * @throws IllegalArgumentException when {@code directory} is a file, or a non-empty directory
+   *     without a CDC database (nothing is written into it)
    */
   public static Summary ensure(Path directory, double scale, int transactions) {
     if (Files.exists(directory) && !Files.isDirectory(directory)) {
       throw new IllegalArgumentException(
-          "The demo database needs a directory, not the file " + directory);
+          "--fakePath must be a directory, not the file " + directory);
     }
     if (Files.exists(directory.resolve("server.json"))) {
-      FakeSqlServer db = FakeSqlServer.open(directory);
-      if (!db.hasTable(ORDERS) || !db.hasTable(LINEITEM)) {
-        throw new IllegalArgumentException(
-            directory + " holds a CDC database without the demo's dbo.orders and dbo.lineitem");
-      }
-      return new Summary(false, db.rows(ORDERS).size(), db.rows(LINEITEM).size(), 0);
+      return new Summary(false, 0, 0, 0);
     }
-    return build(directory, scale, transactions);
+    if (Files.isDirectory(directory) && !isEmpty(directory)) {
+      throw new IllegalArgumentException(
+          "--fakePath "
+              + directory
+              + " is neither empty nor a CDC database (no server.json): the demo database is only"
+              + " built in a new or empty directory");
+    }
+    Path staging = staging(directory);
+    try {
+      Summary summary = build(staging, scale, transactions);
+      Files.createDirectories(directory.toAbsolutePath().getParent());
+      if (Files.exists(directory)) {
+        Files.delete(directory);
+      }
+      Files.move(staging, directory, StandardCopyOption.ATOMIC_MOVE);
+      return summary;
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot build the demo database in " + directory, e);
+    } finally {
+      deleteQuietly(staging);
+    }
+  }
+
+  private static boolean isEmpty(Path directory) {
+    try (Stream<Path> entries = Files.list(directory)) {
+      return entries.findAny().isEmpty();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static Path staging(Path directory) {
+    Path absolute = directory.toAbsolutePath();
+    return absolute.resolveSibling(
+        "." + absolute.getFileName() + ".building-" + ProcessHandle.current().pid());
+  }
+
+  private static void deleteQuietly(Path path) {
+    if (!Files.exists(path)) {
+      return;
+    }
+    try (Stream<Path> walk = Files.walk(path)) {
+      walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      // Best effort: a leftover staging directory is hidden and never read.
+    }
+  }
+
+  /** True when {@code directory} holds the demo database (built by {@link #ensure}). */
+  public static boolean isDemo(Path directory) {
+    return Files.exists(directory.resolve(DEMO_MARKER));
   }
 
   /**
@@ -96,7 +148,7 @@ public final class DemoDatabase {
    */
   public static int continueHistory(Path directory, int transactions) {
     Path marker = directory.resolve(SECOND_HALF_MARKER);
-    if (Files.exists(marker)) {
+    if (!isDemo(directory) || Files.exists(marker)) {
       return 0;
     }
     FakeSqlServer db = FakeSqlServer.open(directory);
@@ -106,14 +158,17 @@ public final class DemoDatabase {
     }
     try {
       Files.writeString(marker, "second half of the history written\n");
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
     return count;
   }
 
   /** Marks a demo database whose history is complete. */
   private static final String SECOND_HALF_MARKER = "demo-history-complete";
+
+  /** Marks a directory as the demo database (other databases are never written to). */
+  private static final String DEMO_MARKER = "demo-database";
 
   private static Summary build(Path directory, double scale, int transactions) {
     FakeSqlServer db = FakeSqlServer.open(directory).timeZone(SERVER_ZONE);
@@ -166,6 +221,13 @@ public final class DemoDatabase {
       db.enableCdc(ORDERS);
       db.enableCdc(LINEITEM);
       new History(db, 1L, false).run(transactionCount);
+    }
+    try {
+      Files.writeString(
+          directory.resolve(DEMO_MARKER),
+          "lakecdc demo database: TPC-H scale " + scale + ", " + transactions + " transactions\n");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
     return new Summary(true, orders.size(), lines.size(), transactionCount);
   }

@@ -73,4 +73,27 @@ class DemoDatabaseTest {
           "the seeded history is the same on every machine");
     }
   }
+
+  @Test
+  void neverBuildsOverADirectoryThatIsNotEmptyAndNeverWritesWhenReading() throws Exception {
+    java.nio.file.Files.writeString(dir.resolve("notes.txt"), "mine");
+    IllegalArgumentException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalArgumentException.class, () -> DemoDatabase.ensure(dir, 0.001, 10));
+    assertTrue(e.getMessage().contains("is neither empty nor a CDC database"), e.getMessage());
+    assertEquals(List.of("notes.txt"), List.of(dir.toFile().list()));
+
+    Path demo = dir.resolve("demo");
+    DemoDatabase.ensure(demo, 0.001, 10);
+    Path server = demo.resolve("server.json");
+    String before = java.nio.file.Files.readString(server);
+    long modified = java.nio.file.Files.getLastModifiedTime(server).toMillis();
+    assertFalse(DemoDatabase.ensure(demo, 0.001, 10).created());
+    assertEquals(before, java.nio.file.Files.readString(server));
+    assertEquals(modified, java.nio.file.Files.getLastModifiedTime(server).toMillis());
+    assertEquals(
+        "rw-r--r--",
+        java.nio.file.attribute.PosixFilePermissions.toString(
+            java.nio.file.Files.getPosixFilePermissions(server)));
+  }
 }

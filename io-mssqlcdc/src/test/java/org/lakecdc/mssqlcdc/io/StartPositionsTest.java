@@ -132,7 +132,7 @@ class StartPositionsTest {
                   "startingLsn 0x00000000000000000001 is before the oldest change CDC holds for"
                       + " dbo_orders (min_lsn 0x0000002A000001000011)"),
           before.getMessage());
-      StartPositions.checkExplicit(client, CI, lsn(0));
+      StartPositions.checkExplicit(client, CI, lsn(1).decrement());
       StartPositions.checkExplicit(client, CI, lsn(2));
     }
   }

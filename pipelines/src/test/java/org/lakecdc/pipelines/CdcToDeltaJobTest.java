@@ -302,4 +302,72 @@ class CdcToDeltaJobTest {
     assertEquals("control", control.properties().get(TableProperties.TABLE_KIND));
     assertTrue(control.columns().stream().allMatch(c -> c.comment() != null));
   }
+
+  @Test
+  void c124SchemaChangesAndACaptureInstanceSwitchBecomeEventRowsOfTheirBatch() {
+    JobFixture f = new JobFixture(dir);
+    f.db.enableCdc(ORDERS);
+    f.insertCommit(0, 1);
+    f.insertCommit(1, 1);
+    Lsn ddl =
+        f.db.addColumn(
+            ORDERS, "note", org.lakecdc.mssqlcdc.schema.SqlServerType.parse("varchar(20)"));
+    f.db.enableCdc(
+        ORDERS,
+        org.lakecdc.mssqlcdc.fake.CaptureOptions.defaults()
+            .withName("dbo_orders_v2")
+            .withCapturedColumns(List.of("order_id", "status", "amount", "updated_at", "note")));
+    Map<String, Object> noted = new java.util.HashMap<>(order(500, "new", "5.00"));
+    noted.put("note", "gift");
+    Lsn s = f.db.transaction(at(5)).insert(ORDERS, noted).commit();
+    f.insertCommit(6, 1);
+    try (CdcClient c = f.db.openClient()) {
+      System.err.println(
+          "DDLDEBUG "
+              + c.ddlHistory("dbo_orders", Lsn.ZERO, Lsn.MAX)
+              + " "
+              + c.ddlHistory("dbo_orders_v2", Lsn.ZERO, Lsn.MAX));
+    }
+    f.run();
+
+    List<org.apache.beam.sdk.values.Row> events =
+        f.tables.scan(f.facts, org.lakecdc.cdc.transforms.facts.FactsTable.SCHEMA).stream()
+            .filter(r -> r.getString("event") != null)
+            .sorted(java.util.Comparator.comparing(r -> r.getString("end_lsn")))
+            .toList();
+    assertEquals(
+        List.of("schema_change", "capture_instance_switched"),
+        events.stream().map(r -> r.getString("event")).toList());
+    assertEquals(ddl.toString(), events.get(0).getString("end_lsn"));
+    assertEquals(
+        "ALTER TABLE [dbo].[orders] ADD [note] varchar(20)", events.get(0).getString("detail"));
+    assertEquals(
+        LocalDateTime.of(2026, 9, 28, 13, 51),
+        events.get(0).getLogicalTypeValue("end_commit_ts", LocalDateTime.class),
+        "a DDL LSN has no commit of its own: the commit time of the last commit before it");
+    assertEquals(s.toString(), events.get(1).getString("end_lsn"));
+    assertEquals("dbo_orders -> dbo_orders_v2", events.get(1).getString("detail"));
+    assertEquals(0L, events.get(1).getInt64("rows"));
+    assertEquals(
+        events.get(0).getInt64("batch_id"),
+        f.factBatches().stream()
+            .map(b -> Long.parseLong(b.substring(0, b.indexOf(':'))))
+            .filter(b -> b.equals(events.get(0).getInt64("batch_id")))
+            .findFirst()
+            .orElseThrow(),
+        "the event rows carry their batch's id");
+
+    List<org.apache.beam.sdk.values.Row> bronze =
+        f.tables.scan(f.bronze, DeltaColumn.toBeamSchema(f.tables.describe(f.bronze).columns()));
+    Map<Integer, String> instanceByOrder = new java.util.TreeMap<>();
+    Map<Integer, String> noteByOrder = new java.util.TreeMap<>();
+    for (org.apache.beam.sdk.values.Row r : bronze) {
+      instanceByOrder.put(r.getInt32("order_id"), r.getString("_capture_instance"));
+      noteByOrder.put(r.getInt32("order_id"), String.valueOf(r.getString("note")));
+    }
+    assertEquals(
+        Map.of(0, "dbo_orders", 100, "dbo_orders", 500, "dbo_orders_v2", 600, "dbo_orders_v2"),
+        instanceByOrder);
+    assertEquals(Map.of(0, "null", 100, "null", 500, "gift", 600, "null"), noteByOrder);
+  }
 }

@@ -14,6 +14,7 @@ import org.lakecdc.cdc.transforms.facts.FactsTable;
 import org.lakecdc.cdc.transforms.position.StreamPosition;
 import org.lakecdc.mssqlcdc.client.CaptureInstance;
 import org.lakecdc.mssqlcdc.client.CdcClient;
+import org.lakecdc.mssqlcdc.client.DdlChange;
 import org.lakecdc.mssqlcdc.io.ChangeBatch;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
 
@@ -69,6 +70,22 @@ final class BatchFacts {
             .set(FactsTable.TARGET, target.bronzePath())
             .set(FactsTable.WRITTEN_AT, now)
             .build());
+    for (DdlChange ddl : ddlChanges(client, before.endLsn(), batch)) {
+      rows.add(
+          FactsTable.row()
+              .set(FactsTable.APP_ID, target.appId())
+              .set(FactsTable.BATCH_ID, stats.batchId())
+              .set(FactsTable.ROWS, 0L)
+              .set(FactsTable.EVENT, FactsTable.EVENT_SCHEMA_CHANGE)
+              .set(FactsTable.MIN_LSN, ddl.lsn().toString())
+              .set(FactsTable.MAX_LSN, ddl.lsn().toString())
+              .set(FactsTable.END_LSN, ddl.lsn().toString())
+              .set(FactsTable.END_COMMIT_TS, ddl.commitTime().orElse(null))
+              .set(FactsTable.DETAIL, truncate(ddl.command(), 500))
+              .set(FactsTable.TARGET, target.bronzePath())
+              .set(FactsTable.WRITTEN_AT, now)
+              .build());
+    }
     switchEvent(client, before, batch)
         .ifPresent(
             e ->
@@ -87,6 +104,28 @@ final class BatchFacts {
                         .set(FactsTable.WRITTEN_AT, now)
                         .build()));
     return rows;
+  }
+
+  /**
+   * DDL on the batch's table after the previous batch's end and up to this batch's end ({@code
+   * sys.sp_cdc_get_ddl_history} of each capture instance of the table, {@code previousEnd < ddl_lsn
+   * <= to}), one per LSN (both instances may record one statement), in LSN order (BEHAVIOUR.md
+   * 3.4). Measured from the previous end, not from the batch's first LSN: a DDL LSN between two
+   * parts of the read (cut at a newer instance's start) belongs to the next batch.
+   */
+  static List<DdlChange> ddlChanges(CdcClient client, Lsn previousEnd, ChangeBatch batch) {
+    java.util.TreeMap<Lsn, DdlChange> byLsn = new java.util.TreeMap<>();
+    String instance = batch.readInstances().get(batch.readInstances().size() - 1);
+    for (CaptureInstance each : client.captureInstances(instance)) {
+      for (DdlChange ddl : client.ddlHistory(each.name(), previousEnd, batch.toLsn())) {
+        byLsn.putIfAbsent(ddl.lsn(), ddl);
+      }
+    }
+    return new ArrayList<>(byLsn.values());
+  }
+
+  private static String truncate(String text, int max) {
+    return text.length() <= max ? text : text.substring(0, max);
   }
 
   /** {@code capture_lag_seconds} of a batch row, if measured. */

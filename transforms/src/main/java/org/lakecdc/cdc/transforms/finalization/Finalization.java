@@ -137,6 +137,16 @@ public final class Finalization {
     return verdict(table).map(v -> !periodEndUtc.isAfter(v)).orElse(false);
   }
 
+  /**
+   * {@link #isFinal(String, LocalDateTime)} for a period end with a zone or offset: it is compared
+   * in UTC (C146).
+   *
+   * @param periodEnd the period's end, any zone
+   */
+  public boolean isFinal(String table, java.time.OffsetDateTime periodEnd) {
+    return isFinal(table, periodEnd.atZoneSameInstant(ZoneOffset.UTC).toLocalDateTime());
+  }
+
   private static LocalDateTime finalizedUntil(Row row) {
     return row.getLogicalTypeValue(ControlTable.FINALIZED_UNTIL, LocalDateTime.class);
   }

@@ -74,6 +74,10 @@ class FinalizationTest {
     assertTrue(f.isFinal("t", LocalDateTime.of(2026, 9, 28, 15, 0)));
     assertFalse(f.isFinal("t", LocalDateTime.of(2026, 9, 28, 15, 0, 1)));
     assertFalse(f.isFinal("v", LocalDateTime.of(2000, 1, 1, 0, 0)));
+    assertTrue(
+        f.isFinal("t", java.time.OffsetDateTime.parse("2026-09-28T12:00:00-03:00")),
+        "C146: 12:00 at UTC-3 is 15:00 UTC, at the verdict");
+    assertFalse(f.isFinal("t", java.time.OffsetDateTime.parse("2026-09-28T16:30:00+01:00")));
 
     List<Row> rows = tables.scan(control, ControlTable.SCHEMA);
     assertEquals(2, rows.size(), "one row per target");

@@ -52,10 +52,28 @@ public record BatchStats(
 
   /** Counts {@code changes} (rows of the change schema). */
   public static BatchStats of(long batchId, Iterable<Row> changes) {
-    long rows = 0, deletes = 0, inserts = 0, updates = 0;
-    String minLsn = null, maxLsn = null;
-    LocalDateTime minTs = null, maxTs = null;
-    for (Row row : changes) {
+    Counter counter = new Counter(batchId);
+    changes.forEach(counter::add);
+    return counter.stats();
+  }
+
+  /**
+   * Counts rows one at a time, so a batch's rows are read once: a runner may hand a grouped batch
+   * as an iterable that can be read only once (the FlinkRunner does, by default).
+   */
+  public static final class Counter {
+    private final long batchId;
+    private long rows, deletes, inserts, updates;
+    private @Nullable String minLsn, maxLsn;
+    private @Nullable LocalDateTime minTs, maxTs;
+
+    /** A counter of batch {@code batchId}'s rows. */
+    public Counter(long batchId) {
+      this.batchId = batchId;
+    }
+
+    /** Counts one change row. */
+    public void add(Row row) {
       rows++;
       String lsn = row.getString(MetadataColumns.START_LSN);
       LocalDateTime ts = row.getLogicalTypeValue(MetadataColumns.COMMIT_TS, LocalDateTime.class);
@@ -78,16 +96,20 @@ public record BatchStats(
         default -> {}
       }
     }
-    return new BatchStats(
-        batchId,
-        rows,
-        minLsn,
-        maxLsn,
-        minTs == null ? null : minTs.toInstant(ZoneOffset.UTC),
-        maxTs == null ? null : maxTs.toInstant(ZoneOffset.UTC),
-        deletes,
-        inserts,
-        updates);
+
+    /** The stats of the rows counted so far. */
+    public BatchStats stats() {
+      return new BatchStats(
+          batchId,
+          rows,
+          minLsn,
+          maxLsn,
+          minTs == null ? null : minTs.toInstant(ZoneOffset.UTC),
+          maxTs == null ? null : maxTs.toInstant(ZoneOffset.UTC),
+          deletes,
+          inserts,
+          updates);
+    }
   }
 
   /** The JSON form stored with the bronze commit. */

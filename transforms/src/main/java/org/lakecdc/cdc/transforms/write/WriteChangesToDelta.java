@@ -177,6 +177,8 @@ public final class WriteChangesToDelta
         @Element KV<Long, Iterable<Row>> batch, OutputReceiver<KV<String, BatchFiles>> out) {
       long batchId = batch.getKey();
       Integer bronzeBatchId = Math.toIntExact(batchId);
+      // The grouped rows are read once (a runner may not allow a second pass): counted as written.
+      BatchStats.Counter counter = new BatchStats.Counter(batchId);
       Iterable<Row> bronzeRows =
           () ->
               new java.util.Iterator<Row>() {
@@ -189,12 +191,13 @@ public final class WriteChangesToDelta
 
                 @Override
                 public Row next() {
-                  return BronzeTable.toBronzeRow(
-                      bronzeSchema, changes.next(), bronzeBatchId, null, null);
+                  Row change = changes.next();
+                  counter.add(change);
+                  return BronzeTable.toBronzeRow(bronzeSchema, change, bronzeBatchId, null, null);
                 }
               };
       List<DataFileAction> files = tables.writeDataFiles(bronzePath, bronzeSchema, bronzeRows);
-      BatchStats stats = BatchStats.of(batchId, batch.getValue());
+      BatchStats stats = counter.stats();
       out.output(KV.of(target.bronzePath(), new BatchFiles(batchId, files, stats)));
     }
   }

@@ -1,0 +1,86 @@
+package org.lakecdc.pipelines.runners;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * What {@code mvn -Pflink exec:java} starts: runs a job's main class (the system property {@code
+ * lakecdc.mainClass}, default the main job) with the given arguments, adding {@code --flinkConfDir}
+ * unless the arguments name one.
+ *
+ * <p>Why: {@code exec:java} runs the job inside Maven's JVM, where the project's classes are not on
+ * the system class path. Flink's embedded mini-cluster loads a job that ships no jars with the
+ * system class loader and then cannot find its own classes ({@code ClassNotFoundException:
+ * org.apache.flink.api.common.ExecutionConfig}). A Flink configuration naming a class path (an
+ * empty directory) makes it load the job with a class loader whose parent has the project's
+ * classes. A forked JVM, the tests and {@code flink run} do not need this; nothing here refers to
+ * Flink, and the runner is still chosen with {@code --runner}.
+ */
+public final class FlinkLocalLauncher {
+  private FlinkLocalLauncher() {}
+
+  /**
+   * Runs the job's main class.
+   *
+   * @param args the job's arguments
+   * @throws Exception what the job's main method throws
+   */
+  public static void main(String[] args) throws Exception {
+    String mainClass =
+        System.getProperty("lakecdc.mainClass", "org.lakecdc.pipelines.CdcToDelta").strip();
+    Method main =
+        Class.forName(mainClass, true, Thread.currentThread().getContextClassLoader())
+            .getMethod("main", String[].class);
+    try {
+      main.invoke(null, (Object) withFlinkConfDir(args));
+      // exec:java closes the job's class loader when main returns; the mini-cluster's JVM
+      // shutdown hook then needs this class, so it is loaded while it still can be.
+      preload("org.apache.flink.shaded.guava31.com.google.common.cache.RemovalCause");
+    } catch (InvocationTargetException e) {
+      if (e.getCause() instanceof Exception cause) {
+        throw cause;
+      }
+      throw e;
+    }
+  }
+
+  private static void preload(String className) {
+    try {
+      Class.forName(className, true, Thread.currentThread().getContextClassLoader());
+    } catch (ClassNotFoundException e) {
+      // Not on this class path: nothing to keep loaded.
+    }
+  }
+
+  /** {@code args} with {@code --flinkConfDir} of a configuration made for this run added. */
+  static String[] withFlinkConfDir(String[] args) {
+    if (Arrays.stream(args).anyMatch(a -> a.startsWith("--flinkConfDir"))) {
+      return args;
+    }
+    try {
+      Path dir = Files.createTempDirectory("lakecdc-flink-conf");
+      Path empty = Files.createDirectories(dir.resolve("empty-class-path"));
+      Files.writeString(
+          dir.resolve("flink-conf.yaml"),
+          "# Written by lakecdc's FlinkLocalLauncher for mvn exec:java (see its Javadoc).\n"
+              + "pipeline.classpaths: "
+              + empty.toUri()
+              + "\n",
+          StandardCharsets.UTF_8);
+      dir.toFile().deleteOnExit();
+      List<String> withConf = new ArrayList<>(Arrays.asList(args));
+      withConf.add("--flinkConfDir=" + dir);
+      return withConf.toArray(String[]::new);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot write the Flink configuration of a local run", e);
+    }
+  }
+}

@@ -108,10 +108,19 @@ final class JobFixture {
 
   /** Runs the job and returns its summary; its printed output goes to {@link #lastOutput}. */
   CdcToDeltaJob.Summary run(CdcToDeltaJob.Config config) {
+    return run(config, direct(), () -> {});
+  }
+
+  /**
+   * Runs the job on the runner of {@code options}, calling {@code beforeStream} after the bootstrap
+   * snapshot; its printed output goes to {@link #lastOutput}.
+   */
+  CdcToDeltaJob.Summary run(
+      CdcToDeltaJob.Config config, PipelineOptions options, Runnable beforeStream) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
       try {
-        return CdcToDeltaJob.run(config, direct(), out);
+        return CdcToDeltaJob.run(config, options, out, beforeStream);
       } finally {
         lastOutput = bytes.toString(StandardCharsets.UTF_8);
       }

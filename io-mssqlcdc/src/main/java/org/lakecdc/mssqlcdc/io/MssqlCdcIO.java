@@ -52,8 +52,9 @@ import org.lakecdc.mssqlcdc.lsn.Lsn;
  * The bounded form (default) reads up to {@code sys.fn_cdc_get_max_lsn()} as read once at the
  * start, in batches of at most {@code maxCommitsPerBatch} commits, and finishes; it runs on every
  * runner. The continuous form ({@link Read#withContinuous(boolean)}) follows {@code max_lsn} and
- * polls every {@link Read#withPollInterval(Duration)} when caught up; it needs a runner that runs
- * unbounded splittable DoFns (Direct, Flink).
+ * polls every {@link Read#withPollInterval(Duration)} when caught up, until its {@link
+ * Read#withStopCondition(StopCondition)} holds; it needs a runner that runs unbounded splittable
+ * DoFns (Direct, Flink).
  *
  * <h3>Columns</h3>
  *
@@ -105,6 +106,7 @@ public final class MssqlCdcIO {
         .setMaxCommitsPerBatch(0)
         .setContinuous(false)
         .setPollInterval(DEFAULT_POLL_INTERVAL)
+        .setStopCondition(StopCondition.NEVER)
         .setNumPartitions(1)
         .setMinRowsPerPartition(RangePlanner.DEFAULT_MIN_ROWS_PER_PARTITION)
         .setIncludeCommandId(true)
@@ -138,6 +140,8 @@ public final class MssqlCdcIO {
 
     abstract Duration getPollInterval();
 
+    abstract StopCondition getStopCondition();
+
     abstract int getNumPartitions();
 
     abstract long getMinRowsPerPartition();
@@ -161,6 +165,8 @@ public final class MssqlCdcIO {
       abstract Builder setContinuous(boolean continuous);
 
       abstract Builder setPollInterval(Duration pollInterval);
+
+      abstract Builder setStopCondition(StopCondition stopCondition);
 
       abstract Builder setNumPartitions(int numPartitions);
 
@@ -224,6 +230,16 @@ public final class MssqlCdcIO {
             "pollInterval must be a positive duration, not " + pollInterval);
       }
       return toBuilder().setPollInterval(pollInterval).build();
+    }
+
+    /**
+     * When the continuous form stops (default: never): asked after each batch and at each poll;
+     * once true, the read ends with every batch it read emitted, and the pipeline can finish. The
+     * bounded form ends at {@code max_lsn} and does not ask.
+     */
+    public Read withStopCondition(StopCondition stopCondition) {
+      checkArgumentNotNull(stopCondition, "withStopCondition() needs a condition, not null");
+      return toBuilder().setStopCondition(stopCondition).build();
     }
 
     /**
@@ -323,7 +339,8 @@ public final class MssqlCdcIO {
           getIncludeCommandId(),
           output.columns(),
           output.schema(),
-          getPollInterval());
+          getPollInterval(),
+          getStopCondition());
     }
   }
 

@@ -65,6 +65,11 @@ final class ReadChangesAction {
     }
     Lsn last = range.from().decrement();
     while (true) {
+      if (range.isOpen() && spec.stopCondition().shouldStop()) {
+        // Asked to stop: claim the rest of the open range (nothing more is read) and end it.
+        tracker.tryClaim(Lsn.MAX);
+        return ProcessContinuation.stop();
+      }
       Optional<Commit> end = nextBatchEnd(range, last);
       if (end.isEmpty()) {
         if (range.isOpen()) {

@@ -22,6 +22,7 @@ import org.lakecdc.mssqlcdc.schema.ColumnSpec;
  * @param columns the captured columns read, in output order
  * @param schema the output row schema (metadata columns, then {@code columns})
  * @param pollInterval how long the continuous form waits when caught up
+ * @param stopCondition when the continuous form stops
  */
 record ReadSpec(
     String captureInstance,
@@ -33,7 +34,8 @@ record ReadSpec(
     boolean includeCommandId,
     List<ColumnSpec> columns,
     Schema schema,
-    Duration pollInterval)
+    Duration pollInterval,
+    StopCondition stopCondition)
     implements Serializable {
   ReadSpec {
     Objects.requireNonNull(captureInstance, "captureInstance");
@@ -42,6 +44,7 @@ record ReadSpec(
     columns = List.copyOf(columns);
     Objects.requireNonNull(schema, "schema");
     Objects.requireNonNull(pollInterval, "pollInterval");
+    Objects.requireNonNull(stopCondition, "stopCondition");
   }
 
   /** Names of the captured columns, in output order. */

@@ -70,7 +70,10 @@ public final class CdcToDelta {
               }
             };
       }
-      CdcToDeltaJob.Summary summary = CdcToDeltaJob.run(config, options, System.out, beforeStream);
+      CdcToDeltaJob.Summary summary =
+          options.getContinuous()
+              ? ContinuousMode.run(config, options, System.out, beforeStream)
+              : CdcToDeltaJob.run(config, options, System.out, beforeStream);
       printSummary(config, summary);
     } catch (IllegalArgumentException | CdcException e) {
       System.err.println("error: " + firstLine(e));
@@ -108,6 +111,7 @@ public final class CdcToDelta {
               + o.getDemoTransactions()
               + "'");
     }
+    ContinuousMode.validate(o);
     Granularity granularity;
     try {
       granularity = Granularity.parse(o.getGranularity());

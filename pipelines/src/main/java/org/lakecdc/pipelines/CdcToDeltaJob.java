@@ -22,6 +22,7 @@ import org.lakecdc.cdc.transforms.position.StreamPosition;
 import org.lakecdc.cdc.transforms.write.BatchStats;
 import org.lakecdc.cdc.transforms.write.CrashPoint;
 import org.lakecdc.cdc.transforms.write.DeltaTarget;
+import org.lakecdc.cdc.transforms.write.WriteChangeStreamToDelta;
 import org.lakecdc.cdc.transforms.write.WriteChangesToDelta;
 import org.lakecdc.cdc.transforms.write.WriteSnapshotToDelta;
 import org.lakecdc.mssqlcdc.client.CdcClient;
@@ -31,6 +32,7 @@ import org.lakecdc.mssqlcdc.client.IsolationLevel;
 import org.lakecdc.mssqlcdc.io.MssqlCdcIO;
 import org.lakecdc.mssqlcdc.io.StartPositions;
 import org.lakecdc.mssqlcdc.io.StartingLsn;
+import org.lakecdc.mssqlcdc.io.StopCondition;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
 
 /**
@@ -140,6 +142,19 @@ public final class CdcToDeltaJob {
     public long rows() {
       return rowsByOperation.getOrDefault("rows", 0L);
     }
+
+    /** This run followed by {@code later}: counts added, the later position and verdict. */
+    Summary plus(Summary later) {
+      Map<String, Long> sum = new java.util.TreeMap<>(rowsByOperation);
+      later.rowsByOperation().forEach((k, v) -> sum.merge(k, v, Long::sum));
+      return new Summary(
+          batches + later.batches(),
+          sum,
+          snapshotRows >= 0 ? snapshotRows : later.snapshotRows(),
+          later.position().isPresent() ? later.position() : position,
+          later.verdict().isPresent() ? later.verdict() : verdict,
+          seconds + later.seconds());
+    }
   }
 
   /**
@@ -164,6 +179,212 @@ public final class CdcToDeltaJob {
    * @see #run(Config, PipelineOptions, PrintStream)
    */
   public static Summary run(
+      Config config, PipelineOptions beamOptions, PrintStream out, Runnable beforeStream) {
+    Start run = begin(config, beamOptions, out, beforeStream);
+    StreamPosition start = run.start();
+    Lsn max;
+    try (CdcClient client = config.clientFactory().open()) {
+      max = client.maxLsn().orElse(Lsn.ZERO);
+    }
+    if (!max.isAfter(start.endLsn())) {
+      out.printf(
+          "Nothing new: max_lsn %s is already in %s (batch %d)%n",
+          max, config.bronzePath(), start.batchId());
+      run.tables()
+          .append(
+              config.factsPath(),
+              FactsTable.SCHEMA,
+              List.of(
+                  FactsTable.row()
+                      .set(FactsTable.APP_ID, config.appId())
+                      .set(FactsTable.ROWS, 0L)
+                      .set(FactsTable.EVENT, FactsTable.EVENT_NOTHING_NEW)
+                      .set(FactsTable.END_LSN, start.endLsn().toString())
+                      .set(FactsTable.END_COMMIT_TS, start.endCommitTime())
+                      .set(
+                          FactsTable.DETAIL,
+                          "max_lsn " + max + " is not after the position " + start.endLsn())
+                      .set(FactsTable.TARGET, config.bronzePath())
+                      .set(FactsTable.STARTED_AT, run.startedAt())
+                      .set(FactsTable.WRITTEN_AT, Instant.now())
+                      .build()),
+              null,
+              0,
+              Map.of());
+      return new Summary(
+          0,
+          Map.of(),
+          run.snapshotRows(),
+          Optional.of(start),
+          run.finalization().verdict(config.bronzePath()),
+          (System.nanoTime() - run.began()) / 1e9);
+    }
+
+    Pipeline pipeline = Pipeline.create(beamOptions);
+    pipeline
+        .apply(
+            "Read " + config.captureInstance(),
+            run.read().withStartingLsn(StartingLsn.after(start.endLsn())).withBatches())
+        .apply("Write to Delta", WriteChangesToDelta.to(run.target(config), run.changeSchema()));
+    out.printf(
+        "Reading %s after %s (batch %d) up to max_lsn %s%n",
+        config.captureInstance(), start.endLsn(), start.batchId(), max);
+    pipeline.run().waitUntilFinish();
+    return summarize(config, run, out);
+  }
+
+  /**
+   * Runs the job continuously: follows the source until {@code continuous.stop()} holds, then
+   * returns with everything read committed. {@link Continuous.Form#STREAM} runs one pipeline with
+   * the continuous form of the source ({@code MssqlCdcIO.read().withContinuous(true)}) and commits
+   * each batch as it arrives ({@link WriteChangeStreamToDelta}): for runners that run an unbounded
+   * splittable DoFn (Direct, Flink). {@link Continuous.Form#REPEAT} repeats bounded runs ({@link
+   * #run}), each a complete exactly-once unit, every poll interval: for the SparkRunner, whose
+   * streaming mode cannot run an unbounded splittable DoFn.
+   *
+   * @return what the runs did together
+   */
+  public static Summary runContinuously(
+      Config config,
+      PipelineOptions beamOptions,
+      PrintStream out,
+      Runnable beforeStream,
+      Continuous continuous) {
+    if (continuous.form() == Continuous.Form.REPEAT) {
+      return repeatBoundedRuns(config, beamOptions, out, beforeStream, continuous);
+    }
+    Start run = begin(config, beamOptions, out, beforeStream);
+    StreamPosition start = run.start();
+    Pipeline pipeline = Pipeline.create(beamOptions);
+    pipeline
+        .apply(
+            "Follow " + config.captureInstance(),
+            run.read()
+                .withStartingLsn(StartingLsn.after(start.endLsn()))
+                .withContinuous(true)
+                .withPollInterval(
+                    org.joda.time.Duration.millis(continuous.pollInterval().toMillis()))
+                .withStopCondition(continuous.stop())
+                .withBatches())
+        .apply(
+            "Write to Delta as batches arrive",
+            WriteChangeStreamToDelta.to(run.target(config), run.changeSchema()));
+    out.printf(
+        "Following %s after %s (batch %d), polling every %s s when caught up, until stopped%n",
+        config.captureInstance(),
+        start.endLsn(),
+        start.batchId(),
+        continuous.pollInterval().toMillis() / 1000.0);
+    pipeline.run().waitUntilFinish();
+    out.println("Stopped: every batch read was committed");
+    return summarize(config, run, out);
+  }
+
+  private static Summary repeatBoundedRuns(
+      Config config,
+      PipelineOptions beamOptions,
+      PrintStream out,
+      Runnable beforeStream,
+      Continuous continuous) {
+    long began = System.nanoTime();
+    Summary total = null;
+    Runnable first = beforeStream;
+    for (int runs = 1; ; runs++) {
+      out.printf("Bounded run %d (repeated every %s s until stopped)%n", runs, seconds(continuous));
+      Summary one = run(config, beamOptions, out, first);
+      first = () -> {};
+      total = total == null ? one : total.plus(one);
+      if (waitOrStop(continuous)) {
+        out.printf("Stopped after %d bounded runs%n", runs);
+        return new Summary(
+            total.batches(),
+            total.rowsByOperation(),
+            total.snapshotRows(),
+            total.position(),
+            total.verdict(),
+            (System.nanoTime() - began) / 1e9);
+      }
+    }
+  }
+
+  private static double seconds(Continuous continuous) {
+    return continuous.pollInterval().toMillis() / 1000.0;
+  }
+
+  /** Waits one poll interval, checking the stop condition; true when asked to stop. */
+  private static boolean waitOrStop(Continuous continuous) {
+    long until = System.nanoTime() + continuous.pollInterval().toNanos();
+    while (!continuous.stop().shouldStop()) {
+      long left = until - System.nanoTime();
+      if (left <= 0) {
+        return false;
+      }
+      try {
+        Thread.sleep(Math.min(100, Math.max(1, left / 1_000_000)));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return true;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * How a continuous run follows the source.
+   *
+   * @param form one pipeline with the continuous source, or repeated bounded runs
+   * @param pollInterval the source's wait when caught up, or the interval between bounded runs
+   * @param stop when to stop: asked between batches and at each poll (by the source), or between
+   *     bounded runs
+   */
+  public record Continuous(Form form, java.time.Duration pollInterval, StopCondition stop) {
+    public Continuous {
+      Objects.requireNonNull(form, "form");
+      Objects.requireNonNull(pollInterval, "pollInterval");
+      Objects.requireNonNull(stop, "stop");
+      if (pollInterval.isNegative() || pollInterval.isZero()) {
+        throw new IllegalArgumentException("pollInterval must be positive, not " + pollInterval);
+      }
+    }
+
+    /** The two forms of a continuous run. */
+    public enum Form {
+      /** One pipeline, the source's continuous form, each batch committed as it arrives. */
+      STREAM,
+      /** Bounded runs repeated every poll interval, each a complete exactly-once unit. */
+      REPEAT
+    }
+  }
+
+  /** What the launcher found and did before the change pipeline. */
+  private record Start(
+      DeltaTables tables,
+      Finalization finalization,
+      MssqlCdcIO.Read read,
+      Schema changeSchema,
+      StreamPosition start,
+      long snapshotRows,
+      Instant startedAt,
+      long began) {
+    DeltaTarget target(Config config) {
+      return new DeltaTarget(
+          config.bronzePath(),
+          config.factsPath(),
+          config.controlPath(),
+          start,
+          config.granularity(),
+          config.clientFactory(),
+          startedAt,
+          config.crashPoint(),
+          config.crashBatch());
+    }
+  }
+
+  /**
+   * Creates the missing tables, reads and repairs the target's position, takes the bootstrap
+   * snapshot of a new target, calls {@code beforeStream} and advances the verdict to the position.
+   */
+  private static Start begin(
       Config config, PipelineOptions beamOptions, PrintStream out, Runnable beforeStream) {
     long began = System.nanoTime();
     Instant startedAt = Instant.now();
@@ -196,74 +417,20 @@ public final class CdcToDeltaJob {
       finalization.advance(
           config.bronzePath(), start.endLsn(), start.endCommitTime(), config.granularity());
     }
+    return new Start(
+        tables, finalization, read, changeSchema, start, snapshotRows, startedAt, began);
+  }
 
-    Lsn max;
-    try (CdcClient client = config.clientFactory().open()) {
-      max = client.maxLsn().orElse(Lsn.ZERO);
-    }
-    if (!max.isAfter(start.endLsn())) {
-      out.printf(
-          "Nothing new: max_lsn %s is already in %s (batch %d)%n",
-          max, config.bronzePath(), start.batchId());
-      tables.append(
-          config.factsPath(),
-          FactsTable.SCHEMA,
-          List.of(
-              FactsTable.row()
-                  .set(FactsTable.APP_ID, config.appId())
-                  .set(FactsTable.ROWS, 0L)
-                  .set(FactsTable.EVENT, FactsTable.EVENT_NOTHING_NEW)
-                  .set(FactsTable.END_LSN, start.endLsn().toString())
-                  .set(FactsTable.END_COMMIT_TS, start.endCommitTime())
-                  .set(
-                      FactsTable.DETAIL,
-                      "max_lsn " + max + " is not after the position " + start.endLsn())
-                  .set(FactsTable.TARGET, config.bronzePath())
-                  .set(FactsTable.STARTED_AT, startedAt)
-                  .set(FactsTable.WRITTEN_AT, Instant.now())
-                  .build()),
-          null,
-          0,
-          Map.of());
-      return new Summary(
-          0,
-          Map.of(),
-          snapshotRows,
-          position,
-          finalization.verdict(config.bronzePath()),
-          (System.nanoTime() - began) / 1e9);
-    }
-
-    DeltaTarget target =
-        new DeltaTarget(
-            config.bronzePath(),
-            config.factsPath(),
-            config.controlPath(),
-            start,
-            config.granularity(),
-            config.clientFactory(),
-            startedAt,
-            config.crashPoint(),
-            config.crashBatch());
-    Pipeline pipeline = Pipeline.create(beamOptions);
-    pipeline
-        .apply(
-            "Read " + config.captureInstance(),
-            read.withStartingLsn(StartingLsn.after(start.endLsn())).withBatches())
-        .apply("Write to Delta", WriteChangesToDelta.to(target, changeSchema));
-    out.printf(
-        "Reading %s after %s (batch %d) up to max_lsn %s%n",
-        config.captureInstance(), start.endLsn(), start.batchId(), max);
-    pipeline.run().waitUntilFinish();
-
+  /** The summary of a run from the facts rows of the batches after its start. */
+  private static Summary summarize(Config config, Start run, PrintStream out) {
     Map<String, Long> byOperation = new java.util.TreeMap<>();
     long batches = 0;
-    for (Row fact : tables.scan(config.factsPath(), FactsTable.SCHEMA)) {
+    for (Row fact : run.tables().scan(config.factsPath(), FactsTable.SCHEMA)) {
       Long batch = fact.getInt64(FactsTable.BATCH_ID);
       if (config.appId().equals(fact.getString(FactsTable.APP_ID))
           && fact.getString(FactsTable.EVENT) == null
           && batch != null
-          && batch > start.batchId()) {
+          && batch > run.start().batchId()) {
         batches++;
         byOperation.merge("rows", fact.getInt64(FactsTable.ROWS), Long::sum);
         byOperation.merge("delete", fact.getInt64(FactsTable.DELETES), Long::sum);
@@ -274,10 +441,10 @@ public final class CdcToDeltaJob {
     return new Summary(
         batches,
         byOperation,
-        snapshotRows,
-        resumePosition(config, tables, out),
-        finalization.verdict(config.bronzePath()),
-        (System.nanoTime() - began) / 1e9);
+        run.snapshotRows(),
+        resumePosition(config, run.tables(), out),
+        run.finalization().verdict(config.bronzePath()),
+        (System.nanoTime() - run.began()) / 1e9);
   }
 
   static MssqlCdcIO.Read read(Config config) {

@@ -130,6 +130,40 @@ public interface CdcToDeltaOptions extends PipelineOptions {
 
   void setIsolationLevel(String value);
 
+  @Description(
+      "Keep following the source until stopped (Ctrl-C or SIGTERM, or --runForSeconds) instead of"
+          + " ending at the max_lsn read at the start. On the DirectRunner and the FlinkRunner the"
+          + " source runs in its continuous form and each batch is committed as it arrives; on the"
+          + " SparkRunner bounded runs are repeated every --pollIntervalSeconds.")
+  @Default.Boolean(false)
+  boolean getContinuous();
+
+  void setContinuous(boolean value);
+
+  @Description(
+      "With --continuous: seconds the source waits before polling max_lsn again when caught up,"
+          + " or between two bounded runs.")
+  @Default.Integer(5)
+  int getPollIntervalSeconds();
+
+  void setPollIntervalSeconds(int value);
+
+  @Description(
+      "With --continuous: stop cleanly after this many seconds (every batch read is committed);"
+          + " 0 runs until stopped.")
+  @Default.Long(0)
+  long getRunForSeconds();
+
+  void setRunForSeconds(long value);
+
+  @Description(
+      "With --continuous: true repeats bounded runs, false runs the source's continuous form."
+          + " Default: true on the SparkRunner (its streaming mode cannot run the continuous"
+          + " source), false on the others.")
+  Boolean getRepeatBoundedRuns();
+
+  void setRepeatBoundedRuns(Boolean value);
+
   @Description("TPC-H scale factor of the demo database built when --fakePath holds none.")
   @Default.Double(0.01)
   double getDemoScale();

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Submits the main job CdcToDelta to a Flink 1.19 cluster with the bundled jar of the flink profile.
+#
+#   mvn -B -pl pipelines -am -Pflink -DskipTests package     # builds the jar once
+#   FLINK_HOME=/opt/flink templates/flink-run.sh templates/options/dbo_orders.options [--opt=v ...]
+#
+# Environment (all optional but FLINK_HOME):
+#   FLINK_HOME       the Flink 1.19 installation whose bin/flink is used (its conf/ names the cluster)
+#   FLINK_RUN_ARGS   more `flink run` arguments (-m host:8081, -t yarn-per-job, -p 4, -d, ...)
+#   LAKECDC_JAR      the jar (default pipelines/target/pipelines-<version>-flink.jar)
+# docs/runners.md explains each setting and what to change for a real cluster.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+. "$here/options.sh"
+[[ $# -ge 1 ]] || { sed -n '2,12p' "$0" >&2; exit 2; }
+read_options "$@"
+shift
+jar="${LAKECDC_JAR:-$(ls "$here"/../pipelines/target/pipelines-*-flink.jar 2>/dev/null | head -1)}"
+[[ -f "$jar" ]] || { echo "error: no Flink jar; build it: mvn -B -pl pipelines -am -Pflink -DskipTests package" >&2; exit 2; }
+# shellcheck disable=SC2086
+exec "${FLINK_HOME:?set FLINK_HOME to the Flink 1.19 installation}/bin/flink" run \
+  ${FLINK_RUN_ARGS:-} \
+  -c org.lakecdc.pipelines.CdcToDelta \
+  "$jar" \
+  --runner=FlinkRunner "${JOB_OPTIONS[@]}" "$@"

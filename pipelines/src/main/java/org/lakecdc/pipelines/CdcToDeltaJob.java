@@ -45,6 +45,8 @@ import org.lakecdc.mssqlcdc.lsn.Lsn;
  * crash left: a facts row missing after a bronze commit, a verdict behind the data; take the
  * bootstrap snapshot of a new target; stop early when nothing new was captured. Then one bounded
  * pipeline reads the changes after the position and commits them batch by batch in LSN order.
+ * {@link #runContinuously} follows the source instead, until asked to stop: with the source's
+ * continuous form in one streaming pipeline, or by repeating bounded runs (docs/runners.md).
  */
 public final class CdcToDeltaJob {
   private CdcToDeltaJob() {}

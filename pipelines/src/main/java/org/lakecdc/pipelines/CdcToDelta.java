@@ -70,11 +70,12 @@ public final class CdcToDelta {
               }
             };
       }
-      CdcToDeltaJob.Summary summary =
-          options.getContinuous()
-              ? ContinuousMode.run(config, options, System.out, beforeStream)
-              : CdcToDeltaJob.run(config, options, System.out, beforeStream);
-      printSummary(config, summary);
+      if (options.getContinuous()) {
+        ContinuousMode.run(
+            config, options, System.out, beforeStream, summary -> printSummary(config, summary));
+      } else {
+        printSummary(config, CdcToDeltaJob.run(config, options, System.out, beforeStream));
+      }
     } catch (IllegalArgumentException | CdcException e) {
       System.err.println("error: " + firstLine(e));
       System.exit(1);

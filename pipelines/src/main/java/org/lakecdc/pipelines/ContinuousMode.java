@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.lakecdc.mssqlcdc.io.StopCondition;
 
 /**
@@ -61,12 +62,16 @@ final class ContinuousMode {
     return repeat ? CdcToDeltaJob.Continuous.Form.REPEAT : CdcToDeltaJob.Continuous.Form.STREAM;
   }
 
-  /** Runs the job continuously until {@code --runForSeconds} pass or the JVM is asked to exit. */
-  static CdcToDeltaJob.Summary run(
+  /**
+   * Runs the job continuously until {@code --runForSeconds} pass or the JVM is asked to exit, then
+   * hands the summary to {@code done} (before an exiting JVM is let go).
+   */
+  static void run(
       CdcToDeltaJob.Config config,
       CdcToDeltaOptions options,
       PrintStream out,
-      Runnable beforeStream) {
+      Runnable beforeStream,
+      Consumer<CdcToDeltaJob.Summary> done) {
     Stop stop = Stop.after(options.getRunForSeconds());
     CountDownLatch finished = new CountDownLatch(1);
     Duration poll = Duration.ofSeconds(options.getPollIntervalSeconds());
@@ -84,12 +89,13 @@ final class ContinuousMode {
             "lakecdc-stop");
     Runtime.getRuntime().addShutdownHook(hook);
     try {
-      return CdcToDeltaJob.runContinuously(
-          config,
-          options,
-          out,
-          beforeStream,
-          new CdcToDeltaJob.Continuous(form(options), poll, stop));
+      done.accept(
+          CdcToDeltaJob.runContinuously(
+              config,
+              options,
+              out,
+              beforeStream,
+              new CdcToDeltaJob.Continuous(form(options), poll, stop)));
     } finally {
       finished.countDown();
       stop.forget();

@@ -47,8 +47,11 @@ final class SharedSpark implements ParameterResolver {
                 .config("spark.driver.host", "127.0.0.1")
                 .config("spark.driver.bindAddress", "127.0.0.1")
                 .config("spark.sql.shuffle.partitions", "1")
-                // Tiny tables: rebuild a Delta snapshot in one task, not the default 50.
+                // Tiny tables, one short run: rebuild a Delta snapshot in one task (not 50),
+                // evaluate plans without compiling code for each query, and plan once.
                 .config("spark.databricks.delta.snapshotPartitions", "1")
+                .config("spark.sql.codegen.wholeStage", "false")
+                .config("spark.sql.adaptive.enabled", "false")
                 .config("spark.sql.session.timeZone", "UTC")
                 .config("spark.sql.datetime.java8API.enabled", "true")
                 .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")

@@ -77,8 +77,8 @@ public final class SourceTimeZone implements Serializable {
   }
 
   /**
-   * Parses the option: {@code auto} (any case, surrounding blanks ignored), {@code UTC} or a
-   * Windows zone name.
+   * Parses the option: {@code auto} (any case), {@code UTC} or a Windows zone name; surrounding
+   * spaces are ignored, any other character outside {@code [A-Za-z0-9 ._+-/()]} is refused.
    *
    * @param text the option value
    * @return the setting
@@ -90,6 +90,8 @@ public final class SourceTimeZone implements Serializable {
     if (value.toLowerCase(Locale.ROOT).equals("auto")) {
       return AUTO;
     }
+    // The whole text is checked (a line break is refused, not stripped); then outer blanks go.
+    SqlIdentifiers.timeZone(text);
     return named(value);
   }
 

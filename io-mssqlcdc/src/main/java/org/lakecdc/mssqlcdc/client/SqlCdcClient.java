@@ -240,8 +240,8 @@ public final class SqlCdcClient implements CdcClient {
     }
     List<CaptureInstance> out = new ArrayList<>();
     for (CaptureInstance i : all) {
-      if (i.sourceSchema().equalsIgnoreCase(named.sourceSchema())
-          && i.sourceTable().equalsIgnoreCase(named.sourceTable())) {
+      if (i.sourceSchema().equals(named.sourceSchema())
+          && i.sourceTable().equals(named.sourceTable())) {
         out.add(i);
       }
     }
@@ -879,7 +879,7 @@ public final class SqlCdcClient implements CdcClient {
                   rs.getInt("column_ordinal"),
                   capturedType(
                       rs.getString("data_type"),
-                      (Integer) rs.getObject("character_maximum_length"),
+                      toInteger(rs.getObject("character_maximum_length")),
                       toInteger(rs.getObject("numeric_precision")),
                       toInteger(rs.getObject("numeric_scale")),
                       toInteger(rs.getObject("datetime_precision"))),

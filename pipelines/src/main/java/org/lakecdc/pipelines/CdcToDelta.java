@@ -3,12 +3,17 @@ package org.lakecdc.pipelines;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Locale;
 import org.apache.beam.sdk.Pipeline;
 import org.lakecdc.cdc.transforms.finalization.Granularity;
 import org.lakecdc.mssqlcdc.client.CdcClientFactory;
 import org.lakecdc.mssqlcdc.client.CdcException;
+import org.lakecdc.mssqlcdc.client.ConnectionConfig;
 import org.lakecdc.mssqlcdc.client.IsolationLevel;
+import org.lakecdc.mssqlcdc.client.PasswordSource;
+import org.lakecdc.mssqlcdc.client.SourceTimeZone;
+import org.lakecdc.mssqlcdc.client.SqlCdcClientFactory;
 import org.lakecdc.mssqlcdc.fake.FakeCdcClientFactory;
 import org.lakecdc.mssqlcdc.io.StartingLsn;
 import org.lakecdc.pipelines.demo.DemoDatabase;
@@ -17,7 +22,9 @@ import org.lakecdc.pipelines.demo.DemoDatabase;
  * The main job: SQL Server CDC of one capture instance into a bronze Delta table, the facts table
  * and the completeness verdict (see {@link CdcToDeltaJob}). With no arguments it runs on the
  * embedded default: the demo CDC database in {@code lakecdc-demo/source} (built when absent) into
- * local Delta tables under {@code lakecdc-demo/delta}.
+ * local Delta tables under {@code lakecdc-demo/delta}. With {@code --connectionUrl} it reads a real
+ * SQL Server through {@link SqlCdcClientFactory} as {@code --user}, whose password each connection
+ * reads from {@code --passwordEnv} or {@code --passwordFile}.
  *
  * <p>Exit codes: 0 done; 2 a bad option value (one line naming the option and what it accepts;
  * nothing is written); 1 a failed run (one line with the cause; what was committed stays committed,
@@ -164,6 +171,31 @@ public final class CdcToDelta {
   }
 
   private static CdcClientFactory clientFactory(CdcToDeltaOptions o) {
+    if (o.getConnectTimeout() < 0) {
+      throw new IllegalArgumentException(
+          "--connectTimeout must be 0 or a positive number of seconds, not '"
+              + o.getConnectTimeout()
+              + "'");
+    }
+    if (o.getLockTimeoutMs() != null
+        && (o.getLockTimeoutMs() < 0 || o.getLockTimeoutMs() > Integer.MAX_VALUE)) {
+      throw new IllegalArgumentException(
+          "--lockTimeoutMs must be 0 or a positive number of milliseconds up to "
+              + Integer.MAX_VALUE
+              + ", not '"
+              + o.getLockTimeoutMs()
+              + "'");
+    }
+    SourceTimeZone zone;
+    try {
+      zone = SourceTimeZone.parse(o.getSourceTimeZone());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "--sourceTimeZone must be auto, UTC or a Windows time-zone name such as 'E. South"
+              + " America Standard Time', not '"
+              + o.getSourceTimeZone().replaceAll("\\p{Cntrl}", "?")
+              + "'");
+    }
     if (o.getConnectionUrl() == null) {
       Path path = Path.of(required("fakePath", o.getFakePath()));
       if (Files.exists(path) && !Files.isDirectory(path)) {
@@ -182,29 +214,44 @@ public final class CdcToDelta {
               + o.getConnectionUrl()
               + "'");
     }
-    required("user", o.getUser());
+    String user = required("user", o.getUser());
     if ((o.getPasswordEnv() == null) == (o.getPasswordFile() == null)) {
       throw new IllegalArgumentException(
           "--connectionUrl needs the password from exactly one of --passwordEnv (an environment"
               + " variable's name) or --passwordFile (a file's path)");
     }
-    if (o.getPasswordEnv() != null && System.getenv(o.getPasswordEnv()) == null) {
-      throw new IllegalArgumentException(
-          "--passwordEnv names the environment variable "
-              + o.getPasswordEnv()
-              + ", which is not set");
-    }
-    if (o.getPasswordFile() != null) {
+    PasswordSource password;
+    if (o.getPasswordEnv() != null) {
+      if (System.getenv(o.getPasswordEnv()) == null) {
+        throw new IllegalArgumentException(
+            "--passwordEnv names the environment variable "
+                + o.getPasswordEnv()
+                + ", which is not set");
+      }
+      password = PasswordSource.environmentVariable(o.getPasswordEnv());
+    } else {
       try {
         Files.readAllLines(Path.of(o.getPasswordFile()));
-      } catch (IOException e) {
+      } catch (IOException | RuntimeException e) {
         throw new IllegalArgumentException(
             "--passwordFile " + o.getPasswordFile() + " cannot be read: " + e.getMessage());
       }
+      password = PasswordSource.file(o.getPasswordFile());
     }
-    throw new IllegalArgumentException(
-        "--connectionUrl: this build reads SQL Server CDC through the file-backed simulator only"
-            + " (--fakePath); the T-SQL client is not part of it yet");
+    ConnectionConfig connection;
+    try {
+      connection = ConnectionConfig.url(o.getConnectionUrl(), user, password);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--" + e.getMessage());
+    }
+    connection =
+        connection
+            .withConnectTimeout(Duration.ofSeconds(o.getConnectTimeout()))
+            .withSourceTimeZone(zone);
+    if (o.getLockTimeoutMs() != null) {
+      connection = connection.withLockTimeoutMs(o.getLockTimeoutMs());
+    }
+    return SqlCdcClientFactory.of(connection);
   }
 
   private static String required(String option, String value) {

@@ -525,20 +525,9 @@ public final class CdcToDeltaJob {
         config.factsPath(),
         FactsTable.SCHEMA,
         List.of(
-            FactsTable.row()
-                .set(FactsTable.APP_ID, config.appId())
-                .set(FactsTable.BATCH_ID, stats.batchId())
-                .set(FactsTable.ROWS, stats.rows())
-                .set(FactsTable.MIN_LSN, stats.minLsn())
-                .set(FactsTable.MAX_LSN, stats.maxLsn())
-                .set(FactsTable.MIN_COMMIT_TS, stats.minCommitTs())
-                .set(FactsTable.MAX_COMMIT_TS, stats.maxCommitTs())
-                .set(FactsTable.DELETES, stats.deletes())
-                .set(FactsTable.INSERTS, stats.inserts())
-                .set(FactsTable.UPDATES, stats.updates())
-                .set(FactsTable.END_LSN, bronze.endLsn().toString())
-                .set(FactsTable.END_COMMIT_TS, bronze.endCommitTime())
-                .set(FactsTable.TARGET, config.bronzePath())
+            stats
+                .factsRow(
+                    config.appId(), bronze.endLsn(), bronze.endCommitTime(), config.bronzePath())
                 .set(FactsTable.WRITTEN_AT, Instant.now())
                 .build()),
         config.appId() + "#facts",
@@ -574,8 +563,7 @@ public final class CdcToDeltaJob {
     try (CdcClient client = config.clientFactory().open()) {
       time =
           client
-              .commit(s)
-              .or(() -> client.lastCommitAtOrBefore(s))
+              .lastCommitAtOrBefore(s)
               .map(Commit::commitTime)
               .orElseThrow(
                   () ->
@@ -627,12 +615,7 @@ public final class CdcToDeltaJob {
     }
     Instant time;
     try (CdcClient client = config.clientFactory().open()) {
-      time =
-          client
-              .commit(s.get())
-              .or(() -> client.lastCommitAtOrBefore(s.get()))
-              .map(Commit::commitTime)
-              .orElse(null);
+      time = client.lastCommitAtOrBefore(s.get()).map(Commit::commitTime).orElse(null);
     }
     tables.append(
         config.factsPath(),

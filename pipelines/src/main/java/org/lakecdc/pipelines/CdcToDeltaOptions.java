@@ -42,6 +42,31 @@ public interface CdcToDeltaOptions extends PipelineOptions {
 
   void setPasswordFile(String value);
 
+  @Description(
+      "Login timeout in seconds for --connectionUrl (the driver's loginTimeout); 0 or more.")
+  @Default.Integer(30)
+  int getConnectTimeout();
+
+  void setConnectTimeout(int value);
+
+  @Description(
+      "With --connectionUrl: SET LOCK_TIMEOUT for every read of the source table (snapshots),"
+          + " in milliseconds, 0 or more; a read blocked longer fails with SQL Server error 1222."
+          + " Unset: wait for locks without limit. Change-table reads never take it.")
+  Long getLockTimeoutMs();
+
+  void setLockTimeoutMs(Long value);
+
+  @Description(
+      "With --connectionUrl: the zone of the SQL Server clock that commit times are converted"
+          + " from: auto (detected on SQL Server 2022+ and Azure SQL; the current offset before"
+          + " 2022, with a warning), UTC, or a Windows zone name such as 'E. South America"
+          + " Standard Time'.")
+  @Default.String("auto")
+  String getSourceTimeZone();
+
+  void setSourceTimeZone(String value);
+
   @Description("Capture instance to read (SQL Server's default name is <schema>_<table>).")
   @Default.String("dbo_orders")
   String getCaptureInstance();

@@ -1,13 +1,21 @@
 package org.lakecdc.pipelines;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.lakecdc.mssqlcdc.client.ConnectionConfig;
+import org.lakecdc.mssqlcdc.client.PasswordSource;
+import org.lakecdc.mssqlcdc.client.SourceTimeZone;
+import org.lakecdc.mssqlcdc.client.SqlCdcClientFactory;
 
 /** Bad command lines give one line naming the option and what it accepts; nothing is written. */
 class CommandLineTest {
@@ -60,11 +68,14 @@ class CommandLineTest {
   }
 
   @Test
-  void aRealServerNeedsExactlyOnePasswordSourceAndThisBuildSaysItHasNoClient() {
+  void aRealServerNeedsAUserAndExactlyOnePasswordSource() {
     assertEquals(
         "--connectionUrl must be a SQL Server JDBC URL (jdbc:sqlserver://host:1433;"
             + "databaseName=db), not 'postgres://x'",
         error("--connectionUrl=postgres://x"));
+    assertEquals(
+        "--user must not be empty",
+        error("--connectionUrl=jdbc:sqlserver://h:1433;databaseName=d", "--passwordEnv=PATH"));
     assertEquals(
         "--connectionUrl needs the password from exactly one of --passwordEnv (an environment"
             + " variable's name) or --passwordFile (a file's path)",
@@ -75,5 +86,77 @@ class CommandLineTest {
                 "--user=u",
                 "--passwordEnv=LAKECDC_TEST_UNSET_VARIABLE")
             .startsWith("--passwordEnv names the environment variable"));
+    assertTrue(
+        error(
+                "--connectionUrl=jdbc:sqlserver://h:1433;databaseName=d",
+                "--user=u",
+                "--passwordFile=" + dir.resolve("missing"))
+            .startsWith("--passwordFile " + dir.resolve("missing") + " cannot be read"));
+    assertEquals(
+        "--connectionUrl must not contain the password; give its environment variable"
+            + " (passwordEnv) or file (passwordFile) instead",
+        error(
+            "--connectionUrl=jdbc:sqlserver://h:1433;databaseName=d;password=hunter2",
+            "--user=u",
+            "--passwordEnv=PATH"));
+  }
+
+  @Test
+  void connectionSettingsNameTheOptionAndWhatItAccepts() {
+    assertEquals(
+        "--connectTimeout must be 0 or a positive number of seconds, not '-1'",
+        error("--connectTimeout=-1"));
+    assertEquals(
+        "--lockTimeoutMs must be 0 or a positive number of milliseconds up to 2147483647, not"
+            + " '-5'",
+        error("--lockTimeoutMs=-5"));
+    assertEquals(
+        "--sourceTimeZone must be auto, UTC or a Windows time-zone name such as 'E. South America"
+            + " Standard Time', not 'UTC'; DROP'",
+        error("--sourceTimeZone=UTC'; DROP"));
+  }
+
+  @Test
+  void aRealServerIsReadThroughTheTSqlClientWithoutThePassword() throws Exception {
+    Path password = Files.writeString(dir.resolve("password"), "hunter2\n");
+    CdcToDeltaJob.Config config =
+        CdcToDelta.config(
+            CommandLine.parse(
+                new String[] {
+                  "--connectionUrl=jdbc:sqlserver://db.example.com:1433;databaseName=sales",
+                  "--user=lakecdc_reader",
+                  "--passwordFile=" + password,
+                  "--connectTimeout=15",
+                  "--lockTimeoutMs=5000",
+                  "--sourceTimeZone=E. South America Standard Time",
+                  "--captureInstance=dbo_orders"
+                },
+                CdcToDeltaOptions.class));
+    SqlCdcClientFactory factory =
+        assertInstanceOf(SqlCdcClientFactory.class, config.clientFactory());
+    ConnectionConfig connection = factory.config();
+    assertEquals("jdbc:sqlserver://db.example.com:1433;databaseName=sales", connection.jdbcUrl());
+    assertEquals("lakecdc_reader", connection.user());
+    assertEquals(PasswordSource.file(password.toString()), connection.password());
+    assertEquals(Duration.ofSeconds(15), connection.connectTimeout());
+    assertEquals(OptionalLong.of(5000), connection.lockTimeoutMs());
+    assertEquals(
+        SourceTimeZone.named("E. South America Standard Time"), connection.sourceTimeZone());
+    assertFalse(factory.toString().contains("hunter2"));
+
+    CdcToDeltaJob.Config defaults =
+        CdcToDelta.config(
+            CommandLine.parse(
+                new String[] {
+                  "--connectionUrl=jdbc:sqlserver://db:1433;databaseName=sales",
+                  "--user=u",
+                  "--passwordEnv=PATH"
+                },
+                CdcToDeltaOptions.class));
+    ConnectionConfig plain = ((SqlCdcClientFactory) defaults.clientFactory()).config();
+    assertEquals(Duration.ofSeconds(30), plain.connectTimeout());
+    assertEquals(OptionalLong.empty(), plain.lockTimeoutMs());
+    assertTrue(plain.sourceTimeZone().isAuto());
+    assertEquals(PasswordSource.environmentVariable("PATH"), plain.password());
   }
 }

@@ -7,11 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import java.io.File;
 import java.io.IOException;
 import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -20,7 +17,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
@@ -29,9 +25,9 @@ import org.apache.spark.sql.delta.DeltaLog;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import scala.collection.JavaConverters;
 
@@ -41,78 +37,19 @@ import scala.collection.JavaConverters;
  * classpath (Kernel 4.4 needs Parquet 1.16, Spark 3.5 ships 1.13); the expected values below repeat
  * {@code SampleTables}' documented content.
  */
+@ExtendWith(SharedSpark.class)
 class DeltaSparkReadsKernelTablesTest {
   @TempDir static Path dir;
 
   private static SparkSession spark;
 
   @BeforeAll
-  static void writeTablesAndStartSpark() throws IOException, InterruptedException {
-    writeSampleTables(dir);
-    spark =
-        SparkSession.builder()
-            .master("local[1]")
-            .appName("delta-spark-check")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.warehouse.dir", dir.resolve("warehouse").toString())
-            .config("spark.driver.host", "127.0.0.1")
-            .config("spark.driver.bindAddress", "127.0.0.1")
-            .config("spark.sql.shuffle.partitions", "1")
-            .config("spark.sql.session.timeZone", "UTC")
-            .config("spark.sql.datetime.java8API.enabled", "true")
-            .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-            .config(
-                "spark.sql.catalog.spark_catalog",
-                "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-            .getOrCreate();
-  }
-
-  @AfterAll
-  static void stopSpark() {
-    if (spark != null) {
-      spark.stop();
-    }
-  }
-
-  /** Runs {@code SampleTables <dir>} in a JVM on the transforms module's test classpath. */
-  private static void writeSampleTables(Path target) throws IOException, InterruptedException {
-    Path transforms = Path.of(System.getProperty("lakecdc.transforms.dir")).toAbsolutePath();
-    Path classpathFile = transforms.resolve("target/test-classpath.txt");
-    if (!Files.exists(classpathFile)) {
-      throw new IllegalStateException(
-          classpathFile
-              + " is missing: build transforms in the same run"
-              + " (mvn -pl delta-spark-check -am test)");
-    }
-    String dependencies = Files.readString(classpathFile, StandardCharsets.UTF_8).strip();
-    String classpath =
-        String.join(
-            File.pathSeparator,
-            transforms.resolve("target/test-classes").toString(),
-            transforms.resolve("target/classes").toString(),
-            dependencies);
-    Path log = target.resolve("writer.log");
-    Process writer =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                classpath,
-                "org.lakecdc.cdc.transforms.delta.SampleTables",
-                target.toString())
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile())
-            .start();
-    if (!writer.waitFor(5, TimeUnit.MINUTES)) {
-      writer.destroyForcibly();
-      throw new IllegalStateException("SampleTables did not finish in 5 minutes; see " + log);
-    }
-    if (writer.exitValue() != 0) {
-      throw new IllegalStateException(
-          "SampleTables failed with exit code "
-              + writer.exitValue()
-              + ":\n"
-              + Files.readString(log, StandardCharsets.UTF_8));
-    }
+  static void writeTables(SharedSpark.Holder shared) throws IOException, InterruptedException {
+    WriterJvm writer =
+        WriterJvm.start(
+            "lakecdc.transforms.dir", "org.lakecdc.cdc.transforms.delta.SampleTables", dir);
+    spark = shared.session();
+    writer.await();
   }
 
   private static String table(String name) {

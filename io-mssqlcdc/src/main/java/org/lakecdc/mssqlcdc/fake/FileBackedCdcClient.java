@@ -29,6 +29,7 @@ import org.lakecdc.mssqlcdc.client.Commit;
 import org.lakecdc.mssqlcdc.client.DdlChange;
 import org.lakecdc.mssqlcdc.client.IsolationLevel;
 import org.lakecdc.mssqlcdc.client.SplitPoint;
+import org.lakecdc.mssqlcdc.client.SqlIdentifiers;
 import org.lakecdc.mssqlcdc.client.TableQuery;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
 import org.lakecdc.mssqlcdc.time.CommitTimeConverter;
@@ -53,9 +54,11 @@ import org.lakecdc.mssqlcdc.time.CommitTimeConverter;
  *
  * <p>Every call reads the files afresh, so it sees what a writer committed since. Capture instance
  * names match exactly first, then ignoring case; an unknown one raises {@link
- * CaptureInstanceNotFoundError}. Malformed files raise {@link CdcException} naming file and line.
- * Not thread-safe (one client per thread, as the interface says); closing is idempotent and any
- * call after it raises {@link IllegalStateException}.
+ * CaptureInstanceNotFoundError}, and one the T-SQL client could not inline ({@link
+ * SqlIdentifiers#captureInstance}) raises {@link IllegalArgumentException} as that client does.
+ * Malformed files raise {@link CdcException} naming file and line. Not thread-safe (one client per
+ * thread, as the interface says); closing is idempotent and any call after it raises {@link
+ * IllegalStateException}.
  */
 public final class FileBackedCdcClient implements CdcClient {
   private final Path directory;
@@ -648,6 +651,9 @@ public final class FileBackedCdcClient implements CdcClient {
   /** Exact name, then the one name equal ignoring case; null when none. */
   private static Catalog.Instance find(Catalog catalog, String name) {
     Objects.requireNonNull(name, "captureInstance");
+    // The T-SQL client refuses a name it could not inline safely before asking SQL Server; the
+    // simulator refuses the same names the same way, so both sides of CdcClient agree.
+    SqlIdentifiers.captureInstance(name);
     Catalog.Instance exact = catalog.instances.get(name);
     if (exact != null) {
       return exact;

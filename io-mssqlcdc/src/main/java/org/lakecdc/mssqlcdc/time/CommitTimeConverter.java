@@ -107,8 +107,8 @@ public final class CommitTimeConverter implements Serializable {
    * A server in a named zone, converted per commit with the LSN-order fall-back rule of the class
    * Javadoc.
    *
-   * @param zone the server's zone as an IANA id (the T-SQL client maps SQL Server's Windows zone
-   *     name to it)
+   * @param zone the server's zone as an IANA id (the simulator's {@code time_zone}; the T-SQL
+   *     client converts on the server with {@code AT TIME ZONE} instead)
    * @return the clock of that zone
    * @throws NullPointerException when {@code zone} is null
    */

@@ -47,17 +47,8 @@ final class BatchFacts {
     Instant now = clock.instant();
     List<Row> rows = new ArrayList<>();
     rows.add(
-        FactsTable.row()
-            .set(FactsTable.APP_ID, target.appId())
-            .set(FactsTable.BATCH_ID, stats.batchId())
-            .set(FactsTable.ROWS, stats.rows())
-            .set(FactsTable.MIN_LSN, stats.minLsn())
-            .set(FactsTable.MAX_LSN, stats.maxLsn())
-            .set(FactsTable.MIN_COMMIT_TS, stats.minCommitTs())
-            .set(FactsTable.MAX_COMMIT_TS, stats.maxCommitTs())
-            .set(FactsTable.DELETES, stats.deletes())
-            .set(FactsTable.INSERTS, stats.inserts())
-            .set(FactsTable.UPDATES, stats.updates())
+        stats
+            .factsRow(target.appId(), batch.toLsn(), end, target.bronzePath())
             .set(FactsTable.STARTED_AT, startedAt)
             .set(FactsTable.DURATION_MS, bronzeDuration.toMillis())
             .set(FactsTable.RETENTION_WATERMARK_TS, retention)
@@ -65,9 +56,6 @@ final class BatchFacts {
             .set(FactsTable.SOURCE_MAX_COMMIT_TS, sourceMax)
             .set(FactsTable.CAPTURE_LAG_SECONDS, seconds(sourceMax, now))
             .set(FactsTable.INGESTION_LAG_SECONDS, seconds(end, sourceMax))
-            .set(FactsTable.END_LSN, batch.toLsn().toString())
-            .set(FactsTable.END_COMMIT_TS, end)
-            .set(FactsTable.TARGET, target.bronzePath())
             .set(FactsTable.WRITTEN_AT, now)
             .build());
     for (DdlChange ddl : ddlChanges(client, before.endLsn(), batch)) {

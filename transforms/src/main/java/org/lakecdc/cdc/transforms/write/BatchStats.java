@@ -10,7 +10,9 @@ import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.cdc.transforms.facts.FactsTable;
 import org.lakecdc.mssqlcdc.io.ChangeBatch;
+import org.lakecdc.mssqlcdc.lsn.Lsn;
 import org.lakecdc.mssqlcdc.schema.MetadataColumns;
 
 /**
@@ -110,6 +112,29 @@ public record BatchStats(
           inserts,
           updates);
     }
+  }
+
+  /**
+   * A facts row of this batch with the columns the stats determine: app id, batch id, rows, LSN and
+   * commit-time bounds, counts by operation, the end and the target. Measurements are added by the
+   * caller.
+   */
+  public FactsTable.Builder factsRow(
+      String appId, Lsn endLsn, @Nullable Instant endCommitTime, String target) {
+    return FactsTable.row()
+        .set(FactsTable.APP_ID, appId)
+        .set(FactsTable.BATCH_ID, batchId)
+        .set(FactsTable.ROWS, rows)
+        .set(FactsTable.MIN_LSN, minLsn)
+        .set(FactsTable.MAX_LSN, maxLsn)
+        .set(FactsTable.MIN_COMMIT_TS, minCommitTs)
+        .set(FactsTable.MAX_COMMIT_TS, maxCommitTs)
+        .set(FactsTable.DELETES, deletes)
+        .set(FactsTable.INSERTS, inserts)
+        .set(FactsTable.UPDATES, updates)
+        .set(FactsTable.END_LSN, endLsn.toString())
+        .set(FactsTable.END_COMMIT_TS, endCommitTime)
+        .set(FactsTable.TARGET, target);
   }
 
   /** The JSON form stored with the bronze commit. */

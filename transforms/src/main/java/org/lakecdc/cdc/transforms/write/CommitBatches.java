@@ -61,12 +61,11 @@ final class CommitBatches extends DoFn<KV<String, CoGbkResult>, CommittedBatch> 
     }
   }
 
-  /** Commit time of an LSN for the facts' measurements: its own, or the last at or before it. */
+  /**
+   * Commit time of an LSN for the facts' measurements: the last commit at or before it (an LSN such
+   * as a capture instance's minimum need not be a commit's own).
+   */
   static Optional<Instant> commitTimeAtOrBefore(CdcClient client, Lsn lsn) {
-    Optional<Commit> own = client.commit(lsn);
-    if (own.isPresent()) {
-      return Optional.of(own.get().commitTime());
-    }
     return client.lastCommitAtOrBefore(lsn).map(Commit::commitTime);
   }
 }

@@ -24,6 +24,7 @@ import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionList;
 import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.Row;
+import org.apache.beam.sdk.values.TypeDescriptor;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.lakecdc.cdc.transforms.bronze.BronzeTable;
 import org.lakecdc.cdc.transforms.delta.DataFileAction;
@@ -92,8 +93,7 @@ public final class WriteChangeStreamToDelta
                 "Key rows by target",
                 MapElements.into(
                         TypeDescriptors.kvs(
-                            TypeDescriptors.strings(),
-                            org.apache.beam.sdk.values.TypeDescriptor.of(RawUnionValue.class)))
+                            TypeDescriptors.strings(), TypeDescriptor.of(RawUnionValue.class)))
                     .via((Row r) -> KV.of(key, new RawUnionValue(0, r))))
             .setCoder(coder);
     PCollection<KV<String, RawUnionValue>> batches =
@@ -103,8 +103,7 @@ public final class WriteChangeStreamToDelta
                 "Key batches by target",
                 MapElements.into(
                         TypeDescriptors.kvs(
-                            TypeDescriptors.strings(),
-                            org.apache.beam.sdk.values.TypeDescriptor.of(RawUnionValue.class)))
+                            TypeDescriptors.strings(), TypeDescriptor.of(RawUnionValue.class)))
                     .via((ChangeBatch b) -> KV.of(key, new RawUnionValue(1, b))))
             .setCoder(coder);
     return PCollectionList.of(rows)

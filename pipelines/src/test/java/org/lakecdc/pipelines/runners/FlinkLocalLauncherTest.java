@@ -1,0 +1,30 @@
+package org.lakecdc.pipelines.runners;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/** The Flink configuration {@code mvn -Pflink exec:java} adds to a job's arguments. */
+class FlinkLocalLauncherTest {
+  @Test
+  void addsAFlinkConfigurationNamingAnEmptyClassPath() throws Exception {
+    String[] args = FlinkLocalLauncher.withFlinkConfDir(new String[] {"--runner=FlinkRunner"});
+    assertEquals(2, args.length);
+    assertEquals("--runner=FlinkRunner", args[0]);
+    assertTrue(args[1].startsWith("--flinkConfDir="), args[1]);
+    Path dir = Path.of(args[1].substring("--flinkConfDir=".length()));
+    String conf = Files.readString(dir.resolve("flink-conf.yaml"));
+    assertTrue(conf.contains("pipeline.classpaths: file:"), conf);
+    assertTrue(Files.isDirectory(dir.resolve("empty-class-path")));
+  }
+
+  @Test
+  void keepsAConfigurationTheUserNamed() {
+    String[] args = {"--runner=FlinkRunner", "--flinkConfDir=/etc/flink"};
+    assertArrayEquals(args, FlinkLocalLauncher.withFlinkConfDir(args));
+  }
+}

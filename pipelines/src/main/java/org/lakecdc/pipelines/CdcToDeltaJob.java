@@ -257,6 +257,11 @@ public final class CdcToDeltaJob {
     }
     Start run = begin(config, beamOptions, out, beforeStream);
     StreamPosition start = run.start();
+    StopCondition stop = continuous.stop();
+    if (!continuous.runFor().isZero()) {
+      // The time limit counts from here, after the bootstrap: the source follows for runFor.
+      stop = stop.or(StopCondition.at(System.currentTimeMillis() + continuous.runFor().toMillis()));
+    }
     Pipeline pipeline = Pipeline.create(beamOptions);
     pipeline
         .apply(
@@ -266,17 +271,20 @@ public final class CdcToDeltaJob {
                 .withContinuous(true)
                 .withPollInterval(
                     org.joda.time.Duration.millis(continuous.pollInterval().toMillis()))
-                .withStopCondition(continuous.stop())
+                .withStopCondition(stop)
                 .withBatches())
         .apply(
             "Write to Delta as batches arrive",
             WriteChangeStreamToDelta.to(run.target(config), run.changeSchema()));
     out.printf(
-        "Following %s after %s (batch %d), polling every %s s when caught up, until stopped%n",
+        "Following %s after %s (batch %d), polling every %s s when caught up, %s%n",
         config.captureInstance(),
         start.endLsn(),
         start.batchId(),
-        continuous.pollInterval().toMillis() / 1000.0);
+        seconds(continuous),
+        continuous.runFor().isZero()
+            ? "until stopped"
+            : "for " + continuous.runFor().toSeconds() + " s or until stopped");
     pipeline.run().waitUntilFinish();
     out.println("Stopped: every batch read was committed");
     return summarize(config, run, out);
@@ -289,6 +297,10 @@ public final class CdcToDeltaJob {
       Runnable beforeStream,
       Continuous continuous) {
     long began = System.nanoTime();
+    StopCondition stop = continuous.stop();
+    if (!continuous.runFor().isZero()) {
+      stop = stop.or(StopCondition.at(System.currentTimeMillis() + continuous.runFor().toMillis()));
+    }
     Summary total = null;
     Runnable first = beforeStream;
     for (int runs = 1; ; runs++) {
@@ -296,7 +308,7 @@ public final class CdcToDeltaJob {
       Summary one = run(config, beamOptions, out, first);
       first = () -> {};
       total = total == null ? one : total.plus(one);
-      if (waitOrStop(continuous)) {
+      if (waitOrStop(continuous.pollInterval(), stop)) {
         out.printf("Stopped after %d bounded runs%n", runs);
         return new Summary(
             total.batches(),
@@ -314,9 +326,9 @@ public final class CdcToDeltaJob {
   }
 
   /** Waits one poll interval, checking the stop condition; true when asked to stop. */
-  private static boolean waitOrStop(Continuous continuous) {
-    long until = System.nanoTime() + continuous.pollInterval().toNanos();
-    while (!continuous.stop().shouldStop()) {
+  private static boolean waitOrStop(java.time.Duration pollInterval, StopCondition stop) {
+    long until = System.nanoTime() + pollInterval.toNanos();
+    while (!stop.shouldStop()) {
       long left = until - System.nanoTime();
       if (left <= 0) {
         return false;
@@ -336,16 +348,23 @@ public final class CdcToDeltaJob {
    *
    * @param form one pipeline with the continuous source, or repeated bounded runs
    * @param pollInterval the source's wait when caught up, or the interval between bounded runs
-   * @param stop when to stop: asked between batches and at each poll (by the source), or between
-   *     bounded runs
+   * @param runFor how long to follow the source (from the end of the bootstrap, or from the first
+   *     bounded run), or zero for no limit
+   * @param stop when else to stop: asked between batches and at each poll (by the source), or
+   *     between bounded runs
    */
-  public record Continuous(Form form, java.time.Duration pollInterval, StopCondition stop) {
+  public record Continuous(
+      Form form, java.time.Duration pollInterval, java.time.Duration runFor, StopCondition stop) {
     public Continuous {
       Objects.requireNonNull(form, "form");
       Objects.requireNonNull(pollInterval, "pollInterval");
+      Objects.requireNonNull(runFor, "runFor");
       Objects.requireNonNull(stop, "stop");
       if (pollInterval.isNegative() || pollInterval.isZero()) {
         throw new IllegalArgumentException("pollInterval must be positive, not " + pollInterval);
+      }
+      if (runFor.isNegative()) {
+        throw new IllegalArgumentException("runFor must not be negative, not " + runFor);
       }
     }
 

@@ -174,8 +174,8 @@ public interface CdcToDeltaOptions extends PipelineOptions {
   void setPollIntervalSeconds(int value);
 
   @Description(
-      "With --continuous: stop cleanly after this many seconds (every batch read is committed);"
-          + " 0 runs until stopped.")
+      "With --continuous: stop cleanly after following the source this many seconds (counted"
+          + " after the bootstrap; every batch read is committed); 0 runs until stopped.")
   @Default.Long(0)
   long getRunForSeconds();
 

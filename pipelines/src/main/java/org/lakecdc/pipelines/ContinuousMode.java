@@ -21,12 +21,13 @@ import org.lakecdc.mssqlcdc.io.StopCondition;
  * unbounded sources, so on Spark the job repeats bounded runs instead ({@link
  * CdcToDeltaJob.Continuous.Form#REPEAT}). {@code --repeatBoundedRuns} overrides the choice.
  *
- * <p>Stop: after {@code --runForSeconds}, or when the JVM is asked to exit (Ctrl-C, SIGTERM): the
- * source ends after the batch it is reading (or the bounded run in progress finishes), every batch
- * read is committed, and the JVM exits once the run has returned (at most one poll interval plus
- * the run's last batch). A signal reaches a source running in this JVM (the DirectRunner, Spark
- * {@code local}, Flink's embedded mini-cluster); a job submitted to a cluster is stopped with the
- * cluster's own command, and the Delta tables keep it exactly once whatever the stop.
+ * <p>Stop: after following the source for {@code --runForSeconds} (counted from the end of the
+ * bootstrap, or from the first bounded run), or when the JVM is asked to exit (Ctrl-C, SIGTERM):
+ * the source ends after the batch it is reading (or the bounded run in progress finishes), every
+ * batch read is committed, and the JVM exits once the run has returned (at most one poll interval
+ * plus the run's last batch). A signal reaches a source running in this JVM (the DirectRunner,
+ * Spark {@code local}, Flink's embedded mini-cluster); a job submitted to a cluster is stopped with
+ * the cluster's own command, and the Delta tables keep it exactly once whatever the stop.
  */
 final class ContinuousMode {
   private static final Map<String, AtomicBoolean> REQUESTED = new ConcurrentHashMap<>();
@@ -72,7 +73,7 @@ final class ContinuousMode {
       PrintStream out,
       Runnable beforeStream,
       Consumer<CdcToDeltaJob.Summary> done) {
-    Stop stop = Stop.after(options.getRunForSeconds());
+    Stop stop = Stop.create();
     CountDownLatch finished = new CountDownLatch(1);
     Duration poll = Duration.ofSeconds(options.getPollIntervalSeconds());
     Thread hook =
@@ -95,7 +96,8 @@ final class ContinuousMode {
               options,
               out,
               beforeStream,
-              new CdcToDeltaJob.Continuous(form(options), poll, stop)));
+              new CdcToDeltaJob.Continuous(
+                  form(options), poll, Duration.ofSeconds(options.getRunForSeconds()), stop)));
     } finally {
       finished.countDown();
       stop.forget();
@@ -108,20 +110,16 @@ final class ContinuousMode {
   }
 
   /**
-   * The stop condition of one continuous run: a deadline, and a request made in this JVM (a signal,
-   * or a test). Serializable: a copy runs in the source on the workers; in a worker of another JVM
-   * only the deadline applies.
+   * The stop request of one continuous run, made in this JVM (a signal, or a test); the time limit
+   * is added by the job. Serializable: a copy runs in the source on the workers, where, in another
+   * JVM, it never asks to stop.
    *
    * @param runId the run's identity, naming its request flag in this JVM
-   * @param deadlineMillis epoch milliseconds to stop at, or {@link Long#MAX_VALUE}
    */
-  record Stop(String runId, long deadlineMillis) implements StopCondition {
-    /** A new run's condition: stop after {@code seconds}, or never by time when 0. */
-    static Stop after(long seconds) {
-      Stop stop =
-          new Stop(
-              UUID.randomUUID().toString(),
-              seconds == 0 ? Long.MAX_VALUE : System.currentTimeMillis() + seconds * 1000);
+  record Stop(String runId) implements StopCondition {
+    /** A new run's request flag, not set. */
+    static Stop create() {
+      Stop stop = new Stop(UUID.randomUUID().toString());
       REQUESTED.put(stop.runId(), new AtomicBoolean());
       return stop;
     }
@@ -141,7 +139,7 @@ final class ContinuousMode {
     @Override
     public boolean shouldStop() {
       AtomicBoolean flag = REQUESTED.get(runId);
-      return System.currentTimeMillis() >= deadlineMillis || (flag != null && flag.get());
+      return flag != null && flag.get();
     }
   }
 }

@@ -93,7 +93,7 @@ class ContinuousJobTest {
     for (int t = 0; t < 5; t++) {
       f.insertCommit(t, 2);
     }
-    ContinuousMode.Stop stop = ContinuousMode.Stop.after(WAIT.toSeconds() * 2);
+    ContinuousMode.Stop stop = ContinuousMode.Stop.create();
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
     CompletableFuture<CdcToDeltaJob.Summary> job =
@@ -104,7 +104,8 @@ class ContinuousJobTest {
                     Runners.options(runner),
                     out,
                     () -> {},
-                    new CdcToDeltaJob.Continuous(form, Duration.ofSeconds(1), stop)));
+                    new CdcToDeltaJob.Continuous(
+                        form, Duration.ofSeconds(1), WAIT.multipliedBy(2), stop)));
     try {
       await("the first commits are in bronze", () -> bronze(f).size() == 10, job);
 

@@ -15,4 +15,15 @@ public interface StopCondition extends Serializable {
 
   /** Whether the read should stop now. */
   boolean shouldStop();
+
+  /** Stops from {@code epochMillis} on (wall-clock time of the worker asking). */
+  static StopCondition at(long epochMillis) {
+    return () -> System.currentTimeMillis() >= epochMillis;
+  }
+
+  /** Stops when this or {@code other} says so. */
+  default StopCondition or(StopCondition other) {
+    StopCondition self = this;
+    return () -> self.shouldStop() || other.shouldStop();
+  }
 }

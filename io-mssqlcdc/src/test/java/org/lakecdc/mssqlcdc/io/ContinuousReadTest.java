@@ -138,4 +138,47 @@ class ContinuousReadTest {
       SEEN.remove(run);
     }
   }
+
+  /** Stop flags of the runs below, by run (the stop condition is serialized with the read). */
+  private static final Map<String, Boolean> STOP = new ConcurrentHashMap<>();
+
+  @Test
+  void aStopConditionEndsTheReadAfterItsBatchAndThePipelineFinishesByItself() throws Exception {
+    FakeSqlServer db = FakeScenarios.orders(dir);
+    insertOrder(db, T0, 1, "new", "1.00");
+    String run = UUID.randomUUID().toString();
+    SEEN.put(run, new ConcurrentLinkedQueue<>());
+    STOP.put(run, false);
+
+    DirectOptions options = PipelineOptionsFactory.as(DirectOptions.class);
+    options.setRunner(DirectRunner.class);
+    options.setBlockOnRun(false);
+    Pipeline pipeline = Pipeline.create(options);
+    pipeline
+        .apply(
+            MssqlCdcIO.read()
+                .withCaptureInstance(CI)
+                .withClientFactory(db.clientFactory())
+                .withContinuous(true)
+                .withPollInterval(org.joda.time.Duration.millis(100))
+                .withStopCondition(() -> STOP.get(run)))
+        .apply("record rows", ParDo.of(new RecordRows(run)));
+    PipelineResult result = pipeline.run();
+    try {
+      Queue<String> seen = SEEN.get(run);
+      assertTrue(eventually(() -> seen.contains("row:1")), "the first change arrives: " + seen);
+      STOP.put(run, true);
+      assertEquals(
+          PipelineResult.State.DONE,
+          result.waitUntilFinish(org.joda.time.Duration.standardSeconds(60)),
+          "the read ends and the pipeline finishes without being cancelled");
+      assertEquals(List.of("row:1"), List.copyOf(seen));
+    } finally {
+      if (!result.getState().isTerminal()) {
+        result.cancel();
+      }
+      STOP.remove(run);
+      SEEN.remove(run);
+    }
+  }
 }

@@ -287,8 +287,8 @@ public final class CdcToDelta {
         .ifPresent(
             p ->
                 System.out.printf(
-                    "Position: batch %d, end LSN %s committed at %s UTC%n",
-                    p.batchId(), p.endLsn(), p.endCommitTime()));
+                    "Position: %s, end LSN %s committed at %s UTC%n",
+                    CdcToDeltaJob.batchText(p.batchId()), p.endLsn(), p.endCommitTime()));
     System.out.printf(
         "Verdict: finalized_until = %s UTC (%s periods)%n",
         summary.verdict().map(Object::toString).orElse("none yet"), config.granularity());

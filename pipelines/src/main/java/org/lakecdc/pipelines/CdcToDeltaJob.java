@@ -190,8 +190,8 @@ public final class CdcToDeltaJob {
     }
     if (!max.isAfter(start.endLsn())) {
       out.printf(
-          "Nothing new: max_lsn %s is already in %s (batch %d)%n",
-          max, config.bronzePath(), start.batchId());
+          "Nothing new: max_lsn %s is already in %s (%s)%n",
+          max, config.bronzePath(), batchText(start.batchId()));
       run.tables()
           .append(
               config.factsPath(),
@@ -229,8 +229,8 @@ public final class CdcToDeltaJob {
             run.read().withStartingLsn(StartingLsn.after(start.endLsn())).withBatches())
         .apply("Write to Delta", WriteChangesToDelta.to(run.target(config), run.changeSchema()));
     out.printf(
-        "Reading %s after %s (batch %d) up to max_lsn %s%n",
-        config.captureInstance(), start.endLsn(), start.batchId(), max);
+        "Reading %s after %s (%s) up to max_lsn %s%n",
+        config.captureInstance(), start.endLsn(), batchText(start.batchId()), max);
     pipeline.run().waitUntilFinish();
     return summarize(config, run, out);
   }
@@ -412,6 +412,15 @@ public final class CdcToDeltaJob {
     DeltaTables tables = DeltaTables.create();
     MssqlCdcIO.Read read = read(config);
     Schema changeSchema = read.outputSchema();
+    if (!tables.exists(config.bronzePath())
+        && !config.bootstrap()
+        && config.startingLsn().kind() == StartingLsn.Kind.EXPLICIT) {
+      // Checked before anything is created: a bad starting LSN writes nothing.
+      try (CdcClient client = config.clientFactory().open()) {
+        StartPositions.checkExplicit(
+            client, config.captureInstance(), config.startingLsn().lsn().orElseThrow());
+      }
+    }
     tables.createIfAbsent(config.bronzePath(), BronzeTable.definition(changeSchema));
     tables.createIfAbsent(config.factsPath(), FactsTable.definition());
     tables.createIfAbsent(config.controlPath(), ControlTable.definition());
@@ -466,6 +475,11 @@ public final class CdcToDeltaJob {
         resumePosition(config, run.tables(), out),
         run.finalization().verdict(config.bronzePath()),
         (System.nanoTime() - run.began()) / 1e9);
+  }
+
+  /** "batch N", or "no batch yet" before the first batch (after a snapshot or on a new target). */
+  static String batchText(long batchId) {
+    return batchId < 0 ? "no batch yet" : "batch " + batchId;
   }
 
   static MssqlCdcIO.Read read(Config config) {

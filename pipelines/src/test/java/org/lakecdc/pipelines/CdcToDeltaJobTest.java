@@ -370,4 +370,23 @@ class CdcToDeltaJobTest {
         instanceByOrder);
     assertEquals(Map.of(0, "null", 100, "null", 500, "gift", 600, "null"), noteByOrder);
   }
+
+  @Test
+  void aStartingLsnPastMaxLsnOnANewTargetIsRefusedBeforeAnyTableIsCreated() {
+    JobFixture f = history(dir);
+    CdcToDeltaJob.Config c = f.config();
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                f.run(
+                    new CdcToDeltaJob.Config(
+                        c.clientFactory(), CI, f.bronze, f.facts, f.control, CI, false,
+                        org.lakecdc.mssqlcdc.io.StartingLsn.parse("0x0000002A000001009999"), 4,
+                        1, c.granularity(), true, null, c.isolation(), null, 0)));
+    assertTrue(e.getMessage().startsWith("startingLsn 0x0000002A000001009999 is after max_lsn"));
+    assertFalse(f.tables.exists(f.bronze));
+    assertFalse(f.tables.exists(f.facts));
+    assertFalse(f.tables.exists(f.control));
+  }
 }

@@ -92,6 +92,7 @@ public final class DemoDatabase {
               + " built in a new or empty directory");
     }
     Path staging = staging(directory);
+    removeStaleStaging(directory);
     try {
       Summary summary = build(staging, scale, transactions);
       Files.createDirectories(directory.toAbsolutePath().getParent());
@@ -119,6 +120,23 @@ public final class DemoDatabase {
     Path absolute = directory.toAbsolutePath();
     return absolute.resolveSibling(
         "." + absolute.getFileName() + ".building-" + ProcessHandle.current().pid());
+  }
+
+  /** Removes build directories an interrupted earlier build left beside {@code directory}. */
+  private static void removeStaleStaging(Path directory) {
+    Path absolute = directory.toAbsolutePath();
+    Path parent = absolute.getParent();
+    if (parent == null || !Files.isDirectory(parent)) {
+      return;
+    }
+    String prefix = "." + absolute.getFileName() + ".building-";
+    try (Stream<Path> siblings = Files.list(parent)) {
+      siblings
+          .filter(p -> p.getFileName().toString().startsWith(prefix))
+          .forEach(DemoDatabase::deleteQuietly);
+    } catch (IOException e) {
+      // Best effort: a leftover build directory is hidden and never read.
+    }
   }
 
   private static void deleteQuietly(Path path) {

@@ -381,9 +381,22 @@ class CdcToDeltaJobTest {
             () ->
                 f.run(
                     new CdcToDeltaJob.Config(
-                        c.clientFactory(), CI, f.bronze, f.facts, f.control, CI, false,
-                        org.lakecdc.mssqlcdc.io.StartingLsn.parse("0x0000002A000001009999"), 4,
-                        1, c.granularity(), true, null, c.isolation(), null, 0)));
+                        c.clientFactory(),
+                        CI,
+                        f.bronze,
+                        f.facts,
+                        f.control,
+                        CI,
+                        false,
+                        org.lakecdc.mssqlcdc.io.StartingLsn.parse("0x0000002A000001009999"),
+                        4,
+                        1,
+                        c.granularity(),
+                        true,
+                        null,
+                        c.isolation(),
+                        null,
+                        0)));
     assertTrue(e.getMessage().startsWith("startingLsn 0x0000002A000001009999 is after max_lsn"));
     assertFalse(f.tables.exists(f.bronze));
     assertFalse(f.tables.exists(f.facts));

@@ -13,7 +13,6 @@ import static org.lakecdc.pipelines.JobFixture.order;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.LocalDateTime;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -30,9 +29,6 @@ import org.lakecdc.cdc.transforms.finalization.Finalization;
 import org.lakecdc.cdc.transforms.position.StreamPosition;
 import org.lakecdc.cdc.transforms.write.CrashPoint;
 import org.lakecdc.mssqlcdc.client.CdcClient;
-import org.lakecdc.mssqlcdc.client.ChangeQuery;
-import org.lakecdc.mssqlcdc.client.ChangeRow;
-import org.lakecdc.mssqlcdc.client.CloseableIterator;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
 
 /**
@@ -41,38 +37,6 @@ import org.lakecdc.mssqlcdc.lsn.Lsn;
  */
 class CdcToDeltaJobTest {
   @TempDir Path dir;
-
-  /** Ten commits: inserts, an update, a delete; one idle entry at T0+2h05. */
-  private static JobFixture history(Path dir) {
-    JobFixture f = new JobFixture(dir);
-    f.db.enableCdc(ORDERS);
-    for (int t = 0; t < 8; t++) {
-      f.insertCommit(t, 3);
-    }
-    f.db
-        .transaction(at(8))
-        .update(ORDERS, List.of(100), Map.of("status", "paid"))
-        .delete(ORDERS, List.of(200))
-        .commit();
-    f.db.transaction(at(9)).insert(ORDERS, order(900, "new", "9.00")).commit();
-    f.db.idle(at(125));
-    return f;
-  }
-
-  /** Every change row of the source, as the fixture renders bronze rows (batch left out). */
-  private static List<String> sourceChanges(JobFixture f) {
-    List<String> out = new ArrayList<>();
-    try (CdcClient client = f.db.openClient();
-        CloseableIterator<ChangeRow> rows =
-            client.readChanges(new ChangeQuery(CI, Lsn.ZERO, Lsn.MAX, List.of("order_id"), true))) {
-      rows.forEachRemaining(
-          r ->
-              out.add(
-                  r.startLsn() + "/" + r.seqval() + "/" + r.operation() + "/" + r.values().get(0)));
-    }
-    out.sort(null);
-    return out;
-  }
 
   private static List<String> withoutBatch(List<String> bronze) {
     return bronze.stream()
@@ -83,10 +47,10 @@ class CdcToDeltaJobTest {
 
   @Test
   void writesEveryChangeOnceOneFactsRowPerBatchAndTheVerdict() {
-    JobFixture f = history(dir);
+    JobFixture f = JobFixture.history(dir);
     CdcToDeltaJob.Summary summary = f.run();
 
-    assertEquals(sourceChanges(f), withoutBatch(f.bronzeChanges()));
+    assertEquals(f.sourceChanges(), withoutBatch(f.bronzeChanges()));
     assertEquals(28, f.bronzeChanges().size());
     // 11 commits of cdc.lsn_time_mapping, 4 a batch: ends at the 4th, 8th and 11th entry.
     assertEquals(
@@ -152,7 +116,7 @@ class CdcToDeltaJobTest {
 
   @Test
   void aSecondRunWritesNoRowsAndRecordsThatNothingWasNew() {
-    JobFixture f = history(dir);
+    JobFixture f = JobFixture.history(dir);
     f.run();
     long bronzeVersion = f.tables.version(f.bronze);
     CdcToDeltaJob.Summary second = f.run();
@@ -205,7 +169,7 @@ class CdcToDeltaJobTest {
   @ParameterizedTest
   @EnumSource(CrashPoint.class)
   void aCrashAtAnyStepOfABatchLosesNothingAndDuplicatesNothing(CrashPoint point) {
-    JobFixture f = history(dir);
+    JobFixture f = JobFixture.history(dir);
     PipelineExecutionException crash =
         assertThrows(PipelineExecutionException.class, () -> f.runCrashing(point, 1));
     assertInstanceOf(CrashPoint.SimulatedCrash.class, crash.getCause());
@@ -218,7 +182,7 @@ class CdcToDeltaJobTest {
         "the verdict is batch 0's: never ahead of the data");
     f.run();
 
-    assertEquals(sourceChanges(f), withoutBatch(f.bronzeChanges()), "every change exactly once");
+    assertEquals(f.sourceChanges(), withoutBatch(f.bronzeChanges()), "every change exactly once");
     assertEquals(
         List.of(
             "0:12:0x0000002A000001000031",
@@ -233,7 +197,7 @@ class CdcToDeltaJobTest {
 
   @Test
   void aTargetWrittenByAnotherAppIdIsRefused() {
-    JobFixture f = history(dir);
+    JobFixture f = JobFixture.history(dir);
     f.run();
     CdcToDeltaJob.Config c = f.config();
     IllegalArgumentException e =
@@ -266,7 +230,7 @@ class CdcToDeltaJobTest {
 
   @Test
   void c123TablesAreCreatedTypedCommentedAndStamped() {
-    JobFixture f = history(dir);
+    JobFixture f = JobFixture.history(dir);
     f.run();
     TableInfo bronze = f.tables.describe(f.bronze);
     assertEquals("bronze", bronze.properties().get(TableProperties.TABLE_KIND));
@@ -373,7 +337,7 @@ class CdcToDeltaJobTest {
 
   @Test
   void aStartingLsnPastMaxLsnOnANewTargetIsRefusedBeforeAnyTableIsCreated() {
-    JobFixture f = history(dir);
+    JobFixture f = JobFixture.history(dir);
     CdcToDeltaJob.Config c = f.config();
     IllegalArgumentException e =
         assertThrows(

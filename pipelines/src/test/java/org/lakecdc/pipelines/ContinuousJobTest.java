@@ -3,7 +3,6 @@ package org.lakecdc.pipelines;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
-import static org.lakecdc.pipelines.JobFixture.CI;
 import static org.lakecdc.pipelines.JobFixture.ORDERS;
 import static org.lakecdc.pipelines.JobFixture.at;
 import static org.lakecdc.pipelines.JobFixture.order;
@@ -13,7 +12,6 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -23,10 +21,6 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.lakecdc.mssqlcdc.client.CdcClient;
-import org.lakecdc.mssqlcdc.client.ChangeQuery;
-import org.lakecdc.mssqlcdc.client.ChangeRow;
-import org.lakecdc.mssqlcdc.client.CloseableIterator;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
 
 /**
@@ -39,20 +33,6 @@ class ContinuousJobTest {
   private static final Duration WAIT = Duration.ofSeconds(120);
 
   @TempDir Path dir;
-
-  private static List<String> sourceChanges(JobFixture f) {
-    List<String> out = new ArrayList<>();
-    try (CdcClient client = f.db.openClient();
-        CloseableIterator<ChangeRow> rows =
-            client.readChanges(new ChangeQuery(CI, Lsn.ZERO, Lsn.MAX, List.of("order_id"), true))) {
-      rows.forEachRemaining(
-          r ->
-              out.add(
-                  r.startLsn() + "/" + r.seqval() + "/" + r.operation() + "/" + r.values().get(0)));
-    }
-    out.sort(null);
-    return out;
-  }
 
   private static List<String> bronze(JobFixture f) {
     try {
@@ -123,7 +103,7 @@ class ContinuousJobTest {
     stop.forget();
     String printed = bytes.toString(StandardCharsets.UTF_8);
 
-    assertEquals(sourceChanges(f), bronze(f), "every change exactly once: " + printed);
+    assertEquals(f.sourceChanges(), bronze(f), "every change exactly once: " + printed);
     assertEquals(14, summary.rows(), printed);
     List<Long> batchIds =
         f.factBatches().stream()

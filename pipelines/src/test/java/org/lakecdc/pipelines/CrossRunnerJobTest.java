@@ -28,11 +28,6 @@ import org.lakecdc.cdc.transforms.delta.DeltaColumn;
 import org.lakecdc.cdc.transforms.facts.FactsTable;
 import org.lakecdc.cdc.transforms.finalization.Finalization;
 import org.lakecdc.cdc.transforms.write.CrashPoint;
-import org.lakecdc.mssqlcdc.client.CdcClient;
-import org.lakecdc.mssqlcdc.client.ChangeQuery;
-import org.lakecdc.mssqlcdc.client.ChangeRow;
-import org.lakecdc.mssqlcdc.client.CloseableIterator;
-import org.lakecdc.mssqlcdc.lsn.Lsn;
 import org.lakecdc.mssqlcdc.schema.MetadataColumns;
 
 /**
@@ -190,37 +185,6 @@ class CrossRunnerJobTest {
     assertEquals(expected.verdict(), actual.verdict(), "the verdict");
   }
 
-  /** Ten commits: inserts, an update, a delete; an idle entry at T0+2h05 (as CdcToDeltaJobTest). */
-  private static JobFixture history(Path dir) {
-    JobFixture f = new JobFixture(dir);
-    f.db.enableCdc(ORDERS);
-    for (int t = 0; t < 8; t++) {
-      f.insertCommit(t, 3);
-    }
-    f.db
-        .transaction(at(8))
-        .update(ORDERS, List.of(100), Map.of("status", "paid"))
-        .delete(ORDERS, List.of(200))
-        .commit();
-    f.db.transaction(at(9)).insert(ORDERS, order(900, "new", "9.00")).commit();
-    f.db.idle(at(125));
-    return f;
-  }
-
-  private static List<String> sourceChanges(JobFixture f) {
-    List<String> out = new ArrayList<>();
-    try (CdcClient client = f.db.openClient();
-        CloseableIterator<ChangeRow> rows =
-            client.readChanges(new ChangeQuery(CI, Lsn.ZERO, Lsn.MAX, List.of("order_id"), true))) {
-      rows.forEachRemaining(
-          r ->
-              out.add(
-                  r.startLsn() + "/" + r.seqval() + "/" + r.operation() + "/" + r.values().get(0)));
-    }
-    out.sort(null);
-    return out;
-  }
-
   private static boolean causedBySimulatedCrash(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       // Flink hands the failure over as a SerializedThrowable that keeps the message.
@@ -236,7 +200,7 @@ class CrossRunnerJobTest {
   @ValueSource(strings = {Runners.SPARK, Runners.FLINK})
   void aCrashBetweenTheBronzeAndTheFactsCommitIsRepairedByTheNextRun(String runner) {
     assumeTrue(Runners.available(runner), Runners.missing(runner));
-    JobFixture f = history(dir);
+    JobFixture f = JobFixture.history(dir);
     PipelineOptions options = Runners.options(runner);
     RuntimeException crash =
         assertThrows(
@@ -257,7 +221,7 @@ class CrossRunnerJobTest {
             .map(s -> s.substring(0, s.lastIndexOf('/')))
             .sorted()
             .collect(Collectors.toList());
-    assertEquals(sourceChanges(f), bronze, "every change exactly once");
+    assertEquals(f.sourceChanges(), bronze, "every change exactly once");
     assertEquals(
         List.of(
             "0:12:0x0000002A000001000031",

@@ -192,4 +192,46 @@ final class JobFixture {
     }
     return out;
   }
+
+  /**
+   * The history most job tests share: ten commits (orders t*100..t*100+2 at T0+t minutes for t =
+   * 0..7; an update of order 100 and a delete of order 200 at T0+8; order 900 at T0+9) and one idle
+   * entry at T0+2h05.
+   */
+  static JobFixture history(Path dir) {
+    JobFixture f = new JobFixture(dir);
+    f.db.enableCdc(ORDERS);
+    for (int t = 0; t < 8; t++) {
+      f.insertCommit(t, 3);
+    }
+    f.db
+        .transaction(at(8))
+        .update(ORDERS, List.of(100), Map.of("status", "paid"))
+        .delete(ORDERS, List.of(200))
+        .commit();
+    f.db.transaction(at(9)).insert(ORDERS, order(900, "new", "9.00")).commit();
+    f.db.idle(at(125));
+    return f;
+  }
+
+  /** Every change row of the source as "lsn/seqval/op/order_id", sorted (bronze without batch). */
+  List<String> sourceChanges() {
+    List<String> out = new ArrayList<>();
+    try (org.lakecdc.mssqlcdc.client.CdcClient client = db.openClient();
+        org.lakecdc.mssqlcdc.client.CloseableIterator<org.lakecdc.mssqlcdc.client.ChangeRow> rows =
+            client.readChanges(
+                new org.lakecdc.mssqlcdc.client.ChangeQuery(
+                    CI,
+                    org.lakecdc.mssqlcdc.lsn.Lsn.ZERO,
+                    org.lakecdc.mssqlcdc.lsn.Lsn.MAX,
+                    List.of("order_id"),
+                    true))) {
+      rows.forEachRemaining(
+          r ->
+              out.add(
+                  r.startLsn() + "/" + r.seqval() + "/" + r.operation() + "/" + r.values().get(0)));
+    }
+    out.sort(null);
+    return out;
+  }
 }

@@ -67,7 +67,26 @@ import org.lakecdc.mssqlcdc.lsn.Lsn;
  * <h3>Guards</h3>
  *
  * Each batch checks each capture instance's minimum LSN before and after reading: changes removed
- * by CDC cleanup fail the read with {@link org.lakecdc.mssqlcdc.client.DataLossError}.
+ * by CDC cleanup (or held only by a capture instance disabled before the read reached them) fail
+ * the read with {@link org.lakecdc.mssqlcdc.client.DataLossError}.
+ *
+ * <p>Before any row of a batch is read, its schema is checked (BEHAVIOUR.md 3.4 to 3.6), and a
+ * failing batch emits nothing; the batches before it are emitted as usual:
+ *
+ * <ul>
+ *   <li>DDL in the batch's range ({@code sys.sp_cdc_get_ddl_history}), by {@link
+ *       Read#withSchemaChangePolicy}: with {@code classify} a captured column the read reads whose
+ *       new type does not fit its expected type fails with {@link
+ *       org.lakecdc.mssqlcdc.client.SchemaChangedError} (restart to re-infer, or update {@code
+ *       columns}); other DDL goes on with a warning. With {@code fail} any DDL fails.
+ *   <li>A capture instance created after the pipeline was built (the batch reaches its start LSN S,
+ *       or it is the only instance left): with inferred columns, one that captures a column the
+ *       schema lacks, or types a column so the schema's type cannot hold it, fails with {@link
+ *       org.lakecdc.mssqlcdc.client.SchemaChangedError} before anything at or past S is read (a
+ *       restart re-infers the union and resumes at S); with declared columns it is followed in
+ *       place and the columns it captures that {@code columns} does not list are not read (a
+ *       warning).
+ * </ul>
  *
  * <h3>Snapshots</h3>
  *
@@ -98,7 +117,8 @@ public final class MssqlCdcIO {
 
   /**
    * A read with defaults: bounded, {@code startingLsn=earliest}, no commit limit per batch, one
-   * partition, {@code _command_id} read, columns inferred, poll interval 5 s.
+   * partition, {@code _command_id} read, columns inferred, poll interval 5 s, {@code
+   * schemaChangePolicy=classify}.
    */
   public static Read read() {
     return new AutoValue_MssqlCdcIO_Read.Builder()
@@ -110,6 +130,7 @@ public final class MssqlCdcIO {
         .setNumPartitions(1)
         .setMinRowsPerPartition(RangePlanner.DEFAULT_MIN_ROWS_PER_PARTITION)
         .setIncludeCommandId(true)
+        .setSchemaChangePolicy(SchemaChangePolicy.CLASSIFY)
         .build();
   }
 
@@ -150,6 +171,8 @@ public final class MssqlCdcIO {
 
     abstract @Nullable String getColumns();
 
+    abstract SchemaChangePolicy getSchemaChangePolicy();
+
     abstract Builder toBuilder();
 
     @AutoValue.Builder
@@ -175,6 +198,8 @@ public final class MssqlCdcIO {
       abstract Builder setIncludeCommandId(boolean includeCommandId);
 
       abstract Builder setColumns(String columns);
+
+      abstract Builder setSchemaChangePolicy(SchemaChangePolicy schemaChangePolicy);
 
       abstract Read build();
     }
@@ -288,6 +313,30 @@ public final class MssqlCdcIO {
     }
 
     /**
+     * What a batch whose LSN range holds DDL on the table does (BEHAVIOUR.md 3.4), checked before
+     * any row of the batch is read: {@link SchemaChangePolicy#CLASSIFY} (default) fails only when a
+     * captured column the read reads got a type its expected type does not hold; {@link
+     * SchemaChangePolicy#FAIL} fails on any DDL. Either failure is a {@link
+     * org.lakecdc.mssqlcdc.client.SchemaChangedError}, never retried.
+     */
+    public Read withSchemaChangePolicy(SchemaChangePolicy schemaChangePolicy) {
+      checkArgumentNotNull(schemaChangePolicy, "withSchemaChangePolicy() needs a policy, not null");
+      return toBuilder().setSchemaChangePolicy(schemaChangePolicy).build();
+    }
+
+    /**
+     * {@link #withSchemaChangePolicy(SchemaChangePolicy)} by name: {@code classify} or {@code fail}
+     * (case ignored).
+     *
+     * @throws IllegalArgumentException for another name: {@code schemaChangePolicy must be
+     *     'classify' or 'fail', not '<value>'}
+     */
+    public Read withSchemaChangePolicy(String schemaChangePolicy) {
+      checkArgumentNotNull(schemaChangePolicy, "withSchemaChangePolicy() needs a policy, not null");
+      return withSchemaChangePolicy(SchemaChangePolicy.parse(schemaChangePolicy));
+    }
+
+    /**
      * The Beam schema of the rows this read emits, resolved as {@code expand()} resolves it (from
      * the declared columns, or from CDC metadata through a client).
      *
@@ -317,7 +366,8 @@ public final class MssqlCdcIO {
           .add(DisplayData.item("continuous", isContinuous()))
           .add(DisplayData.item("numPartitions", getNumPartitions()))
           .add(DisplayData.item("includeCommandId", getIncludeCommandId()))
-          .addIfNotNull(DisplayData.item("columns", getColumns()));
+          .addIfNotNull(DisplayData.item("columns", getColumns()))
+          .add(DisplayData.item("schemaChangePolicy", getSchemaChangePolicy().toString()));
     }
 
     /** Validates the configuration and fixes the output schema, reading CDC metadata. */
@@ -340,7 +390,11 @@ public final class MssqlCdcIO {
           output.columns(),
           output.schema(),
           getPollInterval(),
-          getStopCondition());
+          getStopCondition(),
+          getSchemaChangePolicy(),
+          output.declared(),
+          output.instances(),
+          output.expectedTypes());
     }
   }
 

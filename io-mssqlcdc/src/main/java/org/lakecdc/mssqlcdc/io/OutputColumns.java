@@ -1,7 +1,10 @@
 package org.lakecdc.mssqlcdc.io;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import org.apache.beam.sdk.schemas.Schema;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -14,6 +17,8 @@ import org.lakecdc.mssqlcdc.schema.ChangeSchema;
 import org.lakecdc.mssqlcdc.schema.ColumnSpec;
 import org.lakecdc.mssqlcdc.schema.ColumnsDdl;
 import org.lakecdc.mssqlcdc.schema.InstanceColumns;
+import org.lakecdc.mssqlcdc.schema.OutputType;
+import org.lakecdc.mssqlcdc.schema.TypeMapping;
 
 /**
  * The captured columns and the output schema shared by the change read and the snapshot (one schema
@@ -21,11 +26,24 @@ import org.lakecdc.mssqlcdc.schema.InstanceColumns;
  *
  * @param columns the captured columns read, in output order
  * @param schema the output row schema: metadata columns, then {@code columns}
+ * @param declared whether {@code columns} were declared (option {@code columns}) or inferred
+ * @param instances the names of the table's capture instances when the columns were resolved,
+ *     oldest first: the instances the schema already accounts for
+ * @param expectedTypes per column read (lower-cased name), the type a captured type must still fit
+ *     after DDL (BEHAVIOUR.md 3.5): the query's type when inferred; with declared columns, the
+ *     captured type reported now (the newest instance capturing it), for columns whose type maps
  */
-record OutputColumns(List<ColumnSpec> columns, Schema schema) {
+record OutputColumns(
+    List<ColumnSpec> columns,
+    Schema schema,
+    boolean declared,
+    List<String> instances,
+    Map<String, OutputType> expectedTypes) {
   OutputColumns {
     columns = List.copyOf(columns);
     Objects.requireNonNull(schema, "schema");
+    instances = List.copyOf(instances);
+    expectedTypes = Map.copyOf(expectedTypes);
   }
 
   /**
@@ -72,21 +90,60 @@ record OutputColumns(List<ColumnSpec> columns, Schema schema) {
       boolean includeCommandId) {
     checkConfigured(transform, captureInstance, factory);
     List<ColumnSpec> columns;
+    List<String> instanceNames = new ArrayList<>();
+    Map<String, OutputType> expected = new LinkedHashMap<>();
     try (CdcClient client = factory.open()) {
       List<CaptureInstance> instances = client.captureInstances(captureInstance);
       List<InstanceColumns> captured = new ArrayList<>();
       for (CaptureInstance instance : instances) {
         List<CapturedColumn> instanceColumns = client.capturedColumns(instance.name());
         captured.add(new InstanceColumns(instance.name(), instanceColumns));
+        instanceNames.add(instance.name());
       }
       if (declared != null) {
         columns = ColumnsDdl.parse(declared);
         checkDeclaredColumnsCaptured(columns, captured, instances.get(0));
+        expected.putAll(capturedTypes(columns, captured));
       } else {
         columns = CapturedSchema.infer(captured).columns();
+        for (ColumnSpec column : columns) {
+          expected.put(column.name().toLowerCase(Locale.ROOT), column.type());
+        }
       }
     }
-    return new OutputColumns(columns, ChangeSchema.of(columns, includeCommandId));
+    return new OutputColumns(
+        columns,
+        ChangeSchema.of(columns, includeCommandId),
+        declared != null,
+        instanceNames,
+        expected);
+  }
+
+  /**
+   * The captured type of each declared column as the instances report it now (the newest instance
+   * capturing it wins); a computed column or a type without a default mapping ({@link
+   * org.lakecdc.mssqlcdc.schema.UnsupportedTypeException}) is left out (the declared type is the
+   * user's own conversion, and a cast failure shows at read time).
+   */
+  private static Map<String, OutputType> capturedTypes(
+      List<ColumnSpec> declared, List<InstanceColumns> captured) {
+    Map<String, OutputType> types = new LinkedHashMap<>();
+    for (ColumnSpec column : declared) {
+      String key = column.name().toLowerCase(Locale.ROOT);
+      for (InstanceColumns instance : captured) {
+        for (CapturedColumn c : instance.columns()) {
+          if (c.computed() || !c.name().equalsIgnoreCase(column.name())) {
+            continue;
+          }
+          try {
+            types.put(key, TypeMapping.outputType(c.name(), c.type()));
+          } catch (IllegalArgumentException e) {
+            types.remove(key);
+          }
+        }
+      }
+    }
+    return types;
   }
 
   /**

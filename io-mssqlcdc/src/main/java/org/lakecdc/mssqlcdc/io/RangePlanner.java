@@ -73,6 +73,26 @@ public final class RangePlanner {
    *     required
    */
   public static void checkRetention(CdcClient client, InstanceRange range, String when) {
+    checkRetention(client, range, when, List.of());
+  }
+
+  /**
+   * The retention guard of {@link #checkRetention(CdcClient, InstanceRange, String)}, for the
+   * oldest range of a batch: when capture instances the read knew are gone (disabled), the changes
+   * below the minimum LSN may also have been held only by them (BEHAVIOUR.md 3.8), and the message
+   * says so.
+   *
+   * @param when what the check follows, for the message: {@code "before reading"} or {@code "during
+   *     the read"}
+   * @param disabledInstances the capture instances of the table the read knew (the configured one,
+   *     those listed when the pipeline was built) that are no longer listed; empty when none
+   * @throws DataLossError {@code <ci>: change data from <from> was purged by CDC cleanup <when> of
+   *     the range <from>..<to>[, or held only by capture instance '<gone>', disabled before the
+   *     stream read them]; the capture instance's min_lsn is now <min> (committed at <time>). The
+   *     changes in between are gone from cdc.<ci>_CT: a re-snapshot is required (...)}
+   */
+  public static void checkRetention(
+      CdcClient client, InstanceRange range, String when, List<String> disabledInstances) {
     Lsn min = client.minLsn(range.captureInstance());
     if (range.fromLsn().isBefore(min)) {
       String committed =
@@ -81,6 +101,14 @@ public final class RangePlanner {
               .map(Commit::commitTime)
               .map(t -> " (committed at " + t + ")")
               .orElse("");
+      String disabled = "";
+      if (!disabledInstances.isEmpty()) {
+        disabled =
+            ", or held only by capture instance"
+                + (disabledInstances.size() > 1 ? "s " : " ")
+                + String.join(", ", disabledInstances.stream().map(n -> "'" + n + "'").toList())
+                + ", disabled before the stream read them";
+      }
       throw new DataLossError(
           range.captureInstance(),
           range.fromLsn(),
@@ -94,6 +122,7 @@ public final class RangePlanner {
               + range.fromLsn()
               + ".."
               + range.toLsn()
+              + disabled
               + "; the capture instance's min_lsn is now "
               + min
               + committed
@@ -102,6 +131,32 @@ public final class RangePlanner {
               + "_CT: a re-snapshot is required (or raise the CDC retention and start from a"
               + " new snapshot).");
     }
+  }
+
+  /**
+   * The capture instances a read knew that the current listing no longer has (disabled): the
+   * configured one first, then those listed when the pipeline was built, each once, names compared
+   * ignoring case.
+   *
+   * @param configured the capture instance the read was configured with
+   * @param known the instances listed when the pipeline was built, oldest first
+   * @param listed the table's instances now, as {@link CdcClient#captureInstances} lists them
+   * @return the names no longer listed, possibly none
+   */
+  public static List<String> disabledInstances(
+      String configured, List<String> known, List<CaptureInstance> listed) {
+    List<String> gone = new ArrayList<>();
+    List<String> candidates = new ArrayList<>();
+    candidates.add(configured);
+    candidates.addAll(known);
+    for (String name : candidates) {
+      boolean present = listed.stream().anyMatch(i -> i.name().equalsIgnoreCase(name));
+      boolean seen = gone.stream().anyMatch(g -> g.equalsIgnoreCase(name));
+      if (!present && !seen) {
+        gone.add(name);
+      }
+    }
+    return gone;
   }
 
   /**

@@ -2,7 +2,9 @@ package org.lakecdc.mssqlcdc.io;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.schemas.Schema;
@@ -13,6 +15,7 @@ import org.apache.beam.sdk.transforms.splittabledofn.RestrictionTracker;
 import org.apache.beam.sdk.values.Row;
 import org.apache.beam.sdk.values.TupleTag;
 import org.joda.time.Instant;
+import org.lakecdc.mssqlcdc.client.CaptureInstance;
 import org.lakecdc.mssqlcdc.client.CdcClient;
 import org.lakecdc.mssqlcdc.client.ChangeQuery;
 import org.lakecdc.mssqlcdc.client.ChangeRow;
@@ -20,6 +23,8 @@ import org.lakecdc.mssqlcdc.client.CloseableIterator;
 import org.lakecdc.mssqlcdc.client.Commit;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
 import org.lakecdc.mssqlcdc.lsn.LsnRange;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One {@code @ProcessElement} call of {@link ReadChangesDoFn}: drains the restriction in batches.
@@ -27,16 +32,23 @@ import org.lakecdc.mssqlcdc.lsn.LsnRange;
  * <p>Per batch: pick its end, the n-th commit of {@code cdc.lsn_time_mapping} after the last
  * processed LSN ({@code n = maxCommitsPerBatch}), capped at the read's upper end (the range's last
  * LSN, or {@code max_lsn} in the continuous form); claim it; cut the batch at newer capture
- * instances' start LSNs; for each part check retention, stream its change rows out, and check
- * retention again; emit the {@link ChangeBatch}; move the watermark to the end commit's time.
+ * instances' start LSNs; run the checks that decide whether the batch may be read at all, before
+ * any of its rows is emitted: the DDL check of the batch's range ({@link SchemaGuard#checkDdl}),
+ * then per part the retention guard and, for a capture instance the schema does not account for
+ * yet, the switch check ({@link SchemaGuard#checkNewInstance}); then for each part stream its
+ * change rows out and check retention again; emit the {@link ChangeBatch}; move the watermark to
+ * the end commit's time.
  */
 final class ReadChangesAction {
   static final String NAMESPACE = "mssqlcdc";
+
+  private static final Logger LOG = LoggerFactory.getLogger(ReadChangesAction.class);
 
   private final ReadSpec spec;
   private final CdcClient client;
   private final TupleTag<Row> changesTag;
   private final TupleTag<ChangeBatch> batchesTag;
+  private final Set<String> checkedInstances;
   private final Counter batches = Metrics.counter(NAMESPACE, "batches_read");
   private final Counter[] rowsByOperation = {
     Metrics.counter(NAMESPACE, "rows_read_snapshot"),
@@ -46,12 +58,21 @@ final class ReadChangesAction {
     Metrics.counter(NAMESPACE, "rows_read_update_after")
   };
 
+  /**
+   * @param checkedInstances keys ({@link #instanceKey}) of the capture instances that passed the
+   *     switch check in this worker; shared between calls and updated by this one
+   */
   ReadChangesAction(
-      ReadSpec spec, CdcClient client, TupleTag<Row> changesTag, TupleTag<ChangeBatch> batchesTag) {
+      ReadSpec spec,
+      CdcClient client,
+      TupleTag<Row> changesTag,
+      TupleTag<ChangeBatch> batchesTag,
+      Set<String> checkedInstances) {
     this.spec = spec;
     this.client = client;
     this.changesTag = changesTag;
     this.batchesTag = batchesTag;
+    this.checkedInstances = checkedInstances;
   }
 
   ProcessContinuation run(
@@ -84,7 +105,7 @@ final class ReadChangesAction {
       if (!tracker.tryClaim(end.get().lsn())) {
         return ProcessContinuation.stop();
       }
-      readBatch(captureInstance, last.increment(), end.get(), receiver);
+      readBatch(captureInstance, last, end.get(), receiver);
       Instant endTime = new Instant(end.get().commitTime().toEpochMilli());
       if (endTime.isAfter(watermark.currentWatermark())) {
         watermark.setWatermark(endTime);
@@ -121,16 +142,36 @@ final class ReadChangesAction {
     return end;
   }
 
+  /**
+   * Reads the batch {@code (last, end]}: checks first (nothing is emitted when one fails), then the
+   * rows of each part, then the {@link ChangeBatch}.
+   */
   private void readBatch(
-      String captureInstance, Lsn from, Commit end, MultiOutputReceiver receiver) {
-    List<InstanceRange> parts =
-        RangePlanner.cutAtNewerInstances(client.captureInstances(captureInstance), from, end.lsn());
-    Schema schema = spec.schema();
-    long rows = 0;
+      String captureInstance, Lsn last, Commit end, MultiOutputReceiver receiver) {
+    Lsn from = last.increment();
+    List<CaptureInstance> instances = client.captureInstances(captureInstance);
+    List<InstanceRange> parts = RangePlanner.cutAtNewerInstances(instances, from, end.lsn());
     List<String> readInstances = new ArrayList<>();
     for (InstanceRange part : parts) {
-      readInstances.add(part.captureInstance());
-      RangePlanner.checkRetention(client, part, "before reading");
+      if (!readInstances.contains(part.captureInstance())) {
+        readInstances.add(part.captureInstance());
+      }
+    }
+    // Schema checks first: a batch that fails them reads nothing (BEHAVIOUR.md 3.1 step 6).
+    for (String warning : SchemaGuard.checkDdl(client, spec, readInstances, last, end.lsn())) {
+      LOG.warn(warning);
+    }
+    List<String> disabled =
+        RangePlanner.disabledInstances(captureInstance, spec.knownInstances(), instances);
+    for (int i = 0; i < parts.size(); i++) {
+      InstanceRange part = parts.get(i);
+      RangePlanner.checkRetention(
+          client, part, "before reading", i == 0 ? disabled : List.<String>of());
+      checkNewInstance(instances, part, end.lsn());
+    }
+    Schema schema = spec.schema();
+    long rows = 0;
+    for (InstanceRange part : parts) {
       ChangeQuery query =
           new ChangeQuery(
               part.captureInstance(),
@@ -160,5 +201,37 @@ final class ReadChangesAction {
                 captureInstance, from, end.lsn(), end.commitTime(), rows, readInstances),
             new Instant(end.commitTime().toEpochMilli()));
     batches.inc();
+  }
+
+  /**
+   * The switch check of the part's capture instance when the schema does not account for it (it was
+   * not listed when the pipeline was built) and it has not passed the check in this worker.
+   */
+  private void checkNewInstance(List<CaptureInstance> instances, InstanceRange part, Lsn batchEnd) {
+    CaptureInstance instance =
+        instances.stream()
+            .filter(i -> i.name().equals(part.captureInstance()))
+            .findFirst()
+            .orElseThrow();
+    boolean known =
+        spec.knownInstances().stream().anyMatch(name -> name.equalsIgnoreCase(instance.name()));
+    String key = instanceKey(instance);
+    if (known || checkedInstances.contains(key)) {
+      return;
+    }
+    List<String> warnings =
+        SchemaGuard.checkNewInstance(
+            spec, instance, client.capturedColumns(instance.name()), part.fromLsn(), batchEnd);
+    for (String warning : warnings) {
+      LOG.warn(warning);
+    }
+    checkedInstances.add(key);
+  }
+
+  /** Identifies a capture instance across a disable and re-enable under the same name. */
+  static String instanceKey(CaptureInstance instance) {
+    return instance.name().toLowerCase(Locale.ROOT)
+        + "@"
+        + instance.createDate().map(Object::toString).orElse("");
   }
 }

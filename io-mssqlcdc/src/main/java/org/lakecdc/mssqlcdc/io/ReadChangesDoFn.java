@@ -2,6 +2,8 @@ package org.lakecdc.mssqlcdc.io;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.InstantCoder;
 import org.apache.beam.sdk.transforms.DoFn;
@@ -11,6 +13,7 @@ import org.apache.beam.sdk.transforms.splittabledofn.WatermarkEstimators;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.values.Row;
 import org.apache.beam.sdk.values.TupleTag;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 import org.lakecdc.mssqlcdc.client.CaptureInstance;
 import org.lakecdc.mssqlcdc.client.CdcClient;
@@ -43,10 +46,12 @@ import org.lakecdc.mssqlcdc.lsn.LsnRangeTracker;
  * <h3>Processing</h3>
  *
  * {@link ReadChangesAction} claims the end commit of each batch (at most {@code maxCommitsPerBatch}
- * rows of {@code cdc.lsn_time_mapping}), reads the batch's change rows from each capture instance
- * in order, checks retention, and emits the rows (timestamped with their UTC commit time) and one
- * {@link ChangeBatch}. A failed claim stops the call. The bounded form stops at the end of its
- * range; the continuous form resumes after the poll interval when caught up.
+ * rows of {@code cdc.lsn_time_mapping}), checks the batch's schema (DDL in its range, a capture
+ * instance newer than the schema) and retention before emitting anything, reads the batch's change
+ * rows from each capture instance in order, checks retention again, and emits the rows (timestamped
+ * with their UTC commit time) and one {@link ChangeBatch}. A failed claim stops the call. The
+ * bounded form stops at the end of its range; the continuous form resumes after the poll interval
+ * when caught up.
  *
  * <h3>Watermark</h3>
  *
@@ -61,6 +66,12 @@ abstract class ReadChangesDoFn extends DoFn<String, Row> {
   final ReadSpec spec;
   final TupleTag<Row> changesTag;
   final TupleTag<ChangeBatch> batchesTag;
+
+  /**
+   * Capture instances that passed the switch check in this worker (not serialized: each DoFn
+   * instance checks a newer instance once, on its first batch that reads it).
+   */
+  private transient @Nullable Set<String> checkedInstances;
 
   ReadChangesDoFn(ReadSpec spec, TupleTag<Row> changesTag, TupleTag<ChangeBatch> batchesTag) {
     this.spec = spec;
@@ -187,9 +198,18 @@ abstract class ReadChangesDoFn extends DoFn<String, Row> {
       ManualWatermarkEstimator<Instant> watermark,
       MultiOutputReceiver receiver) {
     try (CdcClient client = spec.clientFactory().open()) {
-      return new ReadChangesAction(spec, client, changesTag, batchesTag)
+      return new ReadChangesAction(spec, client, changesTag, batchesTag, checkedInstances())
           .run(captureInstance, tracker, watermark, receiver);
     }
+  }
+
+  private Set<String> checkedInstances() {
+    Set<String> checked = checkedInstances;
+    if (checked == null) {
+      checked = ConcurrentHashMap.newKeySet();
+      checkedInstances = checked;
+    }
+    return checked;
   }
 
   /** The bounded form: reads up to {@code max_lsn} as read at the start, then finishes. */

@@ -2,11 +2,13 @@ package org.lakecdc.mssqlcdc.io;
 
 import java.io.Serializable;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import org.apache.beam.sdk.schemas.Schema;
 import org.joda.time.Duration;
 import org.lakecdc.mssqlcdc.client.CdcClientFactory;
 import org.lakecdc.mssqlcdc.schema.ColumnSpec;
+import org.lakecdc.mssqlcdc.schema.OutputType;
 
 /**
  * The resolved configuration of one change read, shipped to workers with the DoFn: everything is
@@ -23,6 +25,12 @@ import org.lakecdc.mssqlcdc.schema.ColumnSpec;
  * @param schema the output row schema (metadata columns, then {@code columns})
  * @param pollInterval how long the continuous form waits when caught up
  * @param stopCondition when the continuous form stops
+ * @param schemaChangePolicy what DDL in a batch's range does (BEHAVIOUR.md 3.4)
+ * @param columnsDeclared whether {@code columns} were declared rather than inferred
+ * @param knownInstances the table's capture instances when the pipeline was built, oldest first:
+ *     the schema accounts for them; a newer one gets the switch check (BEHAVIOUR.md 3.6)
+ * @param expectedTypes per column read (lower-cased name), the type its captured type must still
+ *     fit after DDL (BEHAVIOUR.md 3.5)
  */
 record ReadSpec(
     String captureInstance,
@@ -35,7 +43,11 @@ record ReadSpec(
     List<ColumnSpec> columns,
     Schema schema,
     Duration pollInterval,
-    StopCondition stopCondition)
+    StopCondition stopCondition,
+    SchemaChangePolicy schemaChangePolicy,
+    boolean columnsDeclared,
+    List<String> knownInstances,
+    Map<String, OutputType> expectedTypes)
     implements Serializable {
   ReadSpec {
     Objects.requireNonNull(captureInstance, "captureInstance");
@@ -45,6 +57,9 @@ record ReadSpec(
     Objects.requireNonNull(schema, "schema");
     Objects.requireNonNull(pollInterval, "pollInterval");
     Objects.requireNonNull(stopCondition, "stopCondition");
+    Objects.requireNonNull(schemaChangePolicy, "schemaChangePolicy");
+    knownInstances = List.copyOf(knownInstances);
+    expectedTypes = Map.copyOf(expectedTypes);
   }
 
   /** Names of the captured columns, in output order. */

@@ -1,5 +1,6 @@
 package org.lakecdc.mssqlcdc.io;
 
+import java.util.List;
 import java.util.Optional;
 import org.lakecdc.mssqlcdc.client.CaptureInstance;
 import org.lakecdc.mssqlcdc.client.CdcClient;
@@ -50,7 +51,8 @@ public final class StartPositions {
    * Checks an explicit starting LSN of a new read against what CDC holds: one after {@code max_lsn}
    * has nothing to read (a typo, or a position from another database); one whose next change is
    * below the oldest capture instance's minimum LSN starts in a gap: those changes were purged by
-   * cleanup, or predate CDC on the table.
+   * cleanup, were held only by the configured capture instance if it is disabled (the message then
+   * names it), or predate CDC on the table.
    *
    * @throws IllegalArgumentException naming the option, the LSN and {@code max_lsn}
    * @throws org.lakecdc.mssqlcdc.client.DataLossError naming the LSN, the instance and its minimum
@@ -65,10 +67,18 @@ public final class StartPositions {
               + max.get()
               + ": nothing has been captured there yet; use 'latest' to skip the history");
     }
-    CaptureInstance oldest = client.captureInstances(captureInstance).get(0);
+    List<CaptureInstance> listed = client.captureInstances(captureInstance);
+    CaptureInstance oldest = listed.get(0);
     Lsn min = client.minLsn(oldest.name());
     Lsn first = lastProcessed.increment();
     if (first.isBefore(min)) {
+      List<String> disabled = RangePlanner.disabledInstances(captureInstance, List.of(), listed);
+      String heldOnly =
+          disabled.isEmpty()
+              ? ""
+              : ", or held only by capture instance '"
+                  + String.join("', '", disabled)
+                  + "', disabled before the stream read them,";
       throw new DataLossError(
           oldest.name(),
           first,
@@ -79,8 +89,9 @@ public final class StartPositions {
               + oldest.name()
               + " (min_lsn "
               + min
-              + "): the changes in between were purged by cleanup or predate CDC on the table;"
-              + " start with a snapshot (bootstrap) or 'earliest'");
+              + "): the changes in between were purged by cleanup"
+              + heldOnly
+              + " or predate CDC on the table; start with a snapshot (bootstrap) or 'earliest'");
     }
   }
 }

@@ -1,6 +1,7 @@
 package org.lakecdc.mssqlcdc.io;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.lakecdc.mssqlcdc.fake.FakeScenarios.CI;
 import static org.lakecdc.mssqlcdc.fake.FakeScenarios.T0;
@@ -32,12 +33,14 @@ import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.lakecdc.mssqlcdc.client.SchemaChangedError;
 import org.lakecdc.mssqlcdc.fake.FakeScenarios;
 import org.lakecdc.mssqlcdc.fake.FakeSqlServer;
 
 /**
  * The continuous form on the DirectRunner: a commit made after the start arrives, the watermark
- * crosses an idle hour without changes, and the pipeline stops when cancelled.
+ * crosses an idle hour without changes, the pipeline stops when cancelled, and a type change in the
+ * source stops the running read before its batch is emitted (SCENARIOS.md C051).
  */
 class ContinuousReadTest {
   /** What the running pipelines saw, per test run (the DoFns below are serialized). */
@@ -181,6 +184,64 @@ class ContinuousReadTest {
         result.cancel();
       }
       STOP.remove(run);
+      SEEN.remove(run);
+    }
+  }
+
+  @Test
+  void c051ARunningReadStopsAtATypeChangeWithNothingOfTheFailedBatchEmitted() throws Exception {
+    FakeSqlServer db = FakeScenarios.orders(dir);
+    FakeScenarios.commitOrders(db, 3);
+    String run = UUID.randomUUID().toString();
+    SEEN.put(run, new ConcurrentLinkedQueue<>());
+
+    DirectOptions options = PipelineOptionsFactory.as(DirectOptions.class);
+    options.setRunner(DirectRunner.class);
+    options.setBlockOnRun(false);
+    Pipeline pipeline = Pipeline.create(options);
+    pipeline
+        .apply(
+            MssqlCdcIO.read()
+                .withCaptureInstance(CI)
+                .withClientFactory(db.clientFactory())
+                .withContinuous(true)
+                .withPollInterval(org.joda.time.Duration.millis(100)))
+        .apply("record rows", ParDo.of(new RecordRows(run)));
+    PipelineResult result = pipeline.run();
+    try {
+      Queue<String> seen = SEEN.get(run);
+      assertTrue(
+          eventually(() -> seen.size() == 3), "all available data is processed first: " + seen);
+
+      db.ddl(
+          FakeScenarios.ORDERS,
+          "ALTER TABLE dbo.orders ALTER COLUMN amount decimal(20,4)",
+          T0.plus(Duration.ofMinutes(3)));
+      insertOrder(db, T0.plus(Duration.ofMinutes(3)), 3, "new", "1.2345");
+
+      Pipeline.PipelineExecutionException e =
+          assertThrows(
+              Pipeline.PipelineExecutionException.class,
+              () -> result.waitUntilFinish(org.joda.time.Duration.standardSeconds(60)));
+      Throwable cause = e;
+      while (cause != null && !(cause instanceof SchemaChangedError)) {
+        cause = cause.getCause();
+      }
+      assertTrue(cause != null, "the read fails with SchemaChangedError: " + e);
+      assertTrue(
+          cause.getMessage().contains("Restart the query to re-infer the schema"),
+          cause.getMessage());
+      assertTrue(
+          cause.getMessage().contains("amount DECIMAL(20,4) (read as decimal(18,2))"),
+          cause.getMessage());
+      assertEquals(
+          List.of("row:0", "row:1", "row:2"),
+          seen.stream().sorted().toList(),
+          "nothing of the failed batch was emitted");
+    } finally {
+      if (!result.getState().isTerminal()) {
+        result.cancel();
+      }
       SEEN.remove(run);
     }
   }

@@ -37,6 +37,7 @@ import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 import org.lakecdc.mssqlcdc.client.CaptureInstanceNotFoundError;
 import org.lakecdc.mssqlcdc.client.DataLossError;
+import org.lakecdc.mssqlcdc.client.SchemaChangedError;
 import org.lakecdc.mssqlcdc.fake.ColumnDefinition;
 import org.lakecdc.mssqlcdc.fake.FakeScenarios;
 import org.lakecdc.mssqlcdc.fake.FakeSqlServer;
@@ -285,5 +286,32 @@ public class MssqlCdcIOTest {
         assertThrows(PipelineExecutionException.class, () -> pipeline.run().waitUntilFinish());
     assertTrue(e.getCause() instanceof DataLossError);
     assertThat(e.getCause().getMessage(), containsString("re-snapshot is required"));
+  }
+
+  @Test
+  public void c050ATypeChangeFailsTheBoundedPipelineBeforeItsBatchIsEmitted() throws Exception {
+    FakeSqlServer db = orders();
+    commitOrders(db, 3);
+    MssqlCdcIO.Read read = read(db).withStartingLsn(StartingLsn.after(lsn(2)));
+    PCollection<Integer> ids = orderIds(pipeline.apply(read));
+    db.ddl(ORDERS, "ALTER TABLE dbo.orders ALTER COLUMN amount decimal(20,4)", minutes(3));
+    insertOrder(db, minutes(3), 3, "new", "1.2345");
+    PAssert.that(ids).empty();
+    PipelineExecutionException e =
+        assertThrows(PipelineExecutionException.class, () -> pipeline.run().waitUntilFinish());
+    assertTrue(e.getCause() instanceof SchemaChangedError);
+    assertThat(e.getCause().getMessage(), containsString("amount DECIMAL(20,4) (read as decimal"));
+    assertThat(
+        e.getCause().getMessage(), containsString("Restart the query to re-infer the schema"));
+  }
+
+  @Test
+  public void c052AnUnknownSchemaChangePolicyIsRefusedWhenSet() {
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> MssqlCdcIO.read().withSchemaChangePolicy("ignore"));
+    assertEquals("schemaChangePolicy must be 'classify' or 'fail', not 'ignore'", e.getMessage());
+    pipeline.enableAbandonedNodeEnforcement(false);
   }
 }

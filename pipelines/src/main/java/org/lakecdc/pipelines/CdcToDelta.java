@@ -15,6 +15,7 @@ import org.lakecdc.mssqlcdc.client.PasswordSource;
 import org.lakecdc.mssqlcdc.client.SourceTimeZone;
 import org.lakecdc.mssqlcdc.client.SqlCdcClientFactory;
 import org.lakecdc.mssqlcdc.fake.FakeCdcClientFactory;
+import org.lakecdc.mssqlcdc.io.SchemaChangePolicy;
 import org.lakecdc.mssqlcdc.io.StartingLsn;
 import org.lakecdc.pipelines.demo.DemoDatabase;
 
@@ -149,6 +150,14 @@ public final class CdcToDelta {
                       + o.getIsolationLevel()
                       + "'");
         };
+    SchemaChangePolicy schemaChangePolicy;
+    try {
+      schemaChangePolicy =
+          SchemaChangePolicy.parse(required("schemaChangePolicy", o.getSchemaChangePolicy()));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          e.getMessage().startsWith("--") ? e.getMessage() : "--" + e.getMessage());
+    }
     String target =
         o.getTarget() != null ? o.getTarget() : "lakecdc-demo/delta/" + ci.toLowerCase(Locale.ROOT);
     return new CdcToDeltaJob.Config(
@@ -166,6 +175,7 @@ public final class CdcToDelta {
         o.getIncludeCommandId(),
         o.getColumns(),
         isolation,
+        schemaChangePolicy,
         null,
         0);
   }

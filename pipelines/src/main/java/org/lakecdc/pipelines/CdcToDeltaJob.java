@@ -30,6 +30,7 @@ import org.lakecdc.mssqlcdc.client.CdcClientFactory;
 import org.lakecdc.mssqlcdc.client.Commit;
 import org.lakecdc.mssqlcdc.client.IsolationLevel;
 import org.lakecdc.mssqlcdc.io.MssqlCdcIO;
+import org.lakecdc.mssqlcdc.io.SchemaChangePolicy;
 import org.lakecdc.mssqlcdc.io.StartPositions;
 import org.lakecdc.mssqlcdc.io.StartingLsn;
 import org.lakecdc.mssqlcdc.io.StopCondition;
@@ -68,6 +69,8 @@ public final class CdcToDeltaJob {
    * @param includeCommandId whether {@code _command_id} is read
    * @param columns declared columns, or null to infer
    * @param isolation isolation of snapshot reads
+   * @param schemaChangePolicy what DDL in a batch's range does (the read's {@link
+   *     MssqlCdcIO.Read#withSchemaChangePolicy(SchemaChangePolicy)})
    * @param crashPoint crash tests only: where to stop, or null
    * @param crashBatch crash tests only: the batch to stop at
    */
@@ -86,6 +89,7 @@ public final class CdcToDeltaJob {
       boolean includeCommandId,
       @Nullable String columns,
       IsolationLevel isolation,
+      SchemaChangePolicy schemaChangePolicy,
       @Nullable CrashPoint crashPoint,
       long crashBatch) {
     public Config {
@@ -98,6 +102,7 @@ public final class CdcToDeltaJob {
       Objects.requireNonNull(startingLsn, "startingLsn");
       Objects.requireNonNull(granularity, "granularity");
       Objects.requireNonNull(isolation, "isolation");
+      Objects.requireNonNull(schemaChangePolicy, "schemaChangePolicy");
     }
 
     /** The same configuration, stopping at {@code point} of batch {@code batch} (crash tests). */
@@ -117,6 +122,7 @@ public final class CdcToDeltaJob {
           includeCommandId,
           columns,
           isolation,
+          schemaChangePolicy,
           point,
           batch);
     }
@@ -488,7 +494,8 @@ public final class CdcToDeltaJob {
             .withCaptureInstance(config.captureInstance())
             .withClientFactory(config.clientFactory())
             .withNumPartitions(config.numPartitions())
-            .withIncludeCommandId(config.includeCommandId());
+            .withIncludeCommandId(config.includeCommandId())
+            .withSchemaChangePolicy(config.schemaChangePolicy());
     if (config.maxCommitsPerBatch() > 0) {
       read = read.withMaxCommitsPerBatch(config.maxCommitsPerBatch());
     }

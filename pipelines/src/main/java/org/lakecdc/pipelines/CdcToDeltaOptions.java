@@ -148,6 +148,17 @@ public interface CdcToDeltaOptions extends PipelineOptions {
   void setColumns(String value);
 
   @Description(
+      "What DDL on the source table in a batch's LSN range does, checked before the batch is read:"
+          + " classify (default) stops only when a captured column the job reads changes to a"
+          + " type its current type cannot hold (restart to re-infer the schema, or update"
+          + " --columns; enable delta.enableTypeWidening on bronze for a widening), and goes on"
+          + " past ADD and DROP COLUMN; fail stops at any DDL.")
+  @Default.String("classify")
+  String getSchemaChangePolicy();
+
+  void setSchemaChangePolicy(String value);
+
+  @Description(
       "Isolation of the snapshot's reads of the source table: readCommitted or snapshot (never"
           + " NOLOCK).")
   @Default.String("readCommitted")

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.cdc.transforms.delta.DeltaColumn;
 import org.lakecdc.cdc.transforms.facts.FactsTable;
 import org.lakecdc.cdc.transforms.write.WriteSnapshotToDelta;
+import org.lakecdc.mssqlcdc.io.SchemaChangePolicy;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
 import org.lakecdc.mssqlcdc.schema.MetadataColumns;
 
@@ -46,6 +47,7 @@ class BootstrapTest {
         true,
         null,
         c.isolation(),
+        SchemaChangePolicy.CLASSIFY,
         null,
         0);
   }
@@ -183,6 +185,7 @@ class BootstrapTest {
             true,
             null,
             c.isolation(),
+            SchemaChangePolicy.CLASSIFY,
             null,
             0));
     assertEquals(5, bronzeRows(f).size());

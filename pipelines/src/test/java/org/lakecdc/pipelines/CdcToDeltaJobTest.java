@@ -29,6 +29,7 @@ import org.lakecdc.cdc.transforms.finalization.Finalization;
 import org.lakecdc.cdc.transforms.position.StreamPosition;
 import org.lakecdc.cdc.transforms.write.CrashPoint;
 import org.lakecdc.mssqlcdc.client.CdcClient;
+import org.lakecdc.mssqlcdc.io.SchemaChangePolicy;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
 
 /**
@@ -97,6 +98,7 @@ class CdcToDeltaJobTest {
             true,
             null,
             config.isolation(),
+            SchemaChangePolicy.CLASSIFY,
             null,
             0));
     List<CommitSummary> history = f.tables.history(f.bronze);
@@ -220,6 +222,7 @@ class CdcToDeltaJobTest {
                         true,
                         null,
                         c.isolation(),
+                        SchemaChangePolicy.CLASSIFY,
                         null,
                         0)));
     assertTrue(
@@ -359,6 +362,7 @@ class CdcToDeltaJobTest {
                         true,
                         null,
                         c.isolation(),
+                        SchemaChangePolicy.CLASSIFY,
                         null,
                         0)));
     assertTrue(e.getMessage().startsWith("startingLsn 0x0000002A000001009999 is after max_lsn"));

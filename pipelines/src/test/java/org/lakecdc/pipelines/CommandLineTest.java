@@ -10,12 +10,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.OptionalLong;
+import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.mssqlcdc.client.ConnectionConfig;
 import org.lakecdc.mssqlcdc.client.PasswordSource;
 import org.lakecdc.mssqlcdc.client.SourceTimeZone;
 import org.lakecdc.mssqlcdc.client.SqlCdcClientFactory;
+import org.lakecdc.mssqlcdc.io.SchemaChangePolicy;
 
 /** Bad command lines give one line naming the option and what it accepts; nothing is written. */
 class CommandLineTest {
@@ -59,6 +61,27 @@ class CommandLineTest {
     assertEquals(
         "--demoScale must be a TPC-H scale factor in (0, 1], not '0.0'", error("--demoScale=0"));
     assertEquals("--captureInstance must not be empty", error("--captureInstance="));
+  }
+
+  @Test
+  void schemaChangePolicyIsClassifyOrFailAndReachesTheRead() {
+    assertEquals(
+        "--schemaChangePolicy must be 'classify' or 'fail', not 'ignore'",
+        error("--schemaChangePolicy=ignore"));
+    assertEquals("--schemaChangePolicy must not be empty", error("--schemaChangePolicy="));
+    String fake = "--fakePath=" + dir.resolve("src");
+    CdcToDeltaJob.Config defaults =
+        CdcToDelta.config(CommandLine.parse(new String[] {fake}, CdcToDeltaOptions.class));
+    assertEquals(SchemaChangePolicy.CLASSIFY, defaults.schemaChangePolicy());
+    CdcToDeltaJob.Config fail =
+        CdcToDelta.config(
+            CommandLine.parse(
+                new String[] {fake, "--schemaChangePolicy=Fail"}, CdcToDeltaOptions.class));
+    assertEquals(SchemaChangePolicy.FAIL, fail.schemaChangePolicy());
+    assertTrue(
+        DisplayData.from(CdcToDeltaJob.read(fail)).items().stream()
+            .anyMatch(i -> i.getKey().equals("schemaChangePolicy") && "fail".equals(i.getValue())),
+        "the job's read carries the policy");
   }
 
   @Test

@@ -28,6 +28,7 @@ import org.lakecdc.cdc.transforms.delta.DeltaColumn;
 import org.lakecdc.cdc.transforms.facts.FactsTable;
 import org.lakecdc.cdc.transforms.finalization.Finalization;
 import org.lakecdc.cdc.transforms.write.CrashPoint;
+import org.lakecdc.mssqlcdc.io.SchemaChangePolicy;
 import org.lakecdc.mssqlcdc.schema.MetadataColumns;
 
 /**
@@ -97,6 +98,7 @@ class CrossRunnerJobTest {
             true,
             null,
             c.isolation(),
+            SchemaChangePolicy.CLASSIFY,
             null,
             0);
     CdcToDeltaJob.Summary summary =

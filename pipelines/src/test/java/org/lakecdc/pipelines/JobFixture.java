@@ -22,6 +22,7 @@ import org.lakecdc.cdc.transforms.write.CrashPoint;
 import org.lakecdc.mssqlcdc.client.IsolationLevel;
 import org.lakecdc.mssqlcdc.fake.ColumnDefinition;
 import org.lakecdc.mssqlcdc.fake.FakeSqlServer;
+import org.lakecdc.mssqlcdc.io.SchemaChangePolicy;
 import org.lakecdc.mssqlcdc.io.StartingLsn;
 import org.lakecdc.mssqlcdc.schema.MetadataColumns;
 
@@ -96,6 +97,7 @@ final class JobFixture {
         true,
         null,
         IsolationLevel.READ_COMMITTED,
+        SchemaChangePolicy.CLASSIFY,
         null,
         0);
   }

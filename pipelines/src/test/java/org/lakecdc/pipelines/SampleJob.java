@@ -24,6 +24,7 @@ import org.lakecdc.mssqlcdc.client.ChangeRow;
 import org.lakecdc.mssqlcdc.client.CloseableIterator;
 import org.lakecdc.mssqlcdc.client.Commit;
 import org.lakecdc.mssqlcdc.client.IsolationLevel;
+import org.lakecdc.mssqlcdc.io.SchemaChangePolicy;
 import org.lakecdc.mssqlcdc.io.StartingLsn;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
 
@@ -154,6 +155,7 @@ public final class SampleJob {
             true,
             null,
             IsolationLevel.READ_COMMITTED,
+            SchemaChangePolicy.CLASSIFY,
             null,
             0);
     CdcToDeltaJob.Summary summary =

@@ -11,21 +11,21 @@ import org.lakecdc.mssqlcdc.lsn.Lsn;
  * SqlServerCdcTestDatabase}). Writes are what a DBA or an application does; reads go only through
  * the client under test.
  */
-interface CdcTestDatabase extends AutoCloseable {
+public interface CdcTestDatabase extends AutoCloseable {
   /** One statement of a transaction. */
   record Change(int operation, String table, List<?> key, Map<String, ?> values) {
     /** {@code INSERT} of a row by column name. */
-    static Change insert(String table, Map<String, ?> row) {
+    public static Change insert(String table, Map<String, ?> row) {
       return new Change(2, table, null, row);
     }
 
     /** {@code UPDATE ... SET values WHERE key}. */
-    static Change update(String table, List<?> key, Map<String, ?> values) {
+    public static Change update(String table, List<?> key, Map<String, ?> values) {
       return new Change(4, table, key, values);
     }
 
     /** {@code DELETE ... WHERE key}. */
-    static Change delete(String table, List<?> key) {
+    public static Change delete(String table, List<?> key) {
       return new Change(1, table, key, null);
     }
   }

@@ -10,8 +10,8 @@ import org.testcontainers.DockerClientFactory;
  * lakecdc.it=true}) and only where Testcontainers finds a Docker engine; otherwise every test of
  * the class reports skipped with the reason.
  */
-final class IntegrationCondition implements ExecutionCondition {
-  static final String PROPERTY = "lakecdc.it";
+public final class IntegrationCondition implements ExecutionCondition {
+  public static final String PROPERTY = "lakecdc.it";
 
   private static Boolean docker;
 

@@ -31,11 +31,11 @@ import org.testcontainers.mssqlserver.MSSQLServerContainer;
  * runs capture (polling every second); the server's clock is America/Sao_Paulo (UTC-3), so commit
  * times must be converted. Writes go through the {@code sa} login.
  */
-final class SqlServerCdcTestDatabase implements CdcTestDatabase {
-  static final String IMAGE = "mcr.microsoft.com/mssql/server:2022-latest";
-  static final String DATABASE = "lakecdc";
-  static final String READER = "lakecdc_reader";
-  static final String SERVER_ZONE = "America/Sao_Paulo";
+public final class SqlServerCdcTestDatabase implements CdcTestDatabase {
+  public static final String IMAGE = "mcr.microsoft.com/mssql/server:2022-latest";
+  public static final String DATABASE = "lakecdc";
+  public static final String READER = "lakecdc_reader";
+  public static final String SERVER_ZONE = "America/Sao_Paulo";
   private static final Duration CAPTURE_WAIT = Duration.ofSeconds(90);
   private static final Path SCRIPTS = Path.of("..", "sql");
   private static final Pattern VARIABLE = Pattern.compile("\\$\\((\\w+)\\)");
@@ -61,7 +61,7 @@ final class SqlServerCdcTestDatabase implements CdcTestDatabase {
   }
 
   /** Starts the container and sets the database up. */
-  static SqlServerCdcTestDatabase start(Path passwordFile) throws Exception {
+  public static SqlServerCdcTestDatabase start(Path passwordFile) throws Exception {
     MSSQLServerContainer container =
         new MSSQLServerContainer(IMAGE)
             .acceptLicense()
@@ -72,7 +72,7 @@ final class SqlServerCdcTestDatabase implements CdcTestDatabase {
   }
 
   /** Stops the container. */
-  void stop() {
+  public void stop() {
     try {
       admin.close();
     } catch (SQLException e) {
@@ -82,7 +82,7 @@ final class SqlServerCdcTestDatabase implements CdcTestDatabase {
   }
 
   /** A view whose close() keeps the shared server running. */
-  CdcTestDatabase shared() {
+  public CdcTestDatabase shared() {
     SqlServerCdcTestDatabase self = this;
     return new CdcTestDatabase() {
       @Override
@@ -126,7 +126,7 @@ final class SqlServerCdcTestDatabase implements CdcTestDatabase {
   }
 
   /** The reading login's settings: {@code sourceTimeZone=auto}, password from a file. */
-  ConnectionConfig readerConfig() {
+  public ConnectionConfig readerConfig() {
     return ConnectionConfig.url(
             container.getJdbcUrl() + ";databaseName=" + DATABASE,
             READER,
@@ -140,7 +140,7 @@ final class SqlServerCdcTestDatabase implements CdcTestDatabase {
   }
 
   /** Runs SQL as {@code sa} in the test database and returns the first column of the first row. */
-  Object adminQuery(String sql, Object... parameters) {
+  public Object adminQuery(String sql, Object... parameters) {
     try (PreparedStatement ps = admin.prepareStatement(sql)) {
       for (int i = 0; i < parameters.length; i++) {
         ps.setObject(i + 1, parameters[i]);
@@ -196,9 +196,14 @@ final class SqlServerCdcTestDatabase implements CdcTestDatabase {
    * 04_least_privilege_login.sql}; without {@code grantChangeTable} the reader gets everything but
    * SELECT on the change table.
    */
-  String createCapturedTable(
+  public String createCapturedTable(
       String table, List<ColumnDefinition> columns, List<String> key, boolean grantChangeTable) {
-    String ci = "dbo_" + table;
+    createTable(table, columns, key);
+    return enableCapture(table, "dbo_" + table, grantChangeTable);
+  }
+
+  /** Creates {@code dbo.<table>} with a primary key over {@code key}, without capturing it. */
+  public void createTable(String table, List<ColumnDefinition> columns, List<String> key) {
     StringJoiner ddl = new StringJoiner(", ", "CREATE TABLE dbo.[" + table + "] (", ")");
     for (ColumnDefinition c : columns) {
       ddl.add(
@@ -207,39 +212,272 @@ final class SqlServerCdcTestDatabase implements CdcTestDatabase {
               : "[" + c.name() + "] " + c.type());
     }
     ddl.add("CONSTRAINT [pk_" + table + "] PRIMARY KEY (" + String.join(", ", key) + ")");
-    Map<String, String> vars =
-        Map.of(
-            "DatabaseName", DATABASE,
-            "SchemaName", "dbo",
-            "TableName", table,
-            "CaptureInstance", ci,
-            "GatingRole", "cdc_reader_" + table,
-            "LoginName", READER,
-            "LoginPassword", readerPassword);
+    execute(ddl.toString());
+  }
+
+  /**
+   * Enables CDC on {@code dbo.<table>} as capture instance {@code ci} with the DBA scripts ({@code
+   * 02_enable_cdc_table.sql}, then {@code 04_least_privilege_login.sql} for the reader) and waits
+   * until capture has processed the enable. Without {@code grantChangeTable} the reader gets
+   * everything but SELECT on the change table.
+   *
+   * @return {@code ci}
+   */
+  public String enableCapture(String table, String ci, boolean grantChangeTable) {
+    Map<String, String> vars = scriptVariables(table, ci);
     try (Statement st = admin.createStatement()) {
-      st.execute(ddl.toString());
       runScript(admin, "02_enable_cdc_table.sql", vars);
       runScript(admin, "04_least_privilege_login.sql", vars);
       if (!grantChangeTable) {
         st.execute("REVOKE SELECT ON cdc.[" + ci + "_CT] TO [" + READER + "]");
       }
-      if (!jobTuned) {
-        st.execute("EXEC sys.sp_cdc_change_job @job_type = N'capture', @pollinginterval = 1");
-        st.execute("EXEC sys.sp_cdc_stop_job @job_type = N'capture'");
-        st.execute("EXEC sys.sp_cdc_start_job @job_type = N'capture'");
-        jobTuned = true;
-      }
+      tuneCaptureJob(st);
     } catch (SQLException | IOException e) {
       throw new IllegalStateException("Setting up " + table, e);
     }
-    // Capture has processed the enable when the instance's minimum LSN is known.
+    awaitInstanceStart(ci);
+    return ci;
+  }
+
+  /**
+   * Enables a newer capture instance of {@code dbo.<table>} with {@code 05_switch_capture_instance
+   * .sql} (steps 1 to 3: enable, grant, verify) and waits until capture has processed the enable.
+   * Without {@code grantChangeTable} the reader's grant on the new change table is revoked again,
+   * as if the DBA had skipped step 2.
+   *
+   * @return the newer instance's start LSN S
+   */
+  public Lsn enableNewerInstance(
+      String table, String olderCi, String newerCi, boolean grantChangeTable) {
+    Map<String, String> vars = new java.util.HashMap<>(scriptVariables(table, newerCi));
+    vars.put("OldCaptureInstance", olderCi);
+    vars.put("NewCaptureInstance", newerCi);
+    try (Statement st = admin.createStatement()) {
+      runScript(admin, "05_switch_capture_instance.sql", vars);
+      if (!grantChangeTable) {
+        st.execute("REVOKE SELECT ON cdc.[" + newerCi + "_CT] TO [" + READER + "]");
+      }
+    } catch (SQLException | IOException e) {
+      throw new IllegalStateException("Enabling " + newerCi, e);
+    }
+    return awaitInstanceStart(newerCi);
+  }
+
+  /** Disables capture instance {@code ci} of {@code dbo.<table>} (step 4 of the switch script). */
+  public void disableInstance(String table, String ci) {
+    execute(
+        "EXEC sys.sp_cdc_disable_table @source_schema = N'dbo', @source_name = N'"
+            + table
+            + "', @capture_instance = N'"
+            + ci
+            + "'");
+  }
+
+  /** Stops the capture job: commits stay in the log, unread, until {@link #startCapture}. */
+  public void stopCapture() {
+    execute("EXEC sys.sp_cdc_stop_job @job_type = N'capture'");
+  }
+
+  /** Starts the capture job again. */
+  public void startCapture() {
+    execute("EXEC sys.sp_cdc_start_job @job_type = N'capture'");
+  }
+
+  /**
+   * Installs {@code 03_heartbeat.sql} (table {@code dbo.cdc_heartbeat}, its capture instance and
+   * the Agent job {@code cdc_heartbeat_<db>} beating every {@code intervalSeconds}) on a connection
+   * of its own (the script changes database to {@code msdb}).
+   *
+   * @return the Agent job's name, for {@link #deleteAgentJob}
+   */
+  public String installHeartbeat(int intervalSeconds) {
+    try (Connection c = connect(container.getJdbcUrl() + ";databaseName=" + DATABASE)) {
+      runScript(
+          c,
+          "03_heartbeat.sql",
+          Map.of("DatabaseName", DATABASE, "IntervalSeconds", Integer.toString(intervalSeconds)));
+    } catch (SQLException | IOException e) {
+      throw new IllegalStateException("Installing the heartbeat", e);
+    }
+    return "cdc_heartbeat_" + DATABASE;
+  }
+
+  /** Deletes an Agent job (the heartbeat after its test). */
+  public void deleteAgentJob(String name) {
+    execute("EXEC msdb.dbo.sp_delete_job @job_name = N'" + name + "'");
+  }
+
+  /** Runs statements as {@code sa} in the test database, each in its own batch (autocommit). */
+  public void execute(String... statements) {
+    try (Statement st = admin.createStatement()) {
+      for (String sql : statements) {
+        st.execute(sql);
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(String.join("; ", statements), e);
+    }
+  }
+
+  /**
+   * Runs statements as {@code sa} in one transaction, then waits until capture has read the log
+   * past it ({@link #awaitCapture}).
+   */
+  public void transaction(String... statements) {
+    commitWithoutWaiting(statements);
+    awaitCapture();
+  }
+
+  /** Runs statements as {@code sa} in one transaction; returns at once (capture may be stopped). */
+  public void commitWithoutWaiting(String... statements) {
+    try {
+      admin.setAutoCommit(false);
+      try (Statement st = admin.createStatement()) {
+        for (String sql : statements) {
+          st.execute(sql);
+        }
+      }
+      admin.commit();
+    } catch (SQLException e) {
+      try {
+        admin.rollback();
+      } catch (SQLException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw new IllegalStateException(String.join("; ", statements), e);
+    } finally {
+      try {
+        admin.setAutoCommit(true);
+      } catch (SQLException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+  }
+
+  /** Rows of a query run as {@code sa}, each row's columns in order ({@code getObject} values). */
+  public List<List<Object>> rows(String sql, Object... parameters) {
+    try (PreparedStatement ps = admin.prepareStatement(sql)) {
+      for (int i = 0; i < parameters.length; i++) {
+        ps.setObject(i + 1, parameters[i]);
+      }
+      List<List<Object>> rows = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        int n = rs.getMetaData().getColumnCount();
+        while (rs.next()) {
+          List<Object> row = new ArrayList<>();
+          for (int i = 1; i <= n; i++) {
+            row.add(rs.getObject(i));
+          }
+          rows.add(row);
+        }
+      }
+      return rows;
+    } catch (SQLException e) {
+      throw new IllegalStateException(sql, e);
+    }
+  }
+
+  /** The server's UTC clock ({@code SYSUTCDATETIME()}). */
+  public Instant serverUtcNow() {
+    return ((java.sql.Timestamp) adminQuery("SELECT CAST(SYSUTCDATETIME() AS datetime2(3))"))
+        .toLocalDateTime()
+        .toInstant(java.time.ZoneOffset.UTC);
+  }
+
+  /** The database's {@code sys.fn_cdc_get_max_lsn()}, or null before capture wrote one. */
+  public Lsn maxLsn() {
+    Object max = adminQuery("SELECT CONVERT(varchar(22), sys.fn_cdc_get_max_lsn(), 1)");
+    return max == null ? null : Lsn.parse(max.toString());
+  }
+
+  /** A connection as {@code sa} to the test database, for writers on threads of their own. */
+  public Connection adminConnection() {
+    try {
+      return connect(container.getJdbcUrl() + ";databaseName=" + DATABASE);
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The JDBC URL of the test database (no credentials). */
+  public String jdbcUrl() {
+    return container.getJdbcUrl() + ";databaseName=" + DATABASE;
+  }
+
+  /** The file holding the reader's password. */
+  public Path passwordFile() {
+    return passwordFile;
+  }
+
+  /**
+   * Waits until capture has read the log up to now: commits a row to a captured marker table and
+   * waits for its change row. The capture job reads the log in order, so every commit before the
+   * marker is in its change table (and in {@code cdc.lsn_time_mapping}) by then.
+   */
+  public void awaitCapture() {
+    if (!markerReady) {
+      execute(
+          "IF OBJECT_ID(N'dbo.lakecdc_marker', N'U') IS NULL"
+              + " CREATE TABLE dbo.lakecdc_marker (id int NOT NULL PRIMARY KEY)");
+      if (adminQuery(
+              "SELECT 1 FROM cdc.change_tables WHERE capture_instance = N'dbo_lakecdc_marker'")
+          == null) {
+        execute(
+            "EXEC sys.sp_cdc_enable_table @source_schema = N'dbo', @source_name ="
+                + " N'lakecdc_marker', @role_name = NULL");
+        try (Statement st = admin.createStatement()) {
+          tuneCaptureJob(st);
+        } catch (SQLException e) {
+          throw new IllegalStateException(e);
+        }
+        awaitInstanceStart("dbo_lakecdc_marker");
+      }
+      markerReady = true;
+    }
+    int id = ++marker;
+    execute("INSERT INTO dbo.lakecdc_marker (id) VALUES (" + id + ")");
+    waitFor(
+        "capture to reach marker " + id,
+        () -> adminQuery("SELECT 1 FROM cdc.[dbo_lakecdc_marker_CT] WHERE id = ?", id) != null);
+  }
+
+  private boolean markerReady;
+  private int marker;
+
+  private Map<String, String> scriptVariables(String table, String ci) {
+    return Map.of(
+        "DatabaseName", DATABASE,
+        "SchemaName", "dbo",
+        "TableName", table,
+        "CaptureInstance", ci,
+        "GatingRole", "cdc_reader_" + table,
+        "LoginName", READER,
+        "LoginPassword", readerPassword);
+  }
+
+  /** Capture polls every second (the default is 5 s), set once the capture job exists. */
+  private void tuneCaptureJob(Statement st) throws SQLException {
+    if (!jobTuned) {
+      st.execute("EXEC sys.sp_cdc_change_job @job_type = N'capture', @pollinginterval = 1");
+      st.execute("EXEC sys.sp_cdc_stop_job @job_type = N'capture'");
+      st.execute("EXEC sys.sp_cdc_start_job @job_type = N'capture'");
+      jobTuned = true;
+    }
+  }
+
+  /** Waits until capture has processed the enable of {@code ci}; returns its start LSN. */
+  private Lsn awaitInstanceStart(String ci) {
+    Lsn[] start = {null};
     waitFor(
         "capture to process the enable of " + ci,
         () -> {
           Object min = adminQuery("SELECT CONVERT(varchar(22), sys.fn_cdc_get_min_lsn(?), 1)", ci);
-          return min != null && !Lsn.parse(min.toString()).isZero();
+          if (min == null || Lsn.parse(min.toString()).isZero()) {
+            return false;
+          }
+          start[0] = Lsn.parse(min.toString());
+          return true;
         });
-    return ci;
+    return start[0];
   }
 
   @Override
@@ -384,7 +622,7 @@ final class SqlServerCdcTestDatabase implements CdcTestDatabase {
   }
 
   /** Grants the reader SELECT on a change table, as the GRANT of the permission error says. */
-  void grant(String grantStatement) {
+  public void grant(String grantStatement) {
     try (Statement st = admin.createStatement()) {
       st.execute(grantStatement);
     } catch (SQLException e) {

@@ -1,0 +1,282 @@
+package org.lakecdc.mssqlcdc.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.IntFunction;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.lakecdc.mssqlcdc.fake.ColumnDefinition;
+import org.lakecdc.mssqlcdc.lsn.Lsn;
+
+/**
+ * The client-level {@code [SQL Server]} scenarios of SCENARIOS.md that the shared contract does not
+ * cover: C088 (key tiles of composite, string and collated keys), C090 (CDC refuses a unique index
+ * over nullable columns) and C244 (the pre-2022 fixed-offset clock equals the named zone). Runs in
+ * the integration profile ({@code mvn -B -Pit verify}) where a Docker engine is available;
+ * otherwise every test reports skipped with the reason.
+ */
+@ExtendWith(IntegrationCondition.class)
+class SqlServerScenariosTest {
+  private static final IsolationLevel RC = IsolationLevel.READ_COMMITTED;
+  private static SqlServerCdcTestDatabase server;
+
+  @BeforeAll
+  static void startSqlServer() throws Exception {
+    Path password = Files.createTempFile("lakecdc-reader", ".password");
+    password.toFile().deleteOnExit();
+    server = SqlServerCdcTestDatabase.start(password);
+  }
+
+  @AfterAll
+  static void stopSqlServer() {
+    if (server != null) {
+      server.stop();
+    }
+  }
+
+  /**
+   * One key shape of C088: the key columns (name and declared type, collation included) and the key
+   * values of row {@code i} (0..9) as T-SQL literals.
+   */
+  private record KeyShape(String table, List<ColumnDefinition> keys, IntFunction<String> values) {}
+
+  private static List<KeyShape> c088Shapes() {
+    List<KeyShape> shapes = new ArrayList<>();
+    shapes.add(
+        new KeyShape(
+            "k_nv_int_dt2",
+            List.of(
+                ColumnDefinition.of("k1", "nvarchar(10)"),
+                ColumnDefinition.of("k2", "int"),
+                ColumnDefinition.of("k3", "datetime2(7)")),
+            i -> "N'r" + (i % 3) + "', " + (i / 3) + ", '2026-09-28T13:50:0" + i + ".1234567'"));
+    shapes.add(
+        new KeyShape(
+            "k_varchar_latin",
+            List.of(ColumnDefinition.of("k1", "varchar(12) COLLATE SQL_Latin1_General_CP1_CI_AS")),
+            i -> "'" + (char) ('a' + i) + "-" + i + "'"));
+    // Greek_CI_AS sorts Greek letters by the Greek alphabet: bounds compared under another
+    // collation would read 0, 0 and 10 rows.
+    String[] greek = {"α", "β", "γ", "δ", "ε", "ζ", "η", "θ", "ι", "κ"};
+    shapes.add(
+        new KeyShape(
+            "k_varchar_greek_int",
+            List.of(
+                ColumnDefinition.of("k1", "varchar(10) COLLATE Greek_CI_AS"),
+                ColumnDefinition.of("k2", "int")),
+            i -> "N'" + greek[i] + "', " + i));
+    shapes.add(
+        new KeyShape(
+            "k_varchar_case_int",
+            List.of(ColumnDefinition.of("k1", "varchar(5)"), ColumnDefinition.of("k2", "int")),
+            i -> (i % 2 == 0 ? "'n'" : "'N'") + ", " + i));
+    shapes.add(
+        new KeyShape(
+            "k_date_int",
+            List.of(ColumnDefinition.of("k1", "date"), ColumnDefinition.of("k2", "int")),
+            i -> "'2026-09-" + (10 + i) + "', " + i));
+    shapes.add(
+        new KeyShape(
+            "k_datetime_int",
+            List.of(ColumnDefinition.of("k1", "datetime"), ColumnDefinition.of("k2", "int")),
+            i -> "'2026-09-28T13:50:0" + i + ".123', " + i));
+    shapes.add(
+        new KeyShape(
+            "k_decimal_int",
+            List.of(ColumnDefinition.of("k1", "decimal(18,10)"), ColumnDefinition.of("k2", "int")),
+            i -> "1.000000000" + i + ", " + i));
+    shapes.add(
+        new KeyShape(
+            "k_varbinary_int",
+            List.of(ColumnDefinition.of("k1", "varbinary(4)"), ColumnDefinition.of("k2", "int")),
+            i -> "0x0" + i + "FF, " + i));
+    shapes.add(
+        new KeyShape(
+            "k_bit_int",
+            List.of(ColumnDefinition.of("k1", "bit"), ColumnDefinition.of("k2", "int")),
+            i -> (i % 2) + ", " + i));
+    shapes.add(
+        new KeyShape(
+            "k_guid_int",
+            List.of(
+                ColumnDefinition.of("k1", "uniqueidentifier"), ColumnDefinition.of("k2", "int")),
+            i -> "'6F9619FF-8B86-D011-B42D-00C04FC964F" + i + "', " + i));
+    shapes.add(
+        new KeyShape(
+            "k_dto_int",
+            List.of(
+                ColumnDefinition.of("k1", "datetimeoffset(3)"), ColumnDefinition.of("k2", "int")),
+            i -> "'2026-09-28T13:50:0" + i + ".123-03:00', " + i));
+    return shapes;
+  }
+
+  @Test
+  void c088KeyTilesOfCompositeAndStringKeysReadFourThreeThreeRowsAndEveryKeyOnce() {
+    for (KeyShape shape : c088Shapes()) {
+      List<ColumnDefinition> columns = new ArrayList<>(shape.keys());
+      columns.add(ColumnDefinition.of("payload", "int"));
+      List<String> keys = shape.keys().stream().map(ColumnDefinition::name).toList();
+      server.createCapturedTable(shape.table(), columns, keys, true);
+      for (int i = 0; i < 10; i++) {
+        server.execute(
+            "INSERT INTO dbo.["
+                + shape.table()
+                + "] ("
+                + String.join(", ", keys)
+                + ", payload) VALUES ("
+                + shape.values().apply(i)
+                + ", "
+                + i
+                + ")");
+      }
+      try (CdcClient client = server.clientFactory().open()) {
+        List<List<Object>> bounds = client.keyTiles("dbo", shape.table(), keys, 3, RC);
+        assertEquals(2, bounds.size(), shape.table() + ": NTILE(3) of 10 rows has two bounds");
+        List<Integer> sizes = new ArrayList<>();
+        Set<Object> payloads = new HashSet<>();
+        for (int t = 0; t <= bounds.size(); t++) {
+          Optional<List<Object>> lo = t == 0 ? Optional.empty() : Optional.of(bounds.get(t - 1));
+          Optional<List<Object>> hi =
+              t == bounds.size() ? Optional.empty() : Optional.of(bounds.get(t));
+          List<String> read = new ArrayList<>(keys);
+          read.add("payload");
+          int n = 0;
+          try (CloseableIterator<List<Object>> it =
+              client.readTable(new TableQuery("dbo", shape.table(), read, keys, lo, hi, RC))) {
+            while (it.hasNext()) {
+              List<Object> row = it.next();
+              assertTrue(
+                  payloads.add(row.get(row.size() - 1)),
+                  shape.table() + ": row " + row + " read twice");
+              n++;
+            }
+          }
+          sizes.add(n);
+        }
+        assertEquals(List.of(4, 3, 3), sizes, shape.table() + " tiles " + bounds);
+        assertEquals(10, payloads.size(), shape.table() + ": every row read once");
+      }
+    }
+  }
+
+  @Test
+  void c090CdcRefusesAUniqueIndexOverNullableColumns() {
+    server.execute(
+        "CREATE TABLE dbo.nullable_key (a int NULL, b int NULL, v int)",
+        "CREATE UNIQUE INDEX ux_nullable_key ON dbo.nullable_key (a, b)");
+    IllegalStateException e =
+        assertThrows(
+            IllegalStateException.class,
+            () ->
+                server.execute(
+                    "EXEC sys.sp_cdc_enable_table @source_schema = N'dbo', @source_name ="
+                        + " N'nullable_key', @role_name = NULL, @index_name = N'ux_nullable_key',"
+                        + " @supports_net_changes = 0"));
+    assertTrue(
+        e.getCause().getMessage().contains("must be defined as NOT NULL"),
+        e.getCause().getMessage());
+  }
+
+  @Test
+  void c244ThePre2022FixedOffsetClockEqualsTheNamedZone() {
+    server.createCapturedTable(
+        "clock_probe",
+        List.of(ColumnDefinition.of("id", "int"), ColumnDefinition.of("v", "int")),
+        List.of("id"),
+        true);
+    server.transaction("INSERT INTO dbo.clock_probe (id, v) VALUES (1, 1)");
+    String zone = (String) server.adminQuery("SELECT CURRENT_TIMEZONE_ID()");
+    try (SqlCdcClient named = new SqlCdcClient(server.readerConfig());
+        SqlCdcClient version15 =
+            new SqlCdcClient(
+                server.readerConfig(),
+                SqlServerScenariosTest::connectAsVersion15,
+                RetryPolicy.standard())) {
+      assertEquals(zone, named.timeZone(), "the named client's clock is the zone");
+      // America/Sao_Paulo has kept UTC-3 all year since 2019.
+      assertEquals("UTC-03:00", version15.timeZone());
+      Lsn max = named.maxLsn().orElseThrow();
+      assertEquals(
+          named.lastCommitAtOrBefore(max).orElseThrow().commitTime(),
+          version15.lastCommitAtOrBefore(max).orElseThrow().commitTime());
+    }
+  }
+
+  /**
+   * A real connection that answers the version probe as SQL Server 2019 (major 15, Standard
+   * edition): the client must then use the fixed-offset fallback.
+   */
+  private static Connection connectAsVersion15(ConnectionConfig config)
+      throws java.sql.SQLException {
+    Connection real =
+        new com.microsoft.sqlserver.jdbc.SQLServerDriver()
+            .connect(config.jdbcUrl(), config.driverProperties(config.password().read()));
+    InvocationHandler handler =
+        (proxy, method, args) -> {
+          if (method.getName().equals("prepareStatement")
+              && args != null
+              && CdcStatements.SERVER_VERSION.equals(args[0])) {
+            return versionStatement();
+          }
+          try {
+            return method.invoke(real, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+        };
+    return (Connection)
+        Proxy.newProxyInstance(
+            SqlServerScenariosTest.class.getClassLoader(),
+            new Class<?>[] {Connection.class},
+            handler);
+  }
+
+  private static PreparedStatement versionStatement() {
+    boolean[] read = {false};
+    ResultSet rs =
+        (ResultSet)
+            Proxy.newProxyInstance(
+                SqlServerScenariosTest.class.getClassLoader(),
+                new Class<?>[] {ResultSet.class},
+                (proxy, method, args) ->
+                    switch (method.getName()) {
+                      case "next" -> {
+                        boolean first = !read[0];
+                        read[0] = true;
+                        yield first;
+                      }
+                      case "getInt" -> ((Integer) args[0]) == 1 ? 15 : 2;
+                      case "wasNull" -> false;
+                      case "close" -> null;
+                      default ->
+                          throw new UnsupportedOperationException("version probe: " + method);
+                    });
+    return (PreparedStatement)
+        Proxy.newProxyInstance(
+            SqlServerScenariosTest.class.getClassLoader(),
+            new Class<?>[] {PreparedStatement.class},
+            (proxy, method, args) ->
+                switch (method.getName()) {
+                  case "executeQuery" -> rs;
+                  case "close", "setQueryTimeout", "setFetchSize" -> null;
+                  default -> throw new UnsupportedOperationException("version probe: " + method);
+                });
+  }
+}

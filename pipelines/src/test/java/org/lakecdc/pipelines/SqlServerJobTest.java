@@ -1,0 +1,743 @@
+package org.lakecdc.pipelines;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.beam.sdk.values.Row;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.lakecdc.cdc.transforms.delta.DeltaColumn;
+import org.lakecdc.cdc.transforms.delta.DeltaTables;
+import org.lakecdc.cdc.transforms.facts.FactsTable;
+import org.lakecdc.mssqlcdc.client.IntegrationCondition;
+import org.lakecdc.mssqlcdc.client.SqlServerCdcTestDatabase;
+import org.lakecdc.mssqlcdc.fake.ColumnDefinition;
+import org.lakecdc.mssqlcdc.io.StopCondition;
+import org.lakecdc.mssqlcdc.lsn.Lsn;
+import org.lakecdc.mssqlcdc.schema.MetadataColumns;
+
+/**
+ * The main job end to end against SQL Server 2022 in a container, set up by a DBA's {@code sql/}
+ * scripts and read as the least-privilege login, with the options a user passes on the command line
+ * ({@code --connectionUrl}, {@code --user}, {@code --passwordFile}): the {@code [SQL Server]}
+ * scenarios of SCENARIOS.md sections 1 to 6 and 13 to 15 that concern the job (C012 to C014, C045
+ * to C049, C061, C075, C086, C212, C243). The server's clock is America/Sao_Paulo (UTC-3). Runs in
+ * the integration profile ({@code mvn -B -Pit verify}) where a Docker engine is available;
+ * otherwise every test reports skipped with the reason.
+ */
+@ExtendWith(IntegrationCondition.class)
+class SqlServerJobTest {
+  private static SqlServerCdcTestDatabase server;
+
+  @TempDir Path dir;
+
+  @BeforeAll
+  static void startSqlServer() throws Exception {
+    Path password = Files.createTempFile("lakecdc-reader", ".password");
+    password.toFile().deleteOnExit();
+    server = SqlServerCdcTestDatabase.start(password);
+    // A bootstrap stamps its rows with the commit time of its snapshot LSN and refuses to guess
+    // one on a database whose capture has never mapped a commit (SnapshotPlanner): one captured
+    // commit first, whichever test runs first.
+    server.awaitCapture();
+  }
+
+  @AfterAll
+  static void stopSqlServer() {
+    if (server != null) {
+      server.stop();
+    }
+  }
+
+  private static final List<ColumnDefinition> ORDERS =
+      List.of(
+          ColumnDefinition.of("order_id", "int"),
+          ColumnDefinition.of("status", "varchar(20)"),
+          ColumnDefinition.of("amount", "decimal(18,2)"),
+          ColumnDefinition.of("updated_at", "datetime2(7)"));
+
+  private static final List<ColumnDefinition> ID_V =
+      List.of(ColumnDefinition.of("id", "int"), ColumnDefinition.of("v", "int"));
+
+  /** One target of the job in the test's directory: bronze, facts and control of a table. */
+  private final class Target {
+    final String bronze;
+    final String facts;
+    final String control;
+    final DeltaTables tables = DeltaTables.create();
+    String lastOutput = "";
+
+    Target(String name) {
+      this.bronze = dir.resolve(name + "/bronze").toString();
+      this.facts = dir.resolve(name + "/facts").toString();
+      this.control = dir.resolve(name + "/control").toString();
+    }
+
+    /** The command line a user passes, for this target and {@code captureInstance}. */
+    String[] args(String captureInstance, String... extra) {
+      List<String> args =
+          new ArrayList<>(
+              List.of(
+                  "--runner=DirectRunner",
+                  "--connectionUrl=" + server.jdbcUrl() + ";trustServerCertificate=true",
+                  "--user=" + SqlServerCdcTestDatabase.READER,
+                  "--passwordFile=" + server.passwordFile(),
+                  "--captureInstance=" + captureInstance,
+                  "--target=" + bronze,
+                  "--factsTable=" + facts,
+                  "--controlTable=" + control,
+                  "--appId=it-" + Path.of(bronze).getParent().getFileName()));
+      args.addAll(List.of(extra));
+      return args.toArray(String[]::new);
+    }
+
+    /** Runs the job once, as {@code CdcToDelta} does after parsing the command line. */
+    CdcToDeltaJob.Summary run(String captureInstance, String... extra) {
+      CdcToDeltaOptions options =
+          CommandLine.parse(args(captureInstance, extra), CdcToDeltaOptions.class);
+      CdcToDeltaJob.Config config = CdcToDelta.config(options);
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+        return CdcToDeltaJob.run(config, options, out);
+      } finally {
+        lastOutput = bytes.toString(StandardCharsets.UTF_8);
+      }
+    }
+
+    /** Runs the job once more when a run stops at a newer instance asking for a restart. */
+    CdcToDeltaJob.Summary runRestartingOnSchemaChange(String captureInstance, String... extra) {
+      try {
+        return run(captureInstance, extra);
+      } catch (RuntimeException e) {
+        if (!causeMessages(e).contains("SchemaChangedError")
+            && !causeMessages(e).toLowerCase(java.util.Locale.ROOT).contains("restart")) {
+          throw e;
+        }
+        return run(captureInstance, extra);
+      }
+    }
+
+    /** Every bronze row, in change order. */
+    List<Row> bronzeRows() {
+      List<Row> rows =
+          new ArrayList<>(
+              tables.scan(bronze, DeltaColumn.toBeamSchema(tables.describe(bronze).columns())));
+      rows.sort(CHANGE_ORDER);
+      return rows;
+    }
+
+    List<String> bronzeColumns() {
+      return tables.describe(bronze).columns().stream().map(DeltaColumn::name).toList();
+    }
+
+    /** This target's facts rows. */
+    List<Row> facts() {
+      return tables.scan(facts, FactsTable.SCHEMA);
+    }
+
+    List<Row> events(String event) {
+      return facts().stream().filter(r -> event.equals(r.getString(FactsTable.EVENT))).toList();
+    }
+
+    /** Rows of each batch with rows, in batch order. */
+    List<Long> nonEmptyBatchRows() {
+      return facts().stream()
+          .filter(r -> r.getString(FactsTable.EVENT) == null && r.getInt64(FactsTable.ROWS) > 0)
+          .sorted(Comparator.comparing(r -> r.getInt64(FactsTable.BATCH_ID)))
+          .map(r -> r.getInt64(FactsTable.ROWS))
+          .toList();
+    }
+  }
+
+  /** Bronze change order: (_start_lsn, _command_id, _seqval, _operation), NULLs first. */
+  private static final Comparator<Row> CHANGE_ORDER =
+      Comparator.comparing((Row r) -> r.getString(MetadataColumns.START_LSN))
+          .thenComparing(
+              r -> r.getInt32(MetadataColumns.COMMAND_ID),
+              Comparator.nullsFirst(Comparator.naturalOrder()))
+          .thenComparing(
+              r -> r.getString(MetadataColumns.SEQVAL),
+              Comparator.nullsFirst(Comparator.naturalOrder()))
+          .thenComparing(r -> r.getInt32(MetadataColumns.OPERATION));
+
+  /**
+   * SCENARIOS.md's {@code latest} oracle: from the newest snapshot's rows on, without
+   * before-images, the last row per key in change order; keys whose last row is a delete are gone.
+   *
+   * @return key → the row's {@code columns}, ordered by key
+   */
+  private static Map<Integer, List<Object>> latest(
+      List<Row> bronze, String key, String... columns) {
+    String snapshot =
+        bronze.stream()
+            .filter(r -> r.getInt32(MetadataColumns.OPERATION) == 0)
+            .map(r -> r.getString(MetadataColumns.START_LSN))
+            .max(Comparator.naturalOrder())
+            .orElse("");
+    Map<Integer, List<Object>> latest = new TreeMap<>();
+    for (Row r : bronze) {
+      int op = r.getInt32(MetadataColumns.OPERATION);
+      if (op == 3 || r.getString(MetadataColumns.START_LSN).compareTo(snapshot) < 0) {
+        continue;
+      }
+      Integer k = r.getInt32(key);
+      if (op == 1) {
+        latest.remove(k);
+      } else {
+        List<Object> values = new ArrayList<>();
+        for (String c : columns) {
+          values.add(normal(r.getValue(c)));
+        }
+        latest.put(k, values);
+      }
+    }
+    return latest;
+  }
+
+  /** The source table as sa reads it: key → {@code columns}, ordered by key. */
+  private static Map<Integer, List<Object>> source(String table, String key, String... columns) {
+    Map<Integer, List<Object>> rows = new TreeMap<>();
+    for (List<Object> r :
+        server.rows(
+            "SELECT [" + key + "], " + String.join(", ", columns) + " FROM dbo.[" + table + "]")) {
+      List<Object> values = new ArrayList<>();
+      for (int i = 1; i < r.size(); i++) {
+        values.add(normal(r.get(i)));
+      }
+      rows.put(((Number) r.get(0)).intValue(), values);
+    }
+    return rows;
+  }
+
+  /** Decimals compared by value, everything else as is. */
+  private static Object normal(Object value) {
+    return value instanceof BigDecimal d ? d.stripTrailingZeros().toPlainString() : value;
+  }
+
+  private static String causeMessages(Throwable e) {
+    StringBuilder all = new StringBuilder();
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      all.append(t.getClass().getSimpleName()).append(": ").append(t.getMessage()).append('\n');
+    }
+    return all.toString();
+  }
+
+  private static Instant utc(LocalDateTime t) {
+    return t.toInstant(ZoneOffset.UTC);
+  }
+
+  private static void assertWithin(Duration limit, Instant expected, Instant actual, String what) {
+    Duration off = Duration.between(expected, actual).abs();
+    assertTrue(
+        off.compareTo(limit) <= 0, what + ": " + actual + " is " + off + " from " + expected);
+  }
+
+  // ---- the main job end to end (issue 5), C086, C243 --------------------------------------------
+
+  @Test
+  void theMainJobBootstrapsAndStreamsATableFromSqlServerWithUtcCommitTimes() {
+    String table = "boot";
+    server.createTable(table, ORDERS, List.of("order_id"));
+    for (int id = 1; id <= 6; id++) {
+      server.execute(
+          "INSERT INTO dbo.boot (order_id, status, amount, updated_at) VALUES ("
+              + id
+              + ", 'old', "
+              + id
+              + ".50, '2026-09-28T13:50:00')");
+    }
+    // C086: rows older than CDC; the instance named in upper case; three snapshot ranges.
+    server.enableCapture(table, "dbo_boot", true);
+    Target t = new Target(table);
+    CdcToDeltaJob.Summary first = t.run("DBO_BOOT", "--bootstrap=true", "--numPartitions=3");
+    assertEquals(6, first.snapshotRows());
+    List<Row> snapshot = t.bronzeRows();
+    assertEquals(
+        List.of("1 old 0", "2 old 0", "3 old 0", "4 old 0", "5 old 0", "6 old 0"),
+        snapshot.stream()
+            .sorted(Comparator.comparing(r -> r.getInt32("order_id")))
+            .map(
+                r ->
+                    r.getInt32("order_id")
+                        + " "
+                        + r.getString("status")
+                        + " "
+                        + r.getInt32(MetadataColumns.OPERATION))
+            .toList());
+    assertEquals(1, t.events(FactsTable.EVENT_BOOTSTRAP).size());
+
+    Instant before = server.serverUtcNow();
+    server.transaction("UPDATE dbo.boot SET status = 'paid' WHERE order_id = 1");
+    server.transaction("DELETE FROM dbo.boot WHERE order_id = 2");
+    server.transaction(
+        "INSERT INTO dbo.boot (order_id, status, amount, updated_at)"
+            + " VALUES (7, 'new', 7.25, '2026-09-28T13:55:00.1234567')");
+    Instant after = server.serverUtcNow();
+    CdcToDeltaJob.Summary second = t.run("DBO_BOOT", "--bootstrap=true", "--numPartitions=3");
+
+    List<Row> bronze = t.bronzeRows();
+    assertEquals(
+        6, bronze.stream().filter(r -> r.getInt32(MetadataColumns.OPERATION) == 0).count());
+    assertEquals(10, bronze.size(), "6 snapshot rows, an update (2 rows), a delete, an insert");
+    assertEquals(
+        source(table, "order_id", "status", "amount"),
+        latest(bronze, "order_id", "status", "amount"));
+    assertEquals(4, second.rows());
+    // C243: commit times are UTC although the server's clock is UTC-3.
+    for (Row r : bronze) {
+      if (r.getInt32(MetadataColumns.OPERATION) != 0) {
+        Instant commit = utc(r.getLogicalTypeValue(MetadataColumns.COMMIT_TS, LocalDateTime.class));
+        assertTrue(
+            !commit.isBefore(before.minusSeconds(60)) && !commit.isAfter(after.plusSeconds(60)),
+            "commit time " + commit + " outside [" + before + ", " + after + "] ± 1 minute");
+      }
+    }
+    Instant end = second.position().orElseThrow().endCommitTime();
+    assertNotNull(end);
+    assertWithin(Duration.ofMinutes(1), after, end, "the position's commit time");
+    assertTrue(second.verdict().isPresent(), "the verdict moved with the data");
+    assertEquals(
+        "2026-09-28T13:55:00.123456",
+        bronze.stream()
+            .filter(r -> r.getInt32("order_id") == 7)
+            .findFirst()
+            .orElseThrow()
+            .getLogicalTypeValue("updated_at", LocalDateTime.class)
+            .toString(),
+        "datetime2(7) keeps microseconds, no zone applied");
+
+    CdcToDeltaJob.Summary third = t.run("DBO_BOOT", "--bootstrap=true", "--numPartitions=3");
+    assertEquals(0, third.batches());
+    assertTrue(t.lastOutput.contains("Nothing new"), t.lastOutput);
+    assertEquals(10, t.bronzeRows().size());
+  }
+
+  // ---- 1. Offsets and read limits ---------------------------------------------------------------
+
+  @Test
+  void c012ARerunResumesAfterItsPositionAndATransactionsRowsKeepStatementOrder() {
+    String table = "c012";
+    String ci = server.createCapturedTable(table, ORDERS, List.of("order_id"), true);
+    server.transaction(
+        "INSERT INTO dbo.c012 (order_id, status, amount) VALUES (1, 'new', 1.00)",
+        "UPDATE dbo.c012 SET status = 'paid' WHERE order_id = 1",
+        "DELETE FROM dbo.c012 WHERE order_id = 1");
+    Target t = new Target(table);
+    t.run(ci, "--bootstrap=false");
+    List<Row> first = t.bronzeRows();
+    assertEquals(
+        List.of(2, 3, 4, 1),
+        first.stream().map(r -> r.getInt32(MetadataColumns.OPERATION)).toList());
+    List<Integer> commandIds =
+        first.stream().map(r -> r.getInt32(MetadataColumns.COMMAND_ID)).toList();
+    assertFalse(commandIds.contains(null), "command ids " + commandIds);
+    for (int i = 1; i < commandIds.size(); i++) {
+      assertTrue(commandIds.get(i - 1) <= commandIds.get(i), "command ids " + commandIds);
+    }
+    assertEquals(
+        1, first.stream().map(r -> r.getString(MetadataColumns.START_LSN)).distinct().count());
+
+    server.transaction("INSERT INTO dbo.c012 (order_id, status, amount) VALUES (2, 'new', 2.00)");
+    t.run(ci, "--bootstrap=false");
+    List<Row> second = t.bronzeRows();
+    assertEquals(5, second.size());
+    List<Row> added = new ArrayList<>(second);
+    added.removeIf(
+        r ->
+            first.stream()
+                .anyMatch(
+                    f ->
+                        f.getString(MetadataColumns.SEQVAL)
+                                .equals(r.getString(MetadataColumns.SEQVAL))
+                            && f.getInt32(MetadataColumns.OPERATION)
+                                .equals(r.getInt32(MetadataColumns.OPERATION))));
+    assertEquals(
+        List.of("2/2"),
+        added.stream()
+            .map(r -> r.getInt32("order_id") + "/" + r.getInt32(MetadataColumns.OPERATION))
+            .toList());
+  }
+
+  @Test
+  void c013MaxCommitsPerBatchOfOneReadsOneTransactionPerBatch() {
+    String table = "c013";
+    String ci = server.createCapturedTable(table, ORDERS, List.of("order_id"), true);
+    for (int tx = 0; tx < 4; tx++) {
+      server.transaction(
+          "INSERT INTO dbo.c013 (order_id, status) VALUES (" + (tx * 10) + ", 'new')",
+          "INSERT INTO dbo.c013 (order_id, status) VALUES (" + (tx * 10 + 1) + ", 'new')");
+    }
+    Target t = new Target(table);
+    t.run(ci, "--bootstrap=false", "--maxCommitsPerBatch=1");
+    // Commits of other tables (capture's marker) are batches without rows of this table.
+    assertEquals(List.of(2L, 2L, 2L, 2L), t.nonEmptyBatchRows());
+    List<Row> bronze = t.bronzeRows();
+    assertEquals(8, bronze.size());
+    assertEquals(
+        8,
+        bronze.stream()
+            .map(
+                r ->
+                    r.getString(MetadataColumns.START_LSN)
+                        + r.getString(MetadataColumns.SEQVAL)
+                        + r.getInt32(MetadataColumns.OPERATION))
+            .distinct()
+            .count());
+  }
+
+  @Test
+  void c014TheHeartbeatJobKeepsAnIdleStreamCurrent() throws Exception {
+    String table = "c014";
+    String ci = server.createCapturedTable(table, ID_V, List.of("id"), true);
+    server.transaction("INSERT INTO dbo.c014 (id, v) VALUES (1, 1)");
+    Target t = new Target(table);
+    Lsn firstEnd = t.run(ci, "--bootstrap=false").position().orElseThrow().endLsn();
+    String job = server.installHeartbeat(10);
+    try {
+      Thread.sleep(25_000);
+      CdcToDeltaJob.Summary second = t.run(ci, "--bootstrap=false");
+      Instant now = server.serverUtcNow();
+      Lsn secondEnd = second.position().orElseThrow().endLsn();
+      assertTrue(secondEnd.isAfter(firstEnd), secondEnd + " after " + firstEnd);
+      Instant end = second.position().orElseThrow().endCommitTime();
+      assertNotNull(end);
+      assertTrue(
+          Duration.between(end, now).compareTo(Duration.ofSeconds(30)) < 0,
+          "the position's commit time " + end + " is within 30 s of " + now);
+      assertEquals(1, t.bronzeRows().size(), "heartbeats are not rows of the table");
+    } finally {
+      server.deleteAgentJob(job);
+    }
+  }
+
+  // ---- 3. Capture instance switch ---------------------------------------------------------------
+
+  @Test
+  void c045AnInstanceEnabledUnderWritesTakesOverAtItsStartLsn() throws Exception {
+    String table = "sw_live";
+    server.createTable(table, ID_V, List.of("id"));
+    for (int id = 1; id <= 10; id++) {
+      server.execute("INSERT INTO dbo.sw_live (id, v) VALUES (" + id + ", 0)");
+    }
+    server.enableCapture(table, "dbo_sw_live", true);
+    AtomicBoolean writing = new AtomicBoolean(true);
+    CompletableFuture<Integer> writer =
+        CompletableFuture.supplyAsync(
+            () -> {
+              int commits = 0;
+              try (Connection c = server.adminConnection();
+                  Statement st = c.createStatement()) {
+                while (writing.get()) {
+                  int id = 1 + commits % 10;
+                  if (commits % 7 == 0) {
+                    st.execute(
+                        "INSERT INTO dbo.sw_live (id, v) VALUES (" + (100 + commits) + ", 1)");
+                  } else {
+                    st.execute("UPDATE dbo.sw_live SET v = v + 1 WHERE id = " + id);
+                  }
+                  commits++;
+                  Thread.sleep(30);
+                }
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+              return commits;
+            });
+    Target t = new Target(table);
+    try {
+      t.run("dbo_sw_live", "--bootstrap=true");
+      Lsn s = server.enableNewerInstance(table, "dbo_sw_live", "dbo_sw_live_v2", true);
+      Thread.sleep(2_000);
+      t.run("dbo_sw_live", "--bootstrap=true");
+      writing.set(false);
+      assertTrue(writer.get(60, TimeUnit.SECONDS) > 0);
+      server.awaitCapture();
+      t.run("dbo_sw_live", "--bootstrap=true");
+
+      List<Row> changes =
+          t.bronzeRows().stream().filter(r -> r.getInt32(MetadataColumns.OPERATION) != 0).toList();
+      Set<String> seen = new HashSet<>();
+      for (Row r : changes) {
+        assertTrue(
+            seen.add(
+                r.getString(MetadataColumns.START_LSN)
+                    + "/"
+                    + r.getString(MetadataColumns.SEQVAL)
+                    + "/"
+                    + r.getInt32(MetadataColumns.OPERATION)),
+            "duplicate change " + r);
+        boolean belowS = Lsn.parse(r.getString(MetadataColumns.START_LSN)).isBefore(s);
+        assertEquals(
+            belowS ? "dbo_sw_live" : "dbo_sw_live_v2",
+            r.getString(MetadataColumns.CAPTURE_INSTANCE),
+            "the instance of a change at " + r.getString(MetadataColumns.START_LSN));
+      }
+      assertTrue(
+          changes.stream().anyMatch(r -> "dbo_sw_live".equals(r.getString("_capture_instance"))));
+      assertTrue(
+          changes.stream()
+              .anyMatch(r -> "dbo_sw_live_v2".equals(r.getString("_capture_instance"))));
+      assertEquals(source(table, "id", "v"), latest(t.bronzeRows(), "id", "v"));
+      List<Row> switches = t.events("capture_instance_switched");
+      assertEquals(1, switches.size());
+      assertEquals("dbo_sw_live -> dbo_sw_live_v2", switches.get(0).getString(FactsTable.DETAIL));
+      assertEquals(s.toString(), switches.get(0).getString(FactsTable.MIN_LSN));
+    } finally {
+      writing.set(false);
+    }
+  }
+
+  @Test
+  void c046AnOlderInstanceDisabledBeforeTheStreamReachedItsSuccessorMeansDataLoss() {
+    String table = "sw_gone";
+    server.createTable(table, ID_V, List.of("id"));
+    for (int id = 1; id <= 10; id++) {
+      server.execute("INSERT INTO dbo.sw_gone (id, v) VALUES (" + id + ", 0)");
+    }
+    server.enableCapture(table, "dbo_sw_gone", true);
+    Target t = new Target(table);
+    t.run("dbo_sw_gone", "--bootstrap=true");
+    server.transaction("DELETE FROM dbo.sw_gone WHERE id = 1");
+    server.enableNewerInstance(table, "dbo_sw_gone", "dbo_sw_gone_v2", true);
+    server.transaction("UPDATE dbo.sw_gone SET v = 2 WHERE id = 2");
+    server.disableInstance(table, "dbo_sw_gone");
+    int before = t.bronzeRows().size();
+
+    RuntimeException e = assertThrows(RuntimeException.class, () -> t.run("dbo_sw_gone"));
+    String messages = causeMessages(e);
+    assertTrue(
+        messages.contains("or held only by capture instance 'dbo_sw_gone', disabled before"),
+        messages);
+    assertTrue(messages.contains("re-snapshot is required"), messages);
+    assertEquals(before, t.bronzeRows().size(), "nothing written after the loss");
+  }
+
+  @Test
+  void c047AColumnAddedReachesBronzeThroughANewInstanceWithItsValues() {
+    String table = "ddl_add";
+    server.createTable(table, ID_V, List.of("id"));
+    for (int id = 1; id <= 3; id++) {
+      server.execute("INSERT INTO dbo.ddl_add (id, v) VALUES (" + id + ", 0)");
+    }
+    server.enableCapture(table, "dbo_ddl_add", true);
+    Target t = new Target(table);
+    t.run("dbo_ddl_add", "--bootstrap=true");
+
+    server.ddl(table, "ALTER TABLE dbo.ddl_add ADD note varchar(20) NULL");
+    server.transaction("UPDATE dbo.ddl_add SET note = 'before v2' WHERE id = 1");
+    server.transaction("UPDATE dbo.ddl_add SET v = 1 WHERE id = 2");
+    t.run("dbo_ddl_add");
+    List<Row> schemaChanges = t.events("schema_change");
+    assertEquals(1, schemaChanges.size());
+    assertTrue(
+        schemaChanges.get(0).getString(FactsTable.DETAIL).contains(" ADD note "),
+        schemaChanges.get(0).getString(FactsTable.DETAIL));
+    assertFalse(t.bronzeColumns().contains("note"), "the old instance does not capture note");
+
+    server.enableNewerInstance(table, "dbo_ddl_add", "dbo_ddl_add_v2", true);
+    server.transaction("UPDATE dbo.ddl_add SET note = 'after v2' WHERE id = 3");
+    t.runRestartingOnSchemaChange("dbo_ddl_add");
+    assertTrue(t.bronzeColumns().contains("note"), t.bronzeColumns().toString());
+    List<Row> switches = t.events("capture_instance_switched");
+    assertEquals(1, switches.size());
+    assertEquals("dbo_ddl_add -> dbo_ddl_add_v2", switches.get(0).getString(FactsTable.DETAIL));
+
+    Map<Integer, List<Object>> expectedSource = new LinkedHashMap<>();
+    expectedSource.put(1, java.util.Collections.singletonList("before v2"));
+    expectedSource.put(2, java.util.Collections.singletonList(null));
+    expectedSource.put(3, java.util.Collections.singletonList("after v2"));
+    assertEquals(expectedSource, source(table, "id", "note"));
+    // Without a snapshot on the switch (not built), id 1's note set before v2 existed never
+    // reaches bronze: the old instance wrote no change row for it.
+    Map<Integer, List<Object>> expectedBronze = new LinkedHashMap<>(expectedSource);
+    expectedBronze.put(1, java.util.Collections.singletonList(null));
+    assertEquals(expectedBronze, latest(t.bronzeRows(), "id", "note"));
+  }
+
+  @Test
+  void c048ANewInstanceWithoutItsGrantNamesItsChangeTable() {
+    String table = "sw_grant";
+    String ci = server.createCapturedTable(table, ID_V, List.of("id"), true);
+    server.transaction("INSERT INTO dbo.sw_grant (id, v) VALUES (1, 1)");
+    Target t = new Target(table);
+    t.run(ci, "--bootstrap=false");
+    server.enableNewerInstance(table, ci, "dbo_sw_grant_v2", false);
+    server.transaction("INSERT INTO dbo.sw_grant (id, v) VALUES (2, 2)");
+
+    RuntimeException e = assertThrows(RuntimeException.class, () -> t.run(ci, "--bootstrap=false"));
+    String grant =
+        "GRANT SELECT ON cdc.[dbo_sw_grant_v2_CT] TO [" + SqlServerCdcTestDatabase.READER + "]";
+    assertTrue(causeMessages(e).contains(grant), causeMessages(e));
+    server.grant(grant);
+    t.run(ci, "--bootstrap=false");
+    assertEquals(
+        List.of("1 dbo_sw_grant", "2 dbo_sw_grant_v2"),
+        t.bronzeRows().stream()
+            .map(r -> r.getInt32("id") + " " + r.getString(MetadataColumns.CAPTURE_INSTANCE))
+            .toList());
+  }
+
+  @Test
+  void c049ATransactionOpenDuringTheEnableIsReadWholeFromOneInstance() throws Exception {
+    String table = "sw_tx";
+    String ci =
+        server.createCapturedTable(
+            table, List.of(ColumnDefinition.of("id", "int")), List.of("id"), true);
+    Lsn s;
+    try (Connection a = server.adminConnection()) {
+      a.setAutoCommit(false);
+      try (Statement st = a.createStatement()) {
+        st.execute("INSERT INTO dbo.sw_tx (id) VALUES (1), (2), (3)");
+      }
+      CompletableFuture<Lsn> enable =
+          CompletableFuture.supplyAsync(
+              () -> server.enableNewerInstance(table, ci, "dbo_sw_tx_v2", true));
+      Thread.sleep(3_000);
+      assertFalse(enable.isDone(), "the enable waits for the open transaction");
+      a.commit();
+      s = enable.get(120, TimeUnit.SECONDS);
+    }
+    server.transaction("INSERT INTO dbo.sw_tx (id) VALUES (11), (12), (13)");
+    assertEquals(
+        List.of(List.of(3, 3)),
+        server.rows(
+            "SELECT SUM(CASE WHEN id < 10 THEN 1 ELSE 0 END), SUM(CASE WHEN id > 10 THEN 1 ELSE 0"
+                + " END) FROM cdc.[dbo_sw_tx_CT]"));
+    assertEquals(
+        List.of(List.of(0, 3)),
+        server.rows(
+            "SELECT ISNULL(SUM(CASE WHEN id < 10 THEN 1 ELSE 0 END), 0), ISNULL(SUM(CASE WHEN id >"
+                + " 10 THEN 1 ELSE 0 END), 0) FROM cdc.[dbo_sw_tx_v2_CT]"));
+
+    Target t = new Target(table);
+    t.run(ci, "--bootstrap=false");
+    List<Row> bronze = t.bronzeRows();
+    assertEquals(List.of(1, 2, 3, 11, 12, 13), bronze.stream().map(r -> r.getInt32("id")).toList());
+    for (Row r : bronze) {
+      boolean first = r.getInt32("id") < 10;
+      Lsn lsn = Lsn.parse(r.getString(MetadataColumns.START_LSN));
+      assertEquals(first ? ci : "dbo_sw_tx_v2", r.getString(MetadataColumns.CAPTURE_INSTANCE));
+      assertEquals(first, lsn.isBefore(s), r.getInt32("id") + " at " + lsn + ", S = " + s);
+    }
+  }
+
+  // ---- 4. Schema change -------------------------------------------------------------------------
+
+  @Test
+  void c061ATypeChangeStopsTheRunningQueryBeforeItsBatchIsWritten() throws Exception {
+    String table = "type_change";
+    String ci =
+        server.createCapturedTable(
+            table,
+            List.of(
+                ColumnDefinition.of("id", "int"), ColumnDefinition.of("amount", "decimal(9,2)")),
+            List.of("id"),
+            true);
+    server.transaction("INSERT INTO dbo.type_change (id, amount) VALUES (1, 1.5)");
+    Target t = new Target(table);
+    CdcToDeltaOptions options =
+        CommandLine.parse(t.args(ci, "--bootstrap=false"), CdcToDeltaOptions.class);
+    CdcToDeltaJob.Config config = CdcToDelta.config(options);
+    CompletableFuture<CdcToDeltaJob.Summary> following =
+        CompletableFuture.supplyAsync(
+            () ->
+                CdcToDeltaJob.runContinuously(
+                    config,
+                    options,
+                    new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                    () -> {},
+                    new CdcToDeltaJob.Continuous(
+                        CdcToDeltaJob.Continuous.Form.STREAM,
+                        Duration.ofSeconds(1),
+                        Duration.ofMinutes(3),
+                        StopCondition.at(Long.MAX_VALUE))));
+    Instant deadline = Instant.now().plusSeconds(120);
+    while (!(t.tables.exists(t.bronze) && t.bronzeRows().size() == 1)) {
+      assertTrue(Instant.now().isBefore(deadline), "the running query wrote id 1");
+      Thread.sleep(500);
+    }
+    server.stopCapture();
+    server.execute("INSERT INTO dbo.type_change (id, amount) VALUES (2, 2.5)");
+    server.execute("ALTER TABLE dbo.type_change ALTER COLUMN amount decimal(18,4)");
+    server.execute("INSERT INTO dbo.type_change (id, amount) VALUES (3, 123456789.1234)");
+    server.startCapture();
+
+    ExecutionException failed =
+        assertThrows(ExecutionException.class, () -> following.get(150, TimeUnit.SECONDS));
+    String messages = causeMessages(failed);
+    assertTrue(messages.contains("amount DECIMAL(18,4) (read as decimal(9,2))"), messages);
+    assertEquals(1, t.bronzeRows().size(), "nothing of the failed batch was written");
+
+    RuntimeException restart =
+        assertThrows(RuntimeException.class, () -> t.run(ci, "--bootstrap=false"));
+    assertTrue(causeMessages(restart).contains("delta.enableTypeWidening"), causeMessages(restart));
+    assertEquals(1, t.bronzeRows().size());
+  }
+
+  // ---- 5. Data loss guard -----------------------------------------------------------------------
+
+  @Test
+  void c075APurgedRangeStopsTheStream() {
+    String table = "purged";
+    String ci = server.createCapturedTable(table, ID_V, List.of("id"), true);
+    server.transaction("INSERT INTO dbo.purged (id, v) VALUES (1, 1)");
+    Target t = new Target(table);
+    t.run(ci, "--bootstrap=false");
+    server.transaction("INSERT INTO dbo.purged (id, v) VALUES (2, 2)");
+    server.transaction("INSERT INTO dbo.purged (id, v) VALUES (3, 3)");
+    server.cleanup(ci, Objects.requireNonNull(server.maxLsn()));
+
+    RuntimeException e = assertThrows(RuntimeException.class, () -> t.run(ci, "--bootstrap=false"));
+    assertTrue(causeMessages(e).contains("re-snapshot is required"), causeMessages(e));
+    assertEquals(1, t.bronzeRows().size());
+  }
+
+  // ---- 13. Type mapping -------------------------------------------------------------------------
+
+  @Test
+  void c212AnUnsupportedTypeFailsAtLoadPointingToColumns() {
+    String table = "geo";
+    String ci =
+        server.createCapturedTable(
+            table,
+            List.of(ColumnDefinition.of("id", "int"), ColumnDefinition.of("g", "geography")),
+            List.of("id"),
+            true);
+    Target t = new Target(table);
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> t.run(ci, "--bootstrap=false"));
+    assertTrue(e.getMessage().matches("(?s).*geography.*'columns'.*"), e.getMessage());
+    assertFalse(Files.exists(Path.of(t.bronze)), "nothing written");
+  }
+}

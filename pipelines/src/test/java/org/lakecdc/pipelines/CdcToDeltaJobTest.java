@@ -28,7 +28,6 @@ import org.lakecdc.cdc.transforms.delta.TableProperties;
 import org.lakecdc.cdc.transforms.finalization.Finalization;
 import org.lakecdc.cdc.transforms.position.StreamPosition;
 import org.lakecdc.cdc.transforms.write.CrashPoint;
-import org.lakecdc.mssqlcdc.client.CdcClient;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
 
 /**
@@ -285,13 +284,6 @@ class CdcToDeltaJobTest {
     noted.put("note", "gift");
     Lsn s = f.db.transaction(at(5)).insert(ORDERS, noted).commit();
     f.insertCommit(6, 1);
-    try (CdcClient c = f.db.openClient()) {
-      System.err.println(
-          "DDLDEBUG "
-              + c.ddlHistory("dbo_orders", Lsn.ZERO, Lsn.MAX)
-              + " "
-              + c.ddlHistory("dbo_orders_v2", Lsn.ZERO, Lsn.MAX));
-    }
     f.run();
 
     List<org.apache.beam.sdk.values.Row> events =

@@ -3,10 +3,13 @@ package org.lakecdc.pipelines;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.time.LocalDateTime;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.schemas.Schema;
@@ -14,6 +17,7 @@ import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.cdc.transforms.bronze.BronzeTable;
 import org.lakecdc.cdc.transforms.delta.DeltaTables;
+import org.lakecdc.cdc.transforms.delta.SchemaEvolution;
 import org.lakecdc.cdc.transforms.facts.FactsTable;
 import org.lakecdc.cdc.transforms.finalization.ControlTable;
 import org.lakecdc.cdc.transforms.finalization.Finalization;
@@ -25,6 +29,8 @@ import org.lakecdc.cdc.transforms.write.DeltaTarget;
 import org.lakecdc.cdc.transforms.write.WriteChangeStreamToDelta;
 import org.lakecdc.cdc.transforms.write.WriteChangesToDelta;
 import org.lakecdc.cdc.transforms.write.WriteSnapshotToDelta;
+import org.lakecdc.mssqlcdc.client.CaptureInstance;
+import org.lakecdc.mssqlcdc.client.CaptureInstanceNotFoundError;
 import org.lakecdc.mssqlcdc.client.CdcClient;
 import org.lakecdc.mssqlcdc.client.CdcClientFactory;
 import org.lakecdc.mssqlcdc.client.Commit;
@@ -42,12 +48,14 @@ import org.lakecdc.mssqlcdc.lsn.Lsn;
  * submissions.
  *
  * <p>Before the pipeline runs, on the launcher: create the tables that are missing (and migrate old
- * ones); read the target's position from the Delta tables (Delta is the checkpoint); repair what a
- * crash left: a facts row missing after a bronze commit, a verdict behind the data; take the
- * bootstrap snapshot of a new target; stop early when nothing new was captured. Then one bounded
- * pipeline reads the changes after the position and commits them batch by batch in LSN order.
- * {@link #runContinuously} follows the source instead, until asked to stop: with the source's
- * continuous form in one streaming pipeline, or by repeating bounded runs (docs/runners.md).
+ * ones); make bronze take this run's change schema (add the columns a newer capture instance
+ * brought, widen a type when bronze has type widening on, or fail before anything is written); read
+ * the target's position from the Delta tables (Delta is the checkpoint); repair what a crash left:
+ * a facts row missing after a bronze commit, a verdict behind the data; take the bootstrap snapshot
+ * of a new target; stop early when nothing new was captured. Then one bounded pipeline reads the
+ * changes after the position and commits them batch by batch in LSN order. {@link #runContinuously}
+ * follows the source instead, until asked to stop: with the source's continuous form in one
+ * streaming pipeline, or by repeating bounded runs (docs/runners.md).
  */
 public final class CdcToDeltaJob {
   private CdcToDeltaJob() {}
@@ -103,6 +111,27 @@ public final class CdcToDeltaJob {
       Objects.requireNonNull(granularity, "granularity");
       Objects.requireNonNull(isolation, "isolation");
       Objects.requireNonNull(schemaChangePolicy, "schemaChangePolicy");
+    }
+
+    /** The same configuration with another app id. */
+    public Config withAppId(String otherAppId) {
+      return new Config(
+          clientFactory,
+          captureInstance,
+          bronzePath,
+          factsPath,
+          controlPath,
+          otherAppId,
+          bootstrap,
+          startingLsn,
+          maxCommitsPerBatch,
+          numPartitions,
+          granularity,
+          includeCommandId,
+          columns,
+          isolation,
+          crashPoint,
+          crashBatch);
     }
 
     /** The same configuration, stopping at {@code point} of batch {@code batch} (crash tests). */
@@ -174,6 +203,8 @@ public final class CdcToDeltaJob {
    * @return what the run did
    * @throws IllegalArgumentException when the target belongs to another app id, or the
    *     configuration does not fit the source
+   * @throws org.lakecdc.mssqlcdc.client.SchemaChangedError before anything is written, when bronze
+   *     cannot take the change schema (see {@link DeltaTables#evolveSchema})
    */
   public static Summary run(Config config, PipelineOptions beamOptions, PrintStream out) {
     return run(config, beamOptions, out, () -> {});
@@ -188,6 +219,7 @@ public final class CdcToDeltaJob {
    */
   public static Summary run(
       Config config, PipelineOptions beamOptions, PrintStream out, Runnable beforeStream) {
+    config = continueUnderTargetAppId(config, out);
     Start run = begin(config, beamOptions, out, beforeStream);
     StreamPosition start = run.start();
     Lsn max;
@@ -261,6 +293,7 @@ public final class CdcToDeltaJob {
     if (continuous.form() == Continuous.Form.REPEAT) {
       return repeatBoundedRuns(config, beamOptions, out, beforeStream, continuous);
     }
+    config = continueUnderTargetAppId(config, out);
     Start run = begin(config, beamOptions, out, beforeStream);
     StreamPosition start = run.start();
     StopCondition stop = continuous.stop();
@@ -428,6 +461,7 @@ public final class CdcToDeltaJob {
       }
     }
     tables.createIfAbsent(config.bronzePath(), BronzeTable.definition(changeSchema));
+    evolveBronze(config, tables, changeSchema, out);
     tables.createIfAbsent(config.factsPath(), FactsTable.definition());
     tables.createIfAbsent(config.controlPath(), ControlTable.definition());
     Finalization finalization =
@@ -455,6 +489,75 @@ public final class CdcToDeltaJob {
     }
     return new Start(
         tables, finalization, read, changeSchema, start, snapshotRows, startedAt, began);
+  }
+
+  /**
+   * The configuration to run: {@code config} itself, or, when its app id is the default one (equal
+   * to the capture instance's name) and the target was written under another app id that names a
+   * capture instance of the same table (or whose last batch read one), {@code config} with the
+   * target's app id. The target's identity is kept when it is configured under the table's newer
+   * capture instance after a switch ({@code --captureInstance=dbo_orders_v2} for a target written
+   * as {@code dbo_orders}; C043); any other app id mismatch is refused by {@link #resumePosition}.
+   */
+  static Config continueUnderTargetAppId(Config config, PrintStream out) {
+    if (!config.appId().equals(config.captureInstance())) {
+      return config;
+    }
+    DeltaTables tables = DeltaTables.create();
+    if (!tables.exists(config.bronzePath())) {
+      return config;
+    }
+    Optional<StreamPosition> recorded =
+        StreamPosition.fromJson(
+            tables.domainMetadata(config.bronzePath(), StreamPosition.BRONZE_DOMAIN));
+    if (recorded.isEmpty() || recorded.get().appId().equals(config.appId())) {
+      return config;
+    }
+    Set<String> instances = new HashSet<>();
+    try (CdcClient client = config.clientFactory().open()) {
+      for (CaptureInstance instance : client.captureInstances(config.captureInstance())) {
+        instances.add(instance.name().toLowerCase(Locale.ROOT));
+      }
+    } catch (CaptureInstanceNotFoundError e) {
+      return config;
+    }
+    String appId = recorded.get().appId();
+    if (!instances.contains(appId.toLowerCase(Locale.ROOT))
+        && !instances.contains(recorded.get().captureInstance().toLowerCase(Locale.ROOT))) {
+      return config;
+    }
+    out.printf(
+        "Target %s is written under app id '%s', from a capture instance of the same table as %s:"
+            + " continuing under that app id%n",
+        config.bronzePath(), appId, config.captureInstance());
+    return config.withAppId(appId);
+  }
+
+  /**
+   * Makes bronze take the change rows of this run (C043, C054, C055): the change schema, inferred
+   * as the union of the table's capture instances, may have columns bronze lacks (a newer instance
+   * captures them) or a type wider than bronze's. Columns are added, and types widened when bronze
+   * has type widening on, in one metadata commit before anything else is written; each change is
+   * printed. Anything bronze cannot take fails the run here, before the bootstrap or the stream.
+   *
+   * @throws org.lakecdc.mssqlcdc.client.SchemaChangedError when bronze cannot take the change rows
+   *     (see {@link DeltaTables#evolveSchema})
+   */
+  private static void evolveBronze(
+      Config config, DeltaTables tables, Schema changeSchema, PrintStream out) {
+    SchemaEvolution evolved = BronzeTable.evolve(tables, config.bronzePath(), changeSchema);
+    if (!evolved.added().isEmpty()) {
+      out.printf(
+          "Added column(s) %s to bronze %s (version %d): the change rows have them; rows written"
+              + " before read them as NULL%n",
+          evolved.addedNames(), config.bronzePath(), evolved.version());
+    }
+    if (!evolved.widened().isEmpty()) {
+      out.printf(
+          "Widened column(s) %s in bronze %s (version %d, type widening is on): rows written"
+              + " before read in the new type%n",
+          evolved.widenedText(), config.bronzePath(), evolved.version());
+    }
   }
 
   /** The summary of a run from the facts rows of the batches after its start. */

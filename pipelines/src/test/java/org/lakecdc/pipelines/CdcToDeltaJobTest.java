@@ -288,13 +288,6 @@ class CdcToDeltaJobTest {
     noted.put("note", "gift");
     Lsn s = f.db.transaction(at(5)).insert(ORDERS, noted).commit();
     f.insertCommit(6, 1);
-    try (CdcClient c = f.db.openClient()) {
-      System.err.println(
-          "DDLDEBUG "
-              + c.ddlHistory("dbo_orders", Lsn.ZERO, Lsn.MAX)
-              + " "
-              + c.ddlHistory("dbo_orders_v2", Lsn.ZERO, Lsn.MAX));
-    }
     f.run();
 
     List<org.apache.beam.sdk.values.Row> events =

@@ -25,10 +25,12 @@ final class WriterJvm {
   }
 
   /**
-   * Starts {@code mainClass <target>} on the test classpath of the module in system property {@code
-   * moduleProperty}; its output goes to {@code <target>/writer.log}.
+   * Starts {@code mainClass <target> [args...]} on the test classpath of the module in system
+   * property {@code moduleProperty}; its output goes to {@code <target>/writer.log}, or {@code
+   * <target>/writer-<args joined by '-'>.log} with arguments.
    */
-  static WriterJvm start(String moduleProperty, String mainClass, Path target) throws IOException {
+  static WriterJvm start(String moduleProperty, String mainClass, Path target, String... args)
+      throws IOException {
     Path module = Path.of(System.getProperty(moduleProperty)).toAbsolutePath();
     Path classpathFile = module.resolve("target/test-classpath.txt");
     if (!Files.exists(classpathFile)) {
@@ -46,9 +48,12 @@ final class WriterJvm {
             module.resolve("target/classes").toString(),
             dependencies);
     Files.createDirectories(target);
-    Path log = target.resolve("writer.log");
-    Process process =
-        new ProcessBuilder(
+    Path log =
+        target.resolve(
+            args.length == 0 ? "writer.log" : "writer-" + String.join("-", args) + ".log");
+    java.util.List<String> command =
+        new java.util.ArrayList<>(
+            java.util.List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx1g",
                 // A short run: the client compiler and the serial collector start fastest.
@@ -57,10 +62,10 @@ final class WriterJvm {
                 "-cp",
                 classpath,
                 mainClass,
-                target.toString())
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile())
-            .start();
+                target.toString()));
+    command.addAll(java.util.List.of(args));
+    Process process =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     return new WriterJvm(mainClass, process, log);
   }
 

@@ -7,6 +7,8 @@ import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.cdc.transforms.delta.DeltaColumn;
+import org.lakecdc.cdc.transforms.delta.DeltaTables;
+import org.lakecdc.cdc.transforms.delta.SchemaEvolution;
 import org.lakecdc.cdc.transforms.delta.TableDefinition;
 import org.lakecdc.cdc.transforms.delta.TableKind;
 import org.lakecdc.mssqlcdc.schema.MetadataColumns;
@@ -17,6 +19,11 @@ import org.lakecdc.mssqlcdc.schema.OutputType;
  * change rows' metadata columns, the captured columns, then {@code _batch_id INT}, {@code _snapshot
  * STRING}, {@code _chunk INT} (5.7). Every metadata and bronze column has a comment; captured
  * columns have none.
+ *
+ * <p>The table is created with the change schema of its first run. A later run's change schema may
+ * have more columns (a newer capture instance captures them; the inferred schema is the union of
+ * the table's instances) or wider types: {@link #evolve} adds and widens them before the run writes
+ * (BEHAVIOUR.md 7.1; C043, C054, C055).
  */
 public final class BronzeTable {
   private static final Map<String, String> COMMENTS =
@@ -57,6 +64,25 @@ public final class BronzeTable {
   /** The bronze table's definition: columns with comments, the bronze kind's comment. */
   public static TableDefinition definition(Schema changeSchema) {
     return TableDefinition.of(TableKind.BRONZE, columns(changeSchema));
+  }
+
+  /**
+   * Makes an existing bronze table take the bronze rows of {@code changeSchema} ({@link
+   * DeltaTables#evolveSchema} with the columns of {@link #definition}): columns it lacks are
+   * appended, nullable, with their comments (rows written before read them as NULL); a column whose
+   * type cannot hold the change rows' type is widened when the table has type widening on. Columns
+   * the change schema no longer has stay (NULL from then on). One metadata commit, or none.
+   *
+   * @param tables the Delta tables
+   * @param path the bronze table; it must exist
+   * @param changeSchema the change rows' schema
+   * @return what was added and widened
+   * @throws org.lakecdc.mssqlcdc.client.SchemaChangedError before anything is committed, when a new
+   *     column's name needs column mapping or a type needs a widening the table cannot take (see
+   *     {@link DeltaTables#evolveSchema} for the messages)
+   */
+  public static SchemaEvolution evolve(DeltaTables tables, String path, Schema changeSchema) {
+    return tables.evolveSchema(path, columns(changeSchema));
   }
 
   private static List<DeltaColumn> columns(Schema changeSchema) {

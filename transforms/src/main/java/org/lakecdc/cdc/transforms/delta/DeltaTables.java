@@ -40,6 +40,7 @@ import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
 import org.apache.hadoop.conf.Configuration;
 import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.mssqlcdc.client.SchemaChangedError;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -74,7 +75,10 @@ import org.slf4j.LoggerFactory;
  * identity columns (Kernel 4.4 refuses to write tables with them) and with domain metadata
  * supported. Kernel's public API cannot remove files, evolve a schema without column mapping or set
  * the table comment; those go through {@link KernelInternals} and are committed without Kernel
- * retries (rewrites and metadata changes assume one committer per table).
+ * retries (rewrites and metadata changes assume one committer per table). Kernel 4.4 does write
+ * tables with Delta type widening (table feature {@code typeWidening}, or its preview): {@link
+ * #evolveSchema} widens a column of such a table, recording the change in {@code
+ * delta.typeChanges}, and reads older files in the wider type.
  */
 public final class DeltaTables {
   private static final Logger LOG = LoggerFactory.getLogger(DeltaTables.class);
@@ -256,6 +260,78 @@ public final class DeltaTables {
   public List<String> addColumns(String path, List<DeltaColumn> columns) {
     requireTable(path);
     return migrator.addColumns(path, columns);
+  }
+
+  /**
+   * Makes the table take rows of these columns (BEHAVIOUR.md 7.1, 12.3; C043, C054, C055), in one
+   * metadata-only commit, or none when it already does. For each column, names compared ignoring
+   * case:
+   *
+   * <ul>
+   *   <li>absent from the table: appended after the existing columns, nullable, with its comment;
+   *       rows written before read it as NULL;
+   *   <li>present with a type that holds the column's type unchanged ({@link
+   *       org.lakecdc.mssqlcdc.schema.TypeCompatibility#fits fits(type, tableType)}, equal types
+   *       included): nothing to do ({@link #writeDataFiles} converts such values);
+   *   <li>present with a type the column's type widens ({@code fits(tableType, type)}) and that
+   *       Delta Kernel's type widening covers (integer widening, float or small integers to double,
+   *       date to timestamp_ntz, decimal widening): widened when the table has {@link
+   *       TableProperties#ENABLE_TYPE_WIDENING} = {@code true} (Delta table feature {@code
+   *       typeWidening}, which Kernel writes); the change is recorded in the column's field
+   *       metadata {@code delta.typeChanges} as Delta's type widening requires, and rows written
+   *       before read in the new type.
+   * </ul>
+   *
+   * Table columns not in the list are left as they are. Every column is checked before anything is
+   * committed: on an error the table is unchanged.
+   *
+   * @param path the table path or URI
+   * @param columns the columns the rows to write have
+   * @return what was added and widened, with the commit's version
+   * @throws SchemaChangedError when a new column's name needs column mapping ({@code Delta table
+   *     <path> can take column(s) '<name>' only with column mapping, and column mapping is off on
+   *     this table: ...}; Kernel cannot write tables with column mapping, so the message says to
+   *     declare the columns without it); when a type is not one Kernel can widen the column to
+   *     ({@code Delta table <path> holds column '<name>' as <type>, which cannot take <type>
+   *     unchanged, and Delta Kernel <version> cannot widen ...}); or when it is, but type widening
+   *     is off ({@code ... and type widening is off on this table. Enable it and run again; ...:
+   *     ALTER TABLE delta.`<path>` SET TBLPROPERTIES ('delta.enableTypeWidening' = 'true'). ...})
+   * @throws IncompatibleTableException when the table has column mapping (Kernel cannot write it),
+   *     or a column of a type this project does not write
+   * @throws IllegalStateException when no table exists
+   * @throws DeltaConflictException when the commit keeps losing to concurrent commits
+   */
+  public SchemaEvolution evolveSchema(String path, List<DeltaColumn> columns) {
+    requireTable(path);
+    return migrator.evolve(path, List.copyOf(columns));
+  }
+
+  /**
+   * Sets table properties ({@code ALTER TABLE ... SET TBLPROPERTIES}) through Kernel's public API,
+   * in one commit; Kernel adds the table features a property needs to the protocol (e.g. {@code
+   * typeWidening} for {@code delta.enableTypeWidening = true}). Nothing is committed when every
+   * property already has its value.
+   *
+   * @param path the table path or URI
+   * @param properties property names and values
+   * @return the table version after the call
+   * @throws IllegalStateException when no table exists
+   * @throws io.delta.kernel.exceptions.KernelException when Kernel refuses a property (an unknown
+   *     {@code delta.*} key, an invalid value, a feature it cannot write)
+   */
+  public long setTableProperties(String path, Map<String, String> properties) {
+    Snapshot snapshot = requireTable(path);
+    Map<String, String> current = snapshot.getTableProperties();
+    if (properties.entrySet().stream()
+        .allMatch(e -> e.getValue().equals(current.get(e.getKey())))) {
+      return snapshot.getVersion();
+    }
+    return snapshot
+        .buildUpdateTableTransaction(ENGINE_INFO, Operation.MANUAL_UPDATE)
+        .withTablePropertiesAdded(properties)
+        .build(engine)
+        .commit(engine, CloseableIterable.emptyIterable())
+        .getVersion();
   }
 
   // ------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import io.delta.kernel.types.StructField;
 import io.delta.kernel.types.StructType;
 import io.delta.kernel.types.TimestampNTZType;
 import io.delta.kernel.types.TimestampType;
+import io.delta.kernel.types.TypeChange;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -29,6 +30,13 @@ import org.lakecdc.mssqlcdc.schema.OutputType;
 final class DeltaTypes {
   /** The field metadata key of a column comment in a Delta schema. */
   static final String COMMENT_KEY = "comment";
+
+  /**
+   * The characters Delta refuses in a column name unless the table has column mapping: space and
+   * {@code ,;{}()=}, newline and tab (Kernel's {@code SchemaUtils} and delta-spark check the same
+   * set).
+   */
+  static final String CHARS_NEEDING_COLUMN_MAPPING = " ,;{}()\n\t=";
 
   private DeltaTypes() {}
 
@@ -112,14 +120,36 @@ final class DeltaTypes {
     return new StructType(fields);
   }
 
-  /** A field with its comment replaced, keeping its other metadata. */
+  /** A field with its comment replaced, keeping its other metadata and its type changes. */
   static StructField withComment(StructField field, String comment) {
     FieldMetadata metadata =
         FieldMetadata.builder()
             .fromMetadata(field.getMetadata())
             .putString(COMMENT_KEY, comment)
             .build();
-    return new StructField(field.getName(), field.getDataType(), field.isNullable(), metadata);
+    return field.withNewMetadata(metadata);
+  }
+
+  /**
+   * A field with its type widened to {@code to}, the change appended to its type changes (Delta
+   * type widening: Kernel writes them as the field metadata {@code delta.typeChanges}, a list of
+   * {@code {"fromType": ..., "toType": ...}}), keeping its name, nullability and metadata.
+   */
+  static StructField widen(StructField field, OutputType to) {
+    DataType target = toKernel(to);
+    List<TypeChange> changes = new ArrayList<>(field.getTypeChanges());
+    changes.add(new TypeChange(field.getDataType(), target));
+    return field.withDataType(target).withTypeChanges(changes);
+  }
+
+  /** Whether Delta refuses this column name without column mapping. */
+  static boolean needsColumnMapping(String name) {
+    for (int i = 0; i < name.length(); i++) {
+      if (CHARS_NEEDING_COLUMN_MAPPING.indexOf(name.charAt(i)) >= 0) {
+        return true;
+      }
+    }
+    return false;
   }
 
   static @Nullable String comment(StructField field) {

@@ -8,8 +8,10 @@ import io.delta.kernel.internal.actions.AddFile;
 import io.delta.kernel.internal.actions.Metadata;
 import io.delta.kernel.internal.actions.SingleAction;
 import io.delta.kernel.internal.data.ScanStateRow;
+import io.delta.kernel.internal.types.TypeWideningChecker;
 import io.delta.kernel.internal.util.SchemaUtils;
 import io.delta.kernel.internal.util.VectorUtils;
+import io.delta.kernel.types.DataType;
 import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.FileStatus;
 import java.util.HashMap;
@@ -37,6 +39,8 @@ import java.util.Optional;
  *       writes for {@code ALTER TABLE ADD COLUMNS} and {@code COMMENT ON TABLE}.
  *   <li>Schema validation: the checks Kernel runs on a schema at creation (names Delta refuses
  *       without column mapping, duplicates), run on a schema this project changes by hand.
+ *   <li>Type widening: which type changes Kernel's type widening covers (its {@code
+ *       TypeWideningChecker}, what Kernel checks when it evolves a column-mapped schema itself).
  *   <li>Scan files: the file status and physical read schema of a scan file, as Kernel's own
  *       examples read them.
  * </ul>
@@ -117,6 +121,16 @@ final class KernelInternals {
             current.getCreatedTime(),
             VectorUtils.stringStringMapValue(configuration));
     return SingleAction.createMetadataSingleAction(updated.toRow());
+  }
+
+  /**
+   * Whether Kernel's type widening (table feature {@code typeWidening}) covers changing a column
+   * from {@code from} to {@code to}: integer widening, float to double, byte/short/int to double,
+   * date to timestamp_ntz, decimal widening, and integers to decimals with at least 10 (byte,
+   * short, int) or 20 (long) integer digits. Equal types count as covered.
+   */
+  static boolean isTypeWideningSupported(DataType from, DataType to) {
+    return TypeWideningChecker.isWideningSupported(from, to);
   }
 
   /**

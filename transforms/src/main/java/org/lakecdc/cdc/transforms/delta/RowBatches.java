@@ -23,6 +23,7 @@ import java.util.Optional;
 import org.apache.beam.sdk.schemas.Schema;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.mssqlcdc.schema.OutputType;
+import org.lakecdc.mssqlcdc.schema.TypeCompatibility;
 
 /**
  * Beam {@link org.apache.beam.sdk.values.Row}s as Kernel columnar batches in a table's schema, the
@@ -30,7 +31,8 @@ import org.lakecdc.mssqlcdc.schema.OutputType;
  * ignoring case; a table column the rows lack is NULL. Values are stored as Kernel reads them: DATE
  * as days since 1970-01-01, TIMESTAMP and TIMESTAMP_NTZ as microseconds since 1970-01-01T00:00 UTC
  * (sub-microsecond digits are dropped toward the earlier microsecond), DECIMAL at the column's
- * scale.
+ * scale. A field whose type the column holds unchanged ({@link TypeCompatibility#fits}, e.g. INT
+ * rows into a BIGINT column widened before) is converted to the column's type.
  */
 final class RowBatches {
   /** Rows per Kernel batch: bounds the memory held while Parquet pages fill. */
@@ -44,24 +46,33 @@ final class RowBatches {
 
   private final OutputType[] columnTypes;
 
+  /** For each table column, the output type of the Beam field that feeds it, or null. */
+  private final OutputType[] fieldTypes;
+
   private RowBatches(
-      String path, StructType tableSchema, int[] fieldIndex, OutputType[] columnTypes) {
+      String path,
+      StructType tableSchema,
+      int[] fieldIndex,
+      OutputType[] columnTypes,
+      OutputType[] fieldTypes) {
     this.path = path;
     this.tableSchema = tableSchema;
     this.fieldIndex = fieldIndex;
     this.columnTypes = columnTypes;
+    this.fieldTypes = fieldTypes;
   }
 
   /**
    * Matches a Beam schema to a table schema.
    *
-   * @throws IncompatibleTableException when a field has no column, a field's output type differs
-   *     from its column's, or a NOT NULL column has no field
+   * @throws IncompatibleTableException when a field has no column, a field's output type is one its
+   *     column does not hold unchanged, or a NOT NULL column has no field
    */
   static RowBatches plan(String path, StructType tableSchema, Schema rowSchema) {
     int[] fieldIndex = new int[tableSchema.length()];
     Arrays.fill(fieldIndex, -1);
     OutputType[] columnTypes = new OutputType[tableSchema.length()];
+    OutputType[] fieldTypes = new OutputType[tableSchema.length()];
     for (int c = 0; c < tableSchema.length(); c++) {
       StructField column = tableSchema.at(c);
       OutputType type = DeltaTypes.fromKernel(column.getDataType());
@@ -104,7 +115,7 @@ final class RowBatches {
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException("Field '" + field.getName() + "': " + e.getMessage(), e);
       }
-      if (!fieldType.equals(columnTypes[c])) {
+      if (!fieldType.equals(columnTypes[c]) && !TypeCompatibility.fits(fieldType, columnTypes[c])) {
         throw new IncompatibleTableException(
             "Delta table "
                 + path
@@ -116,9 +127,11 @@ final class RowBatches {
                 + field.getName()
                 + "' is "
                 + fieldType
-                + "; a column's type never changes (write a new table for a new type)");
+                + ", which it does not hold unchanged; widen the column first"
+                + " (DeltaTables.evolveSchema) or write a new table");
       }
       fieldIndex[c] = f;
+      fieldTypes[c] = fieldType;
     }
     for (int c = 0; c < tableSchema.length(); c++) {
       if (fieldIndex[c] < 0 && !tableSchema.at(c).isNullable()) {
@@ -130,7 +143,7 @@ final class RowBatches {
                 + "' is NOT NULL, but the rows have no field for it");
       }
     }
-    return new RowBatches(path, tableSchema, fieldIndex, columnTypes);
+    return new RowBatches(path, tableSchema, fieldIndex, columnTypes, fieldTypes);
   }
 
   /** Lazily cuts the rows into batches of at most {@link #BATCH_ROWS} rows. */
@@ -183,6 +196,9 @@ final class RowBatches {
                     + " of this write has NULL");
           }
         } else {
+          if (!fieldTypes[c].equals(columnTypes[c])) {
+            value = widen(value, columnTypes[c]);
+          }
           values[r] = toKernelValue(column.getName(), columnTypes[c], value);
         }
       }
@@ -236,6 +252,30 @@ final class RowBatches {
               + " value "
               + value,
           e);
+    }
+  }
+
+  /**
+   * A value of a type that {@code to} holds unchanged ({@link TypeCompatibility#fits}) as the Java
+   * value of {@code to}: integers and floats widened, integers as decimals, a date as its midnight.
+   * Decimals keep their value (the column's scale is applied later).
+   */
+  static Object widen(Object value, OutputType to) {
+    switch (to.kind()) {
+      case INT:
+        return ((Number) value).intValue();
+      case BIGINT:
+        return ((Number) value).longValue();
+      case DOUBLE:
+        return ((Number) value).doubleValue();
+      case DECIMAL:
+        return value instanceof BigDecimal
+            ? value
+            : BigDecimal.valueOf(((Number) value).longValue());
+      case TIMESTAMP_NTZ:
+        return value instanceof LocalDate ? ((LocalDate) value).atStartOfDay() : value;
+      default:
+        return value;
     }
   }
 

@@ -37,14 +37,23 @@ final class BatchCommitter {
 
   private final DeltaTarget target;
   private final DeltaTables tables;
+  private final List<String> readColumns;
   private final Finalization finalization;
   private final Counter batchesCommitted = Metrics.counter(NAMESPACE, "batches_committed");
   private final Counter bytesWritten = Metrics.counter(NAMESPACE, "bytes_written");
   private final Distribution captureLag = Metrics.distribution(NAMESPACE, "capture_lag_seconds");
 
-  BatchCommitter(DeltaTarget target, DeltaTables tables) {
+  /**
+   * A committer of {@code target}'s batches.
+   *
+   * @param target the target
+   * @param tables the Delta tables
+   * @param readColumns the captured columns the query reads (named by the switch event's detail)
+   */
+  BatchCommitter(DeltaTarget target, DeltaTables tables, List<String> readColumns) {
     this.target = target;
     this.tables = tables;
+    this.readColumns = List.copyOf(readColumns);
     this.finalization = new Finalization(tables, target.controlPath(), Clock.systemUTC());
   }
 
@@ -119,6 +128,7 @@ final class BatchCommitter {
             stats,
             startedAt,
             Duration.between(startedAt, bronzeDone),
+            readColumns,
             Clock.systemUTC());
     tables.append(
         target.factsPath(),

@@ -7,16 +7,20 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.cdc.transforms.facts.FactsTable;
 import org.lakecdc.cdc.transforms.position.StreamPosition;
 import org.lakecdc.mssqlcdc.client.CaptureInstance;
+import org.lakecdc.mssqlcdc.client.CaptureInstanceNotFoundError;
+import org.lakecdc.mssqlcdc.client.CapturedColumn;
 import org.lakecdc.mssqlcdc.client.CdcClient;
 import org.lakecdc.mssqlcdc.client.DdlChange;
 import org.lakecdc.mssqlcdc.io.ChangeBatch;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
+import org.lakecdc.mssqlcdc.schema.MetadataColumns;
 
 /**
  * The facts rows of one batch (BEHAVIOUR.md 7.4–7.6): the batch row, then its event rows. Source
@@ -34,6 +38,7 @@ final class BatchFacts {
       BatchStats stats,
       Instant startedAt,
       Duration bronzeDuration,
+      List<String> readColumns,
       Clock clock) {
     String lastInstance = batch.readInstances().get(batch.readInstances().size() - 1);
     Instant end = batch.toCommitTime();
@@ -74,7 +79,7 @@ final class BatchFacts {
               .set(FactsTable.WRITTEN_AT, now)
               .build());
     }
-    switchEvent(client, before, batch)
+    switchEvent(client, before, batch, readColumns)
         .ifPresent(
             e ->
                 rows.add(
@@ -126,10 +131,13 @@ final class BatchFacts {
   /**
    * A {@code capture_instance_switched} event when the batch starts reading a newer capture
    * instance: it crossed the newer instance's start LSN S, or it is the first batch to read the
-   * newer instance after the previous batch (of this or an earlier run) read the older one.
+   * newer instance after the previous batch (of this or an earlier run) read the older one. Its
+   * detail is {@code "<older> -> <newer>"}, plus {@code "; no longer captured, read as NULL: c1,
+   * c2"} for the columns the query reads that the newer instance does not capture (BEHAVIOUR.md
+   * 3.6; C033).
    */
   private static Optional<SwitchEvent> switchEvent(
-      CdcClient client, StreamPosition before, ChangeBatch batch) {
+      CdcClient client, StreamPosition before, ChangeBatch batch, List<String> readColumns) {
     List<String> read = batch.readInstances();
     String older;
     String newer;
@@ -150,7 +158,49 @@ final class BatchFacts {
       }
     }
     Instant time = CommitBatches.commitTimeAtOrBefore(client, start).orElse(null);
-    return Optional.of(new SwitchEvent(start.toString(), time, older + " -> " + newer));
+    return Optional.of(
+        new SwitchEvent(start.toString(), time, switchDetail(client, older, newer, readColumns)));
+  }
+
+  /**
+   * {@code "<older> -> <newer>"}, plus {@code "; no longer captured, read as NULL: c1, c2"} naming,
+   * in query order, the read columns the newer instance does not capture (names compared ignoring
+   * case).
+   */
+  static String switchDetail(
+      CdcClient client, String older, String newer, List<String> readColumns) {
+    java.util.Set<String> captured = new java.util.HashSet<>();
+    try {
+      for (CapturedColumn column : client.capturedColumns(newer)) {
+        captured.add(column.name().toLowerCase(Locale.ROOT));
+      }
+    } catch (CaptureInstanceNotFoundError e) {
+      return older + " -> " + newer;
+    }
+    List<String> lost = new ArrayList<>();
+    for (String column : readColumns) {
+      if (!captured.contains(column.toLowerCase(Locale.ROOT))) {
+        lost.add(column);
+      }
+    }
+    String detail = older + " -> " + newer;
+    return lost.isEmpty()
+        ? detail
+        : detail + "; no longer captured, read as NULL: " + String.join(", ", lost);
+  }
+
+  /**
+   * The captured columns a query with this change schema reads: its fields other than the metadata
+   * and bronze columns, in order.
+   */
+  static List<String> readColumns(org.apache.beam.sdk.schemas.Schema changeSchema) {
+    List<String> columns = new ArrayList<>();
+    for (org.apache.beam.sdk.schemas.Schema.Field field : changeSchema.getFields()) {
+      if (!MetadataColumns.isReserved(field.getName())) {
+        columns.add(field.getName());
+      }
+    }
+    return columns;
   }
 
   private static @Nullable Double hours(@Nullable Instant from, @Nullable Instant to) {

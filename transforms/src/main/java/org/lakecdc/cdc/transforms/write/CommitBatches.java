@@ -27,12 +27,18 @@ final class CommitBatches extends DoFn<KV<String, CoGbkResult>, CommittedBatch> 
   private final DeltaTarget target;
   private final TupleTag<ChangeBatch> batchTag;
   private final TupleTag<BatchFiles> filesTag;
+  private final List<String> readColumns;
   private transient DeltaTables tables;
 
-  CommitBatches(DeltaTarget target, TupleTag<ChangeBatch> batchTag, TupleTag<BatchFiles> filesTag) {
+  CommitBatches(
+      DeltaTarget target,
+      TupleTag<ChangeBatch> batchTag,
+      TupleTag<BatchFiles> filesTag,
+      List<String> readColumns) {
     this.target = target;
     this.batchTag = batchTag;
     this.filesTag = filesTag;
+    this.readColumns = List.copyOf(readColumns);
   }
 
   @Setup
@@ -47,7 +53,7 @@ final class CommitBatches extends DoFn<KV<String, CoGbkResult>, CommittedBatch> 
     for (BatchFiles f : joined.getValue().getAll(filesTag)) {
       files.put(f.batchId(), f);
     }
-    BatchCommitter committer = new BatchCommitter(target, tables);
+    BatchCommitter committer = new BatchCommitter(target, tables, readColumns);
     Lsn committedUpTo = committer.committedUpTo();
     StreamPosition position = target.start();
     try (CdcClient client = target.clientFactory().open()) {

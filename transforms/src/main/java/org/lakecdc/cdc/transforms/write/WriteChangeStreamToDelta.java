@@ -172,7 +172,8 @@ public final class WriteChangeStreamToDelta
         return;
       }
       StreamPosition position = Optional.ofNullable(positionState.read()).orElse(target.start());
-      BatchCommitter committer = new BatchCommitter(target, tables);
+      BatchCommitter committer =
+          new BatchCommitter(target, tables, BatchFacts.readColumns(changeSchema));
       List<Row> held = new ArrayList<>();
       rows.read().forEach(held::add);
       boolean committed = false;

@@ -102,7 +102,10 @@ public final class WriteChangesToDelta
         .and(filesTag, files)
         .apply("Join batches and files", CoGroupByKey.create())
         .apply(
-            "Commit batches in LSN order", ParDo.of(new CommitBatches(target, batchTag, filesTag)))
+            "Commit batches in LSN order",
+            ParDo.of(
+                new CommitBatches(
+                    target, batchTag, filesTag, BatchFacts.readColumns(changeSchema))))
         .setCoder(SerializableCoder.of(CommittedBatch.class));
   }
 

@@ -783,7 +783,7 @@ class DeltaTablesTest {
   void rowsThatDoNotFitTheTableAreRefusedWithTheColumnNamed() {
     String path = ordersTable("orders");
     Schema extra = Schema.builder().addInt64Field("id").addNullableStringField("note").build();
-    Schema wrongType = Schema.builder().addInt32Field("id").build();
+    Schema wrongType = Schema.builder().addStringField("id").build();
     Schema noId = Schema.builder().addNullableStringField("customer").build();
 
     IncompatibleTableException unknown =
@@ -813,8 +813,8 @@ class DeltaTablesTest {
     assertEquals(
         "Delta table "
             + path
-            + " column 'id' is BIGINT, but the rows' field 'id' is INT; a column's type never"
-            + " changes (write a new table for a new type)",
+            + " column 'id' is BIGINT, but the rows' field 'id' is STRING, which it does not hold"
+            + " unchanged; widen the column first (DeltaTables.evolveSchema) or write a new table",
         type.getMessage());
     assertEquals(
         "Delta table " + path + " column 'id' is NOT NULL, but the rows have no field for it",

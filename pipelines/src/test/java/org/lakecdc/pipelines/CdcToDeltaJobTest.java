@@ -28,7 +28,6 @@ import org.lakecdc.cdc.transforms.delta.TableProperties;
 import org.lakecdc.cdc.transforms.finalization.Finalization;
 import org.lakecdc.cdc.transforms.position.StreamPosition;
 import org.lakecdc.cdc.transforms.write.CrashPoint;
-import org.lakecdc.mssqlcdc.client.CdcClient;
 import org.lakecdc.mssqlcdc.io.SchemaChangePolicy;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
 

@@ -703,6 +703,24 @@ class SqlServerJobTest {
         assertThrows(RuntimeException.class, () -> t.run(ci, "--bootstrap=false"));
     assertTrue(causeMessages(restart).contains("delta.enableTypeWidening"), causeMessages(restart));
     assertEquals(1, t.bronzeRows().size());
+
+    // The owner enables type widening on bronze (Kernel writes it; delta-spark 3.3 then cannot
+    // read the decimal change, Delta 4.0 can: docs/tables.md): the run widens amount and goes on.
+    t.tables.setTableProperties(t.bronze, Map.of("delta.enableTypeWidening", "true"));
+    t.run(ci, "--bootstrap=false");
+    assertEquals(
+        "DECIMAL(18,4)",
+        t.tables.describe(t.bronze).column("amount").orElseThrow().type().toString());
+    assertEquals(
+        List.of("1 1.5", "2 2.5", "3 123456789.1234"),
+        t.bronzeRows().stream()
+            .map(r -> r.getInt32("id") + " " + normal(r.getDecimal("amount")))
+            .toList());
+    List<Row> ddl = t.events("schema_change");
+    assertEquals(1, ddl.size());
+    assertTrue(
+        ddl.get(0).getString(FactsTable.DETAIL).contains("ALTER COLUMN amount"),
+        ddl.get(0).getString(FactsTable.DETAIL));
   }
 
   // ---- 5. Data loss guard -----------------------------------------------------------------------

@@ -130,6 +130,7 @@ public final class CdcToDeltaJob {
           includeCommandId,
           columns,
           isolation,
+          schemaChangePolicy,
           crashPoint,
           crashBatch);
     }

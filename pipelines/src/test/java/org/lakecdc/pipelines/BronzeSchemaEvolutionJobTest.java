@@ -61,6 +61,7 @@ class BronzeSchemaEvolutionJobTest {
         true,
         null,
         org.lakecdc.mssqlcdc.client.IsolationLevel.READ_COMMITTED,
+        org.lakecdc.mssqlcdc.io.SchemaChangePolicy.CLASSIFY,
         null,
         0);
   }

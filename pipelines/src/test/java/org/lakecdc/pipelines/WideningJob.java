@@ -139,6 +139,7 @@ public final class WideningJob {
         true,
         null,
         IsolationLevel.READ_COMMITTED,
+        org.lakecdc.mssqlcdc.io.SchemaChangePolicy.CLASSIFY,
         null,
         0);
   }

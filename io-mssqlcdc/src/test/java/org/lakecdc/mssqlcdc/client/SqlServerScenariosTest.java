@@ -1,6 +1,7 @@
 package org.lakecdc.mssqlcdc.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,9 +13,11 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.IntFunction;
@@ -27,10 +30,11 @@ import org.lakecdc.mssqlcdc.lsn.Lsn;
 
 /**
  * The client-level {@code [SQL Server]} scenarios of SCENARIOS.md that the shared contract does not
- * cover: C088 (key tiles of composite, string and collated keys), C090 (CDC refuses a unique index
- * over nullable columns) and C244 (the pre-2022 fixed-offset clock equals the named zone). Runs in
- * the integration profile ({@code mvn -B -Pit verify}) where a Docker engine is available;
- * otherwise every test reports skipped with the reason.
+ * cover: C088 (key tiles of composite, string and collated keys), C089 (each range seeks only its
+ * own rows, from the server's actual plans), C090 (CDC refuses a unique index over nullable
+ * columns) and C244 (the pre-2022 fixed-offset clock equals the named zone). Runs in the
+ * integration profile ({@code mvn -B -Pit verify}) where a Docker engine is available; otherwise
+ * every test reports skipped with the reason.
  */
 @ExtendWith(IntegrationCondition.class)
 class SqlServerScenariosTest {
@@ -173,6 +177,179 @@ class SqlServerScenariosTest {
         assertEquals(List.of(4, 3, 3), sizes, shape.table() + " tiles " + bounds);
         assertEquals(10, payloads.size(), shape.table() + ": every row read once");
       }
+    }
+  }
+
+  /**
+   * C089: 40,000 rows keyed by (company, id), company being 1, {@code n % 3} or the string {@code
+   * 'r' + n % 20}; each of 8 tiles returns 5,000 rows and reads exactly 5,000 (ActualRowsRead of
+   * the server's actual plan), and no plan converts a column (CONVERT_IMPLICIT): every piece of a
+   * range is a seek on the key.
+   */
+  @Test
+  void c089EachSnapshotRangeSeeksOnlyItsOwnRows() throws Exception {
+    Map<String, String> companies =
+        Map.of(
+            "c089_one", "1",
+            "c089_mod3", "n % 3",
+            "c089_text", "'r' + CAST(n % 20 AS varchar(2))");
+    for (Map.Entry<String, String> shape : new java.util.TreeMap<>(companies).entrySet()) {
+      String table = shape.getKey();
+      String type = table.equals("c089_text") ? "varchar(10)" : "int";
+      server.createCapturedTable(
+          table,
+          List.of(
+              ColumnDefinition.of("company", type),
+              ColumnDefinition.of("id", "int"),
+              ColumnDefinition.of("payload", "int")),
+          List.of("company", "id"),
+          true);
+      server.execute(
+          "WITH numbers AS (SELECT TOP (40000) ROW_NUMBER() OVER (ORDER BY (SELECT NULL)) - 1 AS n"
+              + " FROM sys.all_objects a CROSS JOIN sys.all_objects b)"
+              + " INSERT INTO dbo.["
+              + table
+              + "] (company, id, payload) SELECT "
+              + shape.getValue()
+              + ", n, n FROM numbers");
+      server.execute("GRANT SHOWPLAN TO [" + SqlServerCdcTestDatabase.READER + "]");
+      List<String> plans = new java.util.concurrent.CopyOnWriteArrayList<>();
+      try (SqlCdcClient client =
+          new SqlCdcClient(
+              server.readerConfig(),
+              config -> connectRecordingPlans(config, table, plans),
+              RetryPolicy.standard())) {
+        List<String> keys = List.of("company", "id");
+        List<List<Object>> bounds = client.keyTiles("dbo", table, keys, 8, RC);
+        assertEquals(7, bounds.size(), table);
+        for (int t = 0; t <= bounds.size(); t++) {
+          Optional<List<Object>> lo = t == 0 ? Optional.empty() : Optional.of(bounds.get(t - 1));
+          Optional<List<Object>> hi =
+              t == bounds.size() ? Optional.empty() : Optional.of(bounds.get(t));
+          int n = 0;
+          try (CloseableIterator<List<Object>> it =
+              client.readTable(
+                  new TableQuery(
+                      "dbo", table, List.of("company", "id", "payload"), keys, lo, hi, RC))) {
+            while (it.hasNext()) {
+              it.next();
+              n++;
+            }
+          }
+          assertEquals(5_000, n, table + " tile " + t + " returns its rows");
+          assertEquals(t + 1, plans.size(), table + ": one actual plan per range read");
+          String plan = plans.get(t);
+          assertEquals(5_000, actualRowsRead(plan), table + " tile " + t + " reads its rows only");
+          assertFalse(plan.contains("CONVERT_IMPLICIT"), table + " tile " + t + ": " + plan);
+        }
+      }
+    }
+  }
+
+  /** The sum of ActualRowsRead over the plan's operators (seeks and scans report it). */
+  private static long actualRowsRead(String showplanXml) throws Exception {
+    javax.xml.parsers.DocumentBuilderFactory factory =
+        javax.xml.parsers.DocumentBuilderFactory.newInstance();
+    factory.setNamespaceAware(true);
+    org.w3c.dom.Document doc =
+        factory
+            .newDocumentBuilder()
+            .parse(new org.xml.sax.InputSource(new java.io.StringReader(showplanXml)));
+    org.w3c.dom.NodeList counters = doc.getElementsByTagNameNS("*", "RunTimeCountersPerThread");
+    long read = 0;
+    for (int i = 0; i < counters.getLength(); i++) {
+      String value = ((org.w3c.dom.Element) counters.item(i)).getAttribute("ActualRowsRead");
+      if (!value.isEmpty()) {
+        read += Long.parseLong(value);
+      }
+    }
+    return read;
+  }
+
+  /**
+   * A real connection that turns on {@code SET STATISTICS XML} for the client's reads of {@code
+   * table} (not its NTILE query) and keeps each read's actual plan, which SQL Server sends as a
+   * result set after the rows.
+   */
+  private static Connection connectRecordingPlans(
+      ConnectionConfig config, String table, List<String> plans) throws java.sql.SQLException {
+    Connection real =
+        new com.microsoft.sqlserver.jdbc.SQLServerDriver()
+            .connect(config.jdbcUrl(), config.driverProperties(config.password().read()));
+    ClassLoader loader = SqlServerScenariosTest.class.getClassLoader();
+    return (Connection)
+        Proxy.newProxyInstance(
+            loader,
+            new Class<?>[] {Connection.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("prepareStatement")
+                  && args[0] instanceof String sql
+                  && sql.contains("[" + table + "]")
+                  && !sql.contains("NTILE")) {
+                try (Statement on = real.createStatement()) {
+                  on.execute("SET STATISTICS XML ON");
+                }
+                PreparedStatement ps = (PreparedStatement) invoke(method, real, args);
+                return recordingPlan(loader, real, ps, plans);
+              }
+              return invoke(method, real, args);
+            });
+  }
+
+  private static PreparedStatement recordingPlan(
+      ClassLoader loader, Connection real, PreparedStatement ps, List<String> plans) {
+    PreparedStatement[] self = new PreparedStatement[1];
+    self[0] =
+        (PreparedStatement)
+            Proxy.newProxyInstance(
+                loader,
+                new Class<?>[] {PreparedStatement.class},
+                (proxy, method, args) -> {
+                  switch (method.getName()) {
+                    case "executeQuery" -> {
+                      ResultSet rs = (ResultSet) invoke(method, ps, args);
+                      return Proxy.newProxyInstance(
+                          loader,
+                          new Class<?>[] {ResultSet.class},
+                          (p, m, a) ->
+                              m.getName().equals("getStatement") ? self[0] : invoke(m, rs, a));
+                    }
+                    case "close" -> {
+                      try {
+                        while (true) {
+                          if (ps.getMoreResults()) {
+                            try (ResultSet r = ps.getResultSet()) {
+                              if (r.getMetaData().getColumnName(1).contains("Showplan")
+                                  && r.next()) {
+                                plans.add(r.getString(1));
+                              }
+                            }
+                          } else if (ps.getUpdateCount() == -1) {
+                            break;
+                          }
+                        }
+                      } finally {
+                        ps.close();
+                        try (Statement off = real.createStatement()) {
+                          off.execute("SET STATISTICS XML OFF");
+                        }
+                      }
+                      return null;
+                    }
+                    default -> {
+                      return invoke(method, ps, args);
+                    }
+                  }
+                });
+    return self[0];
+  }
+
+  private static Object invoke(java.lang.reflect.Method method, Object target, Object[] args)
+      throws Throwable {
+    try {
+      return method.invoke(target, args);
+    } catch (InvocationTargetException e) {
+      throw e.getCause();
     }
   }
 

@@ -10,7 +10,6 @@ import static org.lakecdc.pipelines.JobFixture.order;
 
 import java.nio.file.Path;
 import java.time.LocalDateTime;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -56,39 +55,11 @@ class BootstrapTest {
     return f.tables.scan(f.bronze, DeltaColumn.toBeamSchema(f.tables.describe(f.bronze).columns()));
   }
 
-  /**
-   * The reference's "latest" oracle: from the newest snapshot's rows on, ignoring before-images,
-   * the last row per key in change order; keys whose last row is a delete are gone.
-   */
+  /** The latest status per order ({@link BronzeOracle#latest}). */
   private static Map<Integer, String> latest(List<Row> bronze) {
-    String snapshot =
-        bronze.stream()
-            .filter(r -> r.getInt32(MetadataColumns.OPERATION) == 0)
-            .map(r -> r.getString(MetadataColumns.START_LSN))
-            .max(Comparator.naturalOrder())
-            .orElse("");
-    List<Row> rows = new ArrayList<>(bronze);
-    rows.removeIf(
-        r ->
-            r.getInt32(MetadataColumns.OPERATION) == 3
-                || r.getString(MetadataColumns.START_LSN).compareTo(snapshot) < 0);
-    rows.sort(
-        Comparator.comparing((Row r) -> r.getString(MetadataColumns.START_LSN))
-            .thenComparing(
-                r -> r.getInt32(MetadataColumns.COMMAND_ID),
-                Comparator.nullsFirst(Comparator.naturalOrder()))
-            .thenComparing(
-                r -> r.getString(MetadataColumns.SEQVAL),
-                Comparator.nullsFirst(Comparator.naturalOrder()))
-            .thenComparing(r -> r.getInt32(MetadataColumns.OPERATION)));
     Map<Integer, String> image = new TreeMap<>();
-    for (Row r : rows) {
-      if (r.getInt32(MetadataColumns.OPERATION) == 1) {
-        image.remove(r.getInt32("order_id"));
-      } else {
-        image.put(r.getInt32("order_id"), r.getString("status"));
-      }
-    }
+    BronzeOracle.latest(bronze, "order_id", "status")
+        .forEach((k, v) -> image.put(k, (String) v.get(0)));
     return image;
   }
 

@@ -14,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -29,7 +28,6 @@ import org.lakecdc.cdc.transforms.facts.FactsTable;
 import org.lakecdc.cdc.transforms.finalization.Finalization;
 import org.lakecdc.cdc.transforms.write.CrashPoint;
 import org.lakecdc.mssqlcdc.io.SchemaChangePolicy;
-import org.lakecdc.mssqlcdc.schema.MetadataColumns;
 
 /**
  * The main job end to end (bootstrap snapshot, then changes, into bronze, facts and the verdict) on
@@ -137,16 +135,7 @@ class CrossRunnerJobTest {
         new ArrayList<>(
             f.tables.scan(
                 f.bronze, DeltaColumn.toBeamSchema(f.tables.describe(f.bronze).columns())));
-    rows.sort(
-        Comparator.comparing((Row r) -> r.getString(MetadataColumns.START_LSN))
-            .thenComparing(
-                r -> r.getInt32(MetadataColumns.COMMAND_ID),
-                Comparator.nullsFirst(Comparator.naturalOrder()))
-            .thenComparing(
-                r -> r.getString(MetadataColumns.SEQVAL),
-                Comparator.nullsFirst(Comparator.naturalOrder()))
-            .thenComparing(r -> r.getInt32(MetadataColumns.OPERATION))
-            .thenComparing(r -> r.getInt32("order_id")));
+    rows.sort(BronzeOracle.CHANGE_ORDER.thenComparing(r -> r.getInt32("order_id")));
     return rows.stream().map(r -> r.getValues().toString()).collect(Collectors.toList());
   }
 

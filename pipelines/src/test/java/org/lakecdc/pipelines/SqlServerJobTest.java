@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -64,9 +63,7 @@ class SqlServerJobTest {
 
   @BeforeAll
   static void startSqlServer() throws Exception {
-    Path password = Files.createTempFile("lakecdc-reader", ".password");
-    password.toFile().deleteOnExit();
-    server = SqlServerCdcTestDatabase.start(password);
+    server = SqlServerCdcTestDatabase.start();
     // A bootstrap stamps its rows with the commit time of its snapshot LSN and refuses to guess
     // one on a database whose capture has never mapped a commit (SnapshotPlanner): one captured
     // commit first, whichever test runs first.
@@ -153,7 +150,7 @@ class SqlServerJobTest {
       List<Row> rows =
           new ArrayList<>(
               tables.scan(bronze, DeltaColumn.toBeamSchema(tables.describe(bronze).columns())));
-      rows.sort(CHANGE_ORDER);
+      rows.sort(BronzeOracle.CHANGE_ORDER);
       return rows;
     }
 
@@ -180,51 +177,6 @@ class SqlServerJobTest {
     }
   }
 
-  /** Bronze change order: (_start_lsn, _command_id, _seqval, _operation), NULLs first. */
-  private static final Comparator<Row> CHANGE_ORDER =
-      Comparator.comparing((Row r) -> r.getString(MetadataColumns.START_LSN))
-          .thenComparing(
-              r -> r.getInt32(MetadataColumns.COMMAND_ID),
-              Comparator.nullsFirst(Comparator.naturalOrder()))
-          .thenComparing(
-              r -> r.getString(MetadataColumns.SEQVAL),
-              Comparator.nullsFirst(Comparator.naturalOrder()))
-          .thenComparing(r -> r.getInt32(MetadataColumns.OPERATION));
-
-  /**
-   * SCENARIOS.md's {@code latest} oracle: from the newest snapshot's rows on, without
-   * before-images, the last row per key in change order; keys whose last row is a delete are gone.
-   *
-   * @return key → the row's {@code columns}, ordered by key
-   */
-  private static Map<Integer, List<Object>> latest(
-      List<Row> bronze, String key, String... columns) {
-    String snapshot =
-        bronze.stream()
-            .filter(r -> r.getInt32(MetadataColumns.OPERATION) == 0)
-            .map(r -> r.getString(MetadataColumns.START_LSN))
-            .max(Comparator.naturalOrder())
-            .orElse("");
-    Map<Integer, List<Object>> latest = new TreeMap<>();
-    for (Row r : bronze) {
-      int op = r.getInt32(MetadataColumns.OPERATION);
-      if (op == 3 || r.getString(MetadataColumns.START_LSN).compareTo(snapshot) < 0) {
-        continue;
-      }
-      Integer k = r.getInt32(key);
-      if (op == 1) {
-        latest.remove(k);
-      } else {
-        List<Object> values = new ArrayList<>();
-        for (String c : columns) {
-          values.add(normal(r.getValue(c)));
-        }
-        latest.put(k, values);
-      }
-    }
-    return latest;
-  }
-
   /** The source table as sa reads it: key → {@code columns}, ordered by key. */
   private static Map<Integer, List<Object>> source(String table, String key, String... columns) {
     Map<Integer, List<Object>> rows = new TreeMap<>();
@@ -233,16 +185,11 @@ class SqlServerJobTest {
             "SELECT [" + key + "], " + String.join(", ", columns) + " FROM dbo.[" + table + "]")) {
       List<Object> values = new ArrayList<>();
       for (int i = 1; i < r.size(); i++) {
-        values.add(normal(r.get(i)));
+        values.add(BronzeOracle.normal(r.get(i)));
       }
       rows.put(((Number) r.get(0)).intValue(), values);
     }
     return rows;
-  }
-
-  /** Decimals compared by value, everything else as is. */
-  private static Object normal(Object value) {
-    return value instanceof BigDecimal d ? d.stripTrailingZeros().toPlainString() : value;
   }
 
   private static String causeMessages(Throwable e) {
@@ -312,7 +259,7 @@ class SqlServerJobTest {
     assertEquals(10, bronze.size(), "6 snapshot rows, an update (2 rows), a delete, an insert");
     assertEquals(
         source(table, "order_id", "status", "amount"),
-        latest(bronze, "order_id", "status", "amount"));
+        BronzeOracle.latest(bronze, "order_id", "status", "amount"));
     assertEquals(4, second.rows());
     // C243: commit times are UTC although the server's clock is UTC-3.
     for (Row r : bronze) {
@@ -508,7 +455,7 @@ class SqlServerJobTest {
       assertTrue(
           changes.stream()
               .anyMatch(r -> "dbo_sw_live_v2".equals(r.getString("_capture_instance"))));
-      assertEquals(source(table, "id", "v"), latest(t.bronzeRows(), "id", "v"));
+      assertEquals(source(table, "id", "v"), BronzeOracle.latest(t.bronzeRows(), "id", "v"));
       List<Row> switches = t.events("capture_instance_switched");
       assertEquals(1, switches.size());
       assertEquals("dbo_sw_live -> dbo_sw_live_v2", switches.get(0).getString(FactsTable.DETAIL));
@@ -582,7 +529,7 @@ class SqlServerJobTest {
     // reaches bronze: the old instance wrote no change row for it.
     Map<Integer, List<Object>> expectedBronze = new LinkedHashMap<>(expectedSource);
     expectedBronze.put(1, java.util.Collections.singletonList(null));
-    assertEquals(expectedBronze, latest(t.bronzeRows(), "id", "note"));
+    assertEquals(expectedBronze, BronzeOracle.latest(t.bronzeRows(), "id", "note"));
   }
 
   @Test
@@ -714,7 +661,7 @@ class SqlServerJobTest {
     assertEquals(
         List.of("1 1.5", "2 2.5", "3 123456789.1234"),
         t.bronzeRows().stream()
-            .map(r -> r.getInt32("id") + " " + normal(r.getDecimal("amount")))
+            .map(r -> r.getInt32("id") + " " + BronzeOracle.normal(r.getDecimal("amount")))
             .toList());
     List<Row> ddl = t.events("schema_change");
     assertEquals(1, ddl.size());

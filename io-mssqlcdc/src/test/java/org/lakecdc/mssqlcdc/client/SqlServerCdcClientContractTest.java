@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,9 +27,7 @@ class SqlServerCdcClientContractTest extends CdcClientContract {
 
   @BeforeAll
   static void startSqlServer() throws Exception {
-    Path password = Files.createTempFile("lakecdc-reader", ".password");
-    password.toFile().deleteOnExit();
-    server = SqlServerCdcTestDatabase.start(password);
+    server = SqlServerCdcTestDatabase.start();
   }
 
   @AfterAll

@@ -60,7 +60,19 @@ public final class SqlServerCdcTestDatabase implements CdcTestDatabase {
     this.admin = connect(container.getJdbcUrl() + ";databaseName=" + DATABASE);
   }
 
-  /** Starts the container and sets the database up. */
+  /**
+   * Starts the container and sets the database up, the reader's password in a temporary file
+   * deleted when the JVM exits.
+   */
+  public static SqlServerCdcTestDatabase start() throws Exception {
+    Path password = Files.createTempFile("lakecdc-reader", ".password");
+    password.toFile().deleteOnExit();
+    return start(password);
+  }
+
+  /**
+   * Starts the container and sets the database up, the reader's password in {@code passwordFile}.
+   */
   public static SqlServerCdcTestDatabase start(Path passwordFile) throws Exception {
     MSSQLServerContainer container =
         new MSSQLServerContainer(IMAGE)

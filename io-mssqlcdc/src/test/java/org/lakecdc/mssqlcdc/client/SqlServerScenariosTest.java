@@ -8,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -43,9 +41,7 @@ class SqlServerScenariosTest {
 
   @BeforeAll
   static void startSqlServer() throws Exception {
-    Path password = Files.createTempFile("lakecdc-reader", ".password");
-    password.toFile().deleteOnExit();
-    server = SqlServerCdcTestDatabase.start(password);
+    server = SqlServerCdcTestDatabase.start();
   }
 
   @AfterAll

@@ -165,17 +165,7 @@ final class DeltaTypes {
   static List<DeltaColumn> toColumns(String path, StructType schema) {
     List<DeltaColumn> columns = new ArrayList<>(schema.length());
     for (StructField field : schema.fields()) {
-      OutputType type = fromKernel(field.getDataType());
-      if (type == null) {
-        throw new IncompatibleTableException(
-            "Delta table "
-                + path
-                + " has column '"
-                + field.getName()
-                + "' of type "
-                + field.getDataType()
-                + ", which this project does not read or write");
-      }
+      OutputType type = outputType(path, field);
       columns.add(new DeltaColumn(field.getName(), type, field.isNullable(), comment(field)));
     }
     return columns;
@@ -190,5 +180,25 @@ final class DeltaTypes {
       }
     }
     return -1;
+  }
+
+  /**
+   * The output type of a column of table {@code path}.
+   *
+   * @throws IncompatibleTableException for a Delta type this project does not read or write
+   */
+  static OutputType outputType(String path, StructField field) {
+    OutputType type = fromKernel(field.getDataType());
+    if (type == null) {
+      throw new IncompatibleTableException(
+          "Delta table "
+              + path
+              + " has column '"
+              + field.getName()
+              + "' of type "
+              + field.getDataType()
+              + ", which this project does not read or write");
+    }
+    return type;
   }
 }

@@ -431,17 +431,7 @@ final class RowBatches {
       return null;
     }
     StructField field = row.getSchema().at(ordinal);
-    OutputType type = DeltaTypes.fromKernel(field.getDataType());
-    if (type == null) {
-      throw new IncompatibleTableException(
-          "Delta table "
-              + path
-              + " has column '"
-              + field.getName()
-              + "' of type "
-              + field.getDataType()
-              + ", which this project does not read");
-    }
+    OutputType type = DeltaTypes.outputType(path, field);
     switch (type.kind()) {
       case BOOLEAN:
         return row.getBoolean(ordinal);

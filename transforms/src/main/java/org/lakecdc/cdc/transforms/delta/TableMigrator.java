@@ -285,17 +285,7 @@ final class TableMigrator {
         continue;
       }
       StructField field = fields.get(index);
-      OutputType current = DeltaTypes.fromKernel(field.getDataType());
-      if (current == null) {
-        throw new IncompatibleTableException(
-            "Delta table "
-                + path
-                + " has column '"
-                + field.getName()
-                + "' of type "
-                + field.getDataType()
-                + ", which this project does not read or write");
-      }
+      OutputType current = DeltaTypes.outputType(path, field);
       OutputType wanted = column.type();
       if (TypeCompatibility.fits(wanted, current)) {
         continue;

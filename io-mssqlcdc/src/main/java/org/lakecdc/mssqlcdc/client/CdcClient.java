@@ -1,5 +1,6 @@
 package org.lakecdc.mssqlcdc.client;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
@@ -61,6 +62,35 @@ public interface CdcClient extends AutoCloseable {
    * @return the commit, or empty when none is at or before {@code lsn}
    */
   Optional<Commit> lastCommitAtOrBefore(Lsn lsn);
+
+  /**
+   * The reference's {@code time_to_lsn} (BEHAVIOUR.md 6.6 step 3, SCENARIOS.md C240, C245): the LSN
+   * of the last commit at or before a UTC instant, as {@code sys.fn_cdc_map_time_to_lsn('largest
+   * less than or equal', t)} answers it (Microsoft docs "sys.fn_cdc_map_time_to_lsn"): the largest
+   * {@code start_lsn} of {@code cdc.lsn_time_mapping} (commits, and capture's idle entries, which
+   * count as commits everywhere in this interface) whose {@code tran_end_time} is at or before t.
+   *
+   * <p>t is {@code utc} truncated to whole seconds and converted from UTC to the server's clock
+   * (BEHAVIOUR.md 4.4): as is for UTC, plus the offset for the pre-2022 fixed-offset fallback, and
+   * {@code AT TIME ZONE} for a named zone. In a named zone, t is the earlier of the zone's wall
+   * time at the instant and its wall time an hour later minus one hour: in the hour before a
+   * daylight-saving fall-back this is an hour earlier than the wall time, so no commit of the
+   * repeated hour's second pass (which reads earlier local times but happened later) is included.
+   * Every approximation goes earlier: the answer is never a commit after the instant, but may miss
+   * commits of the last second (the fraction is dropped) or, before a fall-back, of the last hour.
+   * The fixed-offset fallback is exact only in zones without daylight saving.
+   *
+   * <p>Nothing calls it yet: the reference uses it to seed a table from an existing copy ({@code
+   * seed}, BEHAVIOUR.md 6.6), which is not built.
+   *
+   * @param utc the instant, UTC; fractions of a second are ignored
+   * @return the LSN, or empty when no commit is at or before the instant (SQL Server answers NULL
+   *     or {@code 0x00...}), including when cleanup has removed the mapping rows up to it
+   * @throws IllegalArgumentException when {@code utc} is outside SQL Server's {@code datetime}
+   *     range (1753-01-02 to 9999-12-30 UTC, allowing for any zone offset)
+   * @throws NullPointerException when {@code utc} is null
+   */
+  Optional<Lsn> lastCommitLsnAtOrBefore(Instant utc);
 
   /**
    * The n-th {@code cdc.lsn_time_mapping} row strictly after {@code lsn}, in LSN order ({@code

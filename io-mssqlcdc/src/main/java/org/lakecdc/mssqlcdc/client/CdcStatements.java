@@ -214,6 +214,79 @@ final class CdcStatements {
         + " ORDER BY ct.start_lsn";
   }
 
+  /**
+   * The LSN of the last commit at or before a UTC instant (BEHAVIOUR.md 6.6 step 3, SCENARIOS.md
+   * C240): {@code sys.fn_cdc_map_time_to_lsn('largest less than or equal', t)} with t the server
+   * clock's reading of the instant ({@link #serverTimeAtOrBefore(ServerClock)}), as LSN text; NULL
+   * or zeros when no commit is at or before it (Microsoft docs "sys.fn_cdc_map_time_to_lsn").
+   * Parameters: the instant in UTC as {@code yyyy-MM-ddTHH:mm:ss} text, once for UTC and a fixed
+   * offset, twice for a named zone.
+   *
+   * @param clock the server clock (its zone name is checked again before it is inlined)
+   * @return the statement
+   */
+  static String lastCommitLsnAtOrBefore(ServerClock clock) {
+    ServerTimeSql t = serverTimeSql(clock);
+    return "SELECT CONVERT(varchar(22), sys.fn_cdc_map_time_to_lsn('largest less than or equal', "
+        + t.expression()
+        + "), 1)"
+        + t.from();
+  }
+
+  /**
+   * The server clock's reading of a UTC instant for a look-up of the commits at or before it, as a
+   * {@code datetime2(0)} column: the value {@link #lastCommitLsnAtOrBefore(ServerClock)} passes to
+   * {@code sys.fn_cdc_map_time_to_lsn}, selected on its own so a test can ask SQL Server what it
+   * evaluates to (SCENARIOS.md C245). Same parameters.
+   *
+   * @param clock the server clock
+   * @return the statement
+   */
+  static String serverTimeAtOrBefore(ServerClock clock) {
+    ServerTimeSql t = serverTimeSql(clock);
+    return "SELECT " + t.expression() + t.from();
+  }
+
+  /**
+   * A UTC instant on the server clock: an expression and the {@code FROM} clause it needs (empty,
+   * or starting with a space).
+   */
+  private record ServerTimeSql(String expression, String from) {}
+
+  /** The UTC instant parameter, seconds only (style 126 is ISO 8601). */
+  private static final String UTC_PARAMETER = "CONVERT(datetime2(0), ?, 126)";
+
+  /**
+   * The server clock's reading of the UTC instant parameter, never later than the reading of a
+   * commit made after the instant (the rule of {@code CommitTimeConverter.serverTimeAtOrBefore}):
+   * UTC as is; a fixed offset with {@code DATEADD}; a named zone as the {@code MIN} of the zone's
+   * wall time at t and at t + 1 hour, minus 1 hour, the second being the smaller only in the hour
+   * before a fall-back. The zone's wall time is {@code (t AT TIME ZONE 'UTC') AT TIME ZONE zone}, a
+   * {@code datetimeoffset}, converted to {@code datetime2(0)} (which keeps the wall time and drops
+   * the offset) before the hour is taken away and the two are compared: {@code datetimeoffset}
+   * values compare as instants, and the two readings are the same instant.
+   */
+  private static ServerTimeSql serverTimeSql(ServerClock clock) {
+    if (clock.zone() == null) {
+      if (clock.offsetMinutes() == 0) {
+        return new ServerTimeSql(UTC_PARAMETER, "");
+      }
+      return new ServerTimeSql(
+          "DATEADD(minute, " + clock.offsetMinutes() + ", " + UTC_PARAMETER + ")", "");
+    }
+    String z = SqlIdentifiers.timeZoneLiteral(clock.zone());
+    String now =
+        "CONVERT(datetime2(0), (" + UTC_PARAMETER + " AT TIME ZONE 'UTC') AT TIME ZONE " + z + ")";
+    String hourLater =
+        "DATEADD(hour, -1, CONVERT(datetime2(0), (DATEADD(hour, 1, "
+            + UTC_PARAMETER
+            + ") AT TIME ZONE 'UTC') AT TIME ZONE "
+            + z
+            + "))";
+    return new ServerTimeSql(
+        "MIN(x.t)", " FROM (VALUES (" + now + "), (" + hourLater + ")) AS x(t)");
+  }
+
   // ---- capture instances -----------------------------------------------------------------------
 
   /**

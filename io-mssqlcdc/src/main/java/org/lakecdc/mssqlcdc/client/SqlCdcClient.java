@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -25,6 +26,7 @@ import java.util.regex.Pattern;
 import org.apache.beam.sdk.util.BackOff;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
 import org.lakecdc.mssqlcdc.schema.SqlServerType;
+import org.lakecdc.mssqlcdc.time.CommitTimeConverter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,6 +70,10 @@ public final class SqlCdcClient implements CdcClient {
 
   /** SQL Server error 229: "The %ls permission was denied on the object '%.*ls' ...". */
   static final int PERMISSION_DENIED = 229;
+
+  /** A UTC instant as the text parameter of a look-up by time: ISO 8601, whole seconds. */
+  private static final DateTimeFormatter SECONDS =
+      DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss", Locale.ROOT).withZone(ZoneOffset.UTC);
 
   /** {@code [name]} items of {@code index_column_list}, {@code ]]} escaping a {@code ]}. */
   private static final Pattern BRACKETED = Pattern.compile("\\[((?:[^\\]]|\\]\\])*)\\]");
@@ -191,6 +197,26 @@ public final class SqlCdcClient implements CdcClient {
         c -> {
           Optional<Lsn> at = lsnQuery(c, CdcStatements.LAST_COMMIT_AT_OR_BEFORE, lsn.toString());
           return at.isEmpty() ? Optional.empty() : commitAt(c, at.get());
+        });
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One statement ({@link CdcStatements#lastCommitLsnAtOrBefore(ServerClock)}): the instant
+   * bound as UTC text, seconds only ({@code 2026-09-28T16:50:00}), once for UTC and a fixed offset,
+   * twice for a named zone, and converted to the server clock on the server.
+   */
+  @Override
+  public Optional<Lsn> lastCommitLsnAtOrBefore(Instant utc) {
+    Instant t = CommitTimeConverter.lookupSecond(utc);
+    String text = SECONDS.format(t);
+    return call(
+        "Reading the last commit at or before " + t,
+        c -> {
+          ServerClock server = clock(c);
+          String sql = CdcStatements.lastCommitLsnAtOrBefore(server);
+          return server.zone() == null ? lsnQuery(c, sql, text) : lsnQuery(c, sql, text, text);
         });
   }
 

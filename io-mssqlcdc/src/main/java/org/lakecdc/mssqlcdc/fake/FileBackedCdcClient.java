@@ -47,6 +47,9 @@ import org.lakecdc.mssqlcdc.time.CommitTimeConverter;
  *   <li>Commit times: the whole mapping, in LSN order, is converted from the server's zone ({@code
  *       server.json: time_zone}) with {@link CommitTimeConverter}, so the fall-back hour reads
  *       right and {@link Commit#commitTime()} equals {@link ChangeRow#commitTime()}.
+ *   <li>{@code lastCommitLsnAtOrBefore(instant)}: like {@code fn_cdc_map_time_to_lsn('largest less
+ *       than or equal', ...)}, comparing the stored server-local {@code tran_end_time} with the
+ *       instant's server-clock reading, with the T-SQL client's fall-back rule.
  *   <li>{@code readChanges}: streams {@code cdc.<ci>_CT.jsonl} one line at a time, keeping rows
  *       whose commit has a mapping row (the writer writes the mapping row last, so a transaction
  *       being written is invisible).
@@ -149,6 +152,29 @@ public final class FileBackedCdcClient implements CdcClient {
         break;
       }
       found = c;
+    }
+    return Optional.ofNullable(found);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The simulator keeps {@code tran_end_time} on the server's clock ({@code server.json:
+   * time_zone}) as SQL Server does, so it answers as {@code sys.fn_cdc_map_time_to_lsn} does: the
+   * largest {@code start_lsn} whose {@code tran_end_time} is at or before the server-clock time
+   * {@link CommitTimeConverter#serverTimeAtOrBefore(Instant)} gives, the Java twin of the T-SQL
+   * client's expression (whole seconds, and the earlier reading before a fall-back). On a UTC
+   * server that is the plain comparison of UTC commit times with the instant's second.
+   */
+  @Override
+  public Optional<Lsn> lastCommitLsnAtOrBefore(Instant utc) {
+    ensureOpen();
+    LocalDateTime at = converter(Catalog.serverZone(directory)).serverTimeAtOrBefore(utc);
+    Lsn found = null;
+    for (Catalog.MappingRow row : mappingRows()) {
+      if (!row.tranEndTime().isAfter(at)) {
+        found = found == null ? row.startLsn() : Lsn.max(found, row.startLsn());
+      }
     }
     return Optional.ofNullable(found);
   }
@@ -636,16 +662,19 @@ public final class FileBackedCdcClient implements CdcClient {
     for (Catalog.MappingRow row : rows) {
       local.add(row.tranEndTime());
     }
-    CommitTimeConverter converter =
-        zone.normalized().equals(ZoneOffset.UTC)
-            ? CommitTimeConverter.utc()
-            : CommitTimeConverter.named(zone);
-    List<Instant> utc = converter.toUtc(local);
+    List<Instant> utc = converter(zone).toUtc(local);
     List<Commit> out = new ArrayList<>(rows.size());
     for (int i = 0; i < rows.size(); i++) {
       out.add(new Commit(rows.get(i).startLsn(), utc.get(i)));
     }
     return out;
+  }
+
+  /** The clock of the server's zone: UTC as such, any other zone by name. */
+  private static CommitTimeConverter converter(ZoneId zone) {
+    return zone.normalized().equals(ZoneOffset.UTC)
+        ? CommitTimeConverter.utc()
+        : CommitTimeConverter.named(zone);
   }
 
   /** Exact name, then the one name equal ignoring case; null when none. */

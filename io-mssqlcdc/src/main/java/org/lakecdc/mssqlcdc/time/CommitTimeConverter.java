@@ -67,6 +67,25 @@ public final class CommitTimeConverter implements Serializable {
   /** A clock reading must go back by more than this to count as the fall-back. */
   static final Duration DROP_THRESHOLD = Duration.ofMinutes(1);
 
+  /**
+   * How far ahead a look-up by time reads the zone to stay before a fall-back's repeated hour
+   * ({@link #serverTimeAtOrBefore(Instant)}): the hour the T-SQL client adds with {@code
+   * DATEADD(hour, 1, ...)} and takes away again.
+   */
+  static final Duration LOOKUP_FALL_BACK = Duration.ofHours(1);
+
+  /**
+   * The earliest instant a look-up by time accepts: SQL Server's {@code datetime} starts at
+   * 1753-01-01; a day later, no zone offset leaves its range.
+   */
+  public static final Instant EARLIEST_LOOKUP = Instant.parse("1753-01-02T00:00:00Z");
+
+  /**
+   * The latest instant a look-up by time accepts: SQL Server's {@code datetime} ends at 9999-12-31;
+   * a day earlier, no zone offset (nor the added hour) leaves its range.
+   */
+  public static final Instant LATEST_LOOKUP = Instant.parse("9999-12-30T00:00:00Z");
+
   /** The largest UTC offset in use, in minutes: 14 hours. */
   private static final int MAX_OFFSET_MINUTES = 14 * 60;
 
@@ -223,6 +242,74 @@ public final class CommitTimeConverter implements Serializable {
       default:
         return LocalDateTime.ofInstant(ms, zone);
     }
+  }
+
+  /**
+   * The server-clock time to compare {@code tran_end_time} with when looking for the commits at or
+   * before a UTC instant: the Java twin of the expression the T-SQL client passes to {@code
+   * sys.fn_cdc_map_time_to_lsn('largest less than or equal', ...)} (BEHAVIOUR.md 6.6 step 3,
+   * SCENARIOS.md C240, C245), used by the simulator and checked against SQL Server's own answers.
+   *
+   * <p>The instant is first truncated to whole seconds ({@link #lookupSecond(Instant)}). Then:
+   *
+   * <ul>
+   *   <li>UTC: the UTC wall time itself.
+   *   <li>Fixed offset: the UTC wall time plus the offset ({@code DATEADD(minute, offset, t)}).
+   *   <li>Named zone: the earlier of the zone's wall time at t and the zone's wall time at t + 1
+   *       hour, minus 1 hour. The second is the earlier one only in the hour before a
+   *       daylight-saving fall-back, by the hour the clock goes back: a commit made in the repeated
+   *       hour's second pass (a later instant) reads a local time that can be earlier than t's
+   *       first-pass reading, and comparing with that reading would count it. Taking the earlier
+   *       value excludes every later commit; in exchange, first-pass commits of the last hour
+   *       before t may be missed (every approximation goes earlier). Before a spring-forward the
+   *       second reading is the later one, so the zone's wall time at t is used, as everywhere
+   *       else. This holds for fall-backs of up to one hour, the only ones in use.
+   * </ul>
+   *
+   * <p>With America/New_York (Windows {@code Eastern Standard Time}): 2026-11-01T05:45Z gives
+   * 2026-11-01T00:45, 06:30Z gives 01:30 (the second 01:30), 2026-03-08T06:30Z gives 01:30 and
+   * 2026-07-01T12:00Z gives 08:00.
+   *
+   * @param utc the UTC instant; fractions of a second are ignored
+   * @return the server-clock time, a whole second, at or before the server's reading of {@code utc}
+   * @throws IllegalArgumentException when {@code utc} is outside SQL Server's {@code datetime}
+   *     range ({@link #lookupSecond(Instant)})
+   */
+  public LocalDateTime serverTimeAtOrBefore(Instant utc) {
+    Instant t = lookupSecond(utc);
+    LocalDateTime at = toServerLocal(t);
+    if (kind != Kind.NAMED) {
+      return at;
+    }
+    LocalDateTime hourLaterMinusHour =
+        toServerLocal(t.plus(LOOKUP_FALL_BACK)).minus(LOOKUP_FALL_BACK);
+    return hourLaterMinusHour.isBefore(at) ? hourLaterMinusHour : at;
+  }
+
+  /**
+   * A UTC instant as a commit look-up by time takes it: truncated to whole seconds, and within the
+   * range SQL Server's {@code datetime} can hold on any server clock ({@code tracking_time} of
+   * {@code sys.fn_cdc_map_time_to_lsn} is a {@code datetime}: 1753-01-01 to 9999-12-31, less a day
+   * either side for the zone offset).
+   *
+   * @param utc the UTC instant
+   * @return {@code utc} truncated to seconds
+   * @throws IllegalArgumentException when {@code utc} is before {@link #EARLIEST_LOOKUP} or after
+   *     {@link #LATEST_LOOKUP}
+   * @throws NullPointerException when {@code utc} is null
+   */
+  public static Instant lookupSecond(Instant utc) {
+    Objects.requireNonNull(utc, "utc");
+    if (utc.isBefore(EARLIEST_LOOKUP) || utc.isAfter(LATEST_LOOKUP)) {
+      throw new IllegalArgumentException(
+          "A commit look-up by time needs an instant between "
+              + EARLIEST_LOOKUP
+              + " and "
+              + LATEST_LOOKUP
+              + " (SQL Server's datetime range), got "
+              + utc);
+    }
+    return utc.truncatedTo(ChronoUnit.SECONDS);
   }
 
   private static boolean isRepeated(ZoneRules rules, LocalDateTime t) {

@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -239,6 +240,58 @@ abstract class CdcClientContract {
         Optional.of(client.commit(h.c2()).orElseThrow()),
         client.lastCommitAtOrBefore(client.incrementLsn(h.c2())));
     assertEquals(h.c2(), client.lastCommitAtOrBefore(h.c2()).orElseThrow().lsn());
+  }
+
+  /** The first whole second at or after {@code t}: from then on a commit at t counts. */
+  private static Instant ceilToSecond(Instant t) {
+    Instant floor = t.truncatedTo(ChronoUnit.SECONDS);
+    return floor.equals(t) ? t : floor.plusSeconds(1);
+  }
+
+  /**
+   * Commits one insert on the wall clock's next second but one after {@code previous}: at least a
+   * full second after the second {@code previous} counts from, so look-ups by time, which drop
+   * fractions, can tell the two commits apart.
+   */
+  private Lsn commitASecondAfter(String table, int id, Instant previous)
+      throws InterruptedException {
+    Instant due = ceilToSecond(previous).plusMillis(1_100);
+    long wait = Duration.between(Instant.now(), due).toMillis();
+    if (wait > 0) {
+      Thread.sleep(wait);
+    }
+    return db.commit(
+        List.of(Change.insert(table, order(id, "new", "1.00", "2026-09-28T13:50:00"))));
+  }
+
+  @Test
+  void shouldFindTheLastCommitAtOrBeforeAUtcInstantToTheSecond() throws InterruptedException {
+    String t = table("asof");
+    db.createCapturedTable(t, ORDERS, List.of("order_id"));
+    Lsn z = db.commit(List.of(Change.insert(t, order(1, "new", "1.00", "2026-09-28T13:50:00"))));
+    Instant tz = client.commit(z).orElseThrow().commitTime();
+    Lsn a = commitASecondAfter(t, 2, tz);
+    Instant ta = client.commit(a).orElseThrow().commitTime();
+    Lsn b = commitASecondAfter(t, 3, ta);
+    Instant tb = client.commit(b).orElseThrow().commitTime();
+    Instant aCounts = ceilToSecond(ta);
+    assertFalse(tz.isAfter(ta.truncatedTo(ChronoUnit.SECONDS)), "z and a share no second");
+    assertFalse(tb.isBefore(aCounts.plusSeconds(1)), "b is a second after a: " + ta + ", " + tb);
+
+    // Before the first commit of the mapping.
+    assertEquals(
+        Optional.empty(), client.lastCommitLsnAtOrBefore(Instant.parse("2000-01-01T00:00:00Z")));
+    // At a commit's second: a counts from the whole second at or after its commit time ...
+    assertEquals(Optional.of(a), client.lastCommitLsnAtOrBefore(aCounts));
+    // ... and not within its own second before it, since fractions are dropped (unless a
+    // committed on a whole second).
+    assertEquals(Optional.of(ta.equals(aCounts) ? a : z), client.lastCommitLsnAtOrBefore(ta));
+    // Between commits: the earlier one.
+    assertEquals(Optional.of(a), client.lastCommitLsnAtOrBefore(aCounts.plusMillis(999)));
+    assertEquals(Optional.of(b), client.lastCommitLsnAtOrBefore(ceilToSecond(tb)));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> client.lastCommitLsnAtOrBefore(Instant.parse("1700-01-01T00:00:00Z")));
   }
 
   @Test

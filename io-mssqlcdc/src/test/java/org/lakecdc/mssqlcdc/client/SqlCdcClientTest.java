@@ -21,7 +21,7 @@ import org.lakecdc.mssqlcdc.schema.SqlServerType;
 /**
  * {@link SqlCdcClient} over scripted JDBC: the statements it sends with their exact parameters, how
  * it reads the answers, the server clock, permissions and retries (SCENARIOS.md C020, C228, C229,
- * C235 to C238, C241, C270, C273, C274; ADR 0029).
+ * C235 to C238, C240, C241, C270, C273, C274; ADR 0029).
  */
 class SqlCdcClientTest {
   static final String CI = "dbo_orders";
@@ -260,6 +260,127 @@ class SqlCdcClientTest {
       assertEquals(Optional.empty(), client.commit(C1));
       assertEquals(Optional.empty(), client.lastCommitAtOrBefore(C1));
     }
+  }
+
+  // ---- time_to_lsn: C240 ----------------------------------------------------------------------
+
+  static final Instant C240_AT = Instant.parse("2026-09-28T16:50:00.999Z");
+
+  @Test
+  void c240MapsTheInstantOntoANamedZonesClockWithTheFallBackRule() {
+    ScriptedJdbc db = new ScriptedJdbc().answer("fn_cdc_map_time_to_lsn", "0x2a000001000001");
+    try (SqlCdcClient client = db.client(config(SourceTimeZone.named(ZONE)), sleeps)) {
+      Optional<Lsn> at = client.lastCommitLsnAtOrBefore(C240_AT);
+      assertEquals(Optional.of(C1), at);
+      assertEquals("0x0000002A000001000001", at.orElseThrow().toString());
+    }
+    ScriptedJdbc.Executed map = db.executed("fn_cdc_map_time_to_lsn").get(0);
+    assertEquals(
+        "SELECT CONVERT(varchar(22), sys.fn_cdc_map_time_to_lsn('largest less than or equal',"
+            + " MIN(x.t)), 1) FROM (VALUES (CONVERT(datetime2(0), (CONVERT(datetime2(0), ?, 126)"
+            + " AT TIME ZONE 'UTC') AT TIME ZONE N'E. South America Standard Time')),"
+            + " (DATEADD(hour, -1, CONVERT(datetime2(0), (DATEADD(hour, 1, CONVERT(datetime2(0),"
+            + " ?, 126)) AT TIME ZONE 'UTC') AT TIME ZONE N'E. South America Standard Time'))))"
+            + " AS x(t)",
+        map.sql());
+    assertTrue(
+        map.sql()
+            .contains(
+                "(CONVERT(datetime2(0), ?, 126) AT TIME ZONE 'UTC') AT TIME ZONE N'E. South"
+                    + " America Standard Time'"),
+        map.sql());
+    assertEquals(List.of("2026-09-28T16:50:00", "2026-09-28T16:50:00"), map.parameters());
+    assertEquals(1, db.executed().size(), "a named zone is used without asking the server");
+  }
+
+  @Test
+  void c240PassesTheInstantAsIsToAUtcServer() {
+    ScriptedJdbc db = new ScriptedJdbc().answer("fn_cdc_map_time_to_lsn", "0x2a000001000001");
+    try (SqlCdcClient client = db.client(config(SourceTimeZone.utc()), sleeps)) {
+      assertEquals(Optional.of(C1), client.lastCommitLsnAtOrBefore(C240_AT));
+    }
+    ScriptedJdbc.Executed map = db.executed("fn_cdc_map_time_to_lsn").get(0);
+    assertEquals(
+        "SELECT CONVERT(varchar(22), sys.fn_cdc_map_time_to_lsn('largest less than or equal',"
+            + " CONVERT(datetime2(0), ?, 126)), 1)",
+        map.sql());
+    assertTrue(
+        map.sql().endsWith("'largest less than or equal', CONVERT(datetime2(0), ?, 126)), 1)"));
+    assertEquals(List.of("2026-09-28T16:50:00"), map.parameters());
+  }
+
+  @Test
+  void c240AddsTheFixedOffsetOfAPre2022Server() {
+    ScriptedJdbc db =
+        new ScriptedJdbc()
+            .answer("ProductMajorVersion", 15, 3)
+            .answer("SYSDATETIMEOFFSET", -180)
+            .answer("fn_cdc_map_time_to_lsn", "0x2a000001000001");
+    try (SqlCdcClient client = db.client(config(SourceTimeZone.auto()), sleeps)) {
+      assertEquals(Optional.of(C1), client.lastCommitLsnAtOrBefore(C240_AT));
+    }
+    ScriptedJdbc.Executed map = db.executed("fn_cdc_map_time_to_lsn").get(0);
+    assertEquals(
+        "SELECT CONVERT(varchar(22), sys.fn_cdc_map_time_to_lsn('largest less than or equal',"
+            + " DATEADD(minute, -180, CONVERT(datetime2(0), ?, 126))), 1)",
+        map.sql());
+    assertEquals(List.of("2026-09-28T16:50:00"), map.parameters());
+  }
+
+  @Test
+  void c240UsesTheDetectedZoneOn2022() {
+    ScriptedJdbc db =
+        new ScriptedJdbc()
+            .answer("ProductMajorVersion", 16, 3)
+            .answer("CURRENT_TIMEZONE_ID", "Eastern Standard Time")
+            .answer("fn_cdc_map_time_to_lsn", "0x2a000001000001");
+    try (SqlCdcClient client = db.client(config(SourceTimeZone.auto()), sleeps)) {
+      assertEquals(Optional.of(C1), client.lastCommitLsnAtOrBefore(C240_AT));
+      assertEquals(Optional.of(C1), client.lastCommitLsnAtOrBefore(C240_AT));
+    }
+    assertEquals(1, db.executed("CURRENT_TIMEZONE_ID").size(), "the clock is resolved once");
+    ScriptedJdbc.Executed map = db.executed("fn_cdc_map_time_to_lsn").get(1);
+    assertTrue(
+        map.sql()
+            .contains(
+                "(CONVERT(datetime2(0), ?, 126) AT TIME ZONE 'UTC') AT TIME ZONE N'Eastern"
+                    + " Standard Time'"),
+        map.sql());
+    assertEquals(List.of("2026-09-28T16:50:00", "2026-09-28T16:50:00"), map.parameters());
+  }
+
+  @Test
+  void c240AnswersNoneForANullOrZeroLsn() {
+    ScriptedJdbc none = new ScriptedJdbc().answer("fn_cdc_map_time_to_lsn", new Object[] {null});
+    try (SqlCdcClient client = none.client(config(SourceTimeZone.named(ZONE)), sleeps)) {
+      assertEquals(Optional.empty(), client.lastCommitLsnAtOrBefore(C240_AT));
+    }
+    ScriptedJdbc zero =
+        new ScriptedJdbc().answer("fn_cdc_map_time_to_lsn", "0x00000000000000000000");
+    try (SqlCdcClient client = zero.client(config(SourceTimeZone.utc()), sleeps)) {
+      assertEquals(Optional.empty(), client.lastCommitLsnAtOrBefore(C240_AT));
+    }
+  }
+
+  @Test
+  void c240RetriesATransientErrorAndRefusesAnInstantOutsideDatetime() {
+    ScriptedJdbc db =
+        new ScriptedJdbc()
+            .fail(
+                "fn_cdc_map_time_to_lsn",
+                ScriptedJdbc.error("Communication link failure", "08S01", 0),
+                1)
+            .answer("fn_cdc_map_time_to_lsn", "0x2a000001000001");
+    try (SqlCdcClient client = db.client(config(SourceTimeZone.utc()), sleeps)) {
+      assertEquals(Optional.of(C1), client.lastCommitLsnAtOrBefore(C240_AT));
+      assertThrows(
+          IllegalArgumentException.class,
+          () -> client.lastCommitLsnAtOrBefore(Instant.parse("1700-01-01T00:00:00Z")));
+      assertThrows(NullPointerException.class, () -> client.lastCommitLsnAtOrBefore(null));
+    }
+    assertEquals(2, db.connections());
+    assertEquals(1, sleeps.size());
+    assertEquals(2, db.executed().size(), "the refused instants never reach the server");
   }
 
   // ---- the clock: C235 to C238 ----------------------------------------------------------------

@@ -12,8 +12,12 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -25,14 +29,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.lakecdc.mssqlcdc.fake.ColumnDefinition;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
+import org.lakecdc.mssqlcdc.time.CommitTimeConverter;
 
 /**
  * The client-level {@code [SQL Server]} scenarios of SCENARIOS.md that the shared contract does not
  * cover: C088 (key tiles of composite, string and collated keys), C089 (each range seeks only its
  * own rows, from the server's actual plans), C090 (CDC refuses a unique index over nullable
- * columns) and C244 (the pre-2022 fixed-offset clock equals the named zone). Runs in the
- * integration profile ({@code mvn -B -Pit verify}) where a Docker engine is available; otherwise
- * every test reports skipped with the reason.
+ * columns), C244 (the pre-2022 fixed-offset clock equals the named zone) and C245 (a look-up by
+ * time's server clock across daylight saving, as SQL Server evaluates it). Runs in the integration
+ * profile ({@code mvn -B -Pit verify}) where a Docker engine is available; otherwise every test
+ * reports skipped with the reason.
  */
 @ExtendWith(IntegrationCondition.class)
 class SqlServerScenariosTest {
@@ -389,6 +395,50 @@ class SqlServerScenariosTest {
       assertEquals(
           named.lastCommitAtOrBefore(max).orElseThrow().commitTime(),
           version15.lastCommitAtOrBefore(max).orElseThrow().commitTime());
+    }
+  }
+
+  @Test
+  void c245TheServerClockOfALookUpByTimeStaysBeforeTheRepeatedHourInEasternTime() {
+    ServerClock eastern = ServerClock.named("Eastern Standard Time");
+    // The client's own expression, evaluated by SQL Server; read back as ISO text so that the
+    // JVM's zone plays no part.
+    String sql =
+        "SELECT CONVERT(varchar(19), s.v, 126) FROM ("
+            + CdcStatements.serverTimeAtOrBefore(eastern)
+            + ") AS s(v)";
+    Map<String, String> expected = new LinkedHashMap<>();
+    expected.put("2026-11-01T05:45:00", "2026-11-01T00:45:00");
+    expected.put("2026-11-01T06:30:00", "2026-11-01T01:30:00");
+    expected.put("2026-03-08T06:30:00", "2026-03-08T01:30:00");
+    expected.put("2026-07-01T12:00:00", "2026-07-01T08:00:00");
+    Map<String, String> actual = new LinkedHashMap<>();
+    for (String utc : expected.keySet()) {
+      actual.put(utc, (String) server.adminQuery(sql, utc, utc));
+    }
+    assertEquals(expected, actual);
+    // The Java twin the simulator uses agrees with SQL Server.
+    CommitTimeConverter twin = CommitTimeConverter.named(ZoneId.of("America/New_York"));
+    for (Map.Entry<String, String> e : expected.entrySet()) {
+      assertEquals(
+          LocalDateTime.parse(e.getValue()),
+          twin.serverTimeAtOrBefore(Instant.parse(e.getKey() + "Z")),
+          e.getKey());
+    }
+    // The client's whole look-up statement in that zone runs on SQL Server: nothing is at or
+    // before 2000, and the last mapping entry (if capture wrote one yet) is before 2100.
+    String lookUp = CdcStatements.lastCommitLsnAtOrBefore(eastern);
+    Object none = server.adminQuery(lookUp, "2000-01-01T00:00:00", "2000-01-01T00:00:00");
+    assertTrue(none == null || Lsn.parse(none.toString()).isZero(), "before 2000: " + none);
+    Lsn max = server.maxLsn();
+    if (max != null && !max.isZero()) {
+      assertEquals(
+          max.toString(),
+          Lsn.parse(
+                  server
+                      .adminQuery(lookUp, "2100-01-01T00:00:00", "2100-01-01T00:00:00")
+                      .toString())
+              .toString());
     }
   }
 

@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.mssqlcdc.client.CdcClient;
@@ -80,6 +81,33 @@ class TimeZoneTest {
           FakeScenarios.readAll(client, CI, List.of("order_id"), Lsn.ZERO, Lsn.MAX).stream()
               .map(ChangeRow::commitTime)
               .toList());
+    }
+  }
+
+  @Test
+  void c245LookUpsByTimeNeverIncludeALaterCommitOfTheRepeatedHour() {
+    FakeSqlServer db = FakeScenarios.orders(dir).timeZone(ZoneId.of("America/New_York"));
+    Lsn midnight = insertOrder(db, Instant.parse("2026-11-01T04:00:00Z"), 9, "new", "1.00");
+    List<Lsn> l = commitAcrossFallBack(db); // 01:30 EDT, 01:50 EDT, 01:10 EST, 01:30 EST
+    try (CdcClient client = db.openClient()) {
+      // 01:55 EDT reads 00:55: the 01:10 EST commit (06:10Z, after the instant) is left out, and
+      // so, conservatively, are the first-pass commits of the last hour.
+      assertEquals(
+          Optional.of(midnight),
+          client.lastCommitLsnAtOrBefore(Instant.parse("2026-11-01T05:55:00Z")));
+      // 01:20 EST: the largest LSN at or before 01:20 is the second-pass 01:10.
+      assertEquals(
+          Optional.of(l.get(2)),
+          client.lastCommitLsnAtOrBefore(Instant.parse("2026-11-01T06:20:00Z")));
+      assertEquals(
+          Optional.of(l.get(3)),
+          client.lastCommitLsnAtOrBefore(Instant.parse("2026-11-01T06:30:00.999Z")));
+      assertEquals(
+          Optional.of(midnight),
+          client.lastCommitLsnAtOrBefore(Instant.parse("2026-11-01T04:00:00Z")));
+      assertEquals(
+          Optional.empty(),
+          client.lastCommitLsnAtOrBefore(Instant.parse("2026-11-01T03:59:59.999Z")));
     }
   }
 

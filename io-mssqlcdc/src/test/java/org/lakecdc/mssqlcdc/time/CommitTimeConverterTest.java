@@ -153,6 +153,82 @@ class CommitTimeConverterTest {
   }
 
   @Test
+  void c245ServerClockOfALookUpByTimeInEasternTimeStaysBeforeTheRepeatedHour() {
+    CommitTimeConverter clock = CommitTimeConverter.named(NEW_YORK);
+    // 01:45 EDT, the first pass: an hour earlier than the wall time, so that no commit of the
+    // second pass (01:00 to 01:45 EST, later instants) is at or before it.
+    assertEquals(
+        local("2026-11-01T00:45:00"), clock.serverTimeAtOrBefore(utc("2026-11-01T05:45:00Z")));
+    // The second 01:30 (EST).
+    assertEquals(
+        local("2026-11-01T01:30:00"), clock.serverTimeAtOrBefore(utc("2026-11-01T06:30:00Z")));
+    // Before the spring-forward gap: the wall time.
+    assertEquals(
+        local("2026-03-08T01:30:00"), clock.serverTimeAtOrBefore(utc("2026-03-08T06:30:00Z")));
+    assertEquals(
+        local("2026-07-01T08:00:00"), clock.serverTimeAtOrBefore(utc("2026-07-01T12:00:00Z")));
+  }
+
+  @Test
+  void aLookUpByTimeNeverReadsACommitOfTheSecondPassBeforeTheInstant() {
+    CommitTimeConverter clock = CommitTimeConverter.named(NEW_YORK);
+    // Every first-pass instant of the hour before the fall-back reads below 01:00, where every
+    // second-pass commit (06:00Z to 07:00Z) reads 01:00 or later; from 06:00Z on it is the EST
+    // wall time.
+    for (int minute = 0; minute < 60; minute += 5) {
+      Instant firstPass = utc("2026-11-01T05:00:00Z").plusSeconds(60L * minute);
+      assertEquals(
+          clock.toServerLocal(firstPass).minusHours(1), clock.serverTimeAtOrBefore(firstPass));
+      Instant secondPass = firstPass.plusSeconds(3600);
+      assertEquals(clock.toServerLocal(secondPass), clock.serverTimeAtOrBefore(secondPass));
+    }
+    assertEquals(
+        local("2026-11-01T00:59:59"), clock.serverTimeAtOrBefore(utc("2026-11-01T05:59:59.999Z")));
+    assertEquals(
+        local("2026-11-01T01:00:00"), clock.serverTimeAtOrBefore(utc("2026-11-01T06:00:00Z")));
+    // An hour before the fall-back hour, nothing changes.
+    assertEquals(
+        local("2026-11-01T00:59:59"), clock.serverTimeAtOrBefore(utc("2026-11-01T04:59:59Z")));
+  }
+
+  @Test
+  void aLookUpByTimeTruncatesToSecondsOnEveryClock() {
+    assertEquals(
+        local("2026-09-28T16:50:00"),
+        CommitTimeConverter.utc().serverTimeAtOrBefore(utc("2026-09-28T16:50:00.999Z")));
+    assertEquals(
+        local("2026-09-28T13:50:00"),
+        CommitTimeConverter.fixedOffsetMinutes(-180)
+            .serverTimeAtOrBefore(utc("2026-09-28T16:50:00.999Z")));
+    assertEquals(
+        local("2026-09-28T13:50:00"),
+        CommitTimeConverter.named(SAO_PAULO).serverTimeAtOrBefore(utc("2026-09-28T16:50:00.999Z")));
+    assertEquals(
+        utc("2026-09-28T16:50:00Z"),
+        CommitTimeConverter.lookupSecond(utc("2026-09-28T16:50:00.999Z")));
+  }
+
+  @Test
+  void aLookUpByTimeOutsideSqlServersDatetimeRangeIsRefused() {
+    CommitTimeConverter clock = CommitTimeConverter.named(NEW_YORK);
+    assertEquals(
+        local("1753-01-02T00:00:00"),
+        CommitTimeConverter.utc().serverTimeAtOrBefore(CommitTimeConverter.EARLIEST_LOOKUP));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> clock.serverTimeAtOrBefore(utc("1753-01-01T23:59:59Z")));
+    assertEquals(
+        "A commit look-up by time needs an instant between 1753-01-02T00:00:00Z and"
+            + " 9999-12-30T00:00:00Z (SQL Server's datetime range), got 1753-01-01T23:59:59Z",
+        e.getMessage());
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> CommitTimeConverter.lookupSecond(utc("9999-12-30T00:00:01Z")));
+    assertThrows(NullPointerException.class, () -> CommitTimeConverter.lookupSecond(null));
+  }
+
+  @Test
   void serverLocalIsTheWallClockOfTheZone() {
     CommitTimeConverter clock = CommitTimeConverter.named(NEW_YORK);
     assertEquals(local("2026-11-01T01:10:00"), clock.toServerLocal(utc("2026-11-01T06:10:00Z")));

@@ -127,6 +127,20 @@ public final class CdcToDelta {
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("--" + e.getMessage());
     }
+    SeedCopy seed = null;
+    if (o.getSeedTable() != null) {
+      if (o.getStartingLsn() != null) {
+        throw new IllegalArgumentException(
+            "--seedTable cannot be combined with --startingLsn (the seed's --seedAsOf decides where"
+                + " the stream starts); pass one or the other");
+      }
+      seed = SeedCopy.parse(o.getSeedTable(), o.getSeedAsOf(), o.getSeedAllowMissingColumns());
+    } else if (o.getSeedAsOf() != null || o.getSeedAllowMissingColumns()) {
+      throw new IllegalArgumentException(
+          (o.getSeedAsOf() != null ? "--seedAsOf" : "--seedAllowMissingColumns")
+              + " needs --seedTable (the path or URI of a Delta table holding a copy of the"
+              + " source table)");
+    }
     StartingLsn start = StartingLsn.earliest();
     if (o.getStartingLsn() != null) {
       if (o.getBootstrap()) {
@@ -177,7 +191,8 @@ public final class CdcToDelta {
         isolation,
         schemaChangePolicy,
         null,
-        0);
+        0,
+        seed);
   }
 
   private static CdcClientFactory clientFactory(CdcToDeltaOptions o) {

@@ -52,10 +52,11 @@ import org.lakecdc.mssqlcdc.lsn.Lsn;
  * brought, widen a type when bronze has type widening on, or fail before anything is written); read
  * the target's position from the Delta tables (Delta is the checkpoint); repair what a crash left:
  * a facts row missing after a bronze commit, a verdict behind the data; take the bootstrap snapshot
- * of a new target; stop early when nothing new was captured. Then one bounded pipeline reads the
- * changes after the position and commits them batch by batch in LSN order. {@link #runContinuously}
- * follows the source instead, until asked to stop: with the source's continuous form in one
- * streaming pipeline, or by repeating bounded runs (docs/runners.md).
+ * of a new target, or seed it from an existing copy ({@code --seedTable}, {@link Seeding}); stop
+ * early when nothing new was captured. Then one bounded pipeline reads the changes after the
+ * position and commits them batch by batch in LSN order. {@link #runContinuously} follows the
+ * source instead, until asked to stop: with the source's continuous form in one streaming pipeline,
+ * or by repeating bounded runs (docs/runners.md).
  */
 public final class CdcToDeltaJob {
   private CdcToDeltaJob() {}
@@ -81,6 +82,8 @@ public final class CdcToDeltaJob {
    *     MssqlCdcIO.Read#withSchemaChangePolicy(SchemaChangePolicy)})
    * @param crashPoint crash tests only: where to stop, or null
    * @param crashBatch crash tests only: the batch to stop at
+   * @param seed a new target's seed from an existing copy instead of the bootstrap snapshot
+   *     (BEHAVIOUR.md 6.6), or null
    */
   public record Config(
       CdcClientFactory clientFactory,
@@ -99,7 +102,48 @@ public final class CdcToDeltaJob {
       IsolationLevel isolation,
       SchemaChangePolicy schemaChangePolicy,
       @Nullable CrashPoint crashPoint,
-      long crashBatch) {
+      long crashBatch,
+      @Nullable SeedCopy seed) {
+    /** A configuration without a seed. */
+    public Config(
+        CdcClientFactory clientFactory,
+        String captureInstance,
+        String bronzePath,
+        String factsPath,
+        String controlPath,
+        String appId,
+        boolean bootstrap,
+        StartingLsn startingLsn,
+        int maxCommitsPerBatch,
+        int numPartitions,
+        Granularity granularity,
+        boolean includeCommandId,
+        @Nullable String columns,
+        IsolationLevel isolation,
+        SchemaChangePolicy schemaChangePolicy,
+        @Nullable CrashPoint crashPoint,
+        long crashBatch) {
+      this(
+          clientFactory,
+          captureInstance,
+          bronzePath,
+          factsPath,
+          controlPath,
+          appId,
+          bootstrap,
+          startingLsn,
+          maxCommitsPerBatch,
+          numPartitions,
+          granularity,
+          includeCommandId,
+          columns,
+          isolation,
+          schemaChangePolicy,
+          crashPoint,
+          crashBatch,
+          null);
+    }
+
     public Config {
       Objects.requireNonNull(clientFactory, "clientFactory");
       Objects.requireNonNull(captureInstance, "captureInstance");
@@ -132,7 +176,31 @@ public final class CdcToDeltaJob {
           isolation,
           schemaChangePolicy,
           crashPoint,
-          crashBatch);
+          crashBatch,
+          seed);
+    }
+
+    /** The same configuration with a seed from an existing copy (or none for null). */
+    public Config withSeed(@Nullable SeedCopy otherSeed) {
+      return new Config(
+          clientFactory,
+          captureInstance,
+          bronzePath,
+          factsPath,
+          controlPath,
+          appId,
+          bootstrap,
+          startingLsn,
+          maxCommitsPerBatch,
+          numPartitions,
+          granularity,
+          includeCommandId,
+          columns,
+          isolation,
+          schemaChangePolicy,
+          crashPoint,
+          crashBatch,
+          otherSeed);
     }
 
     /** The same configuration, stopping at {@code point} of batch {@code batch} (crash tests). */
@@ -154,7 +222,8 @@ public final class CdcToDeltaJob {
           isolation,
           schemaChangePolicy,
           point,
-          batch);
+          batch,
+          seed);
     }
   }
 
@@ -452,7 +521,10 @@ public final class CdcToDeltaJob {
     DeltaTables tables = DeltaTables.create();
     MssqlCdcIO.Read read = read(config);
     Schema changeSchema = read.outputSchema();
-    if (!tables.exists(config.bronzePath())
+    // A seed is checked (and its copy read) before anything is created or written.
+    Seeding.Plan seed = config.seed() == null ? null : Seeding.check(config, tables, changeSchema);
+    if (seed == null
+        && !tables.exists(config.bronzePath())
         && !config.bootstrap()
         && config.startingLsn().kind() == StartingLsn.Kind.EXPLICIT) {
       // Checked before anything is created: a bad starting LSN writes nothing.
@@ -470,7 +542,14 @@ public final class CdcToDeltaJob {
 
     Optional<StreamPosition> position = resumePosition(config, tables, out);
     long snapshotRows = -1;
-    if (position.isEmpty() && config.bootstrap()) {
+    if (position.isEmpty() && seed != null && !seed.alreadySeeded()) {
+      snapshotRows = Seeding.write(config, tables, changeSchema, seed, out);
+      position = resumePosition(config, tables, out);
+    } else if (seed != null) {
+      out.printf(
+          "Target %s holds the seed at LSN %s (committed at %s UTC): nothing written again%n",
+          config.bronzePath(), seed.lsn(), seed.commitTime());
+    } else if (position.isEmpty() && config.bootstrap()) {
       snapshotRows = snapshot(config, tables, changeSchema, beamOptions, out);
       position = resumePosition(config, tables, out);
     } else if (position.isEmpty()) {
@@ -479,7 +558,7 @@ public final class CdcToDeltaJob {
           "New target %s: starting after %s (startingLsn=%s)%n",
           config.bronzePath(), position.get().endLsn(), config.startingLsn());
     }
-    if (config.bootstrap()) {
+    if (config.bootstrap() || seed != null) {
       writeBootstrapFact(config, tables, snapshotRows);
     }
     beforeStream.run();
@@ -744,15 +823,28 @@ public final class CdcToDeltaJob {
   }
 
   /**
-   * Writes the {@code bootstrap} event of the target's snapshot once (transaction id {@code
+   * Writes the {@code bootstrap} event of the target's snapshot or seed once (transaction id {@code
    * <appId>#events}, version 0); offered on every run, so a crash between the snapshot commit and
    * this write only delays it.
    */
   private static void writeBootstrapFact(Config config, DeltaTables tables, long snapshotRows) {
-    Optional<Lsn> s = WriteSnapshotToDelta.committedSnapshot(tables, config.bronzePath());
-    if (s.isEmpty()) {
+    Optional<WriteSnapshotToDelta.SnapshotRecord> record =
+        WriteSnapshotToDelta.committedRecord(tables, config.bronzePath());
+    if (record.isEmpty()) {
       return;
     }
+    Optional<Lsn> s = record.map(WriteSnapshotToDelta.SnapshotRecord::lsn);
+    WriteSnapshotToDelta.SeedSource seed = record.get().seed();
+    String detail =
+        seed == null
+            ? "whole snapshot of " + config.captureInstance()
+            : "seed of "
+                + seed.table()
+                + " as of "
+                + seed.asOf()
+                + " ("
+                + config.captureInstance()
+                + ")";
     String eventsApp = config.appId() + "#events";
     if (tables.latestTransactionVersion(config.factsPath(), eventsApp).isPresent()) {
       return;
@@ -767,13 +859,15 @@ public final class CdcToDeltaJob {
         List.of(
             FactsTable.row()
                 .set(FactsTable.APP_ID, config.appId())
-                .set(FactsTable.ROWS, snapshotRows >= 0 ? snapshotRows : null)
+                .set(
+                    FactsTable.ROWS,
+                    snapshotRows >= 0 ? snapshotRows : seed != null ? record.get().rows() : null)
                 .set(FactsTable.EVENT, FactsTable.EVENT_BOOTSTRAP)
                 .set(FactsTable.MIN_LSN, s.get().toString())
                 .set(FactsTable.MAX_LSN, s.get().toString())
                 .set(FactsTable.END_LSN, s.get().toString())
                 .set(FactsTable.END_COMMIT_TS, time)
-                .set(FactsTable.DETAIL, "whole snapshot of " + config.captureInstance())
+                .set(FactsTable.DETAIL, detail)
                 .set(FactsTable.TARGET, config.bronzePath())
                 .set(FactsTable.WRITTEN_AT, Instant.now())
                 .build()),

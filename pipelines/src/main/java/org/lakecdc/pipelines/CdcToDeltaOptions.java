@@ -115,6 +115,31 @@ public interface CdcToDeltaOptions extends PipelineOptions {
   void setStartingLsn(String value);
 
   @Description(
+      "Seed a new target from an existing copy of the source table instead of the bootstrap"
+          + " snapshot: the path or URI of a Delta table holding the copy (columns matched to the"
+          + " captured columns by name ignoring case, extra columns dropped). Needs --seedAsOf;"
+          + " not with --startingLsn. A rerun on the seeded target goes on streaming; a"
+          + " different seed of a target that has a snapshot is refused.")
+  String getSeedTable();
+
+  void setSeedTable(String value);
+
+  @Description(
+      "With --seedTable: when the copy started being read, as a UTC ISO-8601 instant (e.g."
+          + " 2026-09-28T13:52:00Z; an offset is converted), or an LSN 0x... recorded before"
+          + " that. The copy is stamped with the last commit at or before it.")
+  String getSeedAsOf();
+
+  void setSeedAsOf(String value);
+
+  @Description(
+      "With --seedTable: captured columns the copy lacks are seeded as NULL instead of refused.")
+  @Default.Boolean(false)
+  boolean getSeedAllowMissingColumns();
+
+  void setSeedAllowMissingColumns(boolean value);
+
+  @Description(
       "At most this many commits of cdc.lsn_time_mapping per batch (each batch is one bronze"
           + " commit and one facts row); 0 reads up to max_lsn in one batch.")
   @Default.Integer(100)

@@ -43,6 +43,48 @@ class CommandLineTest {
   }
 
   @Test
+  void seedOptionsNameTheOptionAndTheAcceptedForms() {
+    assertEquals(
+        "--seedAsOf must be a UTC ISO-8601 instant such as 2026-09-28T13:52:00Z (an offset such as"
+            + " -03:00 is converted to UTC) or an LSN such as 0x0000002A000001000001, not"
+            + " '2026-09-28 13:52'",
+        error("--seedTable=" + dir.resolve("copy"), "--seedAsOf=2026-09-28 13:52"));
+    assertEquals(
+        "--seedAsOf must be a UTC ISO-8601 instant such as 2026-09-28T13:52:00Z (an offset such as"
+            + " -03:00 is converted to UTC) or an LSN such as 0x0000002A000001000001, not '0xZZ'",
+        error("--seedTable=" + dir.resolve("copy"), "--seedAsOf=0xZZ"));
+    assertTrue(
+        error("--seedTable=" + dir.resolve("copy"))
+            .startsWith("--seedTable needs --seedAsOf: the UTC instant when the copy started"));
+    assertEquals(
+        "--seedAsOf needs --seedTable (the path or URI of a Delta table holding a copy of the"
+            + " source table)",
+        error("--seedAsOf=2026-09-28T13:52:00Z"));
+    assertEquals(
+        "--seedTable cannot be combined with --startingLsn (the seed's --seedAsOf decides where"
+            + " the stream starts); pass one or the other",
+        error(
+            "--seedTable=" + dir.resolve("copy"),
+            "--seedAsOf=2026-09-28T13:52:00Z",
+            "--bootstrap=false",
+            "--startingLsn=latest"));
+    SeedCopy seed =
+        CdcToDelta.config(
+                CommandLine.parse(
+                    new String[] {
+                      "--fakePath=" + dir.resolve("source"),
+                      "--seedTable=" + dir.resolve("copy"),
+                      "--seedAsOf=2026-09-28T10:52:00-03:00",
+                      "--seedAllowMissingColumns"
+                    },
+                    CdcToDeltaOptions.class))
+            .seed();
+    assertEquals(java.time.Instant.parse("2026-09-28T13:52:00Z"), seed.asOf());
+    assertTrue(seed.allowMissingColumns());
+    assertEquals("2026-09-28T13:52:00Z", seed.asOfText());
+  }
+
+  @Test
   void outOfRangeValuesNameTheOptionAndWhatItAccepts() {
     assertEquals(
         "--maxCommitsPerBatch must be a positive integer, or 0 to read up to max_lsn, not '-1'",

@@ -1,5 +1,9 @@
 package org.lakecdc.cdc.transforms.write;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +24,7 @@ import org.apache.beam.sdk.transforms.WithKeys;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.Row;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.cdc.transforms.bronze.BronzeTable;
 import org.lakecdc.cdc.transforms.delta.DataFileAction;
 import org.lakecdc.cdc.transforms.delta.DeltaTables;
@@ -38,7 +43,10 @@ import org.lakecdc.mssqlcdc.lsn.Lsn;
  * empty table commits no data file but still records the snapshot and the position.
  */
 public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCollection<Long>> {
-  /** Domain of the snapshot record in bronze: {@code {"lsn", "commit_ts", "rows"}}. */
+  /**
+   * Domain of the snapshot record in bronze: {@code {"lsn", "commit_ts", "rows"}}, plus {@code
+   * "kind": "seed", "seed_table", "as_of"} for a seed from an existing copy (BEHAVIOUR.md 6.6).
+   */
   public static final String SNAPSHOT_DOMAIN = "mssql_cdc.snapshot";
 
   private final String bronzePath;
@@ -67,25 +75,87 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
         Objects.requireNonNull(bronzePath), changeSchema, position, shards);
   }
 
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   /** The JSON of the snapshot record. */
   static String snapshotJson(Lsn lsn, Instant commitTime, long rows) {
-    return "{\"lsn\":\"" + lsn + "\",\"commit_ts\":\"" + commitTime + "\",\"rows\":" + rows + "}";
+    return snapshotJson(lsn, commitTime, rows, null);
+  }
+
+  private static String snapshotJson(
+      Lsn lsn, Instant commitTime, long rows, @Nullable SeedSource seed) {
+    ObjectNode node = JSON.createObjectNode();
+    node.put("lsn", lsn.toString());
+    node.put("commit_ts", commitTime.toString());
+    node.put("rows", rows);
+    if (seed != null) {
+      node.put("kind", "seed");
+      node.put("seed_table", seed.table());
+      node.put("as_of", seed.asOf());
+    }
+    return node.toString();
+  }
+
+  /**
+   * Where a seed's rows came from (BEHAVIOUR.md 6.6): recorded with the snapshot so that the facts
+   * event and a rerun can tell a seed from a bootstrap snapshot.
+   *
+   * @param table the path or URI of the copy the rows were read from
+   * @param asOf the seed's {@code as_of}: a UTC instant ({@code 2026-09-28T13:52:00Z}) or an LSN
+   */
+  public record SeedSource(String table, String asOf) implements java.io.Serializable {
+    public SeedSource {
+      Objects.requireNonNull(table, "table");
+      Objects.requireNonNull(asOf, "asOf");
+    }
+  }
+
+  /**
+   * The snapshot record of bronze.
+   *
+   * @param lsn the snapshot's LSN (S, or a seed's L): every snapshot row's {@code _start_lsn} and
+   *     {@code _snapshot}
+   * @param commitTime the UTC commit time of {@code lsn} ({@code _commit_ts} of the rows)
+   * @param rows the rows committed, -1 when unknown
+   * @param seed where a seed's rows came from, or null for a snapshot of the source table
+   */
+  public record SnapshotRecord(Lsn lsn, Instant commitTime, long rows, @Nullable SeedSource seed) {}
+
+  /**
+   * The snapshot record committed to bronze, if any.
+   *
+   * @throws IllegalStateException when no table exists at {@code bronzePath}
+   * @throws IllegalArgumentException when the record is not valid JSON of this form
+   */
+  public static Optional<SnapshotRecord> committedRecord(DeltaTables tables, String bronzePath) {
+    return tables.domainMetadata(bronzePath, SNAPSHOT_DOMAIN).map(WriteSnapshotToDelta::parse);
+  }
+
+  private static SnapshotRecord parse(String json) {
+    try {
+      JsonNode node = JSON.readTree(json);
+      SeedSource seed =
+          "seed".equals(node.path("kind").asText(""))
+              ? new SeedSource(node.path("seed_table").asText(""), node.path("as_of").asText(""))
+              : null;
+      return new SnapshotRecord(
+          Lsn.parse(node.get("lsn").asText()),
+          Instant.parse(node.get("commit_ts").asText()),
+          node.path("rows").asLong(-1),
+          seed);
+    } catch (JsonProcessingException | NullPointerException | java.time.DateTimeException e) {
+      throw new IllegalArgumentException("Not a snapshot record: " + json, e);
+    }
   }
 
   /** The S of the snapshot recorded in bronze, if one was committed. */
   public static Optional<Lsn> committedSnapshot(DeltaTables tables, String bronzePath) {
-    return tables
-        .domainMetadata(bronzePath, SNAPSHOT_DOMAIN)
-        .map(json -> json.replaceAll(".*\"lsn\":\"(0x[0-9A-F]{20})\".*", "$1"))
-        .map(Lsn::parse);
+    return committedRecord(tables, bronzePath).map(SnapshotRecord::lsn);
   }
 
   /** The rows recorded with the committed snapshot, if one was committed. */
   public static Optional<Long> committedSnapshotRows(DeltaTables tables, String bronzePath) {
-    return tables
-        .domainMetadata(bronzePath, SNAPSHOT_DOMAIN)
-        .map(json -> json.replaceAll(".*\"rows\":(-?[0-9]+).*", "$1"))
-        .map(Long::parseLong);
+    return committedRecord(tables, bronzePath).map(SnapshotRecord::rows);
   }
 
   @Override
@@ -187,6 +257,23 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
       StreamPosition position,
       List<DataFileAction> files,
       long rows) {
+    return commit(tables, bronzePath, position, files, rows, null);
+  }
+
+  /**
+   * {@link #commit(DeltaTables, String, StreamPosition, List, long)} recording, for a seed, where
+   * the rows came from ({@code "kind": "seed"} in the snapshot record).
+   *
+   * @param seed the copy the rows were read from, or null for a snapshot of the source table
+   * @return the rows committed, or -1 when a snapshot was already recorded
+   */
+  public static long commit(
+      DeltaTables tables,
+      String bronzePath,
+      StreamPosition position,
+      List<DataFileAction> files,
+      long rows,
+      @Nullable SeedSource seed) {
     if (committedSnapshot(tables, bronzePath).isPresent()) {
       return -1;
     }
@@ -198,7 +285,7 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
         0,
         Map.of(
             SNAPSHOT_DOMAIN,
-            snapshotJson(position.endLsn(), time, rows),
+            snapshotJson(position.endLsn(), time, rows, seed),
             StreamPosition.BRONZE_DOMAIN,
             position.toJson()));
     return rows;

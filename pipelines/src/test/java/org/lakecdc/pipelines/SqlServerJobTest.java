@@ -51,8 +51,8 @@ import org.lakecdc.mssqlcdc.schema.MetadataColumns;
  * scripts and read as the least-privilege login, with the options a user passes on the command line
  * ({@code --connectionUrl}, {@code --user}, {@code --passwordFile}): the {@code [SQL Server]}
  * scenarios of SCENARIOS.md sections 1 to 6 and 13 to 15 that concern the job (C012 to C014, C045
- * to C049, C061, C075, C086, C212, C243). The server's clock is America/Sao_Paulo (UTC-3). Runs in
- * the integration profile ({@code mvn -B -Pit verify}) where a Docker engine is available;
+ * to C049, C061, C075, C086, C087, C212, C243). The server's clock is America/Sao_Paulo (UTC-3).
+ * Runs in the integration profile ({@code mvn -B -Pit verify}) where a Docker engine is available;
  * otherwise every test reports skipped with the reason.
  */
 @ExtendWith(IntegrationCondition.class)
@@ -288,6 +288,77 @@ class SqlServerJobTest {
     assertEquals(0, third.batches());
     assertTrue(t.lastOutput.contains("Nothing new"), t.lastOutput);
     assertEquals(10, t.bronzeRows().size());
+  }
+
+  // ---- 6. Seed (C087)
+  // ----------------------------------------------------------------------------
+
+  @Test
+  void c087SeedMapsItsUtcStartOntoTheServerClock() throws Exception {
+    String table = "seeded";
+    server.createTable(table, ORDERS, List.of("order_id"));
+    server.enableCapture(table, "dbo_seeded", true);
+    for (int id = 1; id <= 4; id++) {
+      server.transaction(
+          "INSERT INTO dbo.seeded (order_id, status, amount, updated_at) VALUES ("
+              + id
+              + ", 'new', "
+              + id
+              + ".25, '2026-09-28T13:50:00.1234567')");
+    }
+    Lsn inserts = server.maxLsn();
+    // as_of is truncated to whole seconds: start the copy's read in a later second.
+    Thread.sleep(1100);
+    Instant asOf = server.serverUtcNow();
+    List<DeltaColumn> columns =
+        List.of(
+            DeltaColumn.nullable("order_id", org.lakecdc.mssqlcdc.schema.OutputType.INT, null),
+            DeltaColumn.nullable("status", org.lakecdc.mssqlcdc.schema.OutputType.STRING, null),
+            DeltaColumn.nullable(
+                "amount", org.lakecdc.mssqlcdc.schema.OutputType.decimal(18, 2), null),
+            DeltaColumn.nullable(
+                "updated_at", org.lakecdc.mssqlcdc.schema.OutputType.STRING, null));
+    org.apache.beam.sdk.schemas.Schema schema = DeltaColumn.toBeamSchema(columns);
+    List<Row> copyRows = new ArrayList<>();
+    for (List<Object> r :
+        server.rows(
+            "SELECT order_id, status, amount, CONVERT(varchar(27), updated_at, 126)"
+                + " FROM dbo.seeded")) {
+      copyRows.add(
+          Row.withSchema(schema)
+              .addValues(
+                  ((Number) r.get(0)).intValue(),
+                  r.get(1),
+                  new java.math.BigDecimal(r.get(2).toString()),
+                  r.get(3))
+              .build());
+    }
+    String copy = dir.resolve("seeded/copy").toString();
+    DeltaTables tables = DeltaTables.create();
+    tables.createIfAbsent(
+        copy,
+        org.lakecdc.cdc.transforms.delta.TableDefinition.of(
+            org.lakecdc.cdc.transforms.delta.TableKind.SILVER, columns));
+    tables.append(copy, schema, copyRows, null, 0, Map.of());
+
+    Target t = new Target(table);
+    CdcToDeltaJob.Summary seeded = t.run("dbo_seeded", "--seedTable=" + copy, "--seedAsOf=" + asOf);
+    assertEquals(4, seeded.snapshotRows());
+    assertTrue(t.lastOutput.contains("Seeded " + t.bronze + " from " + copy), t.lastOutput);
+    org.lakecdc.cdc.transforms.write.WriteSnapshotToDelta.SnapshotRecord record =
+        org.lakecdc.cdc.transforms.write.WriteSnapshotToDelta.committedRecord(tables, t.bronze)
+            .orElseThrow();
+    assertFalse(record.lsn().isBefore(inserts), record.lsn() + " before " + inserts);
+    assertFalse(record.commitTime().isAfter(asOf), record.commitTime() + " after " + asOf);
+
+    t.run("dbo_seeded", "--bootstrap=true");
+    List<Row> bronze = t.bronzeRows();
+    assertEquals(
+        4, bronze.stream().filter(r -> r.getInt32(MetadataColumns.OPERATION) == 0).count());
+    assertEquals(1, t.events(FactsTable.EVENT_BOOTSTRAP).size());
+    assertEquals(
+        source(table, "order_id", "status", "amount"),
+        BronzeOracle.latest(bronze, "order_id", "status", "amount"));
   }
 
   // ---- 1. Offsets and read limits ---------------------------------------------------------------

@@ -845,6 +845,12 @@ public final class CdcToDeltaJob {
                 + " ("
                 + config.captureInstance()
                 + ")";
+    Long rows = null;
+    if (snapshotRows >= 0) {
+      rows = snapshotRows;
+    } else if (seed != null && record.get().rows() >= 0) {
+      rows = record.get().rows();
+    }
     String eventsApp = config.appId() + "#events";
     if (tables.latestTransactionVersion(config.factsPath(), eventsApp).isPresent()) {
       return;
@@ -859,9 +865,7 @@ public final class CdcToDeltaJob {
         List.of(
             FactsTable.row()
                 .set(FactsTable.APP_ID, config.appId())
-                .set(
-                    FactsTable.ROWS,
-                    snapshotRows >= 0 ? snapshotRows : seed != null ? record.get().rows() : null)
+                .set(FactsTable.ROWS, rows)
                 .set(FactsTable.EVENT, FactsTable.EVENT_BOOTSTRAP)
                 .set(FactsTable.MIN_LSN, s.get().toString())
                 .set(FactsTable.MAX_LSN, s.get().toString())

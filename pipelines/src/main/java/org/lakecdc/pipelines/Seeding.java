@@ -61,9 +61,10 @@ final class Seeding {
   }
 
   /**
-   * Checks the seed, in order, before anything is written: the copy's columns against the job's
-   * change schema; as_of to L ({@link CdcClient#lastCommitLsnAtOrBefore}, or the LSN given); the
-   * target (a rerun of the same seed, or refused); L against {@code max_lsn}; the changes right
+   * Checks the seed, in order, before anything is written: the target holding this very seed (same
+   * copy, same as_of: a rerun, nothing else is checked or read); the copy's columns against the
+   * job's change schema; as_of to L ({@link CdcClient#lastCommitLsnAtOrBefore}, or the LSN given);
+   * the target (a rerun of the same seed, or refused); L against {@code max_lsn}; the changes right
    * after L still held (BEHAVIOUR.md 9.2); then reads and converts the copy.
    *
    * @return the plan; {@link Plan#alreadySeeded()} when the target holds this seed already
@@ -76,6 +77,16 @@ final class Seeding {
   static Plan check(CdcToDeltaJob.Config config, DeltaTables tables, Schema changeSchema) {
     SeedCopy seed = config.seed();
     String copy = seed.table();
+    Optional<SnapshotRecord> existing =
+        tables.exists(config.bronzePath())
+            ? WriteSnapshotToDelta.committedRecord(tables, config.bronzePath())
+            : Optional.empty();
+    if (existing.isPresent()
+        && new SeedSource(copy, seed.asOfText()).equals(existing.get().seed())) {
+      // The same command again: the seed is found by its record, the copy is not read again
+      // (it may be gone by now).
+      return new Plan(existing.get().lsn(), existing.get().commitTime(), null);
+    }
     // 1. The copy's columns.
     if (!tables.exists(copy)) {
       throw new IllegalArgumentException(
@@ -112,10 +123,6 @@ final class Seeding {
               + config.captureInstance()
               + ": add them to the copy, or pass --seedAllowMissingColumns to seed them as NULL");
     }
-    Optional<SnapshotRecord> existing =
-        tables.exists(config.bronzePath())
-            ? WriteSnapshotToDelta.committedRecord(tables, config.bronzePath())
-            : Optional.empty();
     try (CdcClient client = config.clientFactory().open()) {
       // 2. as_of to L.
       Lsn l;

@@ -80,8 +80,8 @@ public interface CdcClient extends AutoCloseable {
    * commits of the last second (the fraction is dropped) or, before a fall-back, of the last hour.
    * The fixed-offset fallback is exact only in zones without daylight saving.
    *
-   * <p>Nothing calls it yet: the reference uses it to seed a table from an existing copy ({@code
-   * seed}, BEHAVIOUR.md 6.6), which is not built.
+   * <p>The job's seed from an existing copy ({@code --seedTable} with a time {@code --seedAsOf},
+   * BEHAVIOUR.md 6.6) stamps the copy with this LSN.
    *
    * @param utc the instant, UTC; fractions of a second are ignored
    * @return the LSN, or empty when no commit is at or before the instant (SQL Server answers NULL

@@ -174,25 +174,24 @@ public final class CdcToDelta {
     }
     String target =
         o.getTarget() != null ? o.getTarget() : "lakecdc-demo/delta/" + ci.toLowerCase(Locale.ROOT);
-    return new CdcToDeltaJob.Config(
-        clientFactory(o),
-        ci,
-        required("target", target),
-        required("factsTable", o.getFactsTable()),
-        required("controlTable", o.getControlTable()),
-        o.getAppId() != null ? required("appId", o.getAppId()) : ci,
-        o.getBootstrap(),
-        start,
-        o.getMaxCommitsPerBatch(),
-        o.getNumPartitions(),
-        granularity,
-        o.getIncludeCommandId(),
-        o.getColumns(),
-        isolation,
-        schemaChangePolicy,
-        null,
-        0,
-        seed);
+    return CdcToDeltaJob.Config.builder(
+            clientFactory(o),
+            ci,
+            required("target", target),
+            required("factsTable", o.getFactsTable()),
+            required("controlTable", o.getControlTable()))
+        .appId(o.getAppId() != null ? required("appId", o.getAppId()) : ci)
+        .bootstrap(o.getBootstrap())
+        .startingLsn(start)
+        .maxCommitsPerBatch(o.getMaxCommitsPerBatch())
+        .numPartitions(o.getNumPartitions())
+        .granularity(granularity)
+        .includeCommandId(o.getIncludeCommandId())
+        .columns(o.getColumns())
+        .isolation(isolation)
+        .schemaChangePolicy(schemaChangePolicy)
+        .seed(seed)
+        .build();
   }
 
   private static CdcClientFactory clientFactory(CdcToDeltaOptions o) {

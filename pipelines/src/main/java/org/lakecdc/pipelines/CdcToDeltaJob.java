@@ -104,46 +104,6 @@ public final class CdcToDeltaJob {
       @Nullable CrashPoint crashPoint,
       long crashBatch,
       @Nullable SeedCopy seed) {
-    /** A configuration without a seed. */
-    public Config(
-        CdcClientFactory clientFactory,
-        String captureInstance,
-        String bronzePath,
-        String factsPath,
-        String controlPath,
-        String appId,
-        boolean bootstrap,
-        StartingLsn startingLsn,
-        int maxCommitsPerBatch,
-        int numPartitions,
-        Granularity granularity,
-        boolean includeCommandId,
-        @Nullable String columns,
-        IsolationLevel isolation,
-        SchemaChangePolicy schemaChangePolicy,
-        @Nullable CrashPoint crashPoint,
-        long crashBatch) {
-      this(
-          clientFactory,
-          captureInstance,
-          bronzePath,
-          factsPath,
-          controlPath,
-          appId,
-          bootstrap,
-          startingLsn,
-          maxCommitsPerBatch,
-          numPartitions,
-          granularity,
-          includeCommandId,
-          columns,
-          isolation,
-          schemaChangePolicy,
-          crashPoint,
-          crashBatch,
-          null);
-    }
-
     public Config {
       Objects.requireNonNull(clientFactory, "clientFactory");
       Objects.requireNonNull(captureInstance, "captureInstance");
@@ -159,71 +119,197 @@ public final class CdcToDeltaJob {
 
     /** The same configuration with another app id. */
     public Config withAppId(String otherAppId) {
-      return new Config(
-          clientFactory,
-          captureInstance,
-          bronzePath,
-          factsPath,
-          controlPath,
-          otherAppId,
-          bootstrap,
-          startingLsn,
-          maxCommitsPerBatch,
-          numPartitions,
-          granularity,
-          includeCommandId,
-          columns,
-          isolation,
-          schemaChangePolicy,
-          crashPoint,
-          crashBatch,
-          seed);
+      return toBuilder().appId(otherAppId).build();
     }
 
     /** The same configuration with a seed from an existing copy (or none for null). */
     public Config withSeed(@Nullable SeedCopy otherSeed) {
-      return new Config(
-          clientFactory,
-          captureInstance,
-          bronzePath,
-          factsPath,
-          controlPath,
-          appId,
-          bootstrap,
-          startingLsn,
-          maxCommitsPerBatch,
-          numPartitions,
-          granularity,
-          includeCommandId,
-          columns,
-          isolation,
-          schemaChangePolicy,
-          crashPoint,
-          crashBatch,
-          otherSeed);
+      return toBuilder().seed(otherSeed).build();
     }
 
     /** The same configuration, stopping at {@code point} of batch {@code batch} (crash tests). */
     public Config withCrash(CrashPoint point, long batch) {
-      return new Config(
-          clientFactory,
-          captureInstance,
-          bronzePath,
-          factsPath,
-          controlPath,
-          appId,
-          bootstrap,
-          startingLsn,
-          maxCommitsPerBatch,
-          numPartitions,
-          granularity,
-          includeCommandId,
-          columns,
-          isolation,
-          schemaChangePolicy,
-          point,
-          batch,
-          seed);
+      return toBuilder().crashPoint(point).crashBatch(batch).build();
+    }
+
+    /**
+     * A builder with the command line's defaults for everything but the tables and the source: app
+     * id the capture instance, bootstrap on, starting LSN earliest, 100 commits per batch, one
+     * partition, hourly verdict, {@code _command_id} read, inferred columns, read-committed
+     * snapshot reads, schema changes classified, no crash point and no seed.
+     *
+     * @param clientFactory opens CDC clients
+     * @param captureInstance the capture instance to read
+     * @param bronzePath the bronze table (the target)
+     * @param factsPath the facts table
+     * @param controlPath the control table
+     */
+    public static Builder builder(
+        CdcClientFactory clientFactory,
+        String captureInstance,
+        String bronzePath,
+        String factsPath,
+        String controlPath) {
+      return new Builder(clientFactory, captureInstance, bronzePath, factsPath, controlPath);
+    }
+
+    /** A builder holding this configuration's values. */
+    public Builder toBuilder() {
+      return new Builder(clientFactory, captureInstance, bronzePath, factsPath, controlPath)
+          .appId(appId)
+          .bootstrap(bootstrap)
+          .startingLsn(startingLsn)
+          .maxCommitsPerBatch(maxCommitsPerBatch)
+          .numPartitions(numPartitions)
+          .granularity(granularity)
+          .includeCommandId(includeCommandId)
+          .columns(columns)
+          .isolation(isolation)
+          .schemaChangePolicy(schemaChangePolicy)
+          .crashPoint(crashPoint)
+          .crashBatch(crashBatch)
+          .seed(seed);
+    }
+
+    /**
+     * Builds a {@link Config}: the source and the tables are fixed, every other component has a
+     * setter and starts at the command line's default (see {@link Config#builder}). {@link #build}
+     * validates.
+     */
+    public static final class Builder {
+      private final CdcClientFactory clientFactory;
+      private final String captureInstance;
+      private final String bronzePath;
+      private final String factsPath;
+      private final String controlPath;
+      private String appId;
+      private boolean bootstrap = true;
+      private StartingLsn startingLsn = StartingLsn.earliest();
+      private int maxCommitsPerBatch = 100;
+      private int numPartitions = 1;
+      private Granularity granularity = Granularity.HOUR;
+      private boolean includeCommandId = true;
+      private @Nullable String columns;
+      private IsolationLevel isolation = IsolationLevel.READ_COMMITTED;
+      private SchemaChangePolicy schemaChangePolicy = SchemaChangePolicy.CLASSIFY;
+      private @Nullable CrashPoint crashPoint;
+      private long crashBatch;
+      private @Nullable SeedCopy seed;
+
+      private Builder(
+          CdcClientFactory clientFactory,
+          String captureInstance,
+          String bronzePath,
+          String factsPath,
+          String controlPath) {
+        this.clientFactory = clientFactory;
+        this.captureInstance = captureInstance;
+        this.bronzePath = bronzePath;
+        this.factsPath = factsPath;
+        this.controlPath = controlPath;
+        this.appId = captureInstance;
+      }
+
+      /** The job's identity in the target (default: the capture instance). */
+      public Builder appId(String appId) {
+        this.appId = appId;
+        return this;
+      }
+
+      /** Whether a new target starts with a whole snapshot (default true). */
+      public Builder bootstrap(boolean bootstrap) {
+        this.bootstrap = bootstrap;
+        return this;
+      }
+
+      /** Where a new target starts without bootstrap (default earliest). */
+      public Builder startingLsn(StartingLsn startingLsn) {
+        this.startingLsn = startingLsn;
+        return this;
+      }
+
+      /** Commits per batch, 0 for no limit (default 100). */
+      public Builder maxCommitsPerBatch(int maxCommitsPerBatch) {
+        this.maxCommitsPerBatch = maxCommitsPerBatch;
+        return this;
+      }
+
+      /** Parallel parts of a read (default 1). */
+      public Builder numPartitions(int numPartitions) {
+        this.numPartitions = numPartitions;
+        return this;
+      }
+
+      /** The verdict's period (default hour). */
+      public Builder granularity(Granularity granularity) {
+        this.granularity = granularity;
+        return this;
+      }
+
+      /** Whether {@code _command_id} is read (default true). */
+      public Builder includeCommandId(boolean includeCommandId) {
+        this.includeCommandId = includeCommandId;
+        return this;
+      }
+
+      /** Declared columns, or null to infer (default null). */
+      public Builder columns(@Nullable String columns) {
+        this.columns = columns;
+        return this;
+      }
+
+      /** Isolation of snapshot reads (default read committed). */
+      public Builder isolation(IsolationLevel isolation) {
+        this.isolation = isolation;
+        return this;
+      }
+
+      /** What DDL in a batch's range does (default {@link SchemaChangePolicy#CLASSIFY}). */
+      public Builder schemaChangePolicy(SchemaChangePolicy schemaChangePolicy) {
+        this.schemaChangePolicy = schemaChangePolicy;
+        return this;
+      }
+
+      /** Crash tests only: where to stop, or null (default null). */
+      public Builder crashPoint(@Nullable CrashPoint crashPoint) {
+        this.crashPoint = crashPoint;
+        return this;
+      }
+
+      /** Crash tests only: the batch to stop at (default 0). */
+      public Builder crashBatch(long crashBatch) {
+        this.crashBatch = crashBatch;
+        return this;
+      }
+
+      /** A new target's seed from an existing copy, or null for none (default null). */
+      public Builder seed(@Nullable SeedCopy seed) {
+        this.seed = seed;
+        return this;
+      }
+
+      /** The configuration; throws when a required value is null. */
+      public Config build() {
+        return new Config(
+            clientFactory,
+            captureInstance,
+            bronzePath,
+            factsPath,
+            controlPath,
+            appId,
+            bootstrap,
+            startingLsn,
+            maxCommitsPerBatch,
+            numPartitions,
+            granularity,
+            includeCommandId,
+            columns,
+            isolation,
+            schemaChangePolicy,
+            crashPoint,
+            crashBatch,
+            seed);
+      }
     }
   }
 

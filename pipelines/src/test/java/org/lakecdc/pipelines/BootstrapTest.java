@@ -21,7 +21,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.cdc.transforms.delta.DeltaColumn;
 import org.lakecdc.cdc.transforms.facts.FactsTable;
 import org.lakecdc.cdc.transforms.write.WriteSnapshotToDelta;
-import org.lakecdc.mssqlcdc.io.SchemaChangePolicy;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
 import org.lakecdc.mssqlcdc.schema.MetadataColumns;
 
@@ -30,25 +29,12 @@ class BootstrapTest {
   @TempDir Path dir;
 
   private static CdcToDeltaJob.Config bootstrap(JobFixture f, String captureInstance, String app) {
-    CdcToDeltaJob.Config c = f.config();
-    return new CdcToDeltaJob.Config(
-        c.clientFactory(),
-        captureInstance,
-        f.bronze,
-        f.facts,
-        f.control,
-        app,
-        true,
-        c.startingLsn(),
-        4,
-        2,
-        c.granularity(),
-        true,
-        null,
-        c.isolation(),
-        SchemaChangePolicy.CLASSIFY,
-        null,
-        0);
+    return CdcToDeltaJob.Config.builder(
+            f.db.clientFactory(), captureInstance, f.bronze, f.facts, f.control)
+        .appId(app)
+        .maxCommitsPerBatch(4)
+        .numPartitions(2)
+        .build();
   }
 
   private static List<Row> bronzeRows(JobFixture f) {
@@ -139,26 +125,13 @@ class BootstrapTest {
     for (int i = 0; i < 5; i++) {
       f.db.transaction(at(20L * i)).insert(ORDERS, order(i, "new", i + ".00")).commit();
     }
-    CdcToDeltaJob.Config c = f.config();
     f.run(
-        new CdcToDeltaJob.Config(
-            c.clientFactory(),
-            "dbo_orders",
-            f.bronze,
-            f.facts,
-            f.control,
-            "orders-v1",
-            false,
-            c.startingLsn(),
-            2,
-            1,
-            c.granularity(),
-            true,
-            null,
-            c.isolation(),
-            SchemaChangePolicy.CLASSIFY,
-            null,
-            0));
+        CdcToDeltaJob.Config.builder(
+                f.db.clientFactory(), "dbo_orders", f.bronze, f.facts, f.control)
+            .appId("orders-v1")
+            .bootstrap(false)
+            .maxCommitsPerBatch(2)
+            .build());
     assertEquals(5, bronzeRows(f).size());
     List<Row> facts = f.tables.scan(f.facts, FactsTable.SCHEMA);
     assertEquals(

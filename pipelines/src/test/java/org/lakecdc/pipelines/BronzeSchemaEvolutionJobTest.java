@@ -46,24 +46,12 @@ class BronzeSchemaEvolutionJobTest {
 
   private static CdcToDeltaJob.Config config(
       JobFixture f, String captureInstance, String appId, boolean bootstrap) {
-    return new CdcToDeltaJob.Config(
-        f.db.clientFactory(),
-        captureInstance,
-        f.bronze,
-        f.facts,
-        f.control,
-        appId,
-        bootstrap,
-        org.lakecdc.mssqlcdc.io.StartingLsn.earliest(),
-        4,
-        1,
-        org.lakecdc.cdc.transforms.finalization.Granularity.HOUR,
-        true,
-        null,
-        org.lakecdc.mssqlcdc.client.IsolationLevel.READ_COMMITTED,
-        org.lakecdc.mssqlcdc.io.SchemaChangePolicy.CLASSIFY,
-        null,
-        0);
+    return CdcToDeltaJob.Config.builder(
+            f.db.clientFactory(), captureInstance, f.bronze, f.facts, f.control)
+        .appId(appId)
+        .bootstrap(bootstrap)
+        .maxCommitsPerBatch(4)
+        .build();
   }
 
   /**

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.lakecdc.pipelines.JobFixture.CI;
 import static org.lakecdc.pipelines.JobFixture.ORDERS;
 import static org.lakecdc.pipelines.JobFixture.at;
 import static org.lakecdc.pipelines.JobFixture.order;
@@ -28,7 +27,6 @@ import org.lakecdc.cdc.transforms.delta.TableProperties;
 import org.lakecdc.cdc.transforms.finalization.Finalization;
 import org.lakecdc.cdc.transforms.position.StreamPosition;
 import org.lakecdc.cdc.transforms.write.CrashPoint;
-import org.lakecdc.mssqlcdc.io.SchemaChangePolicy;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
 
 /**
@@ -80,26 +78,7 @@ class CdcToDeltaJobTest {
     f.insertCommit(0, 3);
     f.insertCommit(1, 3);
     f.db.idle(at(125));
-    CdcToDeltaJob.Config config = f.config();
-    f.run(
-        new CdcToDeltaJob.Config(
-            config.clientFactory(),
-            CI,
-            f.bronze,
-            f.facts,
-            f.control,
-            CI,
-            false,
-            config.startingLsn(),
-            1,
-            1,
-            config.granularity(),
-            true,
-            null,
-            config.isolation(),
-            SchemaChangePolicy.CLASSIFY,
-            null,
-            0));
+    f.run(f.config().toBuilder().maxCommitsPerBatch(1).build());
     List<CommitSummary> history = f.tables.history(f.bronze);
     long dataCommits = history.stream().filter(c -> c.operation().equals("WRITE")).count();
     assertEquals(2, dataCommits, "two batches with rows, two bronze commits: " + history);
@@ -203,27 +182,7 @@ class CdcToDeltaJobTest {
     CdcToDeltaJob.Config c = f.config();
     IllegalArgumentException e =
         assertThrows(
-            IllegalArgumentException.class,
-            () ->
-                f.run(
-                    new CdcToDeltaJob.Config(
-                        c.clientFactory(),
-                        CI,
-                        f.bronze,
-                        f.facts,
-                        f.control,
-                        "other",
-                        false,
-                        c.startingLsn(),
-                        4,
-                        1,
-                        c.granularity(),
-                        true,
-                        null,
-                        c.isolation(),
-                        SchemaChangePolicy.CLASSIFY,
-                        null,
-                        0)));
+            IllegalArgumentException.class, () -> f.run(c.toBuilder().appId("other").build()));
     assertTrue(
         e.getMessage()
             .startsWith("Target " + f.bronze + " is written by app id 'dbo_orders', not 'other'"),
@@ -339,24 +298,10 @@ class CdcToDeltaJobTest {
             IllegalArgumentException.class,
             () ->
                 f.run(
-                    new CdcToDeltaJob.Config(
-                        c.clientFactory(),
-                        CI,
-                        f.bronze,
-                        f.facts,
-                        f.control,
-                        CI,
-                        false,
-                        org.lakecdc.mssqlcdc.io.StartingLsn.parse("0x0000002A000001009999"),
-                        4,
-                        1,
-                        c.granularity(),
-                        true,
-                        null,
-                        c.isolation(),
-                        SchemaChangePolicy.CLASSIFY,
-                        null,
-                        0)));
+                    c.toBuilder()
+                        .startingLsn(
+                            org.lakecdc.mssqlcdc.io.StartingLsn.parse("0x0000002A000001009999"))
+                        .build()));
     assertTrue(e.getMessage().startsWith("startingLsn 0x0000002A000001009999 is after max_lsn"));
     assertFalse(f.tables.exists(f.bronze));
     assertFalse(f.tables.exists(f.facts));

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
-import static org.lakecdc.pipelines.JobFixture.CI;
 import static org.lakecdc.pipelines.JobFixture.ORDERS;
 import static org.lakecdc.pipelines.JobFixture.at;
 import static org.lakecdc.pipelines.JobFixture.order;
@@ -27,7 +26,6 @@ import org.lakecdc.cdc.transforms.delta.DeltaColumn;
 import org.lakecdc.cdc.transforms.facts.FactsTable;
 import org.lakecdc.cdc.transforms.finalization.Finalization;
 import org.lakecdc.cdc.transforms.write.CrashPoint;
-import org.lakecdc.mssqlcdc.io.SchemaChangePolicy;
 
 /**
  * The main job end to end (bootstrap snapshot, then changes, into bronze, facts and the verdict) on
@@ -79,26 +77,8 @@ class CrossRunnerJobTest {
     for (int t = 1; t <= 4; t++) {
       f.insertCommit(t, 2);
     }
-    CdcToDeltaJob.Config c = f.config();
     CdcToDeltaJob.Config config =
-        new CdcToDeltaJob.Config(
-            c.clientFactory(),
-            CI,
-            f.bronze,
-            f.facts,
-            f.control,
-            CI,
-            true,
-            c.startingLsn(),
-            2,
-            2,
-            c.granularity(),
-            true,
-            null,
-            c.isolation(),
-            SchemaChangePolicy.CLASSIFY,
-            null,
-            0);
+        f.config().toBuilder().bootstrap(true).maxCommitsPerBatch(2).numPartitions(2).build();
     CdcToDeltaJob.Summary summary =
         f.run(
             config,

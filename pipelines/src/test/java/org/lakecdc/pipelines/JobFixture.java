@@ -17,13 +17,9 @@ import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.values.Row;
 import org.lakecdc.cdc.transforms.delta.DeltaTables;
 import org.lakecdc.cdc.transforms.facts.FactsTable;
-import org.lakecdc.cdc.transforms.finalization.Granularity;
 import org.lakecdc.cdc.transforms.write.CrashPoint;
-import org.lakecdc.mssqlcdc.client.IsolationLevel;
 import org.lakecdc.mssqlcdc.fake.ColumnDefinition;
 import org.lakecdc.mssqlcdc.fake.FakeSqlServer;
-import org.lakecdc.mssqlcdc.io.SchemaChangePolicy;
-import org.lakecdc.mssqlcdc.io.StartingLsn;
 import org.lakecdc.mssqlcdc.schema.MetadataColumns;
 
 /**
@@ -82,24 +78,10 @@ final class JobFixture {
   }
 
   CdcToDeltaJob.Config config() {
-    return new CdcToDeltaJob.Config(
-        db.clientFactory(),
-        CI,
-        bronze,
-        facts,
-        control,
-        CI,
-        false,
-        StartingLsn.earliest(),
-        4,
-        1,
-        Granularity.HOUR,
-        true,
-        null,
-        IsolationLevel.READ_COMMITTED,
-        SchemaChangePolicy.CLASSIFY,
-        null,
-        0);
+    return CdcToDeltaJob.Config.builder(db.clientFactory(), CI, bronze, facts, control)
+        .bootstrap(false)
+        .maxCommitsPerBatch(4)
+        .build();
   }
 
   static PipelineOptions direct() {

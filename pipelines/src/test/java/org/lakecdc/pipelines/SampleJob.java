@@ -17,15 +17,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.lakecdc.cdc.transforms.finalization.Granularity;
 import org.lakecdc.mssqlcdc.client.CdcClient;
 import org.lakecdc.mssqlcdc.client.ChangeQuery;
 import org.lakecdc.mssqlcdc.client.ChangeRow;
 import org.lakecdc.mssqlcdc.client.CloseableIterator;
 import org.lakecdc.mssqlcdc.client.Commit;
-import org.lakecdc.mssqlcdc.client.IsolationLevel;
-import org.lakecdc.mssqlcdc.io.SchemaChangePolicy;
-import org.lakecdc.mssqlcdc.io.StartingLsn;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
 
 /**
@@ -140,24 +136,9 @@ public final class SampleJob {
     List<Map<String, Object>> atS = f.db.rows(ORDERS);
 
     CdcToDeltaJob.Config config =
-        new CdcToDeltaJob.Config(
-            f.db.clientFactory(),
-            CI,
-            f.bronze,
-            f.facts,
-            f.control,
-            CI,
-            true,
-            StartingLsn.earliest(),
-            MAX_COMMITS_PER_BATCH,
-            1,
-            Granularity.HOUR,
-            true,
-            null,
-            IsolationLevel.READ_COMMITTED,
-            SchemaChangePolicy.CLASSIFY,
-            null,
-            0);
+        CdcToDeltaJob.Config.builder(f.db.clientFactory(), CI, f.bronze, f.facts, f.control)
+            .maxCommitsPerBatch(MAX_COMMITS_PER_BATCH)
+            .build();
     CdcToDeltaJob.Summary summary =
         CdcToDeltaJob.run(config, JobFixture.direct(), System.out, () -> secondHalf(f));
     System.out.println("SampleJob: " + summary);

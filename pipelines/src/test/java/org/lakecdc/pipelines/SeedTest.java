@@ -83,27 +83,6 @@ class SeedTest {
     return f.config().withSeed(SeedCopy.parse(copy, asOf, false));
   }
 
-  private static CdcToDeltaJob.Config withBootstrap(CdcToDeltaJob.Config c) {
-    return new CdcToDeltaJob.Config(
-        c.clientFactory(),
-        c.captureInstance(),
-        c.bronzePath(),
-        c.factsPath(),
-        c.controlPath(),
-        c.appId(),
-        true,
-        c.startingLsn(),
-        c.maxCommitsPerBatch(),
-        c.numPartitions(),
-        c.granularity(),
-        c.includeCommandId(),
-        c.columns(),
-        c.isolation(),
-        c.schemaChangePolicy(),
-        null,
-        0);
-  }
-
   private static List<Row> bronzeRows(JobFixture f) {
     return f.tables.scan(f.bronze, DeltaColumn.toBeamSchema(f.tables.describe(f.bronze).columns()));
   }
@@ -220,7 +199,7 @@ class SeedTest {
 
     // A bootstrap run takes no snapshot of its own.
     f.db.transaction(at(8)).update(ORDERS, List.of(4), Map.of("status", "paid")).commit();
-    CdcToDeltaJob.Summary boot = f.run(withBootstrap(f.config()));
+    CdcToDeltaJob.Summary boot = f.run(f.config().toBuilder().bootstrap(true).build());
     assertEquals(-1, boot.snapshotRows());
     bronze = bronzeRows(f);
     assertEquals(4, snapshotRows(bronze).size());

@@ -9,11 +9,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import org.lakecdc.cdc.transforms.finalization.Granularity;
-import org.lakecdc.mssqlcdc.client.IsolationLevel;
 import org.lakecdc.mssqlcdc.client.SchemaChangedError;
 import org.lakecdc.mssqlcdc.fake.FakeSqlServer;
-import org.lakecdc.mssqlcdc.io.StartingLsn;
 import org.lakecdc.mssqlcdc.schema.SqlServerType;
 
 /**
@@ -124,23 +121,13 @@ public final class WideningJob {
   }
 
   private static CdcToDeltaJob.Config config(FakeSqlServer db, Path dir) {
-    return new CdcToDeltaJob.Config(
-        db.clientFactory(),
-        CI,
-        dir.resolve("delta/dbo_orders").toString(),
-        dir.resolve("delta/facts").toString(),
-        dir.resolve("delta/table_finalization").toString(),
-        CI,
-        true,
-        StartingLsn.earliest(),
-        4,
-        1,
-        Granularity.HOUR,
-        true,
-        null,
-        IsolationLevel.READ_COMMITTED,
-        org.lakecdc.mssqlcdc.io.SchemaChangePolicy.CLASSIFY,
-        null,
-        0);
+    return CdcToDeltaJob.Config.builder(
+            db.clientFactory(),
+            CI,
+            dir.resolve("delta/dbo_orders").toString(),
+            dir.resolve("delta/facts").toString(),
+            dir.resolve("delta/table_finalization").toString())
+        .maxCommitsPerBatch(4)
+        .build();
   }
 }

@@ -210,6 +210,18 @@ class SqlServerJobTest {
         off.compareTo(limit) <= 0, what + ": " + actual + " is " + off + " from " + expected);
   }
 
+  /**
+   * Creates {@code dbo.<table> (id int, v int)} holding ids 1..{@code rows} with v = 0, rows older
+   * than CDC, then captures it as {@code dbo_<table>} granted to the reader.
+   */
+  private static void idValueTable(String table, int rows) {
+    server.createTable(table, ID_V, List.of("id"));
+    for (int id = 1; id <= rows; id++) {
+      server.execute("INSERT INTO dbo.[" + table + "] (id, v) VALUES (" + id + ", 0)");
+    }
+    server.enableCapture(table, "dbo_" + table, true);
+  }
+
   // ---- the main job end to end (issue 5), C086, C243 --------------------------------------------
 
   @Test
@@ -464,11 +476,7 @@ class SqlServerJobTest {
   @Test
   void c045AnInstanceEnabledUnderWritesTakesOverAtItsStartLsn() throws Exception {
     String table = "sw_live";
-    server.createTable(table, ID_V, List.of("id"));
-    for (int id = 1; id <= 10; id++) {
-      server.execute("INSERT INTO dbo.sw_live (id, v) VALUES (" + id + ", 0)");
-    }
-    server.enableCapture(table, "dbo_sw_live", true);
+    idValueTable(table, 10);
     AtomicBoolean writing = new AtomicBoolean(true);
     CompletableFuture<Integer> writer =
         CompletableFuture.supplyAsync(
@@ -539,11 +547,7 @@ class SqlServerJobTest {
   @Test
   void c046AnOlderInstanceDisabledBeforeTheStreamReachedItsSuccessorMeansDataLoss() {
     String table = "sw_gone";
-    server.createTable(table, ID_V, List.of("id"));
-    for (int id = 1; id <= 10; id++) {
-      server.execute("INSERT INTO dbo.sw_gone (id, v) VALUES (" + id + ", 0)");
-    }
-    server.enableCapture(table, "dbo_sw_gone", true);
+    idValueTable(table, 10);
     Target t = new Target(table);
     t.run("dbo_sw_gone", "--bootstrap=true");
     server.transaction("DELETE FROM dbo.sw_gone WHERE id = 1");
@@ -564,11 +568,7 @@ class SqlServerJobTest {
   @Test
   void c047AColumnAddedReachesBronzeThroughANewInstanceWithItsValues() {
     String table = "ddl_add";
-    server.createTable(table, ID_V, List.of("id"));
-    for (int id = 1; id <= 3; id++) {
-      server.execute("INSERT INTO dbo.ddl_add (id, v) VALUES (" + id + ", 0)");
-    }
-    server.enableCapture(table, "dbo_ddl_add", true);
+    idValueTable(table, 3);
     Target t = new Target(table);
     t.run("dbo_ddl_add", "--bootstrap=true");
 

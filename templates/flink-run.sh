@@ -15,7 +15,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 [[ $# -ge 1 ]] || { sed -n '2,12p' "$0" >&2; exit 2; }
 read_options "$@"
 shift
-jar="${LAKECDC_JAR:-$(ls "$here"/../pipelines/target/pipelines-*-flink.jar 2>/dev/null | head -1)}"
+jar="${LAKECDC_JAR:-$(ls "$here"/../pipelines/target/pipelines-*-flink.jar 2>/dev/null | head -1 || true)}"
 [[ -f "$jar" ]] || { echo "error: no Flink jar; build it: mvn -B -pl pipelines -am -Pflink -DskipTests package" >&2; exit 2; }
 # shellcheck disable=SC2086
 exec "${FLINK_HOME:?set FLINK_HOME to the Flink 1.19 installation}/bin/flink" run \

@@ -17,7 +17,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 [[ $# -ge 1 ]] || { sed -n '2,14p' "$0" >&2; exit 2; }
 read_options "$@"
 shift
-jar="${LAKECDC_JAR:-$(ls "$here"/../pipelines/target/pipelines-*-spark.jar 2>/dev/null | head -1)}"
+jar="${LAKECDC_JAR:-$(ls "$here"/../pipelines/target/pipelines-*-spark.jar 2>/dev/null | head -1 || true)}"
 [[ -f "$jar" ]] || { echo "error: no Spark jar; build it: mvn -B -pl pipelines -am -Pspark -DskipTests package" >&2; exit 2; }
 # shellcheck disable=SC2086
 exec "${SPARK_HOME:?set SPARK_HOME to the Spark 3.5 installation}/bin/spark-submit" \

@@ -17,6 +17,7 @@ import org.lakecdc.mssqlcdc.client.SqlCdcClientFactory;
 import org.lakecdc.mssqlcdc.fake.FakeCdcClientFactory;
 import org.lakecdc.mssqlcdc.io.SchemaChangePolicy;
 import org.lakecdc.mssqlcdc.io.StartingLsn;
+import org.lakecdc.mssqlcdc.schema.ColumnsDdl;
 import org.lakecdc.pipelines.demo.DemoDatabase;
 
 /**
@@ -174,12 +175,19 @@ public final class CdcToDelta {
     }
     String target =
         o.getTarget() != null ? o.getTarget() : "lakecdc-demo/delta/" + ci.toLowerCase(Locale.ROOT);
+    if (o.getColumns() != null) {
+      try {
+        ColumnsDdl.parse(o.getColumns());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("--columns: " + firstLine(e));
+      }
+    }
     return CdcToDeltaJob.Config.builder(
             clientFactory(o),
             ci,
-            required("target", target),
-            required("factsTable", o.getFactsTable()),
-            required("controlTable", o.getControlTable()))
+            tablePath("target", target),
+            tablePath("factsTable", o.getFactsTable()),
+            tablePath("controlTable", o.getControlTable()))
         .appId(o.getAppId() != null ? required("appId", o.getAppId()) : ci)
         .bootstrap(o.getBootstrap())
         .startingLsn(start)
@@ -221,6 +229,11 @@ public final class CdcToDelta {
               + "'");
     }
     if (o.getConnectionUrl() == null) {
+      if (!zone.isAuto()) {
+        throw new IllegalArgumentException(
+            "--sourceTimeZone applies to --connectionUrl (a SQL Server's clock); the simulator"
+                + " under --fakePath keeps its own zone: leave --sourceTimeZone at auto");
+      }
       Path path = Path.of(required("fakePath", o.getFakePath()));
       if (Files.exists(path) && !Files.isDirectory(path)) {
         throw new IllegalArgumentException(
@@ -276,6 +289,26 @@ public final class CdcToDelta {
       connection = connection.withLockTimeoutMs(o.getLockTimeoutMs());
     }
     return SqlCdcClientFactory.of(connection);
+  }
+
+  /**
+   * A Delta table's path or URI: not empty, and for a local path not an existing file (a table is a
+   * directory).
+   */
+  private static String tablePath(String option, String value) {
+    required(option, value);
+    if (!value.contains("://") && !value.startsWith("file:")) {
+      Path path = Path.of(value);
+      if (Files.exists(path) && !Files.isDirectory(path)) {
+        throw new IllegalArgumentException(
+            "--"
+                + option
+                + " must be a Delta table's directory (existing or to create), not the file '"
+                + value
+                + "'");
+      }
+    }
+    return value;
   }
 
   private static String required(String option, String value) {

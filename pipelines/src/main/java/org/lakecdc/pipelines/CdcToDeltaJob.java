@@ -472,10 +472,10 @@ public final class CdcToDeltaJob {
             "Write to Delta as batches arrive",
             WriteChangeStreamToDelta.to(run.target(config), run.changeSchema()));
     out.printf(
-        "Following %s after %s (batch %d), polling every %s s when caught up, %s%n",
+        "Following %s after %s (%s), polling every %s s when caught up, %s%n",
         config.captureInstance(),
         start.endLsn(),
-        start.batchId(),
+        batchText(start.batchId()),
         seconds(continuous),
         continuous.runFor().isZero()
             ? "until stopped"

@@ -15,6 +15,10 @@ final class CommandLine {
   private static final Pattern QUOTED = Pattern.compile("\"([^\"]*)\"");
   private static final Pattern NUMBER = Pattern.compile("numeric value \\(([^)]*)\\)");
 
+  /** Beam's message for an option the options interface does not have. */
+  private static final Pattern UNKNOWN =
+      Pattern.compile("missing a property named '([^']*)'(?:\\. Did you mean '([^']*)'\\?)?");
+
   private CommandLine() {}
 
   /**
@@ -33,6 +37,13 @@ final class CommandLine {
 
   static String explain(String[] args, IllegalArgumentException e) {
     String message = firstLine(e);
+    Matcher unknown = UNKNOWN.matcher(message);
+    if (unknown.find()) {
+      return "Unknown option --"
+          + unknown.group(1)
+          + (unknown.group(2) != null ? "; did you mean --" + unknown.group(2) + "?" : "")
+          + " (docs/options.md lists the options)";
+    }
     if (!message.contains("Cannot deserialize") && !message.contains("Overflow")) {
       return message;
     }

@@ -52,6 +52,11 @@ final class ContinuousMode {
               + o.getRunForSeconds()
               + "'");
     }
+    if (o.getRunForSeconds() > 0 && !o.getContinuous()) {
+      throw new IllegalArgumentException(
+          "--runForSeconds limits a continuous run: pass --continuous=true with it (a run without"
+              + " --continuous ends by itself once it has read up to max_lsn)");
+    }
   }
 
   /** The form for the runner of {@code options}: see the class comment. */

@@ -182,6 +182,36 @@ class CommandLineTest {
   }
 
   @Test
+  void whatAFirstTimeUserGotWrongIsRefusedBeforeAnythingRuns() throws Exception {
+    assertEquals(
+        "Unknown option --maxComitsPerBatch; did you mean --maxCommitsPerBatch? (docs/options.md"
+            + " lists the options)",
+        error("--maxComitsPerBatch=20"));
+    Path file = Files.writeString(dir.resolve("existing-file"), "x");
+    assertEquals(
+        "--target must be a Delta table's directory (existing or to create), not the file '"
+            + file
+            + "'",
+        error("--target=" + file));
+    assertEquals(
+        "--factsTable must be a Delta table's directory (existing or to create), not the file '"
+            + file
+            + "'",
+        error("--factsTable=" + file));
+    assertEquals(
+        "--sourceTimeZone applies to --connectionUrl (a SQL Server's clock); the simulator under"
+            + " --fakePath keeps its own zone: leave --sourceTimeZone at auto",
+        error("--sourceTimeZone=Mars/Olympus"));
+    assertEquals(
+        "--runForSeconds limits a continuous run: pass --continuous=true with it (a run without"
+            + " --continuous ends by itself once it has read up to max_lsn)",
+        error("--runForSeconds=10"));
+    String columns = error("--columns=garbage((");
+    assertTrue(columns.startsWith("--columns: "), columns);
+    assertTrue(columns.contains("garbage(("), columns);
+  }
+
+  @Test
   void aRealServerIsReadThroughTheTSqlClientWithoutThePassword() throws Exception {
     Path password = Files.writeString(dir.resolve("password"), "hunter2\n");
     CdcToDeltaJob.Config config =

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import org.apache.beam.sdk.Pipeline;
+import org.lakecdc.cdc.transforms.delta.TablePaths;
 import org.lakecdc.cdc.transforms.finalization.Granularity;
 import org.lakecdc.mssqlcdc.client.CdcClientFactory;
 import org.lakecdc.mssqlcdc.client.CdcException;
@@ -308,7 +309,11 @@ public final class CdcToDelta {
                 + "'");
       }
     }
-    return value;
+    try {
+      return TablePaths.normalize(value);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--" + option + ": " + e.getMessage());
+    }
   }
 
   private static String required(String option, String value) {

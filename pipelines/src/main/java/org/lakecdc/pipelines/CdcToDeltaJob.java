@@ -3,6 +3,7 @@ package org.lakecdc.pipelines;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -18,6 +19,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.cdc.transforms.bronze.BronzeTable;
 import org.lakecdc.cdc.transforms.delta.DeltaTables;
 import org.lakecdc.cdc.transforms.delta.SchemaEvolution;
+import org.lakecdc.cdc.transforms.delta.TablePaths;
 import org.lakecdc.cdc.transforms.facts.FactsTable;
 import org.lakecdc.cdc.transforms.finalization.ControlTable;
 import org.lakecdc.cdc.transforms.finalization.Finalization;
@@ -66,9 +68,9 @@ public final class CdcToDeltaJob {
    *
    * @param clientFactory opens CDC clients
    * @param captureInstance the capture instance to read
-   * @param bronzePath the bronze table (the target)
-   * @param factsPath the facts table
-   * @param controlPath the control table
+   * @param bronzePath the bronze table (the target), {@link TablePaths#normalize normalized}
+   * @param factsPath the facts table, normalized
+   * @param controlPath the control table, normalized
    * @param appId the job's identity in the target
    * @param bootstrap whether a new target starts with a whole snapshot
    * @param startingLsn where a new target starts without bootstrap
@@ -110,6 +112,10 @@ public final class CdcToDeltaJob {
       Objects.requireNonNull(bronzePath, "bronzePath");
       Objects.requireNonNull(factsPath, "factsPath");
       Objects.requireNonNull(controlPath, "controlPath");
+      // One spelling per table, here once: facts rows, control rows and messages name it so.
+      bronzePath = TablePaths.normalize(bronzePath);
+      factsPath = TablePaths.normalize(factsPath);
+      controlPath = TablePaths.normalize(controlPath);
       Objects.requireNonNull(appId, "appId");
       Objects.requireNonNull(startingLsn, "startingLsn");
       Objects.requireNonNull(granularity, "granularity");
@@ -619,7 +625,14 @@ public final class CdcToDeltaJob {
             client, config.captureInstance(), config.startingLsn().lsn().orElseThrow());
       }
     }
-    tables.createIfAbsent(config.bronzePath(), BronzeTable.definition(changeSchema));
+    // Checked before anything is created: an app id another target uses writes nothing.
+    TargetIdentity.check(config, tables, out);
+    boolean created =
+        tables.createIfAbsent(config.bronzePath(), BronzeTable.definition(changeSchema)).created();
+    String bronzeId = tables.tableId(config.bronzePath());
+    if (!created) {
+      takeColumnsIfEmpty(config, tables, changeSchema, out);
+    }
     evolveBronze(config, tables, changeSchema, out);
     tables.createIfAbsent(config.factsPath(), FactsTable.definition());
     tables.createIfAbsent(config.controlPath(), ControlTable.definition());
@@ -627,6 +640,9 @@ public final class CdcToDeltaJob {
         new Finalization(tables, config.controlPath(), java.time.Clock.systemUTC());
 
     Optional<StreamPosition> position = resumePosition(config, tables, out);
+    if (position.isEmpty()) {
+      forgetFormerVerdict(config, finalization, out);
+    }
     long snapshotRows = -1;
     if (position.isEmpty() && seed != null && !seed.alreadySeeded()) {
       snapshotRows = Seeding.write(config, tables, changeSchema, seed, out);
@@ -636,7 +652,7 @@ public final class CdcToDeltaJob {
           "Target %s holds the seed at LSN %s (committed at %s UTC): nothing written again%n",
           config.bronzePath(), seed.lsn(), seed.commitTime());
     } else if (position.isEmpty() && config.bootstrap()) {
-      snapshotRows = snapshot(config, tables, changeSchema, beamOptions, out);
+      snapshotRows = snapshot(config, tables, changeSchema, beamOptions, out, bronzeId);
       position = resumePosition(config, tables, out);
     } else if (position.isEmpty()) {
       position = Optional.of(startPosition(config));
@@ -644,11 +660,11 @@ public final class CdcToDeltaJob {
           "New target %s: starting after %s (startingLsn=%s)%n",
           config.bronzePath(), position.get().endLsn(), config.startingLsn());
     }
+    StreamPosition start = position.get().ofTarget(config.bronzePath(), bronzeId);
     if (config.bootstrap() || seed != null) {
-      writeBootstrapFact(config, tables, snapshotRows);
+      writeBootstrapFact(config, tables, start, snapshotRows);
     }
     beforeStream.run();
-    StreamPosition start = position.get();
     if (start.endCommitTime() != null && start.batchId() >= 0) {
       finalization.advance(
           config.bronzePath(), start.endLsn(), start.endCommitTime(), config.granularity());
@@ -700,6 +716,42 @@ public final class CdcToDeltaJob {
   }
 
   /**
+   * Gives a bronze table that holds nothing yet this run's columns: a run that failed before its
+   * first commit (a {@code --columns} type its values do not convert to, say) leaves bronze created
+   * but without a position or a data file; the next run's columns replace its own, so a corrected
+   * {@code --columns} is taken instead of refused (issue 15, defect 2).
+   */
+  private static void takeColumnsIfEmpty(
+      Config config, DeltaTables tables, Schema changeSchema, PrintStream out) {
+    if (TargetIdentity.bronzePosition(config, tables).isPresent()
+        || tables.hasDataFiles(config.bronzePath())) {
+      return;
+    }
+    if (tables.replaceColumnsOfEmptyTable(
+        config.bronzePath(), BronzeTable.definition(changeSchema).columns())) {
+      out.printf(
+          "Bronze %s holds no row yet: it takes this run's columns (version %d)%n",
+          config.bronzePath(), tables.version(config.bronzePath()));
+    }
+  }
+
+  /**
+   * Removes the control row a former table at the target's path left: a target without a position
+   * of its own has no complete period, whatever a deleted table at the same path had vouched for.
+   */
+  private static void forgetFormerVerdict(
+      Config config, Finalization finalization, PrintStream out) {
+    finalization
+        .forget(config.bronzePath())
+        .ifPresent(
+            former ->
+                out.printf(
+                    "Removed the verdict finalized_until = %s of a former table at %s: this"
+                        + " table's verdict follows its own data%n",
+                    former, config.bronzePath()));
+  }
+
+  /**
    * Makes bronze take the change rows of this run (C043, C054, C055): the change schema, inferred
    * as the union of the table's capture instances, may have columns bronze lacks (a newer instance
    * captures them) or a type wider than bronze's. Columns are added, and types widened when bronze
@@ -733,6 +785,10 @@ public final class CdcToDeltaJob {
     for (Row fact : run.tables().scan(config.factsPath(), FactsTable.SCHEMA)) {
       Long batch = fact.getInt64(FactsTable.BATCH_ID);
       if (config.appId().equals(fact.getString(FactsTable.APP_ID))
+          && config.bronzePath().equals(fact.getString(FactsTable.TARGET))
+          // Written by this run: a former table at the same path has facts rows of the same
+          // batch numbers, written before this run began.
+          && writtenSince(fact, run.startedAt())
           && fact.getString(FactsTable.EVENT) == null
           && batch != null
           && batch > run.start().batchId()) {
@@ -750,6 +806,15 @@ public final class CdcToDeltaJob {
         resumePosition(config, run.tables(), out),
         run.finalization().verdict(config.bronzePath()),
         (System.nanoTime() - run.began()) / 1e9);
+  }
+
+  /** Whether a facts row was written at or after {@code instant} ({@code written_at}, UTC). */
+  private static boolean writtenSince(Row fact, Instant instant) {
+    LocalDateTime written = fact.getLogicalTypeValue(FactsTable.WRITTEN_AT, LocalDateTime.class);
+    return written != null
+        && !written.isBefore(
+            LocalDateTime.ofInstant(
+                instant.truncatedTo(java.time.temporal.ChronoUnit.MICROS), ZoneOffset.UTC));
   }
 
   /** "batch N", or "no batch yet" before the first batch (after a snapshot or on a new target). */
@@ -797,9 +862,8 @@ public final class CdcToDeltaJob {
               + bronze.get().appId()
               + " or write a new target");
     }
-    Optional<StreamPosition> facts =
-        StreamPosition.fromJson(
-            tables.domainMetadata(config.factsPath(), StreamPosition.factsDomain(config.appId())));
+    // The shared facts table's position counts only when it is this bronze table's own.
+    Optional<StreamPosition> facts = TargetIdentity.ownFactsPosition(config, tables);
     if (bronze.isPresent()
         && bronze.get().batchId() >= 0
         && (facts.isEmpty() || facts.get().endLsn().isBefore(bronze.get().endLsn()))) {
@@ -826,6 +890,7 @@ public final class CdcToDeltaJob {
                             "Bronze "
                                 + config.bronzePath()
                                 + " has a position but no batch stats")));
+    StreamPosition own = bronze.ofTarget(config.bronzePath(), tables.tableId(config.bronzePath()));
     out.printf(
         "Writing the facts row of batch %d, which the previous run committed to bronze but not"
             + " to facts%n",
@@ -839,9 +904,9 @@ public final class CdcToDeltaJob {
                     config.appId(), bronze.endLsn(), bronze.endCommitTime(), config.bronzePath())
                 .set(FactsTable.WRITTEN_AT, Instant.now())
                 .build()),
-        config.appId() + "#facts",
+        own.factsAppId(),
         stats.batchId(),
-        Map.of(StreamPosition.factsDomain(config.appId()), bronze.toJson()));
+        Map.of(StreamPosition.factsDomain(config.appId()), own.toJson()));
   }
 
   /**
@@ -856,7 +921,8 @@ public final class CdcToDeltaJob {
       DeltaTables tables,
       Schema changeSchema,
       PipelineOptions beamOptions,
-      PrintStream out) {
+      PrintStream out,
+      String bronzeId) {
     MssqlCdcIO.Snapshot snapshot =
         MssqlCdcIO.snapshot()
             .withCaptureInstance(config.captureInstance())
@@ -883,7 +949,8 @@ public final class CdcToDeltaJob {
                               + " again once the capture job has written one"));
     }
     StreamPosition atS =
-        new StreamPosition(config.appId(), 0, -1, s, time, config.captureInstance());
+        new StreamPosition(config.appId(), 0, -1, s, time, config.captureInstance())
+            .ofTarget(config.bronzePath(), bronzeId);
     out.printf(
         "New target %s: taking a snapshot of %s stamped with S = %s (committed at %s UTC)%n",
         config.bronzePath(), config.captureInstance(), s, time);
@@ -897,13 +964,8 @@ public final class CdcToDeltaJob {
     if (WriteSnapshotToDelta.committedSnapshot(tables, config.bronzePath()).isEmpty()) {
       WriteSnapshotToDelta.commit(tables, config.bronzePath(), atS, List.of(), 0);
     }
-    long rows =
-        tables.scan(config.bronzePath()).stream()
-            .filter(
-                r ->
-                    s.toString()
-                        .equals(r.get(org.lakecdc.mssqlcdc.schema.MetadataColumns.SNAPSHOT)))
-            .count();
+    // The rows recorded with the snapshot commit: bronze is never scanned to count them.
+    long rows = WriteSnapshotToDelta.committedSnapshotRows(tables, config.bronzePath()).orElse(0L);
     out.printf("Snapshot: %,d rows written to %s%n", rows, config.bronzePath());
     return rows;
   }
@@ -913,7 +975,8 @@ public final class CdcToDeltaJob {
    * <appId>#events}, version 0); offered on every run, so a crash between the snapshot commit and
    * this write only delays it.
    */
-  private static void writeBootstrapFact(Config config, DeltaTables tables, long snapshotRows) {
+  private static void writeBootstrapFact(
+      Config config, DeltaTables tables, StreamPosition start, long snapshotRows) {
     Optional<WriteSnapshotToDelta.SnapshotRecord> record =
         WriteSnapshotToDelta.committedRecord(tables, config.bronzePath());
     if (record.isEmpty()) {
@@ -931,15 +994,28 @@ public final class CdcToDeltaJob {
                 + " ("
                 + config.captureInstance()
                 + ")";
+    // The rows recorded with the snapshot (or seed) commit, also after a crash between that commit
+    // and this event (issue 15, defect 12).
     Long rows = null;
     if (snapshotRows >= 0) {
       rows = snapshotRows;
-    } else if (seed != null && record.get().rows() >= 0) {
+    } else if (record.get().rows() >= 0) {
       rows = record.get().rows();
     }
-    String eventsApp = config.appId() + "#events";
+    String eventsApp = start.eventsAppId();
     if (tables.latestTransactionVersion(config.factsPath(), eventsApp).isPresent()) {
       return;
+    }
+    if (start.targetId() == null
+        || TargetIdentity.bronzePosition(config, tables)
+            .filter(p -> p.targetId() == null)
+            .isPresent()) {
+      // A target whose bronze position records no table id wrote its event before lakecdc named
+      // the event's transaction after the table.
+      String legacy = config.appId() + "#events";
+      if (tables.latestTransactionVersion(config.factsPath(), legacy).isPresent()) {
+        return;
+      }
     }
     Instant time;
     try (CdcClient client = config.clientFactory().open()) {

@@ -313,7 +313,8 @@ final class Seeding {
         tables.writeDataFiles(config.bronzePath(), bronzeSchema, bronzeRows);
     StreamPosition atL =
         new StreamPosition(
-            config.appId(), 0, -1, plan.lsn(), plan.commitTime(), config.captureInstance());
+                config.appId(), 0, -1, plan.lsn(), plan.commitTime(), config.captureInstance())
+            .ofTarget(config.bronzePath(), tables.tableId(config.bronzePath()));
     long rows =
         WriteSnapshotToDelta.commit(
             tables,

@@ -694,6 +694,63 @@ public final class DeltaTables {
   }
 
   /**
+   * The table's id: Delta's {@code metaData.id}, a UUID given at creation and kept for the table's
+   * life (what delta-spark's {@code DESCRIBE DETAIL} shows as {@code id}). It tells one incarnation
+   * of a path from another: a table deleted and created again at the same path has a new id.
+   *
+   * @param path the table path or URI
+   * @return the id
+   * @throws IllegalStateException when no table exists
+   */
+  public String tableId(String path) {
+    return KernelInternals.tableId(requireTable(path));
+  }
+
+  /**
+   * Whether the latest version has at least one data file. Lists the log's file actions only (no
+   * data file is read), stopping at the first.
+   *
+   * @param path the table path or URI
+   * @return true when the table holds a data file
+   * @throws IllegalStateException when no table exists
+   */
+  public boolean hasDataFiles(String path) {
+    Scan scan = requireTable(path).getScanBuilder().build();
+    try (CloseableIterator<FilteredColumnarBatch> batches = scan.getScanFiles(engine)) {
+      while (batches.hasNext()) {
+        try (CloseableIterator<io.delta.kernel.data.Row> files = batches.next().getRows()) {
+          if (files.hasNext()) {
+            return true;
+          }
+        }
+      }
+      return false;
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot list the data files of Delta table " + path, e);
+    }
+  }
+
+  /**
+   * Gives a table that holds no data file these columns in place of its own, in one metadata
+   * commit: a table created for rows that were never written (a run that failed before its first
+   * commit) takes the next run's columns, whatever their types, since no row can read differently.
+   * Nothing is committed when the columns are already the table's (names, types, nullability and
+   * comments).
+   *
+   * @param path the table path or URI
+   * @param columns the new columns, in order
+   * @return true when the columns were replaced
+   * @throws IllegalStateException when no table exists, or when it holds a data file (its columns
+   *     can then only evolve, {@link #evolveSchema})
+   * @throws DeltaConflictException when the commit keeps losing to concurrent commits
+   */
+  public boolean replaceColumnsOfEmptyTable(String path, List<DeltaColumn> columns) {
+    requireTable(path);
+    return migrator.replaceColumnsOfEmptyTable(
+        path, List.copyOf(columns), () -> hasDataFiles(path));
+  }
+
+  /**
    * The table's metadata at its latest version: table comment, properties, columns with comments.
    *
    * @param path the table path or URI

@@ -41,6 +41,7 @@ import java.util.Optional;
  *       without column mapping, duplicates), run on a schema this project changes by hand.
  *   <li>Type widening: which type changes Kernel's type widening covers (its {@code
  *       TypeWideningChecker}, what Kernel checks when it evolves a column-mapped schema itself).
+ *   <li>Table id: the {@code metaData.id} that tells one incarnation of a path from another.
  *   <li>Scan files: the file status and physical read schema of a scan file, as Kernel's own
  *       examples read them.
  * </ul>
@@ -92,6 +93,15 @@ final class KernelInternals {
   }
 
   /** The table comment ({@code metaData.description}) of a snapshot, if set. */
+  /**
+   * The table's id ({@code metaData.id}, a UUID Delta assigns at creation and keeps for the table's
+   * life; delta-spark's {@code DESCRIBE DETAIL} shows it as {@code id}). A table deleted and
+   * created again at the same path gets a new id. Kernel 4.4 has no public accessor.
+   */
+  static String tableId(Snapshot snapshot) {
+    return snapshot.getMetadata().getId();
+  }
+
   static Optional<String> description(Snapshot snapshot) {
     return snapshot.getMetadata().getDescription();
   }

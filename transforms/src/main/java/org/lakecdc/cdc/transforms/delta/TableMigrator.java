@@ -233,6 +233,40 @@ final class TableMigrator {
   }
 
   /**
+   * Replaces the columns of a table without data files; see {@link
+   * DeltaTables#replaceColumnsOfEmptyTable}.
+   *
+   * @param hasDataFiles whether the table holds a data file, asked on every attempt
+   * @return whether a commit replaced the columns
+   */
+  boolean replaceColumnsOfEmptyTable(
+      String path, List<DeltaColumn> columns, java.util.function.BooleanSupplier hasDataFiles) {
+    StructType replacement = DeltaTypes.toStruct(columns);
+    Optional<Long> version =
+        commitMetadata(
+            path,
+            "replacing the columns of an empty table",
+            snapshot -> {
+              if (snapshot.getSchema().equals(replacement)) {
+                return Optional.empty();
+              }
+              if (hasDataFiles.getAsBoolean()) {
+                throw new IllegalStateException(
+                    "Delta table " + path + " holds data files: its columns can only evolve");
+              }
+              return Optional.of(
+                  new MetadataUpdate(
+                      replacement,
+                      Map.of(),
+                      KernelInternals.description(snapshot),
+                      columns.stream().map(DeltaColumn::name).toList()));
+            });
+    version.ifPresent(
+        v -> LOG.info("Delta table {}: columns of the empty table replaced (version {})", path, v));
+    return version.isPresent();
+  }
+
+  /**
    * The schema that takes rows of {@code columns}: missing columns appended (nullable), columns
    * whose type does not hold the rows' type widened. Fills {@code added} and {@code widened}.
    *

@@ -9,11 +9,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
 import org.apache.beam.sdk.util.BackOff;
 import org.apache.beam.sdk.util.BackOffUtils;
 import org.apache.beam.sdk.util.FluentBackoff;
 import org.apache.beam.sdk.util.Sleeper;
 import org.apache.beam.sdk.values.Row;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 import org.lakecdc.cdc.transforms.delta.DeltaConflictException;
 import org.lakecdc.cdc.transforms.delta.DeltaTables;
@@ -76,30 +78,76 @@ public final class Finalization {
       String table, Lsn endLsn, Instant endCommitTime, Granularity granularity) {
     tables.createIfAbsent(controlPath, ControlTable.definition());
     LocalDateTime candidate = candidate(endCommitTime, granularity);
+    return rewriteWithRetries(
+        rows -> {
+          List<Row> updated = new ArrayList<>(rows.size() + 1);
+          boolean found = false;
+          for (Row row : rows) {
+            if (!table.equals(row.getString(ControlTable.TABLE_NAME))) {
+              updated.add(row);
+              continue;
+            }
+            found = true;
+            LocalDateTime current = finalizedUntil(row);
+            if (current != null && !candidate.isAfter(current)) {
+              return new Rewrite<>(null, current);
+            }
+            updated.add(withVerdict(row, candidate, endLsn, endCommitTime));
+          }
+          if (!found) {
+            updated.add(withVerdict(newRow(table), candidate, endLsn, endCommitTime));
+          }
+          return new Rewrite<>(updated, candidate);
+        });
+  }
+
+  /**
+   * Removes the row of {@code table}: its verdict vouched for a table that no longer exists (the
+   * bronze table at that path was deleted, or a new one was created there), so no period of the new
+   * table is complete until its own data says so.
+   *
+   * @param table the target's path or name
+   * @return the verdict the removed row held, or empty when the control table had no row for it
+   * @throws DeltaConflictException when concurrent writers kept winning for about a minute
+   */
+  public Optional<LocalDateTime> forget(String table) {
+    if (!tables.exists(controlPath)) {
+      return Optional.empty();
+    }
+    return rewriteWithRetries(
+        rows -> {
+          List<Row> kept = new ArrayList<>(rows.size());
+          Optional<LocalDateTime> removed = null;
+          for (Row row : rows) {
+            if (table.equals(row.getString(ControlTable.TABLE_NAME))) {
+              removed = Optional.ofNullable(finalizedUntil(row));
+            } else {
+              kept.add(row);
+            }
+          }
+          return removed == null
+              ? new Rewrite<>(null, Optional.empty())
+              : new Rewrite<>(kept, removed);
+        });
+  }
+
+  /** The control rows to write (null: write nothing) and the result to return once written. */
+  private record Rewrite<T>(@Nullable List<Row> rows, T result) {}
+
+  /**
+   * Reads the control rows, computes the rewrite and commits it; a rewrite that lost to a
+   * concurrent writer is recomputed from the new content, with backoff for about a minute.
+   */
+  private <T> T rewriteWithRetries(Function<List<Row>, Rewrite<T>> change) {
     BackOff backOff = RETRIES.backoff();
     while (true) {
-      List<Row> rows = tables.scan(controlPath, ControlTable.SCHEMA);
-      List<Row> updated = new ArrayList<>(rows.size() + 1);
-      boolean found = false;
-      LocalDateTime verdict = candidate;
-      for (Row row : rows) {
-        if (!table.equals(row.getString(ControlTable.TABLE_NAME))) {
-          updated.add(row);
-          continue;
-        }
-        found = true;
-        LocalDateTime current = finalizedUntil(row);
-        if (current != null && !candidate.isAfter(current)) {
-          return current;
-        }
-        updated.add(withVerdict(row, candidate, endLsn, endCommitTime));
-      }
-      if (!found) {
-        updated.add(withVerdict(newRow(table), candidate, endLsn, endCommitTime));
+      Rewrite<T> rewrite = change.apply(tables.scan(controlPath, ControlTable.SCHEMA));
+      if (rewrite.rows() == null) {
+        return rewrite.result();
       }
       try {
-        tables.rewrite(controlPath, ControlTable.SCHEMA, updated, null, 0);
-        return verdict;
+        tables.rewrite(controlPath, ControlTable.SCHEMA, rewrite.rows(), null, 0);
+        return rewrite.result();
       } catch (DeltaConflictException e) {
         try {
           if (!BackOffUtils.next(Sleeper.DEFAULT, backOff)) {

@@ -176,11 +176,25 @@ final class BatchCommitter {
     Optional<StreamPosition> facts =
         StreamPosition.fromJson(
             tables.domainMetadata(target.factsPath(), StreamPosition.factsDomain(target.appId())));
-    for (Optional<StreamPosition> p : List.of(bronze, facts)) {
-      if (p.isPresent() && p.get().appId().equals(target.appId())) {
-        upTo = Lsn.max(upTo, p.get().endLsn());
-      }
+    if (bronze.isPresent() && bronze.get().appId().equals(target.appId())) {
+      upTo = Lsn.max(upTo, bronze.get().endLsn());
+    }
+    // The shared facts table's position counts only when it is this bronze table's.
+    if (facts.isPresent() && ownsFactsPosition(target.start(), facts.get())) {
+      upTo = Lsn.max(upTo, facts.get().endLsn());
     }
     return upTo;
+  }
+
+  /**
+   * Whether the facts position is the position of the target that started at {@code start}: the
+   * same app id and bronze table id, or, for a target whose positions record no table id (written
+   * before lakecdc recorded it), the same app id and no table id either.
+   */
+  static boolean ownsFactsPosition(StreamPosition start, StreamPosition facts) {
+    if (start.targetId() == null) {
+      return facts.targetId() == null && facts.appId().equals(start.appId());
+    }
+    return facts.isOf(start.appId(), start.targetId());
   }
 }

@@ -49,9 +49,12 @@ public record DeltaTarget(
     return start.appId();
   }
 
-  /** The facts transaction app id of batch rows: {@code <appId>#facts}. */
+  /**
+   * The facts transaction app id of batch rows: {@code <appId>#facts@<bronze table id>} ({@link
+   * StreamPosition#factsAppId}).
+   */
   public String factsAppId() {
-    return start.appId() + "#facts";
+    return start.factsAppId();
   }
 
   /** The same target, stopping at {@code point} of batch {@code batch} (crash tests). */

@@ -1,0 +1,146 @@
+package org.lakecdc.pipelines;
+
+import java.io.PrintStream;
+import java.util.Optional;
+import org.lakecdc.cdc.transforms.delta.DeltaTables;
+import org.lakecdc.cdc.transforms.position.StreamPosition;
+
+/**
+ * Which recorded position is a target's own. The facts table is shared: it holds one position per
+ * app id ({@link StreamPosition#factsDomain}), and a path can be deleted and a new bronze table
+ * created at it. A target is its bronze table, told apart by Delta's table id ({@code
+ * metaData.id}); a facts position counts as the target's only when it names that id ({@link
+ * StreamPosition#isOf}), so a new target never takes another's position for its own (issue 15,
+ * defect 1: a new target taken as up to date, with a "complete" verdict and no row).
+ *
+ * <p>Rules, for app id A, bronze table B (id b) and the facts position P recorded under A:
+ *
+ * <ul>
+ *   <li>P names b: B's own position.
+ *   <li>P names another bronze table that still exists with P's id: A is that target's app id; B is
+ *       refused before anything is written, naming both targets.
+ *   <li>P names a table that no longer exists (its path holds no table, or a new one with another
+ *       id: a reset target): P is nobody's; B starts as a new target and its first commit replaces
+ *       P.
+ *   <li>P names no table (written before lakecdc recorded it): B's own when B records a position
+ *       under A itself (an established target); otherwise it may be another target's, and B is
+ *       refused.
+ * </ul>
+ */
+final class TargetIdentity {
+  private TargetIdentity() {}
+
+  /**
+   * Refuses a target whose app id another live target uses in the same facts table; prints a line
+   * when the recorded position is of a table that no longer exists. Reads only; call it before
+   * anything is written.
+   *
+   * @throws IllegalArgumentException naming both targets and an app id to use instead
+   */
+  static void check(CdcToDeltaJob.Config config, DeltaTables tables, PrintStream out) {
+    Optional<StreamPosition> recorded = recordedFactsPosition(config, tables);
+    if (recorded.isEmpty() || owns(config, tables, recorded.get())) {
+      return;
+    }
+    StreamPosition p = recorded.get();
+    String where =
+        "in the facts table "
+            + config.factsPath()
+            + " ("
+            + CdcToDeltaJob.batchText(p.batchId())
+            + ", end LSN "
+            + p.endLsn()
+            + ")";
+    if (p.targetId() == null) {
+      throw new IllegalArgumentException(
+          "App id '"
+              + config.appId()
+              + "' already has a position "
+              + where
+              + ", written by an earlier lakecdc that did not record its target, and target "
+              + config.bronzePath()
+              + " has none of its own: it may be another target's; run with --appId="
+              + suggestedAppId(config)
+              + " (an app id no other target uses)");
+    }
+    if (p.target() != null && !p.target().equals(config.bronzePath()) && isLive(tables, p)) {
+      throw new IllegalArgumentException(
+          "App id '"
+              + config.appId()
+              + "' is already used for target "
+              + p.target()
+              + " "
+              + where
+              + ": target "
+              + config.bronzePath()
+              + " needs an app id of its own; run with --appId="
+              + suggestedAppId(config)
+              + " (an app id no other target uses)");
+    }
+    out.printf(
+        "The facts position of app id '%s' (%s, end LSN %s) is of bronze table %s (table id %s),"
+            + " which no longer exists: %s starts as a new target%n",
+        config.appId(),
+        CdcToDeltaJob.batchText(p.batchId()),
+        p.endLsn(),
+        p.target(),
+        p.targetId(),
+        config.bronzePath());
+  }
+
+  /**
+   * The facts position of the target's app id when it is the target's own (see the class comment);
+   * empty otherwise. Bronze must exist.
+   */
+  static Optional<StreamPosition> ownFactsPosition(
+      CdcToDeltaJob.Config config, DeltaTables tables) {
+    return recordedFactsPosition(config, tables).filter(p -> owns(config, tables, p));
+  }
+
+  /** Bronze's own position, when bronze exists and records one. */
+  static Optional<StreamPosition> bronzePosition(CdcToDeltaJob.Config config, DeltaTables tables) {
+    if (!tables.exists(config.bronzePath())) {
+      return Optional.empty();
+    }
+    return StreamPosition.fromJson(
+        tables.domainMetadata(config.bronzePath(), StreamPosition.BRONZE_DOMAIN));
+  }
+
+  private static Optional<StreamPosition> recordedFactsPosition(
+      CdcToDeltaJob.Config config, DeltaTables tables) {
+    if (!tables.exists(config.factsPath())) {
+      return Optional.empty();
+    }
+    return StreamPosition.fromJson(
+        tables.domainMetadata(config.factsPath(), StreamPosition.factsDomain(config.appId())));
+  }
+
+  private static boolean owns(
+      CdcToDeltaJob.Config config, DeltaTables tables, StreamPosition recorded) {
+    if (!tables.exists(config.bronzePath())) {
+      return false;
+    }
+    if (recorded.targetId() == null) {
+      return bronzePosition(config, tables)
+          .filter(own -> own.appId().equals(config.appId()))
+          .isPresent();
+    }
+    return recorded.isOf(config.appId(), tables.tableId(config.bronzePath()));
+  }
+
+  private static boolean isLive(DeltaTables tables, StreamPosition p) {
+    try {
+      return tables.exists(p.target()) && tables.tableId(p.target()).equals(p.targetId());
+    } catch (RuntimeException e) {
+      // A target on a file system this run cannot open is taken as live: refusing is safe.
+      return true;
+    }
+  }
+
+  /** The bronze directory's name when it differs from the app id, else the app id with "_2". */
+  private static String suggestedAppId(CdcToDeltaJob.Config config) {
+    String path = config.bronzePath();
+    String name = path.substring(path.lastIndexOf('/') + 1);
+    return name.isEmpty() || name.equals(config.appId()) ? config.appId() + "_2" : name;
+  }
+}

@@ -42,7 +42,8 @@ class StreamPositionTest {
   @Test
   void aPositionOfATargetNamesItsTableAndIsOnlyThatTablesOwn() {
     StreamPosition legacy =
-        new StreamPosition("dbo_orders", 0, 2, Lsn.parse("0x0000002A0000010000A1"), null, "dbo_orders");
+        new StreamPosition(
+            "dbo_orders", 0, 2, Lsn.parse("0x0000002A0000010000A1"), null, "dbo_orders");
     StreamPosition own = legacy.ofTarget("/lake/dbo_orders", "0c75dd29");
     assertEquals(
         "{\"end_lsn\":\"0x0000002A0000010000A1\",\"end_commit_ts\":null,\"batch_id\":2,"

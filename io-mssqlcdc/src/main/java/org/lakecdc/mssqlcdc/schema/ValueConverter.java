@@ -58,16 +58,20 @@ import java.util.regex.Pattern;
  *       LocalDateTime or LocalDate (midnight) read as UTC; date-time text, including the {@code
  *       datetimeoffset} text some drivers return ({@code 2026-09-28 13:50:01.1234567 -03:00} is
  *       2026-09-28T16:50:01.123456Z), text without an offset read as UTC.
- *   <li><b>STRING</b>: String unchanged; otherwise the canonical text: Boolean {@code true}/{@code
- *       false}; integers in decimal; Float/Double by {@code Float.toString}/{@code
- *       Double.toString}; BigDecimal {@code toPlainString} (scale kept, {@code 12.30}); LocalDate
- *       {@code 2026-09-28}; LocalDateTime {@code 2026-09-28T13:50:01.1234567} (seconds always,
- *       fraction only when not zero, all its digits); LocalTime {@code 13:50:01.1234567}; Instant
- *       {@code 2026-09-28T16:50:01.123456Z} (ISO-8601 UTC); OffsetDateTime ISO-8601 with offset;
- *       byte[] {@code 0x} and upper-case hex (SQL Server's style 1); UUID upper-case (SQL Server's
- *       {@code uniqueidentifier} text).
+ *   <li><b>STRING</b>: String unchanged (a lone UTF-16 surrogate, which has no UTF-8 form, fails);
+ *       otherwise the canonical text: Boolean {@code true}/{@code false}; integers in decimal;
+ *       Float/Double by {@code Float.toString}/{@code Double.toString}; BigDecimal {@code
+ *       toPlainString} (scale kept, {@code 12.30}); LocalDate {@code 2026-09-28}; LocalDateTime
+ *       {@code 2026-09-28T13:50:01.1234567} (seconds always, fraction only when not zero, all its
+ *       digits); LocalTime {@code 13:50:01.1234567}; Instant {@code 2026-09-28T16:50:01.123456Z}
+ *       (ISO-8601 UTC); OffsetDateTime ISO-8601 with offset; byte[] {@code 0x} and upper-case hex
+ *       (SQL Server's style 1); UUID upper-case (SQL Server's {@code uniqueidentifier} text).
  *   <li><b>BINARY</b>: byte[] unchanged (not copied); String as its UTF-8 bytes.
  * </ul>
+ *
+ * <p>DATE, TIMESTAMP_NTZ and TIMESTAMP values must lie in 0001-01-01 to 9999-12-31 (TIMESTAMP: in
+ * UTC, to 9999-12-31T23:59:59.999999Z), the range Delta and Spark define; others fail rather than
+ * reach a table that readers would show wrongly.
  *
  * <p>Date-time text: {@code yyyy-MM-dd}, optionally followed by {@code T} or a space and {@code
  * HH:mm[:ss[.f...]]} (1 to 9 fraction digits), optionally followed (spaces allowed) by {@code Z} or

@@ -63,7 +63,9 @@ import org.apache.parquet.schema.Types;
  * {@code int96RebaseSpec} in Spark 3.5's {@code sql/core}): with a key {@value #SPARK_VERSION_KEY},
  * a version of at least 3.0.0 (3.1.0 for INT96) and no {@code org.apache.spark.legacyDateTime} (or
  * {@code org.apache.spark.legacyINT96}) key, the values are read as they are (CORRECTED, proleptic
- * Gregorian); with no version key Spark falls back to {@code
+ * Gregorian). The version is compared as text; the keys are the constants of Spark's {@code
+ * org.apache.spark.sql} package object, checked in the bytecode of spark-sql_2.12 3.5.3 as well as
+ * in Spark's source. With no version key Spark falls back to {@code
  * spark.sql.parquet.datetimeRebaseModeInRead}, whose default EXCEPTION fails every query that meets
  * a date before 1582-10-15 or a timestamp before 1900-01-01T00:00:00Z ({@code
  * INCONSISTENT_BEHAVIOR_CROSS_VERSION.READ_ANCIENT_DATETIME}). Spark 3's own writer stores the

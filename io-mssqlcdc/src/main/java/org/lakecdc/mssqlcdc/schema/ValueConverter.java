@@ -58,16 +58,20 @@ import java.util.regex.Pattern;
  *       LocalDateTime or LocalDate (midnight) read as UTC; date-time text, including the {@code
  *       datetimeoffset} text some drivers return ({@code 2026-09-28 13:50:01.1234567 -03:00} is
  *       2026-09-28T16:50:01.123456Z), text without an offset read as UTC.
- *   <li><b>STRING</b>: String unchanged; otherwise the canonical text: Boolean {@code true}/{@code
- *       false}; integers in decimal; Float/Double by {@code Float.toString}/{@code
- *       Double.toString}; BigDecimal {@code toPlainString} (scale kept, {@code 12.30}); LocalDate
- *       {@code 2026-09-28}; LocalDateTime {@code 2026-09-28T13:50:01.1234567} (seconds always,
- *       fraction only when not zero, all its digits); LocalTime {@code 13:50:01.1234567}; Instant
- *       {@code 2026-09-28T16:50:01.123456Z} (ISO-8601 UTC); OffsetDateTime ISO-8601 with offset;
- *       byte[] {@code 0x} and upper-case hex (SQL Server's style 1); UUID upper-case (SQL Server's
- *       {@code uniqueidentifier} text).
+ *   <li><b>STRING</b>: String unchanged (a lone UTF-16 surrogate, which has no UTF-8 form, fails);
+ *       otherwise the canonical text: Boolean {@code true}/{@code false}; integers in decimal;
+ *       Float/Double by {@code Float.toString}/{@code Double.toString}; BigDecimal {@code
+ *       toPlainString} (scale kept, {@code 12.30}); LocalDate {@code 2026-09-28}; LocalDateTime
+ *       {@code 2026-09-28T13:50:01.1234567} (seconds always, fraction only when not zero, all its
+ *       digits); LocalTime {@code 13:50:01.1234567}; Instant {@code 2026-09-28T16:50:01.123456Z}
+ *       (ISO-8601 UTC); OffsetDateTime ISO-8601 with offset; byte[] {@code 0x} and upper-case hex
+ *       (SQL Server's style 1); UUID upper-case (SQL Server's {@code uniqueidentifier} text).
  *   <li><b>BINARY</b>: byte[] unchanged (not copied); String as its UTF-8 bytes.
  * </ul>
+ *
+ * <p>DATE, TIMESTAMP_NTZ and TIMESTAMP values must lie in 0001-01-01 to 9999-12-31 (TIMESTAMP: in
+ * UTC, to 9999-12-31T23:59:59.999999Z), the range Delta and Spark define; others fail rather than
+ * reach a table that readers would show wrongly.
  *
  * <p>Date-time text: {@code yyyy-MM-dd}, optionally followed by {@code T} or a space and {@code
  * HH:mm[:ss[.f...]]} (1 to 9 fraction digits), optionally followed (spaces allowed) by {@code Z} or
@@ -83,7 +87,13 @@ import java.util.regex.Pattern;
  *       does not parse;
  *   <li>{@code Cannot convert column '<c>': value <v> does not fit <type>} (range), or {@code ...
  *       does not fit <type> without rounding}, or {@code ... does not fit <type>: more than <n>
- *       digits before the decimal point}.
+ *       digits before the decimal point};
+ *   <li>{@code Cannot convert column '<c>': value <v> [(<converted>)] does not fit <type>: Delta
+ *       and Spark hold <first> to <last>} for a DATE, TIMESTAMP_NTZ or TIMESTAMP outside the range
+ *       Delta and Spark define: 0001-01-01 to 9999-12-31 (TIMESTAMP: in UTC, so a {@code
+ *       datetimeoffset} of {@code 0001-01-01T00:00:00+14:00}, 0000-12-31T10:00:00Z, fails);
+ *   <li>{@code Cannot convert column '<c>': value '<text>' does not fit <type>: the unpaired UTF-16
+ *       surrogate U+<hex> at index <i> has no UTF-8 form} for STRING, and BINARY from text.
  * </ul>
  */
 public final class ValueConverter {
@@ -97,6 +107,24 @@ public final class ValueConverter {
       Pattern.compile("([+-]?)(nan|inf|infinity)", Pattern.CASE_INSENSITIVE);
 
   private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+  /** The first DATE Delta and Spark hold (and SQL Server's {@code date}). */
+  public static final LocalDate MIN_DATE = LocalDate.of(1, 1, 1);
+
+  /** The last DATE Delta and Spark hold (and SQL Server's {@code date}). */
+  public static final LocalDate MAX_DATE = LocalDate.of(9999, 12, 31);
+
+  /** The first TIMESTAMP_NTZ Delta and Spark hold. */
+  public static final LocalDateTime MIN_LOCAL_DATE_TIME = MIN_DATE.atStartOfDay();
+
+  /** The last TIMESTAMP_NTZ Delta and Spark hold (microseconds). */
+  public static final LocalDateTime MAX_LOCAL_DATE_TIME = MAX_DATE.atTime(23, 59, 59, 999_999_000);
+
+  /** The first TIMESTAMP (UTC) Delta and Spark hold. */
+  public static final Instant MIN_INSTANT = MIN_LOCAL_DATE_TIME.toInstant(ZoneOffset.UTC);
+
+  /** The last TIMESTAMP (UTC) Delta and Spark hold (microseconds). */
+  public static final Instant MAX_INSTANT = MAX_LOCAL_DATE_TIME.toInstant(ZoneOffset.UTC);
 
   private ValueConverter() {}
 
@@ -352,20 +380,24 @@ public final class ValueConverter {
   // ---- dates and times
 
   private static LocalDate toDate(Object value, OutputType target, String column) {
+    LocalDate result;
     if (value instanceof LocalDate) {
-      return (LocalDate) value;
+      result = (LocalDate) value;
+    } else if (value instanceof LocalDateTime) {
+      result = ((LocalDateTime) value).toLocalDate();
+    } else if (value instanceof String) {
+      result = parseDateTime((String) value, target, column).toLocalDate();
+    } else {
+      Instant instant = instantOf(value);
+      if (instant == null) {
+        throw cannotCast(value, target, column);
+      }
+      result = LocalDate.ofInstant(instant, ZoneOffset.UTC);
     }
-    if (value instanceof LocalDateTime) {
-      return ((LocalDateTime) value).toLocalDate();
+    if (result.isBefore(MIN_DATE) || result.isAfter(MAX_DATE)) {
+      throw outOfRange(value, result, target, column, MIN_DATE + " to " + MAX_DATE);
     }
-    if (value instanceof String) {
-      return parseDateTime((String) value, target, column).toLocalDate();
-    }
-    Instant instant = instantOf(value);
-    if (instant != null) {
-      return LocalDate.ofInstant(instant, ZoneOffset.UTC);
-    }
-    throw cannotCast(value, target, column);
+    return result;
   }
 
   private static LocalDateTime toLocalDateTime(Object value, OutputType target, String column) {
@@ -383,7 +415,12 @@ public final class ValueConverter {
       }
       result = LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
     }
-    return result.truncatedTo(ChronoUnit.MICROS);
+    result = result.truncatedTo(ChronoUnit.MICROS);
+    if (result.isBefore(MIN_LOCAL_DATE_TIME) || result.isAfter(MAX_LOCAL_DATE_TIME)) {
+      throw outOfRange(
+          value, result, target, column, MIN_LOCAL_DATE_TIME + " to " + MAX_LOCAL_DATE_TIME);
+    }
+    return result;
   }
 
   private static Instant toInstant(Object value, OutputType target, String column) {
@@ -399,7 +436,11 @@ public final class ValueConverter {
         throw cannotCast(value, target, column);
       }
     }
-    return result.truncatedTo(ChronoUnit.MICROS);
+    result = result.truncatedTo(ChronoUnit.MICROS);
+    if (result.isBefore(MIN_INSTANT) || result.isAfter(MAX_INSTANT)) {
+      throw outOfRange(value, result, target, column, MIN_INSTANT + " to " + MAX_INSTANT);
+    }
+    return result;
   }
 
   /** The instant of an Instant, OffsetDateTime or ZonedDateTime; null for other values. */
@@ -464,7 +505,7 @@ public final class ValueConverter {
 
   private static String toText(Object value, OutputType target, String column) {
     if (value instanceof String) {
-      return (String) value;
+      return checkUtf16((String) value, target, column);
     }
     if (value instanceof BigDecimal) {
       return ((BigDecimal) value).toPlainString();
@@ -504,9 +545,38 @@ public final class ValueConverter {
       return (byte[]) value;
     }
     if (value instanceof String) {
-      return ((String) value).getBytes(StandardCharsets.UTF_8);
+      return checkUtf16((String) value, target, column).getBytes(StandardCharsets.UTF_8);
     }
     throw cannotCast(value, target, column);
+  }
+
+  /**
+   * The text itself when every UTF-16 surrogate in it is paired: a lone surrogate (which {@code
+   * nvarchar} can hold, being UCS-2) has no UTF-8 form, and Parquet's STRING and the UTF-8 bytes of
+   * BINARY would silently replace it with {@code ?}.
+   */
+  private static String checkUtf16(String text, OutputType target, String column) {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (Character.isHighSurrogate(c)
+          && i + 1 < text.length()
+          && Character.isLowSurrogate(text.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        throw new IllegalArgumentException(
+            prefix(column)
+                + "value "
+                + shown(text)
+                + " does not fit "
+                + target
+                + ": the unpaired UTF-16 surrogate U+"
+                + Integer.toHexString(c).toUpperCase(Locale.ROOT)
+                + " at index "
+                + i
+                + " has no UTF-8 form");
+      }
+    }
+    return text;
   }
 
   private static String hex(byte[] bytes) {
@@ -540,6 +610,21 @@ public final class ValueConverter {
       Object value, OutputType target, String column) {
     return new IllegalArgumentException(
         prefix(column) + "value " + shown(value) + " does not fit " + target);
+  }
+
+  private static IllegalArgumentException outOfRange(
+      Object value, Object converted, OutputType target, String column, String range) {
+    String shownValue = shown(value);
+    String convertedText = String.valueOf(converted);
+    return new IllegalArgumentException(
+        prefix(column)
+            + "value "
+            + shownValue
+            + (shownValue.equals(convertedText) ? "" : " (" + convertedText + ")")
+            + " does not fit "
+            + target
+            + ": Delta and Spark hold "
+            + range);
   }
 
   private static IllegalArgumentException cannotRead(

@@ -325,4 +325,71 @@ class ValueConverterTest {
                 () -> ValueConverter.toBeamValues(List.of(1, 2), columns))
             .getMessage());
   }
+
+  /** The extremes SQL Server stores in each date and time type, as Delta holds them. */
+  @Test
+  void testTheExtremesOfEveryDateAndTimeTypeFit() {
+    assertEquals(LocalDate.of(1, 1, 1), cast(LocalDate.of(1, 1, 1), "DATE"));
+    assertEquals(LocalDate.of(1582, 10, 10), cast(LocalDate.of(1582, 10, 10), "DATE"));
+    assertEquals(LocalDate.of(9999, 12, 31), cast(LocalDate.of(9999, 12, 31), "DATE"));
+    assertEquals(
+        LocalDateTime.of(1, 1, 1, 0, 0), cast(LocalDateTime.of(1, 1, 1, 0, 0), "TIMESTAMP_NTZ"));
+    assertEquals(
+        LocalDateTime.of(9999, 12, 31, 23, 59, 59, 999_999_000),
+        cast(LocalDateTime.of(9999, 12, 31, 23, 59, 59, 999_999_900), "TIMESTAMP_NTZ"),
+        "datetime2(7) 9999-12-31 23:59:59.9999999 truncated to microseconds");
+    assertEquals(
+        Instant.parse("0001-01-01T14:00:00Z"),
+        cast(OffsetDateTime.parse("0001-01-01T00:00:00-14:00"), "TIMESTAMP"));
+    assertEquals(
+        Instant.parse("9999-12-31T09:59:59.999999Z"),
+        cast(OffsetDateTime.parse("9999-12-31T23:59:59.9999999+14:00"), "TIMESTAMP"));
+  }
+
+  @Test
+  void testDatesAndTimesOutsideDeltasRangeFailNamingColumnValueAndRange() {
+    assertEquals(
+        "Cannot convert column 'c': value -0001-12-31 does not fit DATE: Delta and Spark hold"
+            + " 0001-01-01 to 9999-12-31",
+        error(LocalDate.of(-1, 12, 31), "DATE"));
+    assertEquals(
+        "Cannot convert column 'c': value '0000-12-31' (0000-12-31) does not fit DATE: Delta and"
+            + " Spark hold 0001-01-01 to 9999-12-31",
+        error("0000-12-31", "DATE"));
+    assertEquals(
+        "Cannot convert column 'c': value +10000-01-01T00:00 does not fit TIMESTAMP_NTZ: Delta and"
+            + " Spark hold 0001-01-01T00:00 to 9999-12-31T23:59:59.999999",
+        error(LocalDateTime.of(10000, 1, 1, 0, 0), "TIMESTAMP_NTZ"));
+    assertEquals(
+        "Cannot convert column 'c': value 0001-01-01T00:00+14:00 (0000-12-31T10:00:00Z) does not"
+            + " fit TIMESTAMP: Delta and Spark hold 0001-01-01T00:00:00Z to"
+            + " 9999-12-31T23:59:59.999999Z",
+        error(OffsetDateTime.parse("0001-01-01T00:00:00+14:00"), "TIMESTAMP"));
+    assertEquals(
+        "Cannot convert column 'c': value 9999-12-31T23:59:59-14:00 (+10000-01-01T13:59:59Z) does"
+            + " not fit TIMESTAMP: Delta and Spark hold 0001-01-01T00:00:00Z to"
+            + " 9999-12-31T23:59:59.999999Z",
+        error(OffsetDateTime.parse("9999-12-31T23:59:59-14:00"), "TIMESTAMP"));
+    assertEquals(
+        "Cannot convert column 'c': value 0000-12-31T10:00:00Z (0000-12-31) does not fit DATE:"
+            + " Delta and Spark hold 0001-01-01 to 9999-12-31",
+        error(Instant.parse("0000-12-31T10:00:00Z"), "DATE"));
+  }
+
+  @Test
+  void testTextOutsideTheBasicPlaneIsKeptAndALoneSurrogateFails() {
+    assertEquals("smile \uD83D\uDE00", cast("smile \uD83D\uDE00", "STRING"));
+    assertEquals("", cast("", "STRING"));
+    assertArrayEquals(
+        new byte[] {(byte) 0xF0, (byte) 0x9F, (byte) 0x98, (byte) 0x80},
+        (byte[]) cast("\uD83D\uDE00", "BINARY"));
+    assertEquals(
+        "Cannot convert column 'c': value 'a\uD83Db' does not fit STRING: the unpaired UTF-16"
+            + " surrogate U+D83D at index 1 has no UTF-8 form",
+        error("a\uD83Db", "STRING"));
+    assertEquals(
+        "Cannot convert column 'c': value '\uDE00' does not fit BINARY: the unpaired UTF-16"
+            + " surrogate U+DE00 at index 0 has no UTF-8 form",
+        error("\uDE00", "BINARY"));
+  }
 }

@@ -10,6 +10,7 @@ import io.delta.kernel.TransactionCommitResult;
 import io.delta.kernel.data.ColumnarBatch;
 import io.delta.kernel.data.FilteredColumnarBatch;
 import io.delta.kernel.defaults.engine.DefaultEngine;
+import io.delta.kernel.defaults.engine.hadoopio.HadoopFileIO;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.engine.FileReadResult;
 import io.delta.kernel.exceptions.ConcurrentTransactionException;
@@ -65,7 +66,7 @@ import org.slf4j.LoggerFactory;
  * CommitResult.Status#ALREADY_COMMITTED}, so a replayed batch is never written twice. Domain
  * metadata committed in the same transaction (the stream position) is atomic with the data, which
  * makes the table its own checkpoint ({@link #domainMetadata}, {@link #latestTransactionVersion}).
- * Data file names are random UUIDs (Kernel's default engine names them): a retried worker writes
+ * Data file names are random UUIDs (as Kernel's default engine names them): a retried worker writes
  * new files, and files never committed are orphans that {@code VACUUM} removes; the transaction
  * identifier, not the names, keeps commits idempotent.
  *
@@ -96,10 +97,13 @@ public final class DeltaTables {
   private final Configuration hadoopConf;
   private final TableMigrator migrator;
   private final Clock clock;
+  private final ParquetDataFiles parquet;
 
   private DeltaTables(Configuration hadoopConf, Clock clock) {
     this.hadoopConf = hadoopConf;
-    this.engine = DefaultEngine.create(hadoopConf);
+    HadoopFileIO fileIO = new HadoopFileIO(hadoopConf);
+    this.engine = DefaultEngine.create(fileIO);
+    this.parquet = new ParquetDataFiles(fileIO, hadoopConf);
     this.migrator = new TableMigrator(engine);
     this.clock = clock;
   }
@@ -341,10 +345,12 @@ public final class DeltaTables {
   /**
    * Writes rows as Parquet data files into the table's directory without committing them: the
    * worker half of an append (Kernel's {@code transformLogicalData}, {@code getWriteContext}, the
-   * engine's Parquet writer, {@code generateAppendActions}). Row fields are matched to table
-   * columns by name ignoring case; table columns the rows lack are written as NULL. Values are the
-   * Java values of {@link org.lakecdc.mssqlcdc.schema.OutputType}'s Beam field types (LocalDate,
-   * LocalDateTime in UTC, Instant, BigDecimal, ...); timestamps keep microseconds.
+   * project's Parquet writer, {@code generateAppendActions}). Every file's footer carries {@code
+   * org.apache.spark.version}, so Spark reads its dates and timestamps as proleptic Gregorian with
+   * default settings (docs/tables.md, "Extreme values"). Row fields are matched to table columns by
+   * name ignoring case; table columns the rows lack are written as NULL. Values are the Java values
+   * of {@link org.lakecdc.mssqlcdc.schema.OutputType}'s Beam field types (LocalDate, LocalDateTime
+   * in UTC, Instant, BigDecimal, ...); timestamps keep microseconds.
    *
    * @param path the table path or URI; the table must exist
    * @param rowSchema the schema of the rows
@@ -372,16 +378,11 @@ public final class DeltaTables {
     if (!iterator.hasNext()) {
       return List.of();
     }
-    List<DataFileStatus> files = new ArrayList<>();
+    List<DataFileStatus> files;
     DataWriteContext context = Transaction.getWriteContext(engine, state, Map.of());
     try (CloseableIterator<FilteredColumnarBatch> physical =
-            Transaction.transformLogicalData(engine, state, batches.batches(iterator), Map.of());
-        CloseableIterator<DataFileStatus> written =
-            engine
-                .getParquetHandler()
-                .writeParquetFiles(
-                    context.getTargetDirectory(), physical, context.getStatisticsColumns())) {
-      written.forEachRemaining(files::add);
+        Transaction.transformLogicalData(engine, state, batches.batches(iterator), Map.of())) {
+      files = parquet.write(context.getTargetDirectory(), physical, context.getStatisticsColumns());
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot write data files of Delta table " + path, e);
     }

@@ -2,7 +2,10 @@ package org.lakecdc.cdc.transforms.delta;
 
 import io.delta.kernel.Snapshot;
 import io.delta.kernel.data.Row;
+import io.delta.kernel.defaults.engine.fileio.FileIO;
 import io.delta.kernel.defaults.internal.json.JsonUtils;
+import io.delta.kernel.defaults.internal.parquet.ParquetStatsReader;
+import io.delta.kernel.expressions.Column;
 import io.delta.kernel.internal.InternalScanFileUtils;
 import io.delta.kernel.internal.actions.AddFile;
 import io.delta.kernel.internal.actions.Metadata;
@@ -11,10 +14,13 @@ import io.delta.kernel.internal.data.ScanStateRow;
 import io.delta.kernel.internal.types.TypeWideningChecker;
 import io.delta.kernel.internal.util.SchemaUtils;
 import io.delta.kernel.internal.util.VectorUtils;
+import io.delta.kernel.statistics.DataFileStatistics;
 import io.delta.kernel.types.DataType;
 import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.FileStatus;
+import java.io.IOException;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -44,6 +50,10 @@ import java.util.Optional;
  *   <li>Table id: the {@code metaData.id} that tells one incarnation of a path from another.
  *   <li>Scan files: the file status and physical read schema of a scan file, as Kernel's own
  *       examples read them.
+ *   <li>Data file statistics: the {@code stats} of a Parquet data file that {@link
+ *       ParquetDataFiles} wrote (Kernel's writer takes no footer metadata, so this project writes
+ *       the files itself), read from its footer by Kernel's own {@code ParquetStatsReader}, as
+ *       Kernel's writer reads them for its files.
  * </ul>
  */
 final class KernelInternals {
@@ -154,5 +164,23 @@ final class KernelInternals {
         false /* isColumnMappingEnabled */,
         false /* isColumnDefaultEnabled */,
         false /* isIcebergCompatV3Enabled */);
+  }
+
+  /**
+   * The statistics Kernel's own Parquet writer records for a data file: row count, and minimum,
+   * maximum and null count of each of {@code columns}, read from the file's footer.
+   *
+   * @param fileIO the file system access
+   * @param path the file's resolved path
+   * @param size the file's size in bytes
+   * @param schema the physical schema the file was written with
+   * @param columns the statistics columns (Kernel's {@code DataWriteContext.getStatisticsColumns})
+   * @throws IOException when the footer cannot be read
+   */
+  static DataFileStatistics dataFileStatistics(
+      FileIO fileIO, String path, long size, StructType schema, List<Column> columns)
+      throws IOException {
+    return ParquetStatsReader.readDataFileStatistics(
+        fileIO.newInputFile(path, size), schema, columns);
   }
 }

@@ -3,6 +3,7 @@ package org.lakecdc.cdc.deltaspark;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -11,8 +12,12 @@ import java.time.LocalDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.BeforeAll;
@@ -31,7 +36,10 @@ import org.junit.jupiter.api.io.TempDir;
  * local[2]}; it must exit with 0 and leave the tables the DirectRunner writes for the same (seeded)
  * demo, read back here with delta-spark. Before the jar relocated Guava, the job failed with {@code
  * NoSuchMethodError: Preconditions.checkState(boolean, String, long)} (Beam's GCS options) or,
- * building the demo, {@code IncompatibleClassChangeError} in Guava's {@code Suppliers}.
+ * building the demo, {@code IncompatibleClassChangeError} in Guava's {@code Suppliers}. Besides,
+ * every class the jar shares with that class path must be of a library left unrelocated on purpose
+ * (its version there is compatible), so a new dependency that clashes fails here before it fails on
+ * a cluster.
  *
  * <p>An integration test (failsafe, {@code mvn verify}): the jar is built in the package phase of
  * the spark-jar module, before this module.
@@ -122,6 +130,70 @@ class SparkSubmitIT {
               return String.join(" ", values);
             })
         .collect(Collectors.toList());
+  }
+
+  /**
+   * The libraries the jar may carry unrelocated although the cluster has them too (its copy wins):
+   * the same version there, or a compatible later one (spark-jar/pom.xml gives the reasons), as the
+   * package prefixes of their classes.
+   */
+  private static final Set<String> SHARED_WITH_THE_CLUSTER =
+      new TreeSet<>(
+          List.of(
+              "com/codahale/metrics/",
+              "com/fasterxml/jackson/",
+              "com/github/luben/zstd/",
+              "com/google/gson/",
+              "javax/annotation/",
+              "org/apache/avro/",
+              "org/apache/commons/",
+              "org/apache/logging/log4j/",
+              "org/joda/time/",
+              "org/roaringbitmap/",
+              "org/slf4j/",
+              "org/xerial/snappy/"));
+
+  /** The class entries of a jar, without the META-INF/versions/N/ prefix of multi-release ones. */
+  private static Set<String> classes(Path jar) throws IOException {
+    Set<String> out = new TreeSet<>();
+    try (ZipFile zip = new ZipFile(jar.toFile())) {
+      for (ZipEntry entry : java.util.Collections.list(zip.entries())) {
+        String name = entry.getName();
+        if (name.endsWith(".class") && !name.endsWith("module-info.class")) {
+          out.add(name.replaceFirst("^META-INF/versions/\\d+/", ""));
+        }
+      }
+    }
+    return out;
+  }
+
+  @Test
+  void everyClassTheClusterAlsoHasIsOfALibraryLeftUnrelocatedOnPurpose() throws IOException {
+    Set<String> cluster = new TreeSet<>();
+    for (String jar :
+        Files.readString(Path.of(System.getProperty("lakecdc.sparkClasspath")))
+            .strip()
+            .split(File.pathSeparator)) {
+      if (jar.endsWith(".jar")) {
+        cluster.addAll(classes(Path.of(jar)));
+      }
+    }
+    Set<String> shared = new TreeSet<>();
+    Set<String> clashing = new TreeSet<>();
+    for (String name : classes(Path.of(System.getProperty("lakecdc.sparkJar")))) {
+      if (cluster.contains(name)) {
+        SHARED_WITH_THE_CLUSTER.stream()
+            .filter(name::startsWith)
+            .findFirst()
+            .ifPresentOrElse(shared::add, () -> clashing.add(name));
+      }
+    }
+    assertEquals(
+        Set.of(),
+        clashing,
+        "classes of the jar that the cluster's copies would replace: relocate their library in"
+            + " spark-jar/pom.xml (or, if the cluster's version is compatible, list it here)");
+    assertEquals(SHARED_WITH_THE_CLUSTER, shared, "each library listed is still shared");
   }
 
   @Test

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Submits the main job CdcToDelta to Spark with the bundled jar of the spark profile.
 #
-#   mvn -B -pl pipelines -am -Pspark -DskipTests package     # builds the jar once
+#   mvn -B -pl spark-jar -am -DskipTests package     # builds the jar once
 #   SPARK_HOME=/opt/spark templates/spark-submit.sh templates/options/dbo_orders.options [--opt=v ...]
 #
 # Environment (all optional but SPARK_HOME):
@@ -9,7 +9,7 @@
 #   SPARK_MASTER       --master (default local[*]; yarn, spark://host:7077, k8s://... on a cluster)
 #   SPARK_DEPLOY_MODE  --deploy-mode (default client: the driver runs here)
 #   SPARK_SUBMIT_ARGS  more spark-submit arguments (--conf, --num-executors, --files, ...)
-#   LAKECDC_JAR        the jar (default pipelines/target/pipelines-<version>-spark.jar)
+#   LAKECDC_JAR        the jar (default spark-jar/target/lakecdc-spark-<version>.jar)
 # docs/runners.md explains each setting and what to change for a real cluster.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -17,8 +17,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 [[ $# -ge 1 ]] || { sed -n '2,14p' "$0" >&2; exit 2; }
 read_options "$@"
 shift
-jar="${LAKECDC_JAR:-$(ls "$here"/../pipelines/target/pipelines-*-spark.jar 2>/dev/null | head -1 || true)}"
-[[ -f "$jar" ]] || { echo "error: no Spark jar; build it: mvn -B -pl pipelines -am -Pspark -DskipTests package" >&2; exit 2; }
+jar="${LAKECDC_JAR:-$(ls "$here"/../spark-jar/target/lakecdc-spark-*.jar 2>/dev/null | head -1 || true)}"
+[[ -f "$jar" ]] || { echo "error: no Spark jar; build it: mvn -B -pl spark-jar -am -DskipTests package" >&2; exit 2; }
 # shellcheck disable=SC2086
 exec "${SPARK_HOME:?set SPARK_HOME to the Spark 3.5 installation}/bin/spark-submit" \
   --master "${SPARK_MASTER:-local[*]}" \

@@ -381,6 +381,19 @@ public final class CdcToDeltaJob {
    */
   public static Summary run(
       Config config, PipelineOptions beamOptions, PrintStream out, Runnable beforeStream) {
+    return run(config, beamOptions, out, beforeStream, true);
+  }
+
+  /**
+   * Runs the job once; with {@code recordNothingNew} false (a poll of a continuous run) a run that
+   * finds nothing new writes nothing at all, as the continuous source writes nothing while idle.
+   */
+  private static Summary run(
+      Config config,
+      PipelineOptions beamOptions,
+      PrintStream out,
+      Runnable beforeStream,
+      boolean recordNothingNew) {
     config = continueUnderTargetAppId(config, out);
     Start run = begin(config, beamOptions, out, beforeStream);
     StreamPosition start = run.start();
@@ -392,27 +405,29 @@ public final class CdcToDeltaJob {
       out.printf(
           "Nothing new: max_lsn %s is already in %s (%s)%n",
           max, config.bronzePath(), batchText(start.batchId()));
-      run.tables()
-          .append(
-              config.factsPath(),
-              FactsTable.SCHEMA,
-              List.of(
-                  FactsTable.row()
-                      .set(FactsTable.APP_ID, config.appId())
-                      .set(FactsTable.ROWS, 0L)
-                      .set(FactsTable.EVENT, FactsTable.EVENT_NOTHING_NEW)
-                      .set(FactsTable.END_LSN, start.endLsn().toString())
-                      .set(FactsTable.END_COMMIT_TS, start.endCommitTime())
-                      .set(
-                          FactsTable.DETAIL,
-                          "max_lsn " + max + " is not after the position " + start.endLsn())
-                      .set(FactsTable.TARGET, config.bronzePath())
-                      .set(FactsTable.STARTED_AT, run.startedAt())
-                      .set(FactsTable.WRITTEN_AT, Instant.now())
-                      .build()),
-              null,
-              0,
-              Map.of());
+      if (recordNothingNew) {
+        run.tables()
+            .append(
+                config.factsPath(),
+                FactsTable.SCHEMA,
+                List.of(
+                    FactsTable.row()
+                        .set(FactsTable.APP_ID, config.appId())
+                        .set(FactsTable.ROWS, 0L)
+                        .set(FactsTable.EVENT, FactsTable.EVENT_NOTHING_NEW)
+                        .set(FactsTable.END_LSN, start.endLsn().toString())
+                        .set(FactsTable.END_COMMIT_TS, start.endCommitTime())
+                        .set(
+                            FactsTable.DETAIL,
+                            "max_lsn " + max + " is not after the position " + start.endLsn())
+                        .set(FactsTable.TARGET, config.bronzePath())
+                        .set(FactsTable.STARTED_AT, run.startedAt())
+                        .set(FactsTable.WRITTEN_AT, Instant.now())
+                        .build()),
+                null,
+                0,
+                Map.of());
+      }
       return new Summary(
           0,
           Map.of(),
@@ -442,7 +457,9 @@ public final class CdcToDeltaJob {
    * each batch as it arrives ({@link WriteChangeStreamToDelta}): for runners that run an unbounded
    * splittable DoFn (Direct, Flink). {@link Continuous.Form#REPEAT} repeats bounded runs ({@link
    * #run}), each a complete exactly-once unit, every poll interval: for the SparkRunner, whose
-   * streaming mode cannot run an unbounded splittable DoFn.
+   * streaming mode cannot run an unbounded splittable DoFn. In both forms an idle poll writes
+   * nothing (no {@code nothing_new} facts row), and idle entries of {@code cdc.lsn_time_mapping}
+   * still end batches that move the position and the verdict.
    *
    * @return what the runs did together
    */
@@ -506,7 +523,8 @@ public final class CdcToDeltaJob {
     Runnable first = beforeStream;
     for (int runs = 1; ; runs++) {
       out.printf("Bounded run %d (repeated every %s s until stopped)%n", runs, seconds(continuous));
-      Summary one = run(config, beamOptions, out, first);
+      // An idle poll writes nothing (no nothing_new row every poll interval).
+      Summary one = run(config, beamOptions, out, first, false);
       first = () -> {};
       total = total == null ? one : total.plus(one);
       if (waitOrStop(continuous.pollInterval(), stop)) {

@@ -11,8 +11,11 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.LocalDateTime;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -21,6 +24,8 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.lakecdc.cdc.transforms.finalization.Finalization;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
 
 /**
@@ -124,5 +129,90 @@ class ContinuousJobTest {
                 ? "Stopped: every batch read was committed"
                 : "Stopped after"),
         printed);
+  }
+
+  /** How many bounded runs a repeating job has started, from its printed lines. */
+  private static int boundedRuns(ByteArrayOutputStream printed) {
+    return (int)
+        printed
+            .toString(StandardCharsets.UTF_8)
+            .lines()
+            .filter(l -> l.startsWith("Bounded run "))
+            .count();
+  }
+
+  /**
+   * Repeated bounded runs over a quiet source: the polls that find nothing new write nothing (no
+   * {@code nothing_new} facts row, no commit to any table), while an idle entry of {@code
+   * cdc.lsn_time_mapping} added between polls still ends a batch (its facts row, no bronze commit)
+   * that moves the position and the verdict. A run without {@code --continuous} keeps writing its
+   * one {@code nothing_new} row (CdcToDeltaJobTest).
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"SparkRunner", "DirectRunner"})
+  void idlePollsWriteNothingAndAnIdleEntryStillMovesTheVerdict(String runner) throws Exception {
+    assumeTrue(Runners.available(runner), Runners.missing(runner));
+    JobFixture f = new JobFixture(dir);
+    f.db.enableCdc(ORDERS);
+    f.insertCommit(0, 3);
+    f.insertCommit(1, 3);
+    Finalization verdicts = new Finalization(f.tables, f.control, Clock.systemUTC());
+    ContinuousMode.Stop stop = ContinuousMode.Stop.create();
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+    CompletableFuture<CdcToDeltaJob.Summary> job =
+        CompletableFuture.supplyAsync(
+            () ->
+                CdcToDeltaJob.runContinuously(
+                    f.config(),
+                    Runners.options(runner),
+                    out,
+                    () -> {},
+                    new CdcToDeltaJob.Continuous(
+                        CdcToDeltaJob.Continuous.Form.REPEAT,
+                        Duration.ofSeconds(1),
+                        WAIT.multipliedBy(2),
+                        stop)));
+    long bronzeVersion;
+    long factsVersion;
+    long controlVersion;
+    Lsn idle;
+    try {
+      // Run 1 reads the two commits; runs 2 to 4 find nothing new (run 5 has started).
+      await("four bounded runs are done", () -> boundedRuns(bytes) >= 5, job);
+      assertEquals(List.of("0:6:0x0000002A000001000011"), f.factBatches(), bytes.toString());
+      assertEquals(List.of(), f.factEvents(), "the idle polls wrote no nothing_new row");
+      assertEquals(Optional.of(LocalDateTime.of(2026, 9, 28, 13, 0)), verdicts.verdict(f.bronze));
+      bronzeVersion = f.tables.version(f.bronze);
+      factsVersion = f.tables.version(f.facts);
+      controlVersion = f.tables.version(f.control);
+
+      idle = f.db.idle(at(125));
+      await(
+          "the idle entry at 15:55 moved the verdict to 15:00",
+          () ->
+              verdicts.verdict(f.bronze).equals(Optional.of(LocalDateTime.of(2026, 9, 28, 15, 0))),
+          job);
+      int runs = boundedRuns(bytes);
+      await("three more bounded runs are done", () -> boundedRuns(bytes) >= runs + 3, job);
+    } finally {
+      stop.request();
+    }
+    CdcToDeltaJob.Summary summary = job.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    stop.forget();
+    String printed = bytes.toString(StandardCharsets.UTF_8);
+
+    assertEquals(List.of("0:6:0x0000002A000001000011", "1:0:" + idle), f.factBatches(), printed);
+    assertEquals(List.of(), f.factEvents(), "no nothing_new row in a continuous run: " + printed);
+    assertEquals(
+        factsVersion + 1, f.tables.version(f.facts), "one facts commit: the idle entry's batch");
+    assertEquals(
+        controlVersion + 1, f.tables.version(f.control), "one control commit: the verdict moved");
+    assertEquals(
+        bronzeVersion, f.tables.version(f.bronze), "a batch without rows: no bronze commit");
+    assertEquals(2, summary.batches(), printed);
+    assertEquals(6, summary.rows(), printed);
+    assertEquals(idle, summary.position().orElseThrow().endLsn(), "the idle entry is the position");
+    assertEquals(Optional.of(LocalDateTime.of(2026, 9, 28, 15, 0)), summary.verdict(), printed);
   }
 }

@@ -298,15 +298,17 @@ public final class JobExit {
   }
 
   /**
-   * The default uncaught-exception handler: an {@link Error} on any thread is reported ({@link
-   * #report}) and ends the JVM through {@code exit} with {@link #FAILED}; an exception goes to
-   * {@code previous} (the JVM's default prints it), since a library's thread may die of one without
-   * the job failing.
+   * The default uncaught-exception handler: an {@link Error} on any thread (but {@link
+   * ThreadDeath}, a thread stopped on purpose) is reported ({@link #report}) and ends the JVM
+   * through {@code exit} with {@link #FAILED}; an exception goes to {@code previous} (the JVM's
+   * default prints it), since a library's thread may die of one without the job failing. Threads
+   * whose thread group handles its own (as {@code mvn exec:java}'s does) never reach it: there the
+   * runner hands a worker's error to the main thread, which ends the job the same way.
    */
   static Thread.UncaughtExceptionHandler handler(
       Thread.UncaughtExceptionHandler previous, PrintStream err, IntConsumer exit) {
     return (thread, failure) -> {
-      if (failure instanceof Error) {
+      if (failure instanceof Error && !(failure instanceof ThreadDeath)) {
         exit.accept(report(failure, err, false));
       } else if (previous != null) {
         previous.uncaughtException(thread, failure);

@@ -339,13 +339,17 @@ public final class JobExit {
           } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
           }
-          // One error line per run: after a reported failure this is a note.
+          // One error line per run: after a reported failure, or a run that ended well, a note.
           String text =
               String.format(
                   "the JVM did not exit within %d s of %s: a shutdown hook or thread is stuck;"
                       + " halted with exit code %d",
-                  after.toSeconds(), shutdownHook ? "being asked to stop" : "the failure", code);
-          System.err.println(REPORTED.get() ? "(" + text + ")" : "error: " + text);
+                  after.toSeconds(),
+                  shutdownHook
+                      ? "being asked to stop"
+                      : code == OK ? "the end of the run" : "the failure",
+                  code);
+          System.err.println(REPORTED.get() || code == OK ? "(" + text + ")" : "error: " + text);
           System.err.flush();
           Runtime.getRuntime().halt(code);
         };

@@ -42,6 +42,22 @@ class FatalErrorJvmTest {
       long batch,
       String... more)
       throws IOException, InterruptedException {
+    return fork(f, jvmOptions, null, failure, point, batch, more);
+  }
+
+  /**
+   * Runs {@link FatalJob} on {@code f}'s tables; once its output has a line starting with {@code
+   * signalAfter} (unless null), sends it SIGTERM; waits at most 60 s for its exit.
+   */
+  private static Exited fork(
+      JobFixture f,
+      List<String> jvmOptions,
+      String signalAfter,
+      CrashPoint.Failure failure,
+      CrashPoint point,
+      long batch,
+      String... more)
+      throws IOException, InterruptedException {
     Path module = Path.of("").toAbsolutePath();
     String dependencies =
         Files.readString(module.resolve("target/test-classpath.txt"), StandardCharsets.UTF_8)
@@ -79,6 +95,19 @@ class FatalErrorJvmTest {
     Path log = f.dir.resolve("job.log");
     Process process =
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    if (signalAfter != null) {
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+      while (Files.readAllLines(log, StandardCharsets.UTF_8).stream()
+          .noneMatch(l -> l.startsWith(signalAfter))) {
+        if (!process.isAlive() || System.nanoTime() > until) {
+          process.destroyForcibly().waitFor();
+          throw new AssertionError(
+              "no line '" + signalAfter + "':\n" + Files.readString(log, StandardCharsets.UTF_8));
+        }
+        Thread.sleep(200);
+      }
+      process.destroy(); // SIGTERM
+    }
     if (!process.waitFor(60, TimeUnit.SECONDS)) {
       process.destroyForcibly().waitFor();
       throw new AssertionError(
@@ -167,5 +196,32 @@ class FatalErrorJvmTest {
         List.of("0:12:0x0000002A000001000031"), f.factBatches(), "batch 0's facts row: " + all);
     assertEquals(
         24, f.bronzeChanges().size(), "batches 0 and 1 in bronze, each change once: " + all);
+  }
+
+  @Test
+  void sigtermStopsAContinuousRunCleanlyAndTheJvmExitsEvenWhenAShutdownHookHangs()
+      throws Exception {
+    JobFixture f = JobFixture.history(dir.resolve("following"));
+    // The crash point is never reached: batch 99 does not come.
+    Exited exited =
+        fork(
+            f,
+            List.of("-Dlakecdc.test.hangShutdown=true"),
+            "Following dbo_orders",
+            CrashPoint.Failure.STACK_OVERFLOW,
+            CrashPoint.AFTER_DATA_FILES,
+            99,
+            "--continuous=true",
+            "--pollIntervalSeconds=1");
+    String all = String.join("\n", exited.output());
+    assertEquals(JobExit.OK, exited.code(), all);
+    assertEquals(List.of(), exited.errorLines(), all);
+    assertTrue(exited.output().contains("Stopping: committing what was read, then exiting"), all);
+    assertTrue(exited.output().contains("Stopped: every batch read was committed"), all);
+    assertEquals(
+        "(the JVM did not exit within 10 s of the end of the run: a shutdown hook or thread is"
+            + " stuck; halted with exit code 0)",
+        exited.output().get(exited.output().size() - 1),
+        all);
   }
 }

@@ -1,11 +1,12 @@
 package org.lakecdc.pipelines;
 
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
-import org.apache.beam.sdk.Pipeline;
+import java.util.function.UnaryOperator;
 import org.lakecdc.cdc.transforms.delta.TablePaths;
 import org.lakecdc.cdc.transforms.finalization.Granularity;
 import org.lakecdc.mssqlcdc.client.CdcClientFactory;
@@ -29,24 +30,43 @@ import org.lakecdc.pipelines.demo.DemoDatabase;
  * SQL Server through {@link SqlCdcClientFactory} as {@code --user}, whose password each connection
  * reads from {@code --passwordEnv} or {@code --passwordFile}.
  *
- * <p>Exit codes: 0 done; 2 a bad option value (one line naming the option and what it accepts;
- * nothing is written); 1 a failed run (one line with the cause; what was committed stays committed,
- * and a rerun continues from it).
+ * <p>Exit codes ({@link JobExit}): 0 done; 2 a bad option value (one line naming the option and
+ * what it accepts; nothing is written); 1 a failed run, whatever the cause: a problem with the
+ * source or the target, a table that cannot be written (a read-only location, a URI scheme without
+ * its Hadoop FileSystem, a full disk), {@link OutOfMemoryError}, {@link StackOverflowError} or any
+ * other {@link Error} on any thread, also in continuous mode and on every runner (one {@code
+ * error:} line with the cause and what to change; {@code --verbose} prints the stack trace before
+ * it). What was committed stays committed, and a rerun continues from it. The JVM always exits: the
+ * failed pipeline is cancelled, and a watchdog halts the JVM when its shutdown takes longer than
+ * {@link JobExit#GRACE}.
  */
 public final class CdcToDelta {
   private CdcToDelta() {}
 
-  /** Entry point; {@link CdcToDeltaOptions} lists the options. */
+  /** Entry point; {@link CdcToDeltaOptions} lists the options. Exits the JVM with the code. */
   public static void main(String[] args) {
+    JobExit.main(() -> run(args, System.err, UnaryOperator.identity()));
+  }
+
+  /**
+   * Runs the job of a command line and returns its exit code instead of exiting: what {@link #main}
+   * runs, and what tests call in-process.
+   *
+   * @param args the command line
+   * @param err where the {@code error:} line goes
+   * @param adjust applied to the validated configuration (tests inject crashes with it; {@link
+   *     #main} passes the identity)
+   * @return {@link JobExit#OK}, {@link JobExit#BAD_OPTION} or {@link JobExit#FAILED}
+   */
+  static int run(String[] args, PrintStream err, UnaryOperator<CdcToDeltaJob.Config> adjust) {
     CdcToDeltaOptions options;
     CdcToDeltaJob.Config config;
     try {
       options = CommandLine.parse(args, CdcToDeltaOptions.class);
-      config = config(options);
+      config = adjust.apply(config(options));
     } catch (IllegalArgumentException e) {
-      System.err.println("error: " + firstLine(e));
-      System.exit(2);
-      return;
+      err.println("error: " + firstLine(e));
+      return JobExit.BAD_OPTION;
     }
     try {
       if (options.getConnectionUrl() == null) {
@@ -87,12 +107,15 @@ public final class CdcToDelta {
         printSummary(config, CdcToDeltaJob.run(config, options, System.out, beforeStream));
       }
     } catch (IllegalArgumentException | CdcException e) {
-      System.err.println("error: " + firstLine(e));
-      System.exit(1);
-    } catch (Pipeline.PipelineExecutionException e) {
-      System.err.println("error: the run failed: " + firstLine(e.getCause()));
-      System.exit(1);
+      if (options.getVerbose()) {
+        e.printStackTrace(err);
+      }
+      err.println("error: " + firstLine(e));
+      return JobExit.FAILED;
+    } catch (Throwable t) {
+      return JobExit.report(t, err, options.getVerbose());
     }
+    return JobExit.OK;
   }
 
   /**

@@ -84,6 +84,8 @@ public final class CdcToDeltaJob {
    *     MssqlCdcIO.Read#withSchemaChangePolicy(SchemaChangePolicy)})
    * @param crashPoint crash tests only: where to stop, or null
    * @param crashBatch crash tests only: the batch to stop at
+   * @param crashFailure crash tests only: what is thrown there (null for {@link
+   *     CrashPoint.Failure#EXCEPTION})
    * @param seed a new target's seed from an existing copy instead of the bootstrap snapshot
    *     (BEHAVIOUR.md 6.6), or null
    */
@@ -105,6 +107,7 @@ public final class CdcToDeltaJob {
       SchemaChangePolicy schemaChangePolicy,
       @Nullable CrashPoint crashPoint,
       long crashBatch,
+      CrashPoint.@Nullable Failure crashFailure,
       @Nullable SeedCopy seed) {
     public Config {
       Objects.requireNonNull(clientFactory, "clientFactory");
@@ -135,7 +138,15 @@ public final class CdcToDeltaJob {
 
     /** The same configuration, stopping at {@code point} of batch {@code batch} (crash tests). */
     public Config withCrash(CrashPoint point, long batch) {
-      return toBuilder().crashPoint(point).crashBatch(batch).build();
+      return withCrash(point, batch, CrashPoint.Failure.EXCEPTION);
+    }
+
+    /**
+     * The same configuration, throwing {@code failure} at {@code point} of batch {@code batch}
+     * (crash and fatal-error tests).
+     */
+    public Config withCrash(CrashPoint point, long batch, CrashPoint.Failure failure) {
+      return toBuilder().crashPoint(point).crashBatch(batch).crashFailure(failure).build();
     }
 
     /**
@@ -174,6 +185,7 @@ public final class CdcToDeltaJob {
           .schemaChangePolicy(schemaChangePolicy)
           .crashPoint(crashPoint)
           .crashBatch(crashBatch)
+          .crashFailure(crashFailure)
           .seed(seed);
     }
 
@@ -200,6 +212,7 @@ public final class CdcToDeltaJob {
       private SchemaChangePolicy schemaChangePolicy = SchemaChangePolicy.CLASSIFY;
       private @Nullable CrashPoint crashPoint;
       private long crashBatch;
+      private CrashPoint.@Nullable Failure crashFailure;
       private @Nullable SeedCopy seed;
 
       private Builder(
@@ -288,6 +301,12 @@ public final class CdcToDeltaJob {
         return this;
       }
 
+      /** Crash tests only: what is thrown at the crash point, or null for the exception. */
+      public Builder crashFailure(CrashPoint.@Nullable Failure crashFailure) {
+        this.crashFailure = crashFailure;
+        return this;
+      }
+
       /** A new target's seed from an existing copy, or null for none (default null). */
       public Builder seed(@Nullable SeedCopy seed) {
         this.seed = seed;
@@ -314,6 +333,7 @@ public final class CdcToDeltaJob {
             schemaChangePolicy,
             crashPoint,
             crashBatch,
+            crashFailure,
             seed);
       }
     }
@@ -446,7 +466,7 @@ public final class CdcToDeltaJob {
     out.printf(
         "Reading %s after %s (%s) up to max_lsn %s%n",
         config.captureInstance(), start.endLsn(), batchText(start.batchId()), max);
-    pipeline.run().waitUntilFinish();
+    JobExit.run(pipeline);
     return summarize(config, run, out);
   }
 
@@ -503,7 +523,7 @@ public final class CdcToDeltaJob {
         continuous.runFor().isZero()
             ? "until stopped"
             : "for " + continuous.runFor().toSeconds() + " s or until stopped");
-    pipeline.run().waitUntilFinish();
+    JobExit.run(pipeline);
     out.println("Stopped: every batch read was committed");
     return summarize(config, run, out);
   }
@@ -616,7 +636,8 @@ public final class CdcToDeltaJob {
           config.clientFactory(),
           startedAt,
           config.crashPoint(),
-          config.crashBatch());
+          config.crashBatch(),
+          config.crashFailure());
     }
   }
 
@@ -978,7 +999,7 @@ public final class CdcToDeltaJob {
         .apply(
             "Write the snapshot to bronze",
             WriteSnapshotToDelta.to(config.bronzePath(), changeSchema, atS, 4));
-    pipeline.run().waitUntilFinish();
+    JobExit.run(pipeline);
     if (WriteSnapshotToDelta.committedSnapshot(tables, config.bronzePath()).isEmpty()) {
       WriteSnapshotToDelta.commit(tables, config.bronzePath(), atS, List.of(), 0);
     }

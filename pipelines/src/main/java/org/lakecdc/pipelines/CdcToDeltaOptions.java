@@ -236,4 +236,12 @@ public interface CdcToDeltaOptions extends PipelineOptions {
   int getDemoTransactions();
 
   void setDemoTransactions(int value);
+
+  @Description(
+      "On a failure, print its stack trace (standard error) before the one-line error: for"
+          + " debugging.")
+  @Default.Boolean(false)
+  boolean getVerbose();
+
+  void setVerbose(boolean value);
 }

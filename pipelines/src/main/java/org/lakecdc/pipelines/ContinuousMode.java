@@ -94,6 +94,8 @@ final class ContinuousMode {
             },
             "lakecdc-stop");
     Runtime.getRuntime().addShutdownHook(hook);
+    // A signal's shutdown waits for the clean stop (the hook's bound) before JobExit halts the JVM.
+    JobExit.allowForStop(poll.plusSeconds(120));
     try {
       done.accept(
           CdcToDeltaJob.runContinuously(
@@ -105,6 +107,7 @@ final class ContinuousMode {
                   form(options), poll, Duration.ofSeconds(options.getRunForSeconds()), stop)));
     } finally {
       finished.countDown();
+      JobExit.allowForStop(Duration.ZERO);
       stop.forget();
       try {
         Runtime.getRuntime().removeShutdownHook(hook);

@@ -1,5 +1,6 @@
 package org.lakecdc.pipelines;
 
+import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,13 +35,26 @@ import org.lakecdc.pipelines.demo.DemoDatabase;
  *
  * <p>Bad option values and an unknown capture instance end the program with a one-line message
  * naming the option or value and what is accepted (exit code 2); a failed read (for example {@code
- * DataLossError} after CDC cleanup) prints its cause on one line (exit code 1).
+ * DataLossError} after CDC cleanup), and any other failure, {@link OutOfMemoryError} and every
+ * other {@link Error} included, prints its cause on one line and exits with code 1 ({@link
+ * JobExit}; {@code --verbose} prints the stack trace before it).
  */
 public final class PrintChanges {
   private PrintChanges() {}
 
-  /** Entry point; see {@link PrintChangesOptions} for the options. */
+  /** Entry point; see {@link PrintChangesOptions} for the options. Exits the JVM with the code. */
   public static void main(String[] args) {
+    JobExit.main(() -> run(args, System.err));
+  }
+
+  /**
+   * Runs a command line and returns its exit code instead of exiting (what {@link #main} runs).
+   *
+   * @param args the command line
+   * @param err where the {@code error:} line goes
+   * @return {@link JobExit#OK}, {@link JobExit#BAD_OPTION} or {@link JobExit#FAILED}
+   */
+  static int run(String[] args, PrintStream err) {
     PrintChangesOptions options;
     StartingLsn start;
     try {
@@ -72,19 +86,18 @@ public final class PrintChanges {
                 + "'");
       }
     } catch (IllegalArgumentException e) {
-      System.err.println("error: " + e.getMessage().lines().findFirst().orElse(""));
-      System.exit(2);
-      return;
+      err.println("error: " + firstLine(e));
+      return JobExit.BAD_OPTION;
     }
     try {
       run(options, start);
     } catch (IllegalArgumentException | CdcException e) {
-      System.err.println("error: " + firstLine(e));
-      System.exit(2);
-    } catch (Pipeline.PipelineExecutionException e) {
-      System.err.println("error: the read failed: " + firstLine(e.getCause()));
-      System.exit(1);
+      err.println("error: " + firstLine(e));
+      return JobExit.BAD_OPTION;
+    } catch (Throwable t) {
+      return JobExit.report(t, err, options.getVerbose());
     }
+    return JobExit.OK;
   }
 
   private static String firstLine(Throwable e) {
@@ -137,8 +150,7 @@ public final class PrintChanges {
           .apply("Print rows", ParDo.of(new PrintRow()));
     }
     long started = System.nanoTime();
-    PipelineResult result = pipeline.run();
-    result.waitUntilFinish();
+    PipelineResult result = JobExit.run(pipeline);
     double seconds = (System.nanoTime() - started) / 1e9;
     printSummary(result, seconds);
   }

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.lakecdc.pipelines.JobExit;
 
 /**
  * What {@code mvn -Pflink exec:java} starts: runs a job's main class (the system property {@code
@@ -23,33 +24,40 @@ import java.util.List;
  * empty directory) makes it load the job with a class loader whose parent has the project's
  * classes. A forked JVM, the tests and {@code flink run} do not need this; nothing here refers to
  * Flink, and the runner is still chosen with {@code --runner}.
+ *
+ * <p>It ends like the jobs ({@link JobExit}): the job's main exits the JVM with its code; a failure
+ * of the launcher itself (an unknown {@code lakecdc.mainClass}, a configuration it cannot write) is
+ * one {@code error:} line and exit code 1.
  */
 public final class FlinkLocalLauncher {
   private FlinkLocalLauncher() {}
 
   /**
-   * Runs the job's main class.
+   * Runs the job's main class; exits the JVM (see the class comment).
    *
    * @param args the job's arguments
-   * @throws Exception what the job's main method throws
    */
-  public static void main(String[] args) throws Exception {
-    String mainClass =
-        System.getProperty("lakecdc.mainClass", "org.lakecdc.pipelines.CdcToDelta").strip();
-    Method main =
-        Class.forName(mainClass, true, Thread.currentThread().getContextClassLoader())
-            .getMethod("main", String[].class);
-    try {
-      main.invoke(null, (Object) withFlinkConfDir(args));
-      // exec:java closes the job's class loader when main returns; the mini-cluster's JVM
-      // shutdown hook then needs this class, so it is loaded while it still can be.
-      preload("org.apache.flink.shaded.guava31.com.google.common.cache.RemovalCause");
-    } catch (InvocationTargetException e) {
-      if (e.getCause() instanceof Exception cause) {
-        throw cause;
-      }
-      throw e;
-    }
+  public static void main(String[] args) {
+    JobExit.main(
+        () -> {
+          String mainClass =
+              System.getProperty("lakecdc.mainClass", "org.lakecdc.pipelines.CdcToDelta").strip();
+          Method main =
+              Class.forName(mainClass, true, Thread.currentThread().getContextClassLoader())
+                  .getMethod("main", String[].class);
+          // exec:java closes the job's class loader when a main returns; the mini-cluster's JVM
+          // shutdown hook then needs this class, so it is loaded while it still can be.
+          preload("org.apache.flink.shaded.guava31.com.google.common.cache.RemovalCause");
+          try {
+            main.invoke(null, (Object) withFlinkConfDir(args));
+          } catch (InvocationTargetException e) {
+            if (e.getCause() instanceof Exception cause) {
+              throw cause;
+            }
+            throw e;
+          }
+          return JobExit.OK;
+        });
   }
 
   private static void preload(String className) {

@@ -40,6 +40,7 @@ import java.util.OptionalLong;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSError;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.mssqlcdc.client.SchemaChangedError;
 import org.slf4j.Logger;
@@ -361,7 +362,9 @@ public final class DeltaTables {
    *     NULL column has no field
    * @throws IllegalArgumentException when a value does not fit its column (NULL in a NOT NULL
    *     column, a DECIMAL needing rounding or more digits)
-   * @throws UncheckedIOException when writing a file fails
+   * @throws UncheckedIOException when writing a file fails: {@code Cannot write data files of Delta
+   *     table <path>: <the I/O error>} (for example {@code No space left on device}), with the
+   *     original failure in its cause chain
    */
   public List<DataFileAction> writeDataFiles(String path, Schema rowSchema, Iterable<Row> rows) {
     Snapshot snapshot = requireTable(path);
@@ -385,6 +388,17 @@ public final class DeltaTables {
       files = parquet.write(context.getTargetDirectory(), physical, context.getStatisticsColumns());
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot write data files of Delta table " + path, e);
+    } catch (RuntimeException | FSError e) {
+      // Kernel wraps a failed write as "Failed to write the Parquet file: <file>", Parquet a failed
+      // close (where a small file is written) as "Unable to close resource", and Hadoop's local
+      // file system a failed write as FSError: the table is named here whenever I/O failed.
+      IOException io = ioCause(e);
+      if (io == null) {
+        throw e;
+      }
+      throw new UncheckedIOException(
+          "Cannot write data files of Delta table " + path + ": " + io.getMessage(),
+          new IOException(io.getMessage(), e));
     }
     List<DataFileAction> actions = new ArrayList<>(files.size());
     try (CloseableIterator<io.delta.kernel.data.Row> adds =
@@ -403,6 +417,22 @@ public final class DeltaTables {
       throw new UncheckedIOException("Cannot close the actions of Delta table " + path, e);
     }
     return actions;
+  }
+
+  /**
+   * The deepest {@link IOException} in the cause chain of {@code failure} (the file system's own,
+   * such as {@code No space left on device}, under the wrappers), or null.
+   */
+  private static @Nullable IOException ioCause(Throwable failure) {
+    java.util.Set<Throwable> seen =
+        java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    IOException deepest = null;
+    for (Throwable t = failure; t != null && seen.add(t); t = t.getCause()) {
+      if (t instanceof IOException io) {
+        deepest = io;
+      }
+    }
+    return deepest;
   }
 
   /**

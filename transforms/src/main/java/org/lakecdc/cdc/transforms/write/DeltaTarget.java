@@ -22,6 +22,8 @@ import org.lakecdc.mssqlcdc.client.CdcClientFactory;
  * @param runStartedAt when the run started (UTC), for {@code started_at}
  * @param crashPoint crash tests only: where to stop, or null
  * @param crashBatch crash tests only: the batch to stop at
+ * @param crashFailure crash tests only: what is thrown there (null for {@link
+ *     CrashPoint.Failure#EXCEPTION})
  */
 public record DeltaTarget(
     String bronzePath,
@@ -32,7 +34,8 @@ public record DeltaTarget(
     CdcClientFactory clientFactory,
     Instant runStartedAt,
     @Nullable CrashPoint crashPoint,
-    long crashBatch)
+    long crashBatch,
+    CrashPoint.@Nullable Failure crashFailure)
     implements Serializable {
   public DeltaTarget {
     Objects.requireNonNull(bronzePath, "bronzePath");
@@ -59,6 +62,14 @@ public record DeltaTarget(
 
   /** The same target, stopping at {@code point} of batch {@code batch} (crash tests). */
   public DeltaTarget withCrash(CrashPoint point, long batch) {
+    return withCrash(point, batch, CrashPoint.Failure.EXCEPTION);
+  }
+
+  /**
+   * The same target, throwing {@code failure} at {@code point} of batch {@code batch} (crash and
+   * fatal-error tests).
+   */
+  public DeltaTarget withCrash(CrashPoint point, long batch, CrashPoint.Failure failure) {
     return new DeltaTarget(
         bronzePath,
         factsPath,
@@ -68,13 +79,14 @@ public record DeltaTarget(
         clientFactory,
         runStartedAt,
         point,
-        batch);
+        batch,
+        failure);
   }
 
   /** Throws the simulated crash when this is the configured point and batch. */
   void crashIf(CrashPoint point, long batch) {
     if (point == crashPoint && batch == crashBatch) {
-      throw new CrashPoint.SimulatedCrash(point, batch);
+      (crashFailure == null ? CrashPoint.Failure.EXCEPTION : crashFailure).raise(point, batch);
     }
   }
 }

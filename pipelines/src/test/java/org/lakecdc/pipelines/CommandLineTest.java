@@ -46,13 +46,19 @@ class CommandLineTest {
   void seedOptionsNameTheOptionAndTheAcceptedForms() {
     assertEquals(
         "--seedAsOf must be a UTC ISO-8601 instant such as 2026-09-28T13:52:00Z (an offset such as"
-            + " -03:00 is converted to UTC) or an LSN such as 0x0000002A000001000001, not"
-            + " '2026-09-28 13:52'",
+            + " -03:00 is converted to UTC) or an LSN of 0x and 20 hexadecimal digits such as"
+            + " 0x0000002A000001000001, not '2026-09-28 13:52'",
         error("--seedTable=" + dir.resolve("copy"), "--seedAsOf=2026-09-28 13:52"));
     assertEquals(
         "--seedAsOf must be a UTC ISO-8601 instant such as 2026-09-28T13:52:00Z (an offset such as"
-            + " -03:00 is converted to UTC) or an LSN such as 0x0000002A000001000001, not '0xZZ'",
+            + " -03:00 is converted to UTC) or an LSN of 0x and 20 hexadecimal digits such as"
+            + " 0x0000002A000001000001, not '0xZZ'",
         error("--seedTable=" + dir.resolve("copy"), "--seedAsOf=0xZZ"));
+    assertEquals(
+        "--seedAsOf must be a UTC ISO-8601 instant such as 2026-09-28T13:52:00Z (an offset such as"
+            + " -03:00 is converted to UTC) or an LSN of 0x and 20 hexadecimal digits such as"
+            + " 0x0000002A000001000001, not '0x2A000001000001'",
+        error("--seedTable=" + dir.resolve("copy"), "--seedAsOf=0x2A000001000001"));
     assertTrue(
         error("--seedTable=" + dir.resolve("copy"))
             .startsWith("--seedTable needs --seedAsOf: the UTC instant when the copy started"));
@@ -97,9 +103,17 @@ class CommandLineTest {
             + " 'readUncommitted'",
         error("--isolationLevel=readUncommitted"));
     assertEquals(
-        "--startingLsn must be 'earliest', 'latest' or an LSN such as 0x0000002A000001000001, not"
-            + " 'soon'",
+        "--startingLsn must be 'earliest', 'latest' or an LSN of 0x and 20 hexadecimal digits"
+            + " such as 0x0000002A000001000001, not 'soon'",
         error("--bootstrap=false", "--startingLsn=soon"));
+    assertEquals(
+        "--startingLsn must be 'earliest', 'latest' or an LSN of 0x and 20 hexadecimal digits"
+            + " such as 0x0000002A000001000001, not '0x0000'",
+        error("--bootstrap=false", "--startingLsn=0x0000"));
+    assertEquals(
+        "--startingLsn must be 'earliest', 'latest' or an LSN of 0x and 20 hexadecimal digits"
+            + " such as 0x0000002A000001000001, not '2A000001000001'",
+        error("--bootstrap=false", "--startingLsn=2A000001000001"));
     assertEquals(
         "--demoScale must be a TPC-H scale factor in (0, 1], not '0.0'", error("--demoScale=0"));
     assertEquals("--captureInstance must not be empty", error("--captureInstance="));

@@ -51,8 +51,10 @@ import org.lakecdc.mssqlcdc.time.CommitTimeConverter;
  *       than or equal', ...)}, comparing the stored server-local {@code tran_end_time} with the
  *       instant's server-clock reading, with the T-SQL client's fall-back rule.
  *   <li>{@code readChanges}: streams {@code cdc.<ci>_CT.jsonl} one line at a time, keeping rows
- *       whose commit has a mapping row (the writer writes the mapping row last, so a transaction
- *       being written is invisible).
+ *       whose commit has a mapping row. A row after the mapping's last LSN is a commit in progress
+ *       (the writer writes the mapping row last) and is invisible, as on SQL Server; a row below
+ *       the mapping's last LSN without a mapping row exists on no SQL Server (a writer stopped
+ *       part-way through) and raises {@link CdcException} naming the file, line and LSN.
  * </ul>
  *
  * <p>Every call reads the files afresh, so it sees what a writer committed since. Capture instance
@@ -314,9 +316,12 @@ public final class FileBackedCdcClient implements CdcClient {
   public CloseableIterator<ChangeRow> readChanges(ChangeQuery query) {
     Catalog.Instance instance = resolve(catalog(), query.captureInstance());
     Map<Lsn, Instant> times = new HashMap<>();
+    Lsn maxMapped = null;
     for (Commit c : timeline()) {
       times.put(c.lsn(), c.commitTime());
+      maxMapped = c.lsn();
     }
+    Lsn maxMappedLsn = maxMapped;
     List<Catalog.Captured> columns = new ArrayList<>();
     for (String name : query.columns()) {
       columns.add(instance.column(name));
@@ -345,7 +350,11 @@ public final class FileBackedCdcClient implements CdcClient {
           finish();
           return null;
         }
-        if (start.isBefore(query.fromLsn()) || !times.containsKey(start)) {
+        if (!times.containsKey(start)) {
+          requireInProgress(start, maxMappedLsn, lines);
+          return null;
+        }
+        if (start.isBefore(query.fromLsn())) {
           return null;
         }
         List<Object> values = new ArrayList<>(columns.size());
@@ -361,6 +370,31 @@ public final class FileBackedCdcClient implements CdcClient {
             values);
       }
     };
+  }
+
+  /**
+   * Accepts a change row whose {@code __$start_lsn} has no mapping row only when it lies after the
+   * mapping's last LSN: a commit in progress (its writer writes the mapping row last), which SQL
+   * Server would not show yet either. Below the last mapped LSN such a row can only be left by a
+   * writer that stopped part-way through (SQL Server never holds one: every change row's start LSN
+   * is a commit LSN in {@code cdc.lsn_time_mapping}), and it is refused.
+   *
+   * @throws CdcException naming the file and line, the LSN, the mapping's last LSN and the fix
+   */
+  private void requireInProgress(Lsn start, Lsn maxMapped, FakeFormat.JsonLines lines) {
+    if (maxMapped != null && start.isBefore(maxMapped)) {
+      throw new CdcException(
+          directory.resolve(lines.where())
+              + ": change row at __$start_lsn "
+              + start
+              + " has no row in "
+              + FakeFormat.LSN_TIME_MAPPING
+              + ", which goes on to "
+              + maxMapped
+              + " (SQL Server never holds such a row; a writer stopped part-way through): restore"
+              + " the directory from a complete copy, or delete it and rebuild it (the demo"
+              + " database is rebuilt when its directory is absent)");
+    }
   }
 
   /** {@code (__$start_lsn, __$command_id, __$seqval, __$operation)}, a missing command id first. */
@@ -392,8 +426,10 @@ public final class FileBackedCdcClient implements CdcClient {
   public List<SplitPoint> splitPoints(String captureInstance, Lsn fromLsn, Lsn toLsn, int n) {
     Catalog.Instance instance = resolve(catalog(), captureInstance);
     Map<Lsn, Instant> times = new HashMap<>();
+    Lsn maxMapped = null;
     for (Commit c : timeline()) {
       times.put(c.lsn(), c.commitTime());
+      maxMapped = c.lsn();
     }
     List<Lsn> groupLsns = new ArrayList<>();
     List<Long> groupRows = new ArrayList<>();
@@ -405,7 +441,11 @@ public final class FileBackedCdcClient implements CdcClient {
         if (start.isAfter(toLsn)) {
           break;
         }
-        if (start.isBefore(fromLsn) || !times.containsKey(start)) {
+        if (!times.containsKey(start)) {
+          requireInProgress(start, maxMapped, lines);
+          continue;
+        }
+        if (start.isBefore(fromLsn)) {
           continue;
         }
         int last = groupLsns.size() - 1;

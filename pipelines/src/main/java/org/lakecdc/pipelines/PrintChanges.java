@@ -59,6 +59,7 @@ public final class PrintChanges {
       if (options.getFakePath() == null || options.getFakePath().isBlank()) {
         throw new IllegalArgumentException("--fakePath must not be empty");
       }
+      DemoDatabase.requireSource(Path.of(options.getFakePath()), options.getBuildDemo());
       if (options.getDemoTransactions() < 0) {
         throw new IllegalArgumentException(
             "--demoTransactions must be 0 or a positive integer, not '"
@@ -96,9 +97,11 @@ public final class PrintChanges {
     Path source = Path.of(options.getFakePath());
     long began = System.nanoTime();
     DemoDatabase.Summary demo =
-        DemoDatabase.ensure(source, options.getDemoScale(), options.getDemoTransactions());
+        DemoDatabase.ensure(
+            source, options.getDemoScale(), options.getDemoTransactions(), System.out);
     if (demo.created()) {
-      DemoDatabase.continueHistory(source, options.getDemoTransactions());
+      DemoDatabase.continueHistory(
+          source, options.getDemoTransactions(), options.getCaptureInstance(), System.out);
     }
     if (demo.created()) {
       System.out.printf(

@@ -240,6 +240,19 @@ public final class FakeSqlServer {
    * @throws UncheckedIOException when a file cannot be read or written
    */
   public static void copyOver(Path complete, Path directory) {
+    copyOver(complete, directory, FileReplacer.atomicMove());
+  }
+
+  /**
+   * Like {@link #copyOver(Path, Path)}, with the operation that swaps each finished file in (a test
+   * injects one that fails, as a crash would stop the copy).
+   *
+   * @param complete the changed copy (not modified)
+   * @param directory the fake server's directory to bring to the copy's state
+   * @param replacer swaps each finished temporary file in
+   * @throws UncheckedIOException when a file cannot be read or written
+   */
+  public static void copyOver(Path complete, Path directory, FileReplacer replacer) {
     List<Path> sources;
     try (var listing = Files.list(complete)) {
       sources =
@@ -254,7 +267,7 @@ public final class FakeSqlServer {
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot list " + complete + ": " + e.getMessage(), e);
     }
-    AtomicFiles files = new AtomicFiles(FileReplacer.atomicMove(), Sleeper.DEFAULT);
+    AtomicFiles files = new AtomicFiles(replacer, Sleeper.DEFAULT);
     for (Path source : sources) {
       files.write(
           directory.resolve(source.getFileName().toString()),

@@ -1,7 +1,12 @@
 package org.lakecdc.mssqlcdc.fake;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
@@ -67,6 +72,7 @@ import org.lakecdc.mssqlcdc.time.CommitTimeConverter;
  */
 public final class FileBackedCdcClient implements CdcClient {
   private final Path directory;
+  private final Clock machineClock;
   private boolean closed;
 
   /**
@@ -76,6 +82,15 @@ public final class FileBackedCdcClient implements CdcClient {
    * @throws CdcException when the directory holds no fake server ({@code server.json})
    */
   public FileBackedCdcClient(Path directory) {
+    this(directory, Clock.systemUTC());
+  }
+
+  /**
+   * Like {@link #FileBackedCdcClient(Path)}, with the machine's clock that {@link #currentTime}
+   * runs on.
+   */
+  FileBackedCdcClient(Path directory, Clock machineClock) {
+    this.machineClock = Objects.requireNonNull(machineClock, "machineClock");
     this.directory = Objects.requireNonNull(directory, "directory");
     if (!Catalog.exists(directory)) {
       throw new CdcException(
@@ -90,6 +105,33 @@ public final class FileBackedCdcClient implements CdcClient {
    */
   public Path directory() {
     return directory;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The simulated server's clock: {@code server.json}'s {@code clock_utc} (the time of the last
+   * event written) run on at the machine's pace since the file was last written (its modification
+   * time), never before {@code clock_utc}. A history written just now reads as "now", one written a
+   * day ago as a day old, wherever in time its commits lie. Empty when {@code server.json} has no
+   * {@code clock_utc}.
+   */
+  @Override
+  public Optional<Instant> currentTime() {
+    ensureOpen();
+    Path server = directory.resolve(FakeFormat.SERVER);
+    Instant clock = Catalog.serverClock(directory);
+    if (clock == null) {
+      return Optional.empty();
+    }
+    Instant written;
+    try {
+      written = Files.getLastModifiedTime(server).toInstant();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read " + server + ": " + e.getMessage(), e);
+    }
+    Duration since = Duration.between(written, machineClock.instant());
+    return Optional.of(since.isNegative() ? clock : clock.plus(since));
   }
 
   @Override

@@ -49,7 +49,15 @@ import org.lakecdc.mssqlcdc.fake.FileReplacer;
  * history crosses the 2026-11-01 daylight-saving fall-back, so {@code tran_end_time} repeats an
  * hour that the reader must convert to increasing UTC commit times.
  *
- * <p>Capture instances: {@code dbo_orders} and {@code dbo_lineitem}.
+ * <p>The history comes in parts: {@link #ensure} writes the first (before any job looks), and the
+ * first time a job streams each capture instance, {@link #continueHistory} writes the next (part 2:
+ * the quiet hour and the fall-back; part 3: more of the same night), as an application that keeps
+ * writing would. The dates stay fixed (the fall-back is the point); the simulator's clock runs on
+ * from the last part written ({@link org.lakecdc.mssqlcdc.fake.FileBackedCdcClient#currentTime()}),
+ * so capture lags read as seconds, not as the weeks since that night.
+ *
+ * <p>Capture instances: {@code dbo_orders} and {@code dbo_lineitem}. Builds and parts are
+ * serialised between runs by a lock on {@code .<name>.lock} beside the directory.
  */
 public final class DemoDatabase {
   /** The server's time zone. */

@@ -51,8 +51,7 @@ public final class CdcToDelta {
       if (options.getConnectionUrl() == null) {
         Path source = fakePath(options);
         DemoDatabase.Summary demo =
-            DemoDatabase.ensure(
-                source, options.getDemoScale(), options.getDemoTransactions(), System.out);
+            DemoDatabase.ensure(source, options.getDemoScale(), options.getDemoTransactions());
         if (demo.created()) {
           System.out.printf(
               "Built the demo CDC database in %s: %,d orders and %,d line items loaded before"

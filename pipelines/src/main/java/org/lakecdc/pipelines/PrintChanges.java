@@ -97,8 +97,7 @@ public final class PrintChanges {
     Path source = Path.of(options.getFakePath());
     long began = System.nanoTime();
     DemoDatabase.Summary demo =
-        DemoDatabase.ensure(
-            source, options.getDemoScale(), options.getDemoTransactions(), System.out);
+        DemoDatabase.ensure(source, options.getDemoScale(), options.getDemoTransactions());
     if (demo.created()) {
       DemoDatabase.continueHistory(
           source, options.getDemoTransactions(), options.getCaptureInstance(), System.out);

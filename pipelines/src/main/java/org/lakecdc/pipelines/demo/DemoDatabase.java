@@ -32,6 +32,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
+import org.lakecdc.mssqlcdc.client.CdcException;
 import org.lakecdc.mssqlcdc.fake.ColumnDefinition;
 import org.lakecdc.mssqlcdc.fake.FakeSqlServer;
 import org.lakecdc.mssqlcdc.fake.FileReplacer;
@@ -137,11 +138,6 @@ public final class DemoDatabase {
         .equals(DEFAULT_DIRECTORY.toAbsolutePath().normalize());
   }
 
-  /** Like {@link #ensure(Path, double, int, PrintStream)}, saying nothing about waiting. */
-  public static Summary ensure(Path directory, double scale, int transactions) {
-    return ensure(directory, scale, transactions, NOWHERE);
-  }
-
   /**
    * Builds the demo database in {@code directory} when the directory does not exist or is empty:
    * the TPC-H load, CDC enabled, then the first half of the change history (what happened before a
@@ -150,18 +146,19 @@ public final class DemoDatabase {
    * never writes. The database is built in the hidden sibling {@code .<name>.building} and moved
    * into place with one atomic rename at the end, so a build that is interrupted leaves nothing
    * half-built behind (the next build removes the leftover). Builds are serialised by a lock on the
-   * file {@code .<name>.lock} beside the directory (and between threads of one JVM): a second run
-   * says on {@code out} that another run is building the demo, waits, and then finds it built.
+   * file {@code .<name>.lock} beside the directory (and between threads of one JVM): a run that
+   * finds the database absent while another run holds the lock is refused, saying that another run
+   * is building the demo (it would go on to bootstrap the same target as that run).
    *
    * @param directory the simulator's directory
    * @param scale TPC-H scale factor, e.g. 0.01 (15,000 orders, about 60,000 line items)
    * @param transactions change transactions of the whole history
-   * @param out where to say that another run is building the demo database
    * @return what was found or built
    * @throws IllegalArgumentException when {@code directory} is a file, or a non-empty directory
    *     without a CDC database (nothing is written into it)
+   * @throws CdcException when another run is building the demo database (nothing is written)
    */
-  public static Summary ensure(Path directory, double scale, int transactions, PrintStream out) {
+  public static Summary ensure(Path directory, double scale, int transactions) {
     if (Files.exists(directory) && !Files.isDirectory(directory)) {
       throw new IllegalArgumentException(
           "--fakePath must be a directory, not the file " + directory);
@@ -171,7 +168,8 @@ public final class DemoDatabase {
     }
     return locked(
         directory,
-        out,
+        false,
+        NOWHERE,
         () -> {
           if (Files.exists(directory.resolve("server.json"))) {
             return new Summary(false, 0, 0, 0);
@@ -205,24 +203,20 @@ public final class DemoDatabase {
    * Runs {@code body} holding the demo directory's lock: first this JVM's lock of the directory,
    * then an exclusive {@link FileChannel#lock()} of {@code .<name>.lock} beside it (created when
    * absent, never deleted: deleting a lock file lets two runs hold two different files). When
-   * either is held elsewhere, says so once on {@code out} and waits. Reentrant in one thread.
+   * either is held elsewhere: with {@code wait}, says so once on {@code out} and waits; without,
+   * refuses. Reentrant in one thread.
+   *
+   * @throws CdcException without {@code wait}, when another run holds the lock
    */
-  private static <T> T locked(Path directory, PrintStream out, Supplier<T> body) {
+  private static <T> T locked(Path directory, boolean wait, PrintStream out, Supplier<T> body) {
     Path absolute = directory.toAbsolutePath().normalize();
     ReentrantLock jvm = JVM_LOCKS.computeIfAbsent(absolute, k -> new ReentrantLock());
     if (jvm.isHeldByCurrentThread()) {
       return body.get();
     }
-    String waiting =
-        "Another run is building the demo database in "
-            + absolute
-            + "; waiting for it to finish (lock "
-            + lockFile(absolute)
-            + ")";
     boolean said = false;
     if (!jvm.tryLock()) {
-      out.println(waiting);
-      said = true;
+      said = busy(absolute, wait, out);
       jvm.lock();
     }
     try {
@@ -233,7 +227,7 @@ public final class DemoDatabase {
         FileLock lock = channel.tryLock();
         if (lock == null) {
           if (!said) {
-            out.println(waiting);
+            busy(absolute, wait, out);
           }
           lock = channel.lock();
         }
@@ -250,6 +244,29 @@ public final class DemoDatabase {
     } finally {
       jvm.unlock();
     }
+  }
+
+  /**
+   * Another run holds the lock: says that this run waits (true), or refuses (a run that would build
+   * the demo would go on to bootstrap the same target as the run building it).
+   */
+  private static boolean busy(Path absolute, boolean wait, PrintStream out) {
+    if (!wait) {
+      throw new CdcException(
+          "Another run is building the demo database in "
+              + absolute
+              + " (lock "
+              + lockFile(absolute)
+              + "): run again when it has finished (two first runs at once would both bootstrap"
+              + " the same target)");
+    }
+    out.println(
+        "Another run is writing the demo database in "
+            + absolute
+            + "; waiting for it to finish (lock "
+            + lockFile(absolute)
+            + ")");
+    return true;
   }
 
   /** {@code .<name>.lock} beside the demo directory. */
@@ -271,6 +288,7 @@ public final class DemoDatabase {
             () ->
                 locked(
                     directory,
+                    true,
                     NOWHERE,
                     () -> {
                       held.countDown();
@@ -361,7 +379,7 @@ public final class DemoDatabase {
    * FakeSqlServer#copyOver} (mapping last, so readers see the new commits at once); a run
    * interrupted at any point leaves either no trace in the database or a complete copy that the
    * next call finishes copying over. Never a part twice, never half a part. Holds the lock of
-   * {@link #ensure}.
+   * {@link #ensure}; while another run holds it, says so on {@code out} and waits.
    *
    * @param directory the demo database
    * @param transactions change transactions of the whole history (as given to {@link #ensure})
@@ -397,6 +415,7 @@ public final class DemoDatabase {
     }
     return locked(
         directory,
+        true,
         out,
         () -> {
           try {

@@ -2,6 +2,7 @@ package org.lakecdc.pipelines.demo;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -28,6 +29,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.mssqlcdc.client.CdcClient;
+import org.lakecdc.mssqlcdc.client.CdcException;
 import org.lakecdc.mssqlcdc.client.ChangeQuery;
 import org.lakecdc.mssqlcdc.client.ChangeRow;
 import org.lakecdc.mssqlcdc.client.CloseableIterator;
@@ -42,6 +44,7 @@ class DemoDatabaseTest {
 
   @Test
   void buildsOnceWithTpchRowsAndAHistoryAcrossTheFallBackHour() {
+    Path dir = this.dir.resolve("source");
     DemoDatabase.Summary built = DemoDatabase.ensure(dir, 0.001, 600);
     assertTrue(built.created());
     assertEquals(1500, built.orders());
@@ -96,12 +99,13 @@ class DemoDatabaseTest {
 
   @Test
   void neverBuildsOverADirectoryThatIsNotEmptyAndNeverWritesWhenReading() throws Exception {
-    java.nio.file.Files.writeString(dir.resolve("notes.txt"), "mine");
+    Path mine = Files.createDirectories(dir.resolve("mine"));
+    java.nio.file.Files.writeString(mine.resolve("notes.txt"), "mine");
     IllegalArgumentException e =
         org.junit.jupiter.api.Assertions.assertThrows(
-            IllegalArgumentException.class, () -> DemoDatabase.ensure(dir, 0.001, 10));
+            IllegalArgumentException.class, () -> DemoDatabase.ensure(mine, 0.001, 10));
     assertTrue(e.getMessage().contains("is neither empty nor a CDC database"), e.getMessage());
-    assertEquals(List.of("notes.txt"), List.of(dir.toFile().list()));
+    assertEquals(List.of("notes.txt"), List.of(mine.toFile().list()));
 
     Path demo = dir.resolve("demo");
     DemoDatabase.ensure(demo, 0.001, 10);
@@ -124,6 +128,7 @@ class DemoDatabaseTest {
    */
   @Test
   void theHistoryGoesOnOncePerCaptureInstance() {
+    Path dir = this.dir.resolve("source");
     DemoDatabase.ensure(dir, 0.001, 600);
     assertEquals(
         DemoDatabase.Continuation.NONE, DemoDatabase.continueHistory(dir, 600, "dbo_customers"));
@@ -219,40 +224,54 @@ class DemoDatabaseTest {
   }
 
   /**
-   * Two first runs at once: the second says that another run is building the demo, waits for it and
-   * then uses the database it built.
+   * Two first runs at once: the second says plainly that another run is building the demo and stops
+   * before writing anything (it would bootstrap the same target); once the database is built, a run
+   * uses it. A run continuing the history while another holds the lock waits for it.
    */
   @Test
-  void aSecondRunWaitsForTheRunBuildingTheDemoAndThenUsesItsDatabase() throws Exception {
+  void aSecondFirstRunIsToldThatAnotherRunIsBuildingTheDemo() throws Exception {
     Path demo = dir.resolve("lakecdc-demo").resolve("source");
-    ByteArrayOutputStream said = new ByteArrayOutputStream();
-    PrintStream out = new PrintStream(said, true, StandardCharsets.UTF_8);
-    String waiting =
-        "Another run is building the demo database in "
-            + demo.toAbsolutePath()
-            + "; waiting for it to finish (lock "
-            + dir.resolve("lakecdc-demo").resolve(".source.lock").toAbsolutePath()
-            + ")"
-            + System.lineSeparator();
-    ExecutorService executor = Executors.newSingleThreadExecutor();
-    try {
-      Future<DemoDatabase.Summary> second;
-      try (AutoCloseable held = DemoDatabase.holdLock(demo)) {
-        second = executor.submit(() -> DemoDatabase.ensure(demo, 0.001, 10, out));
+    Path lock = dir.resolve("lakecdc-demo").resolve(".source.lock").toAbsolutePath();
+    try (AutoCloseable held = DemoDatabase.holdLock(demo)) {
+      CdcException e = assertThrows(CdcException.class, () -> DemoDatabase.ensure(demo, 0.001, 10));
+      assertEquals(
+          "Another run is building the demo database in "
+              + demo.toAbsolutePath()
+              + " (lock "
+              + lock
+              + "): run again when it has finished (two first runs at once would both bootstrap"
+              + " the same target)",
+          e.getMessage());
+      assertEquals(List.of(".source.lock"), List.of(demo.getParent().toFile().list()));
+      Path other = dir.resolve("other");
+      DemoDatabase.ensure(other, 0.001, 10);
+      Files.move(other, demo, StandardCopyOption.ATOMIC_MOVE);
+      assertFalse(DemoDatabase.ensure(demo, 0.001, 10).created(), "a built database is read");
+
+      ByteArrayOutputStream said = new ByteArrayOutputStream();
+      PrintStream out = new PrintStream(said, true, StandardCharsets.UTF_8);
+      ExecutorService executor = Executors.newSingleThreadExecutor();
+      try {
+        Future<DemoDatabase.Continuation> more =
+            executor.submit(() -> DemoDatabase.continueHistory(demo, 10, "dbo_orders", out));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (said.size() == 0 && System.nanoTime() < deadline) {
           Thread.sleep(10);
         }
-        assertEquals(waiting, said.toString(StandardCharsets.UTF_8));
-        assertFalse(second.isDone(), "the second run waits");
-        Path other = dir.resolve("other");
-        DemoDatabase.ensure(other, 0.001, 10);
-        Files.move(other, demo, StandardCopyOption.ATOMIC_MOVE);
+        assertEquals(
+            "Another run is writing the demo database in "
+                + demo.toAbsolutePath()
+                + "; waiting for it to finish (lock "
+                + lock
+                + ")"
+                + System.lineSeparator(),
+            said.toString(StandardCharsets.UTF_8));
+        assertFalse(more.isDone(), "the history waits for the lock");
+        held.close();
+        assertEquals(new DemoDatabase.Continuation(2, 5), more.get(60, TimeUnit.SECONDS));
+      } finally {
+        executor.shutdownNow();
       }
-      assertFalse(second.get(60, TimeUnit.SECONDS).created(), "it uses the database built");
-      assertEquals(waiting, said.toString(StandardCharsets.UTF_8), "said once");
-    } finally {
-      executor.shutdownNow();
     }
 
     Path both = dir.resolve("both").resolve("source");
@@ -265,9 +284,15 @@ class DemoDatabaseTest {
                   () -> DemoDatabase.ensure(both, 0.001, 10)));
       int created = 0;
       for (Future<DemoDatabase.Summary> run : runs) {
-        created += run.get().created() ? 1 : 0;
+        try {
+          created += run.get().created() ? 1 : 0;
+        } catch (java.util.concurrent.ExecutionException e) {
+          assertTrue(
+              e.getCause().getMessage().startsWith("Another run is building the demo database"),
+              e.getCause().getMessage());
+        }
       }
-      assertEquals(1, created, "one run builds, the other uses its database");
+      assertEquals(1, created, "one run builds, the other is told or uses its database");
       assertEquals(
           List.of(".source.lock", "source"),
           Stream.of(both.getParent().toFile().list()).sorted().toList(),

@@ -70,16 +70,14 @@ public final class CdcToDelta {
     }
     try {
       if (options.getConnectionUrl() == null) {
+        Path source = fakePath(options);
         DemoDatabase.Summary demo =
-            DemoDatabase.ensure(
-                Path.of(options.getFakePath()),
-                options.getDemoScale(),
-                options.getDemoTransactions());
+            DemoDatabase.ensure(source, options.getDemoScale(), options.getDemoTransactions());
         if (demo.created()) {
           System.out.printf(
               "Built the demo CDC database in %s: %,d orders and %,d line items loaded before"
                   + " CDC was enabled, then %,d transactions (server zone %s)%n",
-              Path.of(options.getFakePath()).toAbsolutePath(),
+              source.toAbsolutePath(),
               demo.orders(),
               demo.lineItems(),
               demo.transactions(),
@@ -88,15 +86,16 @@ public final class CdcToDelta {
       }
       Runnable beforeStream = () -> {};
       if (options.getConnectionUrl() == null) {
-        Path demo = Path.of(options.getFakePath());
+        Path demo = fakePath(options);
         beforeStream =
             () -> {
-              int more = DemoDatabase.continueHistory(demo, options.getDemoTransactions());
-              if (more > 0) {
+              DemoDatabase.Continuation more =
+                  DemoDatabase.continueHistory(
+                      demo, options.getDemoTransactions(), config.captureInstance(), System.out);
+              if (more.transactions() > 0) {
                 System.out.printf(
-                    "The demo application committed %,d more transactions (a quiet hour, then"
-                        + " across the daylight-saving fall-back)%n",
-                    more);
+                    "The demo application committed %,d more transactions%s%n",
+                    more.transactions(), more.description());
               }
             };
       }
@@ -258,7 +257,7 @@ public final class CdcToDelta {
             "--sourceTimeZone applies to --connectionUrl (a SQL Server's clock); the simulator"
                 + " under --fakePath keeps its own zone: leave --sourceTimeZone at auto");
       }
-      Path path = Path.of(required("fakePath", o.getFakePath()));
+      Path path = fakePath(o);
       if (Files.exists(path) && !Files.isDirectory(path)) {
         throw new IllegalArgumentException(
             "--fakePath must be a directory (the simulator's database, built there when empty),"
@@ -266,7 +265,14 @@ public final class CdcToDelta {
                 + path
                 + "'");
       }
+      DemoDatabase.requireSource(path, o.getBuildDemo());
       return new FakeCdcClientFactory(path.toString());
+    }
+    if (o.getFakePath() != null || o.getBuildDemo()) {
+      throw new IllegalArgumentException(
+          (o.getFakePath() != null ? "--fakePath" : "--buildDemo")
+              + " is for the simulator and --connectionUrl for a real SQL Server: pass one of"
+              + " them, not both");
     }
     if (!o.getConnectionUrl().startsWith("jdbc:sqlserver://")) {
       throw new IllegalArgumentException(
@@ -337,6 +343,13 @@ public final class CdcToDelta {
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("--" + option + ": " + e.getMessage());
     }
+  }
+
+  /** {@code --fakePath}, or the demo's default directory when it is not given. */
+  static Path fakePath(CdcToDeltaOptions o) {
+    return o.getFakePath() == null
+        ? DemoDatabase.DEFAULT_DIRECTORY
+        : Path.of(required("fakePath", o.getFakePath()));
   }
 
   private static String required(String option, String value) {

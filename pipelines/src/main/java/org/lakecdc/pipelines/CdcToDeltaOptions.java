@@ -10,17 +10,26 @@ import org.apache.beam.sdk.options.PipelineOptions;
  */
 public interface CdcToDeltaOptions extends PipelineOptions {
   @Description(
-      "Directory of the file-backed SQL Server CDC simulator to read (the embedded default). When"
-          + " it holds no database, the demo database (TPC-H orders and lineitem with a change"
-          + " history) is built there first.")
-  @Default.String("lakecdc-demo/source")
+      "Directory of the file-backed SQL Server CDC simulator to read (the embedded default)."
+          + " Default: lakecdc-demo/source, where the demo database (TPC-H orders and lineitem"
+          + " with a change history) is built when absent; any other directory must hold a"
+          + " simulator database (docs/fake-format.md) unless --buildDemo is given. Not with"
+          + " --connectionUrl.")
   String getFakePath();
 
   void setFakePath(String value);
 
   @Description(
+      "Build the demo database in --fakePath when that directory is new or empty, also at a path"
+          + " other than the default lakecdc-demo/source (which builds it without this option).")
+  @Default.Boolean(false)
+  boolean getBuildDemo();
+
+  void setBuildDemo(boolean value);
+
+  @Description(
       "JDBC URL of a real SQL Server (jdbc:sqlserver://host:1433;databaseName=db). When set, it"
-          + " is read instead of --fakePath.")
+          + " is read instead of the simulator; not with --fakePath.")
   String getConnectionUrl();
 
   void setConnectionUrl(String value);

@@ -73,6 +73,7 @@ public final class PrintChanges {
       if (options.getFakePath() == null || options.getFakePath().isBlank()) {
         throw new IllegalArgumentException("--fakePath must not be empty");
       }
+      DemoDatabase.requireSource(Path.of(options.getFakePath()), options.getBuildDemo());
       if (options.getDemoTransactions() < 0) {
         throw new IllegalArgumentException(
             "--demoTransactions must be 0 or a positive integer, not '"
@@ -111,7 +112,8 @@ public final class PrintChanges {
     DemoDatabase.Summary demo =
         DemoDatabase.ensure(source, options.getDemoScale(), options.getDemoTransactions());
     if (demo.created()) {
-      DemoDatabase.continueHistory(source, options.getDemoTransactions());
+      DemoDatabase.continueHistory(
+          source, options.getDemoTransactions(), options.getCaptureInstance(), System.out);
     }
     if (demo.created()) {
       System.out.printf(

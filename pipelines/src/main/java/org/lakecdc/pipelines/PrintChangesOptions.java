@@ -7,12 +7,21 @@ import org.apache.beam.sdk.options.PipelineOptions;
 /** Options of {@link PrintChanges}. Beam's {@code --camelCase=value} form. */
 public interface PrintChangesOptions extends PipelineOptions {
   @Description(
-      "Directory of the SQL Server CDC simulator to read. When it holds no database, the demo"
-          + " database (TPC-H orders and lineitem with a change history) is built there first.")
+      "Directory of the SQL Server CDC simulator to read. In the default directory the demo"
+          + " database (TPC-H orders and lineitem with a change history) is built when absent; any"
+          + " other directory must hold a simulator database unless --buildDemo is given.")
   @Default.String("lakecdc-demo/source")
   String getFakePath();
 
   void setFakePath(String value);
+
+  @Description(
+      "Build the demo database in --fakePath when that directory is new or empty, also at a path"
+          + " other than the default lakecdc-demo/source.")
+  @Default.Boolean(false)
+  boolean getBuildDemo();
+
+  void setBuildDemo(boolean value);
 
   @Description("Capture instance to read, e.g. dbo_orders or dbo_lineitem.")
   @Default.String("dbo_orders")

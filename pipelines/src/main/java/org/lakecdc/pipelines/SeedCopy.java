@@ -51,7 +51,7 @@ public record SeedCopy(
     String text = asOf.strip();
     if (text.startsWith("0x") || text.startsWith("0X")) {
       try {
-        return new SeedCopy(table, null, Lsn.parse(text), allowMissingColumns);
+        return new SeedCopy(table, null, Lsn.parseCanonical(text), allowMissingColumns);
       } catch (IllegalArgumentException e) {
         throw bad(asOf);
       }
@@ -66,7 +66,8 @@ public record SeedCopy(
   private static IllegalArgumentException bad(String asOf) {
     return new IllegalArgumentException(
         "--seedAsOf must be a UTC ISO-8601 instant such as 2026-09-28T13:52:00Z (an offset such as"
-            + " -03:00 is converted to UTC) or an LSN such as 0x0000002A000001000001, not '"
+            + " -03:00 is converted to UTC) or an LSN of 0x and 20 hexadecimal digits such as"
+            + " 0x0000002A000001000001, not '"
             + asOf.replaceAll("\\p{Cntrl}", "?")
             + "'");
   }

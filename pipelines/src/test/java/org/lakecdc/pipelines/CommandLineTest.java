@@ -17,6 +17,7 @@ import org.lakecdc.mssqlcdc.client.ConnectionConfig;
 import org.lakecdc.mssqlcdc.client.PasswordSource;
 import org.lakecdc.mssqlcdc.client.SourceTimeZone;
 import org.lakecdc.mssqlcdc.client.SqlCdcClientFactory;
+import org.lakecdc.mssqlcdc.fake.FakeCdcClientFactory;
 import org.lakecdc.mssqlcdc.io.SchemaChangePolicy;
 
 /** Bad command lines give one line naming the option and what it accepts; nothing is written. */
@@ -46,13 +47,19 @@ class CommandLineTest {
   void seedOptionsNameTheOptionAndTheAcceptedForms() {
     assertEquals(
         "--seedAsOf must be a UTC ISO-8601 instant such as 2026-09-28T13:52:00Z (an offset such as"
-            + " -03:00 is converted to UTC) or an LSN such as 0x0000002A000001000001, not"
-            + " '2026-09-28 13:52'",
+            + " -03:00 is converted to UTC) or an LSN of 0x and 20 hexadecimal digits such as"
+            + " 0x0000002A000001000001, not '2026-09-28 13:52'",
         error("--seedTable=" + dir.resolve("copy"), "--seedAsOf=2026-09-28 13:52"));
     assertEquals(
         "--seedAsOf must be a UTC ISO-8601 instant such as 2026-09-28T13:52:00Z (an offset such as"
-            + " -03:00 is converted to UTC) or an LSN such as 0x0000002A000001000001, not '0xZZ'",
+            + " -03:00 is converted to UTC) or an LSN of 0x and 20 hexadecimal digits such as"
+            + " 0x0000002A000001000001, not '0xZZ'",
         error("--seedTable=" + dir.resolve("copy"), "--seedAsOf=0xZZ"));
+    assertEquals(
+        "--seedAsOf must be a UTC ISO-8601 instant such as 2026-09-28T13:52:00Z (an offset such as"
+            + " -03:00 is converted to UTC) or an LSN of 0x and 20 hexadecimal digits such as"
+            + " 0x0000002A000001000001, not '0x2A000001000001'",
+        error("--seedTable=" + dir.resolve("copy"), "--seedAsOf=0x2A000001000001"));
     assertTrue(
         error("--seedTable=" + dir.resolve("copy"))
             .startsWith("--seedTable needs --seedAsOf: the UTC instant when the copy started"));
@@ -73,6 +80,7 @@ class CommandLineTest {
                 CommandLine.parse(
                     new String[] {
                       "--fakePath=" + dir.resolve("source"),
+                      "--buildDemo",
                       "--seedTable=" + dir.resolve("copy"),
                       "--seedAsOf=2026-09-28T10:52:00-03:00",
                       "--seedAllowMissingColumns"
@@ -97,9 +105,17 @@ class CommandLineTest {
             + " 'readUncommitted'",
         error("--isolationLevel=readUncommitted"));
     assertEquals(
-        "--startingLsn must be 'earliest', 'latest' or an LSN such as 0x0000002A000001000001, not"
-            + " 'soon'",
+        "--startingLsn must be 'earliest', 'latest' or an LSN of 0x and 20 hexadecimal digits"
+            + " such as 0x0000002A000001000001, not 'soon'",
         error("--bootstrap=false", "--startingLsn=soon"));
+    assertEquals(
+        "--startingLsn must be 'earliest', 'latest' or an LSN of 0x and 20 hexadecimal digits"
+            + " such as 0x0000002A000001000001, not '0x0000'",
+        error("--bootstrap=false", "--startingLsn=0x0000"));
+    assertEquals(
+        "--startingLsn must be 'earliest', 'latest' or an LSN of 0x and 20 hexadecimal digits"
+            + " such as 0x0000002A000001000001, not '2A000001000001'",
+        error("--bootstrap=false", "--startingLsn=2A000001000001"));
     assertEquals(
         "--demoScale must be a TPC-H scale factor in (0, 1], not '0.0'", error("--demoScale=0"));
     assertEquals("--captureInstance must not be empty", error("--captureInstance="));
@@ -113,17 +129,90 @@ class CommandLineTest {
     assertEquals("--schemaChangePolicy must not be empty", error("--schemaChangePolicy="));
     String fake = "--fakePath=" + dir.resolve("src");
     CdcToDeltaJob.Config defaults =
-        CdcToDelta.config(CommandLine.parse(new String[] {fake}, CdcToDeltaOptions.class));
+        CdcToDelta.config(
+            CommandLine.parse(new String[] {fake, "--buildDemo"}, CdcToDeltaOptions.class));
     assertEquals(SchemaChangePolicy.CLASSIFY, defaults.schemaChangePolicy());
     CdcToDeltaJob.Config fail =
         CdcToDelta.config(
             CommandLine.parse(
-                new String[] {fake, "--schemaChangePolicy=Fail"}, CdcToDeltaOptions.class));
+                new String[] {fake, "--buildDemo", "--schemaChangePolicy=Fail"},
+                CdcToDeltaOptions.class));
     assertEquals(SchemaChangePolicy.FAIL, fail.schemaChangePolicy());
     assertTrue(
         DisplayData.from(CdcToDeltaJob.read(fail)).items().stream()
             .anyMatch(i -> i.getKey().equals("schemaChangePolicy") && "fail".equals(i.getValue())),
         "the job's read carries the policy");
+  }
+
+  /**
+   * Only the default directory builds the demo by itself: a mistyped --fakePath is an error naming
+   * it and what it expects, before anything is written; --buildDemo builds elsewhere.
+   */
+  @Test
+  void aFakePathWithoutASimulatorDatabaseIsRefusedUnlessItIsTheDemosDefault() throws Exception {
+    Path typo = dir.resolve("lakecdc-demo/sorce");
+    assertEquals(
+        "--fakePath "
+            + typo
+            + " holds no simulator database (no server.json; docs/fake-format.md describes the"
+            + " directory): the demo database is built by itself only in the default"
+            + " lakecdc-demo/source; check the path, or add --buildDemo to build the demo there",
+        error("--fakePath=" + typo));
+    assertFalse(Files.exists(typo), "nothing is written");
+    Files.createDirectories(typo);
+    assertTrue(error("--fakePath=" + typo).startsWith("--fakePath " + typo + " holds no"));
+
+    assertEquals(
+        typo.toString(),
+        ((FakeCdcClientFactory)
+                CdcToDelta.config(
+                        CommandLine.parse(
+                            new String[] {"--fakePath=" + typo, "--buildDemo"},
+                            CdcToDeltaOptions.class))
+                    .clientFactory())
+            .directory());
+    Path db = dir.resolve("db");
+    org.lakecdc.mssqlcdc.fake.FakeSqlServer.open(db);
+    assertEquals(
+        db.toString(),
+        ((FakeCdcClientFactory)
+                CdcToDelta.config(
+                        CommandLine.parse(
+                            new String[] {"--fakePath=" + db}, CdcToDeltaOptions.class))
+                    .clientFactory())
+            .directory(),
+        "a directory holding a simulator database is read");
+    assertEquals(
+        "lakecdc-demo/source",
+        ((FakeCdcClientFactory)
+                CdcToDelta.config(CommandLine.parse(new String[] {}, CdcToDeltaOptions.class))
+                    .clientFactory())
+            .directory(),
+        "the default builds the demo by itself");
+  }
+
+  @Test
+  void fakePathAndConnectionUrlAreNotCombined() throws Exception {
+    Path password = Files.writeString(dir.resolve("password"), "hunter2\n");
+    String[] real = {
+      "--connectionUrl=jdbc:sqlserver://db:1433;databaseName=sales",
+      "--user=u",
+      "--passwordFile=" + password
+    };
+    assertEquals(
+        "--fakePath is for the simulator and --connectionUrl for a real SQL Server: pass one of"
+            + " them, not both",
+        error(concat(real, "--fakePath=lakecdc-demo/source")));
+    assertEquals(
+        "--buildDemo is for the simulator and --connectionUrl for a real SQL Server: pass one of"
+            + " them, not both",
+        error(concat(real, "--buildDemo")));
+  }
+
+  private static String[] concat(String[] args, String more) {
+    String[] out = java.util.Arrays.copyOf(args, args.length + 1);
+    out[args.length] = more;
+    return out;
   }
 
   @Test

@@ -172,6 +172,19 @@ public interface CdcClient extends AutoCloseable {
   List<List<Object>> keyTiles(
       String schema, String table, List<String> keyColumns, int n, IsolationLevel isolation);
 
+  /**
+   * The source server's current time, UTC, where the client knows it without asking the server: the
+   * simulator's clock ({@link org.lakecdc.mssqlcdc.fake.FileBackedCdcClient}), whose history may
+   * lie anywhere in time. The job measures {@code capture_lag_seconds} against it, so a simulated
+   * history reads as a live one would.
+   *
+   * @return the source's time; empty (the default, and the T-SQL client's answer) when the job's
+   *     own clock stands for it
+   */
+  default Optional<Instant> currentTime() {
+    return Optional.empty();
+  }
+
   /** Releases the connection or files. Never throws checked exceptions. */
   @Override
   void close();

@@ -296,6 +296,13 @@ final class Catalog {
     return catalog.server.timeZone;
   }
 
+  /** Only the server's simulated clock ({@code server.json: clock_utc}), or null when absent. */
+  static Instant serverClock(Path directory) {
+    Catalog catalog = new Catalog();
+    catalog.readServer(FakeFormat.readJson(directory.resolve(FakeFormat.SERVER)));
+    return catalog.server.clock;
+  }
+
   /** Lower-case {@code schema.table}: the key of {@link #tables}. */
   static String key(String schema, String table) {
     return (schema + "." + table).toLowerCase(Locale.ROOT);

@@ -187,7 +187,7 @@ final class FakeFormat {
   static Lsn lsn(JsonNode node, String field, String where) {
     String text = text(node, field, where);
     try {
-      return Lsn.parse(text);
+      return Lsn.parseCanonical(text);
     } catch (IllegalArgumentException e) {
       throw new CdcException(where + ": field '" + field + "': " + e.getMessage(), e);
     }

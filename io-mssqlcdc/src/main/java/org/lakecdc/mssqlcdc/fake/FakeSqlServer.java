@@ -182,11 +182,124 @@ public final class FakeSqlServer {
       Lsn l = FakeFormat.lsn(n, "ddl_lsn", FakeFormat.DDL_HISTORY);
       last = last == null ? l : Lsn.max(last, l);
     }
+    requireNoCommitInProgress();
     if (last != null && !catalog.server.nextLsn.isAfter(last)) {
       catalog.server.nextLsn = Lsn.fromBigInteger(last.toBigInteger().add(LSN_STEP));
       serverDirty = true;
       flushUnlessBulk();
     }
+  }
+
+  /**
+   * Refuses a directory whose change tables hold rows after the mapping's last commit: with one
+   * writer per directory, such rows are a commit whose writer stopped before its mapping row (the
+   * commit point). Writing on would give later commits higher LSNs and leave those rows below the
+   * mapping's last LSN without a mapping row, which no SQL Server holds.
+   */
+  private void requireNoCommitInProgress() {
+    Lsn lastMapped = null;
+    for (JsonNode n : FakeFormat.readAll(directory.resolve(FakeFormat.LSN_TIME_MAPPING))) {
+      Lsn l = FakeFormat.lsn(n, "start_lsn", FakeFormat.LSN_TIME_MAPPING);
+      lastMapped = lastMapped == null ? l : Lsn.max(lastMapped, l);
+    }
+    for (String instance : catalog.instances.keySet()) {
+      Path file = directory.resolve(FakeFormat.changeTableFile(instance));
+      try (FakeFormat.JsonLines lines = FakeFormat.JsonLines.open(file)) {
+        for (JsonNode n = lines.next(); n != null; n = lines.next()) {
+          Lsn start = FakeFormat.lsn(n, FakeFormat.START_LSN, lines.where());
+          if (lastMapped == null || start.isAfter(lastMapped)) {
+            throw new org.lakecdc.mssqlcdc.client.CdcException(
+                directory.resolve(lines.where())
+                    + ": change row at __$start_lsn "
+                    + start
+                    + " after the last commit of "
+                    + FakeFormat.LSN_TIME_MAPPING
+                    + " ("
+                    + (lastMapped == null ? "none" : lastMapped)
+                    + "): a writer stopped part-way through a commit, and writing on would leave"
+                    + " the row without its mapping row; restore the directory from a complete"
+                    + " copy, or delete it and rebuild it");
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * Writes the files of {@code complete}, a whole copy of a fake server's directory that a writer
+   * changed, over {@code directory}, in the order of the writing rules ({@code server.json}, {@code
+   * sys.*}, the capture instances, the change tables, the source tables, {@code cdc.ddl_history},
+   * any other file, and {@code cdc.lsn_time_mapping.jsonl} last), each file whole and renamed in
+   * atomically. Readers of {@code directory} see the new commits only once the mapping is in, as
+   * with any commit. Idempotent: a copy interrupted by a crash is finished by running it again with
+   * the same {@code complete}. Files and subdirectories whose names start with {@code .} are not
+   * copied; files of {@code directory} absent from {@code complete} are left as they are.
+   *
+   * @param complete the changed copy (not modified)
+   * @param directory the fake server's directory to bring to the copy's state
+   * @throws UncheckedIOException when a file cannot be read or written
+   */
+  public static void copyOver(Path complete, Path directory) {
+    copyOver(complete, directory, FileReplacer.atomicMove());
+  }
+
+  /**
+   * Like {@link #copyOver(Path, Path)}, with the operation that swaps each finished file in (a test
+   * injects one that fails, as a crash would stop the copy).
+   *
+   * @param complete the changed copy (not modified)
+   * @param directory the fake server's directory to bring to the copy's state
+   * @param replacer swaps each finished temporary file in
+   * @throws UncheckedIOException when a file cannot be read or written
+   */
+  public static void copyOver(Path complete, Path directory, FileReplacer replacer) {
+    List<Path> sources;
+    try (var listing = Files.list(complete)) {
+      sources =
+          listing
+              .filter(Files::isRegularFile)
+              .filter(f -> !f.getFileName().toString().startsWith("."))
+              .sorted(
+                  java.util.Comparator.comparingInt(
+                          (Path f) -> copyRank(f.getFileName().toString()))
+                      .thenComparing(f -> f.getFileName().toString()))
+              .toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot list " + complete + ": " + e.getMessage(), e);
+    }
+    AtomicFiles files = new AtomicFiles(replacer, Sleeper.DEFAULT);
+    for (Path source : sources) {
+      files.write(
+          directory.resolve(source.getFileName().toString()),
+          out -> {
+            try (java.io.Reader in =
+                Files.newBufferedReader(source, java.nio.charset.StandardCharsets.UTF_8)) {
+              in.transferTo(out);
+            }
+          });
+    }
+  }
+
+  /** The position of a file in {@link #copyOver}'s order. */
+  private static int copyRank(String name) {
+    if (name.equals(FakeFormat.SERVER)) {
+      return 0;
+    } else if (name.equals(FakeFormat.SYS_TABLES) || name.equals(FakeFormat.SYS_COLUMNS)) {
+      return 1;
+    } else if (name.equals(FakeFormat.CHANGE_TABLES)
+        || name.equals(FakeFormat.CAPTURED_COLUMNS)
+        || name.equals(FakeFormat.INDEX_COLUMNS)) {
+      return 2;
+    } else if (name.equals(FakeFormat.DDL_HISTORY)) {
+      return 5;
+    } else if (name.equals(FakeFormat.LSN_TIME_MAPPING)) {
+      return 7;
+    } else if (name.startsWith("cdc.") && name.endsWith("_CT.jsonl")) {
+      return 3;
+    } else if (name.endsWith(".jsonl")) {
+      return 4;
+    }
+    return 6;
   }
 
   /**

@@ -1,7 +1,12 @@
 package org.lakecdc.mssqlcdc.fake;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
@@ -51,8 +56,10 @@ import org.lakecdc.mssqlcdc.time.CommitTimeConverter;
  *       than or equal', ...)}, comparing the stored server-local {@code tran_end_time} with the
  *       instant's server-clock reading, with the T-SQL client's fall-back rule.
  *   <li>{@code readChanges}: streams {@code cdc.<ci>_CT.jsonl} one line at a time, keeping rows
- *       whose commit has a mapping row (the writer writes the mapping row last, so a transaction
- *       being written is invisible).
+ *       whose commit has a mapping row. A row after the mapping's last LSN is a commit in progress
+ *       (the writer writes the mapping row last) and is invisible, as on SQL Server; a row below
+ *       the mapping's last LSN without a mapping row exists on no SQL Server (a writer stopped
+ *       part-way through) and raises {@link CdcException} naming the file, line and LSN.
  * </ul>
  *
  * <p>Every call reads the files afresh, so it sees what a writer committed since. Capture instance
@@ -65,6 +72,7 @@ import org.lakecdc.mssqlcdc.time.CommitTimeConverter;
  */
 public final class FileBackedCdcClient implements CdcClient {
   private final Path directory;
+  private final Clock machineClock;
   private boolean closed;
 
   /**
@@ -74,6 +82,15 @@ public final class FileBackedCdcClient implements CdcClient {
    * @throws CdcException when the directory holds no fake server ({@code server.json})
    */
   public FileBackedCdcClient(Path directory) {
+    this(directory, Clock.systemUTC());
+  }
+
+  /**
+   * Like {@link #FileBackedCdcClient(Path)}, with the machine's clock that {@link #currentTime}
+   * runs on.
+   */
+  FileBackedCdcClient(Path directory, Clock machineClock) {
+    this.machineClock = Objects.requireNonNull(machineClock, "machineClock");
     this.directory = Objects.requireNonNull(directory, "directory");
     if (!Catalog.exists(directory)) {
       throw new CdcException(
@@ -88,6 +105,33 @@ public final class FileBackedCdcClient implements CdcClient {
    */
   public Path directory() {
     return directory;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The simulated server's clock: {@code server.json}'s {@code clock_utc} (the time of the last
+   * event written) run on at the machine's pace since the file was last written (its modification
+   * time), never before {@code clock_utc}. A history written just now reads as "now", one written a
+   * day ago as a day old, wherever in time its commits lie. Empty when {@code server.json} has no
+   * {@code clock_utc}.
+   */
+  @Override
+  public Optional<Instant> currentTime() {
+    ensureOpen();
+    Path server = directory.resolve(FakeFormat.SERVER);
+    Instant clock = Catalog.serverClock(directory);
+    if (clock == null) {
+      return Optional.empty();
+    }
+    Instant written;
+    try {
+      written = Files.getLastModifiedTime(server).toInstant();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read " + server + ": " + e.getMessage(), e);
+    }
+    Duration since = Duration.between(written, machineClock.instant());
+    return Optional.of(since.isNegative() ? clock : clock.plus(since));
   }
 
   @Override
@@ -314,9 +358,12 @@ public final class FileBackedCdcClient implements CdcClient {
   public CloseableIterator<ChangeRow> readChanges(ChangeQuery query) {
     Catalog.Instance instance = resolve(catalog(), query.captureInstance());
     Map<Lsn, Instant> times = new HashMap<>();
+    Lsn maxMapped = null;
     for (Commit c : timeline()) {
       times.put(c.lsn(), c.commitTime());
+      maxMapped = c.lsn();
     }
+    Lsn maxMappedLsn = maxMapped;
     List<Catalog.Captured> columns = new ArrayList<>();
     for (String name : query.columns()) {
       columns.add(instance.column(name));
@@ -345,7 +392,11 @@ public final class FileBackedCdcClient implements CdcClient {
           finish();
           return null;
         }
-        if (start.isBefore(query.fromLsn()) || !times.containsKey(start)) {
+        if (!times.containsKey(start)) {
+          requireInProgress(start, maxMappedLsn, lines);
+          return null;
+        }
+        if (start.isBefore(query.fromLsn())) {
           return null;
         }
         List<Object> values = new ArrayList<>(columns.size());
@@ -361,6 +412,31 @@ public final class FileBackedCdcClient implements CdcClient {
             values);
       }
     };
+  }
+
+  /**
+   * Accepts a change row whose {@code __$start_lsn} has no mapping row only when it lies after the
+   * mapping's last LSN: a commit in progress (its writer writes the mapping row last), which SQL
+   * Server would not show yet either. Below the last mapped LSN such a row can only be left by a
+   * writer that stopped part-way through (SQL Server never holds one: every change row's start LSN
+   * is a commit LSN in {@code cdc.lsn_time_mapping}), and it is refused.
+   *
+   * @throws CdcException naming the file and line, the LSN, the mapping's last LSN and the fix
+   */
+  private void requireInProgress(Lsn start, Lsn maxMapped, FakeFormat.JsonLines lines) {
+    if (maxMapped != null && start.isBefore(maxMapped)) {
+      throw new CdcException(
+          directory.resolve(lines.where())
+              + ": change row at __$start_lsn "
+              + start
+              + " has no row in "
+              + FakeFormat.LSN_TIME_MAPPING
+              + ", which goes on to "
+              + maxMapped
+              + " (SQL Server never holds such a row; a writer stopped part-way through): restore"
+              + " the directory from a complete copy, or delete it and rebuild it (the demo"
+              + " database is rebuilt when its directory is absent)");
+    }
   }
 
   /** {@code (__$start_lsn, __$command_id, __$seqval, __$operation)}, a missing command id first. */
@@ -392,8 +468,10 @@ public final class FileBackedCdcClient implements CdcClient {
   public List<SplitPoint> splitPoints(String captureInstance, Lsn fromLsn, Lsn toLsn, int n) {
     Catalog.Instance instance = resolve(catalog(), captureInstance);
     Map<Lsn, Instant> times = new HashMap<>();
+    Lsn maxMapped = null;
     for (Commit c : timeline()) {
       times.put(c.lsn(), c.commitTime());
+      maxMapped = c.lsn();
     }
     List<Lsn> groupLsns = new ArrayList<>();
     List<Long> groupRows = new ArrayList<>();
@@ -405,7 +483,11 @@ public final class FileBackedCdcClient implements CdcClient {
         if (start.isAfter(toLsn)) {
           break;
         }
-        if (start.isBefore(fromLsn) || !times.containsKey(start)) {
+        if (!times.containsKey(start)) {
+          requireInProgress(start, maxMapped, lines);
+          continue;
+        }
+        if (start.isBefore(fromLsn)) {
           continue;
         }
         int last = groupLsns.size() - 1;

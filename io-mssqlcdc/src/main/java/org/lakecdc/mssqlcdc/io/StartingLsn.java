@@ -55,7 +55,9 @@ public final class StartingLsn implements Serializable {
   }
 
   /**
-   * Parses {@code earliest}, {@code latest} (any case) or an LSN text (see {@link Lsn#parse}).
+   * Parses {@code earliest}, {@code latest} (any case) or an LSN in its canonical text, {@code 0x}
+   * and exactly 20 hexadecimal digits ({@link Lsn#parseCanonical}: a shorter LSN is refused, not
+   * padded); surrounding whitespace is ignored.
    *
    * @throws IllegalArgumentException naming the option {@code startingLsn}, the value and what is
    *     accepted
@@ -69,11 +71,11 @@ public final class StartingLsn implements Serializable {
         return LATEST;
       default:
         try {
-          return after(Lsn.parse(value));
+          return after(Lsn.parseCanonical(value));
         } catch (IllegalArgumentException e) {
           throw new IllegalArgumentException(
-              "startingLsn must be 'earliest', 'latest' or an LSN such as 0x0000002A000001000001,"
-                  + " not '"
+              "startingLsn must be 'earliest', 'latest' or an LSN of 0x and 20 hexadecimal digits"
+                  + " such as 0x0000002A000001000001, not '"
                   + text
                   + "'");
         }

@@ -18,7 +18,9 @@ import java.util.regex.Pattern;
  * of this project (T-SQL parameters, JSON files, offsets, Delta domain metadata).
  *
  * <p>Instances are immutable: the bytes are copied in and copied out. {@link #parse(String)} is the
- * only lenient entry point; {@link #toString()} always gives the canonical text.
+ * only lenient entry point (for values this project reads from SQL Server itself); what a user or a
+ * file gives goes through {@link #parseCanonical(String)}. {@link #toString()} always gives the
+ * canonical text.
  */
 public final class Lsn implements Comparable<Lsn>, Serializable {
   private static final long serialVersionUID = 1L;
@@ -28,6 +30,7 @@ public final class Lsn implements Comparable<Lsn>, Serializable {
 
   private static final BigInteger LIMIT = BigInteger.ONE.shiftLeft(8 * BYTES);
   private static final Pattern HEX = Pattern.compile("[0-9A-Fa-f]{1,20}");
+  private static final Pattern CANONICAL = Pattern.compile("0[xX][0-9A-Fa-f]{20}");
   private static final HexFormat UPPER_HEX = HexFormat.of().withUpperCase();
 
   /** {@code 0x00000000000000000000}: what SQL Server returns for "no LSN" from some functions. */
@@ -69,6 +72,29 @@ public final class Lsn implements Comparable<Lsn>, Serializable {
     }
     String padded = "0".repeat(2 * BYTES - digits.length()) + digits;
     return new Lsn(HexFormat.of().parseHex(padded));
+  }
+
+  /**
+   * Parses the canonical text only: {@code 0x} (or {@code 0X}) followed by exactly 20 hexadecimal
+   * digits of any case, nothing around them. For values a user or a file gives: a shorter text has
+   * no single meaning (this class's {@link #parse} pads it on the left, SQL Server's {@code
+   * CONVERT(binary(10), '0x2A', 1)} pads it on the right, to {@code 0x2A000000000000000000}), so it
+   * is refused rather than guessed.
+   *
+   * @param text the LSN text
+   * @return the LSN
+   * @throws IllegalArgumentException {@code Invalid LSN: '<text>' (expected 0x followed by exactly
+   *     20 hexadecimal digits, e.g. 0x0000002A000001000001)} for anything else
+   */
+  public static Lsn parseCanonical(String text) {
+    if (text == null || !CANONICAL.matcher(text).matches()) {
+      throw new IllegalArgumentException(
+          "Invalid LSN: "
+              + (text == null ? "null" : "'" + text + "'")
+              + " (expected 0x followed by exactly 20 hexadecimal digits, e.g."
+              + " 0x0000002A000001000001)");
+    }
+    return new Lsn(HexFormat.of().parseHex(text.substring(2)));
   }
 
   /**

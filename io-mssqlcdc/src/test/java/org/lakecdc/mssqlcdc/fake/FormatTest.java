@@ -201,6 +201,104 @@ class FormatTest {
     }
   }
 
+  /**
+   * SQL Server never holds a change row whose start LSN is not a commit of cdc.lsn_time_mapping: a
+   * row below the mapping's last LSN without its mapping row (a writer stopped part-way, then
+   * another wrote on) is refused by every read, naming the file, the LSN and the fix.
+   */
+  @Test
+  void aChangeRowWithoutItsMappingRowBelowMaxLsnIsRefused() throws IOException {
+    FakeSqlServer db = ordersAtT0();
+    assertEquals(
+        List.of(
+            Lsn.parse("0x0000002A000001000001"),
+            Lsn.parse("0x0000002A000001000011"),
+            Lsn.parse("0x0000002A000001000021")),
+        FakeScenarios.commitOrders(db, 3));
+    Path mapping = dir.resolve("cdc.lsn_time_mapping.jsonl");
+    List<String> commits = Files.readAllLines(mapping);
+    Files.write(mapping, List.of(commits.get(0), commits.get(2)));
+    String expected =
+        dir.resolve("cdc.dbo_orders_CT.jsonl")
+            + ":2: change row at __$start_lsn 0x0000002A000001000011 has no row in"
+            + " cdc.lsn_time_mapping.jsonl, which goes on to 0x0000002A000001000021 (SQL Server"
+            + " never holds such a row; a writer stopped part-way through): restore the directory"
+            + " from a complete copy, or delete it and rebuild it (the demo database is rebuilt"
+            + " when its directory is absent)";
+    try (CdcClient client = db.openClient()) {
+      assertEquals(
+          expected,
+          assertThrows(CdcException.class, () -> FakeScenarios.readAllOrders(client)).getMessage());
+      assertEquals(
+          expected,
+          assertThrows(
+                  CdcException.class,
+                  () ->
+                      FakeScenarios.readAll(
+                          client,
+                          CI,
+                          List.of("order_id"),
+                          Lsn.parse("0x0000002A000001000021"),
+                          Lsn.MAX))
+              .getMessage(),
+          "also when the range starts after the row");
+      assertEquals(
+          expected,
+          assertThrows(CdcException.class, () -> client.splitPoints(CI, Lsn.ZERO, Lsn.MAX, 2))
+              .getMessage());
+      assertEquals(
+          1,
+          FakeScenarios.readAll(
+                  client, CI, List.of("order_id"), Lsn.ZERO, Lsn.parse("0x0000002A000001000001"))
+              .size(),
+          "a range that ends before the row reads");
+    }
+  }
+
+  /**
+   * Rows after the mapping's last LSN are a commit in progress (its mapping row, the commit point,
+   * is written last): invisible to readers, as on SQL Server. A writer opening the directory
+   * refuses it: with one writer per directory, that commit's writer stopped, and writing on would
+   * leave the rows below max_lsn without their mapping row.
+   */
+  @Test
+  void rowsAfterTheLastMappingRowAreACommitInProgress() throws IOException {
+    FakeSqlServer db = ordersAtT0();
+    FakeScenarios.commitOrders(db, 2);
+    Path mapping = dir.resolve("cdc.lsn_time_mapping.jsonl");
+    Files.write(mapping, List.of(Files.readAllLines(mapping).get(0)));
+    try (CdcClient client = db.openClient()) {
+      assertEquals(
+          List.of(Lsn.parse("0x0000002A000001000001")),
+          FakeScenarios.readAllOrders(client).stream().map(ChangeRow::startLsn).toList());
+      assertEquals(1, client.splitPoints(CI, Lsn.ZERO, Lsn.MAX, 4).size());
+    }
+    CdcException e = assertThrows(CdcException.class, () -> FakeSqlServer.open(dir));
+    assertEquals(
+        dir.resolve("cdc.dbo_orders_CT.jsonl")
+            + ":2: change row at __$start_lsn 0x0000002A000001000011 after the last commit of"
+            + " cdc.lsn_time_mapping.jsonl (0x0000002A000001000001): a writer stopped part-way"
+            + " through a commit, and writing on would leave the row without its mapping row;"
+            + " restore the directory from a complete copy, or delete it and rebuild it",
+        e.getMessage());
+  }
+
+  @Test
+  void aShortLsnInAFileIsRefusedNotPadded() throws IOException {
+    FakeSqlServer db = ordersAtT0();
+    FakeScenarios.commitOrders(db, 1);
+    Files.writeString(
+        dir.resolve("cdc.lsn_time_mapping.jsonl"),
+        "{\"start_lsn\": \"0x2A000001000001\", \"tran_end_time\": \"2026-09-28T13:50:00\"}\n");
+    try (CdcClient client = db.openClient()) {
+      assertEquals(
+          "cdc.lsn_time_mapping.jsonl:1: field 'start_lsn': Invalid LSN: '0x2A000001000001'"
+              + " (expected 0x followed by exactly 20 hexadecimal digits, e.g."
+              + " 0x0000002A000001000001)",
+          assertThrows(CdcException.class, client::maxLsn).getMessage());
+    }
+  }
+
   @Test
   void aNewerFormatVersionIsRefused() throws IOException {
     Files.writeString(dir.resolve("server.json"), "{\"format_version\": 2}\n");

@@ -15,6 +15,7 @@ import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -36,6 +37,36 @@ import org.lakecdc.mssqlcdc.lsn.Lsn;
 /** Reader operations over the timeline, split points and source tables (SCENARIOS.md §19). */
 class ReaderTest {
   @TempDir Path dir;
+
+  /**
+   * The simulator's current time: clock_utc (the last event written) run on at the machine's pace
+   * since server.json was written, never before clock_utc; none without clock_utc.
+   */
+  @Test
+  void currentTimeRunsOnFromTheLastEventSinceServerJsonWasWritten() throws Exception {
+    Path server = dir.resolve("server.json");
+    java.nio.file.Files.writeString(
+        server, "{\"format_version\":1,\"clock_utc\":\"2026-11-01T08:15:27Z\"}\n");
+    java.nio.file.Files.setLastModifiedTime(
+        server, java.nio.file.attribute.FileTime.from(Instant.parse("2026-12-01T11:00:00Z")));
+    try (CdcClient client =
+        new FileBackedCdcClient(
+            dir, java.time.Clock.fixed(Instant.parse("2026-12-01T11:00:42Z"), ZoneOffset.UTC))) {
+      assertEquals(Optional.of(Instant.parse("2026-11-01T08:16:09Z")), client.currentTime());
+    }
+    try (CdcClient client =
+        new FileBackedCdcClient(
+            dir, java.time.Clock.fixed(Instant.parse("2026-12-01T10:59:00Z"), ZoneOffset.UTC))) {
+      assertEquals(
+          Optional.of(Instant.parse("2026-11-01T08:15:27Z")),
+          client.currentTime(),
+          "a machine clock behind the file's time: the clock stands still");
+    }
+    java.nio.file.Files.writeString(server, "{\"format_version\":1}\n");
+    try (CdcClient client = new FileBackedCdcClient(dir)) {
+      assertEquals(Optional.empty(), client.currentTime());
+    }
+  }
 
   @Test
   void maxLsnIsEmptyBeforeCaptureWritesAnything() {

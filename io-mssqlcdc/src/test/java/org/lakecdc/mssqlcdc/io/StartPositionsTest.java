@@ -98,13 +98,23 @@ class StartPositionsTest {
   void startingLsnParsesItsThreeForms() {
     assertEquals(StartingLsn.earliest(), StartingLsn.parse(" Earliest "));
     assertEquals(StartingLsn.latest(), StartingLsn.parse("LATEST"));
-    assertEquals(StartingLsn.after(lsn(0)), StartingLsn.parse("2A000001000001"));
+    assertEquals(StartingLsn.after(lsn(0)), StartingLsn.parse(" 0x0000002a000001000001 "));
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> StartingLsn.parse("soon"));
     assertEquals(
-        "startingLsn must be 'earliest', 'latest' or an LSN such as 0x0000002A000001000001, not"
-            + " 'soon'",
+        "startingLsn must be 'earliest', 'latest' or an LSN of 0x and 20 hexadecimal digits such"
+            + " as 0x0000002A000001000001, not 'soon'",
         e.getMessage());
+    for (String shortLsn : List.of("0x0000", "2A000001000001", "0x2A000001000001")) {
+      assertEquals(
+          "startingLsn must be 'earliest', 'latest' or an LSN of 0x and 20 hexadecimal digits such"
+              + " as 0x0000002A000001000001, not '"
+              + shortLsn
+              + "'",
+          assertThrows(IllegalArgumentException.class, () -> StartingLsn.parse(shortLsn))
+              .getMessage(),
+          "a short LSN is refused, not padded");
+    }
   }
 
   @Test

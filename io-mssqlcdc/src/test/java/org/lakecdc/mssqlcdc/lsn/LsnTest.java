@@ -43,6 +43,35 @@ class LsnTest {
   }
 
   @Test
+  void canonicalParsingTakesExactlyTwentyDigitsAfter0x() {
+    assertEquals("0x0000002A000001F00003", Lsn.parseCanonical("0x0000002a000001f00003").toString());
+    assertEquals("0x0000002A000001F00003", Lsn.parseCanonical("0X0000002A000001F00003").toString());
+    for (String text :
+        new String[] {
+          "0x0000",
+          "0x2A000001F00003",
+          "0000002A000001F00003",
+          " 0x0000002A000001F00003",
+          "0x0000002A000001F000031",
+          "0x0000002A000001F0000G",
+          ""
+        }) {
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, () -> Lsn.parseCanonical(text));
+      assertEquals(
+          "Invalid LSN: '"
+              + text
+              + "' (expected 0x followed by exactly 20 hexadecimal digits, e.g."
+              + " 0x0000002A000001000001)",
+          e.getMessage());
+    }
+    assertEquals(
+        "Invalid LSN: null (expected 0x followed by exactly 20 hexadecimal digits, e.g."
+            + " 0x0000002A000001000001)",
+        assertThrows(IllegalArgumentException.class, () -> Lsn.parseCanonical(null)).getMessage());
+  }
+
+  @Test
   void rawBytesGiveTheSameText() {
     byte[] raw = {0, 0, 0, 0x2A, 0, 0, 0x01, (byte) 0xF0, 0, 0x03};
     assertEquals("0x0000002A000001F00003", Lsn.ofBytes(raw).toString());

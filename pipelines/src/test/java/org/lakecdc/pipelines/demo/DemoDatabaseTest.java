@@ -2,22 +2,40 @@ package org.lakecdc.pipelines.demo;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.mssqlcdc.client.CdcClient;
+import org.lakecdc.mssqlcdc.client.CdcException;
 import org.lakecdc.mssqlcdc.client.ChangeQuery;
 import org.lakecdc.mssqlcdc.client.ChangeRow;
 import org.lakecdc.mssqlcdc.client.CloseableIterator;
 import org.lakecdc.mssqlcdc.client.Commit;
 import org.lakecdc.mssqlcdc.fake.FakeCdcClientFactory;
+import org.lakecdc.mssqlcdc.fake.FileReplacer;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
 
 /** The demo database: TPC-H rows loaded before CDC, then a seeded change history. */
@@ -26,6 +44,7 @@ class DemoDatabaseTest {
 
   @Test
   void buildsOnceWithTpchRowsAndAHistoryAcrossTheFallBackHour() {
+    Path dir = this.dir.resolve("source");
     DemoDatabase.Summary built = DemoDatabase.ensure(dir, 0.001, 600);
     assertTrue(built.created());
     assertEquals(1500, built.orders());
@@ -34,8 +53,12 @@ class DemoDatabaseTest {
 
     DemoDatabase.Summary again = DemoDatabase.ensure(dir, 0.001, 600);
     assertFalse(again.created());
-    assertEquals(300, DemoDatabase.continueHistory(dir, 600), "the second half, once");
-    assertEquals(0, DemoDatabase.continueHistory(dir, 600));
+    assertEquals(
+        new DemoDatabase.Continuation(2, 300),
+        DemoDatabase.continueHistory(dir, 600, "dbo_orders"),
+        "the second half, once");
+    assertEquals(
+        DemoDatabase.Continuation.NONE, DemoDatabase.continueHistory(dir, 600, "DBO_ORDERS"));
 
     try (CdcClient client = new FakeCdcClientFactory(dir.toString()).open()) {
       List<Instant> commitTimes = new ArrayList<>();
@@ -76,12 +99,13 @@ class DemoDatabaseTest {
 
   @Test
   void neverBuildsOverADirectoryThatIsNotEmptyAndNeverWritesWhenReading() throws Exception {
-    java.nio.file.Files.writeString(dir.resolve("notes.txt"), "mine");
+    Path mine = Files.createDirectories(dir.resolve("mine"));
+    java.nio.file.Files.writeString(mine.resolve("notes.txt"), "mine");
     IllegalArgumentException e =
         org.junit.jupiter.api.Assertions.assertThrows(
-            IllegalArgumentException.class, () -> DemoDatabase.ensure(dir, 0.001, 10));
+            IllegalArgumentException.class, () -> DemoDatabase.ensure(mine, 0.001, 10));
     assertTrue(e.getMessage().contains("is neither empty nor a CDC database"), e.getMessage());
-    assertEquals(List.of("notes.txt"), List.of(dir.toFile().list()));
+    assertEquals(List.of("notes.txt"), List.of(mine.toFile().list()));
 
     Path demo = dir.resolve("demo");
     DemoDatabase.ensure(demo, 0.001, 10);
@@ -95,5 +119,206 @@ class DemoDatabaseTest {
         "rw-r--r--",
         java.nio.file.attribute.PosixFilePermissions.toString(
             java.nio.file.Files.getPosixFilePermissions(server)));
+  }
+
+  /**
+   * The history goes on once per capture instance: part 2 (quiet hour, fall-back) for the first
+   * instance a job streams, part 3 for the second, never a part twice; an instance that is not the
+   * demo's gets nothing.
+   */
+  @Test
+  void theHistoryGoesOnOncePerCaptureInstance() {
+    Path dir = this.dir.resolve("source");
+    DemoDatabase.ensure(dir, 0.001, 600);
+    assertEquals(
+        DemoDatabase.Continuation.NONE, DemoDatabase.continueHistory(dir, 600, "dbo_customers"));
+    assertEquals(
+        new DemoDatabase.Continuation(2, 300),
+        DemoDatabase.continueHistory(dir, 600, "dbo_orders"));
+    Lsn afterPart2;
+    try (CdcClient client = new FakeCdcClientFactory(dir.toString()).open()) {
+      afterPart2 = client.maxLsn().orElseThrow();
+    }
+    assertEquals(
+        new DemoDatabase.Continuation(3, 300),
+        DemoDatabase.continueHistory(dir, 600, "dbo_lineitem"));
+    assertEquals("", new DemoDatabase.Continuation(3, 300).description());
+    assertEquals(
+        DemoDatabase.Continuation.NONE, DemoDatabase.continueHistory(dir, 600, "dbo_lineitem"));
+    assertEquals(
+        DemoDatabase.Continuation.NONE, DemoDatabase.continueHistory(dir, 600, "dbo_orders"));
+    try (CdcClient client = new FakeCdcClientFactory(dir.toString()).open()) {
+      Commit end = client.lastCommitAtOrBefore(client.maxLsn().orElseThrow()).orElseThrow();
+      assertEquals(
+          LocalDateTime.of(2026, 11, 1, 9, 50, 54),
+          LocalDateTime.ofInstant(end.commitTime(), ZoneOffset.UTC).withNano(0),
+          "part 3 follows part 2 on the same night");
+      List<ChangeRow> lines = new ArrayList<>();
+      try (CloseableIterator<ChangeRow> rows =
+          client.readChanges(
+              new ChangeQuery(
+                  DemoDatabase.LINEITEM_CI,
+                  afterPart2.increment(),
+                  end.lsn(),
+                  List.of("l_orderkey"),
+                  true))) {
+        rows.forEachRemaining(lines::add);
+      }
+      assertEquals(632, lines.size(), "line item changes of part 3");
+    }
+  }
+
+  /**
+   * A crash at any file written while the history goes on (in the copy or while copying it over)
+   * leaves the database readable as before the part or, once the mapping is in, as after it; the
+   * rerun writes the part once, to the very bytes of a run that did not crash.
+   */
+  @Test
+  void aCrashAtAnyFileWhileTheHistoryGoesOnLeavesNoHalfAndTheRerunWritesThePartOnce()
+      throws Exception {
+    Path built = dir.resolve("built");
+    DemoDatabase.ensure(built, 0.001, 40);
+    Path reference = copy(built, dir.resolve("reference"));
+    assertEquals(
+        new DemoDatabase.Continuation(2, 20),
+        DemoDatabase.continueHistory(reference, 40, "dbo_orders"));
+    Map<String, String> expected = contents(reference);
+    int crashAt = 1;
+    for (; ; crashAt++) {
+      Path b = copy(built, dir.resolve("crash" + crashAt));
+      AtomicInteger replaces = new AtomicInteger();
+      int n = crashAt;
+      FileReplacer crashing =
+          (source, target) -> {
+            if (replaces.incrementAndGet() == n) {
+              throw new IOException("simulated crash");
+            }
+            FileReplacer.atomicMove().replace(source, target);
+          };
+      try {
+        DemoDatabase.continueHistory(b, 40, "dbo_orders", System.out, crashing);
+      } catch (UncheckedIOException e) {
+        try (CdcClient client = new FakeCdcClientFactory(b.toString()).open()) {
+          Lsn max = client.maxLsn().orElseThrow();
+          for (String ci : List.of(DemoDatabase.ORDERS_CI, DemoDatabase.LINEITEM_CI)) {
+            try (CloseableIterator<ChangeRow> rows =
+                client.readChanges(new ChangeQuery(ci, Lsn.ZERO, max, List.of(), true))) {
+              rows.forEachRemaining(r -> {});
+            }
+          }
+        }
+        assertEquals(
+            new DemoDatabase.Continuation(2, 20),
+            DemoDatabase.continueHistory(b, 40, "dbo_orders"),
+            "the rerun after a crash at file " + n);
+        assertEquals(expected, contents(b), "after a crash at file " + n);
+        assertEquals(
+            DemoDatabase.Continuation.NONE, DemoDatabase.continueHistory(b, 40, "dbo_orders"));
+        assertFalse(Files.exists(dir.resolve(".crash" + n + ".continuing")));
+        continue;
+      }
+      assertEquals(expected, contents(b));
+      break;
+    }
+    assertEquals(19, crashAt, "files written: 6 in the copy, 12 copied over, and then none");
+  }
+
+  /**
+   * Two first runs at once: the second says plainly that another run is building the demo and stops
+   * before writing anything (it would bootstrap the same target); once the database is built, a run
+   * uses it. A run continuing the history while another holds the lock waits for it.
+   */
+  @Test
+  void aSecondFirstRunIsToldThatAnotherRunIsBuildingTheDemo() throws Exception {
+    Path demo = dir.resolve("lakecdc-demo").resolve("source");
+    Path lock = dir.resolve("lakecdc-demo").resolve(".source.lock").toAbsolutePath();
+    try (AutoCloseable held = DemoDatabase.holdLock(demo)) {
+      CdcException e = assertThrows(CdcException.class, () -> DemoDatabase.ensure(demo, 0.001, 10));
+      assertEquals(
+          "Another run is building the demo database in "
+              + demo.toAbsolutePath()
+              + " (lock "
+              + lock
+              + "): run again when it has finished (two first runs at once would both bootstrap"
+              + " the same target)",
+          e.getMessage());
+      assertEquals(List.of(".source.lock"), List.of(demo.getParent().toFile().list()));
+      Path other = dir.resolve("other");
+      DemoDatabase.ensure(other, 0.001, 10);
+      Files.move(other, demo, StandardCopyOption.ATOMIC_MOVE);
+      assertFalse(DemoDatabase.ensure(demo, 0.001, 10).created(), "a built database is read");
+
+      ByteArrayOutputStream said = new ByteArrayOutputStream();
+      PrintStream out = new PrintStream(said, true, StandardCharsets.UTF_8);
+      ExecutorService executor = Executors.newSingleThreadExecutor();
+      try {
+        Future<DemoDatabase.Continuation> more =
+            executor.submit(() -> DemoDatabase.continueHistory(demo, 10, "dbo_orders", out));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (said.size() == 0 && System.nanoTime() < deadline) {
+          Thread.sleep(10);
+        }
+        assertEquals(
+            "Another run is writing the demo database in "
+                + demo.toAbsolutePath()
+                + "; waiting for it to finish (lock "
+                + lock
+                + ")"
+                + System.lineSeparator(),
+            said.toString(StandardCharsets.UTF_8));
+        assertFalse(more.isDone(), "the history waits for the lock");
+        held.close();
+        assertEquals(new DemoDatabase.Continuation(2, 5), more.get(60, TimeUnit.SECONDS));
+      } finally {
+        executor.shutdownNow();
+      }
+    }
+
+    Path both = dir.resolve("both").resolve("source");
+    ExecutorService two = Executors.newFixedThreadPool(2);
+    try {
+      List<Future<DemoDatabase.Summary>> runs =
+          two.invokeAll(
+              List.of(
+                  () -> DemoDatabase.ensure(both, 0.001, 10),
+                  () -> DemoDatabase.ensure(both, 0.001, 10)));
+      int created = 0;
+      for (Future<DemoDatabase.Summary> run : runs) {
+        try {
+          created += run.get().created() ? 1 : 0;
+        } catch (java.util.concurrent.ExecutionException e) {
+          assertTrue(
+              e.getCause().getMessage().startsWith("Another run is building the demo database"),
+              e.getCause().getMessage());
+        }
+      }
+      assertEquals(1, created, "one run builds, the other is told or uses its database");
+      assertEquals(
+          List.of(".source.lock", "source"),
+          Stream.of(both.getParent().toFile().list()).sorted().toList(),
+          "no build directory left behind");
+    } finally {
+      two.shutdownNow();
+    }
+  }
+
+  private static Path copy(Path from, Path to) throws IOException {
+    Files.createDirectories(to);
+    try (Stream<Path> files = Files.list(from)) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        Files.copy(f, to.resolve(f.getFileName().toString()));
+      }
+    }
+    return to;
+  }
+
+  private static Map<String, String> contents(Path directory) throws IOException {
+    Map<String, String> out = new TreeMap<>();
+    try (Stream<Path> files = Files.list(directory)) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        out.put(f.getFileName().toString(), Files.readString(f));
+      }
+    }
+    return out;
   }
 }

@@ -59,7 +59,9 @@ final class BatchFacts {
             .set(FactsTable.RETENTION_WATERMARK_TS, retention)
             .set(FactsTable.RETENTION_HEADROOM_HOURS, hours(retention, end))
             .set(FactsTable.SOURCE_MAX_COMMIT_TS, sourceMax)
-            .set(FactsTable.CAPTURE_LAG_SECONDS, seconds(sourceMax, now))
+            .set(
+                FactsTable.CAPTURE_LAG_SECONDS,
+                seconds(sourceMax, client.currentTime().orElse(now)))
             .set(FactsTable.INGESTION_LAG_SECONDS, seconds(end, sourceMax))
             .set(FactsTable.WRITTEN_AT, now)
             .build());

@@ -106,7 +106,16 @@ class BatchFactsTest {
     StreamPosition start = new StreamPosition("dbo_orders", 0, -1, Lsn.ZERO, null, "dbo_orders");
     DeltaTarget target =
         new DeltaTarget(
-            "bronze", "facts", "control", start, Granularity.HOUR, db.clientFactory(), T0, null, 0);
+            "bronze",
+            "facts",
+            "control",
+            start,
+            Granularity.HOUR,
+            db.clientFactory(),
+            T0,
+            null,
+            0,
+            null);
     ChangeBatch batch =
         new ChangeBatch("dbo_orders", lsn, lsn, committed, 1, List.of("dbo_orders"));
     Clock job = Clock.fixed(Instant.parse("2026-12-01T11:00:00Z"), ZoneOffset.UTC);

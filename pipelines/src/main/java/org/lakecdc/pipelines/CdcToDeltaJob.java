@@ -15,6 +15,7 @@ import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.cdc.transforms.Counts;
 import org.lakecdc.cdc.transforms.bronze.BronzeTable;
 import org.lakecdc.cdc.transforms.delta.DeltaTables;
 import org.lakecdc.cdc.transforms.delta.SchemaEvolution;
@@ -504,7 +505,7 @@ public final class CdcToDeltaJob {
       first = () -> {};
       total = total == null ? one : total.plus(one);
       if (waitOrStop(continuous.pollInterval(), stop)) {
-        out.printf("Stopped after %d bounded runs%n", runs);
+        out.printf("Stopped after %s%n", Counts.of(runs, "bounded run", "bounded runs"));
         return new Summary(
             total.batches(),
             total.rowsByOperation(),
@@ -904,7 +905,7 @@ public final class CdcToDeltaJob {
                     s.toString()
                         .equals(r.get(org.lakecdc.mssqlcdc.schema.MetadataColumns.SNAPSHOT)))
             .count();
-    out.printf("Snapshot: %,d rows written to %s%n", rows, config.bronzePath());
+    out.printf("Snapshot: %s written to %s%n", Counts.of(rows, "row", "rows"), config.bronzePath());
     return rows;
   }
 

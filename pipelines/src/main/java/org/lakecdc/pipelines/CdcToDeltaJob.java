@@ -891,6 +891,7 @@ public final class CdcToDeltaJob {
     Pipeline pipeline = Pipeline.create(beamOptions);
     pipeline
         .apply("Snapshot " + config.captureInstance(), snapshot.withSnapshotLsn(s))
+        .apply("Report snapshot progress", SnapshotProgress.of(config.captureInstance()))
         .apply(
             "Write the snapshot to bronze",
             WriteSnapshotToDelta.to(config.bronzePath(), changeSchema, atS, 4));

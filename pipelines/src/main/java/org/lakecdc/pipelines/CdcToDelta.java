@@ -77,8 +77,8 @@ public final class CdcToDelta {
               int more = DemoDatabase.continueHistory(demo, options.getDemoTransactions());
               if (more > 0) {
                 System.out.printf(
-                    "The demo application committed %s more (a quiet hour, then across the"
-                        + " daylight-saving fall-back)%n",
+                    "The demo application committed %s after the snapshot (a quiet hour, then"
+                        + " across the daylight-saving fall-back)%n",
                     Counts.of(more, "transaction", "transactions"));
               }
             };

@@ -96,11 +96,12 @@ final class CommandLine {
     Matcher empty = EMPTY.matcher(message);
     if (empty.find()) {
       for (Map.Entry<String, List<String>> option : given.entrySet()) {
-        Optional<Class<?>> type = propertyType(option.getKey());
+        // Beam names the getter's generic return type: "int", "class java.lang.Long".
+        Optional<String> type =
+            getter(option.getKey()).map(g -> g.getGenericReturnType().toString());
         if (option.getValue().contains("")
             && type.isPresent()
-            && type.get() != String.class
-            && type.get().getSimpleName().equals(empty.group(1).strip())) {
+            && type.get().equals(empty.group(1).strip())) {
           return "--" + option.getKey() + " must be " + accepted(option.getKey()) + ", not empty";
         }
       }

@@ -91,6 +91,12 @@ class CommandLineTest {
         "--maxCommitsPerBatch must be a positive integer, or 0 to read up to max_lsn, not empty",
         error("--maxCommitsPerBatch="));
     assertEquals("--bootstrap must be true or false, not empty", error("--bootstrap="));
+    assertEquals(
+        "--lockTimeoutMs must be 0 or a positive number of milliseconds up to 2147483647, not"
+            + " empty",
+        error("--lockTimeoutMs="));
+    assertEquals(
+        "--repeatBoundedRuns must be true or false, not empty", error("--repeatBoundedRuns="));
   }
 
   @Test

@@ -99,9 +99,9 @@ public final class DemoDatabase {
     removeStaleStaging(directory);
     // The console's line (log4j2.xml) before the slow part of a first run.
     LOG.info(
-        "Building the demo CDC database in {} (once; about a minute at scale {})",
+        "Building the demo CDC database in {} (once; {})",
         directory.toAbsolutePath(),
-        scale);
+        scale <= 0.01 ? "about a minute" : "TPC-H scale " + scale + ": minutes, more at scale 1");
     try {
       Summary summary = build(staging, scale, transactions);
       Files.createDirectories(directory.toAbsolutePath().getParent());

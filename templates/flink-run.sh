@@ -12,7 +12,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 . "$here/options.sh"
-[[ $# -ge 1 ]] || { sed -n '2,12p' "$0" >&2; exit 2; }
+[[ $# -ge 1 ]] || { usage "$0"; exit 2; }
 read_options "$@"
 shift
 jar="${LAKECDC_JAR:-$(ls "$here"/../pipelines/target/pipelines-*-flink.jar 2>/dev/null | head -1 || true)}"

@@ -1,4 +1,12 @@
-# Shared by spark-submit.sh and flink-run.sh: reads an options file into the array JOB_OPTIONS
+# Shared by spark-submit.sh and flink-run.sh.
+
+# Prints the usage text of the script $1 to stderr: its first comment block after the #! line,
+# without the leading "# ", up to the first line that is not a comment.
+usage() {
+  awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$1" >&2
+}
+
+# Reads an options file into the array JOB_OPTIONS
 # (one --name=value per line; blank lines and # comments skipped; surrounding spaces trimmed),
 # leaving out the options that the rest of the command line ("$@" after the file) sets again:
 # those win (Beam refuses an option given twice).

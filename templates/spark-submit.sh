@@ -14,7 +14,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 . "$here/options.sh"
-[[ $# -ge 1 ]] || { sed -n '2,14p' "$0" >&2; exit 2; }
+[[ $# -ge 1 ]] || { usage "$0"; exit 2; }
 read_options "$@"
 shift
 jar="${LAKECDC_JAR:-$(ls "$here"/../spark-jar/target/lakecdc-spark-*.jar 2>/dev/null | head -1 || true)}"

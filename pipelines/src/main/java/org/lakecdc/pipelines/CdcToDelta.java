@@ -2,16 +2,19 @@ package org.lakecdc.pipelines;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.function.UnaryOperator;
+import org.lakecdc.cdc.transforms.Counts;
 import org.lakecdc.cdc.transforms.delta.TablePaths;
 import org.lakecdc.cdc.transforms.finalization.Granularity;
 import org.lakecdc.mssqlcdc.client.CdcClientFactory;
 import org.lakecdc.mssqlcdc.client.CdcException;
 import org.lakecdc.mssqlcdc.client.ConnectionConfig;
+import org.lakecdc.mssqlcdc.client.FileErrors;
 import org.lakecdc.mssqlcdc.client.IsolationLevel;
 import org.lakecdc.mssqlcdc.client.PasswordSource;
 import org.lakecdc.mssqlcdc.client.SourceTimeZone;
@@ -75,12 +78,12 @@ public final class CdcToDelta {
             DemoDatabase.ensure(source, options.getDemoScale(), options.getDemoTransactions());
         if (demo.created()) {
           System.out.printf(
-              "Built the demo CDC database in %s: %,d orders and %,d line items loaded before"
-                  + " CDC was enabled, then %,d transactions (server zone %s)%n",
+              "Built the demo CDC database in %s: %s and %s loaded before CDC was enabled,"
+                  + " then %s (server zone %s)%n",
               source.toAbsolutePath(),
-              demo.orders(),
-              demo.lineItems(),
-              demo.transactions(),
+              Counts.of(demo.orders(), "order", "orders"),
+              Counts.of(demo.lineItems(), "line item", "line items"),
+              Counts.of(demo.transactions(), "transaction", "transactions"),
               DemoDatabase.SERVER_ZONE);
         }
       }
@@ -94,8 +97,9 @@ public final class CdcToDelta {
                       demo, options.getDemoTransactions(), config.captureInstance(), System.out);
               if (more.transactions() > 0) {
                 System.out.printf(
-                    "The demo application committed %,d more transactions%s%n",
-                    more.transactions(), more.description());
+                    "The demo application committed %s%s%n",
+                    Counts.of(more.transactions(), "transaction", "transactions"),
+                    more.description());
               }
             };
       }
@@ -298,10 +302,13 @@ public final class CdcToDelta {
       password = PasswordSource.environmentVariable(o.getPasswordEnv());
     } else {
       try {
-        Files.readAllLines(Path.of(o.getPasswordFile()));
-      } catch (IOException | RuntimeException e) {
+        Files.readString(Path.of(o.getPasswordFile()), StandardCharsets.UTF_8);
+      } catch (IOException e) {
         throw new IllegalArgumentException(
-            "--passwordFile " + o.getPasswordFile() + " cannot be read: " + e.getMessage());
+            "--passwordFile " + o.getPasswordFile() + " cannot be read: " + FileErrors.reason(e));
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException(
+            "--passwordFile " + o.getPasswordFile() + " cannot be read: " + firstLine(e));
       }
       password = PasswordSource.file(o.getPasswordFile());
     }
@@ -365,37 +372,45 @@ public final class CdcToDelta {
   }
 
   private static void printSummary(CdcToDeltaJob.Config config, CdcToDeltaJob.Summary summary) {
-    System.out.println();
+    printSummary(config, summary, System.out);
+  }
+
+  /**
+   * Prints what a run did: counts (each with its singular or plural noun), throughput, the
+   * position, the verdict (a UTC time, or {@code none yet}), where the tables are.
+   */
+  static void printSummary(
+      CdcToDeltaJob.Config config, CdcToDeltaJob.Summary summary, PrintStream out) {
+    out.println();
     long snapshotRows = Math.max(summary.snapshotRows(), 0);
-    System.out.printf(
-        "Done in %.1f s: %,d batches, %,d change rows (%,d inserts, %,d updates, %,d deletes)%s;"
-            + " throughput %,.0f rows/s%n",
+    out.printf(
+        "Done in %.1f s: %s, %s (%s, %s, %s)%s; throughput %,.0f rows/s%n",
         summary.seconds(),
-        summary.batches(),
-        summary.rows(),
-        summary.rowsByOperation().getOrDefault("insert", 0L),
-        summary.rowsByOperation().getOrDefault("update", 0L),
-        summary.rowsByOperation().getOrDefault("delete", 0L),
+        Counts.of(summary.batches(), "batch", "batches"),
+        Counts.of(summary.rows(), "change row", "change rows"),
+        Counts.of(summary.rowsByOperation().getOrDefault("insert", 0L), "insert", "inserts"),
+        Counts.of(summary.rowsByOperation().getOrDefault("update", 0L), "update", "updates"),
+        Counts.of(summary.rowsByOperation().getOrDefault("delete", 0L), "delete", "deletes"),
         summary.snapshotRows() >= 0
-            ? String.format(", after a snapshot of %,d rows", summary.snapshotRows())
+            ? ", after a snapshot of " + Counts.of(summary.snapshotRows(), "row", "rows")
             : "",
         (summary.rows() + snapshotRows) / Math.max(summary.seconds(), 1e-3));
     summary
         .position()
         .ifPresent(
             p ->
-                System.out.printf(
+                out.printf(
                     "Position: %s, end LSN %s committed at %s UTC%n",
                     CdcToDeltaJob.batchText(p.batchId()), p.endLsn(), p.endCommitTime()));
-    System.out.printf(
-        "Verdict: finalized_until = %s UTC (%s periods)%n",
-        summary.verdict().map(Object::toString).orElse("none yet"), config.granularity());
-    System.out.printf(
+    out.printf(
+        "Verdict: finalized_until = %s (%s periods)%n",
+        summary.verdict().map(v -> v + " UTC").orElse("none yet"), config.granularity());
+    out.printf(
         "Tables (Delta):%n  bronze  %s%n  facts   %s%n  control %s%n",
         Path.of(config.bronzePath()).toAbsolutePath(),
         Path.of(config.factsPath()).toAbsolutePath(),
         Path.of(config.controlPath()).toAbsolutePath());
-    System.out.printf(
+    out.printf(
         "Query them with Spark and delta-spark, e.g.%n  spark.read.format(\"delta\").load(\"%s\")"
             + ".orderBy(\"_start_lsn\", \"_command_id\", \"_seqval\", \"_operation\").show()%n",
         Path.of(config.bronzePath()).toAbsolutePath());

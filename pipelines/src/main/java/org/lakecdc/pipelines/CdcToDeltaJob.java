@@ -16,6 +16,7 @@ import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.cdc.transforms.Counts;
 import org.lakecdc.cdc.transforms.bronze.BronzeTable;
 import org.lakecdc.cdc.transforms.delta.DeltaTables;
 import org.lakecdc.cdc.transforms.delta.SchemaEvolution;
@@ -548,7 +549,7 @@ public final class CdcToDeltaJob {
       first = () -> {};
       total = total == null ? one : total.plus(one);
       if (waitOrStop(continuous.pollInterval(), stop)) {
-        out.printf("Stopped after %d bounded runs%n", runs);
+        out.printf("Stopped after %s%n", Counts.of(runs, "bounded run", "bounded runs"));
         return new Summary(
             total.batches(),
             total.rowsByOperation(),
@@ -996,6 +997,7 @@ public final class CdcToDeltaJob {
     Pipeline pipeline = Pipeline.create(beamOptions);
     pipeline
         .apply("Snapshot " + config.captureInstance(), snapshot.withSnapshotLsn(s))
+        .apply("Report snapshot progress", SnapshotProgress.of(config.captureInstance()))
         .apply(
             "Write the snapshot to bronze",
             WriteSnapshotToDelta.to(config.bronzePath(), changeSchema, atS, 4));
@@ -1005,7 +1007,7 @@ public final class CdcToDeltaJob {
     }
     // The rows recorded with the snapshot commit: bronze is never scanned to count them.
     long rows = WriteSnapshotToDelta.committedSnapshotRows(tables, config.bronzePath()).orElse(0L);
-    out.printf("Snapshot: %,d rows written to %s%n", rows, config.bronzePath());
+    out.printf("Snapshot: %s written to %s%n", Counts.of(rows, "row", "rows"), config.bronzePath());
     return rows;
   }
 

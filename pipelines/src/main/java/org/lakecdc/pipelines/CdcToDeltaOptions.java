@@ -2,13 +2,12 @@ package org.lakecdc.pipelines;
 
 import org.apache.beam.sdk.options.Default;
 import org.apache.beam.sdk.options.Description;
-import org.apache.beam.sdk.options.PipelineOptions;
 
 /**
  * Options of the main job {@link CdcToDelta}, in Beam's {@code --camelCase=value} form. Every value
  * is validated before anything runs; docs/options.md is the reference.
  */
-public interface CdcToDeltaOptions extends PipelineOptions {
+public interface CdcToDeltaOptions extends OutputOptions {
   @Description(
       "Directory of the file-backed SQL Server CDC simulator to read (the embedded default)."
           + " Default: lakecdc-demo/source, where the demo database (TPC-H orders and lineitem"
@@ -54,6 +53,7 @@ public interface CdcToDeltaOptions extends PipelineOptions {
   @Description(
       "Login timeout in seconds for --connectionUrl (the driver's loginTimeout); 0 or more.")
   @Default.Integer(30)
+  @Accepts("0 or a positive number of seconds")
   int getConnectTimeout();
 
   void setConnectTimeout(int value);
@@ -62,6 +62,7 @@ public interface CdcToDeltaOptions extends PipelineOptions {
       "With --connectionUrl: SET LOCK_TIMEOUT for every read of the source table (snapshots),"
           + " in milliseconds, 0 or more; a read blocked longer fails with SQL Server error 1222."
           + " Unset: wait for locks without limit. Change-table reads never take it.")
+  @Accepts("0 or a positive number of milliseconds up to 2147483647")
   Long getLockTimeoutMs();
 
   void setLockTimeoutMs(Long value);
@@ -152,12 +153,14 @@ public interface CdcToDeltaOptions extends PipelineOptions {
       "At most this many commits of cdc.lsn_time_mapping per batch (each batch is one bronze"
           + " commit and one facts row); 0 reads up to max_lsn in one batch.")
   @Default.Integer(100)
+  @Accepts("a positive integer, or 0 to read up to max_lsn")
   int getMaxCommitsPerBatch();
 
   void setMaxCommitsPerBatch(int value);
 
   @Description("Parts each read is split into, read in parallel (at least 1).")
   @Default.Integer(1)
+  @Accepts("a positive integer")
   int getNumPartitions();
 
   void setNumPartitions(int value);
@@ -214,6 +217,7 @@ public interface CdcToDeltaOptions extends PipelineOptions {
       "With --continuous: seconds the source waits before polling max_lsn again when caught up,"
           + " or between two bounded runs.")
   @Default.Integer(5)
+  @Accepts("a positive integer")
   int getPollIntervalSeconds();
 
   void setPollIntervalSeconds(int value);
@@ -222,6 +226,7 @@ public interface CdcToDeltaOptions extends PipelineOptions {
       "With --continuous: stop cleanly after following the source this many seconds (counted"
           + " after the bootstrap; every batch read is committed); 0 runs until stopped.")
   @Default.Long(0)
+  @Accepts("0 (run until stopped) or a positive integer")
   long getRunForSeconds();
 
   void setRunForSeconds(long value);
@@ -236,21 +241,15 @@ public interface CdcToDeltaOptions extends PipelineOptions {
 
   @Description("TPC-H scale factor of the demo database built when --fakePath holds none.")
   @Default.Double(0.01)
+  @Accepts("a TPC-H scale factor in (0, 1]")
   double getDemoScale();
 
   void setDemoScale(double value);
 
   @Description("Number of change transactions in a newly built demo database.")
   @Default.Integer(600)
+  @Accepts("0 or a positive integer")
   int getDemoTransactions();
 
   void setDemoTransactions(int value);
-
-  @Description(
-      "On a failure, print its stack trace (standard error) before the one-line error: for"
-          + " debugging.")
-  @Default.Boolean(false)
-  boolean getVerbose();
-
-  void setVerbose(boolean value);
 }

@@ -1,5 +1,13 @@
 package org.lakecdc.pipelines;
 
+import java.lang.reflect.Method;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.beam.sdk.options.PipelineOptions;
@@ -7,34 +15,58 @@ import org.apache.beam.sdk.options.PipelineOptionsFactory;
 
 /**
  * Parses a job's command line with Beam's {@link PipelineOptionsFactory} and turns its errors into
- * one line that names the option: Beam reports a value of the wrong type without the option's name
- * ({@code Cannot deserialize value of type `int` from String "abc"}), so the argument holding the
- * value is looked up and named.
+ * one line that names the option and what it accepts. Beam's messages name neither: a value of the
+ * wrong type reads {@code Cannot deserialize value of type `int` from String "ten": not a valid
+ * `int` value}, an option given twice {@code expected one element but was: <5, 6>}, an empty value
+ * {@code Empty argument value is only allowed for String, ... but received: int}. Each is matched
+ * here, the argument it came from is found on the command line, and the option's getter (in any
+ * registered options interface, Beam's own included) says what it accepts: its {@link Accepts}, or
+ * else its type (true or false; an integer; a number).
  */
 final class CommandLine {
-  private static final Pattern QUOTED = Pattern.compile("\"([^\"]*)\"");
-  private static final Pattern NUMBER = Pattern.compile("numeric value \\(([^)]*)\\)");
+  /** Beam (Jackson) cannot convert the text {@code group(2)} to the type {@code group(1)}. */
+  private static final Pattern WRONG_TYPE =
+      Pattern.compile("Cannot deserialize value of type `([^`]*)` from String \"([^\"]*)\"");
+
+  /** Beam's message for an option given more than once. */
+  private static final Pattern REPEATED = Pattern.compile("expected one element but was: <(.*)>");
+
+  /** Beam's message for {@code --name=} of an option that is not text. */
+  private static final Pattern EMPTY =
+      Pattern.compile("Empty argument value is only allowed for .* but received: (.*)");
 
   /** Beam's message for an option the options interface does not have. */
   private static final Pattern UNKNOWN =
       Pattern.compile("missing a property named '([^']*)'(?:\\. Did you mean '([^']*)'\\?)?");
 
+  private static final Pattern INTEGER = Pattern.compile("-?\\d+");
+
   private CommandLine() {}
 
   /**
-   * Parses {@code args} as {@code type}.
+   * Parses {@code args} as {@code type} and, for a job's options ({@link OutputOptions}), sets its
+   * logging up with them ({@link ConsoleLogging#apply}).
    *
-   * @throws IllegalArgumentException with one line naming the option and the value
+   * @throws IllegalArgumentException with one line naming the option and what it accepts
    */
   static <T extends PipelineOptions> T parse(String[] args, Class<T> type) {
     PipelineOptionsFactory.register(type);
+    T options;
     try {
-      return PipelineOptionsFactory.fromArgs(args).withValidation().as(type);
+      options = PipelineOptionsFactory.fromArgs(args).withValidation().as(type);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(explain(args, e), e);
     }
+    if (options instanceof OutputOptions output) {
+      ConsoleLogging.apply(output);
+    }
+    return options;
   }
 
+  /**
+   * Beam's parse error {@code e} of {@code args} as one line naming the option and what it accepts;
+   * Beam's own first line when it is none of the kinds above.
+   */
   static String explain(String[] args, IllegalArgumentException e) {
     String message = firstLine(e);
     Matcher unknown = UNKNOWN.matcher(message);
@@ -44,28 +76,53 @@ final class CommandLine {
           + (unknown.group(2) != null ? "; did you mean --" + unknown.group(2) + "?" : "")
           + " (docs/options.md lists the options)";
     }
-    if (!message.contains("Cannot deserialize") && !message.contains("Overflow")) {
+    Map<String, List<String>> given = given(args);
+    Matcher repeated = REPEATED.matcher(message);
+    if (repeated.matches()) {
+      for (Map.Entry<String, List<String>> option : given.entrySet()) {
+        List<String> values = option.getValue();
+        if (values.size() > 1 && String.join(", ", values).equals(repeated.group(1))) {
+          return "--"
+              + option.getKey()
+              + " is given "
+              + (values.size() == 2 ? "twice" : values.size() + " times")
+              + " ("
+              + listed(values)
+              + "): give it once";
+        }
+      }
       return message;
     }
-    String value = null;
-    Matcher quoted = QUOTED.matcher(message);
-    if (quoted.find()) {
-      value = quoted.group(1);
+    Matcher empty = EMPTY.matcher(message);
+    if (empty.find()) {
+      for (Map.Entry<String, List<String>> option : given.entrySet()) {
+        // Beam names the getter's generic return type: "int", "class java.lang.Long".
+        Optional<String> type =
+            getter(option.getKey()).map(g -> g.getGenericReturnType().toString());
+        if (option.getValue().contains("")
+            && type.isPresent()
+            && type.get().equals(empty.group(1).strip())) {
+          return "--" + option.getKey() + " must be " + accepted(option.getKey()) + ", not empty";
+        }
+      }
+      return message;
     }
-    Matcher number = NUMBER.matcher(message);
-    if (value == null && number.find()) {
-      value = number.group(1);
-    }
-    String expected =
-        message.contains("`int`") || message.contains("Integer") ? "an integer" : "a number";
-    if (message.contains("`double`") || message.contains("Double")) {
-      expected = "a number";
-    }
-    if (value != null) {
-      for (String arg : args) {
-        int eq = arg.indexOf('=');
-        if (arg.startsWith("--") && eq > 2 && arg.substring(eq + 1).strip().equals(value.strip())) {
-          return arg.substring(0, eq) + " must be " + expected + " in range, not '" + value + "'";
+    Matcher wrongType = WRONG_TYPE.matcher(message);
+    if (wrongType.find()) {
+      String value = wrongType.group(2);
+      for (Map.Entry<String, List<String>> option : given.entrySet()) {
+        Optional<Class<?>> type = propertyType(option.getKey());
+        if (option.getValue().contains(value)
+            && type.isPresent()
+            && typeName(type.get()).equals(wrongType.group(1))) {
+          String accepted = accepted(option.getKey());
+          if (isIntegral(type.get())
+              && INTEGER.matcher(value.strip()).matches()
+              && new BigInteger(value.strip()).compareTo(BigInteger.valueOf(maxOf(type.get())))
+                  > 0) {
+            accepted += " (at most " + maxOf(type.get()) + ")";
+          }
+          return "--" + option.getKey() + " must be " + accepted + ", not '" + value + "'";
         }
       }
     }
@@ -75,5 +132,94 @@ final class CommandLine {
   static String firstLine(Throwable e) {
     String message = e.getMessage() == null ? e.toString() : e.getMessage();
     return message.lines().findFirst().orElse(message);
+  }
+
+  /** The options on the command line by name, each with its values in order. */
+  private static Map<String, List<String>> given(String[] args) {
+    Map<String, List<String>> given = new LinkedHashMap<>();
+    for (String arg : args) {
+      if (arg == null || !arg.startsWith("--")) {
+        continue;
+      }
+      int eq = arg.indexOf('=');
+      String name = eq < 0 ? arg.substring(2) : arg.substring(2, eq);
+      // Beam reads a bare --name as --name=true.
+      String value = eq < 0 ? "true" : arg.substring(eq + 1);
+      given.computeIfAbsent(name, n -> new ArrayList<>()).add(value);
+    }
+    return given;
+  }
+
+  private static String listed(List<String> values) {
+    return String.join(", ", values.subList(0, values.size() - 1))
+        + " and "
+        + values.get(values.size() - 1);
+  }
+
+  /** The getter of the option {@code name} in the registered options interfaces. */
+  private static Optional<Method> getter(String name) {
+    String suffix =
+        name.isEmpty() ? name : name.substring(0, 1).toUpperCase(Locale.ROOT) + name.substring(1);
+    for (Class<? extends PipelineOptions> options : PipelineOptionsFactory.getRegisteredOptions()) {
+      for (String prefix : new String[] {"get", "is"}) {
+        try {
+          return Optional.of(options.getMethod(prefix + suffix));
+        } catch (NoSuchMethodException e) {
+          // Not in this interface.
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static Optional<Class<?>> propertyType(String name) {
+    return getter(name).map(Method::getReturnType);
+  }
+
+  /** What the option {@code name} accepts: its {@link Accepts}, or what its type holds. */
+  static String accepted(String name) {
+    Optional<Method> getter = getter(name);
+    Optional<Accepts> accepts = getter.map(g -> g.getAnnotation(Accepts.class));
+    if (accepts.isPresent()) {
+      return accepts.get().value();
+    }
+    Class<?> type = getter.map(Method::getReturnType).orElse(String.class);
+    if (type == boolean.class || type == Boolean.class) {
+      return "true or false";
+    }
+    if (isIntegral(type)) {
+      return "an integer";
+    }
+    if (type == double.class
+        || type == Double.class
+        || type == float.class
+        || type == Float.class) {
+      return "a number";
+    }
+    return "text";
+  }
+
+  /** The name Jackson gives {@code type} in its messages: {@code int}, {@code java.lang.Long}. */
+  private static String typeName(Class<?> type) {
+    return type.getName();
+  }
+
+  private static boolean isIntegral(Class<?> type) {
+    return type == int.class
+        || type == Integer.class
+        || type == long.class
+        || type == Long.class
+        || type == short.class
+        || type == Short.class;
+  }
+
+  private static long maxOf(Class<?> type) {
+    if (type == long.class || type == Long.class) {
+      return Long.MAX_VALUE;
+    }
+    if (type == short.class || type == Short.class) {
+      return Short.MAX_VALUE;
+    }
+    return Integer.MAX_VALUE;
   }
 }

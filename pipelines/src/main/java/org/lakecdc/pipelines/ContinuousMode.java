@@ -3,12 +3,18 @@ package org.lakecdc.pipelines;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.lakecdc.cdc.transforms.delta.DeltaTables;
+import org.lakecdc.cdc.transforms.position.StreamPosition;
 import org.lakecdc.mssqlcdc.io.StopCondition;
 
 /**
@@ -96,6 +102,18 @@ final class ContinuousMode {
     Runtime.getRuntime().addShutdownHook(hook);
     // A signal's shutdown waits for the clean stop (the hook's bound) before JobExit halts the JVM.
     JobExit.allowForStop(poll.plusSeconds(120));
+    ScheduledExecutorService notices =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "lakecdc-waiting-notice");
+              t.setDaemon(true);
+              return t;
+            });
+    WaitingNotice waiting =
+        new WaitingNotice(
+            config.captureInstance(), poll, () -> positionText(config, DeltaTables.create()), out);
+    notices.scheduleAtFixedRate(
+        waiting::check, 0, WaitingNotice.EVERY.toSeconds(), TimeUnit.SECONDS);
     try {
       done.accept(
           CdcToDeltaJob.runContinuously(
@@ -106,6 +124,7 @@ final class ContinuousMode {
               new CdcToDeltaJob.Continuous(
                   form(options), poll, Duration.ofSeconds(options.getRunForSeconds()), stop)));
     } finally {
+      notices.shutdownNow();
       finished.countDown();
       JobExit.allowForStop(Duration.ZERO);
       stop.forget();
@@ -114,6 +133,73 @@ final class ContinuousMode {
       } catch (IllegalStateException e) {
         // The JVM is exiting: the hook is running and now sees the run finished.
       }
+    }
+  }
+
+  /**
+   * The target's position as text ({@code 0x... (batch 3)}): the later of bronze's and the facts
+   * table's, read from their domain metadata (no table is scanned); empty before the first.
+   */
+  static Optional<String> positionText(CdcToDeltaJob.Config config, DeltaTables tables) {
+    Optional<StreamPosition> bronze = TargetIdentity.bronzePosition(config, tables);
+    // The shared facts table's position only when it is this bronze table's own.
+    Optional<StreamPosition> facts = TargetIdentity.ownFactsPosition(config, tables);
+    Optional<StreamPosition> later =
+        bronze.isEmpty()
+                || (facts.isPresent() && facts.get().endLsn().isAfter(bronze.get().endLsn()))
+            ? facts
+            : bronze;
+    return later.map(p -> p.endLsn() + " (" + CdcToDeltaJob.batchText(p.batchId()) + ")");
+  }
+
+  /**
+   * Says that a continuous run is waiting for changes when its target's position did not move
+   * between two checks {@link #EVERY} apart: at most one line a minute, none while batches arrive,
+   * none before the target has a position (the bootstrap snapshot is still being taken).
+   */
+  static final class WaitingNotice {
+    /** The interval between two checks. */
+    static final Duration EVERY = Duration.ofMinutes(1);
+
+    private final String captureInstance;
+    private final Duration poll;
+    private final Supplier<Optional<String>> position;
+    private final PrintStream out;
+    private Optional<String> last;
+
+    /**
+     * @param captureInstance named in the line
+     * @param poll the source's poll interval, named in the line
+     * @param position the target's position now, as text (empty before the first)
+     * @param out where the line goes
+     */
+    WaitingNotice(
+        String captureInstance,
+        Duration poll,
+        Supplier<Optional<String>> position,
+        PrintStream out) {
+      this.captureInstance = captureInstance;
+      this.poll = poll;
+      this.position = position;
+      this.out = out;
+    }
+
+    /** Reads the position; prints the line when it equals the one read at the last check. */
+    synchronized void check() {
+      Optional<String> now;
+      try {
+        now = position.get();
+      } catch (RuntimeException e) {
+        // The table could not be read this time (being created, a slow store): check again later.
+        return;
+      }
+      if (now.isPresent() && now.equals(last)) {
+        out.printf(
+            "Waiting for changes to %s: no batch committed in the last minute; position %s;"
+                + " polling every %s s%n",
+            captureInstance, now.get(), poll.toSeconds());
+      }
+      last = now;
     }
   }
 

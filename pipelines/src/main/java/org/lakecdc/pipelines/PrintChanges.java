@@ -17,6 +17,7 @@ import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.Top;
 import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.Row;
+import org.lakecdc.cdc.transforms.Counts;
 import org.lakecdc.mssqlcdc.client.CdcClient;
 import org.lakecdc.mssqlcdc.client.CdcException;
 import org.lakecdc.mssqlcdc.fake.FakeCdcClientFactory;
@@ -59,7 +60,9 @@ public final class PrintChanges {
     StartingLsn start;
     try {
       options = CommandLine.parse(args, PrintChangesOptions.class);
-      start = StartingLsn.parse(options.getStartingLsn());
+      start =
+          StartingLsn.parse(
+              options.getStartingLsn() == null ? "earliest" : options.getStartingLsn());
       if (options.getMaxCommitsPerBatch() < 0) {
         throw new IllegalArgumentException(
             "--maxCommitsPerBatch must be a positive integer, or 0 to read up to max_lsn, not '"
@@ -117,12 +120,12 @@ public final class PrintChanges {
     }
     if (demo.created()) {
       System.out.printf(
-          "Built the demo CDC database in %s: %,d orders and %,d line items loaded before CDC,"
-              + " then %,d transactions (server zone %s) in %.1f s%n",
+          "Built the demo CDC database in %s: %s and %s loaded before CDC, then %s (server"
+              + " zone %s) in %.1f s%n",
           source.toAbsolutePath(),
-          demo.orders(),
-          demo.lineItems(),
-          demo.transactions(),
+          Counts.of(demo.orders(), "order", "orders"),
+          Counts.of(demo.lineItems(), "line item", "line items"),
+          Counts.of(demo.transactions(), "transaction", "transactions"),
           DemoDatabase.SERVER_ZONE,
           (System.nanoTime() - began) / 1e9);
     } else {
@@ -179,9 +182,9 @@ public final class PrintChanges {
       byOperation.add(op + " " + counters.getOrDefault("rows_read_" + op, 0L));
     }
     System.out.printf(
-        "Read %,d change rows in %,d batches (%s) in %.1f s: %,.0f change rows/s%n",
-        rows,
-        counters.getOrDefault("batches_read", 0L),
+        "Read %s in %s (%s) in %.1f s: %,.0f change rows/s%n",
+        Counts.of(rows, "change row", "change rows"),
+        Counts.of(counters.getOrDefault("batches_read", 0L), "batch", "batches"),
         String.join(", ", byOperation),
         seconds,
         rows / Math.max(seconds, 1e-3));
@@ -202,11 +205,11 @@ public final class PrintChanges {
     @ProcessElement
     public void process(@Element ChangeBatch batch) {
       System.out.printf(
-          "batch %s..%s  end commit %s UTC  %,d rows  (%s)%n",
+          "batch %s..%s  end commit %s UTC  %s  (%s)%n",
           batch.fromLsn(),
           batch.toLsn(),
           batch.toCommitTime(),
-          batch.rows(),
+          Counts.of(batch.rows(), "row", "rows"),
           String.join(", ", batch.readInstances()));
     }
   }

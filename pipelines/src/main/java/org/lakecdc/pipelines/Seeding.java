@@ -13,6 +13,7 @@ import java.util.Optional;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.cdc.transforms.Counts;
 import org.lakecdc.cdc.transforms.bronze.BronzeTable;
 import org.lakecdc.cdc.transforms.delta.DataFileAction;
 import org.lakecdc.cdc.transforms.delta.DeltaColumn;
@@ -325,8 +326,13 @@ final class Seeding {
             new SeedSource(seed.table(), seed.asOfText()));
     if (rows >= 0) {
       out.printf(
-          "Seeded %s from %s: %,d rows as of %s = LSN %s (committed at %s UTC)%n",
-          config.bronzePath(), seed.table(), rows, seed.asOfText(), plan.lsn(), plan.commitTime());
+          "Seeded %s from %s: %s as of %s = LSN %s (committed at %s UTC)%n",
+          config.bronzePath(),
+          seed.table(),
+          Counts.of(rows, "row", "rows"),
+          seed.asOfText(),
+          plan.lsn(),
+          plan.commitTime());
     }
     return rows;
   }

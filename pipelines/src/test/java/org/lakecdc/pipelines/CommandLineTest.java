@@ -3,12 +3,15 @@ package org.lakecdc.pipelines;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.OptionalLong;
 import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.junit.jupiter.api.Test;
@@ -33,14 +36,112 @@ class CommandLineTest {
     return e.getMessage();
   }
 
+  private static String printChangesError(String... args) {
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> CommandLine.parse(args, PrintChangesOptions.class));
+    assertEquals(1, e.getMessage().lines().count(), e.getMessage());
+    return e.getMessage();
+  }
+
   @Test
-  void aValueOfTheWrongTypeNamesItsOption() {
+  void aBooleanOfTheWrongFormNamesItsOptionAndTrueOrFalse() {
+    assertEquals("--bootstrap must be true or false, not 'maybe'", error("--bootstrap=maybe"));
+    assertEquals("--continuous must be true or false, not 'yes'", error("--continuous=yes"));
     assertEquals(
-        "--maxCommitsPerBatch must be an integer in range, not 'abc'",
-        error("--maxCommitsPerBatch=abc"));
+        "--repeatBoundedRuns must be true or false, not 'maybe'",
+        error("--repeatBoundedRuns=maybe"));
+    assertEquals("--verbose must be true or false, not '1'", printChangesError("--verbose=1"));
+  }
+
+  @Test
+  void aNumberOfTheWrongFormNamesItsOptionAndItsRange() {
     assertEquals(
-        "--numPartitions must be an integer in range, not '99999999999'",
+        "--maxCommitsPerBatch must be a positive integer, or 0 to read up to max_lsn, not 'ten'",
+        error("--maxCommitsPerBatch=ten"));
+    assertEquals(
+        "--maxCommitsPerBatch must be a positive integer, or 0 to read up to max_lsn, not '1.5'",
+        error("--maxCommitsPerBatch=1.5"));
+    assertEquals(
+        "--numPartitions must be a positive integer (at most 2147483647), not '99999999999'",
         error("--numPartitions=99999999999"));
+    assertEquals(
+        "--runForSeconds must be 0 (run until stopped) or a positive integer (at most"
+            + " 9223372036854775807), not '99999999999999999999'",
+        error("--runForSeconds=99999999999999999999"));
+    assertEquals(
+        "--lockTimeoutMs must be 0 or a positive number of milliseconds up to 2147483647, not"
+            + " 'x'",
+        error("--lockTimeoutMs=x"));
+    assertEquals(
+        "--demoScale must be a TPC-H scale factor in (0, 1], not 'abc'", error("--demoScale=abc"));
+    assertEquals(
+        "--connectTimeout must be 0 or a positive number of seconds, not 'never'",
+        error("--connectTimeout=never"));
+    assertEquals(
+        "--sampleRows must be 0 or a positive integer, not 'all'",
+        printChangesError("--sampleRows=all"));
+    // Beam's own options, without an @Accepts, are described by their type.
+    assertEquals("--targetParallelism must be an integer, not 'x'", error("--targetParallelism=x"));
+  }
+
+  @Test
+  void anEmptyValueOfAnOptionThatIsNotTextNamesItsOption() {
+    assertEquals(
+        "--maxCommitsPerBatch must be a positive integer, or 0 to read up to max_lsn, not empty",
+        error("--maxCommitsPerBatch="));
+    assertEquals("--bootstrap must be true or false, not empty", error("--bootstrap="));
+    assertEquals(
+        "--lockTimeoutMs must be 0 or a positive number of milliseconds up to 2147483647, not"
+            + " empty",
+        error("--lockTimeoutMs="));
+    assertEquals(
+        "--repeatBoundedRuns must be true or false, not empty", error("--repeatBoundedRuns="));
+  }
+
+  @Test
+  void anOptionGivenMoreThanOnceNamesItsOptionAndTheValues() {
+    assertEquals(
+        "--maxCommitsPerBatch is given twice (5 and 6): give it once",
+        error("--maxCommitsPerBatch=5", "--maxCommitsPerBatch=6"));
+    assertEquals(
+        "--target is given 3 times (a, b and c): give it once",
+        error("--target=a", "--target=b", "--target=c"));
+    assertEquals(
+        "--continuous is given twice (true and true): give it once",
+        error("--continuous", "--continuous"));
+    assertEquals(
+        "--columns is given twice (a INT, b STRING and a INT): give it once",
+        error("--columns=a INT, b STRING", "--columns=a INT"));
+    assertEquals(
+        "--sampleRows is given twice (1 and 2): give it once",
+        printChangesError("--sampleRows=1", "--sampleRows=2"));
+  }
+
+  @Test
+  void theLogFileIsAFilesPath() {
+    assertEquals("--logFile must be a file's path, not empty", error("--logFile="));
+    assertEquals(
+        "--logFile must be a file's path, not the directory '" + dir + "'",
+        printChangesError("--logFile=" + dir));
+  }
+
+  @Test
+  void everyNumericOptionOfEveryJobSaysWhatItAccepts() {
+    for (Class<?> options : List.of(CdcToDeltaOptions.class, PrintChangesOptions.class)) {
+      for (Method getter : options.getDeclaredMethods()) {
+        Class<?> type = getter.getReturnType();
+        if (getter.getName().startsWith("get")
+            && type != String.class
+            && type != boolean.class
+            && type != Boolean.class) {
+          assertNotNull(
+              getter.getAnnotation(Accepts.class),
+              options.getSimpleName() + "." + getter.getName() + " has no @Accepts");
+        }
+      }
+    }
   }
 
   @Test
@@ -246,6 +347,18 @@ class CommandLineTest {
                 "--user=u",
                 "--passwordFile=" + dir.resolve("missing"))
             .startsWith("--passwordFile " + dir.resolve("missing") + " cannot be read"));
+    assertEquals(
+        "--passwordFile " + dir.resolve("missing") + " cannot be read: no such file",
+        error(
+            "--connectionUrl=jdbc:sqlserver://h:1433;databaseName=d",
+            "--user=u",
+            "--passwordFile=" + dir.resolve("missing")));
+    assertEquals(
+        "--passwordFile " + dir + " cannot be read: is a directory",
+        error(
+            "--connectionUrl=jdbc:sqlserver://h:1433;databaseName=d",
+            "--user=u",
+            "--passwordFile=" + dir));
     assertEquals(
         "--connectionUrl must not contain the password; give its environment variable"
             + " (passwordEnv) or file (passwordFile) instead",

@@ -111,7 +111,10 @@ public final class PasswordSource implements Serializable {
     String text;
     try {
       text = Files.readString(Path.of(reference), StandardCharsets.UTF_8);
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException e) {
+      throw new CdcException(
+          "The password file " + reference + " cannot be read: " + FileErrors.reason(e));
+    } catch (RuntimeException e) {
       throw new CdcException(
           "The password file "
               + reference

@@ -41,7 +41,13 @@ class ConnectionConfigTest {
     CdcException missing =
         assertThrows(
             CdcException.class, () -> PasswordSource.file(dir.resolve("nope").toString()).read());
-    assertTrue(missing.getMessage().startsWith("The password file "));
+    assertEquals(
+        "The password file " + dir.resolve("nope") + " cannot be read: no such file",
+        missing.getMessage());
+    CdcException directory =
+        assertThrows(CdcException.class, () -> PasswordSource.file(dir.toString()).read());
+    assertEquals(
+        "The password file " + dir + " cannot be read: is a directory", directory.getMessage());
   }
 
   @Test

@@ -12,6 +12,7 @@ import org.apache.beam.sdk.metrics.Distribution;
 import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.cdc.transforms.Counts;
 import org.lakecdc.cdc.transforms.delta.CommitResult;
 import org.lakecdc.cdc.transforms.delta.DataFileAction;
 import org.lakecdc.cdc.transforms.delta.DeltaTables;
@@ -142,13 +143,13 @@ final class BatchCommitter {
         finalization.advance(
             target.bronzePath(), batch.toLsn(), batch.toCommitTime(), target.granularity());
     LOG.info(
-        "batch {}: {} rows ({} inserts, {} updates, {} deletes) up to {} committed at {};"
-            + " bronze version {}, finalized_until {}",
+        "batch {}: {} ({}, {}, {}) up to {} committed at {}; bronze version {},"
+            + " finalized_until {}",
         batchId,
-        stats.rows(),
-        stats.inserts(),
-        stats.updates(),
-        stats.deletes(),
+        Counts.of(stats.rows(), "row", "rows"),
+        Counts.of(stats.inserts(), "insert", "inserts"),
+        Counts.of(stats.updates(), "update", "updates"),
+        Counts.of(stats.deletes(), "delete", "deletes"),
         batch.toLsn(),
         batch.toCommitTime(),
         bronzeVersion < 0 ? "unchanged" : bronzeVersion,

@@ -1,0 +1,30 @@
+package org.lakecdc.pipelines;
+
+import org.apache.beam.sdk.options.Default;
+import org.apache.beam.sdk.options.Description;
+import org.apache.beam.sdk.options.PipelineOptions;
+
+/**
+ * Where a job's output goes, shared by every job's options: the console gets one plain line per
+ * event (what the job prints, and the lakecdc loggers' messages as they are, warnings as {@code
+ * warning: ...}); the log lines of everything, with time, level, thread and logger, go to {@code
+ * --logFile}, or to the console as well with {@code --verbose}. See {@link ConsoleLogging}.
+ */
+public interface OutputOptions extends PipelineOptions {
+  @Description(
+      "Also print the log lines of every library (Beam, the runner, Delta Kernel, Hadoop) on the"
+          + " console, with time, level, thread and logger; on a failure, print its stack trace"
+          + " (standard error) before the one-line error.")
+  @Default.Boolean(false)
+  boolean getVerbose();
+
+  void setVerbose(boolean value);
+
+  @Description(
+      "File the log lines of every library are appended to (time, level, thread, logger; created"
+          + " when the first line is written).")
+  @Default.String(ConsoleLogging.DEFAULT_LOG_FILE)
+  String getLogFile();
+
+  void setLogFile(String value);
+}

@@ -386,15 +386,15 @@ public final class DeltaTables {
     try (CloseableIterator<FilteredColumnarBatch> physical =
         Transaction.transformLogicalData(engine, state, batches.batches(iterator), Map.of())) {
       files = parquet.write(context.getTargetDirectory(), physical, context.getStatisticsColumns());
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot write data files of Delta table " + path, e);
-    } catch (RuntimeException | FSError e) {
-      // Kernel wraps a failed write as "Failed to write the Parquet file: <file>", Parquet a failed
-      // close (where a small file is written) as "Unable to close resource", and Hadoop's local
-      // file system a failed write as FSError: the table is named here whenever I/O failed.
+    } catch (IOException | RuntimeException | FSError e) {
+      // The writer's own IOException, Parquet's wrapper of a failed close (where a small file is
+      // written) "Unable to close resource", and Hadoop's local file system's FSError: the table
+      // and the file system's own message are named here whenever I/O failed.
       IOException io = ioCause(e);
-      if (io == null) {
-        throw e;
+      if (io == null && e instanceof RuntimeException r) {
+        throw r;
+      } else if (io == null) {
+        throw (Error) e;
       }
       throw new UncheckedIOException(
           "Cannot write data files of Delta table " + path + ": " + io.getMessage(),

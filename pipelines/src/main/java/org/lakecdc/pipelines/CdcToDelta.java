@@ -77,14 +77,7 @@ public final class CdcToDelta {
         DemoDatabase.Summary demo =
             DemoDatabase.ensure(source, options.getDemoScale(), options.getDemoTransactions());
         if (demo.created()) {
-          System.out.printf(
-              "Built the demo CDC database in %s: %s and %s loaded before CDC was enabled,"
-                  + " then %s (server zone %s)%n",
-              source.toAbsolutePath(),
-              Counts.of(demo.orders(), "order", "orders"),
-              Counts.of(demo.lineItems(), "line item", "line items"),
-              Counts.of(demo.transactions(), "transaction", "transactions"),
-              DemoDatabase.SERVER_ZONE);
+          System.out.println(demo.builtText(source));
         }
       }
       Runnable beforeStream = () -> {};

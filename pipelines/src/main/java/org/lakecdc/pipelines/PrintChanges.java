@@ -120,14 +120,7 @@ public final class PrintChanges {
     }
     if (demo.created()) {
       System.out.printf(
-          "Built the demo CDC database in %s: %s and %s loaded before CDC, then %s (server"
-              + " zone %s) in %.1f s%n",
-          source.toAbsolutePath(),
-          Counts.of(demo.orders(), "order", "orders"),
-          Counts.of(demo.lineItems(), "line item", "line items"),
-          Counts.of(demo.transactions(), "transaction", "transactions"),
-          DemoDatabase.SERVER_ZONE,
-          (System.nanoTime() - began) / 1e9);
+          "%s in %.1f s%n", demo.builtText(source), (System.nanoTime() - began) / 1e9);
     } else {
       System.out.printf("Reading the CDC database in %s%n", source.toAbsolutePath());
     }

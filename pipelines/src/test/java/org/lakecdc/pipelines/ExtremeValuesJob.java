@@ -68,19 +68,7 @@ public final class ExtremeValuesJob {
    * @param args the output directory
    */
   public static void main(String[] args) {
-    if (args.length != 1) {
-      System.err.println("usage: ExtremeValuesJob <directory>");
-      System.exit(2);
-      return;
-    }
-    try {
-      write(Path.of(args[0]));
-    } catch (Throwable e) {
-      e.printStackTrace();
-      System.exit(1);
-    }
-    // The DirectRunner may leave non-daemon threads behind; the tables are committed by now.
-    System.exit(0);
+    WriterMain.run("ExtremeValuesJob", args, ExtremeValuesJob::write);
   }
 
   private static void write(Path dir) throws IOException {

@@ -83,19 +83,7 @@ public final class SampleJob {
    * @param args the output directory
    */
   public static void main(String[] args) {
-    if (args.length != 1) {
-      System.err.println("usage: SampleJob <directory>");
-      System.exit(2);
-      return;
-    }
-    try {
-      write(Path.of(args[0]));
-    } catch (Throwable e) {
-      e.printStackTrace();
-      System.exit(1);
-    }
-    // The DirectRunner may leave non-daemon threads behind; the tables are committed by now.
-    System.exit(0);
+    WriterMain.run("SampleJob", args, SampleJob::write);
   }
 
   private static void write(Path dir) throws IOException {

@@ -92,7 +92,23 @@ public final class DemoDatabase {
   private static final Map<Path, ReentrantLock> JVM_LOCKS = new ConcurrentHashMap<>();
 
   /** What {@link #ensure} found or built. */
-  public record Summary(boolean created, int orders, int lineItems, int transactions) {}
+  public record Summary(boolean created, int orders, int lineItems, int transactions) {
+    /**
+     * The line that reports a build: {@code Built the demo CDC database in <directory>: 15,000
+     * orders and 60,175 line items loaded before CDC was enabled, then 300 transactions (server
+     * zone America/New_York)}.
+     */
+    public String builtText(Path directory) {
+      return String.format(
+          "Built the demo CDC database in %s: %s and %s loaded before CDC was enabled, then %s"
+              + " (server zone %s)",
+          directory.toAbsolutePath(),
+          org.lakecdc.cdc.transforms.Counts.of(orders, "order", "orders"),
+          org.lakecdc.cdc.transforms.Counts.of(lineItems, "line item", "line items"),
+          org.lakecdc.cdc.transforms.Counts.of(transactions, "transaction", "transactions"),
+          SERVER_ZONE);
+    }
+  }
 
   /**
    * What {@link #continueHistory} wrote.

@@ -26,6 +26,7 @@ import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.cdc.transforms.bronze.BronzeTable;
+import org.lakecdc.cdc.transforms.delta.CommitResult;
 import org.lakecdc.cdc.transforms.delta.DataFileAction;
 import org.lakecdc.cdc.transforms.delta.DeltaTables;
 import org.lakecdc.cdc.transforms.position.StreamPosition;
@@ -277,17 +278,44 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
     if (committedSnapshot(tables, bronzePath).isPresent()) {
       return -1;
     }
+    return commitOnce(tables, bronzePath, position, files, rows, seed);
+  }
+
+  /**
+   * The transaction app id of a target's one snapshot (or seed) commit, version 0: {@code
+   * <appId>#snapshot}. Two runs that both found no snapshot and both took one race to commit; Delta
+   * refuses the loser's commit ({@code ConcurrentTransactionException}), so bronze holds the rows
+   * of one snapshot only.
+   */
+  static String snapshotAppId(StreamPosition position) {
+    return position.appId() + "#snapshot";
+  }
+
+  /**
+   * Commits the snapshot under {@link #snapshotAppId} version 0, without looking for a recorded
+   * snapshot first: what the loser of two concurrent runs does.
+   *
+   * @return the rows committed, or -1 when another commit of the target's snapshot won
+   */
+  static long commitOnce(
+      DeltaTables tables,
+      String bronzePath,
+      StreamPosition position,
+      List<DataFileAction> files,
+      long rows,
+      @Nullable SeedSource seed) {
     Instant time = Objects.requireNonNull(position.endCommitTime(), "commit time of S");
-    tables.commit(
-        bronzePath,
-        files,
-        null,
-        0,
-        Map.of(
-            SNAPSHOT_DOMAIN,
-            snapshotJson(position.endLsn(), time, rows, seed),
-            StreamPosition.BRONZE_DOMAIN,
-            position.toJson()));
-    return rows;
+    CommitResult result =
+        tables.commit(
+            bronzePath,
+            files,
+            snapshotAppId(position),
+            0,
+            Map.of(
+                SNAPSHOT_DOMAIN,
+                snapshotJson(position.endLsn(), time, rows, seed),
+                StreamPosition.BRONZE_DOMAIN,
+                position.toJson()));
+    return result.committed() ? rows : -1;
   }
 }

@@ -73,10 +73,10 @@ public final class PrintChanges {
         throw new IllegalArgumentException(
             "--sampleRows must be 0 or a positive integer, not '" + options.getSampleRows() + "'");
       }
-      if (options.getFakePath() == null || options.getFakePath().isBlank()) {
+      if (options.getFakePath() != null && options.getFakePath().isBlank()) {
         throw new IllegalArgumentException("--fakePath must not be empty");
       }
-      DemoDatabase.requireSource(Path.of(options.getFakePath()), options.getBuildDemo());
+      DemoDatabase.requireSource(fakePath(options), options.getBuildDemo());
       if (options.getDemoTransactions() < 0) {
         throw new IllegalArgumentException(
             "--demoTransactions must be 0 or a positive integer, not '"
@@ -110,7 +110,7 @@ public final class PrintChanges {
   }
 
   static void run(PrintChangesOptions options, StartingLsn start) {
-    Path source = Path.of(options.getFakePath());
+    Path source = fakePath(options);
     long began = System.nanoTime();
     DemoDatabase.Summary demo =
         DemoDatabase.ensure(source, options.getDemoScale(), options.getDemoTransactions());
@@ -220,5 +220,12 @@ public final class PrintChanges {
         System.out.println("  " + row.getValues());
       }
     }
+  }
+
+  /** {@code --fakePath}, or the demo's default directory when it is not given. */
+  private static Path fakePath(PrintChangesOptions options) {
+    return options.getFakePath() == null
+        ? DemoDatabase.DEFAULT_DIRECTORY
+        : Path.of(options.getFakePath());
   }
 }

@@ -8,8 +8,9 @@ public interface PrintChangesOptions extends OutputOptions {
   @Description(
       "Directory of the SQL Server CDC simulator to read. In the default directory the demo"
           + " database (TPC-H orders and lineitem with a change history) is built when absent; any"
-          + " other directory must hold a simulator database unless --buildDemo is given.")
-  @Default.String("lakecdc-demo/source")
+          + " other directory must hold a simulator database unless --buildDemo is given. Default:"
+          + " lakecdc-demo/source (applied by the job, so that CdcToDeltaOptions, which has no"
+          + " default either, can tell a given path from none).")
   String getFakePath();
 
   void setFakePath(String value);

@@ -437,12 +437,20 @@ class JobTablesTest {
     }
 
     // Versions 0 and 1 create the table (Kernel's CREATE TABLE, then the table comment); then the
-    // snapshot (no transaction id); then one version per batch with rows, with the transaction id
+    // snapshot (transaction id (app id#snapshot, 0)); then one version per batch with rows, with
+    // the transaction id
     // (app id, batch). A batch without rows writes no bronze commit.
     List<String> want = new ArrayList<>();
     want.add("0 CREATE TABLE {} []");
     want.add("1 Manual Update {} []");
-    want.add("2 WRITE {snapshot " + expected.s() + "=" + expected.tableAtS().size() + "} []");
+    want.add(
+        "2 WRITE {snapshot "
+            + expected.s()
+            + "="
+            + expected.tableAtS().size()
+            + "} ["
+            + CI
+            + "#snapshot=0]");
     for (Batch b : expected.batches()) {
       int rows = expected.changesOf(b).size();
       if (rows > 0) {
@@ -455,7 +463,7 @@ class JobTablesTest {
         List.of(
             "0 CREATE TABLE {} []",
             "1 Manual Update {} []",
-            "2 WRITE {snapshot " + LSN + "0021=4} []",
+            "2 WRITE {snapshot " + LSN + "0021=4} [" + CI + "#snapshot=0]",
             "3 WRITE {batch 0=5} [" + CI + "=0]",
             "4 WRITE {batch 1=4} [" + CI + "=1]"),
         versions,

@@ -254,6 +254,20 @@ public final class CdcToDelta {
             "--sourceTimeZone applies to --connectionUrl (a SQL Server's clock); the simulator"
                 + " under --fakePath keeps its own zone: leave --sourceTimeZone at auto");
       }
+      String serverOnly =
+          o.getUser() != null
+              ? "--user"
+              : o.getPasswordEnv() != null
+                  ? "--passwordEnv"
+                  : o.getPasswordFile() != null ? "--passwordFile" : null;
+      if (serverOnly != null) {
+        throw new IllegalArgumentException(
+            serverOnly
+                + " applies to --connectionUrl (a real SQL Server's login); the simulator needs"
+                + " none: add --connectionUrl, or leave "
+                + serverOnly
+                + " out");
+      }
       Path path = fakePath(o);
       if (Files.exists(path) && !Files.isDirectory(path)) {
         throw new IllegalArgumentException(

@@ -77,6 +77,10 @@ final class TargetIdentity {
               + suggestedAppId(config)
               + " (an app id no other target uses)");
     }
+    if (bronzePosition(config, tables).isPresent()) {
+      // Said once: the new table has a position of its own by now.
+      return;
+    }
     out.printf(
         "The facts position of app id '%s' (%s, end LSN %s) is of bronze table %s (table id %s),"
             + " which no longer exists: %s starts as a new target%n",

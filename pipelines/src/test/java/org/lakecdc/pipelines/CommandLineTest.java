@@ -310,6 +310,22 @@ class CommandLineTest {
         error(concat(real, "--buildDemo")));
   }
 
+  @Test
+  void aLoginWithoutAServerIsRefusedNotIgnored() {
+    assertEquals(
+        "--passwordFile applies to --connectionUrl (a real SQL Server's login); the simulator"
+            + " needs none: add --connectionUrl, or leave --passwordFile out",
+        error("--passwordFile=/tmp/nope"));
+    assertEquals(
+        "--user applies to --connectionUrl (a real SQL Server's login); the simulator needs"
+            + " none: add --connectionUrl, or leave --user out",
+        error("--user=u", "--passwordEnv=PATH"));
+    assertEquals(
+        "--passwordEnv applies to --connectionUrl (a real SQL Server's login); the simulator"
+            + " needs none: add --connectionUrl, or leave --passwordEnv out",
+        error("--passwordEnv=PATH"));
+  }
+
   private static String[] concat(String[] args, String more) {
     String[] out = java.util.Arrays.copyOf(args, args.length + 1);
     out[args.length] = more;

@@ -175,6 +175,18 @@ class TargetIdentityTest {
   }
 
   @Test
+  void aResetTargetSaysItStartsNewOnceItsSnapshotIsCommittedNoMore() {
+    JobFixture f = streamed();
+    delete(Path.of(f.bronze));
+    CdcToDeltaJob.Config boot = f.config().toBuilder().bootstrap(true).build();
+    f.run(boot);
+    assertTrue(f.lastOutput.contains("starts as a new target"), f.lastOutput);
+    f.run(boot);
+    assertFalse(f.lastOutput.contains("no longer exists"), f.lastOutput);
+    assertEquals(24, f.tables.scan(f.bronze).size(), "one snapshot of the 24 rows");
+  }
+
+  @Test
   void aNewTargetTakesTheAppIdOfATargetThatNoLongerExists() {
     JobFixture f = streamed();
     List<String> before = f.bronzeChanges();

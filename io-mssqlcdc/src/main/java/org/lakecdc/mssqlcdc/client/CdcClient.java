@@ -104,6 +104,15 @@ public interface CdcClient extends AutoCloseable {
   Optional<Commit> nthCommitAfter(Lsn lsn, int n);
 
   /**
+   * The number of {@code cdc.lsn_time_mapping} rows with {@code afterLsn < start_lsn <= upToLsn}
+   * ({@code COUNT_BIG(*)}): the commits a read of that interval claims one batch end at a time.
+   * Idle entries and other tables' commits count, as in {@link #nthCommitAfter}.
+   *
+   * @return 0 when {@code upToLsn} is not after {@code afterLsn}
+   */
+  long commitCount(Lsn afterLsn, Lsn upToLsn);
+
+  /**
    * The capture instances of the table that {@code captureInstance} tracks, oldest first (by create
    * date, then start LSN). At most two per table (a SQL Server limit).
    *

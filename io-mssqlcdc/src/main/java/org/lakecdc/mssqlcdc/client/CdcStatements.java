@@ -79,6 +79,15 @@ final class CdcStatements {
         + " ORDER BY start_lsn) AS t";
   }
 
+  /**
+   * The number of {@code cdc.lsn_time_mapping} rows in {@code (?, ?]} (parameters: the LSN after
+   * which and the LSN up to which to count, as canonical text); a range seek on its clustered
+   * index.
+   */
+  static final String COMMIT_COUNT =
+      "SELECT COUNT_BIG(*) FROM cdc.lsn_time_mapping WHERE start_lsn > CONVERT(binary(10), ?, 1)"
+          + " AND start_lsn <= CONVERT(binary(10), ?, 1)";
+
   // ---- the server clock (BEHAVIOUR.md 4.4, ADR 0008)
   // ---------------------------------------------
 

@@ -237,6 +237,27 @@ public final class SqlCdcClient implements CdcClient {
         });
   }
 
+  /** {@inheritDoc} ({@link CdcStatements#COMMIT_COUNT}) */
+  @Override
+  public long commitCount(Lsn afterLsn, Lsn upToLsn) {
+    Objects.requireNonNull(afterLsn, "afterLsn");
+    Objects.requireNonNull(upToLsn, "upToLsn");
+    if (!upToLsn.isAfter(afterLsn)) {
+      return 0;
+    }
+    return call(
+        "Counting the commits in (" + afterLsn + ", " + upToLsn + "]",
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(CdcStatements.COMMIT_COUNT)) {
+            ps.setString(1, afterLsn.toString());
+            ps.setString(2, upToLsn.toString());
+            try (ResultSet rs = ps.executeQuery()) {
+              return rs.next() ? rs.getLong(1) : 0L;
+            }
+          }
+        });
+  }
+
   // ---- capture instances ------------------------------------------------------------------------
 
   /**

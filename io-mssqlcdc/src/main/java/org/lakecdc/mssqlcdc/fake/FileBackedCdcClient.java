@@ -244,6 +244,17 @@ public final class FileBackedCdcClient implements CdcClient {
     return Optional.of(timeline.get((int) Math.min((long) first + n - 1, timeline.size() - 1)));
   }
 
+  @Override
+  public long commitCount(Lsn afterLsn, Lsn upToLsn) {
+    long count = 0;
+    for (Commit commit : timeline()) {
+      if (commit.lsn().isAfter(afterLsn) && !commit.lsn().isAfter(upToLsn)) {
+        count++;
+      }
+    }
+    return count;
+  }
+
   /**
    * {@inheritDoc}
    *

@@ -21,6 +21,10 @@ import org.lakecdc.mssqlcdc.lsn.Lsn;
  * @param rows change rows in the batch
  * @param readInstances the capture instances the batch read, oldest first (two when it crossed a
  *     newer instance's start LSN)
+ * @param sequence the batch's number within its read, from 0, in LSN order with no gap ({@link
+ *     org.lakecdc.mssqlcdc.lsn.LsnRange#firstBatch()}): a sink commits batch {@code n} after batch
+ *     {@code n - 1}, and knows none lies between them
+ * @param source what the reader saw of the source while reading the batch
  */
 public record ChangeBatch(
     String captureInstance,
@@ -28,7 +32,9 @@ public record ChangeBatch(
     Lsn toLsn,
     Instant toCommitTime,
     long rows,
-    List<String> readInstances)
+    List<String> readInstances,
+    long sequence,
+    BatchSource source)
     implements Serializable {
   public ChangeBatch {
     Objects.requireNonNull(captureInstance, "captureInstance");
@@ -36,5 +42,9 @@ public record ChangeBatch(
     Objects.requireNonNull(toLsn, "toLsn");
     Objects.requireNonNull(toCommitTime, "toCommitTime");
     readInstances = List.copyOf(readInstances);
+    Objects.requireNonNull(source, "source");
+    if (sequence < 0) {
+      throw new IllegalArgumentException("sequence must be 0 or more, not " + sequence);
+    }
   }
 }

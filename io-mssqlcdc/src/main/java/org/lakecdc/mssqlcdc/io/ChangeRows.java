@@ -24,6 +24,31 @@ final class ChangeRows {
   private ChangeRows() {}
 
   /** A change row: its LSN, seqval, operation and command id, and its captured values. */
+  /**
+   * The approximate size of a change row as read, in bytes ({@link BatchSource#readBytes()}): per
+   * value its length in characters (text), its length (binary), 16 (decimals) or 8 (numbers, dates,
+   * times, anything else); NULL counts 0. The metadata columns count 10 ({@code __$start_lsn}) + 10
+   * ({@code __$seqval}) + 4 + 4 + 8.
+   */
+  static long approximateBytes(org.lakecdc.mssqlcdc.client.ChangeRow change) {
+    long bytes = 36;
+    for (Object value : change.values()) {
+      if (value == null) {
+        continue;
+      }
+      if (value instanceof String) {
+        bytes += ((String) value).length();
+      } else if (value instanceof byte[]) {
+        bytes += ((byte[]) value).length;
+      } else if (value instanceof java.math.BigDecimal) {
+        bytes += 16;
+      } else {
+        bytes += 8;
+      }
+    }
+    return bytes;
+  }
+
   static Row toRow(
       Schema schema,
       List<ColumnSpec> columns,

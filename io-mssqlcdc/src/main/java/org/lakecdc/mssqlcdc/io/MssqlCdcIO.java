@@ -4,6 +4,8 @@ import static org.apache.beam.sdk.util.Preconditions.checkArgumentNotNull;
 
 import com.google.auto.value.AutoValue;
 import java.util.Locale;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.SerializableCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.schemas.Schema;
@@ -12,6 +14,7 @@ import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.Reshuffle;
 import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionTuple;
@@ -351,6 +354,19 @@ public final class MssqlCdcIO {
       return new ReadWithBatches(this);
     }
 
+    /**
+     * The same read, writing each batch's rows through {@code sink} in the reading stage instead of
+     * emitting them: the output is one {@code (batch, what the sink wrote)} per batch, in no
+     * particular order (number them with {@link ChangeBatch#sequence()}), timestamped with the
+     * batch's end commit time. Rows never become elements, so memory is bounded by what the sink
+     * buffers, not by the size of a batch (one transaction can hold millions of rows and is never
+     * split), and no row crosses a shuffle.
+     */
+    public <ResultT> WriteBatches<ResultT> writeTo(RowSink<ResultT> sink) {
+      checkArgumentNotNull(sink, "writeTo() needs a sink, not null");
+      return new WriteBatches<>(this, sink);
+    }
+
     @Override
     public PCollection<Row> expand(PBegin input) {
       return input.apply("Read change batches", withBatches()).get(CHANGES);
@@ -619,6 +635,53 @@ public final class MssqlCdcIO {
   }
 
   /**
+   * The change read writing through a {@link RowSink}: see {@link Read#writeTo(RowSink)}.
+   *
+   * @param <ResultT> what the sink returns per batch
+   */
+  public static final class WriteBatches<ResultT>
+      extends PTransform<PBegin, PCollection<KV<ChangeBatch, ResultT>>> {
+    private final Read read;
+    private final RowSink<ResultT> sink;
+
+    WriteBatches(Read read, RowSink<ResultT> sink) {
+      this.read = read;
+      this.sink = sink;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public PCollection<KV<ChangeBatch, ResultT>> expand(PBegin input) {
+      ReadSpec spec = read.resolve();
+      TupleTag<KV<ChangeBatch, Object>> written = new TupleTag<>("written");
+      RowSink<Object> anySink = (RowSink<Object>) sink;
+      ReadChangesDoFn<KV<ChangeBatch, Object>> fn =
+          read.isContinuous()
+              ? new ReadChangesDoFn.Unbounded<KV<ChangeBatch, Object>>(
+                  spec, CHANGES, BATCHES, written, anySink)
+              : new ReadChangesDoFn.Bounded<KV<ChangeBatch, Object>>(
+                  spec, CHANGES, BATCHES, written, anySink);
+      PCollectionTuple outputs =
+          input
+              .apply(
+                  "Capture instance " + spec.captureInstance().toLowerCase(Locale.ROOT),
+                  Create.of(spec.captureInstance()).withCoder(StringUtf8Coder.of()))
+              .apply(
+                  "Read and write changes by LSN range",
+                  ParDo.of(fn).withOutputTags(written, TupleTagList.empty()));
+      PCollection<KV<ChangeBatch, Object>> out = outputs.get(written);
+      out.setCoder(KvCoder.of(ChangeBatchCoder.of(), (Coder<Object>) sink.resultCoder()));
+      return (PCollection<KV<ChangeBatch, ResultT>>) (PCollection<?>) out;
+    }
+
+    @Override
+    public void populateDisplayData(DisplayData.Builder builder) {
+      read.populateDisplayData(builder);
+      builder.add(DisplayData.item("sink", sink.getClass().getName()));
+    }
+  }
+
+  /**
    * The change read with two outputs: {@link #CHANGES} (rows) and {@link #BATCHES} (one {@link
    * ChangeBatch} per batch, after its rows).
    */
@@ -632,10 +695,10 @@ public final class MssqlCdcIO {
     @Override
     public PCollectionTuple expand(PBegin input) {
       ReadSpec spec = read.resolve();
-      ReadChangesDoFn fn =
+      ReadChangesDoFn<Row> fn =
           read.isContinuous()
-              ? new ReadChangesDoFn.Unbounded(spec, CHANGES, BATCHES)
-              : new ReadChangesDoFn.Bounded(spec, CHANGES, BATCHES);
+              ? new ReadChangesDoFn.Unbounded<Row>(spec, CHANGES, BATCHES, null, null)
+              : new ReadChangesDoFn.Bounded<Row>(spec, CHANGES, BATCHES, null, null);
       PCollectionTuple outputs =
           input
               .apply(
@@ -645,7 +708,7 @@ public final class MssqlCdcIO {
                   "Read changes by LSN range",
                   ParDo.of(fn).withOutputTags(CHANGES, TupleTagList.of(BATCHES)));
       outputs.get(CHANGES).setRowSchema(spec.schema());
-      outputs.get(BATCHES).setCoder(SerializableCoder.of(ChangeBatch.class));
+      outputs.get(BATCHES).setCoder(ChangeBatchCoder.of());
       return outputs;
     }
 

@@ -1,26 +1,34 @@
 package org.lakecdc.mssqlcdc.io;
 
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.schemas.Schema;
-import org.apache.beam.sdk.transforms.DoFn.MultiOutputReceiver;
 import org.apache.beam.sdk.transforms.DoFn.ProcessContinuation;
 import org.apache.beam.sdk.transforms.splittabledofn.ManualWatermarkEstimator;
 import org.apache.beam.sdk.transforms.splittabledofn.RestrictionTracker;
 import org.apache.beam.sdk.values.Row;
-import org.apache.beam.sdk.values.TupleTag;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 import org.lakecdc.mssqlcdc.client.CaptureInstance;
+import org.lakecdc.mssqlcdc.client.CaptureInstanceNotFoundError;
+import org.lakecdc.mssqlcdc.client.CapturedColumn;
 import org.lakecdc.mssqlcdc.client.CdcClient;
 import org.lakecdc.mssqlcdc.client.ChangeQuery;
 import org.lakecdc.mssqlcdc.client.ChangeRow;
 import org.lakecdc.mssqlcdc.client.CloseableIterator;
 import org.lakecdc.mssqlcdc.client.Commit;
+import org.lakecdc.mssqlcdc.client.DdlChange;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
 import org.lakecdc.mssqlcdc.lsn.LsnRange;
 import org.slf4j.Logger;
@@ -44,11 +52,43 @@ final class ReadChangesAction {
 
   private static final Logger LOG = LoggerFactory.getLogger(ReadChangesAction.class);
 
+  /** Where a batch goes: its rows first (drained), then the batch itself. */
+  interface BatchOutput {
+    /**
+     * Takes the batch's rows: emits them, or writes them through a sink.
+     *
+     * @return what the sink wrote, or null when the rows were emitted
+     */
+    @Nullable Object rows(long sequence, BatchRowsView rows);
+
+    /** Emits the batch, after its rows, with the timestamp of its end commit. */
+    void batch(ChangeBatch batch, @Nullable Object written, Instant timestamp);
+  }
+
+  /** The rows of a batch, with the commit time of the row returned last. */
+  interface BatchRowsView extends Iterator<Row> {
+    /** UTC commit time of the row {@link #next} returned last. */
+    Instant commitTime();
+  }
+
+  /** Per-worker caches of what does not change while a DoFn instance lives. */
+  static final class Caches {
+    /** Keys ({@link #instanceKey}) of the capture instances that passed the switch check. */
+    final Set<String> checkedInstances = ConcurrentHashMap.newKeySet();
+
+    /** Commit time of the last commit at or before an LSN (null: none). */
+    final Map<Lsn, java.time.Instant> commitTimes = new LruMap<>(1024);
+
+    /** The read's columns a capture instance does not capture, by {@link #instanceKey}. */
+    final Map<String, List<String>> uncaptured = new ConcurrentHashMap<>();
+  }
+
   private final ReadSpec spec;
   private final CdcClient client;
-  private final TupleTag<Row> changesTag;
-  private final TupleTag<ChangeBatch> batchesTag;
+  private final BatchOutput output;
   private final Set<String> checkedInstances;
+  private final Map<Lsn, java.time.Instant> commitTimes;
+  private final Map<String, List<String>> uncaptured;
   private final Counter batches = Metrics.counter(NAMESPACE, "batches_read");
   private final Counter[] rowsByOperation = {
     Metrics.counter(NAMESPACE, "rows_read_snapshot"),
@@ -59,32 +99,27 @@ final class ReadChangesAction {
   };
 
   /**
-   * @param checkedInstances keys ({@link #instanceKey}) of the capture instances that passed the
-   *     switch check in this worker; shared between calls and updated by this one
+   * @param caches the DoFn instance's caches, shared between calls and updated by this one
    */
-  ReadChangesAction(
-      ReadSpec spec,
-      CdcClient client,
-      TupleTag<Row> changesTag,
-      TupleTag<ChangeBatch> batchesTag,
-      Set<String> checkedInstances) {
+  ReadChangesAction(ReadSpec spec, CdcClient client, BatchOutput output, Caches caches) {
     this.spec = spec;
     this.client = client;
-    this.changesTag = changesTag;
-    this.batchesTag = batchesTag;
-    this.checkedInstances = checkedInstances;
+    this.output = output;
+    this.checkedInstances = caches.checkedInstances;
+    this.commitTimes = caches.commitTimes;
+    this.uncaptured = caches.uncaptured;
   }
 
   ProcessContinuation run(
       String captureInstance,
       RestrictionTracker<LsnRange, Lsn> tracker,
-      ManualWatermarkEstimator<Instant> watermark,
-      MultiOutputReceiver receiver) {
+      ManualWatermarkEstimator<Instant> watermark) {
     LsnRange range = tracker.currentRestriction();
     if (range.isEmpty()) {
       return ProcessContinuation.stop();
     }
     Lsn last = range.from().decrement();
+    long sequence = range.firstBatch();
     while (true) {
       if (range.isOpen() && spec.stopCondition().shouldStop()) {
         // Asked to stop: claim the rest of the open range (nothing more is read) and end it.
@@ -105,12 +140,27 @@ final class ReadChangesAction {
       if (!tracker.tryClaim(end.get().lsn())) {
         return ProcessContinuation.stop();
       }
-      readBatch(captureInstance, last, end.get(), receiver);
+      readBatch(captureInstance, last, end.get(), sequence++);
       Instant endTime = new Instant(end.get().commitTime().toEpochMilli());
       if (endTime.isAfter(watermark.currentWatermark())) {
         watermark.setWatermark(endTime);
       }
       last = end.get().lsn();
+    }
+  }
+
+  /** A map that keeps its {@code capacity} most recently used entries. */
+  private static final class LruMap<K, V> extends java.util.LinkedHashMap<K, V> {
+    private final int capacity;
+
+    LruMap(int capacity) {
+      super(16, 0.75f, true);
+      this.capacity = capacity;
+    }
+
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<K, V> eldest) {
+      return size() > capacity;
     }
   }
 
@@ -144,10 +194,10 @@ final class ReadChangesAction {
 
   /**
    * Reads the batch {@code (last, end]}: checks first (nothing is emitted when one fails), then the
-   * rows of each part, then the {@link ChangeBatch}.
+   * rows of each part through {@link BatchOutput#rows}, then the {@link ChangeBatch} with what was
+   * measured.
    */
-  private void readBatch(
-      String captureInstance, Lsn last, Commit end, MultiOutputReceiver receiver) {
+  private void readBatch(String captureInstance, Lsn last, Commit end, long sequence) {
     Lsn from = last.increment();
     List<CaptureInstance> instances = client.captureInstances(captureInstance);
     List<InstanceRange> parts = RangePlanner.cutAtNewerInstances(instances, from, end.lsn());
@@ -169,38 +219,192 @@ final class ReadChangesAction {
           client, part, "before reading", i == 0 ? disabled : List.<String>of());
       checkNewInstance(instances, part, end.lsn());
     }
-    Schema schema = spec.schema();
-    long rows = 0;
-    for (InstanceRange part : parts) {
-      ChangeQuery query =
-          new ChangeQuery(
-              part.captureInstance(),
-              part.fromLsn(),
-              part.toLsn(),
-              spec.columnNames(),
-              spec.includeCommandId());
-      try (CloseableIterator<ChangeRow> changes = client.readChanges(query)) {
-        while (changes.hasNext()) {
-          ChangeRow change = changes.next();
-          Row row =
-              ChangeRows.toRow(
-                  schema, spec.columns(), part.captureInstance(), change, spec.includeCommandId());
-          receiver
-              .get(changesTag)
-              .outputWithTimestamp(row, new Instant(change.commitTime().toEpochMilli()));
-          rowsByOperation[change.operation()].inc();
-          rows++;
-        }
-      }
-      RangePlanner.checkRetention(client, part, "during the read");
+    BatchRows rows = new BatchRows(parts);
+    Object written = output.rows(sequence, rows);
+    if (rows.hasNext()) {
+      throw new IllegalStateException(
+          "The sink returned before reading every row of batch "
+              + sequence
+              + " ("
+              + from
+              + ".."
+              + end.lsn()
+              + ")");
     }
-    receiver
-        .get(batchesTag)
-        .outputWithTimestamp(
-            new ChangeBatch(
-                captureInstance, from, end.lsn(), end.commitTime(), rows, readInstances),
-            new Instant(end.commitTime().toEpochMilli()));
+    String lastInstance = readInstances.get(readInstances.size() - 1);
+    BatchSource source =
+        new BatchSource(
+            commitTimeAtOrBefore(client.minLsn(lastInstance)),
+            client.maxLsn().map(this::commitTimeAtOrBefore).orElse(null),
+            client.currentTime().orElse(null),
+            rows.readNanos,
+            rows.readBytes,
+            ddlOfTable(instances, last, end.lsn()),
+            instanceReads(instances, readInstances));
+    output.batch(
+        new ChangeBatch(
+            captureInstance,
+            from,
+            end.lsn(),
+            end.commitTime(),
+            rows.count,
+            readInstances,
+            sequence,
+            source),
+        written,
+        new Instant(end.commitTime().toEpochMilli()));
     batches.inc();
+  }
+
+  /**
+   * The change rows of a batch's parts in read order, read lazily: each part's query is opened when
+   * the previous one is drained, and the retention guard runs again after each part ("during the
+   * read"); the time spent reading and the size read are measured.
+   */
+  private final class BatchRows implements BatchRowsView {
+    private final List<InstanceRange> parts;
+    private final Schema schema = spec.schema();
+    private int part = -1;
+    private @Nullable CloseableIterator<ChangeRow> changes;
+    private @Nullable Instant commitTime;
+    long count;
+    long readNanos;
+    long readBytes;
+
+    BatchRows(List<InstanceRange> parts) {
+      this.parts = parts;
+    }
+
+    @Override
+    public boolean hasNext() {
+      long started = System.nanoTime();
+      try {
+        while (changes == null || !changes.hasNext()) {
+          if (changes != null) {
+            changes.close();
+            changes = null;
+            RangePlanner.checkRetention(client, parts.get(part), "during the read");
+          }
+          if (part + 1 >= parts.size()) {
+            return false;
+          }
+          part++;
+          InstanceRange next = parts.get(part);
+          changes =
+              client.readChanges(
+                  new ChangeQuery(
+                      next.captureInstance(),
+                      next.fromLsn(),
+                      next.toLsn(),
+                      spec.columnNames(),
+                      spec.includeCommandId()));
+        }
+        return true;
+      } catch (RuntimeException e) {
+        closeQuietly();
+        throw e;
+      } finally {
+        readNanos += System.nanoTime() - started;
+      }
+    }
+
+    @Override
+    public Row next() {
+      if (!hasNext()) {
+        throw new NoSuchElementException();
+      }
+      long started = System.nanoTime();
+      ChangeRow change = changes.next();
+      readNanos += System.nanoTime() - started;
+      commitTime = new Instant(change.commitTime().toEpochMilli());
+      rowsByOperation[change.operation()].inc();
+      count++;
+      readBytes += ChangeRows.approximateBytes(change);
+      return ChangeRows.toRow(
+          schema,
+          spec.columns(),
+          parts.get(part).captureInstance(),
+          change,
+          spec.includeCommandId());
+    }
+
+    @Override
+    public Instant commitTime() {
+      return commitTime;
+    }
+
+    private void closeQuietly() {
+      if (changes != null) {
+        try {
+          changes.close();
+        } catch (RuntimeException ignored) {
+          // The read already failed; that failure is the one to report.
+        }
+        changes = null;
+      }
+    }
+  }
+
+  /** Commit time of an LSN: the last commit at or before it (cached; commit times never change). */
+  private java.time.@Nullable Instant commitTimeAtOrBefore(Lsn lsn) {
+    return commitTimes.computeIfAbsent(
+        lsn, l -> client.lastCommitAtOrBefore(l).map(Commit::commitTime).orElse(null));
+  }
+
+  /**
+   * DDL on the table after {@code previousEnd} up to {@code end}: {@code
+   * sys.sp_cdc_get_ddl_history} of each of the table's capture instances, one per LSN (both
+   * instances may record a statement), in LSN order (BEHAVIOUR.md 3.4). Measured from the previous
+   * end, not from the batch's first LSN: a DDL LSN between two parts of a read belongs to the next
+   * batch.
+   */
+  private List<BatchSource.Ddl> ddlOfTable(
+      List<CaptureInstance> instances, Lsn previousEnd, Lsn end) {
+    TreeMap<Lsn, BatchSource.Ddl> byLsn = new TreeMap<>();
+    for (CaptureInstance each : instances) {
+      for (DdlChange ddl : client.ddlHistory(each.name(), previousEnd, end)) {
+        byLsn.putIfAbsent(
+            ddl.lsn(),
+            new BatchSource.Ddl(ddl.lsn(), ddl.commitTime().orElse(null), ddl.command()));
+      }
+    }
+    return new ArrayList<>(byLsn.values());
+  }
+
+  /** What the batch read of each of its capture instances: start LSN and uncaptured columns. */
+  private List<BatchSource.InstanceRead> instanceReads(
+      List<CaptureInstance> instances, List<String> readInstances) {
+    List<BatchSource.InstanceRead> reads = new ArrayList<>();
+    for (String name : readInstances) {
+      CaptureInstance instance =
+          instances.stream().filter(i -> i.name().equals(name)).findFirst().orElseThrow();
+      Lsn start = instance.startLsn().orElse(null);
+      List<String> notCaptured =
+          uncaptured.computeIfAbsent(instanceKey(instance), k -> notCaptured(name));
+      reads.add(
+          new BatchSource.InstanceRead(
+              name, start, start == null ? null : commitTimeAtOrBefore(start), notCaptured));
+    }
+    return reads;
+  }
+
+  /** The read's columns the capture instance does not capture, in the read's order. */
+  private List<String> notCaptured(String instance) {
+    Set<String> captured = new HashSet<>();
+    try {
+      for (CapturedColumn column : client.capturedColumns(instance)) {
+        captured.add(column.name().toLowerCase(Locale.ROOT));
+      }
+    } catch (CaptureInstanceNotFoundError e) {
+      return List.of();
+    }
+    List<String> lost = new ArrayList<>();
+    for (String column : spec.columnNames()) {
+      if (!captured.contains(column.toLowerCase(Locale.ROOT))) {
+        lost.add(column);
+      }
+    }
+    return lost;
   }
 
   /**

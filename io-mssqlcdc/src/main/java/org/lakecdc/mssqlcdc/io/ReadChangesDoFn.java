@@ -1,9 +1,8 @@
 package org.lakecdc.mssqlcdc.io;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.InstantCoder;
 import org.apache.beam.sdk.transforms.DoFn;
@@ -11,6 +10,7 @@ import org.apache.beam.sdk.transforms.splittabledofn.ManualWatermarkEstimator;
 import org.apache.beam.sdk.transforms.splittabledofn.RestrictionTracker;
 import org.apache.beam.sdk.transforms.splittabledofn.WatermarkEstimators;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.Row;
 import org.apache.beam.sdk.values.TupleTag;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -62,21 +62,74 @@ import org.lakecdc.mssqlcdc.lsn.LsnRangeTracker;
  *
  * {@code @GetSize} is the number of change rows in the restriction, counted by the database.
  */
-abstract class ReadChangesDoFn extends DoFn<String, Row> {
+abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
   final ReadSpec spec;
   final TupleTag<Row> changesTag;
   final TupleTag<ChangeBatch> batchesTag;
 
-  /**
-   * Capture instances that passed the switch check in this worker (not serialized: each DoFn
-   * instance checks a newer instance once, on its first batch that reads it).
-   */
-  private transient @Nullable Set<String> checkedInstances;
+  /** With a sink: the tag of the written batches (the main output); null when rows are emitted. */
+  final @Nullable TupleTag<KV<ChangeBatch, Object>> writtenTag;
 
-  ReadChangesDoFn(ReadSpec spec, TupleTag<Row> changesTag, TupleTag<ChangeBatch> batchesTag) {
+  /** Writes each batch's rows in this stage, or null when the rows are emitted. */
+  final @Nullable RowSink<Object> sink;
+
+  /**
+   * The worker's client, opened on first use and closed at teardown (as KafkaIO caches its
+   * consumers).
+   */
+  private transient @Nullable CdcClient client;
+
+  /** What this DoFn instance keeps between calls (not serialized). */
+  private transient ReadChangesAction.@Nullable Caches caches;
+
+  /**
+   * A reader emitting rows ({@code changesTag}, the main output) and batches ({@code batchesTag}),
+   * or, with a sink, writing each batch's rows through it and emitting {@code (batch, result)}
+   * under {@code writtenTag}.
+   */
+  ReadChangesDoFn(
+      ReadSpec spec,
+      TupleTag<Row> changesTag,
+      TupleTag<ChangeBatch> batchesTag,
+      @Nullable TupleTag<KV<ChangeBatch, Object>> writtenTag,
+      @Nullable RowSink<Object> sink) {
     this.spec = spec;
     this.changesTag = changesTag;
     this.batchesTag = batchesTag;
+    this.writtenTag = writtenTag;
+    this.sink = sink;
+  }
+
+  @Setup
+  public void setup() {
+    if (sink != null) {
+      sink.setup();
+    }
+  }
+
+  @Teardown
+  public void teardown() {
+    CdcClient open = client;
+    client = null;
+    try {
+      if (open != null) {
+        open.close();
+      }
+    } finally {
+      if (sink != null) {
+        sink.teardown();
+      }
+    }
+  }
+
+  /** The worker's client, opened once. */
+  private CdcClient client() {
+    CdcClient open = client;
+    if (open == null) {
+      open = spec.clientFactory().open();
+      client = open;
+    }
+    return open;
   }
 
   /** Whether the restriction ends at {@code max_lsn} read at the start. */
@@ -84,7 +137,8 @@ abstract class ReadChangesDoFn extends DoFn<String, Row> {
 
   @GetInitialRestriction
   public LsnRange initialRestriction(@Element String captureInstance) {
-    try (CdcClient client = spec.clientFactory().open()) {
+    {
+      CdcClient client = client();
       Lsn lastProcessed = StartPositions.lastProcessed(client, captureInstance, spec.startingLsn());
       Lsn from = lastProcessed.increment();
       if (!bounded()) {
@@ -111,7 +165,8 @@ abstract class ReadChangesDoFn extends DoFn<String, Row> {
     if (range.isEmpty()) {
       return;
     }
-    try (CdcClient client = spec.clientFactory().open()) {
+    {
+      CdcClient client = client();
       Optional<Lsn> max = client.maxLsn();
       Lsn known = range.isOpen() ? max.orElse(null) : range.lastLsn();
       if (known == null || known.isBefore(range.from())) {
@@ -119,6 +174,7 @@ abstract class ReadChangesDoFn extends DoFn<String, Row> {
         return;
       }
       List<CaptureInstance> instances = client.captureInstances(captureInstance);
+      List<LsnRange> all = new ArrayList<>();
       for (InstanceRange part : RangePlanner.cutAtNewerInstances(instances, range.from(), known)) {
         List<Lsn[]> pieces;
         if (spec.numPartitions() > 1) {
@@ -132,14 +188,34 @@ abstract class ReadChangesDoFn extends DoFn<String, Row> {
           pieces = List.<Lsn[]>of(new Lsn[] {part.fromLsn(), part.toLsn()});
         }
         for (Lsn[] piece : pieces) {
-          if (piece[1].equals(known) && range.isOpen()) {
-            receiver.output(LsnRange.openFrom(piece[0]));
-          } else {
-            receiver.output(LsnRange.closed(piece[0], piece[1]));
-          }
+          LsnRange split =
+              piece[1].equals(known) && range.isOpen()
+                  ? LsnRange.openFrom(piece[0])
+                  : LsnRange.closed(piece[0], piece[1]);
+          all.add(split);
+        }
+      }
+      // Number each part's batches after the batches of the parts before it (one per commit, or
+      // one per part without a commit limit), so the sink sees one gapless sequence.
+      long firstBatch = range.firstBatch();
+      for (int i = 0; i < all.size(); i++) {
+        LsnRange split = all.get(i);
+        receiver.output(split.withFirstBatch(firstBatch));
+        if (i + 1 < all.size()) {
+          firstBatch += batchesIn(client, split);
         }
       }
     }
+  }
+
+  /** The batches a read of the closed range {@code split} emits. */
+  private long batchesIn(CdcClient client, LsnRange split) {
+    long commits = client.commitCount(split.from().decrement(), split.lastLsn());
+    int perBatch = spec.maxCommitsPerBatch();
+    if (perBatch <= 0) {
+      return commits > 0 ? 1 : 0;
+    }
+    return (commits + perBatch - 1) / perBatch;
   }
 
   @NewTracker
@@ -152,7 +228,8 @@ abstract class ReadChangesDoFn extends DoFn<String, Row> {
     if (range.isEmpty()) {
       return 0;
     }
-    try (CdcClient client = spec.clientFactory().open()) {
+    {
+      CdcClient client = client();
       Lsn last = range.isOpen() ? client.maxLsn().orElse(null) : range.lastLsn();
       if (last == null || last.isBefore(range.from())) {
         return 0;
@@ -172,7 +249,8 @@ abstract class ReadChangesDoFn extends DoFn<String, Row> {
 
   @GetInitialWatermarkEstimatorState
   public Instant initialWatermark(@Restriction LsnRange range) {
-    try (CdcClient client = spec.clientFactory().open()) {
+    {
+      CdcClient client = client();
       return client
           .lastCommitAtOrBefore(range.from().decrement())
           .map(Commit::commitTime)
@@ -197,26 +275,71 @@ abstract class ReadChangesDoFn extends DoFn<String, Row> {
       RestrictionTracker<LsnRange, Lsn> tracker,
       ManualWatermarkEstimator<Instant> watermark,
       MultiOutputReceiver receiver) {
-    try (CdcClient client = spec.clientFactory().open()) {
-      return new ReadChangesAction(spec, client, changesTag, batchesTag, checkedInstances())
-          .run(captureInstance, tracker, watermark, receiver);
+    if (caches == null) {
+      caches = new ReadChangesAction.Caches();
+    }
+    try {
+      return new ReadChangesAction(spec, client(), output(receiver), caches)
+          .run(captureInstance, tracker, watermark);
+    } catch (RuntimeException e) {
+      // The client may be broken (a dropped connection): the retried bundle opens a new one.
+      CdcClient open = client;
+      client = null;
+      if (open != null) {
+        try {
+          open.close();
+        } catch (RuntimeException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+      }
+      throw e;
     }
   }
 
-  private Set<String> checkedInstances() {
-    Set<String> checked = checkedInstances;
-    if (checked == null) {
-      checked = ConcurrentHashMap.newKeySet();
-      checkedInstances = checked;
+  private ReadChangesAction.BatchOutput output(MultiOutputReceiver receiver) {
+    if (sink == null) {
+      return new ReadChangesAction.BatchOutput() {
+        @Override
+        public @Nullable Object rows(long sequence, ReadChangesAction.BatchRowsView rows) {
+          OutputReceiver<Row> out = receiver.get(changesTag);
+          while (rows.hasNext()) {
+            Row row = rows.next();
+            out.outputWithTimestamp(row, rows.commitTime());
+          }
+          return null;
+        }
+
+        @Override
+        public void batch(ChangeBatch batch, @Nullable Object written, Instant timestamp) {
+          receiver.get(batchesTag).outputWithTimestamp(batch, timestamp);
+        }
+      };
     }
-    return checked;
+    RowSink<Object> rowSink = sink;
+    TupleTag<KV<ChangeBatch, Object>> tag = writtenTag;
+    return new ReadChangesAction.BatchOutput() {
+      @Override
+      public Object rows(long sequence, ReadChangesAction.BatchRowsView rows) {
+        return rowSink.write(sequence, rows);
+      }
+
+      @Override
+      public void batch(ChangeBatch batch, @Nullable Object written, Instant timestamp) {
+        receiver.get(tag).outputWithTimestamp(KV.of(batch, written), timestamp);
+      }
+    };
   }
 
   /** The bounded form: reads up to {@code max_lsn} as read at the start, then finishes. */
   @BoundedPerElement
-  static final class Bounded extends ReadChangesDoFn {
-    Bounded(ReadSpec spec, TupleTag<Row> changesTag, TupleTag<ChangeBatch> batchesTag) {
-      super(spec, changesTag, batchesTag);
+  static final class Bounded<OutputT> extends ReadChangesDoFn<OutputT> {
+    Bounded(
+        ReadSpec spec,
+        TupleTag<Row> changesTag,
+        TupleTag<ChangeBatch> batchesTag,
+        @Nullable TupleTag<KV<ChangeBatch, Object>> writtenTag,
+        @Nullable RowSink<Object> sink) {
+      super(spec, changesTag, batchesTag, writtenTag, sink);
     }
 
     @Override
@@ -227,9 +350,14 @@ abstract class ReadChangesDoFn extends DoFn<String, Row> {
 
   /** The continuous form: the end grows with {@code max_lsn}; polls when caught up. */
   @UnboundedPerElement
-  static final class Unbounded extends ReadChangesDoFn {
-    Unbounded(ReadSpec spec, TupleTag<Row> changesTag, TupleTag<ChangeBatch> batchesTag) {
-      super(spec, changesTag, batchesTag);
+  static final class Unbounded<OutputT> extends ReadChangesDoFn<OutputT> {
+    Unbounded(
+        ReadSpec spec,
+        TupleTag<Row> changesTag,
+        TupleTag<ChangeBatch> batchesTag,
+        @Nullable TupleTag<KV<ChangeBatch, Object>> writtenTag,
+        @Nullable RowSink<Object> sink) {
+      super(spec, changesTag, batchesTag, writtenTag, sink);
     }
 
     @Override

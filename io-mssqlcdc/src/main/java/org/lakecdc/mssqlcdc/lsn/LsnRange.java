@@ -18,16 +18,37 @@ import java.util.Objects;
  * <p>SQL Server's change-table query is closed ({@code __$start_lsn BETWEEN a AND b}); {@link
  * #lastLsn()} gives the closed upper end of this range for such a query.
  *
+ * <p>{@code firstBatch} numbers the batches read from the range: the reader emits batch {@code
+ * firstBatch}, then {@code firstBatch + 1}, ..., one per claimed commit, so batches of different
+ * ranges of one read are numbered 0, 1, 2, ... in LSN order with no gap, whichever worker reads
+ * them and in whichever order they arrive. It is 0 for the range a read starts with; the reader's
+ * splits give each later part the number of batches before it, and a checkpoint's residual the
+ * number claimed before it.
+ *
  * @param from first LSN of the range, inclusive
  * @param to first LSN after the range, exclusive
+ * @param firstBatch ordinal (from 0) within its read of the first batch read from this range
  */
-public record LsnRange(Lsn from, Lsn to) implements Serializable {
+public record LsnRange(Lsn from, Lsn to, long firstBatch) implements Serializable {
   public LsnRange {
     Objects.requireNonNull(from, "from");
     Objects.requireNonNull(to, "to");
     if (from.isAfter(to)) {
       throw new IllegalArgumentException("Inverted LSN range [" + from + ", " + to + ")");
     }
+    if (firstBatch < 0) {
+      throw new IllegalArgumentException("firstBatch must be 0 or more, not " + firstBatch);
+    }
+  }
+
+  /** The range {@code [from, to)} whose first batch is the read's first (number 0). */
+  public LsnRange(Lsn from, Lsn to) {
+    this(from, to, 0);
+  }
+
+  /** The same interval, its first batch numbered {@code firstBatch}. */
+  public LsnRange withFirstBatch(long firstBatch) {
+    return new LsnRange(from, to, firstBatch);
   }
 
   /**
@@ -81,6 +102,6 @@ public record LsnRange(Lsn from, Lsn to) implements Serializable {
 
   @Override
   public String toString() {
-    return "[" + from + ", " + to + ")";
+    return "[" + from + ", " + to + ")" + (firstBatch == 0 ? "" : " from batch " + firstBatch);
   }
 }

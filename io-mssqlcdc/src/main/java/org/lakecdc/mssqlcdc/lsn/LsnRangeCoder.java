@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import org.apache.beam.sdk.coders.AtomicCoder;
+import org.apache.beam.sdk.coders.VarLongCoder;
 
 /**
  * Beam coder of an {@link LsnRange}: the 10 bytes of {@code from}, then the 10 bytes of {@code to}.
@@ -22,11 +23,14 @@ public final class LsnRangeCoder extends AtomicCoder<LsnRange> {
   public void encode(LsnRange value, OutputStream out) throws IOException {
     LsnCoder.of().encode(value.from(), out);
     LsnCoder.of().encode(value.to(), out);
+    VarLongCoder.of().encode(value.firstBatch(), out);
   }
 
   @Override
   public LsnRange decode(InputStream in) throws IOException {
-    return new LsnRange(LsnCoder.of().decode(in), LsnCoder.of().decode(in));
+    Lsn from = LsnCoder.of().decode(in);
+    Lsn to = LsnCoder.of().decode(in);
+    return new LsnRange(from, to, VarLongCoder.of().decode(in));
   }
 
   @Override

@@ -25,6 +25,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * residual is never empty. Before any claim, the primary of a checkpoint is the empty range at
  * {@code from} (it holds no work) and the residual is the whole range.
  *
+ * <p>Each successful claim is one batch: the residual's {@link LsnRange#firstBatch()} is the
+ * primary's plus the claims made, so batch numbers continue across checkpoints.
+ *
  * <p>Progress is measured in LSN values (an 80-bit distance), which only orders work; the reader's
  * size estimate in change rows comes from the database.
  */
@@ -33,6 +36,7 @@ public class LsnRangeTracker extends RestrictionTracker<LsnRange, Lsn>
   private LsnRange range;
   private @Nullable Lsn lastAttempted;
   private @Nullable Lsn lastClaimed;
+  private long claims;
 
   public LsnRangeTracker(LsnRange range) {
     this.range = Objects.requireNonNull(range, "range");
@@ -65,6 +69,7 @@ public class LsnRangeTracker extends RestrictionTracker<LsnRange, Lsn>
       return false;
     }
     lastClaimed = position;
+    claims++;
     return true;
   }
 
@@ -94,8 +99,8 @@ public class LsnRangeTracker extends RestrictionTracker<LsnRange, Lsn>
     if (!splitAt.isBefore(range.to())) {
       return null;
     }
-    LsnRange primary = new LsnRange(range.from(), splitAt);
-    LsnRange residual = new LsnRange(splitAt, range.to());
+    LsnRange primary = new LsnRange(range.from(), splitAt, range.firstBatch());
+    LsnRange residual = new LsnRange(splitAt, range.to(), range.firstBatch() + claims);
     range = primary;
     return SplitResult.of(primary, residual);
   }

@@ -459,11 +459,12 @@ public final class CdcToDeltaJob {
     }
 
     Pipeline pipeline = Pipeline.create(beamOptions);
-    pipeline
-        .apply(
-            "Read " + config.captureInstance(),
-            run.read().withStartingLsn(StartingLsn.after(start.endLsn())).withBatches())
-        .apply("Write to Delta", WriteChangesToDelta.to(run.target(config), run.changeSchema()));
+    pipeline.apply(
+        "Read " + config.captureInstance() + " and write to Delta",
+        WriteChangesToDelta.from(
+            run.read().withStartingLsn(StartingLsn.after(start.endLsn())),
+            run.target(config),
+            run.changeSchema()));
     out.printf(
         "Reading %s after %s (%s) up to max_lsn %s%n",
         config.captureInstance(), start.endLsn(), batchText(start.batchId()), max);
@@ -502,19 +503,17 @@ public final class CdcToDeltaJob {
       stop = stop.or(StopCondition.at(System.currentTimeMillis() + continuous.runFor().toMillis()));
     }
     Pipeline pipeline = Pipeline.create(beamOptions);
-    pipeline
-        .apply(
-            "Follow " + config.captureInstance(),
+    pipeline.apply(
+        "Follow " + config.captureInstance() + " and write to Delta as batches arrive",
+        WriteChangeStreamToDelta.from(
             run.read()
                 .withStartingLsn(StartingLsn.after(start.endLsn()))
                 .withContinuous(true)
                 .withPollInterval(
                     org.joda.time.Duration.millis(continuous.pollInterval().toMillis()))
-                .withStopCondition(stop)
-                .withBatches())
-        .apply(
-            "Write to Delta as batches arrive",
-            WriteChangeStreamToDelta.to(run.target(config), run.changeSchema()));
+                .withStopCondition(stop),
+            run.target(config),
+            run.changeSchema()));
     out.printf(
         "Following %s after %s (%s), polling every %s s when caught up, %s%n",
         config.captureInstance(),

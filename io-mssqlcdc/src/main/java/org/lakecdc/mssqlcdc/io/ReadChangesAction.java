@@ -140,7 +140,11 @@ final class ReadChangesAction {
       if (!tracker.tryClaim(end.get().lsn())) {
         return ProcessContinuation.stop();
       }
-      readBatch(captureInstance, last, end.get(), sequence++);
+      Lsn previousEnd = last;
+      if (last.equals(range.from().decrement())) {
+        previousEnd = previousBatchEnd(captureInstance, range.from());
+      }
+      readBatch(captureInstance, last, previousEnd, end.get(), sequence++);
       Instant endTime = new Instant(end.get().commitTime().toEpochMilli());
       if (endTime.isAfter(watermark.currentWatermark())) {
         watermark.setWatermark(endTime);
@@ -162,6 +166,23 @@ final class ReadChangesAction {
     protected boolean removeEldestEntry(Map.Entry<K, V> eldest) {
       return size() > capacity;
     }
+  }
+
+  /**
+   * The end of the batch before the first batch of a range starting at {@code from}: the last
+   * commit before {@code from} (batches end on commits, and a split part starts right after the
+   * previous part's last commit or after a newer capture instance's start), but never before where
+   * the read started (the stored position, which need not be a commit: a snapshot's S). DDL is
+   * reported from there, so a DDL LSN between two parts belongs to the next batch, once.
+   */
+  private Lsn previousBatchEnd(String captureInstance, Lsn from) {
+    Lsn readStart = StartPositions.lastProcessed(client, captureInstance, spec.startingLsn());
+    Lsn before = from.decrement();
+    if (!before.isAfter(readStart)) {
+      return before;
+    }
+    Lsn lastCommit = client.lastCommitAtOrBefore(before).map(Commit::lsn).orElse(readStart);
+    return Lsn.max(lastCommit, readStart);
   }
 
   /** The end commit of the batch after {@code last}, or empty when no commit is left to read. */
@@ -197,7 +218,8 @@ final class ReadChangesAction {
    * rows of each part through {@link BatchOutput#rows}, then the {@link ChangeBatch} with what was
    * measured.
    */
-  private void readBatch(String captureInstance, Lsn last, Commit end, long sequence) {
+  private void readBatch(
+      String captureInstance, Lsn last, Lsn previousEnd, Commit end, long sequence) {
     Lsn from = last.increment();
     List<CaptureInstance> instances = client.captureInstances(captureInstance);
     List<InstanceRange> parts = RangePlanner.cutAtNewerInstances(instances, from, end.lsn());
@@ -239,7 +261,7 @@ final class ReadChangesAction {
             client.currentTime().orElse(null),
             rows.readNanos,
             rows.readBytes,
-            ddlOfTable(instances, last, end.lsn()),
+            ddlOfTable(instances, previousEnd, end.lsn()),
             instanceReads(instances, readInstances));
     output.batch(
         new ChangeBatch(

@@ -23,6 +23,7 @@ import java.util.regex.Pattern;
 import org.apache.beam.sdk.transforms.DoFn.ProcessContinuation;
 import org.apache.beam.sdk.transforms.splittabledofn.WatermarkEstimators;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.mssqlcdc.client.CaptureInstance;
@@ -59,8 +60,9 @@ class CaptureInstanceSwitchTest {
     return MssqlCdcIO.read().withCaptureInstance(CI).withClientFactory(db.clientFactory());
   }
 
-  private static ReadChangesDoFn bounded(MssqlCdcIO.Read read) {
-    return new ReadChangesDoFn.Bounded(read.resolve(), MssqlCdcIO.CHANGES, MssqlCdcIO.BATCHES);
+  private static ReadChangesDoFn<Row> bounded(MssqlCdcIO.Read read) {
+    return new ReadChangesDoFn.Bounded<>(
+        read.resolve(), MssqlCdcIO.CHANGES, MssqlCdcIO.BATCHES, null, null);
   }
 
   /** Processes {@code range} into {@code out}; what was emitted stays in {@code out} on failure. */

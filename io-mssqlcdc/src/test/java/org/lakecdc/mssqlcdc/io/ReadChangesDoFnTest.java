@@ -43,12 +43,14 @@ import org.lakecdc.mssqlcdc.lsn.LsnRangeTracker;
 class ReadChangesDoFnTest {
   @TempDir Path dir;
 
-  private static ReadChangesDoFn bounded(MssqlCdcIO.Read read) {
-    return new ReadChangesDoFn.Bounded(read.resolve(), MssqlCdcIO.CHANGES, MssqlCdcIO.BATCHES);
+  private static ReadChangesDoFn<Row> bounded(MssqlCdcIO.Read read) {
+    return new ReadChangesDoFn.Bounded<>(
+        read.resolve(), MssqlCdcIO.CHANGES, MssqlCdcIO.BATCHES, null, null);
   }
 
-  private static ReadChangesDoFn continuous(MssqlCdcIO.Read read) {
-    return new ReadChangesDoFn.Unbounded(read.resolve(), MssqlCdcIO.CHANGES, MssqlCdcIO.BATCHES);
+  private static ReadChangesDoFn<Row> continuous(MssqlCdcIO.Read read) {
+    return new ReadChangesDoFn.Unbounded<>(
+        read.resolve(), MssqlCdcIO.CHANGES, MssqlCdcIO.BATCHES, null, null);
   }
 
   private static MssqlCdcIO.Read read(CdcClientFactory factory) {
@@ -204,7 +206,7 @@ class ReadChangesDoFnTest {
     assertFalse(stop.shouldResume());
     checkpointing.checkDone();
     assertEquals(List.of(lsn(1), lsn(3)), batchEnds(first));
-    assertEquals(new LsnRange(lsn(3).increment(), range.to()), residuals.get(0));
+    assertEquals(new LsnRange(lsn(3).increment(), range.to(), 2), residuals.get(0));
 
     RecordingReceiver second = process(fn, residuals.get(0));
     assertEquals(List.of(lsn(5), lsn(7), lsn(9)), batchEnds(second));
@@ -225,7 +227,9 @@ class ReadChangesDoFnTest {
     List<LsnRange> parts = new ArrayList<>();
     fn.splitRestriction(CI, range, new RecordingOutput<>(parts));
     assertEquals(
-        List.of(LsnRange.closed(lsn(0), lsn(5).decrement()), LsnRange.closed(lsn(5), lsn(9))),
+        List.of(
+            LsnRange.closed(lsn(0), lsn(5).decrement()),
+            LsnRange.closed(lsn(5), lsn(9)).withFirstBatch(1)),
         parts);
     RecordingReceiver older = process(fn, parts.get(0));
     RecordingReceiver newer = process(fn, parts.get(1));
@@ -267,7 +271,9 @@ class ReadChangesDoFnTest {
     List<LsnRange> parts = new ArrayList<>();
     fn.splitRestriction(CI, fn.initialRestriction(CI), new RecordingOutput<>(parts));
     assertEquals(
-        List.of(LsnRange.closed(lsn(0), lsn(7)), LsnRange.closed(lsn(7).increment(), lsn(8))),
+        List.of(
+            LsnRange.closed(lsn(0), lsn(7)),
+            LsnRange.closed(lsn(7).increment(), lsn(8)).withFirstBatch(1)),
         parts,
         "contiguous parts, each starting right after the previous part's last commit");
     assertEquals(8.0, fn.size(CI, parts.get(0)));
@@ -398,7 +404,7 @@ class ReadChangesDoFnTest {
     assertEquals(org.joda.time.Duration.standardSeconds(7), caughtUp.resumeDelay());
     assertEquals(List.of(0, 1), orderIds(out));
     LsnRange residual = tracker.trySplit(0).getResidual();
-    assertEquals(LsnRange.openFrom(commits.get(1).increment()), residual);
+    assertEquals(LsnRange.openFrom(commits.get(1).increment()).withFirstBatch(1), residual);
 
     Lsn late = insertOrder(db, minutes(30), 555, "new", "5.55");
     RecordingReceiver next = process(fn, residual, watermark);
@@ -477,7 +483,10 @@ class ReadChangesDoFnTest {
       range = tracker.trySplit(0).getResidual();
     }
     assertEquals(
-        List.of("maxLsn", "close", "maxLsn", "close", "maxLsn", "close"),
-        List.copyOf(factory.calls));
+        List.of("maxLsn", "maxLsn", "maxLsn"),
+        List.copyOf(factory.calls),
+        "one client per DoFn instance, kept open between polls");
+    fn.teardown();
+    assertEquals(List.of("maxLsn", "maxLsn", "maxLsn", "close"), List.copyOf(factory.calls));
   }
 }

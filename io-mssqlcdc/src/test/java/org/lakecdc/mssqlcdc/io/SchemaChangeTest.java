@@ -50,8 +50,9 @@ class SchemaChangeTest {
     return MssqlCdcIO.read().withCaptureInstance(CI).withClientFactory(db.clientFactory());
   }
 
-  private static ReadChangesDoFn bounded(MssqlCdcIO.Read read) {
-    return new ReadChangesDoFn.Bounded(read.resolve(), MssqlCdcIO.CHANGES, MssqlCdcIO.BATCHES);
+  private static ReadChangesDoFn<Row> bounded(MssqlCdcIO.Read read) {
+    return new ReadChangesDoFn.Bounded<>(
+        read.resolve(), MssqlCdcIO.CHANGES, MssqlCdcIO.BATCHES, null, null);
   }
 
   /** Reads the restriction {@code (after, upTo]} into {@code out}, which keeps what was emitted. */

@@ -58,7 +58,7 @@ class LsnRangeTrackerTest {
     assertTrue(tracker.tryClaim(event(3)));
     SplitResult<LsnRange> split = tracker.trySplit(0);
     assertEquals(new LsnRange(event(0), event(3).increment()), split.getPrimary());
-    assertEquals(new LsnRange(event(3).increment(), range.to()), split.getResidual());
+    assertEquals(new LsnRange(event(3).increment(), range.to(), 1), split.getResidual());
     assertEquals(split.getPrimary(), tracker.currentRestriction());
     assertFalse(tracker.tryClaim(event(4)), "past the checkpoint, claims fail");
     tracker.checkDone();
@@ -67,6 +67,27 @@ class LsnRangeTrackerTest {
     assertTrue(resumed.tryClaim(event(4)));
     assertTrue(resumed.tryClaim(event(9)));
     resumed.checkDone();
+  }
+
+  /** Each claim is one batch: the residual's first batch is the primary's plus the claims made. */
+  @Test
+  void theResidualContinuesTheBatchNumbers() {
+    LsnRange range = LsnRange.closed(event(0), event(9)).withFirstBatch(5);
+    LsnRangeTracker tracker = new LsnRangeTracker(range);
+    assertTrue(tracker.tryClaim(event(1)));
+    assertTrue(tracker.tryClaim(event(4)));
+    SplitResult<LsnRange> split = tracker.trySplit(0);
+    assertEquals(new LsnRange(event(0), event(4).increment(), 5), split.getPrimary());
+    assertEquals(new LsnRange(event(4).increment(), range.to(), 7), split.getResidual());
+
+    LsnRangeTracker resumed = new LsnRangeTracker(split.getResidual());
+    assertTrue(resumed.tryClaim(event(6)));
+    assertEquals(
+        new LsnRange(event(6).increment(), range.to(), 8), resumed.trySplit(0).getResidual());
+    assertEquals(
+        new LsnRange(event(0), event(9).increment(), 0),
+        new LsnRangeTracker(LsnRange.closed(event(0), event(9))).trySplit(0).getResidual(),
+        "before any claim the residual keeps the range's own first batch");
   }
 
   @Test
@@ -116,7 +137,7 @@ class LsnRangeTrackerTest {
     assertEquals(IsBounded.UNBOUNDED, tracker.isBounded());
     assertTrue(tracker.tryClaim(event(5)));
     SplitResult<LsnRange> split = tracker.trySplit(0);
-    assertEquals(LsnRange.openFrom(event(5).increment()), split.getResidual());
+    assertEquals(LsnRange.openFrom(event(5).increment()).withFirstBatch(1), split.getResidual());
     assertEquals(
         IsBounded.BOUNDED, new LsnRangeTracker(LsnRange.closed(event(0), event(1))).isBounded());
   }

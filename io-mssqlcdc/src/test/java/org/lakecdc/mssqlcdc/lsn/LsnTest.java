@@ -200,5 +200,10 @@ class LsnTest {
         range,
         CoderUtils.decodeFromByteArray(
             LsnRangeCoder.of(), CoderUtils.encodeToByteArray(LsnRangeCoder.of(), range)));
+    LsnRange numbered = range.withFirstBatch(1_234_567_890_123L);
+    assertEquals(
+        numbered,
+        CoderUtils.decodeFromByteArray(
+            LsnRangeCoder.of(), CoderUtils.encodeToByteArray(LsnRangeCoder.of(), numbered)));
   }
 }

@@ -19,7 +19,6 @@ import org.lakecdc.cdc.transforms.delta.DeltaTables;
 import org.lakecdc.cdc.transforms.facts.FactsTable;
 import org.lakecdc.cdc.transforms.finalization.Finalization;
 import org.lakecdc.cdc.transforms.position.StreamPosition;
-import org.lakecdc.mssqlcdc.client.CdcClient;
 import org.lakecdc.mssqlcdc.io.ChangeBatch;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
 import org.slf4j.Logger;
@@ -38,7 +37,6 @@ final class BatchCommitter {
 
   private final DeltaTarget target;
   private final DeltaTables tables;
-  private final List<String> readColumns;
   private final Finalization finalization;
   private final Counter batchesCommitted = Metrics.counter(NAMESPACE, "batches_committed");
   private final Counter bytesWritten = Metrics.counter(NAMESPACE, "bytes_written");
@@ -49,12 +47,10 @@ final class BatchCommitter {
    *
    * @param target the target
    * @param tables the Delta tables
-   * @param readColumns the captured columns the query reads (named by the switch event's detail)
    */
-  BatchCommitter(DeltaTarget target, DeltaTables tables, List<String> readColumns) {
+  BatchCommitter(DeltaTarget target, DeltaTables tables) {
     this.target = target;
     this.tables = tables;
-    this.readColumns = List.copyOf(readColumns);
     this.finalization = new Finalization(tables, target.controlPath(), Clock.systemUTC());
   }
 
@@ -71,7 +67,6 @@ final class BatchCommitter {
    * @param files the batch's data files, or null when it has no rows
    */
   CommittedBatch commit(
-      CdcClient client,
       StreamPosition position,
       ChangeBatch batch,
       long batchId,
@@ -123,13 +118,11 @@ final class BatchCommitter {
     List<Row> facts =
         BatchFacts.rows(
             target,
-            client,
             position,
             batch,
             stats,
             startedAt,
             Duration.between(startedAt, bronzeDone),
-            readColumns,
             Clock.systemUTC());
     tables.append(
         target.factsPath(),

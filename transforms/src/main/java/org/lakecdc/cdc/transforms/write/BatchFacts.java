@@ -7,17 +7,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.cdc.transforms.facts.FactsTable;
 import org.lakecdc.cdc.transforms.position.StreamPosition;
-import org.lakecdc.mssqlcdc.client.CaptureInstance;
-import org.lakecdc.mssqlcdc.client.CaptureInstanceNotFoundError;
-import org.lakecdc.mssqlcdc.client.CapturedColumn;
-import org.lakecdc.mssqlcdc.client.CdcClient;
-import org.lakecdc.mssqlcdc.client.DdlChange;
+import org.lakecdc.mssqlcdc.io.BatchSource;
 import org.lakecdc.mssqlcdc.io.ChangeBatch;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
 import org.lakecdc.mssqlcdc.schema.MetadataColumns;
@@ -30,42 +25,43 @@ import org.lakecdc.mssqlcdc.schema.MetadataColumns;
 final class BatchFacts {
   private BatchFacts() {}
 
+  /**
+   * The facts rows of {@code batch}, committed after {@code before}: the batch row (its counts, the
+   * bronze write's duration, and the source measurements the reader took, {@link
+   * ChangeBatch#source()}), then one {@code schema_change} row per DDL in the batch's range and a
+   * {@code capture_instance_switched} row when the batch starts reading a newer capture instance.
+   * Calls no source: everything comes with the batch.
+   */
   static List<Row> rows(
       DeltaTarget target,
-      CdcClient client,
       StreamPosition before,
       ChangeBatch batch,
       BatchStats stats,
       Instant startedAt,
       Duration bronzeDuration,
-      List<String> readColumns,
       Clock clock) {
-    String lastInstance = batch.readInstances().get(batch.readInstances().size() - 1);
+    BatchSource source = batch.source();
     Instant end = batch.toCommitTime();
-    Instant retention =
-        CommitBatches.commitTimeAtOrBefore(client, client.minLsn(lastInstance)).orElse(null);
-    Instant sourceMax =
-        client
-            .maxLsn()
-            .flatMap(max -> CommitBatches.commitTimeAtOrBefore(client, max))
-            .orElse(null);
+    Instant retention = source.retentionWatermark();
+    Instant sourceMax = source.sourceMaxCommitTime();
     Instant now = clock.instant();
+    Instant sourceNow = source.sourceTime() == null ? now : source.sourceTime();
     List<Row> rows = new ArrayList<>();
     rows.add(
         stats
             .factsRow(target.appId(), batch.toLsn(), end, target.bronzePath())
             .set(FactsTable.STARTED_AT, startedAt)
             .set(FactsTable.DURATION_MS, bronzeDuration.toMillis())
+            .set(FactsTable.READ_SECONDS, round(source.readNanos() / 1e9, 3))
+            .set(FactsTable.READ_MB, round(source.readBytes() / (1024.0 * 1024.0), 6))
             .set(FactsTable.RETENTION_WATERMARK_TS, retention)
             .set(FactsTable.RETENTION_HEADROOM_HOURS, hours(retention, end))
             .set(FactsTable.SOURCE_MAX_COMMIT_TS, sourceMax)
-            .set(
-                FactsTable.CAPTURE_LAG_SECONDS,
-                seconds(sourceMax, client.currentTime().orElse(now)))
+            .set(FactsTable.CAPTURE_LAG_SECONDS, seconds(sourceMax, sourceNow))
             .set(FactsTable.INGESTION_LAG_SECONDS, seconds(end, sourceMax))
             .set(FactsTable.WRITTEN_AT, now)
             .build());
-    for (DdlChange ddl : ddlChanges(client, before.endLsn(), batch)) {
+    for (BatchSource.Ddl ddl : source.ddl()) {
       rows.add(
           FactsTable.row()
               .set(FactsTable.APP_ID, target.appId())
@@ -75,13 +71,13 @@ final class BatchFacts {
               .set(FactsTable.MIN_LSN, ddl.lsn().toString())
               .set(FactsTable.MAX_LSN, ddl.lsn().toString())
               .set(FactsTable.END_LSN, ddl.lsn().toString())
-              .set(FactsTable.END_COMMIT_TS, ddl.commitTime().orElse(null))
+              .set(FactsTable.END_COMMIT_TS, ddl.commitTime())
               .set(FactsTable.DETAIL, truncate(ddl.command(), 500))
               .set(FactsTable.TARGET, target.bronzePath())
               .set(FactsTable.WRITTEN_AT, now)
               .build());
     }
-    switchEvent(client, before, batch, readColumns)
+    switchEvent(before, batch)
         .ifPresent(
             e ->
                 rows.add(
@@ -101,22 +97,8 @@ final class BatchFacts {
     return rows;
   }
 
-  /**
-   * DDL on the batch's table after the previous batch's end and up to this batch's end ({@code
-   * sys.sp_cdc_get_ddl_history} of each capture instance of the table, {@code previousEnd < ddl_lsn
-   * <= to}), one per LSN (both instances may record one statement), in LSN order (BEHAVIOUR.md
-   * 3.4). Measured from the previous end, not from the batch's first LSN: a DDL LSN between two
-   * parts of the read (cut at a newer instance's start) belongs to the next batch.
-   */
-  static List<DdlChange> ddlChanges(CdcClient client, Lsn previousEnd, ChangeBatch batch) {
-    java.util.TreeMap<Lsn, DdlChange> byLsn = new java.util.TreeMap<>();
-    String instance = batch.readInstances().get(batch.readInstances().size() - 1);
-    for (CaptureInstance each : client.captureInstances(instance)) {
-      for (DdlChange ddl : client.ddlHistory(each.name(), previousEnd, batch.toLsn())) {
-        byLsn.putIfAbsent(ddl.lsn(), ddl);
-      }
-    }
-    return new ArrayList<>(byLsn.values());
+  private static @Nullable Double round(double value, int scale) {
+    return BigDecimal.valueOf(value).setScale(scale, RoundingMode.HALF_UP).doubleValue();
   }
 
   private static String truncate(String text, int max) {
@@ -138,8 +120,7 @@ final class BatchFacts {
    * c2"} for the columns the query reads that the newer instance does not capture (BEHAVIOUR.md
    * 3.6; C033).
    */
-  private static Optional<SwitchEvent> switchEvent(
-      CdcClient client, StreamPosition before, ChangeBatch batch, List<String> readColumns) {
+  private static Optional<SwitchEvent> switchEvent(StreamPosition before, ChangeBatch batch) {
     List<String> read = batch.readInstances();
     String older;
     String newer;
@@ -154,41 +135,29 @@ final class BatchFacts {
       return Optional.empty();
     }
     Lsn start = batch.fromLsn();
-    for (CaptureInstance instance : client.captureInstances(newer)) {
-      if (instance.name().equalsIgnoreCase(newer) && instance.startLsn().isPresent()) {
-        start = instance.startLsn().get();
+    Instant time = null;
+    List<String> lost = List.of();
+    for (BatchSource.InstanceRead instance : batch.source().instances()) {
+      if (instance.name().equalsIgnoreCase(newer)) {
+        if (instance.startLsn() != null) {
+          start = instance.startLsn();
+          time = instance.startCommitTime();
+        }
+        lost = instance.notCaptured();
       }
     }
-    Instant time = CommitBatches.commitTimeAtOrBefore(client, start).orElse(null);
-    return Optional.of(
-        new SwitchEvent(start.toString(), time, switchDetail(client, older, newer, readColumns)));
+    return Optional.of(new SwitchEvent(start.toString(), time, switchDetail(older, newer, lost)));
   }
 
   /**
    * {@code "<older> -> <newer>"}, plus {@code "; no longer captured, read as NULL: c1, c2"} naming,
-   * in query order, the read columns the newer instance does not capture (names compared ignoring
-   * case).
+   * in query order, the read columns the newer instance does not capture.
    */
-  static String switchDetail(
-      CdcClient client, String older, String newer, List<String> readColumns) {
-    java.util.Set<String> captured = new java.util.HashSet<>();
-    try {
-      for (CapturedColumn column : client.capturedColumns(newer)) {
-        captured.add(column.name().toLowerCase(Locale.ROOT));
-      }
-    } catch (CaptureInstanceNotFoundError e) {
-      return older + " -> " + newer;
-    }
-    List<String> lost = new ArrayList<>();
-    for (String column : readColumns) {
-      if (!captured.contains(column.toLowerCase(Locale.ROOT))) {
-        lost.add(column);
-      }
-    }
+  static String switchDetail(String older, String newer, List<String> notCaptured) {
     String detail = older + " -> " + newer;
-    return lost.isEmpty()
+    return notCaptured.isEmpty()
         ? detail
-        : detail + "; no longer captured, read as NULL: " + String.join(", ", lost);
+        : detail + "; no longer captured, read as NULL: " + String.join(", ", notCaptured);
   }
 
   /**

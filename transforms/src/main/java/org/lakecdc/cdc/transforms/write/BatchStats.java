@@ -137,6 +137,25 @@ public record BatchStats(
         .set(FactsTable.TARGET, target);
   }
 
+  /** The JSON form of the stats alone ({@link #fromJson} reads it). */
+  public String toJson() {
+    return statsNode().toString();
+  }
+
+  private ObjectNode statsNode() {
+    ObjectNode node = JSON.createObjectNode();
+    node.put("batch_id", batchId);
+    node.put("rows", rows);
+    node.put("min_lsn", minLsn);
+    node.put("max_lsn", maxLsn);
+    node.put("min_commit_ts", minCommitTs == null ? null : minCommitTs.toString());
+    node.put("max_commit_ts", maxCommitTs == null ? null : maxCommitTs.toString());
+    node.put("deletes", deletes);
+    node.put("inserts", inserts);
+    node.put("updates", updates);
+    return node;
+  }
+
   /** The JSON form stored with the bronze commit. */
   public String toJson(ChangeBatch batch) {
     ObjectNode node = JSON.createObjectNode();

@@ -4,6 +4,7 @@ import java.io.Serializable;
 import java.time.Instant;
 import java.util.Objects;
 import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.cdc.transforms.delta.DeltaTables;
 import org.lakecdc.cdc.transforms.finalization.Granularity;
 import org.lakecdc.cdc.transforms.position.StreamPosition;
 import org.lakecdc.mssqlcdc.client.CdcClientFactory;
@@ -45,6 +46,11 @@ public record DeltaTarget(
     Objects.requireNonNull(granularity, "granularity");
     Objects.requireNonNull(clientFactory, "clientFactory");
     Objects.requireNonNull(runStartedAt, "runStartedAt");
+  }
+
+  /** The Delta tables as a worker opens them. */
+  public DeltaTables tables() {
+    return DeltaTables.create();
   }
 
   /** The job's app id: the bronze transaction app id. */

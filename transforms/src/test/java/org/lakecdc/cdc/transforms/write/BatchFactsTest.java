@@ -2,8 +2,6 @@ package org.lakecdc.cdc.transforms.write;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -13,17 +11,16 @@ import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.cdc.transforms.facts.FactsTable;
 import org.lakecdc.cdc.transforms.finalization.Granularity;
 import org.lakecdc.cdc.transforms.position.StreamPosition;
-import org.lakecdc.mssqlcdc.client.CdcClient;
 import org.lakecdc.mssqlcdc.fake.CaptureOptions;
 import org.lakecdc.mssqlcdc.fake.ColumnDefinition;
 import org.lakecdc.mssqlcdc.fake.FakeSqlServer;
+import org.lakecdc.mssqlcdc.io.BatchSource;
 import org.lakecdc.mssqlcdc.io.ChangeBatch;
 import org.lakecdc.mssqlcdc.io.MssqlCdcIO;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
@@ -74,20 +71,13 @@ class BatchFactsTest {
                 .outputSchema());
     assertEquals(List.of("order_id", "status", "amount", "updated_at", "note"), read);
 
-    try (CdcClient client = db.openClient()) {
-      assertEquals(
-          "dbo_orders -> dbo_orders_v2; no longer captured, read as NULL: updated_at",
-          BatchFacts.switchDetail(client, "dbo_orders", "dbo_orders_v2", read));
-      assertEquals(
-          "dbo_orders -> dbo_orders_v2",
-          BatchFacts.switchDetail(
-              client, "dbo_orders", "dbo_orders_v2", List.of("ORDER_ID", "Note")),
-          "names compared ignoring case; nothing lost");
-      assertEquals(
-          "dbo_orders -> dbo_gone",
-          BatchFacts.switchDetail(client, "dbo_orders", "dbo_gone", read),
-          "an instance no longer there: the plain detail");
-    }
+    assertEquals(
+        "dbo_orders -> dbo_orders_v2; no longer captured, read as NULL: updated_at",
+        BatchFacts.switchDetail("dbo_orders", "dbo_orders_v2", List.of("updated_at")));
+    assertEquals(
+        "dbo_orders -> dbo_orders_v2",
+        BatchFacts.switchDetail("dbo_orders", "dbo_orders_v2", List.of()),
+        "nothing lost: the plain detail");
   }
 
   /**
@@ -116,57 +106,47 @@ class BatchFactsTest {
             null,
             0,
             null);
-    ChangeBatch batch =
-        new ChangeBatch("dbo_orders", lsn, lsn, committed, 1, List.of("dbo_orders"));
     Clock job = Clock.fixed(Instant.parse("2026-12-01T11:00:00Z"), ZoneOffset.UTC);
-    try (CdcClient client = db.openClient()) {
-      Row onSourceClock =
-          BatchFacts.rows(
-                  target,
-                  withCurrentTime(client, Optional.of(committed.plusSeconds(42))),
-                  start,
-                  batch,
-                  BatchStats.empty(0),
-                  T0,
-                  Duration.ZERO,
-                  List.of("order_id"),
-                  job)
-              .get(0);
-      assertEquals(42.0, onSourceClock.getDouble(FactsTable.CAPTURE_LAG_SECONDS));
-      assertEquals(
-          LocalDateTime.of(2026, 12, 1, 11, 0),
-          onSourceClock.getLogicalTypeValue(FactsTable.WRITTEN_AT, LocalDateTime.class));
-      Row onJobClock =
-          BatchFacts.rows(
-                  target,
-                  withCurrentTime(client, Optional.empty()),
-                  start,
-                  batch,
-                  BatchStats.empty(0),
-                  T0,
-                  Duration.ZERO,
-                  List.of("order_id"),
-                  job)
-              .get(0);
-      assertEquals(5_518_800.0, onJobClock.getDouble(FactsTable.CAPTURE_LAG_SECONDS));
-    }
+    Row onSourceClock =
+        BatchFacts.rows(
+                target,
+                start,
+                batchSeenAt(lsn, committed, committed.plusSeconds(42)),
+                BatchStats.empty(0),
+                T0,
+                Duration.ZERO,
+                job)
+            .get(0);
+    assertEquals(42.0, onSourceClock.getDouble(FactsTable.CAPTURE_LAG_SECONDS));
+    assertEquals(
+        LocalDateTime.of(2026, 12, 1, 11, 0),
+        onSourceClock.getLogicalTypeValue(FactsTable.WRITTEN_AT, LocalDateTime.class));
+    Row onJobClock =
+        BatchFacts.rows(
+                target,
+                start,
+                batchSeenAt(lsn, committed, null),
+                BatchStats.empty(0),
+                T0,
+                Duration.ZERO,
+                job)
+            .get(0);
+    assertEquals(5_518_800.0, onJobClock.getDouble(FactsTable.CAPTURE_LAG_SECONDS));
   }
 
-  /** {@code client} answering {@code currentTime()} with {@code time}. */
-  private static CdcClient withCurrentTime(CdcClient client, Optional<Instant> time) {
-    return (CdcClient)
-        Proxy.newProxyInstance(
-            CdcClient.class.getClassLoader(),
-            new Class<?>[] {CdcClient.class},
-            (proxy, method, args) -> {
-              if (method.getName().equals("currentTime")) {
-                return time;
-              }
-              try {
-                return method.invoke(client, args);
-              } catch (InvocationTargetException e) {
-                throw e.getCause();
-              }
-            });
+  /**
+   * A batch of one commit at {@code lsn}, the source's newest commit, read when the source's clock
+   * said {@code sourceTime} (null: no clock).
+   */
+  private static ChangeBatch batchSeenAt(Lsn lsn, Instant committed, Instant sourceTime) {
+    return new ChangeBatch(
+        "dbo_orders",
+        lsn,
+        lsn,
+        committed,
+        1,
+        List.of("dbo_orders"),
+        0,
+        new BatchSource(null, committed, sourceTime, 0, 0, List.of(), List.of()));
   }
 }

@@ -9,6 +9,8 @@ import java.io.BufferedReader;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -249,6 +251,33 @@ final class FakeFormat {
       } catch (IOException e) {
         throw new UncheckedIOException("Cannot open " + file + ": " + e.getMessage(), e);
       }
+    }
+
+    /**
+     * Reads a version of a file already open, from a byte offset that starts a line.
+     *
+     * @param file the file's path, for messages
+     * @param channel the open version; closed with this reader; null reads as an absent file
+     * @param offset where to start, in bytes
+     * @param linesBefore the number of lines before {@code offset}, so that messages name the lines
+     *     as a read from the start does
+     */
+    static JsonLines open(Path file, FileChannel channel, long offset, int linesBefore) {
+      if (channel == null) {
+        return new JsonLines(file, null);
+      }
+      try {
+        channel.position(offset);
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot read " + file + ": " + e.getMessage(), e);
+      }
+      JsonLines lines =
+          new JsonLines(
+              file,
+              new BufferedReader(
+                  Channels.newReader(channel, StandardCharsets.UTF_8.newDecoder(), -1), 1 << 16));
+      lines.lineNumber = linesBefore;
+      return lines;
     }
 
     /** The next object, or null at the end. */

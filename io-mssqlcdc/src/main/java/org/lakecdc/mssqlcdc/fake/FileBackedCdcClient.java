@@ -51,20 +51,24 @@ import org.lakecdc.mssqlcdc.time.CommitTimeConverter;
  *   <li>{@code lastCommitLsnAtOrBefore(instant)}: like {@code fn_cdc_map_time_to_lsn('largest less
  *       than or equal', ...)}, comparing the stored server-local {@code tran_end_time} with the
  *       instant's server-clock reading, with the T-SQL client's fall-back rule.
- *   <li>{@code readChanges}: streams {@code cdc.<ci>_CT.jsonl} one line at a time, keeping rows
- *       whose commit has a mapping row. A row after the mapping's last LSN is a commit in progress
- *       (the writer writes the mapping row last) and is invisible, as on SQL Server; a row below
- *       the mapping's last LSN without a mapping row exists on no SQL Server (a writer stopped
- *       part-way through) and raises {@link CdcException} naming the file, line and LSN.
+ *   <li>{@code readChanges}: streams {@code cdc.<ci>_CT.jsonl} one line at a time from the range's
+ *       first commit (or an earlier line a scan from the start would refuse), keeping rows whose
+ *       commit has a mapping row. A row after the mapping's last LSN is a commit in progress (the
+ *       writer writes the mapping row last) and is invisible, as on SQL Server; a row below the
+ *       mapping's last LSN without a mapping row exists on no SQL Server (a writer stopped part-way
+ *       through) and raises {@link CdcException} naming the file, line and LSN.
  * </ul>
  *
- * <p>Every call reads the files afresh, so it sees what a writer committed since. Capture instance
- * names match exactly first, then ignoring case; an unknown one raises {@link
- * CaptureInstanceNotFoundError}, and one the T-SQL client could not inline ({@link
- * SqlIdentifiers#captureInstance}) raises {@link IllegalArgumentException} as that client does.
- * Malformed files raise {@link CdcException} naming file and line. Not thread-safe (one client per
- * thread, as the interface says); closing is idempotent and any call after it raises {@link
- * IllegalStateException}.
+ * <p>Every call sees what a writer committed before it: files are parsed once per version and kept
+ * for every client of the JVM ({@link ReaderCache}, checked against each file's identity, size and
+ * modification time at every call), and change tables are indexed by start LSN ({@link
+ * ChangeTableIndex}), so {@code readChanges} starts at its range and an append is parsed once
+ * (docs/fake-format.md, "How the reader keeps up with writers"). Capture instance names match
+ * exactly first, then ignoring case; an unknown one raises {@link CaptureInstanceNotFoundError},
+ * and one the T-SQL client could not inline ({@link SqlIdentifiers#captureInstance}) raises {@link
+ * IllegalArgumentException} as that client does. Malformed files raise {@link CdcException} naming
+ * file and line. Not thread-safe (one client per thread, as the interface says); closing is
+ * idempotent and any call after it raises {@link IllegalStateException}.
  */
 public final class FileBackedCdcClient implements CdcClient {
   private final Path directory;

@@ -149,6 +149,18 @@ public interface CdcClient extends AutoCloseable {
   List<SplitPoint> splitPoints(String captureInstance, Lsn fromLsn, Lsn toLsn, int n);
 
   /**
+   * A cheap estimate of how many change rows {@link #readChanges} would return for the instance's
+   * LSN interval {@code [fromLsn, toLsn]} (both ends inclusive), for sizing work ({@code @GetSize},
+   * progress) rather than for correctness: one row per change table row, so an update counts twice
+   * (its before and after images, operations 3 and 4). It may be approximate: rows of commits that
+   * become visible, or are cleaned up, while it runs may or may not count, and an implementation
+   * may answer from statistics. Never negative; 0 when {@code fromLsn > toLsn}.
+   *
+   * @throws CaptureInstanceNotFoundError when the instance does not exist
+   */
+  long estimatedChangeRows(String captureInstance, Lsn fromLsn, Lsn toLsn);
+
+  /**
    * Streams a source table's current rows in one key range (see {@link TableQuery}), for snapshots
    * and reconcile. Values use the Java types of {@link ChangeRow}.
    */

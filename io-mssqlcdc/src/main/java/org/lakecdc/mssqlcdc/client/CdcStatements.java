@@ -368,6 +368,23 @@ final class CdcStatements {
   }
 
   /**
+   * The number of a change table's rows in an LSN range, both ends inclusive: {@code COUNT_BIG(*)}
+   * under a range predicate on {@code __$start_lsn}, the leading column of the change table's
+   * clustered index, so SQL Server seeks to the range and counts it in one pass with no sort and no
+   * window (unlike {@link #splitPoints}'s {@code NTILE}, which sorts and spools the range). One
+   * round trip. Parameters: first and last LSN.
+   *
+   * @param captureInstance the checked capture instance
+   * @return the statement
+   */
+  static String changeRowCount(String captureInstance) {
+    return "SELECT COUNT_BIG(*) FROM "
+        + SqlIdentifiers.changeTable(captureInstance)
+        + " c WHERE c.[__$start_lsn] BETWEEN CONVERT(binary(10), ?, 1) AND CONVERT(binary(10), ?,"
+        + " 1)";
+  }
+
+  /**
    * The change rows of one capture instance in an LSN range, both ends inclusive (BEHAVIOUR.md 4.1,
    * ADR 0009, SCENARIOS.md C274): the change table {@code cdc.[<ci>_CT] c} read directly (not
    * {@code cdc.fn_cdc_get_all_changes_<ci>}, which lacks {@code __$command_id} on SQL Server 2022)

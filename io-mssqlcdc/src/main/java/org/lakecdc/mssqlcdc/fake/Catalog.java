@@ -289,18 +289,15 @@ final class Catalog {
     server.clock = clock == null ? null : Instant.parse(clock);
   }
 
-  /** Only the server's zone ({@code server.json: time_zone}). */
-  static ZoneId serverZone(Path directory) {
+  /**
+   * Only {@code server.json}.
+   *
+   * @throws CdcException when it is missing, malformed or of a newer format version
+   */
+  static Server server(Path directory) {
     Catalog catalog = new Catalog();
     catalog.readServer(FakeFormat.readJson(directory.resolve(FakeFormat.SERVER)));
-    return catalog.server.timeZone;
-  }
-
-  /** Only the server's simulated clock ({@code server.json: clock_utc}), or null when absent. */
-  static Instant serverClock(Path directory) {
-    Catalog catalog = new Catalog();
-    catalog.readServer(FakeFormat.readJson(directory.resolve(FakeFormat.SERVER)));
-    return catalog.server.clock;
+    return catalog.server;
   }
 
   /** Lower-case {@code schema.table}: the key of {@link #tables}. */

@@ -9,6 +9,8 @@ import java.io.BufferedReader;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -186,11 +188,38 @@ final class FakeFormat {
 
   static Lsn lsn(JsonNode node, String field, String where) {
     String text = text(node, field, where);
+    Lsn fast = canonicalLsn(text);
+    if (fast != null) {
+      return fast;
+    }
     try {
       return Lsn.parseCanonical(text);
     } catch (IllegalArgumentException e) {
       throw new CdcException(where + ": field '" + field + "': " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * {@link Lsn#parseCanonical} without its regular expression, for the millions of LSNs a change
+   * table holds: {@code 0x} or {@code 0X} and exactly 20 hexadecimal digits; null for any other
+   * text (which {@link Lsn#parseCanonical} then refuses with its message).
+   */
+  static Lsn canonicalLsn(String text) {
+    if (text.length() != 2 + 2 * Lsn.BYTES
+        || text.charAt(0) != '0'
+        || (text.charAt(1) != 'x' && text.charAt(1) != 'X')) {
+      return null;
+    }
+    byte[] bytes = new byte[Lsn.BYTES];
+    for (int i = 0; i < Lsn.BYTES; i++) {
+      int hi = Character.digit(text.charAt(2 + 2 * i), 16);
+      int lo = Character.digit(text.charAt(3 + 2 * i), 16);
+      if (hi < 0 || lo < 0 || text.charAt(2 + 2 * i) > 'f' || text.charAt(3 + 2 * i) > 'f') {
+        return null;
+      }
+      bytes[i] = (byte) (hi << 4 | lo);
+    }
+    return Lsn.ofBytes(bytes);
   }
 
   static LocalDateTime local(JsonNode node, String field, String where) {
@@ -249,6 +278,33 @@ final class FakeFormat {
       } catch (IOException e) {
         throw new UncheckedIOException("Cannot open " + file + ": " + e.getMessage(), e);
       }
+    }
+
+    /**
+     * Reads a version of a file already open, from a byte offset that starts a line.
+     *
+     * @param file the file's path, for messages
+     * @param channel the open version; closed with this reader; null reads as an absent file
+     * @param offset where to start, in bytes
+     * @param linesBefore the number of lines before {@code offset}, so that messages name the lines
+     *     as a read from the start does
+     */
+    static JsonLines open(Path file, FileChannel channel, long offset, int linesBefore) {
+      if (channel == null) {
+        return new JsonLines(file, null);
+      }
+      try {
+        channel.position(offset);
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot read " + file + ": " + e.getMessage(), e);
+      }
+      JsonLines lines =
+          new JsonLines(
+              file,
+              new BufferedReader(
+                  Channels.newReader(channel, StandardCharsets.UTF_8.newDecoder(), -1), 1 << 16));
+      lines.lineNumber = linesBefore;
+      return lines;
     }
 
     /** The next object, or null at the end. */

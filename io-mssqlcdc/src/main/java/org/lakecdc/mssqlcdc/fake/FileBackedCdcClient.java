@@ -3,18 +3,14 @@ package org.lakecdc.mssqlcdc.fake;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -55,20 +51,24 @@ import org.lakecdc.mssqlcdc.time.CommitTimeConverter;
  *   <li>{@code lastCommitLsnAtOrBefore(instant)}: like {@code fn_cdc_map_time_to_lsn('largest less
  *       than or equal', ...)}, comparing the stored server-local {@code tran_end_time} with the
  *       instant's server-clock reading, with the T-SQL client's fall-back rule.
- *   <li>{@code readChanges}: streams {@code cdc.<ci>_CT.jsonl} one line at a time, keeping rows
- *       whose commit has a mapping row. A row after the mapping's last LSN is a commit in progress
- *       (the writer writes the mapping row last) and is invisible, as on SQL Server; a row below
- *       the mapping's last LSN without a mapping row exists on no SQL Server (a writer stopped
- *       part-way through) and raises {@link CdcException} naming the file, line and LSN.
+ *   <li>{@code readChanges}: streams {@code cdc.<ci>_CT.jsonl} one line at a time from the range's
+ *       first commit (or an earlier line a scan from the start would refuse), keeping rows whose
+ *       commit has a mapping row. A row after the mapping's last LSN is a commit in progress (the
+ *       writer writes the mapping row last) and is invisible, as on SQL Server; a row below the
+ *       mapping's last LSN without a mapping row exists on no SQL Server (a writer stopped part-way
+ *       through) and raises {@link CdcException} naming the file, line and LSN.
  * </ul>
  *
- * <p>Every call reads the files afresh, so it sees what a writer committed since. Capture instance
- * names match exactly first, then ignoring case; an unknown one raises {@link
- * CaptureInstanceNotFoundError}, and one the T-SQL client could not inline ({@link
- * SqlIdentifiers#captureInstance}) raises {@link IllegalArgumentException} as that client does.
- * Malformed files raise {@link CdcException} naming file and line. Not thread-safe (one client per
- * thread, as the interface says); closing is idempotent and any call after it raises {@link
- * IllegalStateException}.
+ * <p>Every call sees what a writer committed before it: files are parsed once per version and kept
+ * for every client of the JVM ({@link ReaderCache}, checked against each file's identity, size and
+ * modification time at every call), and change tables are indexed by start LSN ({@link
+ * ChangeTableIndex}), so {@code readChanges} starts at its range and an append is parsed once
+ * (docs/fake-format.md, "How the reader keeps up with writers"). Capture instance names match
+ * exactly first, then ignoring case; an unknown one raises {@link CaptureInstanceNotFoundError},
+ * and one the T-SQL client could not inline ({@link SqlIdentifiers#captureInstance}) raises {@link
+ * IllegalArgumentException} as that client does. Malformed files raise {@link CdcException} naming
+ * file and line. Not thread-safe (one client per thread, as the interface says); closing is
+ * idempotent and any call after it raises {@link IllegalStateException}.
  */
 public final class FileBackedCdcClient implements CdcClient {
   private final Path directory;
@@ -119,28 +119,23 @@ public final class FileBackedCdcClient implements CdcClient {
   @Override
   public Optional<Instant> currentTime() {
     ensureOpen();
-    Path server = directory.resolve(FakeFormat.SERVER);
-    Instant clock = Catalog.serverClock(directory);
+    ReaderCache.ServerFile server = ReaderCache.server(directory);
+    Instant clock = server.server().clock;
     if (clock == null) {
       return Optional.empty();
     }
-    Instant written;
-    try {
-      written = Files.getLastModifiedTime(server).toInstant();
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot read " + server + ": " + e.getMessage(), e);
+    if (server.stamp().absent()) {
+      throw new UncheckedIOException(
+          new IOException("Cannot read " + directory.resolve(FakeFormat.SERVER)));
     }
+    Instant written = server.stamp().modified().toInstant();
     Duration since = Duration.between(written, machineClock.instant());
     return Optional.of(since.isNegative() ? clock : clock.plus(since));
   }
 
   @Override
   public Optional<Lsn> maxLsn() {
-    Lsn max = null;
-    for (Catalog.MappingRow row : mappingRows()) {
-      max = max == null ? row.startLsn() : Lsn.max(max, row.startLsn());
-    }
-    return Optional.ofNullable(max);
+    return Optional.ofNullable(mapping().maxLsn());
   }
 
   /**
@@ -176,12 +171,11 @@ public final class FileBackedCdcClient implements CdcClient {
   @Override
   public Optional<Commit> commit(Lsn lsn) {
     Objects.requireNonNull(lsn, "lsn");
-    for (Commit c : timeline()) {
-      if (c.lsn().equals(lsn)) {
-        return Optional.of(c);
-      }
-    }
-    return Optional.empty();
+    ReaderCache.Timeline timeline = timeline();
+    int i = timeline.firstAtOrAfter(lsn);
+    return i < timeline.commits.size() && timeline.commits.get(i).lsn().equals(lsn)
+        ? Optional.of(timeline.commits.get(i))
+        : Optional.empty();
   }
 
   @Override
@@ -189,15 +183,9 @@ public final class FileBackedCdcClient implements CdcClient {
     return lastAtOrBefore(timeline(), lsn);
   }
 
-  private static Optional<Commit> lastAtOrBefore(List<Commit> timeline, Lsn lsn) {
-    Commit found = null;
-    for (Commit c : timeline) {
-      if (c.lsn().isAfter(lsn)) {
-        break;
-      }
-      found = c;
-    }
-    return Optional.ofNullable(found);
+  private static Optional<Commit> lastAtOrBefore(ReaderCache.Timeline timeline, Lsn lsn) {
+    int after = timeline.firstAfter(lsn);
+    return after == 0 ? Optional.empty() : Optional.of(timeline.commits.get(after - 1));
   }
 
   /**
@@ -213,9 +201,11 @@ public final class FileBackedCdcClient implements CdcClient {
   @Override
   public Optional<Lsn> lastCommitLsnAtOrBefore(Instant utc) {
     ensureOpen();
-    LocalDateTime at = converter(Catalog.serverZone(directory)).serverTimeAtOrBefore(utc);
+    LocalDateTime at =
+        ReaderCache.converter(ReaderCache.server(directory).server().timeZone)
+            .serverTimeAtOrBefore(utc);
     Lsn found = null;
-    for (Catalog.MappingRow row : mappingRows()) {
+    for (Catalog.MappingRow row : mapping().rows) {
       if (!row.tranEndTime().isAfter(at)) {
         found = found == null ? row.startLsn() : Lsn.max(found, row.startLsn());
       }
@@ -233,15 +223,13 @@ public final class FileBackedCdcClient implements CdcClient {
     if (n < 1) {
       throw new IllegalArgumentException("n must be at least 1, got " + n);
     }
-    List<Commit> timeline = timeline();
-    int first = 0;
-    while (first < timeline.size() && !timeline.get(first).lsn().isAfter(lsn)) {
-      first++;
-    }
-    if (first == timeline.size()) {
+    ReaderCache.Timeline timeline = timeline();
+    List<Commit> commits = timeline.commits;
+    int first = timeline.firstAfter(lsn);
+    if (first == commits.size()) {
       return Optional.empty();
     }
-    return Optional.of(timeline.get((int) Math.min((long) first + n - 1, timeline.size() - 1)));
+    return Optional.of(commits.get((int) Math.min((long) first + n - 1, commits.size() - 1)));
   }
 
   @Override
@@ -330,19 +318,18 @@ public final class FileBackedCdcClient implements CdcClient {
   public List<DdlChange> ddlHistory(String captureInstance, Lsn afterLsn, Lsn upToLsn) {
     Catalog.Instance instance = resolve(catalog(), captureInstance);
     List<Catalog.DdlRow> rows = new ArrayList<>();
-    try (FakeFormat.JsonLines lines =
-        FakeFormat.JsonLines.open(directory.resolve(FakeFormat.DDL_HISTORY))) {
-      for (JsonNode n = lines.next(); n != null; n = lines.next()) {
-        Catalog.DdlRow row = Catalog.ddlRow(n, lines.where());
-        if (row.captureInstance().equals(instance.name)
-            && row.ddlLsn().isAfter(afterLsn)
-            && !row.ddlLsn().isAfter(upToLsn)) {
-          rows.add(row);
-        }
+    for (Catalog.DdlRow row : ReaderCache.ddlRows(directory)) {
+      if (row.captureInstance().equals(instance.name)
+          && row.ddlLsn().isAfter(afterLsn)
+          && !row.ddlLsn().isAfter(upToLsn)) {
+        rows.add(row);
       }
     }
+    if (rows.isEmpty()) {
+      return List.of();
+    }
     rows.sort(Comparator.comparing(Catalog.DdlRow::ddlLsn));
-    List<Commit> timeline = rows.isEmpty() ? List.of() : timeline();
+    ReaderCache.Timeline timeline = timeline();
     List<DdlChange> out = new ArrayList<>();
     for (Catalog.DdlRow row : rows) {
       out.add(
@@ -368,19 +355,28 @@ public final class FileBackedCdcClient implements CdcClient {
   @Override
   public CloseableIterator<ChangeRow> readChanges(ChangeQuery query) {
     Catalog.Instance instance = resolve(catalog(), query.captureInstance());
-    Map<Lsn, Instant> times = new HashMap<>();
-    Lsn maxMapped = null;
-    for (Commit c : timeline()) {
-      times.put(c.lsn(), c.commitTime());
-      maxMapped = c.lsn();
-    }
-    Lsn maxMappedLsn = maxMapped;
+    ReaderCache.Mapping mapping = mapping();
+    ReaderCache.Timeline timeline = timeline(mapping);
+    Map<Lsn, Instant> times = timeline.times;
+    Lsn maxMappedLsn = timeline.maxLsn();
     List<Catalog.Captured> columns = new ArrayList<>();
     for (String name : query.columns()) {
       columns.add(instance.column(name));
     }
+    Path file = directory.resolve(FakeFormat.changeTableFile(instance.name));
+    ReaderCache.Opened opened = ReaderCache.changeTable(file);
+    long[] start = {0, 0};
+    ChangeTableIndex index = opened.index();
+    if (index != null) {
+      // Start at the first commit the scan from the file's start would act on: the first at or
+      // after fromLsn, or an earlier one it would refuse (unmapped below the mapping's end).
+      int g =
+          Math.min(
+              index.firstAtOrAfter(query.fromLsn()), index.firstBad(mapping, times, maxMappedLsn));
+      start = index.seekBefore(g);
+    }
     FakeFormat.JsonLines lines =
-        FakeFormat.JsonLines.open(directory.resolve(FakeFormat.changeTableFile(instance.name)));
+        FakeFormat.JsonLines.open(file, opened.channel(), start[0], (int) start[1]);
     return new LineIterator<>(lines) {
       private OrderKey previous;
 
@@ -436,33 +432,21 @@ public final class FileBackedCdcClient implements CdcClient {
    */
   private void requireInProgress(Lsn start, Lsn maxMapped, FakeFormat.JsonLines lines) {
     if (maxMapped != null && start.isBefore(maxMapped)) {
-      throw new CdcException(
-          directory.resolve(lines.where())
-              + ": change row at __$start_lsn "
-              + start
-              + " has no row in "
-              + FakeFormat.LSN_TIME_MAPPING
-              + ", which goes on to "
-              + maxMapped
-              + " (SQL Server never holds such a row; a writer stopped part-way through): restore"
-              + " the directory from a complete copy, or delete it and rebuild it (the demo"
-              + " database is rebuilt when its directory is absent)");
+      throw new CdcException(inProgressMessage(lines.where(), start, maxMapped));
     }
   }
 
-  /** {@code (__$start_lsn, __$command_id, __$seqval, __$operation)}, a missing command id first. */
-  private record OrderKey(Lsn start, Integer commandId, Lsn seqval, int operation)
-      implements Comparable<OrderKey> {
-    private static final Comparator<OrderKey> ORDER =
-        Comparator.comparing(OrderKey::start)
-            .thenComparing(OrderKey::commandId, Comparator.nullsFirst(Comparator.naturalOrder()))
-            .thenComparing(OrderKey::seqval)
-            .thenComparingInt(OrderKey::operation);
-
-    @Override
-    public int compareTo(OrderKey other) {
-      return ORDER.compare(this, other);
-    }
+  private String inProgressMessage(String where, Lsn start, Lsn maxMapped) {
+    return directory.resolve(where)
+        + ": change row at __$start_lsn "
+        + start
+        + " has no row in "
+        + FakeFormat.LSN_TIME_MAPPING
+        + ", which goes on to "
+        + maxMapped
+        + " (SQL Server never holds such a row; a writer stopped part-way through): restore"
+        + " the directory from a complete copy, or delete it and rebuild it (the demo"
+        + " database is rebuilt when its directory is absent)";
   }
 
   /**
@@ -478,17 +462,54 @@ public final class FileBackedCdcClient implements CdcClient {
   @Override
   public List<SplitPoint> splitPoints(String captureInstance, Lsn fromLsn, Lsn toLsn, int n) {
     Catalog.Instance instance = resolve(catalog(), captureInstance);
-    Map<Lsn, Instant> times = new HashMap<>();
-    Lsn maxMapped = null;
-    for (Commit c : timeline()) {
-      times.put(c.lsn(), c.commitTime());
-      maxMapped = c.lsn();
-    }
+    ReaderCache.Mapping mapping = mapping();
+    ReaderCache.Timeline timeline = timeline(mapping);
+    Map<Lsn, Instant> times = timeline.times;
+    Lsn maxMapped = timeline.maxLsn();
     List<Lsn> groupLsns = new ArrayList<>();
     List<Long> groupRows = new ArrayList<>();
     long total = 0;
-    try (FakeFormat.JsonLines lines =
-        FakeFormat.JsonLines.open(directory.resolve(FakeFormat.changeTableFile(instance.name)))) {
+    Path file = directory.resolve(FakeFormat.changeTableFile(instance.name));
+    boolean indexed;
+    try (ReaderCache.Opened opened = ReaderCache.changeTable(file)) {
+      ChangeTableIndex index = opened.index();
+      int last = index == null ? 0 : index.firstAfter(toLsn);
+      // The index answers when it holds every line a scan would read: up to the first commit
+      // after toLsn, or the whole file.
+      indexed = index != null && (last < index.groups() || index.complete());
+      if (indexed) {
+        int bad = index.firstBad(mapping, times, maxMapped);
+        if (bad < last) {
+          throw new CdcException(
+              inProgressMessage(
+                  file.getFileName() + ":" + index.firstLine(bad), index.lsn(bad), maxMapped));
+        }
+        for (int g = index.firstAtOrAfter(fromLsn); g < last; g++) {
+          if (times.containsKey(index.lsn(g))) {
+            groupLsns.add(index.lsn(g));
+            groupRows.add(index.rows(g));
+            total += index.rows(g);
+          }
+        }
+      }
+    }
+    if (!indexed) {
+      total = scanGroups(file, fromLsn, toLsn, times, maxMapped, groupLsns, groupRows);
+    }
+    return tiles(groupLsns, groupRows, total, n);
+  }
+
+  /** Reads the groups of rows per start LSN of {@code [fromLsn, toLsn]} from the file's start. */
+  private long scanGroups(
+      Path file,
+      Lsn fromLsn,
+      Lsn toLsn,
+      Map<Lsn, Instant> times,
+      Lsn maxMapped,
+      List<Lsn> groupLsns,
+      List<Long> groupRows) {
+    long total = 0;
+    try (FakeFormat.JsonLines lines = FakeFormat.JsonLines.open(file)) {
       for (JsonNode node = lines.next(); node != null; node = lines.next()) {
         Lsn start = FakeFormat.lsn(node, FakeFormat.START_LSN, lines.where());
         if (start.isAfter(toLsn)) {
@@ -511,6 +532,12 @@ public final class FileBackedCdcClient implements CdcClient {
         total++;
       }
     }
+    return total;
+  }
+
+  /** NTILE(n) over rows grouped by start LSN: see {@link #splitPoints}. */
+  private static List<SplitPoint> tiles(
+      List<Lsn> groupLsns, List<Long> groupRows, long total, int n) {
     if (total == 0) {
       return List.of();
     }
@@ -537,6 +564,36 @@ public final class FileBackedCdcClient implements CdcClient {
       }
     }
     return out;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Exact for a directory the writer wrote: the rows of {@code cdc.<ci>_CT.jsonl} whose {@code
+   * __$start_lsn} lies in the interval and at or before the last {@code cdc.lsn_time_mapping} row
+   * (later rows are commits in progress, which {@link #readChanges} does not show either), answered
+   * from the change table's index ({@link ChangeTableIndex}) by two binary searches once the index
+   * is up to date. Lines the index could not take (a malformed line and what follows it) do not
+   * count; {@link #readChanges} raises their errors.
+   */
+  @Override
+  public long estimatedChangeRows(String captureInstance, Lsn fromLsn, Lsn toLsn) {
+    Catalog.Instance instance = resolve(catalog(), captureInstance);
+    Lsn maxMapped = mapping().maxLsn();
+    if (maxMapped == null || fromLsn.isAfter(toLsn)) {
+      return 0;
+    }
+    Lsn last = Lsn.min(toLsn, maxMapped);
+    try (ReaderCache.Opened opened =
+        ReaderCache.changeTable(directory.resolve(FakeFormat.changeTableFile(instance.name)))) {
+      ChangeTableIndex index = opened.index();
+      if (index == null) {
+        return 0;
+      }
+      int from = index.firstAtOrAfter(fromLsn);
+      int to = index.firstAfter(last);
+      return from < to ? index.rowsBetween(from, to) : 0;
+    }
   }
 
   /**
@@ -731,43 +788,21 @@ public final class FileBackedCdcClient implements CdcClient {
 
   private Catalog catalog() {
     ensureOpen();
-    return Catalog.load(directory);
+    return ReaderCache.catalog(directory);
   }
 
-  private List<Catalog.MappingRow> mappingRows() {
+  private ReaderCache.Mapping mapping() {
     ensureOpen();
-    List<Catalog.MappingRow> rows = new ArrayList<>();
-    try (FakeFormat.JsonLines lines =
-        FakeFormat.JsonLines.open(directory.resolve(FakeFormat.LSN_TIME_MAPPING))) {
-      for (JsonNode n = lines.next(); n != null; n = lines.next()) {
-        rows.add(Catalog.mappingRow(n, lines.where()));
-      }
-    }
-    rows.sort(Comparator.comparing(Catalog.MappingRow::startLsn));
-    return rows;
+    return ReaderCache.mapping(directory);
   }
 
   /** The mapping in LSN order, converted to UTC as one sequence (the fall-back rule needs it). */
-  private List<Commit> timeline() {
-    ZoneId zone = Catalog.serverZone(directory);
-    List<Catalog.MappingRow> rows = mappingRows();
-    List<LocalDateTime> local = new ArrayList<>(rows.size());
-    for (Catalog.MappingRow row : rows) {
-      local.add(row.tranEndTime());
-    }
-    List<Instant> utc = converter(zone).toUtc(local);
-    List<Commit> out = new ArrayList<>(rows.size());
-    for (int i = 0; i < rows.size(); i++) {
-      out.add(new Commit(rows.get(i).startLsn(), utc.get(i)));
-    }
-    return out;
+  private ReaderCache.Timeline timeline() {
+    return timeline(mapping());
   }
 
-  /** The clock of the server's zone: UTC as such, any other zone by name. */
-  private static CommitTimeConverter converter(ZoneId zone) {
-    return zone.normalized().equals(ZoneOffset.UTC)
-        ? CommitTimeConverter.utc()
-        : CommitTimeConverter.named(zone);
+  private ReaderCache.Timeline timeline(ReaderCache.Mapping mapping) {
+    return mapping.timeline(ReaderCache.server(directory).server().timeZone);
   }
 
   /** Exact name, then the one name equal ignoring case; null when none. */

@@ -226,6 +226,28 @@ class SqlCdcClientTest {
   }
 
   @Test
+  void shouldEstimateChangeRowsWithOneCountOverTheStartLsnRange() {
+    ScriptedJdbc db =
+        orders()
+            .answer(
+                "COUNT_BIG(*) FROM cdc.[dbo_orders_CT]",
+                ScriptedJdbc.typed(List.of("bigint"), new Object[] {1234567L}));
+    try (SqlCdcClient client = db.client(config(SourceTimeZone.utc()), sleeps)) {
+      assertEquals(1234567L, client.estimatedChangeRows(CI, L1, L2));
+      assertEquals(0L, client.estimatedChangeRows(CI, L2, L1), "from after to: no statement");
+    }
+    List<ScriptedJdbc.Executed> count = db.executed("COUNT_BIG(*) FROM cdc.[dbo_orders_CT]");
+    assertEquals(1, count.size());
+    assertEquals(
+        "SELECT COUNT_BIG(*) FROM cdc.[dbo_orders_CT] c WHERE c.[__$start_lsn] BETWEEN"
+            + " CONVERT(binary(10), ?, 1) AND CONVERT(binary(10), ?, 1)",
+        count.get(0).sql());
+    assertEquals(
+        List.of("0x00000000000000000001", "0x00000000000000000002"), count.get(0).parameters());
+    assertTrue(db.executed("NTILE").isEmpty());
+  }
+
+  @Test
   void shouldFindTheNthCommitWithTopAndNormaliseIt() {
     ScriptedJdbc db =
         new ScriptedJdbc()

@@ -234,13 +234,11 @@ public final class FileBackedCdcClient implements CdcClient {
 
   @Override
   public long commitCount(Lsn afterLsn, Lsn upToLsn) {
-    long count = 0;
-    for (Commit commit : timeline()) {
-      if (commit.lsn().isAfter(afterLsn) && !commit.lsn().isAfter(upToLsn)) {
-        count++;
-      }
+    if (!upToLsn.isAfter(afterLsn)) {
+      return 0;
     }
-    return count;
+    ReaderCache.Timeline timeline = timeline();
+    return Math.max(0, timeline.firstAfter(upToLsn) - timeline.firstAfter(afterLsn));
   }
 
   /**

@@ -60,7 +60,8 @@ import org.lakecdc.mssqlcdc.lsn.LsnRangeTracker;
  *
  * <h3>Size</h3>
  *
- * {@code @GetSize} is the number of change rows in the restriction, counted by the database.
+ * {@code @GetSize} is the number of change rows in the restriction, as the client estimates it
+ * cheaply ({@link CdcClient#estimatedChangeRows}: an index range count, no NTILE).
  */
 abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
   final ReadSpec spec;
@@ -238,10 +239,7 @@ abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
       for (InstanceRange part :
           RangePlanner.cutAtNewerInstances(
               client.captureInstances(captureInstance), range.from(), last)) {
-        for (SplitPoint tile :
-            client.splitPoints(part.captureInstance(), part.fromLsn(), part.toLsn(), 1)) {
-          rows += tile.rows();
-        }
+        rows += client.estimatedChangeRows(part.captureInstance(), part.fromLsn(), part.toLsn());
       }
       return rows;
     }

@@ -19,6 +19,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.cdc.transforms.Counts;
 import org.lakecdc.cdc.transforms.bronze.BronzeTable;
 import org.lakecdc.cdc.transforms.delta.DeltaTables;
+import org.lakecdc.cdc.transforms.delta.HadoopConf;
 import org.lakecdc.cdc.transforms.delta.SchemaEvolution;
 import org.lakecdc.cdc.transforms.delta.TablePaths;
 import org.lakecdc.cdc.transforms.facts.FactsTable;
@@ -89,6 +90,8 @@ public final class CdcToDeltaJob {
    *     CrashPoint.Failure#EXCEPTION})
    * @param seed a new target's seed from an existing copy instead of the bootstrap snapshot
    *     (BEHAVIOUR.md 6.6), or null
+   * @param hadoopConf the Hadoop configuration every Delta table is opened with, on the launcher
+   *     and on every worker
    */
   public record Config(
       CdcClientFactory clientFactory,
@@ -109,8 +112,10 @@ public final class CdcToDeltaJob {
       @Nullable CrashPoint crashPoint,
       long crashBatch,
       CrashPoint.@Nullable Failure crashFailure,
-      @Nullable SeedCopy seed) {
+      @Nullable SeedCopy seed,
+      HadoopConf hadoopConf) {
     public Config {
+      Objects.requireNonNull(hadoopConf, "hadoopConf");
       Objects.requireNonNull(clientFactory, "clientFactory");
       Objects.requireNonNull(captureInstance, "captureInstance");
       Objects.requireNonNull(bronzePath, "bronzePath");
@@ -187,7 +192,8 @@ public final class CdcToDeltaJob {
           .crashPoint(crashPoint)
           .crashBatch(crashBatch)
           .crashFailure(crashFailure)
-          .seed(seed);
+          .seed(seed)
+          .hadoopConf(hadoopConf);
     }
 
     /**
@@ -215,6 +221,7 @@ public final class CdcToDeltaJob {
       private long crashBatch;
       private CrashPoint.@Nullable Failure crashFailure;
       private @Nullable SeedCopy seed;
+      private HadoopConf hadoopConf = HadoopConf.empty();
 
       private Builder(
           CdcClientFactory clientFactory,
@@ -314,6 +321,12 @@ public final class CdcToDeltaJob {
         return this;
       }
 
+      /** The Hadoop configuration of every Delta table (default: none). */
+      public Builder hadoopConf(HadoopConf hadoopConf) {
+        this.hadoopConf = hadoopConf;
+        return this;
+      }
+
       /** The configuration; throws when a required value is null. */
       public Config build() {
         return new Config(
@@ -335,7 +348,8 @@ public final class CdcToDeltaJob {
             crashPoint,
             crashBatch,
             crashFailure,
-            seed);
+            seed,
+            hadoopConf);
       }
     }
   }
@@ -638,7 +652,8 @@ public final class CdcToDeltaJob {
           startedAt,
           config.crashPoint(),
           config.crashBatch(),
-          config.crashFailure());
+          config.crashFailure(),
+          config.hadoopConf());
     }
   }
 
@@ -650,7 +665,7 @@ public final class CdcToDeltaJob {
       Config config, PipelineOptions beamOptions, PrintStream out, Runnable beforeStream) {
     long began = System.nanoTime();
     Instant startedAt = Instant.now();
-    DeltaTables tables = DeltaTables.create();
+    DeltaTables tables = config.hadoopConf().tables();
     MssqlCdcIO.Read read = read(config);
     Schema changeSchema = read.outputSchema();
     // A seed is checked (and its copy read) before anything is created or written.
@@ -725,7 +740,7 @@ public final class CdcToDeltaJob {
     if (!config.appId().equals(config.captureInstance())) {
       return config;
     }
-    DeltaTables tables = DeltaTables.create();
+    DeltaTables tables = config.hadoopConf().tables();
     if (!tables.exists(config.bronzePath())) {
       return config;
     }
@@ -1000,7 +1015,8 @@ public final class CdcToDeltaJob {
         .apply("Report snapshot progress", SnapshotProgress.of(config.captureInstance()))
         .apply(
             "Write the snapshot to bronze",
-            WriteSnapshotToDelta.to(config.bronzePath(), changeSchema, atS, 4));
+            WriteSnapshotToDelta.to(config.bronzePath(), changeSchema, atS, 4)
+                .withHadoopConf(config.hadoopConf()));
     JobExit.run(pipeline);
     if (WriteSnapshotToDelta.committedSnapshot(tables, config.bronzePath()).isEmpty()) {
       WriteSnapshotToDelta.commit(tables, config.bronzePath(), atS, List.of(), 0);

@@ -43,7 +43,7 @@ final class CommitBatches extends DoFn<KV<String, CoGbkResult>, CommittedBatch> 
 
   @Setup
   public void setup() {
-    tables = DeltaTables.create();
+    tables = target.tables();
   }
 
   @ProcessElement

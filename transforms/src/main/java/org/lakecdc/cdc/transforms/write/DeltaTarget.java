@@ -4,6 +4,8 @@ import java.io.Serializable;
 import java.time.Instant;
 import java.util.Objects;
 import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.cdc.transforms.delta.DeltaTables;
+import org.lakecdc.cdc.transforms.delta.HadoopConf;
 import org.lakecdc.cdc.transforms.finalization.Granularity;
 import org.lakecdc.cdc.transforms.position.StreamPosition;
 import org.lakecdc.mssqlcdc.client.CdcClientFactory;
@@ -24,6 +26,8 @@ import org.lakecdc.mssqlcdc.client.CdcClientFactory;
  * @param crashBatch crash tests only: the batch to stop at
  * @param crashFailure crash tests only: what is thrown there (null for {@link
  *     CrashPoint.Failure#EXCEPTION})
+ * @param hadoopConf the Hadoop configuration every table of the target is opened with, on every
+ *     worker ({@link #tables()}); its secret values never appear in {@link #toString()}
  */
 public record DeltaTarget(
     String bronzePath,
@@ -35,9 +39,11 @@ public record DeltaTarget(
     Instant runStartedAt,
     @Nullable CrashPoint crashPoint,
     long crashBatch,
-    CrashPoint.@Nullable Failure crashFailure)
+    CrashPoint.@Nullable Failure crashFailure,
+    HadoopConf hadoopConf)
     implements Serializable {
   public DeltaTarget {
+    Objects.requireNonNull(hadoopConf, "hadoopConf");
     Objects.requireNonNull(bronzePath, "bronzePath");
     Objects.requireNonNull(factsPath, "factsPath");
     Objects.requireNonNull(controlPath, "controlPath");
@@ -45,6 +51,57 @@ public record DeltaTarget(
     Objects.requireNonNull(granularity, "granularity");
     Objects.requireNonNull(clientFactory, "clientFactory");
     Objects.requireNonNull(runStartedAt, "runStartedAt");
+  }
+
+  /** A target on the default Hadoop configuration ({@link HadoopConf#empty()}). */
+  public DeltaTarget(
+      String bronzePath,
+      String factsPath,
+      String controlPath,
+      StreamPosition start,
+      Granularity granularity,
+      CdcClientFactory clientFactory,
+      Instant runStartedAt,
+      @Nullable CrashPoint crashPoint,
+      long crashBatch,
+      CrashPoint.@Nullable Failure crashFailure) {
+    this(
+        bronzePath,
+        factsPath,
+        controlPath,
+        start,
+        granularity,
+        clientFactory,
+        runStartedAt,
+        crashPoint,
+        crashBatch,
+        crashFailure,
+        HadoopConf.empty());
+  }
+
+  /**
+   * The Delta tables of this target, opened with its Hadoop configuration: what every {@code DoFn}
+   * that writes or commits the target calls in its {@code @Setup} (not serializable: one per DoFn
+   * instance).
+   */
+  public DeltaTables tables() {
+    return hadoopConf.tables();
+  }
+
+  /** The same target, its tables opened with {@code conf}. */
+  public DeltaTarget withHadoopConf(HadoopConf conf) {
+    return new DeltaTarget(
+        bronzePath,
+        factsPath,
+        controlPath,
+        start,
+        granularity,
+        clientFactory,
+        runStartedAt,
+        crashPoint,
+        crashBatch,
+        crashFailure,
+        conf);
   }
 
   /** The job's app id: the bronze transaction app id. */
@@ -80,7 +137,8 @@ public record DeltaTarget(
         runStartedAt,
         point,
         batch,
-        failure);
+        failure,
+        hadoopConf);
   }
 
   /** Throws the simulated crash when this is the configured point and batch. */

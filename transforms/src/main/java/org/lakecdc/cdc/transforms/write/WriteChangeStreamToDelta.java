@@ -147,7 +147,7 @@ public final class WriteChangeStreamToDelta
 
     @Setup
     public void setup() {
-      tables = DeltaTables.create();
+      tables = target.tables();
       bronzeSchema = BronzeTable.schema(changeSchema);
     }
 

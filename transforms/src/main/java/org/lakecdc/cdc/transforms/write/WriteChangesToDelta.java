@@ -171,7 +171,7 @@ public final class WriteChangesToDelta
 
     @Setup
     public void setup() {
-      tables = DeltaTables.create();
+      tables = target.tables();
       bronzeSchema = BronzeTable.schema(changeSchema);
     }
 

@@ -3,7 +3,6 @@ package org.lakecdc.pipelines;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.time.LocalDateTime;
-import java.time.ZoneOffset;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -12,9 +11,9 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.schemas.Schema;
-import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.cdc.transforms.Counts;
 import org.lakecdc.cdc.transforms.bronze.BronzeTable;
@@ -477,12 +476,13 @@ public final class CdcToDeltaJob {
         .apply(
             "Read " + config.captureInstance(),
             run.read().withStartingLsn(StartingLsn.after(start.endLsn())).withBatches())
-        .apply("Write to Delta", WriteChangesToDelta.to(run.target(config), run.changeSchema()));
+        .apply("Write to Delta", WriteChangesToDelta.to(run.target(config), run.changeSchema()))
+        .apply(RunCounters.count());
     out.printf(
         "Reading %s after %s (%s) up to max_lsn %s%n",
         config.captureInstance(), start.endLsn(), batchText(start.batchId()), max);
-    JobExit.run(pipeline);
-    return summarize(config, run, out);
+    PipelineResult result = JobExit.run(pipeline);
+    return summarize(config, run, out, result);
   }
 
   /**
@@ -528,7 +528,8 @@ public final class CdcToDeltaJob {
                 .withBatches())
         .apply(
             "Write to Delta as batches arrive",
-            WriteChangeStreamToDelta.to(run.target(config), run.changeSchema()));
+            WriteChangeStreamToDelta.to(run.target(config), run.changeSchema()))
+        .apply(RunCounters.count());
     out.printf(
         "Following %s after %s (%s), polling every %s s when caught up, %s%n",
         config.captureInstance(),
@@ -538,9 +539,9 @@ public final class CdcToDeltaJob {
         continuous.runFor().isZero()
             ? "until stopped"
             : "for " + continuous.runFor().toSeconds() + " s or until stopped");
-    JobExit.run(pipeline);
+    PipelineResult result = JobExit.run(pipeline);
     out.println("Stopped: every batch read was committed");
-    return summarize(config, run, out);
+    return summarize(config, run, out, result);
   }
 
   private static Summary repeatBoundedRuns(
@@ -700,7 +701,7 @@ public final class CdcToDeltaJob {
     }
     long snapshotRows = -1;
     if (position.isEmpty() && seed != null && !seed.alreadySeeded()) {
-      snapshotRows = Seeding.write(config, tables, changeSchema, seed, out);
+      snapshotRows = Seeding.write(config, tables, changeSchema, seed, beamOptions, out);
       position = resumePosition(config, tables, out);
     } else if (seed != null) {
       out.printf(
@@ -833,43 +834,20 @@ public final class CdcToDeltaJob {
     }
   }
 
-  /** The summary of a run from the facts rows of the batches after its start. */
-  private static Summary summarize(Config config, Start run, PrintStream out) {
-    Map<String, Long> byOperation = new java.util.TreeMap<>();
-    long batches = 0;
-    for (Row fact : run.tables().scan(config.factsPath(), FactsTable.SCHEMA)) {
-      Long batch = fact.getInt64(FactsTable.BATCH_ID);
-      if (config.appId().equals(fact.getString(FactsTable.APP_ID))
-          && config.bronzePath().equals(fact.getString(FactsTable.TARGET))
-          // Written by this run: a former table at the same path has facts rows of the same
-          // batch numbers, written before this run began.
-          && writtenSince(fact, run.startedAt())
-          && fact.getString(FactsTable.EVENT) == null
-          && batch != null
-          && batch > run.start().batchId()) {
-        batches++;
-        byOperation.merge("rows", fact.getInt64(FactsTable.ROWS), Long::sum);
-        byOperation.merge("delete", fact.getInt64(FactsTable.DELETES), Long::sum);
-        byOperation.merge("insert", fact.getInt64(FactsTable.INSERTS), Long::sum);
-        byOperation.merge("update", fact.getInt64(FactsTable.UPDATES), Long::sum);
-      }
-    }
+  /**
+   * The summary of a run: batches and change rows from the pipeline's counters ({@link
+   * RunCounters}), the snapshot's rows from its commit's record, the position and the verdict from
+   * the tables' metadata; no table is read back.
+   */
+  private static Summary summarize(
+      Config config, Start run, PrintStream out, PipelineResult result) {
     return new Summary(
-        batches,
-        byOperation,
+        RunCounters.batches(result),
+        RunCounters.rowsByOperation(result),
         run.snapshotRows(),
         resumePosition(config, run.tables(), out),
         run.finalization().verdict(config.bronzePath()),
         (System.nanoTime() - run.began()) / 1e9);
-  }
-
-  /** Whether a facts row was written at or after {@code instant} ({@code written_at}, UTC). */
-  private static boolean writtenSince(Row fact, Instant instant) {
-    LocalDateTime written = fact.getLogicalTypeValue(FactsTable.WRITTEN_AT, LocalDateTime.class);
-    return written != null
-        && !written.isBefore(
-            LocalDateTime.ofInstant(
-                instant.truncatedTo(java.time.temporal.ChronoUnit.MICROS), ZoneOffset.UTC));
   }
 
   /** "batch N", or "no batch yet" before the first batch (after a snapshot or on a new target). */

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.function.UnaryOperator;
 import org.lakecdc.cdc.transforms.Counts;
+import org.lakecdc.cdc.transforms.delta.HadoopConf;
 import org.lakecdc.cdc.transforms.delta.TablePaths;
 import org.lakecdc.cdc.transforms.finalization.Granularity;
 import org.lakecdc.mssqlcdc.client.CdcClientFactory;
@@ -219,7 +220,26 @@ public final class CdcToDelta {
         .isolation(isolation)
         .schemaChangePolicy(schemaChangePolicy)
         .seed(seed)
+        .hadoopConf(hadoopConf(o))
         .build();
+  }
+
+  /**
+   * {@code --hadoopConfFile}'s properties with {@code --hadoopConf}'s entries set over them.
+   *
+   * @throws IllegalArgumentException naming the option: a malformed entry, a missing or unparsable
+   *     file
+   */
+  static HadoopConf hadoopConf(CdcToDeltaOptions o) {
+    HadoopConf conf = HadoopConf.empty();
+    if (o.getHadoopConfFile() != null) {
+      conf =
+          HadoopConf.readFile("hadoopConfFile", required("hadoopConfFile", o.getHadoopConfFile()));
+    }
+    if (o.getHadoopConf() != null) {
+      conf = conf.overriddenBy(HadoopConf.parseEntries("hadoopConf", o.getHadoopConf()));
+    }
+    return conf;
   }
 
   private static CdcClientFactory clientFactory(CdcToDeltaOptions o) {
@@ -414,12 +434,11 @@ public final class CdcToDelta {
         summary.verdict().map(v -> v + " UTC").orElse("none yet"), config.granularity());
     out.printf(
         "Tables (Delta):%n  bronze  %s%n  facts   %s%n  control %s%n",
-        Path.of(config.bronzePath()).toAbsolutePath(),
-        Path.of(config.factsPath()).toAbsolutePath(),
-        Path.of(config.controlPath()).toAbsolutePath());
+        // Normalized: a local table's absolute path, or the URI as given (s3a://...).
+        config.bronzePath(), config.factsPath(), config.controlPath());
     out.printf(
         "Query them with Spark and delta-spark, e.g.%n  spark.read.format(\"delta\").load(\"%s\")"
             + ".orderBy(\"_start_lsn\", \"_command_id\", \"_seqval\", \"_operation\").show()%n",
-        Path.of(config.bronzePath()).toAbsolutePath());
+        config.bronzePath());
   }
 }

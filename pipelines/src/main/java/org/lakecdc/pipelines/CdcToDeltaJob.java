@@ -3,7 +3,6 @@ package org.lakecdc.pipelines;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.time.LocalDateTime;
-import java.time.ZoneOffset;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -12,13 +11,14 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.schemas.Schema;
-import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.cdc.transforms.Counts;
 import org.lakecdc.cdc.transforms.bronze.BronzeTable;
 import org.lakecdc.cdc.transforms.delta.DeltaTables;
+import org.lakecdc.cdc.transforms.delta.HadoopConf;
 import org.lakecdc.cdc.transforms.delta.SchemaEvolution;
 import org.lakecdc.cdc.transforms.delta.TablePaths;
 import org.lakecdc.cdc.transforms.facts.FactsTable;
@@ -89,6 +89,8 @@ public final class CdcToDeltaJob {
    *     CrashPoint.Failure#EXCEPTION})
    * @param seed a new target's seed from an existing copy instead of the bootstrap snapshot
    *     (BEHAVIOUR.md 6.6), or null
+   * @param hadoopConf the Hadoop configuration every Delta table is opened with, on the launcher
+   *     and on every worker
    */
   public record Config(
       CdcClientFactory clientFactory,
@@ -109,8 +111,10 @@ public final class CdcToDeltaJob {
       @Nullable CrashPoint crashPoint,
       long crashBatch,
       CrashPoint.@Nullable Failure crashFailure,
-      @Nullable SeedCopy seed) {
+      @Nullable SeedCopy seed,
+      HadoopConf hadoopConf) {
     public Config {
+      Objects.requireNonNull(hadoopConf, "hadoopConf");
       Objects.requireNonNull(clientFactory, "clientFactory");
       Objects.requireNonNull(captureInstance, "captureInstance");
       Objects.requireNonNull(bronzePath, "bronzePath");
@@ -187,7 +191,8 @@ public final class CdcToDeltaJob {
           .crashPoint(crashPoint)
           .crashBatch(crashBatch)
           .crashFailure(crashFailure)
-          .seed(seed);
+          .seed(seed)
+          .hadoopConf(hadoopConf);
     }
 
     /**
@@ -215,6 +220,7 @@ public final class CdcToDeltaJob {
       private long crashBatch;
       private CrashPoint.@Nullable Failure crashFailure;
       private @Nullable SeedCopy seed;
+      private HadoopConf hadoopConf = HadoopConf.empty();
 
       private Builder(
           CdcClientFactory clientFactory,
@@ -314,6 +320,12 @@ public final class CdcToDeltaJob {
         return this;
       }
 
+      /** The Hadoop configuration of every Delta table (default: none). */
+      public Builder hadoopConf(HadoopConf hadoopConf) {
+        this.hadoopConf = hadoopConf;
+        return this;
+      }
+
       /** The configuration; throws when a required value is null. */
       public Config build() {
         return new Config(
@@ -335,7 +347,8 @@ public final class CdcToDeltaJob {
             crashPoint,
             crashBatch,
             crashFailure,
-            seed);
+            seed,
+            hadoopConf);
       }
     }
   }
@@ -459,17 +472,19 @@ public final class CdcToDeltaJob {
     }
 
     Pipeline pipeline = Pipeline.create(beamOptions);
-    pipeline.apply(
-        "Read " + config.captureInstance() + " and write to Delta",
-        WriteChangesToDelta.from(
-            run.read().withStartingLsn(StartingLsn.after(start.endLsn())),
-            run.target(config),
-            run.changeSchema()));
+    pipeline
+        .apply(
+            "Read " + config.captureInstance() + " and write to Delta",
+            WriteChangesToDelta.from(
+                run.read().withStartingLsn(StartingLsn.after(start.endLsn())),
+                run.target(config),
+                run.changeSchema()))
+        .apply(RunCounters.count());
     out.printf(
         "Reading %s after %s (%s) up to max_lsn %s%n",
         config.captureInstance(), start.endLsn(), batchText(start.batchId()), max);
-    JobExit.run(pipeline);
-    return summarize(config, run, out);
+    PipelineResult result = JobExit.run(pipeline);
+    return summarize(config, run, out, result);
   }
 
   /**
@@ -503,17 +518,19 @@ public final class CdcToDeltaJob {
       stop = stop.or(StopCondition.at(System.currentTimeMillis() + continuous.runFor().toMillis()));
     }
     Pipeline pipeline = Pipeline.create(beamOptions);
-    pipeline.apply(
-        "Follow " + config.captureInstance() + " and write to Delta as batches arrive",
-        WriteChangeStreamToDelta.from(
-            run.read()
-                .withStartingLsn(StartingLsn.after(start.endLsn()))
-                .withContinuous(true)
-                .withPollInterval(
-                    org.joda.time.Duration.millis(continuous.pollInterval().toMillis()))
-                .withStopCondition(stop),
-            run.target(config),
-            run.changeSchema()));
+    pipeline
+        .apply(
+            "Follow " + config.captureInstance() + " and write to Delta as batches arrive",
+            WriteChangeStreamToDelta.from(
+                run.read()
+                    .withStartingLsn(StartingLsn.after(start.endLsn()))
+                    .withContinuous(true)
+                    .withPollInterval(
+                        org.joda.time.Duration.millis(continuous.pollInterval().toMillis()))
+                    .withStopCondition(stop),
+                run.target(config),
+                run.changeSchema()))
+        .apply(RunCounters.count());
     out.printf(
         "Following %s after %s (%s), polling every %s s when caught up, %s%n",
         config.captureInstance(),
@@ -523,9 +540,9 @@ public final class CdcToDeltaJob {
         continuous.runFor().isZero()
             ? "until stopped"
             : "for " + continuous.runFor().toSeconds() + " s or until stopped");
-    JobExit.run(pipeline);
+    PipelineResult result = JobExit.run(pipeline);
     out.println("Stopped: every batch read was committed");
-    return summarize(config, run, out);
+    return summarize(config, run, out, result);
   }
 
   private static Summary repeatBoundedRuns(
@@ -633,11 +650,11 @@ public final class CdcToDeltaJob {
           config.controlPath(),
           start,
           config.granularity(),
-          config.clientFactory(),
           startedAt,
           config.crashPoint(),
           config.crashBatch(),
-          config.crashFailure());
+          config.crashFailure(),
+          config.hadoopConf());
     }
   }
 
@@ -649,7 +666,7 @@ public final class CdcToDeltaJob {
       Config config, PipelineOptions beamOptions, PrintStream out, Runnable beforeStream) {
     long began = System.nanoTime();
     Instant startedAt = Instant.now();
-    DeltaTables tables = DeltaTables.create();
+    DeltaTables tables = config.hadoopConf().tables();
     MssqlCdcIO.Read read = read(config);
     Schema changeSchema = read.outputSchema();
     // A seed is checked (and its copy read) before anything is created or written.
@@ -684,7 +701,7 @@ public final class CdcToDeltaJob {
     }
     long snapshotRows = -1;
     if (position.isEmpty() && seed != null && !seed.alreadySeeded()) {
-      snapshotRows = Seeding.write(config, tables, changeSchema, seed, out);
+      snapshotRows = Seeding.write(config, tables, changeSchema, seed, beamOptions, out);
       position = resumePosition(config, tables, out);
     } else if (seed != null) {
       out.printf(
@@ -724,7 +741,7 @@ public final class CdcToDeltaJob {
     if (!config.appId().equals(config.captureInstance())) {
       return config;
     }
-    DeltaTables tables = DeltaTables.create();
+    DeltaTables tables = config.hadoopConf().tables();
     if (!tables.exists(config.bronzePath())) {
       return config;
     }
@@ -817,43 +834,20 @@ public final class CdcToDeltaJob {
     }
   }
 
-  /** The summary of a run from the facts rows of the batches after its start. */
-  private static Summary summarize(Config config, Start run, PrintStream out) {
-    Map<String, Long> byOperation = new java.util.TreeMap<>();
-    long batches = 0;
-    for (Row fact : run.tables().scan(config.factsPath(), FactsTable.SCHEMA)) {
-      Long batch = fact.getInt64(FactsTable.BATCH_ID);
-      if (config.appId().equals(fact.getString(FactsTable.APP_ID))
-          && config.bronzePath().equals(fact.getString(FactsTable.TARGET))
-          // Written by this run: a former table at the same path has facts rows of the same
-          // batch numbers, written before this run began.
-          && writtenSince(fact, run.startedAt())
-          && fact.getString(FactsTable.EVENT) == null
-          && batch != null
-          && batch > run.start().batchId()) {
-        batches++;
-        byOperation.merge("rows", fact.getInt64(FactsTable.ROWS), Long::sum);
-        byOperation.merge("delete", fact.getInt64(FactsTable.DELETES), Long::sum);
-        byOperation.merge("insert", fact.getInt64(FactsTable.INSERTS), Long::sum);
-        byOperation.merge("update", fact.getInt64(FactsTable.UPDATES), Long::sum);
-      }
-    }
+  /**
+   * The summary of a run: batches and change rows from the pipeline's counters ({@link
+   * RunCounters}), the snapshot's rows from its commit's record, the position and the verdict from
+   * the tables' metadata; no table is read back.
+   */
+  private static Summary summarize(
+      Config config, Start run, PrintStream out, PipelineResult result) {
     return new Summary(
-        batches,
-        byOperation,
+        RunCounters.batches(result),
+        RunCounters.rowsByOperation(result),
         run.snapshotRows(),
         resumePosition(config, run.tables(), out),
         run.finalization().verdict(config.bronzePath()),
         (System.nanoTime() - run.began()) / 1e9);
-  }
-
-  /** Whether a facts row was written at or after {@code instant} ({@code written_at}, UTC). */
-  private static boolean writtenSince(Row fact, Instant instant) {
-    LocalDateTime written = fact.getLogicalTypeValue(FactsTable.WRITTEN_AT, LocalDateTime.class);
-    return written != null
-        && !written.isBefore(
-            LocalDateTime.ofInstant(
-                instant.truncatedTo(java.time.temporal.ChronoUnit.MICROS), ZoneOffset.UTC));
   }
 
   /** "batch N", or "no batch yet" before the first batch (after a snapshot or on a new target). */
@@ -999,7 +993,8 @@ public final class CdcToDeltaJob {
         .apply("Report snapshot progress", SnapshotProgress.of(config.captureInstance()))
         .apply(
             "Write the snapshot to bronze",
-            WriteSnapshotToDelta.to(config.bronzePath(), changeSchema, atS, 4));
+            WriteSnapshotToDelta.to(config.bronzePath(), changeSchema, atS, 4)
+                .withHadoopConf(config.hadoopConf()));
     JobExit.run(pipeline);
     if (WriteSnapshotToDelta.committedSnapshot(tables, config.bronzePath()).isEmpty()) {
       WriteSnapshotToDelta.commit(tables, config.bronzePath(), atS, List.of(), 0);

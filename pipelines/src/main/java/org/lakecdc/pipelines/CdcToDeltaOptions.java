@@ -1,5 +1,7 @@
 package org.lakecdc.pipelines;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import java.util.List;
 import org.apache.beam.sdk.options.Default;
 import org.apache.beam.sdk.options.Description;
 
@@ -76,6 +78,28 @@ public interface CdcToDeltaOptions extends OutputOptions {
   String getSourceTimeZone();
 
   void setSourceTimeZone(String value);
+
+  @Description(
+      "Hadoop configuration entries key=value for every Delta table the job opens, on the"
+          + " launcher and on every worker (object store endpoints and credentials, e.g."
+          + " fs.s3a.endpoint=http://minio:9000); repeat the option or separate entries with"
+          + " commas; set over --hadoopConfFile. Values of keys holding secret, password, key,"
+          + " token or credential are never printed.")
+  @Accepts("key=value entries such as fs.s3a.endpoint=http://minio:9000")
+  // Not serialized with the options, so never shown in a runner's UI or display data.
+  @JsonIgnore
+  List<String> getHadoopConf();
+
+  void setHadoopConf(List<String> value);
+
+  @Description(
+      "A Hadoop configuration file (core-site.xml form), read on the launcher: its properties"
+          + " reach every Delta table the job opens, on every worker; --hadoopConf entries are set"
+          + " over it.")
+  @Accepts("the path of a readable Hadoop configuration file (core-site.xml form)")
+  String getHadoopConfFile();
+
+  void setHadoopConfFile(String value);
 
   @Description("Capture instance to read (SQL Server's default name is <schema>_<table>).")
   @Default.String("dbo_orders")

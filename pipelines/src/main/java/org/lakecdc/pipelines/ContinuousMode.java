@@ -111,7 +111,10 @@ final class ContinuousMode {
             });
     WaitingNotice waiting =
         new WaitingNotice(
-            config.captureInstance(), poll, () -> positionText(config, DeltaTables.create()), out);
+            config.captureInstance(),
+            poll,
+            () -> positionText(config, config.hadoopConf().tables()),
+            out);
     notices.scheduleAtFixedRate(
         waiting::check, 0, WaitingNotice.EVERY.toSeconds(), TimeUnit.SECONDS);
     try {

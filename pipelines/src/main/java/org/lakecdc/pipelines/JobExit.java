@@ -517,7 +517,9 @@ public final class JobExit {
               + scheme
               + "' (Hadoop "
               + hadoop
-              + ") to the job's class path, or use a local path or file:/ URI");
+              + ") to the job's class path and name its class with --hadoopConf=fs."
+              + scheme
+              + ".impl=<class>, or use a local path or file:/ URI");
     }
     return Optional.of(
         what

@@ -1,16 +1,33 @@
 package org.lakecdc.pipelines;
 
+import io.delta.kernel.utils.CloseableIterator;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.SerializableCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.metrics.Metrics;
+import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.GroupByKey;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.Reshuffle;
+import org.apache.beam.sdk.transforms.WithKeys;
+import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.cdc.transforms.Counts;
@@ -18,6 +35,7 @@ import org.lakecdc.cdc.transforms.bronze.BronzeTable;
 import org.lakecdc.cdc.transforms.delta.DataFileAction;
 import org.lakecdc.cdc.transforms.delta.DeltaColumn;
 import org.lakecdc.cdc.transforms.delta.DeltaTables;
+import org.lakecdc.cdc.transforms.delta.HadoopConf;
 import org.lakecdc.cdc.transforms.position.StreamPosition;
 import org.lakecdc.cdc.transforms.write.WriteSnapshotToDelta;
 import org.lakecdc.cdc.transforms.write.WriteSnapshotToDelta.SeedSource;
@@ -38,11 +56,12 @@ import org.lakecdc.mssqlcdc.schema.ValueConverter;
  * reads the copy; {@link #write} commits it as the target's snapshot at L, the LSN of the copy's
  * {@code as_of}, so the stream continues after L.
  *
- * <p>The launcher reads the copy ({@link DeltaTables#scan(String)}) and holds its rows in memory,
- * then writes the data files itself: fine for copies of millions of rows. For billion-row copies
- * the next step is a Beam pipeline that reads the copy's data files in parallel (one element per
- * file) and writes them with {@link WriteSnapshotToDelta}, whose committer already commits all
- * files in one transaction.
+ * <p>The launcher reads only the copy's Delta log: its schema, and the list of its data files
+ * ({@link DeltaTables#scanFiles}). A Beam pipeline reads the copy: one element per data file,
+ * spread over the workers, each read a Parquet batch at a time, converted and written straight to
+ * bronze data files in the same step (no row crosses a shuffle or is held beyond a batch); only the
+ * files' add actions travel to the one committer, which commits them all in one transaction ({@link
+ * WriteSnapshotToDelta#commit}).
  */
 final class Seeding {
   private Seeding() {}
@@ -52,12 +71,12 @@ final class Seeding {
    *
    * @param lsn L: the LSN of the copy's as_of (the stamp of its rows)
    * @param commitTime the UTC commit time of L
-   * @param rows the copy's rows as change rows of the job's schema, or null when the target already
-   *     holds this seed (a rerun: nothing is written)
+   * @param copyNames the copy's column names by lower-case name, or null when the target already
+   *     holds this seed (a rerun: nothing is read or written)
    */
-  record Plan(Lsn lsn, Instant commitTime, @Nullable List<Row> rows) {
+  record Plan(Lsn lsn, Instant commitTime, @Nullable Map<String, String> copyNames) {
     boolean alreadySeeded() {
-      return rows == null;
+      return copyNames == null;
     }
   }
 
@@ -66,12 +85,13 @@ final class Seeding {
    * copy, same as_of: a rerun, nothing else is checked or read); the copy's columns against the
    * job's change schema; as_of to L ({@link CdcClient#lastCommitLsnAtOrBefore}, or the LSN given);
    * the target (a rerun of the same seed, or refused); L against {@code max_lsn}; the changes right
-   * after L still held (BEHAVIOUR.md 9.2); then reads and converts the copy.
+   * after L still held (BEHAVIOUR.md 9.2). Only the copy's log is read; {@link #write} reads its
+   * rows.
    *
    * @return the plan; {@link Plan#alreadySeeded()} when the target holds this seed already
    * @throws IllegalArgumentException naming the option: the copy is no Delta table or lacks
-   *     captured columns (without {@code --seedAllowMissingColumns}), a value cannot be converted,
-   *     the target holds another snapshot or already streams, L is after {@code max_lsn}
+   *     captured columns (without {@code --seedAllowMissingColumns}), the target holds another
+   *     snapshot or already streams, L is after {@code max_lsn}
    * @throws DataLossError when no commit is at or before as_of (the copy is older than what CDC
    *     holds), or CDC no longer holds the changes right after L (older than the retention)
    */
@@ -237,27 +257,168 @@ final class Seeding {
                               + ": the mapping holds no commit at or before LSN "
                               + l
                               + ": the copy is older than what CDC holds; seed a newer copy"));
-      // 5. Read the copy and convert its values to the bronze types.
-      return new Plan(
-          l, time, changeRows(config, tables, changeSchema, captured, copyNames, l, time));
+      return new Plan(l, time, copyNames);
     }
   }
 
-  private static List<Row> changeRows(
+  /**
+   * Writes the copy to bronze in one commit, exactly like a bootstrap snapshot's ({@link
+   * WriteSnapshotToDelta#commit}): op 0, {@code _start_lsn} and {@code _snapshot} = L, {@code
+   * _commit_ts} = its commit time, with the snapshot record ({@code "kind": "seed"}) and the
+   * position at L. A pipeline on {@code beamOptions}' runner reads the copy's data files in
+   * parallel, one per element, and writes bronze's; the launcher reads no row. Prints one line.
+   *
+   * @return the rows written, or -1 when a snapshot was already recorded
+   * @throws IllegalArgumentException naming {@code --seedTable} and the column, when a value of the
+   *     copy cannot be converted to its bronze type (bronze is left without a row or a position;
+   *     the next run takes its columns)
+   */
+  static long write(
       CdcToDeltaJob.Config config,
       DeltaTables tables,
       Schema changeSchema,
-      List<ColumnSpec> captured,
-      Map<String, String> copyNames,
-      Lsn l,
-      Instant time) {
-    boolean commandId = ChangeSchema.hasCommandId(changeSchema);
-    LocalDateTime commitTs = LocalDateTime.ofInstant(time, ZoneOffset.UTC);
-    List<Row> rows = new ArrayList<>();
-    for (Map<String, Object> copyRow : tables.scan(config.seed().table())) {
+      Plan plan,
+      PipelineOptions beamOptions,
+      PrintStream out) {
+    SeedCopy seed = config.seed();
+    StreamPosition atL =
+        new StreamPosition(
+                config.appId(), 0, -1, plan.lsn(), plan.commitTime(), config.captureInstance())
+            .ofTarget(config.bronzePath(), tables.tableId(config.bronzePath()));
+    SeedSource source = new SeedSource(seed.table(), seed.asOfText());
+    List<DeltaTables.ScanFile> files = tables.scanFiles(seed.table());
+    CopyFiles copy =
+        new CopyFiles(
+            config.bronzePath(),
+            changeSchema,
+            config.captureInstance(),
+            seed.table(),
+            plan.lsn().toString(),
+            plan.commitTime(),
+            plan.copyNames(),
+            config.hadoopConf());
+    Pipeline pipeline = Pipeline.create(beamOptions);
+    pipeline
+        .apply(
+            "Data files of " + seed.table(),
+            Create.of(files).withCoder(SerializableCoder.of(DeltaTables.ScanFile.class)))
+        .apply("Spread the files over the workers", Reshuffle.viaRandomKey())
+        .apply("Read, convert and write each file", ParDo.of(copy))
+        .setCoder(SerializableCoder.of(DataFileAction.class))
+        .apply("One committer", WithKeys.of(config.bronzePath()))
+        .setCoder(KvCoder.of(StringUtf8Coder.of(), SerializableCoder.of(DataFileAction.class)))
+        .apply("Collect the data files", GroupByKey.create())
+        .apply("Commit the seed", ParDo.of(new CommitSeed(config, atL, source)));
+    try {
+      JobExit.run(pipeline);
+    } catch (Pipeline.PipelineExecutionException e) {
+      if (e.getCause() instanceof IllegalArgumentException refused
+          && String.valueOf(refused.getMessage()).startsWith("--seedTable ")) {
+        throw refused;
+      }
+      throw e;
+    }
+    long rows;
+    Optional<SnapshotRecord> record =
+        WriteSnapshotToDelta.committedRecord(tables, config.bronzePath());
+    if (record.isPresent()) {
+      // The pipeline committed the copy's files, unless another run's snapshot won the race.
+      rows =
+          source.equals(record.get().seed()) && record.get().lsn().equals(plan.lsn())
+              ? record.get().rows()
+              : -1;
+    } else {
+      // A copy without a data file: the seed is recorded without rows.
+      rows = WriteSnapshotToDelta.commit(tables, config.bronzePath(), atL, List.of(), 0, source);
+    }
+    if (rows >= 0) {
+      out.printf(
+          "Seeded %s from %s: %s as of %s = LSN %s (committed at %s UTC)%n",
+          config.bronzePath(),
+          seed.table(),
+          Counts.of(rows, "row", "rows"),
+          seed.asOfText(),
+          plan.lsn(),
+          plan.commitTime());
+    }
+    return rows;
+  }
+
+  /**
+   * Reads one data file of the copy, converts its rows to bronze rows stamped with L and writes
+   * them as bronze data files; outputs their add actions. Nothing is committed.
+   */
+  private static final class CopyFiles extends DoFn<DeltaTables.ScanFile, DataFileAction> {
+    private final String bronzePath;
+    private final Schema changeSchema;
+    private final String captureInstance;
+    private final String copyTable;
+    private final String lsn;
+    private final Instant commitTime;
+    private final Map<String, String> copyNames;
+    private final HadoopConf hadoopConf;
+    private final Counter filesRead = Metrics.counter(RunCounters.NAMESPACE, "seed_files_read");
+    private transient DeltaTables tables;
+    private transient Schema bronzeSchema;
+    private transient List<ColumnSpec> captured;
+
+    CopyFiles(
+        String bronzePath,
+        Schema changeSchema,
+        String captureInstance,
+        String copyTable,
+        String lsn,
+        Instant commitTime,
+        Map<String, String> copyNames,
+        HadoopConf hadoopConf) {
+      this.bronzePath = bronzePath;
+      this.changeSchema = changeSchema;
+      this.captureInstance = captureInstance;
+      this.copyTable = copyTable;
+      this.lsn = lsn;
+      this.commitTime = commitTime;
+      this.copyNames = new HashMap<>(copyNames);
+      this.hadoopConf = hadoopConf;
+    }
+
+    @Setup
+    public void setup() {
+      tables = hadoopConf.tables();
+      bronzeSchema = BronzeTable.schema(changeSchema);
+      captured = ChangeSchema.capturedColumns(changeSchema);
+    }
+
+    @ProcessElement
+    public void process(@Element DeltaTables.ScanFile file, OutputReceiver<DataFileAction> out)
+        throws IOException {
+      boolean commandId = ChangeSchema.hasCommandId(changeSchema);
+      LocalDateTime commitTs = LocalDateTime.ofInstant(commitTime, ZoneOffset.UTC);
+      try (CloseableIterator<Map<String, Object>> copyRows = tables.readScanFile(file)) {
+        Iterable<Row> bronzeRows =
+            () ->
+                new Iterator<Row>() {
+                  @Override
+                  public boolean hasNext() {
+                    return copyRows.hasNext();
+                  }
+
+                  @Override
+                  public Row next() {
+                    Row change = changeRow(copyRows.next(), commandId, commitTs);
+                    return BronzeTable.toBronzeRow(bronzeSchema, change, null, lsn, null);
+                  }
+                };
+        for (DataFileAction action : tables.writeDataFiles(bronzePath, bronzeSchema, bronzeRows)) {
+          out.output(action);
+        }
+      }
+      filesRead.inc();
+    }
+
+    private Row changeRow(Map<String, Object> copyRow, boolean commandId, LocalDateTime commitTs) {
       List<Object> values = new ArrayList<>(changeSchema.getFieldCount());
-      values.add(config.captureInstance());
-      values.add(l.toString());
+      values.add(captureInstance);
+      values.add(lsn);
       values.add(null);
       values.add(MetadataColumns.OP_SNAPSHOT);
       if (commandId) {
@@ -272,7 +433,7 @@ final class Seeding {
         } catch (IllegalArgumentException e) {
           throw new IllegalArgumentException(
               "--seedTable "
-                  + config.seed().table()
+                  + copyTable
                   + ": column "
                   + name
                   + " cannot be converted to the bronze type of "
@@ -284,56 +445,37 @@ final class Seeding {
               e);
         }
       }
-      rows.add(Row.withSchema(changeSchema).addValues(values).build());
+      return Row.withSchema(changeSchema).addValues(values).build();
     }
-    return rows;
   }
 
-  /**
-   * Writes the plan's rows to bronze in one commit, exactly like a bootstrap snapshot's ({@link
-   * WriteSnapshotToDelta#commit}): op 0, {@code _start_lsn} and {@code _snapshot} = L, {@code
-   * _commit_ts} = its commit time, with the snapshot record ({@code "kind": "seed"}) and the
-   * position at L. Prints one line.
-   *
-   * @return the rows written, or -1 when a snapshot was already recorded
-   */
-  static long write(
-      CdcToDeltaJob.Config config,
-      DeltaTables tables,
-      Schema changeSchema,
-      Plan plan,
-      PrintStream out) {
-    SeedCopy seed = config.seed();
-    Schema bronzeSchema = BronzeTable.schema(changeSchema);
-    String stamp = plan.lsn().toString();
-    List<Row> bronzeRows = new ArrayList<>(plan.rows().size());
-    for (Row r : plan.rows()) {
-      bronzeRows.add(BronzeTable.toBronzeRow(bronzeSchema, r, null, stamp, null));
+  /** Commits all the seed's data files in one bronze commit, with the seed's record. */
+  private static final class CommitSeed extends DoFn<KV<String, Iterable<DataFileAction>>, Long> {
+    private final String bronzePath;
+    private final StreamPosition atL;
+    private final SeedSource source;
+    private final HadoopConf hadoopConf;
+    private transient DeltaTables tables;
+
+    CommitSeed(CdcToDeltaJob.Config config, StreamPosition atL, SeedSource source) {
+      this.bronzePath = config.bronzePath();
+      this.atL = atL;
+      this.source = source;
+      this.hadoopConf = config.hadoopConf();
     }
-    List<DataFileAction> files =
-        tables.writeDataFiles(config.bronzePath(), bronzeSchema, bronzeRows);
-    StreamPosition atL =
-        new StreamPosition(
-                config.appId(), 0, -1, plan.lsn(), plan.commitTime(), config.captureInstance())
-            .ofTarget(config.bronzePath(), tables.tableId(config.bronzePath()));
-    long rows =
-        WriteSnapshotToDelta.commit(
-            tables,
-            config.bronzePath(),
-            atL,
-            files,
-            bronzeRows.size(),
-            new SeedSource(seed.table(), seed.asOfText()));
-    if (rows >= 0) {
-      out.printf(
-          "Seeded %s from %s: %s as of %s = LSN %s (committed at %s UTC)%n",
-          config.bronzePath(),
-          seed.table(),
-          Counts.of(rows, "row", "rows"),
-          seed.asOfText(),
-          plan.lsn(),
-          plan.commitTime());
+
+    @Setup
+    public void setup() {
+      tables = hadoopConf.tables();
     }
-    return rows;
+
+    @ProcessElement
+    public void process(
+        @Element KV<String, Iterable<DataFileAction>> files, OutputReceiver<Long> out) {
+      List<DataFileAction> all = new ArrayList<>();
+      files.getValue().forEach(all::add);
+      long rows = all.stream().mapToLong(DataFileAction::rowCount).sum();
+      out.output(WriteSnapshotToDelta.commit(tables, bronzePath, atL, all, rows, source));
+    }
   }
 }

@@ -263,7 +263,15 @@ class SeedTest {
             .startsWith(
                 "--seedTable " + text + ": column order_id cannot be converted to the bronze type"),
         cast.getMessage());
-    assertFalse(f.tables.exists(f.bronze));
+    // The copy is read by the seed's pipeline, after bronze was created: bronze holds no row and
+    // no position, so the next run takes its columns and seeds it.
+    assertFalse(f.tables.hasDataFiles(f.bronze));
+    assertTrue(WriteSnapshotToDelta.committedRecord(f.tables, f.bronze).isEmpty());
+    assertTrue(
+        f.tables
+            .domainMetadata(
+                f.bronze, org.lakecdc.cdc.transforms.position.StreamPosition.BRONZE_DOMAIN)
+            .isEmpty());
 
     // With --seedAllowMissingColumns the copy's missing columns are NULL: one row (0, NULL, op 0).
     f.run(f.config().withSeed(SeedCopy.parse(narrow, at(2).plusSeconds(30).toString(), true)));
@@ -315,6 +323,38 @@ class SeedTest {
         assertThrows(DataLossError.class, () -> f.run(seeded(f, full, at(2).toString())));
     assertTrue(gone.getMessage().contains("no commit at or before"), gone.getMessage());
     assertFalse(f.tables.exists(f.bronze));
+  }
+
+  @Test
+  void aCopyOfSeveralDataFilesIsReadFileByFileByThePipelineAndCommittedOnce() {
+    JobFixture f = new JobFixture(dir);
+    f.db.enableCdc(ORDERS);
+    FakeTx.insert(f, at(0), 1, 2, 3, 4, 5, 6, 7);
+    String copy = copy(f, "three-files", COPY_COLUMNS, copyOfSource(f).subList(0, 3));
+    Schema schema = DeltaColumn.toBeamSchema(COPY_COLUMNS);
+    for (List<List<Object>> part :
+        List.of(copyOfSource(f).subList(3, 5), copyOfSource(f).subList(5, 7))) {
+      List<Row> rows = new ArrayList<>();
+      for (List<Object> r : part) {
+        rows.add(Row.withSchema(schema).addValues(r).build());
+      }
+      f.tables.append(copy, schema, rows, null, 0, Map.of());
+    }
+    assertEquals(3, f.tables.scanFiles(copy).size(), "the copy has three data files");
+
+    CdcToDeltaJob.Summary seeded = f.run(seeded(f, copy, at(0).plusSeconds(30).toString()));
+    assertEquals(7, seeded.snapshotRows());
+    assertEquals(
+        List.of(1, 2, 3, 4, 5, 6, 7),
+        snapshotRows(bronzeRows(f)).stream().map(r -> r.getInt32("order_id")).sorted().toList());
+    // One bronze commit holds a data file written from each of the copy's files.
+    List<org.lakecdc.cdc.transforms.delta.CommitSummary> seedCommits =
+        f.tables.history(f.bronze).stream()
+            .filter(c -> (CI + "#snapshot").equals(c.txnAppId()))
+            .toList();
+    assertEquals(1, seedCommits.size());
+    assertEquals(3, seedCommits.get(0).filesAdded());
+    assertEquals(7, WriteSnapshotToDelta.committedRecord(f.tables, f.bronze).orElseThrow().rows());
   }
 
   /** Inserts of several new orders in one commit. */

@@ -830,34 +830,136 @@ public final class DeltaTables {
     forEachScanFile(
         scan,
         (scanState, scanFile) -> {
-          FileStatus file = KernelInternals.dataFileStatus(scanFile);
-          StructType physicalSchema = KernelInternals.physicalReadSchema(scanState);
-          try (CloseableIterator<ColumnarBatch> physical =
-                  engine
-                      .getParquetHandler()
-                      .readParquetFiles(
-                          KernelIterators.single(file), physicalSchema, Optional.empty())
-                      .map(FileReadResult::getData);
-              CloseableIterator<FilteredColumnarBatch> logical =
-                  Scan.transformPhysicalData(engine, scanState, scanFile, physical)) {
-            while (logical.hasNext()) {
-              try (CloseableIterator<io.delta.kernel.data.Row> rows = logical.next().getRows()) {
-                while (rows.hasNext()) {
-                  io.delta.kernel.data.Row row = rows.next();
-                  Map<String, Object> values = new LinkedHashMap<>();
-                  for (int i = 0; i < row.getSchema().length(); i++) {
-                    values.put(row.getSchema().at(i).getName(), RowBatches.javaValue(path, row, i));
-                  }
-                  result.add(values);
-                }
-              }
-            }
+          try (CloseableIterator<Map<String, Object>> rows =
+              readScanFile(path, scanState, scanFile)) {
+            rows.forEachRemaining(result::add);
           } catch (IOException e) {
-            throw new UncheckedIOException(
-                "Cannot read " + file.getPath() + " of Delta table " + path, e);
+            throw new UncheckedIOException("Cannot close a data file of Delta table " + path, e);
           }
         });
     return result;
+  }
+
+  /**
+   * One data file of a table version, as {@link #scanFiles} lists it: what a worker needs to read
+   * it ({@link #readScanFile(ScanFile)}). Serializable, small (the file's {@code add} action).
+   *
+   * @param tablePath the table path or URI
+   * @param version the table version the file was listed at
+   * @param json the Kernel scan file row, as JSON
+   */
+  public record ScanFile(String tablePath, long version, String json)
+      implements java.io.Serializable {
+    public ScanFile {
+      Objects.requireNonNull(tablePath, "tablePath");
+      Objects.requireNonNull(json, "json");
+    }
+  }
+
+  /**
+   * The data files of the table's latest version, one {@link ScanFile} each: read from the Delta
+   * log only (no data file is opened), to be read in parallel, one file per task ({@link
+   * #readScanFile(ScanFile)}).
+   *
+   * @param path the table path or URI
+   * @return the files, in the log's order
+   * @throws IllegalStateException when no table exists
+   */
+  public List<ScanFile> scanFiles(String path) {
+    Snapshot snapshot = requireTable(path);
+    long version = snapshot.getVersion();
+    List<ScanFile> files = new ArrayList<>();
+    forEachScanFile(
+        snapshot.getScanBuilder().build(),
+        (scanState, scanFile) ->
+            files.add(new ScanFile(path, version, KernelInternals.scanFileToJson(scanFile))));
+    return files;
+  }
+
+  /**
+   * The rows of one data file listed by {@link #scanFiles}, read as {@link #scan(String)} reads
+   * them (the same Java values, deletion vectors and partition values applied), a Parquet batch at
+   * a time: the whole file is never held in memory. The table is opened at the file's version.
+   *
+   * @param file the data file
+   * @return the rows; close it when done
+   * @throws UncheckedIOException when the file cannot be read
+   */
+  public CloseableIterator<Map<String, Object>> readScanFile(ScanFile file) {
+    Snapshot snapshot;
+    try {
+      snapshot =
+          Table.forPath(engine, file.tablePath()).getSnapshotAsOfVersion(engine, file.version());
+    } catch (TableNotFoundException e) {
+      throw new IllegalStateException("No Delta table at " + file.tablePath(), e);
+    }
+    io.delta.kernel.data.Row scanState = snapshot.getScanBuilder().build().getScanState(engine);
+    return readScanFile(file.tablePath(), scanState, KernelInternals.scanFileFromJson(file.json()));
+  }
+
+  private CloseableIterator<Map<String, Object>> readScanFile(
+      String path, io.delta.kernel.data.Row scanState, io.delta.kernel.data.Row scanFile) {
+    FileStatus file = KernelInternals.dataFileStatus(scanFile);
+    StructType physicalSchema = KernelInternals.physicalReadSchema(scanState);
+    CloseableIterator<FilteredColumnarBatch> logical;
+    try {
+      CloseableIterator<ColumnarBatch> physical =
+          engine
+              .getParquetHandler()
+              .readParquetFiles(KernelIterators.single(file), physicalSchema, Optional.empty())
+              .map(FileReadResult::getData);
+      logical = Scan.transformPhysicalData(engine, scanState, scanFile, physical);
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "Cannot read " + file.getPath() + " of Delta table " + path, e);
+    }
+    return new CloseableIterator<>() {
+      private CloseableIterator<io.delta.kernel.data.Row> rows;
+
+      @Override
+      public boolean hasNext() {
+        try {
+          while (rows == null || !rows.hasNext()) {
+            if (rows != null) {
+              rows.close();
+              rows = null;
+            }
+            if (!logical.hasNext()) {
+              return false;
+            }
+            rows = logical.next().getRows();
+          }
+          return true;
+        } catch (IOException e) {
+          throw new UncheckedIOException(
+              "Cannot read " + file.getPath() + " of Delta table " + path, e);
+        }
+      }
+
+      @Override
+      public Map<String, Object> next() {
+        if (!hasNext()) {
+          throw new java.util.NoSuchElementException();
+        }
+        io.delta.kernel.data.Row row = rows.next();
+        Map<String, Object> values = new LinkedHashMap<>();
+        for (int i = 0; i < row.getSchema().length(); i++) {
+          values.put(row.getSchema().at(i).getName(), RowBatches.javaValue(path, row, i));
+        }
+        return values;
+      }
+
+      @Override
+      public void close() throws IOException {
+        try {
+          if (rows != null) {
+            rows.close();
+          }
+        } finally {
+          logical.close();
+        }
+      }
+    };
   }
 
   /**

@@ -82,6 +82,16 @@ final class KernelInternals {
     return action;
   }
 
+  /** A scan file row (schema {@code InternalScanFileUtils.SCAN_FILE_SCHEMA}) as JSON. */
+  static String scanFileToJson(Row scanFile) {
+    return JsonUtils.rowToJson(scanFile);
+  }
+
+  /** A scan file row read back from {@link #scanFileToJson}'s JSON. */
+  static Row scanFileFromJson(String json) {
+    return JsonUtils.rowFromJson(json, InternalScanFileUtils.SCAN_FILE_SCHEMA);
+  }
+
   /** The path, size and modification time of the data file of a scan file row. */
   static FileStatus dataFileStatus(Row scanFile) {
     return InternalScanFileUtils.getAddFileStatus(scanFile);

@@ -5,9 +5,9 @@ import java.time.Instant;
 import java.util.Objects;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.cdc.transforms.delta.DeltaTables;
+import org.lakecdc.cdc.transforms.delta.HadoopConf;
 import org.lakecdc.cdc.transforms.finalization.Granularity;
 import org.lakecdc.cdc.transforms.position.StreamPosition;
-import org.lakecdc.mssqlcdc.client.CdcClientFactory;
 
 /**
  * Where and how one stream is written: the three tables, the job's identity and the position the
@@ -18,13 +18,13 @@ import org.lakecdc.mssqlcdc.client.CdcClientFactory;
  * @param controlPath path or URI of the control table (may be shared)
  * @param start the position the run starts from (its batch id + 1 is the first batch's number)
  * @param granularity the verdict's period
- * @param clientFactory opens a CDC client for the facts' source measurements (retention, capture
- *     progress)
  * @param runStartedAt when the run started (UTC), for {@code started_at}
  * @param crashPoint crash tests only: where to stop, or null
  * @param crashBatch crash tests only: the batch to stop at
  * @param crashFailure crash tests only: what is thrown there (null for {@link
  *     CrashPoint.Failure#EXCEPTION})
+ * @param hadoopConf the Hadoop configuration every table of the target is opened with, on every
+ *     worker ({@link #tables()}); its secret values never appear in {@link #toString()}
  */
 public record DeltaTarget(
     String bronzePath,
@@ -32,25 +32,68 @@ public record DeltaTarget(
     String controlPath,
     StreamPosition start,
     Granularity granularity,
-    CdcClientFactory clientFactory,
     Instant runStartedAt,
     @Nullable CrashPoint crashPoint,
     long crashBatch,
-    CrashPoint.@Nullable Failure crashFailure)
+    CrashPoint.@Nullable Failure crashFailure,
+    HadoopConf hadoopConf)
     implements Serializable {
   public DeltaTarget {
+    Objects.requireNonNull(hadoopConf, "hadoopConf");
     Objects.requireNonNull(bronzePath, "bronzePath");
     Objects.requireNonNull(factsPath, "factsPath");
     Objects.requireNonNull(controlPath, "controlPath");
     Objects.requireNonNull(start, "start");
     Objects.requireNonNull(granularity, "granularity");
-    Objects.requireNonNull(clientFactory, "clientFactory");
     Objects.requireNonNull(runStartedAt, "runStartedAt");
   }
 
-  /** The Delta tables as a worker opens them. */
+  /** A target on the default Hadoop configuration ({@link HadoopConf#empty()}). */
+  public DeltaTarget(
+      String bronzePath,
+      String factsPath,
+      String controlPath,
+      StreamPosition start,
+      Granularity granularity,
+      Instant runStartedAt,
+      @Nullable CrashPoint crashPoint,
+      long crashBatch,
+      CrashPoint.@Nullable Failure crashFailure) {
+    this(
+        bronzePath,
+        factsPath,
+        controlPath,
+        start,
+        granularity,
+        runStartedAt,
+        crashPoint,
+        crashBatch,
+        crashFailure,
+        HadoopConf.empty());
+  }
+
+  /**
+   * The Delta tables of this target, opened with its Hadoop configuration: what every {@code DoFn}
+   * that writes or commits the target calls in its {@code @Setup} (not serializable: one per DoFn
+   * instance).
+   */
   public DeltaTables tables() {
-    return DeltaTables.create();
+    return hadoopConf.tables();
+  }
+
+  /** The same target, its tables opened with {@code conf}. */
+  public DeltaTarget withHadoopConf(HadoopConf conf) {
+    return new DeltaTarget(
+        bronzePath,
+        factsPath,
+        controlPath,
+        start,
+        granularity,
+        runStartedAt,
+        crashPoint,
+        crashBatch,
+        crashFailure,
+        conf);
   }
 
   /** The job's app id: the bronze transaction app id. */
@@ -82,11 +125,11 @@ public record DeltaTarget(
         controlPath,
         start,
         granularity,
-        clientFactory,
         runStartedAt,
         point,
         batch,
-        failure);
+        failure,
+        hadoopConf);
   }
 
   /** Throws the simulated crash when this is the configured point and batch. */

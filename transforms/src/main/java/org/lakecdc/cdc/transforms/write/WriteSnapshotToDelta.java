@@ -29,6 +29,7 @@ import org.lakecdc.cdc.transforms.bronze.BronzeTable;
 import org.lakecdc.cdc.transforms.delta.CommitResult;
 import org.lakecdc.cdc.transforms.delta.DataFileAction;
 import org.lakecdc.cdc.transforms.delta.DeltaTables;
+import org.lakecdc.cdc.transforms.delta.HadoopConf;
 import org.lakecdc.cdc.transforms.position.StreamPosition;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
 
@@ -54,13 +55,25 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
   private final Schema changeSchema;
   private final StreamPosition position;
   private final int shards;
+  private final HadoopConf hadoopConf;
 
   private WriteSnapshotToDelta(
-      String bronzePath, Schema changeSchema, StreamPosition position, int shards) {
+      String bronzePath,
+      Schema changeSchema,
+      StreamPosition position,
+      int shards,
+      HadoopConf hadoopConf) {
     this.bronzePath = bronzePath;
     this.changeSchema = changeSchema;
     this.position = position;
     this.shards = shards;
+    this.hadoopConf = hadoopConf;
+  }
+
+  /** The same write, its workers opening bronze with {@code conf} (default: none). */
+  public WriteSnapshotToDelta withHadoopConf(HadoopConf conf) {
+    return new WriteSnapshotToDelta(
+        bronzePath, changeSchema, position, shards, Objects.requireNonNull(conf));
   }
 
   /**
@@ -73,7 +86,7 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
       throw new IllegalArgumentException("shards must be at least 1, not " + shards);
     }
     return new WriteSnapshotToDelta(
-        Objects.requireNonNull(bronzePath), changeSchema, position, shards);
+        Objects.requireNonNull(bronzePath), changeSchema, position, shards, HadoopConf.empty());
   }
 
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -170,31 +183,36 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
     return sharded
         .apply("Group rows by shard", GroupByKey.create())
         .apply(
-            "Write bronze data files", ParDo.of(new WriteFiles(bronzePath, changeSchema, position)))
+            "Write bronze data files",
+            ParDo.of(new WriteFiles(bronzePath, changeSchema, position, hadoopConf)))
         .setCoder(SerializableCoder.of(DataFileAction.class))
         .apply("One committer", WithKeys.of(bronzePath))
         .setCoder(KvCoder.of(StringUtf8Coder.of(), SerializableCoder.of(DataFileAction.class)))
         .apply("Collect data files", GroupByKey.create())
         .apply("Values", Values.create())
-        .apply("Commit the snapshot", ParDo.of(new CommitSnapshot(bronzePath, position)));
+        .apply(
+            "Commit the snapshot", ParDo.of(new CommitSnapshot(bronzePath, position, hadoopConf)));
   }
 
   private static final class WriteFiles extends DoFn<KV<Integer, Iterable<Row>>, DataFileAction> {
     private final String bronzePath;
     private final Schema changeSchema;
     private final String snapshot;
+    private final HadoopConf hadoopConf;
     private transient DeltaTables tables;
     private transient Schema bronzeSchema;
 
-    WriteFiles(String bronzePath, Schema changeSchema, StreamPosition position) {
+    WriteFiles(
+        String bronzePath, Schema changeSchema, StreamPosition position, HadoopConf hadoopConf) {
       this.bronzePath = bronzePath;
       this.changeSchema = changeSchema;
       this.snapshot = position.endLsn().toString();
+      this.hadoopConf = hadoopConf;
     }
 
     @Setup
     public void setup() {
-      tables = DeltaTables.create();
+      tables = hadoopConf.tables();
       bronzeSchema = BronzeTable.schema(changeSchema);
     }
 
@@ -225,16 +243,18 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
   private static final class CommitSnapshot extends DoFn<Iterable<DataFileAction>, Long> {
     private final String bronzePath;
     private final StreamPosition position;
+    private final HadoopConf hadoopConf;
     private transient DeltaTables tables;
 
-    CommitSnapshot(String bronzePath, StreamPosition position) {
+    CommitSnapshot(String bronzePath, StreamPosition position, HadoopConf hadoopConf) {
       this.bronzePath = bronzePath;
       this.position = position;
+      this.hadoopConf = hadoopConf;
     }
 
     @Setup
     public void setup() {
-      tables = DeltaTables.create();
+      tables = hadoopConf.tables();
     }
 
     @ProcessElement

@@ -1,0 +1,119 @@
+package org.lakecdc.pipelines;
+
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.metrics.MetricNameFilter;
+import org.apache.beam.sdk.metrics.MetricQueryResults;
+import org.apache.beam.sdk.metrics.MetricResult;
+import org.apache.beam.sdk.metrics.Metrics;
+import org.apache.beam.sdk.metrics.MetricsFilter;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.values.PCollection;
+import org.lakecdc.cdc.transforms.write.BatchStats;
+import org.lakecdc.cdc.transforms.write.CommittedBatch;
+
+/**
+ * What a run's summary counts, from the pipeline's Beam metrics instead of reading a table back:
+ * {@link #count()} counts the batches the committer emits (one {@link CommittedBatch} per batch it
+ * committed; a batch found already in the tables, a replay, is not counted) into the counters
+ * {@code lakecdc/committed_batches}, {@code lakecdc/committed_rows}, {@code
+ * lakecdc/committed_inserts}, {@code lakecdc/committed_updates} and {@code
+ * lakecdc/committed_deletes}; {@link #batches} and {@link #rowsByOperation} read them from the
+ * finished pipeline's result: committed values where the runner has them (DirectRunner), attempted
+ * ones otherwise (Spark, Flink).
+ */
+final class RunCounters {
+  static final String NAMESPACE = "lakecdc";
+  static final String BATCHES = "committed_batches";
+  static final String ROWS = "committed_rows";
+  static final String INSERTS = "committed_inserts";
+  static final String UPDATES = "committed_updates";
+  static final String DELETES = "committed_deletes";
+
+  private RunCounters() {}
+
+  /** Counts the committed batches into the counters; outputs nothing. */
+  static PTransform<PCollection<CommittedBatch>, PCollection<Void>> count() {
+    return new PTransform<>("Count committed batches") {
+      @Override
+      public PCollection<Void> expand(PCollection<CommittedBatch> committed) {
+        return committed.apply(ParDo.of(new CountFn()));
+      }
+    };
+  }
+
+  private static final class CountFn extends DoFn<CommittedBatch, Void> {
+    private final Counter batches = Metrics.counter(NAMESPACE, BATCHES);
+    private final Counter rows = Metrics.counter(NAMESPACE, ROWS);
+    private final Counter inserts = Metrics.counter(NAMESPACE, INSERTS);
+    private final Counter updates = Metrics.counter(NAMESPACE, UPDATES);
+    private final Counter deletes = Metrics.counter(NAMESPACE, DELETES);
+
+    @ProcessElement
+    public void process(@Element CommittedBatch batch) {
+      if (batch.skipped()) {
+        return;
+      }
+      BatchStats stats = batch.stats();
+      batches.inc();
+      rows.inc(stats.rows());
+      inserts.inc(stats.inserts());
+      updates.inc(stats.updates());
+      deletes.inc(stats.deletes());
+    }
+  }
+
+  /** The batches the pipeline committed. */
+  static long batches(PipelineResult result) {
+    return counter(result, BATCHES);
+  }
+
+  /**
+   * The change rows the pipeline committed, as the summary holds them: {@code rows}, {@code
+   * insert}, {@code update} (after-images) and {@code delete}; empty when it committed no batch.
+   */
+  static Map<String, Long> rowsByOperation(PipelineResult result) {
+    Map<String, Long> byOperation = new TreeMap<>();
+    if (batches(result) == 0) {
+      return byOperation;
+    }
+    byOperation.put("rows", counter(result, ROWS));
+    byOperation.put("insert", counter(result, INSERTS));
+    byOperation.put("update", counter(result, UPDATES));
+    byOperation.put("delete", counter(result, DELETES));
+    return byOperation;
+  }
+
+  /** The counter's value summed over the steps that report it; 0 when none does. */
+  static long counter(PipelineResult result, String name) {
+    MetricQueryResults metrics =
+        result
+            .metrics()
+            .queryMetrics(
+                MetricsFilter.builder()
+                    .addNameFilter(MetricNameFilter.named(NAMESPACE, name))
+                    .build());
+    long sum = 0;
+    for (MetricResult<Long> counter : metrics.getCounters()) {
+      sum += value(counter);
+    }
+    return sum;
+  }
+
+  private static long value(MetricResult<Long> counter) {
+    try {
+      Long committed = counter.getCommitted();
+      if (committed != null) {
+        return committed;
+      }
+    } catch (UnsupportedOperationException e) {
+      // The runner has attempted values only (Spark, Flink): what the run did, retries included.
+    }
+    Long attempted = counter.getAttempted();
+    return attempted == null ? 0 : attempted;
+  }
+}

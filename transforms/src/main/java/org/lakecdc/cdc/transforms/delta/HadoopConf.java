@@ -1,0 +1,250 @@
+package org.lakecdc.cdc.transforms.delta;
+
+import java.io.Serializable;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * The Hadoop configuration a job gives every {@link DeltaTables} it opens, on the launcher and on
+ * each worker: keys and values set over Hadoop's defaults (and whatever {@code core-site.xml} the
+ * class path holds), e.g. {@code fs.s3a.endpoint} or {@code fs.azure.account.key.<account>...}.
+ * Serializable, so a transform carries it to its workers, where {@link #tables()} opens the tables
+ * with it; its entries never leave the process in text: {@link #toString()} and {@link #describe()}
+ * name the keys and hide the value of every {@link #isSecret secret} key.
+ *
+ * <p>Immutable; equal when the entries are equal.
+ */
+public final class HadoopConf implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  private static final HadoopConf EMPTY = new HadoopConf(Map.of());
+
+  /** Words that make a key secret (its value is never shown), matched ignoring case. */
+  private static final List<String> SECRET_WORDS =
+      List.of("secret", "password", "key", "token", "credential");
+
+  // A TreeMap: a stable order in messages and one serialized form per content.
+  private final TreeMap<String, String> entries;
+
+  private HadoopConf(Map<String, String> entries) {
+    this.entries = new TreeMap<>(entries);
+  }
+
+  /** No entry: Hadoop's defaults and the class path's {@code core-site.xml} only. */
+  public static HadoopConf empty() {
+    return EMPTY;
+  }
+
+  /**
+   * These entries.
+   *
+   * @param entries Hadoop keys to values, neither null nor blank keys
+   * @return the configuration
+   * @throws IllegalArgumentException when a key is blank or a value is null
+   */
+  public static HadoopConf of(Map<String, String> entries) {
+    for (Map.Entry<String, String> e : entries.entrySet()) {
+      if (e.getKey() == null || e.getKey().isBlank()) {
+        throw new IllegalArgumentException("A Hadoop configuration key must not be empty");
+      }
+      if (e.getValue() == null) {
+        throw new IllegalArgumentException(
+            "The Hadoop configuration key " + e.getKey() + " has no value");
+      }
+    }
+    return entries.isEmpty() ? EMPTY : new HadoopConf(entries);
+  }
+
+  /**
+   * Parses {@code key=value} entries: the first {@code =} ends the key (a value may hold more
+   * {@code =}); key and value are stripped of surrounding white space; a later entry of the same
+   * key wins. Beam splits a list option's value at commas ({@code --hadoopConf=a=1,b=2} arrives as
+   * {@code [a=1, b=2]}), so a piece without {@code =} after an entry is the rest of that entry's
+   * value, split off at a comma: {@code fs.s3a.aws.credentials.provider=A,B} arrives as {@code
+   * [fs.s3a.aws.credentials.provider=A, B]} and is put back together as {@code A,B}.
+   *
+   * @param option the option's name for messages, e.g. {@code hadoopConf}
+   * @param items the entries
+   * @return the configuration
+   * @throws IllegalArgumentException {@code --<option> must be key=value entries such as
+   *     fs.s3a.endpoint=http://minio:9000, not '<entry>'}, naming the entry (its value hidden when
+   *     the key is secret)
+   */
+  public static HadoopConf parseEntries(String option, List<String> items) {
+    Map<String, String> map = new LinkedHashMap<>();
+    String last = null;
+    for (String item : items) {
+      int eq = item == null ? -1 : item.indexOf('=');
+      if (eq < 0 && item != null && last != null) {
+        map.put(last, map.get(last) + "," + item.strip());
+        continue;
+      }
+      if (eq <= 0 || item.substring(0, eq).isBlank()) {
+        throw new IllegalArgumentException(
+            "--"
+                + option
+                + " must be key=value entries such as fs.s3a.endpoint=http://minio:9000, not '"
+                + shownEntry(item)
+                + "'");
+      }
+      last = item.substring(0, eq).strip();
+      map.put(last, item.substring(eq + 1).strip());
+    }
+    return of(map);
+  }
+
+  /**
+   * Reads a Hadoop configuration file ({@code core-site.xml} form: {@code
+   * <configuration><property><name>...</name><value>...</value></property>...}) with Hadoop's own
+   * parser, on the calling machine: its properties become entries (variables such as {@code
+   * ${user.name}} expanded as Hadoop expands them).
+   *
+   * @param option the option's name for messages, e.g. {@code hadoopConfFile}
+   * @param file the file's path
+   * @return the configuration
+   * @throws IllegalArgumentException {@code --<option> <file> ...: <why>} when the file is missing,
+   *     unreadable or not such a configuration
+   */
+  public static HadoopConf readFile(String option, String file) {
+    Path path = Path.of(file);
+    if (!Files.isRegularFile(path)) {
+      throw new IllegalArgumentException(
+          "--"
+              + option
+              + " "
+              + file
+              + " is not a file: pass the path of a Hadoop configuration file (core-site.xml"
+              + " form)");
+    }
+    if (!Files.isReadable(path)) {
+      throw new IllegalArgumentException("--" + option + " " + file + " cannot be read");
+    }
+    Configuration conf = new Configuration(false);
+    conf.setQuietMode(true);
+    conf.addResource(new org.apache.hadoop.fs.Path(path.toAbsolutePath().toUri()));
+    Map<String, String> map = new LinkedHashMap<>();
+    try {
+      // Iterating loads the resource: a malformed file fails here, not on a worker.
+      for (Map.Entry<String, String> e : conf) {
+        map.put(e.getKey(), conf.get(e.getKey()));
+      }
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(
+          "--"
+              + option
+              + " "
+              + file
+              + " is not a Hadoop configuration file (core-site.xml form): "
+              + firstLine(deepest(e)),
+          e);
+    }
+    return of(map);
+  }
+
+  /** This configuration with {@code later}'s entries set over it (a key of both takes later's). */
+  public HadoopConf overriddenBy(HadoopConf later) {
+    if (later.entries.isEmpty()) {
+      return this;
+    }
+    Map<String, String> merged = new TreeMap<>(entries);
+    merged.putAll(later.entries);
+    return new HadoopConf(merged);
+  }
+
+  /** The entries, sorted by key (unmodifiable). */
+  public Map<String, String> entries() {
+    return Collections.unmodifiableMap(entries);
+  }
+
+  /** Whether there is no entry. */
+  public boolean isEmpty() {
+    return entries.isEmpty();
+  }
+
+  /**
+   * Delta tables on this configuration ({@link DeltaTables#create(Map)}); what every launcher step
+   * and every {@code DoFn} that opens a table calls.
+   */
+  public DeltaTables tables() {
+    return DeltaTables.create(entries);
+  }
+
+  /**
+   * Whether a key's value is a secret: the key holds {@code secret}, {@code password}, {@code key},
+   * {@code token} or {@code credential}, ignoring case ({@code fs.s3a.secret.key}, {@code
+   * fs.azure.account.key.<account>.dfs.core.windows.net}, {@code fs.gs.auth...credential...}).
+   */
+  public static boolean isSecret(String key) {
+    String lower = key.toLowerCase(Locale.ROOT);
+    for (String word : SECRET_WORDS) {
+      if (lower.contains(word)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The entries for people: {@code key=value, ...} sorted by key, the value of a secret key shown
+   * as {@code ****}; {@code (none)} when empty.
+   */
+  public String describe() {
+    if (entries.isEmpty()) {
+      return "(none)";
+    }
+    List<String> shown = new ArrayList<>();
+    entries.forEach((k, v) -> shown.add(k + "=" + (isSecret(k) ? "****" : v)));
+    return String.join(", ", shown);
+  }
+
+  /** {@code HadoopConf[...]} with {@link #describe()}: secret values hidden. */
+  @Override
+  public String toString() {
+    return "HadoopConf[" + describe() + "]";
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof HadoopConf other && entries.equals(other.entries);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(entries);
+  }
+
+  private static String shownEntry(String item) {
+    if (item == null) {
+      return "null";
+    }
+    int eq = item.indexOf('=');
+    String clean = item.replaceAll("\\p{Cntrl}", "?");
+    if (eq > 0 && isSecret(item.substring(0, eq))) {
+      return clean.substring(0, eq) + "=****";
+    }
+    // Without '=' the whole entry may be a secret pasted alone: shown only when no secret word.
+    return eq <= 0 && isSecret(item) ? "****" : clean;
+  }
+
+  private static Throwable deepest(Throwable e) {
+    Throwable t = e;
+    while (t.getCause() != null && t.getCause() != t) {
+      t = t.getCause();
+    }
+    return t;
+  }
+
+  private static String firstLine(Throwable e) {
+    String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    return message.lines().findFirst().orElse(message);
+  }
+}

@@ -60,7 +60,8 @@ class CaptureInstanceSwitchTest {
   }
 
   private static ReadChangesDoFn bounded(MssqlCdcIO.Read read) {
-    return new ReadChangesDoFn.Bounded(read.resolve(), MssqlCdcIO.CHANGES, MssqlCdcIO.BATCHES);
+    return new ReadChangesDoFn.Bounded(
+        read.resolve(), MssqlCdcIO.CHANGES, MssqlCdcIO.BATCHES, null, null);
   }
 
   /** Processes {@code range} into {@code out}; what was emitted stays in {@code out} on failure. */

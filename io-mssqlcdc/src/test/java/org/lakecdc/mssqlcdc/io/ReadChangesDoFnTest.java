@@ -44,11 +44,13 @@ class ReadChangesDoFnTest {
   @TempDir Path dir;
 
   private static ReadChangesDoFn bounded(MssqlCdcIO.Read read) {
-    return new ReadChangesDoFn.Bounded(read.resolve(), MssqlCdcIO.CHANGES, MssqlCdcIO.BATCHES);
+    return new ReadChangesDoFn.Bounded(
+        read.resolve(), MssqlCdcIO.CHANGES, MssqlCdcIO.BATCHES, null, null);
   }
 
   private static ReadChangesDoFn continuous(MssqlCdcIO.Read read) {
-    return new ReadChangesDoFn.Unbounded(read.resolve(), MssqlCdcIO.CHANGES, MssqlCdcIO.BATCHES);
+    return new ReadChangesDoFn.Unbounded(
+        read.resolve(), MssqlCdcIO.CHANGES, MssqlCdcIO.BATCHES, null, null);
   }
 
   private static MssqlCdcIO.Read read(CdcClientFactory factory) {

@@ -51,7 +51,8 @@ class SchemaChangeTest {
   }
 
   private static ReadChangesDoFn bounded(MssqlCdcIO.Read read) {
-    return new ReadChangesDoFn.Bounded(read.resolve(), MssqlCdcIO.CHANGES, MssqlCdcIO.BATCHES);
+    return new ReadChangesDoFn.Bounded(
+        read.resolve(), MssqlCdcIO.CHANGES, MssqlCdcIO.BATCHES, null, null);
   }
 
   /** Reads the restriction {@code (after, upTo]} into {@code out}, which keeps what was emitted. */

@@ -444,10 +444,11 @@ public final class MssqlCdcIO {
    *
    * A first step plans key ranges over the oldest capture instance's key ({@link
    * CdcClient#keyTiles}: {@code numPartitions} NTILE tiles, NULL keys first), the ranges are
-   * reshuffled, and each is read on its own connection ({@code lo <= key < hi}); every row is read
-   * exactly once. A table without key columns, or {@code numPartitions = 1}, is one range. With
-   * {@link #writeTo(RowSink)} each range's rows are written by a sink in the reading stage and only
-   * the sink's result per range is emitted: no row crosses a shuffle.
+   * reshuffled, and each is read in one query ({@code lo <= key < hi}) on the client its worker
+   * keeps (one per {@code DoFn} instance); every row is read exactly once. A table without key
+   * columns, or {@code numPartitions = 1}, is one range. With {@link #writeTo(RowSink)} each
+   * range's rows are written by a sink in the reading stage and only the sink's result per range is
+   * emitted: no row crosses a shuffle.
    *
    * <h3>Errors</h3>
    *

@@ -708,7 +708,7 @@ public final class CdcToDeltaJob {
           "Target %s holds the seed at LSN %s (committed at %s UTC): nothing written again%n",
           config.bronzePath(), seed.lsn(), seed.commitTime());
     } else if (position.isEmpty() && config.bootstrap()) {
-      snapshotRows = snapshot(config, tables, changeSchema, beamOptions, out, bronzeId);
+      snapshotRows = snapshot(config, tables, beamOptions, out, bronzeId);
       position = resumePosition(config, tables, out);
     } else if (position.isEmpty()) {
       position = Optional.of(startPosition(config));
@@ -952,7 +952,6 @@ public final class CdcToDeltaJob {
   private static long snapshot(
       Config config,
       DeltaTables tables,
-      Schema changeSchema,
       PipelineOptions beamOptions,
       PrintStream out,
       String bronzeId) {
@@ -988,13 +987,12 @@ public final class CdcToDeltaJob {
         "New target %s: taking a snapshot of %s stamped with S = %s (committed at %s UTC)%n",
         config.bronzePath(), config.captureInstance(), s, time);
     Pipeline pipeline = Pipeline.create(beamOptions);
-    pipeline
-        .apply("Snapshot " + config.captureInstance(), snapshot.withSnapshotLsn(s))
-        .apply("Report snapshot progress", SnapshotProgress.of(config.captureInstance()))
-        .apply(
-            "Write the snapshot to bronze",
-            WriteSnapshotToDelta.to(config.bronzePath(), changeSchema, atS, 4)
-                .withHadoopConf(config.hadoopConf()));
+    pipeline.apply(
+        "Snapshot " + config.captureInstance() + " to bronze",
+        WriteSnapshotToDelta.from(snapshot)
+            .to(config.bronzePath(), atS)
+            .withHadoopConf(config.hadoopConf())
+            .withRowListener(SnapshotProgress.listener(config.captureInstance())));
     JobExit.run(pipeline);
     if (WriteSnapshotToDelta.committedSnapshot(tables, config.bronzePath()).isEmpty()) {
       WriteSnapshotToDelta.commit(tables, config.bronzePath(), atS, List.of(), 0);

@@ -7,63 +7,38 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.beam.sdk.transforms.DoFn;
-import org.apache.beam.sdk.transforms.PTransform;
-import org.apache.beam.sdk.transforms.ParDo;
-import org.apache.beam.sdk.values.PCollection;
-import org.apache.beam.sdk.values.Row;
 import org.lakecdc.cdc.transforms.Counts;
+import org.lakecdc.cdc.transforms.write.SnapshotFileSink;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Passes a snapshot's rows through unchanged and says how many have been read, at most every {@link
- * #EVERY}: {@code Snapshot of dbo_orders: 120,000 rows read (40,000 rows/s)}, a line on the console
- * (log4j2.xml). Counted per JVM, so on a cluster each worker reports its own rows. No ETA: the
- * source gives no row count estimate, and nothing scans the table to count it.
+ * Says how many rows of a snapshot have been written, at most every {@link #EVERY}: {@code Snapshot
+ * of dbo_orders: 120,000 rows read (40,000 rows/s)}, a line on the console (log4j2.xml). Counted
+ * per JVM, so on a cluster each worker reports its own rows. No ETA: the source gives no row count
+ * estimate, and nothing scans the table to count it.
  */
-final class SnapshotProgress extends PTransform<PCollection<Row>, PCollection<Row>> {
+final class SnapshotProgress {
   /** The shortest time between two progress lines of one JVM. */
   static final Duration EVERY = Duration.ofSeconds(5);
 
   private static final Logger LOG = LoggerFactory.getLogger(SnapshotProgress.class);
   private static final Map<String, Meter> METERS = new ConcurrentHashMap<>();
 
-  private final String captureInstance;
-  private final String runId = UUID.randomUUID().toString();
+  private SnapshotProgress() {}
 
-  private SnapshotProgress(String captureInstance) {
-    this.captureInstance = captureInstance;
-  }
-
-  /** Progress lines of the snapshot of {@code captureInstance}. */
-  static SnapshotProgress of(String captureInstance) {
-    return new SnapshotProgress(captureInstance);
-  }
-
-  @Override
-  public PCollection<Row> expand(PCollection<Row> rows) {
-    return rows.apply("Count rows read", ParDo.of(new CountFn(captureInstance, runId)))
-        .setRowSchema(rows.getSchema());
-  }
-
-  private static final class CountFn extends DoFn<Row, Row> {
-    private final String captureInstance;
-    private final String runId;
-
-    CountFn(String captureInstance, String runId) {
-      this.captureInstance = captureInstance;
-      this.runId = runId;
-    }
-
-    @ProcessElement
-    public void process(@Element Row row, OutputReceiver<Row> out) {
-      METERS
-          .computeIfAbsent(runId, id -> new Meter(captureInstance, System.nanoTime(), EVERY))
-          .count(System.nanoTime())
-          .ifPresent(LOG::info);
-      out.output(row);
-    }
+  /**
+   * The progress lines of the snapshot of {@code captureInstance}, whose rows are written where
+   * they are read ({@code WriteSnapshotToDelta.from(snapshot)}): told of each row written. Each
+   * call is a new run with its own count.
+   */
+  static SnapshotFileSink.RowListener listener(String captureInstance) {
+    String runId = UUID.randomUUID().toString();
+    return () ->
+        METERS
+            .computeIfAbsent(runId, id -> new Meter(captureInstance, System.nanoTime(), EVERY))
+            .count(System.nanoTime())
+            .ifPresent(LOG::info);
   }
 
   /**

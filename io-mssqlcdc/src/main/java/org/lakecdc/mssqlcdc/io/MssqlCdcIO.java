@@ -105,6 +105,10 @@ import org.lakecdc.mssqlcdc.lsn.Lsn;
  * PCollection<Row> rows = pipeline.apply(snapshot.withSnapshotLsn(s).withNumPartitions(8));
  * // then follow the changes after S: MssqlCdcIO.read().withStartingLsn(StartingLsn.after(s))
  * }</pre>
+ *
+ * {@link Snapshot#writeTo(RowSink)} writes each key range's rows through a {@link RowSink} in the
+ * stage that reads them (one result per range, the range's number as the sequence), so that a table
+ * of any size is written in bounded memory and no row crosses a shuffle.
  */
 public final class MssqlCdcIO {
   /** The main output of {@link ReadWithBatches}: change rows. */
@@ -440,8 +444,11 @@ public final class MssqlCdcIO {
    *
    * A first step plans key ranges over the oldest capture instance's key ({@link
    * CdcClient#keyTiles}: {@code numPartitions} NTILE tiles, NULL keys first), the ranges are
-   * reshuffled, and each is read on its own connection ({@code lo <= key < hi}); every row is read
-   * exactly once. A table without key columns, or {@code numPartitions = 1}, is one range.
+   * reshuffled, and each is read in one query ({@code lo <= key < hi}) on the client its worker
+   * keeps (one per {@code DoFn} instance); every row is read exactly once. A table without key
+   * columns, or {@code numPartitions = 1}, is one range. With {@link #writeTo(RowSink)} each
+   * range's rows are written by a sink in the reading stage and only the sink's result per range is
+   * emitted: no row crosses a shuffle.
    *
    * <h3>Errors</h3>
    *
@@ -581,18 +588,58 @@ public final class MssqlCdcIO {
       }
     }
 
+    /**
+     * The Beam schema of the rows this snapshot reads, resolved as {@code expand()} resolves it
+     * (from the declared columns, or from CDC metadata through a client).
+     *
+     * @throws IllegalArgumentException for an invalid configuration, as {@code expand()}
+     */
+    public Schema outputSchema() {
+      OutputColumns.checkConfigured("snapshot()", getCaptureInstance(), getClientFactory());
+      return OutputColumns.resolve(
+              "snapshot()",
+              getCaptureInstance(),
+              getClientFactory(),
+              getColumns(),
+              getIncludeCommandId())
+          .schema();
+    }
+
+    /**
+     * The same snapshot, writing each key range's rows through {@code sink} in the stage that reads
+     * them instead of emitting them: the output is one result of the sink per key range (the
+     * sequence given to {@link RowSink#write} is the range's number, 0 to the number of ranges - 1
+     * in key order), in no particular order, timestamped with the commit time of S. Only the small
+     * range descriptions are reshuffled; rows never become elements, so no row crosses a shuffle
+     * and memory is bounded by what the sink buffers, not by the size of a range. S, partitions and
+     * errors are as for the rows form.
+     *
+     * @param sink writes the rows of one range; its {@link RowSink#resultCoder()} encodes the
+     *     output
+     * @param <ResultT> what the sink returns per range
+     */
+    public <ResultT> WriteRanges<ResultT> writeTo(RowSink<ResultT> sink) {
+      checkArgumentNotNull(sink, "writeTo() needs a sink, not null");
+      return new WriteRanges<>(this, sink);
+    }
+
     @Override
     public PCollection<Row> expand(PBegin input) {
       SnapshotSpec spec = resolve();
+      return ranges(input, spec)
+          .apply("Read key ranges", ParDo.of(ReadSnapshotRangeFn.emittingRows(spec)))
+          .setRowSchema(spec.schema());
+    }
+
+    /** The planned key ranges of {@code spec}, spread over workers. */
+    static PCollection<SnapshotRange> ranges(PBegin input, SnapshotSpec spec) {
       return input
           .apply(
               "Capture instance " + spec.captureInstance().toLowerCase(Locale.ROOT),
               Create.of(spec.captureInstance()).withCoder(StringUtf8Coder.of()))
           .apply("Plan key ranges", ParDo.of(new PlanSnapshotRangesFn(spec)))
           .setCoder(SerializableCoder.of(SnapshotRange.class))
-          .apply("Spread key ranges", Reshuffle.viaRandomKey())
-          .apply("Read key ranges", ParDo.of(new ReadSnapshotRangeFn(spec)))
-          .setRowSchema(spec.schema());
+          .apply("Spread key ranges", Reshuffle.viaRandomKey());
     }
 
     @Override
@@ -631,6 +678,35 @@ public final class MssqlCdcIO {
           getIncludeCommandId(),
           output.columns(),
           output.schema());
+    }
+  }
+
+  /**
+   * The snapshot writing through a {@link RowSink}: see {@link Snapshot#writeTo(RowSink)}.
+   *
+   * @param <ResultT> what the sink returns per key range
+   */
+  public static final class WriteRanges<ResultT> extends PTransform<PBegin, PCollection<ResultT>> {
+    private final Snapshot snapshot;
+    private final RowSink<ResultT> sink;
+
+    WriteRanges(Snapshot snapshot, RowSink<ResultT> sink) {
+      this.snapshot = snapshot;
+      this.sink = sink;
+    }
+
+    @Override
+    public PCollection<ResultT> expand(PBegin input) {
+      SnapshotSpec spec = snapshot.resolve();
+      return Snapshot.ranges(input, spec)
+          .apply("Read and write key ranges", ParDo.of(ReadSnapshotRangeFn.writingTo(spec, sink)))
+          .setCoder(sink.resultCoder());
+    }
+
+    @Override
+    public void populateDisplayData(DisplayData.Builder builder) {
+      snapshot.populateDisplayData(builder);
+      builder.add(DisplayData.item("sink", sink.getClass().getName()));
     }
   }
 

@@ -1,48 +1,191 @@
 package org.lakecdc.mssqlcdc.io;
 
+import java.util.Iterator;
 import java.util.List;
+import java.util.NoSuchElementException;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.values.Row;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 import org.lakecdc.mssqlcdc.client.CdcClient;
 import org.lakecdc.mssqlcdc.client.CloseableIterator;
 
 /**
  * Reads one {@link SnapshotRange} of the source table ({@link CdcClient#readTable}, streamed under
- * the configured isolation level, never NOLOCK) and emits each row as a snapshot row of the change
- * schema ({@link ChangeRows#snapshotRow}), timestamped with the UTC commit time of S. Counts rows
- * in the {@code mssqlcdc/snapshot_rows} counter. Opens and closes its own client.
+ * the configured isolation level, never NOLOCK) as snapshot rows of the change schema ({@link
+ * ChangeRows#snapshotRow}), and either emits each row ({@link #emittingRows}) or writes them all
+ * through a {@link RowSink} in this stage and emits only what the sink returns ({@link
+ * #writingTo}), with the range's {@link SnapshotRange#number()} as the sequence. Outputs are
+ * timestamped with the UTC commit time of S. Counts rows in the {@code mssqlcdc/snapshot_rows}
+ * counter.
+ *
+ * <p>One client per DoFn instance, opened on first use and closed at teardown (as KafkaIO caches
+ * its consumers); a failed read closes it, so that the retried bundle opens a new one.
+ *
+ * @param <OutputT> a row, or the sink's result
  */
-final class ReadSnapshotRangeFn extends DoFn<SnapshotRange, Row> {
-  private final SnapshotSpec spec;
-  private final Counter rows = Metrics.counter(ReadChangesAction.NAMESPACE, "snapshot_rows");
+abstract class ReadSnapshotRangeFn<OutputT> extends DoFn<SnapshotRange, OutputT> {
+  final SnapshotSpec spec;
+  private final Counter rowsRead = Metrics.counter(ReadChangesAction.NAMESPACE, "snapshot_rows");
+  private transient @Nullable CdcClient client;
 
   ReadSnapshotRangeFn(SnapshotSpec spec) {
     this.spec = spec;
   }
 
+  /** A reader emitting the rows. */
+  static ReadSnapshotRangeFn<Row> emittingRows(SnapshotSpec spec) {
+    return new EmitRows(spec);
+  }
+
+  /** A reader writing each range's rows through {@code sink} and emitting the sink's result. */
+  static <ResultT> ReadSnapshotRangeFn<ResultT> writingTo(
+      SnapshotSpec spec, RowSink<ResultT> sink) {
+    return new WriteRows<>(spec, sink);
+  }
+
+  /** Hands the range's rows on: emits them, or writes them and emits the result. */
+  abstract void handle(
+      SnapshotRange range, Iterator<Row> rows, Instant timestamp, OutputReceiver<OutputT> out);
+
+  /** Prepares what {@link #handle} needs on this worker; called once per DoFn instance. */
+  void open() {}
+
+  /** Releases what {@link #open} prepared; called once per DoFn instance. */
+  void close() {}
+
+  @Setup
+  public final void setup() {
+    open();
+  }
+
+  @Teardown
+  public final void teardown() {
+    try {
+      closeClient(null);
+    } finally {
+      close();
+    }
+  }
+
   @ProcessElement
-  public void processElement(@Element SnapshotRange range, OutputReceiver<Row> out) {
-    List<String> columns = spec.columnNames();
+  public void processElement(@Element SnapshotRange range, OutputReceiver<OutputT> out) {
     Instant timestamp = new Instant(range.commitTime().toEpochMilli());
-    try (CdcClient client = spec.clientFactory().open();
-        CloseableIterator<List<Object>> values =
-            client.readTable(range.query(columns, spec.isolation()))) {
-      while (values.hasNext()) {
-        out.outputWithTimestamp(
-            ChangeRows.snapshotRow(
-                spec.schema(),
-                spec.columns(),
-                spec.captureInstance(),
-                spec.snapshotLsn(),
-                range.commitTime(),
-                values.next(),
-                spec.includeCommandId()),
-            timestamp);
-        rows.inc();
+    try (CloseableIterator<List<Object>> values =
+        client().readTable(range.query(spec.columnNames(), spec.isolation()))) {
+      handle(range, new SnapshotRows(values, range.commitTime()), timestamp, out);
+    } catch (RuntimeException e) {
+      // The client may be broken (a dropped connection): the retried bundle opens a new one.
+      closeClient(e);
+      throw e;
+    }
+  }
+
+  private CdcClient client() {
+    CdcClient open = client;
+    if (open == null) {
+      open = spec.clientFactory().open();
+      client = open;
+    }
+    return open;
+  }
+
+  private void closeClient(@Nullable RuntimeException failure) {
+    CdcClient open = client;
+    client = null;
+    if (open == null) {
+      return;
+    }
+    try {
+      open.close();
+    } catch (RuntimeException e) {
+      if (failure == null) {
+        throw e;
       }
+      failure.addSuppressed(e);
+    }
+  }
+
+  /** The range's values as snapshot rows, converted as they are pulled, each counted. */
+  private final class SnapshotRows implements Iterator<Row> {
+    private final CloseableIterator<List<Object>> values;
+    private final java.time.Instant commitTime;
+
+    SnapshotRows(CloseableIterator<List<Object>> values, java.time.Instant commitTime) {
+      this.values = values;
+      this.commitTime = commitTime;
+    }
+
+    @Override
+    public boolean hasNext() {
+      return values.hasNext();
+    }
+
+    @Override
+    public Row next() {
+      if (!values.hasNext()) {
+        throw new NoSuchElementException("no row left in the snapshot range");
+      }
+      Row row =
+          ChangeRows.snapshotRow(
+              spec.schema(),
+              spec.columns(),
+              spec.captureInstance(),
+              spec.snapshotLsn(),
+              commitTime,
+              values.next(),
+              spec.includeCommandId());
+      rowsRead.inc();
+      return row;
+    }
+  }
+
+  private static final class EmitRows extends ReadSnapshotRangeFn<Row> {
+    EmitRows(SnapshotSpec spec) {
+      super(spec);
+    }
+
+    @Override
+    void handle(
+        SnapshotRange range, Iterator<Row> rows, Instant timestamp, OutputReceiver<Row> out) {
+      while (rows.hasNext()) {
+        out.outputWithTimestamp(rows.next(), timestamp);
+      }
+    }
+  }
+
+  private static final class WriteRows<ResultT> extends ReadSnapshotRangeFn<ResultT> {
+    private final RowSink<ResultT> sink;
+
+    WriteRows(SnapshotSpec spec, RowSink<ResultT> sink) {
+      super(spec);
+      this.sink = sink;
+    }
+
+    @Override
+    void open() {
+      sink.setup();
+    }
+
+    @Override
+    void close() {
+      sink.teardown();
+    }
+
+    @Override
+    void handle(
+        SnapshotRange range, Iterator<Row> rows, Instant timestamp, OutputReceiver<ResultT> out) {
+      ResultT result = sink.write(range.number(), rows);
+      if (rows.hasNext()) {
+        throw new IllegalStateException(
+            "The sink returned before reading every row of snapshot range "
+                + range.number()
+                + " of "
+                + spec.captureInstance());
+      }
+      out.outputWithTimestamp(result, timestamp);
     }
   }
 }

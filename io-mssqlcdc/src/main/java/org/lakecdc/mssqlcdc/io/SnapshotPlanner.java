@@ -23,7 +23,8 @@ final class SnapshotPlanner {
   private SnapshotPlanner() {}
 
   /**
-   * The snapshot's key ranges, in key order, each stamped with the commit time of S.
+   * The snapshot's key ranges, in key order and numbered in that order from 0, each stamped with
+   * the commit time of S.
    *
    * @throws IllegalStateException when no commit maps to S or precedes it (see {@link #commitTime})
    */
@@ -54,7 +55,8 @@ final class SnapshotPlanner {
               keys,
               i == 0 ? null : bounds.get(i - 1),
               i == bounds.size() ? null : bounds.get(i),
-              commitTime));
+              commitTime,
+              i));
     }
     return ranges;
   }

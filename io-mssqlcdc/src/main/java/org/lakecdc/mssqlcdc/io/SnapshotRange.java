@@ -24,6 +24,8 @@ import org.lakecdc.mssqlcdc.client.TableQuery;
  *     null for an open start (which also takes rows whose leading key is NULL)
  * @param upperExclusive first key after the range, or null for an open end
  * @param commitTime UTC commit time of the snapshot LSN ({@code _commit_ts})
+ * @param number the range's place in key order, from 0 to the number of ranges - 1: the sequence a
+ *     {@link RowSink} is given for the range's rows
  */
 record SnapshotRange(
     String sourceSchema,
@@ -31,7 +33,8 @@ record SnapshotRange(
     List<String> keyColumns,
     @Nullable List<Object> lowerInclusive,
     @Nullable List<Object> upperExclusive,
-    Instant commitTime)
+    Instant commitTime,
+    int number)
     implements Serializable {
   SnapshotRange {
     Objects.requireNonNull(sourceSchema, "sourceSchema");
@@ -40,6 +43,9 @@ record SnapshotRange(
     lowerInclusive = copy(lowerInclusive);
     upperExclusive = copy(upperExclusive);
     Objects.requireNonNull(commitTime, "commitTime");
+    if (number < 0) {
+      throw new IllegalArgumentException("number must be at least 0, not " + number);
+    }
   }
 
   /** A null-tolerant, serializable, unmodifiable copy. */

@@ -25,6 +25,11 @@ import java.util.Optional;
 import java.util.stream.IntStream;
 import org.apache.beam.sdk.Pipeline.PipelineExecutionException;
 import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.ListCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.metrics.MetricNameFilter;
 import org.apache.beam.sdk.metrics.MetricResult;
 import org.apache.beam.sdk.metrics.MetricsFilter;
@@ -32,6 +37,7 @@ import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.testing.TestPipeline;
 import org.apache.beam.sdk.transforms.Count;
 import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.Row;
 import org.apache.beam.sdk.values.TypeDescriptors;
@@ -371,5 +377,109 @@ public class MssqlCdcIOSnapshotTest {
             IllegalArgumentException.class, () -> MssqlCdcIO.snapshot().resolveSnapshotLsn());
     assertThat(e.getMessage(), containsString("withCaptureInstance() is required"));
     pipeline.enableAbandonedNodeEnforcement(false);
+  }
+
+  /**
+   * A test sink: the {@code order_id}s (and {@code _start_lsn} of the first row) of each range it
+   * writes, as {@code (sequence, ["id", ...])}; counts its setups and teardowns per JVM.
+   */
+  private static final class IdsSink implements RowSink<KV<Long, List<String>>> {
+    static final java.util.concurrent.atomic.AtomicInteger SETUPS =
+        new java.util.concurrent.atomic.AtomicInteger();
+    static final java.util.concurrent.atomic.AtomicInteger TEARDOWNS =
+        new java.util.concurrent.atomic.AtomicInteger();
+
+    @Override
+    public void setup() {
+      SETUPS.incrementAndGet();
+    }
+
+    @Override
+    public KV<Long, List<String>> write(long sequence, java.util.Iterator<Row> rows) {
+      List<String> ids = new ArrayList<>();
+      while (rows.hasNext()) {
+        Row row = rows.next();
+        ids.add(row.getValue("order_id") + "@" + row.getString("_start_lsn"));
+      }
+      return KV.of(sequence, ids);
+    }
+
+    @Override
+    public Coder<KV<Long, List<String>>> resultCoder() {
+      return KvCoder.of(VarLongCoder.of(), ListCoder.of(StringUtf8Coder.of()));
+    }
+
+    @Override
+    public void teardown() {
+      TEARDOWNS.incrementAndGet();
+    }
+  }
+
+  /**
+   * The snapshot written through a sink: one result per planned key range, the range's number as
+   * the sequence, each row written exactly once, in key order within its range, stamped with S; the
+   * rows counter counts every row once.
+   */
+  @Test
+  public void writeToHandsEachRangeToTheSinkOnceNumberedInKeyOrder() throws Exception {
+    FakeSqlServer db = FakeScenarios.snapshotScenario(folder.newFolder("sink").toPath());
+    PCollection<KV<Long, List<String>>> written =
+        pipeline.apply(
+            snapshot(db)
+                .withColumns("order_id INT, status STRING")
+                .withNumPartitions(3)
+                .writeTo(new IdsSink()));
+    assertEquals(
+        KvCoder.of(VarLongCoder.of(), ListCoder.of(StringUtf8Coder.of())), written.getCoder());
+    String s = "@0x0000002A0000010000D1";
+    // NTILE(3) of NULL,0,1,2,3,4,6,7,8,9: ranges [open, 3), [3, 7), [7, open).
+    PAssert.that(written)
+        .containsInAnyOrder(
+            KV.of(0L, List.of("null" + s, "0" + s, "1" + s, "2" + s)),
+            KV.of(1L, List.of("3" + s, "4" + s, "6" + s)),
+            KV.of(2L, List.of("7" + s, "8" + s, "9" + s)));
+    PipelineResult result = pipeline.run();
+    assertEquals(PipelineResult.State.DONE, result.waitUntilFinish());
+    assertEquals(10L, snapshotRowsCounter(result));
+    assertEquals(IdsSink.SETUPS.get(), IdsSink.TEARDOWNS.get());
+  }
+
+  /** An empty table is one range: the sink is still called once, with no row. */
+  @Test
+  public void writeToCallsTheSinkOnceForAnEmptyTable() throws Exception {
+    FakeSqlServer db = orders();
+    insertOrder(db, T0, 1, "new", "1.00");
+    db.transaction(minutes(1)).delete(ORDERS, List.of(1)).commit();
+    PCollection<KV<Long, List<String>>> written =
+        pipeline.apply(snapshot(db).withNumPartitions(3).writeTo(new IdsSink()));
+    PAssert.that(written).containsInAnyOrder(KV.of(0L, List.<String>of()));
+    pipeline.run().waitUntilFinish();
+  }
+
+  /** A sink that reads none of its rows. */
+  private static final class ReadsNothingSink implements RowSink<Long> {
+    @Override
+    public Long write(long sequence, java.util.Iterator<Row> rows) {
+      return sequence;
+    }
+
+    @Override
+    public Coder<Long> resultCoder() {
+      return VarLongCoder.of();
+    }
+  }
+
+  /** A sink that returns without reading its rows fails the read instead of losing them. */
+  @Test
+  public void aSinkThatLeavesRowsUnreadFailsTheRead() throws Exception {
+    FakeSqlServer db = orders();
+    commitOrders(db, 2);
+    pipeline.apply(snapshot(db).writeTo(new ReadsNothingSink()));
+    PipelineExecutionException e =
+        assertThrows(PipelineExecutionException.class, () -> pipeline.run().waitUntilFinish());
+    assertThat(
+        e.getCause().getMessage(),
+        containsString(
+            "The sink returned before reading every row of snapshot range 0 of dbo_orders"));
   }
 }

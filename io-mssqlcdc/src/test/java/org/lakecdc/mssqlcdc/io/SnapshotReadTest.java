@@ -60,21 +60,23 @@ class SnapshotReadTest {
   /** Reads one range through the reading DoFn, checking every row's timestamp. */
   private static List<Row> read(SnapshotSpec spec, SnapshotRange range) {
     List<Row> rows = new ArrayList<>();
-    new ReadSnapshotRangeFn(spec)
-        .processElement(
-            range,
-            new OutputReceiver<Row>() {
-              @Override
-              public void output(Row row) {
-                throw new AssertionError("snapshot rows are timestamped");
-              }
+    ReadSnapshotRangeFn<Row> fn = ReadSnapshotRangeFn.emittingRows(spec);
+    fn.setup();
+    fn.processElement(
+        range,
+        new OutputReceiver<Row>() {
+          @Override
+          public void output(Row row) {
+            throw new AssertionError("snapshot rows are timestamped");
+          }
 
-              @Override
-              public void outputWithTimestamp(Row row, org.joda.time.Instant timestamp) {
-                assertEquals(range.commitTime().toEpochMilli(), timestamp.getMillis());
-                rows.add(row);
-              }
-            });
+          @Override
+          public void outputWithTimestamp(Row row, org.joda.time.Instant timestamp) {
+            assertEquals(range.commitTime().toEpochMilli(), timestamp.getMillis());
+            rows.add(row);
+          }
+        });
+    fn.teardown();
     return rows;
   }
 
@@ -107,6 +109,7 @@ class SnapshotReadTest {
     assertEquals(
         Arrays.asList(List.of(3), List.of(7), null),
         ranges.stream().map(SnapshotRange::upperExclusive).toList());
+    assertEquals(List.of(0, 1, 2), ranges.stream().map(SnapshotRange::number).toList());
     for (SnapshotRange range : ranges) {
       assertEquals("dbo", range.sourceSchema());
       assertEquals("orders", range.sourceTable());

@@ -1,6 +1,5 @@
 package org.lakecdc.cdc.transforms.delta;
 
-import io.delta.kernel.DataWriteContext;
 import io.delta.kernel.Operation;
 import io.delta.kernel.Scan;
 import io.delta.kernel.Snapshot;
@@ -22,7 +21,6 @@ import io.delta.kernel.transaction.UpdateTableTransactionBuilder;
 import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.CloseableIterable;
 import io.delta.kernel.utils.CloseableIterator;
-import io.delta.kernel.utils.DataFileStatus;
 import io.delta.kernel.utils.FileStatus;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -40,7 +38,6 @@ import java.util.OptionalLong;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FSError;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.mssqlcdc.client.SchemaChangedError;
 import org.slf4j.Logger;
@@ -357,7 +354,9 @@ public final class DeltaTables {
    * @param rowSchema the schema of the rows
    * @param rows the rows; may be empty
    * @return one action per file written (Kernel rolls files at its target size), in write order;
-   *     empty for no rows
+   *     empty for no rows. The rows are pulled one at a time as the files are written, never held
+   *     all at once: memory holds one batch of {@value RowBatches#BATCH_ROWS} rows and the open
+   *     file's row group
    * @throws IncompatibleTableException when a field has no column or a different type, or a NOT
    *     NULL column has no field
    * @throws IllegalArgumentException when a value does not fit its column (NULL in a NOT NULL
@@ -375,55 +374,42 @@ public final class DeltaTables {
 
   private List<DataFileAction> writeDataFiles(
       String path, Transaction txn, Schema rowSchema, Iterable<Row> rows) {
-    io.delta.kernel.data.Row state = txn.getTransactionState(engine);
-    RowBatches batches = RowBatches.plan(path, txn.getSchema(engine), rowSchema);
-    Iterator<Row> iterator = rows.iterator();
-    if (!iterator.hasNext()) {
-      return List.of();
-    }
-    List<DataFileStatus> files;
-    DataWriteContext context = Transaction.getWriteContext(engine, state, Map.of());
-    try (CloseableIterator<FilteredColumnarBatch> physical =
-        Transaction.transformLogicalData(engine, state, batches.batches(iterator), Map.of())) {
-      files = parquet.write(context.getTargetDirectory(), physical, context.getStatisticsColumns());
-    } catch (IOException | RuntimeException | FSError e) {
-      // The writer's own IOException, Parquet's wrapper of a failed close (where a small file is
-      // written) "Unable to close resource", and Hadoop's local file system's FSError: the table
-      // and the file system's own message are named here whenever I/O failed.
-      IOException io = ioCause(e);
-      if (io == null && e instanceof RuntimeException r) {
-        throw r;
-      } else if (io == null) {
-        throw (Error) e;
+    // The writer checks the rows' schema against the table's before any row (also for no rows).
+    try (DataFileWriter writer = new DataFileWriter(path, engine, txn, rowSchema, parquet)) {
+      Iterator<Row> iterator = rows.iterator();
+      while (iterator.hasNext()) {
+        writer.write(iterator.next());
       }
-      throw new UncheckedIOException(
-          "Cannot write data files of Delta table " + path + ": " + io.getMessage(),
-          new IOException(io.getMessage(), e));
+      return writer.finish();
     }
-    List<DataFileAction> actions = new ArrayList<>(files.size());
-    try (CloseableIterator<io.delta.kernel.data.Row> adds =
-        Transaction.generateAppendActions(
-            engine, state, KernelIterators.of(files.iterator()), context)) {
-      for (DataFileStatus file : files) {
-        long rowCount = file.getStatistics().map(s -> s.getNumRecords()).orElse(-1L);
-        actions.add(
-            new DataFileAction(
-                file.getPath(),
-                file.getSize(),
-                rowCount,
-                KernelInternals.actionToJson(adds.next())));
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot close the actions of Delta table " + path, e);
-    }
-    return actions;
+  }
+
+  /**
+   * Starts a write of rows pushed one at a time ({@link DataFileWriter#write}), for callers that
+   * cannot hand {@link #writeDataFiles} an iterator (a Beam bundle): the same files, values,
+   * rolling and errors, in memory bounded by one batch of {@value RowBatches#BATCH_ROWS} rows and
+   * the open file's row group. Nothing is committed; {@link DataFileWriter#finish} gives the
+   * actions.
+   *
+   * @param path the table path or URI; the table must exist
+   * @param rowSchema the schema of the rows
+   * @return the writer; close it (it abandons the write unless finished)
+   * @throws IncompatibleTableException when a field has no column or a different type, or a NOT
+   *     NULL column has no field
+   * @throws IllegalStateException {@code No Delta table at <path>} when none exists
+   */
+  public DataFileWriter openDataFileWriter(String path, Schema rowSchema) {
+    Snapshot snapshot = requireTable(path);
+    Transaction txn =
+        snapshot.buildUpdateTableTransaction(ENGINE_INFO, Operation.WRITE).build(engine);
+    return new DataFileWriter(path, engine, txn, rowSchema, parquet);
   }
 
   /**
    * The deepest {@link IOException} in the cause chain of {@code failure} (the file system's own,
    * such as {@code No space left on device}, under the wrappers), or null.
    */
-  private static @Nullable IOException ioCause(Throwable failure) {
+  static @Nullable IOException ioCause(Throwable failure) {
     java.util.Set<Throwable> seen =
         java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     IOException deepest = null;

@@ -126,7 +126,9 @@ final class ParquetDataFiles {
   }
 
   /**
-   * Writes the selected rows of the batches into new files in {@code directory}.
+   * Writes the selected rows of the batches into new files in {@code directory}: {@link #open},
+   * each batch in turn, {@link Files#finish}. Batches are pulled one at a time, so memory holds one
+   * batch and the open file's buffered row group, whatever the number of rows.
    *
    * @param directory the target directory (Kernel's {@code DataWriteContext.getTargetDirectory})
    * @param data the physical batches, all of one schema; closed by the caller
@@ -139,30 +141,149 @@ final class ParquetDataFiles {
   List<DataFileStatus> write(
       String directory, CloseableIterator<FilteredColumnarBatch> data, List<Column> statsColumns)
       throws IOException {
+    Files files = open(directory, statsColumns);
+    try {
+      while (data.hasNext()) {
+        files.write(data.next());
+      }
+      return files.finish();
+    } catch (IOException | RuntimeException | Error e) {
+      files.abandon(e);
+      throw e;
+    }
+  }
+
+  /**
+   * Starts writing files into {@code directory}, batch by batch ({@link Files#write}), rolling to a
+   * new file once {@value #TARGET_FILE_SIZE_CONF} bytes (128 MiB by default) are buffered.
+   *
+   * @param directory the target directory (Kernel's {@code DataWriteContext.getTargetDirectory})
+   * @param statsColumns the columns to collect statistics for
+   * @return the writer; no file is created before the first selected row
+   */
+  Files open(String directory, List<Column> statsColumns) {
     long target =
         fileIO.getConf(TARGET_FILE_SIZE_CONF).map(Long::valueOf).orElse(DEFAULT_TARGET_FILE_SIZE);
-    Cursor cursor = new Cursor(data);
-    List<DataFileStatus> files = new ArrayList<>();
-    int fileNumber = 0;
-    while (cursor.hasNextRow()) {
-      String path =
-          new org.apache.hadoop.fs.Path(
-                  directory, String.format("%s-%03d.parquet", UUID.randomUUID(), fileNumber++))
-              .toString();
-      BatchWriteSupport support = cursor.support;
-      long rows = 0;
-      try (ParquetWriter<Integer> writer = createWriter(path, support)) {
-        do {
-          if (cursor.isSelected()) {
-            writer.write(cursor.row);
-            rows++;
-          }
-          cursor.row++;
-        } while (writer.getDataSize() < target && cursor.hasNextRow());
-      }
-      files.add(status(path, cursor.schema, rows, statsColumns));
+    return new Files(directory, statsColumns, target);
+  }
+
+  /**
+   * The files of one write, written batch by batch: at most one file is open, and it holds the rows
+   * of the current row group in memory. Used by one thread.
+   */
+  final class Files {
+    private final String directory;
+    private final List<Column> statsColumns;
+    private final long target;
+    private final List<DataFileStatus> done = new ArrayList<>();
+    private StructType schema;
+    private BatchWriteSupport support;
+    private ParquetWriter<Integer> writer;
+    private String path;
+    private long rows;
+    private int fileNumber;
+    private boolean finished;
+
+    private Files(String directory, List<Column> statsColumns, long target) {
+      this.directory = directory;
+      this.statsColumns = statsColumns;
+      this.target = target;
     }
-    return files;
+
+    /**
+     * Writes the batch's selected rows, closing the open file and starting a new one whenever the
+     * open file reaches the target size.
+     *
+     * @throws IllegalArgumentException when the batch's schema has a type this writer does not
+     *     write, or differs from the schema of the batches before
+     * @throws IOException when writing or reading back a file fails
+     */
+    void write(FilteredColumnarBatch batch) throws IOException {
+      if (finished) {
+        throw new IllegalStateException("The files of this write are already finished");
+      }
+      ColumnarBatch columns = batch.getData();
+      int size = columns.getSize();
+      if (size == 0) {
+        return;
+      }
+      if (support == null) {
+        schema = columns.getSchema();
+        support = new BatchWriteSupport(schema, parquetSchema(schema));
+      } else if (!schema.equals(columns.getSchema())) {
+        throw new IllegalArgumentException(
+            "Batches of one write differ in schema: " + schema + " and " + columns.getSchema());
+      }
+      support.batch = columns;
+      Optional<ColumnVector> selection = batch.getSelectionVector();
+      for (int row = 0; row < size; row++) {
+        if (selection.isPresent()
+            && (selection.get().isNullAt(row) || !selection.get().getBoolean(row))) {
+          continue;
+        }
+        if (writer == null) {
+          path =
+              new org.apache.hadoop.fs.Path(
+                      directory, String.format("%s-%03d.parquet", UUID.randomUUID(), fileNumber++))
+                  .toString();
+          rows = 0;
+          writer = createWriter(path, support);
+        }
+        writer.write(row);
+        rows++;
+        if (writer.getDataSize() >= target) {
+          closeFile();
+        }
+      }
+    }
+
+    /** The number of files closed so far (the open one not counted). */
+    int closedFiles() {
+      return done.size();
+    }
+
+    /**
+     * Closes the open file.
+     *
+     * @return one status per file written, in write order, with its statistics; empty when no row
+     *     was selected
+     * @throws IOException when closing or reading back a file fails
+     */
+    List<DataFileStatus> finish() throws IOException {
+      if (!finished) {
+        closeFile();
+        finished = true;
+      }
+      return List.copyOf(done);
+    }
+
+    /**
+     * Gives up after {@code failure}: closes the open file, adding a failure to close to {@code
+     * failure}. Files already written stay as orphans that no commit adds ({@code VACUUM} removes
+     * them).
+     */
+    void abandon(Throwable failure) {
+      finished = true;
+      ParquetWriter<Integer> open = writer;
+      writer = null;
+      if (open != null) {
+        try {
+          open.close();
+        } catch (IOException | RuntimeException e) {
+          failure.addSuppressed(e);
+        }
+      }
+    }
+
+    private void closeFile() throws IOException {
+      ParquetWriter<Integer> open = writer;
+      if (open == null) {
+        return;
+      }
+      writer = null;
+      open.close();
+      done.add(status(path, schema, rows, statsColumns));
+    }
   }
 
   private ParquetWriter<Integer> createWriter(String path, BatchWriteSupport support)
@@ -294,49 +415,6 @@ final class ParquetDataFiles {
       bytes++;
     }
     return bytes;
-  }
-
-  /** The rows of the batches, one after the other, with the write support of their schema. */
-  private static final class Cursor {
-    private final CloseableIterator<FilteredColumnarBatch> data;
-    private FilteredColumnarBatch batch;
-    private StructType schema;
-    private BatchWriteSupport support;
-    private int row;
-
-    Cursor(CloseableIterator<FilteredColumnarBatch> data) {
-      this.data = data;
-    }
-
-    /** Whether a row is left, moving to the next non-empty batch when this one is done. */
-    boolean hasNextRow() {
-      if (batch != null && row < batch.getData().getSize()) {
-        return true;
-      }
-      do {
-        if (!data.hasNext()) {
-          return false;
-        }
-        batch = data.next();
-        row = 0;
-      } while (batch.getData().getSize() == 0);
-      ColumnarBatch columns = batch.getData();
-      if (support == null) {
-        schema = columns.getSchema();
-        support = new BatchWriteSupport(schema, parquetSchema(schema));
-      } else if (!schema.equals(columns.getSchema())) {
-        throw new IllegalArgumentException(
-            "Batches of one write differ in schema: " + schema + " and " + columns.getSchema());
-      }
-      support.batch = columns;
-      return true;
-    }
-
-    boolean isSelected() {
-      Optional<ColumnVector> selection = batch.getSelectionVector();
-      return selection.isEmpty()
-          || (!selection.get().isNullAt(row) && selection.get().getBoolean(row));
-    }
   }
 
   /** Writes row {@code i} of the current batch as one Parquet record. */

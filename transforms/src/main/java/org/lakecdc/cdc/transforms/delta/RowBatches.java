@@ -175,6 +175,16 @@ final class RowBatches {
     };
   }
 
+  /**
+   * One batch of the rows of {@code chunk} (at most {@link #BATCH_ROWS} rows, by convention), the
+   * first being row {@code firstRow} of the write (named in errors).
+   *
+   * @throws IllegalArgumentException when a value does not fit its column
+   */
+  FilteredColumnarBatch batch(List<org.apache.beam.sdk.values.Row> chunk, long firstRow) {
+    return new FilteredColumnarBatch(toBatch(chunk, firstRow), Optional.empty());
+  }
+
   private ColumnarBatch toBatch(List<org.apache.beam.sdk.values.Row> chunk, long firstRow) {
     int size = chunk.size();
     List<ColumnVector> vectors = new ArrayList<>(tableSchema.length());

@@ -10,35 +10,61 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import org.apache.beam.sdk.coders.KvCoder;
-import org.apache.beam.sdk.coders.SerializableCoder;
-import org.apache.beam.sdk.coders.StringUtf8Coder;
-import org.apache.beam.sdk.coders.VarIntCoder;
+import java.util.TreeMap;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.CoderRegistry;
+import org.apache.beam.sdk.coders.ListCoder;
+import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.transforms.Combine;
 import org.apache.beam.sdk.transforms.DoFn;
-import org.apache.beam.sdk.transforms.GroupByKey;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
-import org.apache.beam.sdk.transforms.Values;
-import org.apache.beam.sdk.transforms.WithKeys;
-import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
+import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
+import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.cdc.transforms.bronze.BronzeTable;
 import org.lakecdc.cdc.transforms.delta.CommitResult;
 import org.lakecdc.cdc.transforms.delta.DataFileAction;
+import org.lakecdc.cdc.transforms.delta.DataFileWriter;
 import org.lakecdc.cdc.transforms.delta.DeltaTables;
 import org.lakecdc.cdc.transforms.delta.HadoopConf;
 import org.lakecdc.cdc.transforms.position.StreamPosition;
+import org.lakecdc.mssqlcdc.io.MssqlCdcIO;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
 
 /**
  * Writes a whole snapshot (the rows of {@code MssqlCdcIO.snapshot()}, all stamped with the snapshot
- * LSN S) to bronze in ONE commit: data files are written in parallel (rows spread over shards),
- * then one committer commits them all with the domain metadata {@value #SNAPSHOT_DOMAIN} (S, its
- * commit time, the rows) and the stream position right at S. Bronze rows get {@code _snapshot = S},
- * {@code _batch_id} and {@code _chunk} NULL.
+ * LSN S) to bronze in ONE commit: data files are written in parallel where the rows are, then one
+ * committer commits them all with the domain metadata {@value #SNAPSHOT_DOMAIN} (S, its commit
+ * time, the rows), the stream position right at S and the transaction id {@code (<appId>#snapshot,
+ * 0)}. Bronze rows get {@code _snapshot = S}, {@code _batch_id} and {@code _chunk} NULL.
+ *
+ * <h3>Forms</h3>
+ *
+ * <ul>
+ *   <li>{@link #from(MssqlCdcIO.Snapshot)}{@code .to(bronzePath, position)} ({@link FromSnapshot},
+ *       a {@code PTransform<PBegin, PCollection<Long>>}): the snapshot read writes each key range's
+ *       rows itself ({@code MssqlCdcIO.Snapshot#writeTo} with a {@link SnapshotFileSink}), so rows
+ *       never become elements: key ranges are read and written in parallel, and memory is bounded
+ *       by one batch of 4096 rows and the open file's row group per range being written.
+ *   <li>{@link #to(String, Schema, StreamPosition)} (this class, a {@code
+ *       PTransform<PCollection<Row>, PCollection<Long>>}) for rows already in a {@code PCollection}
+ *       (e.g. a seed's copy read in parallel): each bundle writes its rows into files of its own
+ *       (one open file per bundle, rolled at the target file size, closed when the bundle finishes,
+ *       the shape of Beam IcebergIO's {@code WriteUngroupedRowsToFiles}); no row is grouped or
+ *       shuffled. The input must be in the global window.
+ * </ul>
+ *
+ * In both, only the file descriptions ({@link SnapshotFiles}, {@link
+ * org.lakecdc.cdc.transforms.delta.DataFileActionCoder}) travel to the committer, through a global
+ * {@code Combine}. Files roll at Kernel's target size ({@code
+ * delta.kernel.default.parquet.writer.targetMaxFileSize}, 128 MiB by default; set it with {@link
+ * #withHadoopConf}). The output is one element: the rows committed, or -1 when a snapshot was
+ * already recorded.
  *
  * <p>A snapshot already committed (the domain is present, a rerun after a crash) is not written
  * again: its S is what the stream continues from, never a newer one (BEHAVIOUR.md invariant 12). An
@@ -54,39 +80,151 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
   private final String bronzePath;
   private final Schema changeSchema;
   private final StreamPosition position;
-  private final int shards;
-  private final HadoopConf hadoopConf;
+  private final @Nullable SeedSource seed;
+  private final Map<String, String> hadoopConf;
 
   private WriteSnapshotToDelta(
       String bronzePath,
       Schema changeSchema,
       StreamPosition position,
-      int shards,
-      HadoopConf hadoopConf) {
+      @Nullable SeedSource seed,
+      Map<String, String> hadoopConf) {
     this.bronzePath = bronzePath;
     this.changeSchema = changeSchema;
     this.position = position;
-    this.shards = shards;
+    this.seed = seed;
     this.hadoopConf = hadoopConf;
   }
 
-  /** The same write, its workers opening bronze with {@code conf} (default: none). */
-  public WriteSnapshotToDelta withHadoopConf(HadoopConf conf) {
+  /**
+   * Writes snapshot rows of {@code changeSchema} (the input) to {@code bronzePath}, which must
+   * exist; {@code position} is the position at S (batch -1, end LSN S and its commit time).
+   */
+  public static WriteSnapshotToDelta to(
+      String bronzePath, Schema changeSchema, StreamPosition position) {
     return new WriteSnapshotToDelta(
-        bronzePath, changeSchema, position, shards, Objects.requireNonNull(conf));
+        Objects.requireNonNull(bronzePath, "bronzePath"),
+        Objects.requireNonNull(changeSchema, "changeSchema"),
+        Objects.requireNonNull(position, "position"),
+        null,
+        Map.of());
   }
 
   /**
-   * Writes to {@code bronzePath}; {@code position} is the position at S (batch -1, end LSN S and
-   * its commit time); {@code shards} files are written in parallel (at least 1).
+   * The same write recording, for a seed, where the rows came from ({@code "kind": "seed"} in the
+   * snapshot record).
    */
-  public static WriteSnapshotToDelta to(
-      String bronzePath, Schema changeSchema, StreamPosition position, int shards) {
-    if (shards < 1) {
-      throw new IllegalArgumentException("shards must be at least 1, not " + shards);
-    }
+  public WriteSnapshotToDelta withSeed(SeedSource seed) {
     return new WriteSnapshotToDelta(
-        Objects.requireNonNull(bronzePath), changeSchema, position, shards, HadoopConf.empty());
+        bronzePath, changeSchema, position, Objects.requireNonNull(seed, "seed"), hadoopConf);
+  }
+
+  /**
+   * The same write with these Hadoop properties over the default configuration on every worker
+   * (file system settings, {@code delta.kernel.default.parquet.writer.targetMaxFileSize}).
+   */
+  public WriteSnapshotToDelta withHadoopConf(HadoopConf conf) {
+    return withHadoopConf(conf.entries());
+  }
+
+  /** The same write with these Hadoop properties (see {@link #withHadoopConf(HadoopConf)}). */
+  public WriteSnapshotToDelta withHadoopConf(Map<String, String> hadoopConf) {
+    return new WriteSnapshotToDelta(
+        bronzePath, changeSchema, position, seed, new TreeMap<>(hadoopConf));
+  }
+
+  /**
+   * The snapshot read writing its key ranges straight to bronze: finish with {@link
+   * SnapshotSource#to(String, StreamPosition)}.
+   *
+   * @param snapshot the configured snapshot read; its S is set to the position's end LSN
+   */
+  public static SnapshotSource from(MssqlCdcIO.Snapshot snapshot) {
+    return new SnapshotSource(Objects.requireNonNull(snapshot, "snapshot"));
+  }
+
+  /** A snapshot read to be written to bronze: see {@link #from(MssqlCdcIO.Snapshot)}. */
+  public static final class SnapshotSource {
+    private final MssqlCdcIO.Snapshot snapshot;
+
+    private SnapshotSource(MssqlCdcIO.Snapshot snapshot) {
+      this.snapshot = snapshot;
+    }
+
+    /**
+     * Writes to {@code bronzePath}, which must exist when the pipeline runs.
+     *
+     * @param position the position at S (batch -1, end LSN S and its commit time): S is also the
+     *     snapshot LSN the read stamps on its rows
+     */
+    public FromSnapshot to(String bronzePath, StreamPosition position) {
+      return new FromSnapshot(
+          snapshot.withSnapshotLsn(position.endLsn()),
+          Objects.requireNonNull(bronzePath, "bronzePath"),
+          position,
+          null,
+          Map.of(),
+          null);
+    }
+  }
+
+  /**
+   * The snapshot read writing each key range to bronze data files in the reading stage, then one
+   * commit: see {@link WriteSnapshotToDelta}.
+   */
+  public static final class FromSnapshot extends PTransform<PBegin, PCollection<Long>> {
+    private final MssqlCdcIO.Snapshot snapshot;
+    private final String bronzePath;
+    private final StreamPosition position;
+    private final @Nullable SeedSource seed;
+    private final Map<String, String> hadoopConf;
+    private final SnapshotFileSink.@Nullable RowListener listener;
+
+    private FromSnapshot(
+        MssqlCdcIO.Snapshot snapshot,
+        String bronzePath,
+        StreamPosition position,
+        @Nullable SeedSource seed,
+        Map<String, String> hadoopConf,
+        SnapshotFileSink.@Nullable RowListener listener) {
+      this.snapshot = snapshot;
+      this.bronzePath = bronzePath;
+      this.position = position;
+      this.seed = seed;
+      this.hadoopConf = hadoopConf;
+      this.listener = listener;
+    }
+
+    /** The same write with these Hadoop properties on every worker (see the class comment). */
+    public FromSnapshot withHadoopConf(Map<String, String> hadoopConf) {
+      return new FromSnapshot(
+          snapshot, bronzePath, position, seed, new TreeMap<>(hadoopConf), listener);
+    }
+
+    /** The same write with the job's Hadoop configuration on every worker. */
+    public FromSnapshot withHadoopConf(HadoopConf conf) {
+      return withHadoopConf(conf.entries());
+    }
+
+    /** The same write telling {@code listener} of each row written (e.g. progress lines). */
+    public FromSnapshot withRowListener(SnapshotFileSink.RowListener listener) {
+      return new FromSnapshot(
+          snapshot,
+          bronzePath,
+          position,
+          seed,
+          hadoopConf,
+          Objects.requireNonNull(listener, "listener"));
+    }
+
+    @Override
+    public PCollection<Long> expand(PBegin input) {
+      SnapshotFileSink sink =
+          new SnapshotFileSink(bronzePath, position.endLsn().toString(), hadoopConf, listener);
+      return input
+          .apply("Read and write key ranges", snapshot.writeTo(sink))
+          .apply("Commit the snapshot", new CommitAll(bronzePath, position, seed, hadoopConf));
+    }
   }
 
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -174,95 +312,202 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
 
   @Override
   public PCollection<Long> expand(PCollection<Row> snapshotRows) {
-    int n = shards;
-    PCollection<KV<Integer, Row>> sharded =
-        snapshotRows
-            .apply(
-                "Spread rows over shards", WithKeys.of((Row r) -> Math.floorMod(r.hashCode(), n)))
-            .setCoder(KvCoder.of(VarIntCoder.of(), snapshotRows.getCoder()));
-    return sharded
-        .apply("Group rows by shard", GroupByKey.create())
+    if (!(snapshotRows.getWindowingStrategy().getWindowFn() instanceof GlobalWindows)) {
+      throw new IllegalArgumentException(
+          "WriteSnapshotToDelta needs its rows in the global window, not "
+              + snapshotRows.getWindowingStrategy().getWindowFn());
+    }
+    return snapshotRows
         .apply(
-            "Write bronze data files",
-            ParDo.of(new WriteFiles(bronzePath, changeSchema, position, hadoopConf)))
-        .setCoder(SerializableCoder.of(DataFileAction.class))
-        .apply("One committer", WithKeys.of(bronzePath))
-        .setCoder(KvCoder.of(StringUtf8Coder.of(), SerializableCoder.of(DataFileAction.class)))
-        .apply("Collect data files", GroupByKey.create())
-        .apply("Values", Values.create())
-        .apply(
-            "Commit the snapshot", ParDo.of(new CommitSnapshot(bronzePath, position, hadoopConf)));
+            "Write bronze data files per bundle",
+            ParDo.of(
+                new WriteBundleFiles(
+                    bronzePath, changeSchema, position.endLsn().toString(), hadoopConf)))
+        .setCoder(SnapshotFiles.coder())
+        .apply("Commit the snapshot", new CommitAll(bronzePath, position, seed, hadoopConf));
   }
 
-  private static final class WriteFiles extends DoFn<KV<Integer, Iterable<Row>>, DataFileAction> {
+  /**
+   * Writes the rows of each bundle into bronze data files of its own: one open file (rolled at the
+   * target size by {@link DataFileWriter}), closed when the bundle finishes, which emits the files.
+   */
+  private static final class WriteBundleFiles extends DoFn<Row, SnapshotFiles> {
     private final String bronzePath;
     private final Schema changeSchema;
     private final String snapshot;
-    private final HadoopConf hadoopConf;
-    private transient DeltaTables tables;
-    private transient Schema bronzeSchema;
+    private final Map<String, String> hadoopConf;
+    private transient @Nullable DeltaTables tables;
+    private transient @Nullable Schema bronzeSchema;
+    private transient @Nullable DataFileWriter writer;
+    private transient org.joda.time.@Nullable Instant latest;
 
-    WriteFiles(
-        String bronzePath, Schema changeSchema, StreamPosition position, HadoopConf hadoopConf) {
+    WriteBundleFiles(
+        String bronzePath, Schema changeSchema, String snapshot, Map<String, String> hadoopConf) {
       this.bronzePath = bronzePath;
       this.changeSchema = changeSchema;
-      this.snapshot = position.endLsn().toString();
+      this.snapshot = snapshot;
       this.hadoopConf = hadoopConf;
     }
 
     @Setup
     public void setup() {
-      tables = hadoopConf.tables();
+      tables = DeltaTables.create(hadoopConf);
       bronzeSchema = BronzeTable.schema(changeSchema);
     }
 
+    @StartBundle
+    public void startBundle() {
+      abandon();
+    }
+
     @ProcessElement
-    public void process(
-        @Element KV<Integer, Iterable<Row>> shard, OutputReceiver<DataFileAction> out) {
-      Iterable<Row> rows =
-          () ->
-              new java.util.Iterator<Row>() {
-                private final java.util.Iterator<Row> it = shard.getValue().iterator();
+    public void process(@Element Row row, @Timestamp org.joda.time.Instant timestamp) {
+      DataFileWriter open = writer;
+      Schema bronze = Objects.requireNonNull(bronzeSchema);
+      if (open == null) {
+        open = Objects.requireNonNull(tables).openDataFileWriter(bronzePath, bronze);
+        writer = open;
+      }
+      open.write(BronzeTable.toBronzeRow(bronze, row, null, snapshot, null));
+      if (latest == null || timestamp.isAfter(latest)) {
+        latest = timestamp;
+      }
+    }
 
-                @Override
-                public boolean hasNext() {
-                  return it.hasNext();
-                }
+    @FinishBundle
+    public void finishBundle(FinishBundleContext context) {
+      DataFileWriter open = writer;
+      if (open == null) {
+        return;
+      }
+      SnapshotFiles files = new SnapshotFiles(open.rowCount(), open.finish());
+      writer = null;
+      context.output(files, Objects.requireNonNull(latest), GlobalWindow.INSTANCE);
+      latest = null;
+    }
 
-                @Override
-                public Row next() {
-                  return BronzeTable.toBronzeRow(bronzeSchema, it.next(), null, snapshot, null);
-                }
-              };
-      for (DataFileAction file : tables.writeDataFiles(bronzePath, bronzeSchema, rows)) {
-        out.output(file);
+    @Teardown
+    public void teardown() {
+      abandon();
+    }
+
+    /** Closes a writer a failed bundle left open; its files are never committed. */
+    private void abandon() {
+      DataFileWriter open = writer;
+      writer = null;
+      latest = null;
+      if (open != null) {
+        open.close();
       }
     }
   }
 
-  private static final class CommitSnapshot extends DoFn<Iterable<DataFileAction>, Long> {
+  /**
+   * Merges the small file descriptions of every range or bundle into one (a global {@code Combine}:
+   * an empty input gives {@link SnapshotFiles#NONE}) and commits them in one commit.
+   */
+  private static final class CommitAll
+      extends PTransform<PCollection<SnapshotFiles>, PCollection<Long>> {
     private final String bronzePath;
     private final StreamPosition position;
-    private final HadoopConf hadoopConf;
-    private transient DeltaTables tables;
+    private final @Nullable SeedSource seed;
+    private final Map<String, String> hadoopConf;
 
-    CommitSnapshot(String bronzePath, StreamPosition position, HadoopConf hadoopConf) {
+    CommitAll(
+        String bronzePath,
+        StreamPosition position,
+        @Nullable SeedSource seed,
+        Map<String, String> hadoopConf) {
       this.bronzePath = bronzePath;
       this.position = position;
+      this.seed = seed;
+      this.hadoopConf = hadoopConf;
+    }
+
+    @Override
+    public PCollection<Long> expand(PCollection<SnapshotFiles> files) {
+      return files
+          .apply("Collect data files", Combine.globally(new CollectFiles()))
+          .setCoder(SnapshotFiles.coder())
+          .apply(
+              "Commit all files once",
+              ParDo.of(new CommitSnapshot(bronzePath, position, seed, hadoopConf)))
+          .setCoder(VarLongCoder.of());
+    }
+  }
+
+  /** Collects file descriptions (small elements only; no row). */
+  private static final class CollectFiles
+      extends Combine.CombineFn<SnapshotFiles, List<SnapshotFiles>, SnapshotFiles> {
+    @Override
+    public List<SnapshotFiles> createAccumulator() {
+      return new ArrayList<>();
+    }
+
+    @Override
+    public List<SnapshotFiles> addInput(List<SnapshotFiles> accumulator, SnapshotFiles input) {
+      accumulator.add(input);
+      return accumulator;
+    }
+
+    @Override
+    public List<SnapshotFiles> mergeAccumulators(Iterable<List<SnapshotFiles>> accumulators) {
+      List<SnapshotFiles> merged = new ArrayList<>();
+      accumulators.forEach(merged::addAll);
+      return merged;
+    }
+
+    @Override
+    public SnapshotFiles extractOutput(List<SnapshotFiles> accumulator) {
+      return SnapshotFiles.concat(accumulator);
+    }
+
+    @Override
+    public Coder<List<SnapshotFiles>> getAccumulatorCoder(
+        CoderRegistry registry, Coder<SnapshotFiles> inputCoder) {
+      return ListCoder.of(SnapshotFiles.coder());
+    }
+
+    @Override
+    public Coder<SnapshotFiles> getDefaultOutputCoder(
+        CoderRegistry registry, Coder<SnapshotFiles> inputCoder) {
+      return SnapshotFiles.coder();
+    }
+  }
+
+  private static final class CommitSnapshot extends DoFn<SnapshotFiles, Long> {
+    private final String bronzePath;
+    private final StreamPosition position;
+    private final @Nullable SeedSource seed;
+    private final Map<String, String> hadoopConf;
+    private transient @Nullable DeltaTables tables;
+
+    CommitSnapshot(
+        String bronzePath,
+        StreamPosition position,
+        @Nullable SeedSource seed,
+        Map<String, String> hadoopConf) {
+      this.bronzePath = bronzePath;
+      this.position = position;
+      this.seed = seed;
       this.hadoopConf = hadoopConf;
     }
 
     @Setup
     public void setup() {
-      tables = hadoopConf.tables();
+      tables = DeltaTables.create(hadoopConf);
     }
 
     @ProcessElement
-    public void process(@Element Iterable<DataFileAction> files, OutputReceiver<Long> out) {
-      List<DataFileAction> all = new ArrayList<>();
-      files.forEach(all::add);
-      long rows = all.stream().mapToLong(DataFileAction::rowCount).sum();
-      out.output(commit(tables, bronzePath, position, all, rows));
+    public void process(@Element SnapshotFiles files, OutputReceiver<Long> out) {
+      out.output(
+          commit(
+              Objects.requireNonNull(tables),
+              bronzePath,
+              position,
+              files.files(),
+              files.rows(),
+              seed));
     }
   }
 

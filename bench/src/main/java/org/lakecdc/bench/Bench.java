@@ -238,7 +238,7 @@ public final class Bench {
       Path small = SourceDatabase.ensure(work, k, 1);
       Probe many = job("overhead-batches", small, 1, "DirectRunner", k);
       Probe one = job("overhead-one-batch", small, 0, "DirectRunner", k);
-      double ms = (many.seconds() - one.seconds()) * 1000 / (k - 1);
+      double ms = batchOverheadMs(many.seconds(), one.seconds(), k);
       figures.put("batch_overhead_ms", ms);
       row(
           String.format(Locale.ROOT, "%d commits of 1 row, maxCommitsPerBatch=1 vs 0", k),
@@ -392,42 +392,10 @@ public final class Bench {
   /** delta-spark's append rate (median of the repeats), in its own JVM. */
   private double deltaSpark(Path parquetFile, long rows) throws InterruptedException {
     Path run = newRunDir("deltaspark");
-    Path sparkModule = benchDir.resolveSibling("bench-spark").resolve("target");
-    List<String> jvmArgs = new ArrayList<>(List.of("-Xmx4g"));
-    for (String p : ChildJvm.SPARK_ADD_OPENS) {
-      jvmArgs.add("--add-opens=java.base/" + p + "=ALL-UNNAMED");
-    }
-    ChildJvm jvm =
-        ChildJvm.start(
-            ChildJvm.classpath(
-                sparkModule.resolve("spark-classpath.txt"), sparkModule.resolve("classes")),
-            jvmArgs,
-            "org.lakecdc.bench.spark.DeltaSparkAppend",
-            List.of(
-                parquetFile.toString(),
-                run.resolve("table").toString(),
-                String.valueOf(options.getRepeats())),
-            run.resolve("spark-output.log"));
-    jvm.await(3 * 3600);
     List<Double> rates = new ArrayList<>();
-    try (Stream<String> lines = Files.lines(jvm.log(), StandardCharsets.UTF_8)) {
-      lines
-          .filter(l -> l.startsWith("DELTASPARK "))
-          .forEach(
-              l -> {
-                String[] f = l.split(" ");
-                long n = Long.parseLong(f[1].substring("rows=".length()));
-                if (n != rows) {
-                  throw new IllegalStateException(
-                      "delta-spark appended " + n + " rows, not " + rows + "; see " + jvm.log());
-                }
-                rates.add(n / Double.parseDouble(f[2].substring("seconds=".length())));
-              });
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot read " + jvm.log(), e);
-    }
-    if (rates.size() != options.getRepeats()) {
-      throw new IllegalStateException("delta-spark printed no timing; see " + jvm.log());
+    for (double seconds :
+        DeltaSparkAnchor.append(benchDir, parquetFile, rows, run, options.getRepeats())) {
+      rates.add(rows / seconds);
     }
     out.printf(
         Locale.ROOT, "  %-24s Spark local[2]: %s rows/s%n", "deltaspark", fmt(median(rates)));
@@ -482,17 +450,20 @@ public final class Bench {
     return new double[] {nearestRank(sorted, 50), nearestRank(sorted, 95)};
   }
 
-  /** Waits until bronze holds {@code rows} rows, polling its log every 10 ms. */
+  /**
+   * Waits until bronze holds {@code rows} rows, polling its log every 10 ms for a new commit file
+   * (and only then counting its rows).
+   */
   private static void awaitRows(
       BronzeTable bronze, Path log, long rows, long timeoutSeconds, ChildJvm jvm)
       throws InterruptedException {
     long deadline = System.nanoTime() + timeoutSeconds * 1_000_000_000L;
     long seen = -1;
     while (System.nanoTime() < deadline) {
-      long entries = logEntries(log);
-      if (entries != seen) {
-        seen = entries;
-        if (entries > 0 && bronze.rows() >= rows) {
+      long version = latestCommit(log);
+      if (version != seen) {
+        seen = version;
+        if (version >= 0 && bronze.rows() >= rows) {
           return;
         }
       }
@@ -506,15 +477,23 @@ public final class Bench {
         "bronze did not hold " + rows + " rows within " + timeoutSeconds + " s; see " + jvm.log());
   }
 
-  /** Files in a Delta log directory (0 when it does not exist yet). */
-  private static long logEntries(Path log) {
+  /**
+   * The highest version with a commit file ({@code <20 digits>.json}) in a Delta log directory; -1
+   * when there is none yet. A writer's temporary files are not commits.
+   */
+  static long latestCommit(Path log) {
     if (!Files.isDirectory(log)) {
-      return 0;
+      return -1;
     }
     try (Stream<Path> files = Files.list(log)) {
-      return files.count();
+      return files
+          .map(p -> p.getFileName().toString())
+          .filter(n -> n.matches("[0-9]{20}\\.json"))
+          .mapToLong(n -> Long.parseLong(n.substring(0, 20)))
+          .max()
+          .orElse(-1);
     } catch (IOException e) {
-      return 0;
+      return -1;
     }
   }
 
@@ -578,6 +557,17 @@ public final class Bench {
       return String.valueOf(value);
     }
     return new BigDecimal(value).round(new MathContext(4)).stripTrailingZeros().toPlainString();
+  }
+
+  /**
+   * The fixed cost of a batch: {@code k} one-row commits read in {@code k} batches took {@code
+   * manySeconds}, the same commits in one batch {@code oneSeconds}; the difference is {@code k - 1}
+   * batches' fixed cost (start-up, pipeline construction and the rows cancel out).
+   *
+   * @return milliseconds per batch
+   */
+  static double batchOverheadMs(double manySeconds, double oneSeconds, int k) {
+    return (manySeconds - oneSeconds) * 1000 / (k - 1);
   }
 
   /** The median (the mean of the middle two for an even count). */

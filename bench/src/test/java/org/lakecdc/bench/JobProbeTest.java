@@ -32,7 +32,10 @@ class JobProbeTest {
                 benchDir.resolve("target/job-classpath.txt"), benchDir.resolve("target/classes")),
             List.of("-Xmx256m"),
             JobProbe.class.getName(),
-            List.of(probe.toString(), "--maxCommitsPerBatch=-1"),
+            List.of(
+                probe.toString(),
+                "--maxCommitsPerBatch=-1",
+                "--logFile=" + dir.resolve("job.log")),
             dir.resolve("job-output.log"));
 
     IllegalStateException failed = assertThrows(IllegalStateException.class, () -> jvm.await(120));

@@ -217,6 +217,11 @@ public final class Bench {
       int runs = skip.contains("parquet") ? 1 : options.getRepeats();
       for (int i = 0; i < runs; i++) {
         parquetRates.add(rows / ParquetAnchor.write(orders, perTransaction, parquetFile));
+        out.printf(
+            Locale.ROOT,
+            "  %-24s one file, snappy: %s rows/s%n",
+            "parquet",
+            fmt(parquetRates.get(i)));
       }
       if (!skip.contains("parquet")) {
         double parquet = median(parquetRates);

@@ -33,9 +33,7 @@ class JobProbeTest {
             List.of("-Xmx256m"),
             JobProbe.class.getName(),
             List.of(
-                probe.toString(),
-                "--maxCommitsPerBatch=-1",
-                "--logFile=" + dir.resolve("job.log")),
+                probe.toString(), "--maxCommitsPerBatch=-1", "--logFile=" + dir.resolve("job.log")),
             dir.resolve("job-output.log"));
 
     IllegalStateException failed = assertThrows(IllegalStateException.class, () -> jvm.await(120));

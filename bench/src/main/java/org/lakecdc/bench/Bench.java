@@ -1,0 +1,595 @@
+package org.lakecdc.bench;
+
+import io.trino.tpch.Order;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.lakecdc.mssqlcdc.fake.FakeSqlServer;
+
+/**
+ * The benchmark harness (docs/performance.md): builds an orders table in the simulator and
+ * measures, in one run and on the same rows, the main job's bronze ingest on the DirectRunner
+ * (through its public entry point {@code org.lakecdc.pipelines.CdcToDelta}, in a child JVM), the
+ * anchors parquet-java and delta-spark 3.3, the job's per-batch fixed cost, its peak heap per batch
+ * size and its continuous-mode latency; with {@code --runners=all} also the job on the SparkRunner
+ * and the FlinkRunner. It prints a table for people and, last, one line per figure: {@code FIGURE
+ * <name> <value>} (four significant digits, plain notation). {@link BenchOptions} lists the
+ * options.
+ *
+ * <p>The class paths of the child JVMs come from files the bench and bench-spark modules write at
+ * {@code generate-resources}, found through the system property {@code lakecdc.bench.dir} (the
+ * bench module's directory; the pom sets it for {@code exec:java} and the tests).
+ *
+ * <p>Exit codes: 0 done, 2 a bad option (one line naming it), 1 a failed measurement (one line, the
+ * child's log named).
+ */
+public final class Bench {
+  /** Measurements {@code --skip} accepts. */
+  static final Set<String> PARTS = Set.of("parquet", "deltaspark", "overhead", "heap", "latency");
+
+  private static final String JOB_MAIN = "org.lakecdc.pipelines.CdcToDelta";
+
+  private final BenchOptions options;
+  private final PrintStream out;
+  private final Path benchDir;
+  private final Path work;
+  private final Set<String> skip;
+  private final Map<String, Double> figures = new LinkedHashMap<>();
+  private final List<String[]> table = new ArrayList<>();
+  private int runNumber;
+
+  private Bench(BenchOptions options, PrintStream out, Path benchDir, Set<String> skip) {
+    this.options = options;
+    this.out = out;
+    this.benchDir = benchDir;
+    this.work =
+        options.getWorkDir() != null
+            ? Path.of(options.getWorkDir()).toAbsolutePath()
+            : benchDir.resolve("target/bench-work");
+    this.skip = skip;
+  }
+
+  /** Entry point: {@link #run} and exit with its code. */
+  public static void main(String[] args) {
+    int code = run(args, System.out, System.err);
+    System.exit(code);
+  }
+
+  /**
+   * Runs the benchmark of a command line.
+   *
+   * @param args the options ({@link BenchOptions})
+   * @param out where the table and the {@code FIGURE} lines go
+   * @param err where an {@code error:} line goes
+   * @return 0 done, 2 a bad option, 1 a failed measurement
+   */
+  public static int run(String[] args, PrintStream out, PrintStream err) {
+    Bench bench;
+    try {
+      PipelineOptionsFactory.register(BenchOptions.class);
+      BenchOptions options = PipelineOptionsFactory.fromArgs(args).as(BenchOptions.class);
+      bench = new Bench(options, out, benchDir(), validate(options));
+    } catch (IllegalArgumentException e) {
+      err.println("error: " + firstLine(e));
+      return 2;
+    }
+    try {
+      bench.measure();
+      bench.print();
+      return 0;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      err.println("error: interrupted");
+      return 1;
+    } catch (RuntimeException e) {
+      err.println("error: " + firstLine(e));
+      return 1;
+    }
+  }
+
+  /**
+   * Checks the options and returns the measurements to skip.
+   *
+   * @throws IllegalArgumentException naming the option, its value and what it accepts
+   */
+  static Set<String> validate(BenchOptions o) {
+    if (o.getRows() < 1) {
+      throw new IllegalArgumentException(
+          "--rows must be a positive integer, not '" + o.getRows() + "'");
+    }
+    if (o.getRowsPerTransaction() < 0) {
+      throw new IllegalArgumentException(
+          "--rowsPerTransaction must be 0 (one transaction) or a positive integer, not '"
+              + o.getRowsPerTransaction()
+              + "'");
+    }
+    if (!o.getRunners().equals("direct") && !o.getRunners().equals("all")) {
+      throw new IllegalArgumentException(
+          "--runners must be 'direct' or 'all', not '" + o.getRunners() + "'");
+    }
+    if (o.getRepeats() < 1) {
+      throw new IllegalArgumentException(
+          "--repeats must be a positive integer, not '" + o.getRepeats() + "'");
+    }
+    if (o.getOverheadCommits() < 2) {
+      throw new IllegalArgumentException(
+          "--overheadCommits must be an integer of at least 2, not '"
+              + o.getOverheadCommits()
+              + "'");
+    }
+    if (o.getLatencyTransactions() < 1) {
+      throw new IllegalArgumentException(
+          "--latencyTransactions must be a positive integer, not '"
+              + o.getLatencyTransactions()
+              + "'");
+    }
+    if (!o.getJobHeap().matches("[0-9]+[kKmMgG]?")) {
+      throw new IllegalArgumentException(
+          "--jobHeap must be a heap size as -Xmx takes it (e.g. 8g, 512m), not '"
+              + o.getJobHeap()
+              + "'");
+    }
+    Set<String> skip = new TreeSet<>();
+    for (String part : o.getSkip().split(",")) {
+      String p = part.strip().toLowerCase(Locale.ROOT);
+      if (p.isEmpty()) {
+        continue;
+      }
+      if (!PARTS.contains(p)) {
+        throw new IllegalArgumentException(
+            "--skip takes a comma-separated list of "
+                + String.join(", ", new TreeSet<>(PARTS))
+                + ", not '"
+                + part.strip()
+                + "'");
+      }
+      skip.add(p);
+    }
+    return skip;
+  }
+
+  private static Path benchDir() {
+    String dir = System.getProperty("lakecdc.bench.dir");
+    if (dir == null) {
+      throw new IllegalArgumentException(
+          "the system property lakecdc.bench.dir (the bench module's directory) is not set: run"
+              + " the harness with mvn -pl bench -am compile exec:java");
+    }
+    return Path.of(dir).toAbsolutePath();
+  }
+
+  // ---- the measurements -----------------------------------------------------------------------
+
+  private void measure() throws InterruptedException {
+    long rows = options.getRows();
+    int perTransaction = options.getRowsPerTransaction();
+    long t = System.nanoTime();
+    Path db = SourceDatabase.ensure(work, rows, perTransaction);
+    out.printf(
+        Locale.ROOT,
+        "Source: %,d orders in %s (%s), ready in %.1f s%n",
+        rows,
+        db,
+        perTransaction == 0
+            ? "one transaction"
+            : String.format("%,d per transaction", perTransaction),
+        (System.nanoTime() - t) / 1e9);
+
+    // (1) the job's bronze ingest, one batch; its heap is the one-batch heap figure.
+    List<Double> rates = new ArrayList<>();
+    List<Double> heaps = new ArrayList<>();
+    for (int i = 0; i < options.getRepeats(); i++) {
+      Probe p = job("bronze", db, 0, "DirectRunner", rows);
+      rates.add(rows / p.seconds());
+      heaps.add(p.heapMb());
+    }
+    double bronze = median(rates);
+    figures.put("bronze_rows_per_s", bronze);
+    row("job, DirectRunner, maxCommitsPerBatch=0", rows / bronze, "s", bronze, "rows/s");
+
+    // (2) parquet-java, and (3) delta-spark appending the rows of the same file.
+    Path parquetFile = work.resolve("parquet/orders-" + rows + "-" + perTransaction + ".parquet");
+    if (!skip.contains("parquet") || !skip.contains("deltaspark")) {
+      List<Order> orders = new ArrayList<>();
+      for (Iterator<Order> it = Orders.first(rows); it.hasNext(); ) {
+        orders.add(it.next());
+      }
+      List<Double> parquetRates = new ArrayList<>();
+      int runs = skip.contains("parquet") ? 1 : options.getRepeats();
+      for (int i = 0; i < runs; i++) {
+        parquetRates.add(rows / ParquetAnchor.write(orders, perTransaction, parquetFile));
+        out.printf(
+            Locale.ROOT,
+            "  %-24s one file, snappy: %s rows/s%n",
+            "parquet",
+            fmt(parquetRates.get(i)));
+      }
+      if (!skip.contains("parquet")) {
+        double parquet = median(parquetRates);
+        figures.put("parquet_rows_per_s", parquet);
+        figures.put("bronze_vs_parquet", bronze / parquet);
+        row("parquet-java, one local file, snappy", rows / parquet, "s", parquet, "rows/s");
+      }
+    }
+    if (!skip.contains("deltaspark")) {
+      double spark = deltaSpark(parquetFile, rows);
+      figures.put("deltaspark_rows_per_s", spark);
+      figures.put("bronze_vs_deltaspark", bronze / spark);
+      row("delta-spark 3.3 append, Spark local[2]", rows / spark, "s", spark, "rows/s");
+    }
+
+    // (4) per-batch fixed cost: K one-row commits in K batches against the same in one batch.
+    if (!skip.contains("overhead")) {
+      int k = options.getOverheadCommits();
+      Path small = SourceDatabase.ensure(work, k, 1);
+      Probe many = job("overhead-batches", small, 1, "DirectRunner", k);
+      Probe one = job("overhead-one-batch", small, 0, "DirectRunner", k);
+      double ms = batchOverheadMs(many.seconds(), one.seconds(), k);
+      figures.put("batch_overhead_ms", ms);
+      row(
+          String.format(Locale.ROOT, "%d commits of 1 row, maxCommitsPerBatch=1 vs 0", k),
+          many.seconds(),
+          "s vs " + fmt(one.seconds()) + " s",
+          ms,
+          "ms per batch");
+    }
+
+    // (5) peak heap per batch size.
+    if (!skip.contains("heap")) {
+      for (int m : new int[] {100, 10_000}) {
+        List<Double> h = new ArrayList<>();
+        for (int i = 0; i < options.getRepeats(); i++) {
+          h.add(job("heap-" + m, db, m, "DirectRunner", rows).heapMb());
+        }
+        figures.put("heap_mb_batch_" + m, median(h));
+        row("job heap after GC, maxCommitsPerBatch=" + m, Double.NaN, "", median(h), "MB");
+      }
+      figures.put("heap_mb_one_batch", median(heaps));
+      row("job heap after GC, maxCommitsPerBatch=0", Double.NaN, "", median(heaps), "MB");
+    }
+
+    // (6) continuous-mode latency.
+    if (!skip.contains("latency")) {
+      double[] latency = latency();
+      figures.put("latency_p50_ms", latency[0]);
+      figures.put("latency_p95_ms", latency[1]);
+      row(
+          String.format(
+              Locale.ROOT,
+              "continuous, --pollIntervalSeconds=1, %d transactions: p50",
+              options.getLatencyTransactions()),
+          Double.NaN,
+          "",
+          latency[0],
+          "ms");
+      row("  p95", Double.NaN, "", latency[1], "ms");
+    }
+
+    // (7) the other runners.
+    if (options.getRunners().equals("all")) {
+      for (String runner : List.of("SparkRunner", "FlinkRunner")) {
+        List<Double> r = new ArrayList<>();
+        for (int i = 0; i < options.getRepeats(); i++) {
+          r.add(rows / job("bronze-" + runner, db, 0, runner, rows).seconds());
+        }
+        String name = "bronze_rows_per_s_" + (runner.equals("SparkRunner") ? "spark" : "flink");
+        figures.put(name, median(r));
+        row(
+            "job, " + runner + ", maxCommitsPerBatch=0",
+            rows / median(r),
+            "s",
+            median(r),
+            "rows/s");
+      }
+    }
+  }
+
+  /** What the job JVM measured. */
+  record Probe(double seconds, double heapMb) {}
+
+  /**
+   * Runs the job once in its own JVM on a new set of tables and checks that bronze holds {@code
+   * expectedRows} rows.
+   */
+  private Probe job(String label, Path db, int maxCommitsPerBatch, String runner, long expectedRows)
+      throws InterruptedException {
+    Path run = newRunDir(label);
+    Path probe = run.resolve("probe.properties");
+    List<String> args = new ArrayList<>(List.of(probe.toString()));
+    args.addAll(jobArgs(db, run, maxCommitsPerBatch, runner));
+    ChildJvm jvm =
+        ChildJvm.start(
+            jobClasspath(runner),
+            jobJvmArgs(runner),
+            JobProbe.class.getName(),
+            args,
+            run.resolve("job-output.log"));
+    jvm.await(6 * 3600);
+    long bronzeRows = new BronzeTable(run.resolve("bronze")).rows();
+    if (bronzeRows != expectedRows) {
+      throw new IllegalStateException(
+          "the job's bronze table holds "
+              + bronzeRows
+              + " rows, not the "
+              + expectedRows
+              + " inserted; see "
+              + jvm.log());
+    }
+    Properties p = new Properties();
+    try {
+      p.load(Files.newBufferedReader(probe, StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read the job's measures " + probe, e);
+    }
+    double seconds = Long.parseLong(p.getProperty("elapsed_ms")) / 1000.0;
+    double heapMb = Long.parseLong(p.getProperty("heap_after_gc_max_bytes")) / (1024.0 * 1024);
+    out.printf(
+        Locale.ROOT,
+        "  %-24s %s, maxCommitsPerBatch=%d: %.1f s, heap after GC %.0f MB%n",
+        label,
+        runner,
+        maxCommitsPerBatch,
+        seconds,
+        heapMb);
+    return new Probe(seconds, heapMb);
+  }
+
+  /** The job's command line for a run directory (its tables and log file live there). */
+  private static List<String> jobArgs(Path db, Path run, int maxCommitsPerBatch, String runner) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--fakePath=" + db,
+                "--captureInstance=" + Orders.CAPTURE_INSTANCE,
+                "--target=" + run.resolve("bronze"),
+                "--factsTable=" + run.resolve("facts"),
+                "--controlTable=" + run.resolve("control"),
+                "--bootstrap=false",
+                "--maxCommitsPerBatch=" + maxCommitsPerBatch,
+                "--logFile=" + run.resolve("job.log"),
+                "--runner=" + runner));
+    if (runner.equals("SparkRunner")) {
+      args.add("--sparkMaster=local[2]");
+    } else if (runner.equals("FlinkRunner")) {
+      args.add("--flinkMaster=[local]");
+      args.add("--parallelism=2");
+    }
+    return args;
+  }
+
+  private String jobClasspath(String runner) {
+    Path target = benchDir.resolve("target");
+    return ChildJvm.classpath(
+        target.resolve(
+            runner.equals("DirectRunner") ? "job-classpath.txt" : "job-classpath-all-runners.txt"),
+        target.resolve("classes"));
+  }
+
+  private List<String> jobJvmArgs(String runner) {
+    List<String> args = new ArrayList<>(List.of("-Xmx" + options.getJobHeap()));
+    if (!runner.equals("DirectRunner")) {
+      for (String p : ChildJvm.SPARK_ADD_OPENS) {
+        args.add("--add-opens=java.base/" + p + "=ALL-UNNAMED");
+      }
+    }
+    return args;
+  }
+
+  /** delta-spark's append rate (median of the repeats), in its own JVM. */
+  private double deltaSpark(Path parquetFile, long rows) throws InterruptedException {
+    Path run = newRunDir("deltaspark");
+    List<Double> rates = new ArrayList<>();
+    for (double seconds :
+        DeltaSparkAnchor.append(benchDir, parquetFile, rows, run, options.getRepeats())) {
+      rates.add(rows / seconds);
+    }
+    out.printf(
+        Locale.ROOT, "  %-24s Spark local[2]: %s rows/s%n", "deltaspark", fmt(median(rates)));
+    return median(rates);
+  }
+
+  /**
+   * Continuous mode: the job follows a new database with {@code --pollIntervalSeconds=1}; once its
+   * first row is in bronze, transactions of one row are committed one at a time, each after a
+   * random pause of 0.2–1.2 s (so commits fall anywhere in the poll interval), and each one's time
+   * from the commit returning to its row counting in bronze is taken. Returns p50 and p95 in ms
+   * (nearest rank).
+   */
+  private double[] latency() throws InterruptedException {
+    int n = options.getLatencyTransactions();
+    Path run = newRunDir("latency");
+    Path dbDir = run.resolve("db");
+    FakeSqlServer db = SourceDatabase.live(dbDir);
+    Iterator<Order> orders = Orders.first(n + 1L);
+    db.transaction(Instant.now()).insert(Orders.TABLE, Orders.row(orders.next())).commit();
+    List<String> args = new ArrayList<>(List.of(run.resolve("probe.properties").toString()));
+    args.addAll(jobArgs(dbDir, run, 100, "DirectRunner"));
+    args.add("--continuous=true");
+    args.add("--pollIntervalSeconds=1");
+    args.add("--runForSeconds=" + (300 + 10L * n));
+    ChildJvm jvm =
+        ChildJvm.start(
+            jobClasspath("DirectRunner"),
+            jobJvmArgs("DirectRunner"),
+            JobProbe.class.getName(),
+            args,
+            run.resolve("job-output.log"));
+    BronzeTable bronze = new BronzeTable(run.resolve("bronze"));
+    Path log = run.resolve("bronze/_delta_log");
+    List<Double> latencies = new ArrayList<>();
+    try {
+      awaitRows(bronze, log, 1, 300, jvm);
+      Random random = new Random(42);
+      for (int i = 1; i <= n; i++) {
+        Thread.sleep(200 + random.nextInt(1000));
+        db.transaction(Instant.now()).insert(Orders.TABLE, Orders.row(orders.next())).commit();
+        long committed = System.nanoTime();
+        awaitRows(bronze, log, 1 + i, 60, jvm);
+        latencies.add((System.nanoTime() - committed) / 1e6);
+      }
+    } finally {
+      jvm.stop(60);
+    }
+    double[] sorted = latencies.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+    out.printf(
+        Locale.ROOT, "  %-24s %d transactions: %s ms%n", "latency", n, Arrays.toString(sorted));
+    return new double[] {nearestRank(sorted, 50), nearestRank(sorted, 95)};
+  }
+
+  /**
+   * Waits until bronze holds {@code rows} rows, polling its log every 10 ms for a new commit file
+   * (and only then counting its rows).
+   */
+  private static void awaitRows(
+      BronzeTable bronze, Path log, long rows, long timeoutSeconds, ChildJvm jvm)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeoutSeconds * 1_000_000_000L;
+    long seen = -1;
+    while (System.nanoTime() < deadline) {
+      long version = latestCommit(log);
+      if (version != seen) {
+        seen = version;
+        if (version >= 0 && bronze.rows() >= rows) {
+          return;
+        }
+      }
+      if (!jvm.isAlive()) {
+        throw new IllegalStateException(
+            "the continuous job stopped before bronze held " + rows + " rows; see " + jvm.log());
+      }
+      Thread.sleep(10);
+    }
+    throw new IllegalStateException(
+        "bronze did not hold " + rows + " rows within " + timeoutSeconds + " s; see " + jvm.log());
+  }
+
+  /**
+   * The highest version with a commit file ({@code <20 digits>.json}) in a Delta log directory; -1
+   * when there is none yet. A writer's temporary files are not commits.
+   */
+  static long latestCommit(Path log) {
+    if (!Files.isDirectory(log)) {
+      return -1;
+    }
+    try (Stream<Path> files = Files.list(log)) {
+      return files
+          .map(p -> p.getFileName().toString())
+          .filter(n -> n.matches("[0-9]{20}\\.json"))
+          .mapToLong(n -> Long.parseLong(n.substring(0, 20)))
+          .max()
+          .orElse(-1);
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
+  private Path newRunDir(String label) {
+    Path dir =
+        work.resolve("runs").resolve(String.format(Locale.ROOT, "%02d-%s", ++runNumber, label));
+    SourceDatabase.delete(dir);
+    try {
+      Files.createDirectories(dir);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot create " + dir, e);
+    }
+    return dir;
+  }
+
+  // ---- output ---------------------------------------------------------------------------------
+
+  private void row(String what, double seconds, String secondsUnit, double value, String unit) {
+    table.add(
+        new String[] {
+          what,
+          Double.isNaN(seconds) ? "" : fmt(seconds) + " " + secondsUnit,
+          fmt(value) + " " + unit
+        });
+  }
+
+  private void print() {
+    out.println();
+    out.printf(
+        Locale.ROOT,
+        "Benchmark: %,d rows (%s), %s%n",
+        options.getRows(),
+        options.getRowsPerTransaction() == 0
+            ? "one transaction"
+            : String.format(Locale.ROOT, "%,d per transaction", options.getRowsPerTransaction()),
+        options.getRepeats() == 1 ? "one run each" : "median of " + options.getRepeats() + " runs");
+    int w0 = "What".length();
+    int w1 = "Time".length();
+    for (String[] r : table) {
+      w0 = Math.max(w0, r[0].length());
+      w1 = Math.max(w1, r[1].length());
+    }
+    String format = "%-" + w0 + "s  %" + w1 + "s  %s%n";
+    out.printf(format, "What", "Time", "Figure");
+    for (String[] r : table) {
+      out.printf(format, (Object[]) r);
+    }
+    out.println();
+    for (Map.Entry<String, Double> f : figures.entrySet()) {
+      out.println(figureLine(f.getKey(), f.getValue()));
+    }
+  }
+
+  /** {@code FIGURE <name> <value>}, the value with four significant digits in plain notation. */
+  static String figureLine(String name, double value) {
+    return "FIGURE " + name + " " + fmt(value);
+  }
+
+  private static String fmt(double value) {
+    if (Double.isNaN(value) || Double.isInfinite(value)) {
+      return String.valueOf(value);
+    }
+    return new BigDecimal(value).round(new MathContext(4)).stripTrailingZeros().toPlainString();
+  }
+
+  /**
+   * The fixed cost of a batch: {@code k} one-row commits read in {@code k} batches took {@code
+   * manySeconds}, the same commits in one batch {@code oneSeconds}; the difference is {@code k - 1}
+   * batches' fixed cost (start-up, pipeline construction and the rows cancel out).
+   *
+   * @return milliseconds per batch
+   */
+  static double batchOverheadMs(double manySeconds, double oneSeconds, int k) {
+    return (manySeconds - oneSeconds) * 1000 / (k - 1);
+  }
+
+  /** The median (the mean of the middle two for an even count). */
+  static double median(List<Double> values) {
+    double[] v = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+    int n = v.length;
+    return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  }
+
+  /** The nearest-rank percentile {@code p} (0–100] of sorted values. */
+  static double nearestRank(double[] sorted, int p) {
+    int rank = (int) Math.ceil(p / 100.0 * sorted.length);
+    return sorted[Math.max(0, rank - 1)];
+  }
+
+  private static String firstLine(Throwable e) {
+    String message = e.getMessage() == null ? e.toString() : e.getMessage();
+    return message.lines().findFirst().orElse(message);
+  }
+}

@@ -1,0 +1,80 @@
+package org.lakecdc.bench;
+
+import org.apache.beam.sdk.options.Default;
+import org.apache.beam.sdk.options.Description;
+import org.apache.beam.sdk.options.PipelineOptions;
+
+/**
+ * Options of {@link Bench}, given as {@code --name=value} (Beam's {@link PipelineOptions} parser;
+ * an unknown option is refused). docs/performance.md describes each measurement.
+ */
+public interface BenchOptions extends PipelineOptions {
+  /** Orders inserted into the simulator's table: the rows every throughput figure moves. */
+  @Description("Rows (orders) inserted into the simulator's table and moved by every measurement")
+  @Default.Long(1_000_000)
+  long getRows();
+
+  void setRows(long value);
+
+  /** Inserts per source transaction; 0 puts every row in one transaction. */
+  @Description("Inserts per source transaction (default 1000); 0: all rows in one transaction")
+  @Default.Integer(1000)
+  int getRowsPerTransaction();
+
+  void setRowsPerTransaction(int value);
+
+  /** {@code direct}, or {@code all} to also run the job on the SparkRunner and the FlinkRunner. */
+  @Description("direct (the DirectRunner) or all (also the SparkRunner and the FlinkRunner)")
+  @Default.String("direct")
+  String getRunners();
+
+  void setRunners(String value);
+
+  /**
+   * The work directory: built databases (reused by later runs with the same rows and rows per
+   * transaction) and each measurement's tables and logs. Default {@code bench/target/bench-work}.
+   */
+  @Description("Work directory (databases are cached here); default bench/target/bench-work")
+  String getWorkDir();
+
+  void setWorkDir(String value);
+
+  /**
+   * Measurements to leave out, comma-separated: {@code parquet}, {@code deltaspark}, {@code
+   * overhead}, {@code heap}, {@code latency}; their figures are not printed. The bronze ingest
+   * always runs.
+   */
+  @Description("Comma-separated measurements to skip: parquet, deltaspark, overhead, heap, latency")
+  @Default.String("")
+  String getSkip();
+
+  void setSkip(String value);
+
+  /** Runs of each throughput measurement (bronze, parquet, delta-spark); the median is printed. */
+  @Description("Runs of each throughput measurement; the figure is their median")
+  @Default.Integer(1)
+  int getRepeats();
+
+  void setRepeats(int value);
+
+  /** Commits of one row each for the per-batch fixed cost (at least 2). */
+  @Description("Commits of one row each for batch_overhead_ms (at least 2)")
+  @Default.Integer(300)
+  int getOverheadCommits();
+
+  void setOverheadCommits(int value);
+
+  /** Transactions committed one by one in continuous mode (the issue asks for at least 20). */
+  @Description("Transactions committed one by one for the latency figures (at least 1; 20+ meant)")
+  @Default.Integer(20)
+  int getLatencyTransactions();
+
+  void setLatencyTransactions(int value);
+
+  /** The job JVM's maximum heap ({@code -Xmx} value). */
+  @Description("Maximum heap of the job's JVM, as -Xmx takes it")
+  @Default.String("8g")
+  String getJobHeap();
+
+  void setJobHeap(String value);
+}

@@ -1,0 +1,108 @@
+package org.lakecdc.bench;
+
+import com.sun.management.GarbageCollectionNotificationInfo;
+import java.io.IOException;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.lang.management.MemoryUsage;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.management.NotificationEmitter;
+import javax.management.openmbean.CompositeData;
+import org.lakecdc.pipelines.CdcToDelta;
+
+/**
+ * The job JVM's main: runs {@link CdcToDelta#main} (the job's public entry point, which exits the
+ * JVM) and, as the JVM shuts down, writes what it measured to a file, one {@code key=value} a line:
+ *
+ * <ul>
+ *   <li>{@code elapsed_ms}: wall time from this main's start to the shutdown (the whole job: its
+ *       pipeline construction, every batch, the summary);
+ *   <li>{@code heap_after_gc_max_bytes}: the largest heap in use right after a garbage collection
+ *       (all heap pools summed, from the collectors' notifications), the measure of the job's live
+ *       heap; {@code -1} when no collection ran;
+ *   <li>{@code heap_peak_bytes}: the sum of the heap pools' peak usage (garbage included), for
+ *       reference.
+ * </ul>
+ *
+ * <p>Usage: {@code JobProbe <result file> <CdcToDelta arguments...>}.
+ */
+public final class JobProbe {
+  private JobProbe() {}
+
+  /**
+   * Runs the job and records its measures.
+   *
+   * @param args the result file, then the job's command line
+   */
+  public static void main(String[] args) {
+    if (args.length < 1) {
+      throw new IllegalArgumentException("usage: JobProbe <result file> <CdcToDelta arguments...>");
+    }
+    long start = System.nanoTime();
+    Path result = Path.of(args[0]);
+    AtomicLong maxAfterGc = new AtomicLong(-1);
+    for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+      ((NotificationEmitter) gc)
+          .addNotificationListener(
+              (notification, handback) -> {
+                if (!GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(
+                    notification.getType())) {
+                  return;
+                }
+                GarbageCollectionNotificationInfo info =
+                    GarbageCollectionNotificationInfo.from(
+                        (CompositeData) notification.getUserData());
+                long used = heapUsed(info.getGcInfo().getMemoryUsageAfterGc());
+                maxAfterGc.accumulateAndGet(used, Math::max);
+              },
+              null,
+              null);
+    }
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  long elapsedMs = (System.nanoTime() - start) / 1_000_000;
+                  long peak = 0;
+                  for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+                    if (pool.getType() == MemoryType.HEAP) {
+                      peak += pool.getPeakUsage().getUsed();
+                    }
+                  }
+                  String text =
+                      "elapsed_ms="
+                          + elapsedMs
+                          + "\nheap_after_gc_max_bytes="
+                          + maxAfterGc.get()
+                          + "\nheap_peak_bytes="
+                          + peak
+                          + "\n";
+                  try {
+                    Files.writeString(result, text, StandardCharsets.UTF_8);
+                  } catch (IOException e) {
+                    System.err.println("error: cannot write " + result + ": " + e.getMessage());
+                  }
+                },
+                "job-probe"));
+    CdcToDelta.main(Arrays.copyOfRange(args, 1, args.length));
+  }
+
+  /** The heap pools' usage summed (non-heap pools such as Metaspace left out). */
+  private static long heapUsed(Map<String, MemoryUsage> byPool) {
+    long sum = 0;
+    for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+      MemoryUsage usage = byPool.get(pool.getName());
+      if (pool.getType() == MemoryType.HEAP && usage != null) {
+        sum += usage.getUsed();
+      }
+    }
+    return sum;
+  }
+}

@@ -1,0 +1,64 @@
+package org.lakecdc.bench;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.is;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The harness end to end on a few rows: the job (in its own JVMs, through CdcToDelta) ingests 2,000
+ * rows, parquet-java writes them, and the continuous-mode latency is measured. delta-spark, the
+ * per-batch cost and the heap runs are left out to keep the test short: their code paths are {@link
+ * DeltaSparkAnchorTest}, {@link BenchTest} (the per-batch arithmetic), {@link JobProbeTest} and the
+ * same job runs as the bronze one. Only the figures' presence and form are checked, never a time.
+ */
+class BenchSmokeTest {
+  @TempDir Path work;
+
+  @Test
+  void printsEveryFigureOnceLast() {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code =
+        Bench.run(
+            new String[] {
+              "--rows=2000",
+              "--latencyTransactions=2",
+              "--skip=deltaspark,heap,overhead",
+              "--jobHeap=1g",
+              "--workDir=" + work
+            },
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    String text = out.toString(StandardCharsets.UTF_8);
+    assertThat(err.toString(StandardCharsets.UTF_8) + text, code, is(0));
+
+    List<String> lines = text.lines().toList();
+    List<String> names = new ArrayList<>();
+    for (String line : lines.subList(lines.size() - 5, lines.size())) {
+      String[] f = line.split(" ");
+      assertThat(line, f.length, is(3));
+      assertThat(line, f[0], is("FIGURE"));
+      names.add(f[1]);
+      double value = Double.parseDouble(f[2]);
+      assertThat(line, value > 0 && Double.isFinite(value), is(true));
+    }
+    assertThat(
+        names,
+        is(
+            List.of(
+                "bronze_rows_per_s",
+                "parquet_rows_per_s",
+                "bronze_vs_parquet",
+                "latency_p50_ms",
+                "latency_p95_ms")));
+    assertThat(text.lines().filter(l -> l.startsWith("FIGURE ")).count(), is(5L));
+  }
+}

@@ -1,0 +1,107 @@
+package org.lakecdc.bench;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.is;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The harness's options, figures and statistics (nothing is measured here). */
+class BenchTest {
+  private static String refused(String... args) {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    int code =
+        Bench.run(
+            args,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    assertThat(code, is(2));
+    assertThat(out.toString(StandardCharsets.UTF_8), is(""));
+    return err.toString(StandardCharsets.UTF_8).strip();
+  }
+
+  @Test
+  void badOptionsAreRefusedInOneLine() {
+    assertThat(refused("--rows=0"), is("error: --rows must be a positive integer, not '0'"));
+    assertThat(
+        refused("--runners=spark"), is("error: --runners must be 'direct' or 'all', not 'spark'"));
+    assertThat(
+        refused("--skip=parquet,bronze"),
+        is(
+            "error: --skip takes a comma-separated list of deltaspark, heap, latency, overhead,"
+                + " parquet, not 'bronze'"));
+    assertThat(
+        refused("--overheadCommits=1"),
+        is("error: --overheadCommits must be an integer of at least 2, not '1'"));
+    assertThat(
+        refused("--rowsPerTransaction=-1"),
+        is(
+            "error: --rowsPerTransaction must be 0 (one transaction) or a positive integer, not"
+                + " '-1'"));
+    assertThat(
+        refused("--jobHeap=lots"),
+        is(
+            "error: --jobHeap must be a heap size as -Xmx takes it (e.g. 8g, 512m), not"
+                + " 'lots'"));
+    assertThat(refused("--repeats=0"), is("error: --repeats must be a positive integer, not '0'"));
+    assertThat(
+        refused("--latencyTransactions=0"),
+        is("error: --latencyTransactions must be a positive integer, not '0'"));
+  }
+
+  @Test
+  void figureLinesHaveFourSignificantDigitsInPlainNotation() {
+    assertThat(
+        Bench.figureLine("bronze_rows_per_s", 2345.123), is("FIGURE bronze_rows_per_s 2345"));
+    assertThat(
+        Bench.figureLine("parquet_rows_per_s", 139741.7), is("FIGURE parquet_rows_per_s 139700"));
+    assertThat(
+        Bench.figureLine("bronze_vs_parquet", 2345.0 / 139741),
+        is("FIGURE bronze_vs_parquet 0.01678"));
+    assertThat(Bench.figureLine("latency_p50_ms", 1500.0), is("FIGURE latency_p50_ms 1500"));
+  }
+
+  @Test
+  void batchOverheadIsTheDifferencePerExtraBatch() {
+    // 301 batches in 160.5 s against one batch in 10.5 s: 150 s over 300 extra batches.
+    assertThat(Bench.batchOverheadMs(160.5, 10.5, 301), is(500.0));
+  }
+
+  @Test
+  void latestCommitIgnoresTemporaryAndCheckpointFiles(@TempDir Path dir) throws Exception {
+    Path log = dir.resolve("_delta_log");
+    assertThat(Bench.latestCommit(log), is(-1L));
+    Files.createDirectories(log);
+    Files.writeString(log.resolve("00000000000000000000.json"), "");
+    Files.writeString(log.resolve("00000000000000000001.json"), "");
+    Files.writeString(log.resolve(".00000000000000000002.json.a1b2.tmp"), "");
+    Files.writeString(log.resolve("00000000000000000001.checkpoint.parquet"), "");
+    assertThat(Bench.latestCommit(log), is(1L));
+  }
+
+  @Test
+  void medianOfOddAndEvenCounts() {
+    assertThat(Bench.median(List.of(3.0, 1.0, 2.0)), is(2.0));
+    assertThat(Bench.median(List.of(4.0, 1.0, 3.0, 2.0)), is(2.5));
+    assertThat(Bench.median(List.of(7.0)), is(7.0));
+  }
+
+  @Test
+  void nearestRankPercentiles() {
+    double[] twenty = new double[20];
+    for (int i = 0; i < 20; i++) {
+      twenty[i] = i + 1;
+    }
+    assertThat(Bench.nearestRank(twenty, 50), is(10.0));
+    assertThat(Bench.nearestRank(twenty, 95), is(19.0));
+    assertThat(Bench.nearestRank(new double[] {5.0, 9.0}, 95), is(9.0));
+    assertThat(Bench.nearestRank(new double[] {5.0, 9.0}, 50), is(5.0));
+  }
+}

@@ -37,6 +37,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
 import org.apache.hadoop.conf.Configuration;
@@ -99,6 +100,7 @@ public final class DeltaTables {
   private final TableMigrator migrator;
   private final Clock clock;
   private final ParquetDataFiles parquet;
+  private final AtomicLong snapshotLoads = new AtomicLong();
 
   private DeltaTables(Configuration hadoopConf, Clock clock) {
     this.hadoopConf = hadoopConf;
@@ -479,6 +481,22 @@ public final class DeltaTables {
       long txnVersion,
       Map<String, String> domainMetadata,
       Runnable beforeFirstCommit) {
+    return commit(path, files, appId, txnVersion, domainMetadata, beforeFirstCommit, null);
+  }
+
+  /**
+   * {@link #commit(String, List, String, long, Map, Runnable)} whose first attempt commits {@code
+   * firstTransaction} (built by the caller on the latest snapshot with the same transaction
+   * identifier) when given, instead of building one on a snapshot read again.
+   */
+  private CommitResult commit(
+      String path,
+      List<DataFileAction> files,
+      @Nullable String appId,
+      long txnVersion,
+      Map<String, String> domainMetadata,
+      Runnable beforeFirstCommit,
+      @Nullable Transaction firstTransaction) {
     List<io.delta.kernel.data.Row> actions = new ArrayList<>(files.size());
     for (DataFileAction file : files) {
       actions.add(KernelInternals.addActionFromJson(file.actionJson()));
@@ -486,17 +504,16 @@ public final class DeltaTables {
     Map<String, String> domains = new LinkedHashMap<>(domainMetadata);
     RuntimeException last = null;
     for (int attempt = 1; attempt <= MAX_APPEND_ATTEMPTS; attempt++) {
-      Snapshot snapshot = requireTable(path);
-      UpdateTableTransactionBuilder builder =
-          snapshot.buildUpdateTableTransaction(ENGINE_INFO, Operation.WRITE);
-      if (appId != null) {
-        builder = builder.withTransactionId(appId, txnVersion);
-      }
       Transaction txn;
-      try {
-        txn = builder.build(engine);
-      } catch (ConcurrentTransactionException e) {
-        return alreadyCommitted(path, appId, txnVersion, snapshot.getVersion());
+      if (attempt == 1 && firstTransaction != null) {
+        txn = firstTransaction;
+      } else {
+        Snapshot snapshot = requireTable(path);
+        try {
+          txn = transaction(snapshot, appId, txnVersion).build(engine);
+        } catch (ConcurrentTransactionException e) {
+          return alreadyCommitted(path, appId, txnVersion, snapshot.getVersion());
+        }
       }
       domains.forEach(txn::addDomainMetadata);
       if (attempt == 1) {
@@ -537,6 +554,14 @@ public final class DeltaTables {
         last);
   }
 
+  /** An append's transaction on {@code snapshot}, tagged {@code (appId, txnVersion)} if given. */
+  private static UpdateTableTransactionBuilder transaction(
+      Snapshot snapshot, @Nullable String appId, long txnVersion) {
+    UpdateTableTransactionBuilder builder =
+        snapshot.buildUpdateTableTransaction(ENGINE_INFO, Operation.WRITE);
+    return appId == null ? builder : builder.withTransactionId(appId, txnVersion);
+  }
+
   private CommitResult alreadyCommitted(
       String path, @Nullable String appId, long txnVersion, long tableVersion) {
     LOG.info(
@@ -549,7 +574,10 @@ public final class DeltaTables {
 
   /**
    * Writes the rows and commits them in this process: {@link #writeDataFiles} then {@link #commit}.
-   * For small writes (facts rows, tests); large appends write files on workers.
+   * For small writes (facts rows, tests); large appends write files on workers. The latest snapshot
+   * is read once: the transaction built on it checks the transaction identifier (a replay is
+   * skipped before any file is written), gives the files' write context and is the first commit
+   * attempt.
    *
    * @param path the table path or URI
    * @param rowSchema the schema of the rows
@@ -568,13 +596,15 @@ public final class DeltaTables {
       @Nullable String appId,
       long txnVersion,
       Map<String, String> domainMetadata) {
-    if (appId != null) {
-      OptionalLong latest = latestTransactionVersion(path, appId);
-      if (latest.isPresent() && latest.getAsLong() >= txnVersion) {
-        return alreadyCommitted(path, appId, txnVersion, version(path));
-      }
+    Snapshot snapshot = requireTable(path);
+    Transaction txn;
+    try {
+      txn = transaction(snapshot, appId, txnVersion).build(engine);
+    } catch (ConcurrentTransactionException e) {
+      return alreadyCommitted(path, appId, txnVersion, snapshot.getVersion());
     }
-    return commit(path, writeDataFiles(path, rowSchema, rows), appId, txnVersion, domainMetadata);
+    List<DataFileAction> files = writeDataFiles(path, txn, rowSchema, rows);
+    return commit(path, files, appId, txnVersion, domainMetadata, () -> {}, txn);
   }
 
   /**
@@ -910,7 +940,20 @@ public final class DeltaTables {
     }
   }
 
+  /**
+   * How many times this instance has read a table's latest snapshot from its log (listing the log
+   * and replaying it from the last checkpoint): the main fixed cost of a commit, counted for tests
+   * and benchmarks. Migrations and other metadata commits ({@link #open}, {@link #addColumns},
+   * {@link #evolveSchema}) read snapshots of their own, not counted here.
+   *
+   * @return the count since the instance was created
+   */
+  public long snapshotLoads() {
+    return snapshotLoads.get();
+  }
+
   private Optional<Snapshot> latestSnapshot(String path) {
+    snapshotLoads.incrementAndGet();
     try {
       return Optional.of(Table.forPath(engine, path).getLatestSnapshot(engine));
     } catch (TableNotFoundException e) {

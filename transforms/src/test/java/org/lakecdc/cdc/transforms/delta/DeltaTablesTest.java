@@ -32,6 +32,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.stream.Collectors;
 import org.apache.beam.sdk.coders.SerializableCoder;
@@ -307,6 +308,39 @@ class DeltaTablesTest {
     assertEquals(OptionalLong.of(6), tables.latestTransactionVersion(path, "a"));
     assertEquals(OptionalLong.of(1), tables.latestTransactionVersion(path, "b"));
     assertEquals(OptionalLong.empty(), tables.latestTransactionVersion(path, "c"));
+  }
+
+  @Test
+  void anAppendReadsTheLatestSnapshotOnceAndAReplayWritesNoFile() throws IOException {
+    String path = ordersTable("orders");
+    long before = tables.snapshotLoads();
+    CommitResult first =
+        tables.append(
+            path,
+            ORDERS_SCHEMA,
+            List.of(order(1, "a", null)),
+            "app",
+            1,
+            Map.of("lakecdc.test", "{\"batch\":1}"));
+    assertEquals(CommitResult.Status.COMMITTED, first.status());
+    assertEquals(1, tables.snapshotLoads() - before, "one snapshot read for the append");
+
+    long parquetFiles;
+    try (var files = Files.list(dir.resolve("orders"))) {
+      parquetFiles = files.filter(f -> f.toString().endsWith(".parquet")).count();
+    }
+    before = tables.snapshotLoads();
+    CommitResult replay =
+        tables.append(path, ORDERS_SCHEMA, List.of(order(2, "b", null)), "app", 1, Map.of());
+    assertEquals(CommitResult.Status.ALREADY_COMMITTED, replay.status());
+    assertEquals(first.version(), replay.version());
+    assertEquals(1, tables.snapshotLoads() - before, "one snapshot read for the replay");
+    try (var files = Files.list(dir.resolve("orders"))) {
+      assertEquals(
+          parquetFiles, files.filter(f -> f.toString().endsWith(".parquet")).count(), "no file");
+    }
+    assertEquals(List.of(1L), ids(path));
+    assertEquals(Optional.of("{\"batch\":1}"), tables.domainMetadata(path, "lakecdc.test"));
   }
 
   @Test

@@ -90,4 +90,43 @@ class FinalizationTest {
         LocalDateTime.of(2026, 9, 28, 16, 0),
         t.getLogicalTypeValue(ControlTable.UPDATED_AT, LocalDateTime.class));
   }
+
+  @Test
+  void anAdvanceThatCannotMoveTheVerdictReadsNothingAndOneThatMovesItRewritesOnce() {
+    DeltaTables tables = DeltaTables.create();
+    String control = dir.resolve("control").toString();
+    Finalization f = new Finalization(tables, control, clock);
+    assertEquals(
+        LocalDateTime.of(2026, 9, 28, 15, 0),
+        f.advance("t", L1, Instant.parse("2026-09-28T15:05:00Z"), Granularity.HOUR));
+    long version = tables.version(control);
+
+    long loads = tables.snapshotLoads();
+    for (int minute = 6; minute < 60; minute++) {
+      assertEquals(
+          LocalDateTime.of(2026, 9, 28, 15, 0),
+          f.advance(
+              "t",
+              L2,
+              Instant.parse("2026-09-28T15:00:00Z").plusSeconds(60L * minute),
+              Granularity.HOUR));
+    }
+    assertEquals(0, tables.snapshotLoads() - loads, "the period's batches read no table");
+    assertEquals(version, tables.version(control), "nor write one");
+
+    loads = tables.snapshotLoads();
+    assertEquals(
+        LocalDateTime.of(2026, 9, 28, 16, 0),
+        f.advance("t", L2, Instant.parse("2026-09-28T16:00:00Z"), Granularity.HOUR));
+    assertEquals(2, tables.snapshotLoads() - loads, "one read of the rows, one rewrite");
+    assertEquals(version + 1, tables.version(control));
+
+    Finalization other = new Finalization(tables, control, clock);
+    assertEquals(
+        LocalDateTime.of(2026, 9, 28, 16, 0),
+        other.advance("t", L1, Instant.parse("2026-09-28T15:30:00Z"), Granularity.HOUR),
+        "a new instance reads the stored verdict and keeps it");
+    assertEquals(Optional.of(LocalDateTime.of(2026, 9, 28, 16, 0)), f.verdict("t"));
+    assertEquals(version + 1, tables.version(control));
+  }
 }

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import org.apache.beam.runners.direct.DirectOptions;
 import org.lakecdc.cdc.transforms.facts.FactsTable;
 
 /**
@@ -19,30 +20,33 @@ import org.lakecdc.cdc.transforms.facts.FactsTable;
  * own cost and the run's fixed cost (tables, pipeline start) cancel out. Each pair is run {@code
  * repeats} times; the median is printed last as {@code FIGURE batch_overhead_ms <ms>}.
  *
- * <p>Usage: {@code BatchOverheadBench <directory> [commits=300] [repeats=3]} with the pipelines
- * test classpath ({@code target/test-classpath.txt} plus {@code target/classes} and {@code
- * target/test-classes}). The directory must not exist. Not a test: times are measured, never
+ * <p>Usage: {@code BatchOverheadBench <directory> [commits=300] [repeats=3] [checks=off]} with the
+ * pipelines test classpath ({@code target/test-classpath.txt} plus {@code target/classes} and
+ * {@code target/test-classes}). The directory must not exist. {@code checks} is {@code off} for the
+ * DirectRunner options the job's command line gives ({@link CommandLine#parse}: enforcement checks
+ * off) or {@code on} for Beam's defaults (both checks on). Not a test: times are measured, never
  * asserted.
  */
 final class BatchOverheadBench {
   private BatchOverheadBench() {}
 
   public static void main(String[] args) throws IOException {
-    if (args.length < 1 || args.length > 3) {
-      System.err.println("usage: BatchOverheadBench <directory> [commits] [repeats]");
+    if (args.length < 1 || args.length > 4) {
+      System.err.println("usage: BatchOverheadBench <directory> [commits] [repeats] [checks]");
       System.exit(2);
     }
     Path dir = Path.of(args[0]);
     int commits = args.length > 1 ? Integer.parseInt(args[1]) : 300;
     int repeats = args.length > 2 ? Integer.parseInt(args[2]) : 3;
+    boolean checks = args.length > 3 && args[3].equals("on");
     if (Files.exists(dir)) {
       System.err.println(dir + " exists; give a new directory");
       System.exit(2);
     }
     List<Double> perBatch = new ArrayList<>();
     for (int r = 0; r < repeats; r++) {
-      double many = runOnce(dir.resolve("many-" + r), commits, 1);
-      double one = runOnce(dir.resolve("one-" + r), commits, 0);
+      double many = runOnce(dir.resolve("many-" + r), commits, 1, checks);
+      double one = runOnce(dir.resolve("one-" + r), commits, 0, checks);
       double ms = (many - one) * 1000 / (commits - 1);
       perBatch.add(ms);
       System.out.printf(
@@ -55,7 +59,7 @@ final class BatchOverheadBench {
   }
 
   /** Seconds of one run of the job over a new database of {@code commits} one-row commits. */
-  private static double runOnce(Path dir, int commits, int maxCommitsPerBatch) {
+  private static double runOnce(Path dir, int commits, int maxCommitsPerBatch, boolean checks) {
     JobFixture fixture = new JobFixture(dir);
     fixture.db.enableCdc(JobFixture.ORDERS);
     try (var bulk = fixture.db.bulk()) {
@@ -68,7 +72,10 @@ final class BatchOverheadBench {
     long began = System.nanoTime();
     CdcToDeltaJob.Summary summary;
     try (PrintStream quiet = new PrintStream(OutputStream.nullOutputStream())) {
-      summary = CdcToDeltaJob.run(config, JobFixture.direct(), quiet);
+      DirectOptions options = JobFixture.direct().as(DirectOptions.class);
+      options.setEnforceImmutability(checks);
+      options.setEnforceEncodability(checks);
+      summary = CdcToDeltaJob.run(config, options, quiet);
     }
     double seconds = (System.nanoTime() - began) / 1e9;
     long expectedBatches = maxCommitsPerBatch == 0 ? 1 : commits;

@@ -24,6 +24,7 @@ import io.delta.kernel.utils.CloseableIterable;
 import io.delta.kernel.utils.CloseableIterator;
 import io.delta.kernel.utils.DataFileStatus;
 import io.delta.kernel.utils.FileStatus;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
@@ -37,6 +38,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
@@ -72,6 +74,18 @@ import org.slf4j.LoggerFactory;
  * new files, and files never committed are orphans that {@code VACUUM} removes; the transaction
  * identifier, not the names, keeps commits idempotent.
  *
+ * <h3>Snapshots</h3>
+ *
+ * <p>Every call works on the table's latest snapshot. Reading one from the log (Kernel's {@code
+ * getLatestSnapshot}: list the log, read the last checkpoint and the commits after it) is the main
+ * fixed cost of a small commit, so an instance keeps the latest snapshot it read or committed per
+ * path (Kernel's post-commit snapshot) and reuses it while it is still the latest: while the log
+ * has no commit file of the next version and the commit file of its version is unchanged (two file
+ * status calls). A commit of another writer or instance, a table deleted and created again at the
+ * path, are seen as a listing would see them; commits race as they did with a snapshot read just
+ * before (Kernel's conflict detection, the transaction identifiers, {@code withMaxRetries(0)} for
+ * rewrites).
+ *
  * <h3>What Kernel cannot write</h3>
  *
  * <p>Tables are created without column mapping, change data feed, check constraints, generated or
@@ -100,11 +114,20 @@ public final class DeltaTables {
   private final TableMigrator migrator;
   private final Clock clock;
   private final ParquetDataFiles parquet;
+  private final HadoopFileIO fileIO;
   private final AtomicLong snapshotLoads = new AtomicLong();
+
+  /**
+   * The latest snapshot this instance read or committed per table path, with the status of its
+   * version's commit file; reused while it is still the table's latest ({@link #isLatest}).
+   */
+  private final Map<String, KnownSnapshot> snapshots = new ConcurrentHashMap<>();
+
+  private record KnownSnapshot(Snapshot snapshot, FileStatus commitFile) {}
 
   private DeltaTables(Configuration hadoopConf, Clock clock) {
     this.hadoopConf = hadoopConf;
-    HadoopFileIO fileIO = new HadoopFileIO(hadoopConf);
+    this.fileIO = new HadoopFileIO(hadoopConf);
     this.engine = DefaultEngine.create(fileIO);
     this.parquet = new ParquetDataFiles(fileIO, hadoopConf);
     this.migrator = new TableMigrator(engine);
@@ -523,6 +546,7 @@ public final class DeltaTables {
         TransactionCommitResult result =
             txn.commit(
                 engine, CloseableIterable.inMemoryIterable(KernelIterators.of(actions.iterator())));
+        rememberCommitted(path, result);
         runCheckpointHooks(path, result);
         return new CommitResult(
             CommitResult.Status.COMMITTED, result.getVersion(), files.size(), 0);
@@ -666,6 +690,7 @@ public final class DeltaTables {
       TransactionCommitResult result =
           txn.commit(
               engine, CloseableIterable.inMemoryIterable(KernelIterators.of(actions.iterator())));
+      rememberCommitted(path, result);
       runCheckpointHooks(path, result);
       return new CommitResult(
           CommitResult.Status.COMMITTED, result.getVersion(), added.size(), removed);
@@ -943,8 +968,10 @@ public final class DeltaTables {
   /**
    * How many times this instance has read a table's latest snapshot from its log (listing the log
    * and replaying it from the last checkpoint): the main fixed cost of a commit, counted for tests
-   * and benchmarks. Migrations and other metadata commits ({@link #open}, {@link #addColumns},
-   * {@link #evolveSchema}) read snapshots of their own, not counted here.
+   * and benchmarks. A snapshot this instance read or committed is reused while it is the table's
+   * latest, which two file status calls tell (see the class comment); reuses are not counted.
+   * Migrations and other metadata commits ({@link #open}, {@link #addColumns}, {@link
+   * #evolveSchema}) read snapshots of their own, not counted here.
    *
    * @return the count since the instance was created
    */
@@ -952,13 +979,75 @@ public final class DeltaTables {
     return snapshotLoads.get();
   }
 
+  /**
+   * The table's latest snapshot: the one this instance last read or committed when it is still the
+   * latest, else read from the log.
+   */
   private Optional<Snapshot> latestSnapshot(String path) {
+    KnownSnapshot known = snapshots.get(path);
+    if (known != null && isLatest(known)) {
+      return Optional.of(known.snapshot());
+    }
     snapshotLoads.incrementAndGet();
+    Snapshot snapshot;
     try {
-      return Optional.of(Table.forPath(engine, path).getLatestSnapshot(engine));
+      snapshot = Table.forPath(engine, path).getLatestSnapshot(engine);
     } catch (TableNotFoundException e) {
+      snapshots.remove(path);
       return Optional.empty();
     }
+    remember(path, snapshot);
+    return Optional.of(snapshot);
+  }
+
+  /** Keeps {@code snapshot} as the latest of {@code path} (not when its commit file is gone). */
+  private void remember(String path, Snapshot snapshot) {
+    try {
+      FileStatus commitFile = fileIO.getFileStatus(commitFile(snapshot, snapshot.getVersion()));
+      snapshots.put(path, new KnownSnapshot(snapshot, commitFile));
+    } catch (IOException e) {
+      // A log whose commit file of the latest version was cleaned up (a checkpoint holds it):
+      // nothing to compare later, so the snapshot is read again next time.
+      snapshots.remove(path);
+    }
+  }
+
+  /**
+   * Whether a snapshot is still its table's latest: no commit file of the next version exists, and
+   * the commit file of its own version is the one it was read from (same size and modification
+   * time; a table deleted and created again at the path has new commit files). Delta versions are
+   * contiguous and commit files are never rewritten, so this is what listing the log would tell.
+   */
+  private boolean isLatest(KnownSnapshot known) {
+    Snapshot snapshot = known.snapshot();
+    try {
+      fileIO.getFileStatus(commitFile(snapshot, snapshot.getVersion() + 1));
+      return false;
+    } catch (FileNotFoundException e) {
+      // No next version: compare the current one below.
+    } catch (IOException e) {
+      return false;
+    }
+    try {
+      FileStatus current = fileIO.getFileStatus(commitFile(snapshot, snapshot.getVersion()));
+      return current.getSize() == known.commitFile().getSize()
+          && current.getModificationTime() == known.commitFile().getModificationTime();
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** The path of the commit file ({@code _delta_log/<version, 20 digits>.json}) of a version. */
+  private static String commitFile(Snapshot snapshot, long version) {
+    String table = snapshot.getPath();
+    return (table.endsWith("/") ? table : table + "/")
+        + "_delta_log/"
+        + String.format(Locale.ROOT, "%020d.json", version);
+  }
+
+  /** Keeps the snapshot Kernel built after our commit, when it built one. */
+  private void rememberCommitted(String path, TransactionCommitResult result) {
+    result.getPostCommitSnapshot().ifPresent(snapshot -> remember(path, snapshot));
   }
 
   private Snapshot requireTable(String path) {

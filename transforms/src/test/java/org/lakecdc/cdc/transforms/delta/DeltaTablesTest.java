@@ -311,36 +311,89 @@ class DeltaTablesTest {
   }
 
   @Test
-  void anAppendReadsTheLatestSnapshotOnceAndAReplayWritesNoFile() throws IOException {
+  void commitsReuseTheSnapshotTheyCommittedAndAReplayWritesNoFile() throws IOException {
     String path = ordersTable("orders");
+    tables.append(path, ORDERS_SCHEMA, List.of(order(1, "a", null)), "app", 1, Map.of());
     long before = tables.snapshotLoads();
-    CommitResult first =
-        tables.append(
-            path,
-            ORDERS_SCHEMA,
-            List.of(order(1, "a", null)),
-            "app",
-            1,
-            Map.of("lakecdc.test", "{\"batch\":1}"));
-    assertEquals(CommitResult.Status.COMMITTED, first.status());
-    assertEquals(1, tables.snapshotLoads() - before, "one snapshot read for the append");
+    for (int batch = 2; batch <= 12; batch++) {
+      CommitResult result =
+          tables.append(
+              path,
+              ORDERS_SCHEMA,
+              List.of(order(batch, "a", null)),
+              "app",
+              batch,
+              Map.of("lakecdc.test", "{\"batch\":" + batch + "}"));
+      assertEquals(CommitResult.Status.COMMITTED, result.status());
+    }
+    assertEquals(0, tables.snapshotLoads() - before, "each commit starts on the one before");
+    assertTrue(
+        Files.exists(dir.resolve("orders/_delta_log/00000000000000000010.checkpoint.parquet")));
 
     long parquetFiles;
     try (var files = Files.list(dir.resolve("orders"))) {
       parquetFiles = files.filter(f -> f.toString().endsWith(".parquet")).count();
     }
-    before = tables.snapshotLoads();
     CommitResult replay =
-        tables.append(path, ORDERS_SCHEMA, List.of(order(2, "b", null)), "app", 1, Map.of());
+        tables.append(path, ORDERS_SCHEMA, List.of(order(99, "b", null)), "app", 12, Map.of());
     assertEquals(CommitResult.Status.ALREADY_COMMITTED, replay.status());
-    assertEquals(first.version(), replay.version());
-    assertEquals(1, tables.snapshotLoads() - before, "one snapshot read for the replay");
+    assertEquals(13, replay.version());
     try (var files = Files.list(dir.resolve("orders"))) {
       assertEquals(
           parquetFiles, files.filter(f -> f.toString().endsWith(".parquet")).count(), "no file");
     }
-    assertEquals(List.of(1L), ids(path));
-    assertEquals(Optional.of("{\"batch\":1}"), tables.domainMetadata(path, "lakecdc.test"));
+    assertEquals(0, tables.snapshotLoads() - before);
+    assertEquals(
+        List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L, 11L, 12L),
+        ids(path),
+        "a new instance reads the same");
+    assertEquals(Optional.of("{\"batch\":12}"), tables.domainMetadata(path, "lakecdc.test"));
+    assertEquals(
+        Optional.of("{\"batch\":12}"), DeltaTables.create().domainMetadata(path, "lakecdc.test"));
+  }
+
+  @Test
+  void aReusedSnapshotGivesWayToAnotherWritersCommitAndToATableCreatedAgain() throws IOException {
+    String path = ordersTable("orders");
+    tables.append(path, ORDERS_SCHEMA, List.of(order(1, "a", null)), "a", 1, Map.of());
+    DeltaTables other = DeltaTables.create();
+    other.append(path, ORDERS_SCHEMA, List.of(order(2, "b", null)), "b", 1, Map.of());
+
+    assertEquals(List.of(1L, 2L), ids(path), "the other writer's commit is read");
+    assertEquals(OptionalLong.of(1), tables.latestTransactionVersion(path, "b"));
+    assertEquals(
+        CommitResult.Status.ALREADY_COMMITTED,
+        tables.append(path, ORDERS_SCHEMA, List.of(order(3, "b", null)), "b", 1, Map.of()).status(),
+        "nor is its transaction written twice");
+    long version = tables.version(path);
+    String formerId = tables.tableId(path);
+
+    deleteRecursively(dir.resolve("orders"));
+    other.createIfAbsent(path, TableDefinition.of(TableKind.BRONZE, ORDERS));
+    for (int id = 10; other.version(path) < version; id++) {
+      other.append(path, ORDERS_SCHEMA, List.of(order(id, "c", null)), null, 0, Map.of());
+    }
+    assertEquals(version, other.version(path), "the new table is at the same version");
+
+    assertEquals(other.tableId(path), tables.tableId(path));
+    assertTrue(!formerId.equals(tables.tableId(path)), "the new table, not the former one");
+    assertEquals(OptionalLong.empty(), tables.latestTransactionVersion(path, "a"));
+    tables.append(path, ORDERS_SCHEMA, List.of(order(4, "a", null)), "a", 1, Map.of());
+    assertEquals(List.of(4L, 10L, 11L), ids(path));
+    assertEquals(
+        List.of(4L, 10L, 11L),
+        DeltaTables.create().scan(path).stream()
+            .map(r -> (Long) r.get("id"))
+            .sorted()
+            .collect(Collectors.toList()));
+  }
+
+  private static void deleteRecursively(Path root) throws IOException {
+    try (var paths = Files.walk(root)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).collect(Collectors.toList())) {
+        Files.delete(p);
+      }
+    }
   }
 
   @Test

@@ -118,15 +118,31 @@ class FinalizationTest {
     assertEquals(
         LocalDateTime.of(2026, 9, 28, 16, 0),
         f.advance("t", L2, Instant.parse("2026-09-28T16:00:00Z"), Granularity.HOUR));
-    assertEquals(2, tables.snapshotLoads() - loads, "one read of the rows, one rewrite");
+    assertEquals(
+        0,
+        tables.snapshotLoads() - loads,
+        "read and rewritten on the snapshot of its last rewrite");
     assertEquals(version + 1, tables.version(control));
 
-    Finalization other = new Finalization(tables, control, clock);
+    DeltaTables otherTables = DeltaTables.create();
+    Finalization other = new Finalization(otherTables, control, clock);
     assertEquals(
         LocalDateTime.of(2026, 9, 28, 16, 0),
         other.advance("t", L1, Instant.parse("2026-09-28T15:30:00Z"), Granularity.HOUR),
         "a new instance reads the stored verdict and keeps it");
-    assertEquals(Optional.of(LocalDateTime.of(2026, 9, 28, 16, 0)), f.verdict("t"));
     assertEquals(version + 1, tables.version(control));
+    assertEquals(
+        LocalDateTime.of(2026, 9, 28, 14, 0),
+        other.advance("u", L1, Instant.parse("2026-09-28T14:10:00Z"), Granularity.HOUR));
+
+    assertEquals(
+        LocalDateTime.of(2026, 9, 28, 17, 0),
+        f.advance("t", L2, Instant.parse("2026-09-28T17:00:00Z"), Granularity.HOUR));
+    assertEquals(
+        Optional.of(LocalDateTime.of(2026, 9, 28, 14, 0)),
+        new Finalization(DeltaTables.create(), control, clock).verdict("u"),
+        "the other writer's row is kept, not clobbered by a rewrite of an older snapshot");
+    assertEquals(Optional.of(LocalDateTime.of(2026, 9, 28, 17, 0)), other.verdict("t"));
+    assertEquals(2, tables.scan(control, ControlTable.SCHEMA).size());
   }
 }

@@ -81,10 +81,11 @@ import org.slf4j.LoggerFactory;
  * fixed cost of a small commit, so an instance keeps the latest snapshot it read or committed per
  * path (Kernel's post-commit snapshot) and reuses it while it is still the latest: while the log
  * has no commit file of the next version and the commit file of its version is unchanged (two file
- * status calls). A commit of another writer or instance, a table deleted and created again at the
- * path, are seen as a listing would see them; commits race as they did with a snapshot read just
- * before (Kernel's conflict detection, the transaction identifiers, {@code withMaxRetries(0)} for
- * rewrites).
+ * status calls), and until a checkpoint is written (the kept snapshot would replay the log from its
+ * older checkpoint). A commit of another writer or instance, a table deleted and created again at
+ * the path, are seen as a listing would see them; commits race as they did with a snapshot read
+ * just before (Kernel's conflict detection, the transaction identifiers, {@code withMaxRetries(0)}
+ * for rewrites).
  *
  * <h3>What Kernel cannot write</h3>
  *
@@ -726,6 +727,9 @@ public final class DeltaTables {
       }
       try {
         hook.threadSafeInvoke(engine);
+        // The kept snapshot replays the log from the checkpoint it was read with, a longer log
+        // with every commit: the next call reads the table again, from the new checkpoint.
+        snapshots.remove(path);
       } catch (IOException | RuntimeException e) {
         // A checkpoint only speeds up reading the log; the commit itself has succeeded.
         LOG.warn(

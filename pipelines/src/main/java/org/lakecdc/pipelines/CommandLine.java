@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.beam.runners.direct.DirectOptions;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 
@@ -22,6 +23,12 @@ import org.apache.beam.sdk.options.PipelineOptionsFactory;
  * here, the argument it came from is found on the command line, and the option's getter (in any
  * registered options interface, Beam's own included) says what it accepts: its {@link Accepts}, or
  * else its type (true or false; an integer; a number).
+ *
+ * <p>A job's command line turns the DirectRunner's enforcement checks off unless it sets them
+ * itself ({@link DirectOptions#isEnforceImmutability()}, {@link
+ * DirectOptions#isEnforceEncodability()}): they encode and compare every element a transform reads
+ * or writes, which costs more than the job's own work, and they check the transforms' code, which
+ * the tests run with them on.
  */
 final class CommandLine {
   /** Beam (Jackson) cannot convert the text {@code group(2)} to the type {@code group(1)}. */
@@ -44,8 +51,10 @@ final class CommandLine {
   private CommandLine() {}
 
   /**
-   * Parses {@code args} as {@code type} and, for a job's options ({@link OutputOptions}), sets its
-   * logging up with them ({@link ConsoleLogging#apply}).
+   * Parses {@code args} as {@code type}; turns the DirectRunner's enforcement checks ({@code
+   * enforceImmutability}, {@code enforceEncodability}) off unless {@code args} names them ({@code
+   * --enforceImmutability=true} keeps that check on); and, for a job's options ({@link
+   * OutputOptions}), sets its logging up with them ({@link ConsoleLogging#apply}).
    *
    * @throws IllegalArgumentException with one line naming the option and what it accepts
    */
@@ -56,6 +65,14 @@ final class CommandLine {
       options = PipelineOptionsFactory.fromArgs(args).withValidation().as(type);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(explain(args, e), e);
+    }
+    Map<String, List<String>> given = given(args);
+    DirectOptions direct = options.as(DirectOptions.class);
+    if (!given.containsKey("enforceImmutability")) {
+      direct.setEnforceImmutability(false);
+    }
+    if (!given.containsKey("enforceEncodability")) {
+      direct.setEnforceEncodability(false);
     }
     if (options instanceof OutputOptions output) {
       ConsoleLogging.apply(output);

@@ -13,6 +13,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
+import org.apache.beam.runners.direct.DirectOptions;
+import org.apache.beam.runners.direct.DirectRunner;
 import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -471,5 +473,33 @@ class CommandLineTest {
     assertEquals(OptionalLong.empty(), plain.lockTimeoutMs());
     assertTrue(plain.sourceTimeZone().isAuto());
     assertEquals(PasswordSource.environmentVariable("PATH"), plain.password());
+  }
+
+  @Test
+  void theJobsTurnTheDirectRunnersEnforcementChecksOffUnlessTheCommandLineSetsThem() {
+    DirectOptions defaults =
+        CommandLine.parse(new String[] {}, CdcToDeltaOptions.class).as(DirectOptions.class);
+    assertFalse(defaults.isEnforceImmutability());
+    assertFalse(defaults.isEnforceEncodability());
+    assertEquals(DirectRunner.class, defaults.getRunner());
+
+    DirectOptions printChanges =
+        CommandLine.parse(new String[] {}, PrintChangesOptions.class).as(DirectOptions.class);
+    assertFalse(printChanges.isEnforceImmutability());
+    assertFalse(printChanges.isEnforceEncodability());
+
+    DirectOptions immutability =
+        CommandLine.parse(new String[] {"--enforceImmutability=true"}, CdcToDeltaOptions.class)
+            .as(DirectOptions.class);
+    assertTrue(immutability.isEnforceImmutability());
+    assertFalse(immutability.isEnforceEncodability());
+
+    DirectOptions both =
+        CommandLine.parse(
+                new String[] {"--enforceImmutability", "--enforceEncodability=true"},
+                CdcToDeltaOptions.class)
+            .as(DirectOptions.class);
+    assertTrue(both.isEnforceImmutability());
+    assertTrue(both.isEnforceEncodability());
   }
 }

@@ -22,6 +22,7 @@ import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.CloseableIterable;
 import io.delta.kernel.utils.CloseableIterator;
 import io.delta.kernel.utils.FileStatus;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
@@ -35,6 +36,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
 import org.apache.hadoop.conf.Configuration;
@@ -68,6 +71,19 @@ import org.slf4j.LoggerFactory;
  * new files, and files never committed are orphans that {@code VACUUM} removes; the transaction
  * identifier, not the names, keeps commits idempotent.
  *
+ * <h3>Snapshots</h3>
+ *
+ * <p>Every call works on the table's latest snapshot. Reading one from the log (Kernel's {@code
+ * getLatestSnapshot}: list the log, read the last checkpoint and the commits after it) is the main
+ * fixed cost of a small commit, so an instance keeps the latest snapshot it read or committed per
+ * path (Kernel's post-commit snapshot) and reuses it while it is still the latest: while the log
+ * has no commit file of the next version and the commit file of its version is unchanged (two file
+ * status calls), and until a checkpoint is written (the kept snapshot would replay the log from its
+ * older checkpoint). A commit of another writer or instance, a table deleted and created again at
+ * the path, are seen as a listing would see them; commits race as they did with a snapshot read
+ * just before (Kernel's conflict detection, the transaction identifiers, {@code withMaxRetries(0)}
+ * for rewrites).
+ *
  * <h3>What Kernel cannot write</h3>
  *
  * <p>Tables are created without column mapping, change data feed, check constraints, generated or
@@ -96,10 +112,20 @@ public final class DeltaTables {
   private final TableMigrator migrator;
   private final Clock clock;
   private final ParquetDataFiles parquet;
+  private final HadoopFileIO fileIO;
+  private final AtomicLong snapshotLoads = new AtomicLong();
+
+  /**
+   * The latest snapshot this instance read or committed per table path, with the status of its
+   * version's commit file; reused while it is still the table's latest ({@link #isLatest}).
+   */
+  private final Map<String, KnownSnapshot> snapshots = new ConcurrentHashMap<>();
+
+  private record KnownSnapshot(Snapshot snapshot, FileStatus commitFile) {}
 
   private DeltaTables(Configuration hadoopConf, Clock clock) {
     this.hadoopConf = hadoopConf;
-    HadoopFileIO fileIO = new HadoopFileIO(hadoopConf);
+    this.fileIO = new HadoopFileIO(hadoopConf);
     this.engine = DefaultEngine.create(fileIO);
     this.parquet = new ParquetDataFiles(fileIO, hadoopConf);
     this.migrator = new TableMigrator(engine);
@@ -465,6 +491,22 @@ public final class DeltaTables {
       long txnVersion,
       Map<String, String> domainMetadata,
       Runnable beforeFirstCommit) {
+    return commit(path, files, appId, txnVersion, domainMetadata, beforeFirstCommit, null);
+  }
+
+  /**
+   * {@link #commit(String, List, String, long, Map, Runnable)} whose first attempt commits {@code
+   * firstTransaction} (built by the caller on the latest snapshot with the same transaction
+   * identifier) when given, instead of building one on a snapshot read again.
+   */
+  private CommitResult commit(
+      String path,
+      List<DataFileAction> files,
+      @Nullable String appId,
+      long txnVersion,
+      Map<String, String> domainMetadata,
+      Runnable beforeFirstCommit,
+      @Nullable Transaction firstTransaction) {
     List<io.delta.kernel.data.Row> actions = new ArrayList<>(files.size());
     for (DataFileAction file : files) {
       actions.add(KernelInternals.addActionFromJson(file.actionJson()));
@@ -472,17 +514,16 @@ public final class DeltaTables {
     Map<String, String> domains = new LinkedHashMap<>(domainMetadata);
     RuntimeException last = null;
     for (int attempt = 1; attempt <= MAX_APPEND_ATTEMPTS; attempt++) {
-      Snapshot snapshot = requireTable(path);
-      UpdateTableTransactionBuilder builder =
-          snapshot.buildUpdateTableTransaction(ENGINE_INFO, Operation.WRITE);
-      if (appId != null) {
-        builder = builder.withTransactionId(appId, txnVersion);
-      }
       Transaction txn;
-      try {
-        txn = builder.build(engine);
-      } catch (ConcurrentTransactionException e) {
-        return alreadyCommitted(path, appId, txnVersion, snapshot.getVersion());
+      if (attempt == 1 && firstTransaction != null) {
+        txn = firstTransaction;
+      } else {
+        Snapshot snapshot = requireTable(path);
+        try {
+          txn = transaction(snapshot, appId, txnVersion).build(engine);
+        } catch (ConcurrentTransactionException e) {
+          return alreadyCommitted(path, appId, txnVersion, snapshot.getVersion());
+        }
       }
       domains.forEach(txn::addDomainMetadata);
       if (attempt == 1) {
@@ -492,6 +533,7 @@ public final class DeltaTables {
         TransactionCommitResult result =
             txn.commit(
                 engine, CloseableIterable.inMemoryIterable(KernelIterators.of(actions.iterator())));
+        rememberCommitted(path, result);
         runCheckpointHooks(path, result);
         return new CommitResult(
             CommitResult.Status.COMMITTED, result.getVersion(), files.size(), 0);
@@ -523,6 +565,14 @@ public final class DeltaTables {
         last);
   }
 
+  /** An append's transaction on {@code snapshot}, tagged {@code (appId, txnVersion)} if given. */
+  private static UpdateTableTransactionBuilder transaction(
+      Snapshot snapshot, @Nullable String appId, long txnVersion) {
+    UpdateTableTransactionBuilder builder =
+        snapshot.buildUpdateTableTransaction(ENGINE_INFO, Operation.WRITE);
+    return appId == null ? builder : builder.withTransactionId(appId, txnVersion);
+  }
+
   private CommitResult alreadyCommitted(
       String path, @Nullable String appId, long txnVersion, long tableVersion) {
     LOG.info(
@@ -535,7 +585,10 @@ public final class DeltaTables {
 
   /**
    * Writes the rows and commits them in this process: {@link #writeDataFiles} then {@link #commit}.
-   * For small writes (facts rows, tests); large appends write files on workers.
+   * For small writes (facts rows, tests); large appends write files on workers. The latest snapshot
+   * is read once: the transaction built on it checks the transaction identifier (a replay is
+   * skipped before any file is written), gives the files' write context and is the first commit
+   * attempt.
    *
    * @param path the table path or URI
    * @param rowSchema the schema of the rows
@@ -554,13 +607,15 @@ public final class DeltaTables {
       @Nullable String appId,
       long txnVersion,
       Map<String, String> domainMetadata) {
-    if (appId != null) {
-      OptionalLong latest = latestTransactionVersion(path, appId);
-      if (latest.isPresent() && latest.getAsLong() >= txnVersion) {
-        return alreadyCommitted(path, appId, txnVersion, version(path));
-      }
+    Snapshot snapshot = requireTable(path);
+    Transaction txn;
+    try {
+      txn = transaction(snapshot, appId, txnVersion).build(engine);
+    } catch (ConcurrentTransactionException e) {
+      return alreadyCommitted(path, appId, txnVersion, snapshot.getVersion());
     }
-    return commit(path, writeDataFiles(path, rowSchema, rows), appId, txnVersion, domainMetadata);
+    List<DataFileAction> files = writeDataFiles(path, txn, rowSchema, rows);
+    return commit(path, files, appId, txnVersion, domainMetadata, () -> {}, txn);
   }
 
   /**
@@ -622,6 +677,7 @@ public final class DeltaTables {
       TransactionCommitResult result =
           txn.commit(
               engine, CloseableIterable.inMemoryIterable(KernelIterators.of(actions.iterator())));
+      rememberCommitted(path, result);
       runCheckpointHooks(path, result);
       return new CommitResult(
           CommitResult.Status.COMMITTED, result.getVersion(), added.size(), removed);
@@ -657,6 +713,9 @@ public final class DeltaTables {
       }
       try {
         hook.threadSafeInvoke(engine);
+        // The kept snapshot replays the log from the checkpoint it was read with, a longer log
+        // with every commit: the next call reads the table again, from the new checkpoint.
+        snapshots.remove(path);
       } catch (IOException | RuntimeException e) {
         // A checkpoint only speeds up reading the log; the commit itself has succeeded.
         LOG.warn(
@@ -998,12 +1057,89 @@ public final class DeltaTables {
     }
   }
 
+  /**
+   * How many times this instance has read a table's latest snapshot from its log (listing the log
+   * and replaying it from the last checkpoint): the main fixed cost of a commit, counted for tests
+   * and benchmarks. A snapshot this instance read or committed is reused while it is the table's
+   * latest, which two file status calls tell (see the class comment); reuses are not counted.
+   * Migrations and other metadata commits ({@link #open}, {@link #addColumns}, {@link
+   * #evolveSchema}) read snapshots of their own, not counted here.
+   *
+   * @return the count since the instance was created
+   */
+  public long snapshotLoads() {
+    return snapshotLoads.get();
+  }
+
+  /**
+   * The table's latest snapshot: the one this instance last read or committed when it is still the
+   * latest, else read from the log.
+   */
   private Optional<Snapshot> latestSnapshot(String path) {
+    KnownSnapshot known = snapshots.get(path);
+    if (known != null && isLatest(known)) {
+      return Optional.of(known.snapshot());
+    }
+    snapshotLoads.incrementAndGet();
+    Snapshot snapshot;
     try {
-      return Optional.of(Table.forPath(engine, path).getLatestSnapshot(engine));
+      snapshot = Table.forPath(engine, path).getLatestSnapshot(engine);
     } catch (TableNotFoundException e) {
+      snapshots.remove(path);
       return Optional.empty();
     }
+    remember(path, snapshot);
+    return Optional.of(snapshot);
+  }
+
+  /** Keeps {@code snapshot} as the latest of {@code path} (not when its commit file is gone). */
+  private void remember(String path, Snapshot snapshot) {
+    try {
+      FileStatus commitFile = fileIO.getFileStatus(commitFile(snapshot, snapshot.getVersion()));
+      snapshots.put(path, new KnownSnapshot(snapshot, commitFile));
+    } catch (IOException e) {
+      // A log whose commit file of the latest version was cleaned up (a checkpoint holds it):
+      // nothing to compare later, so the snapshot is read again next time.
+      snapshots.remove(path);
+    }
+  }
+
+  /**
+   * Whether a snapshot is still its table's latest: no commit file of the next version exists, and
+   * the commit file of its own version is the one it was read from (same size and modification
+   * time; a table deleted and created again at the path has new commit files). Delta versions are
+   * contiguous and commit files are never rewritten, so this is what listing the log would tell.
+   */
+  private boolean isLatest(KnownSnapshot known) {
+    Snapshot snapshot = known.snapshot();
+    try {
+      fileIO.getFileStatus(commitFile(snapshot, snapshot.getVersion() + 1));
+      return false;
+    } catch (FileNotFoundException e) {
+      // No next version: compare the current one below.
+    } catch (IOException e) {
+      return false;
+    }
+    try {
+      FileStatus current = fileIO.getFileStatus(commitFile(snapshot, snapshot.getVersion()));
+      return current.getSize() == known.commitFile().getSize()
+          && current.getModificationTime() == known.commitFile().getModificationTime();
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** The path of the commit file ({@code _delta_log/<version, 20 digits>.json}) of a version. */
+  private static String commitFile(Snapshot snapshot, long version) {
+    String table = snapshot.getPath();
+    return (table.endsWith("/") ? table : table + "/")
+        + "_delta_log/"
+        + String.format(Locale.ROOT, "%020d.json", version);
+  }
+
+  /** Keeps the snapshot Kernel built after our commit, when it built one. */
+  private void rememberCommitted(String path, TransactionCommitResult result) {
+    result.getPostCommitSnapshot().ifPresent(snapshot -> remember(path, snapshot));
   }
 
   private Snapshot requireTable(String path) {

@@ -7,8 +7,10 @@ import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.apache.beam.sdk.util.BackOff;
 import org.apache.beam.sdk.util.BackOffUtils;
@@ -35,6 +37,11 @@ import org.lakecdc.mssqlcdc.lsn.Lsn;
  * through {@link DeltaTables#rewrite}); concurrent writers of the shared control table conflict, so
  * a rewrite that lost is recomputed from the new content and retried with backoff for about a
  * minute.
+ *
+ * <p>An instance remembers the verdict of each table it last read or wrote: since a verdict never
+ * moves backwards, a candidate that is not after it cannot move the stored one, and {@link
+ * #advance} returns without reading the control table (a committer calls it after every batch; the
+ * verdict moves once per period). It also creates the control table once, on first use.
  */
 public final class Finalization {
   private static final FluentBackoff RETRIES =
@@ -46,6 +53,11 @@ public final class Finalization {
   private final DeltaTables tables;
   private final String controlPath;
   private final Clock clock;
+
+  /** The verdict per table as this instance last read or wrote it (never ahead of the table's). */
+  private final Map<String, LocalDateTime> known = new ConcurrentHashMap<>();
+
+  private volatile boolean controlTableOpened;
 
   /**
    * @param tables the Delta access
@@ -65,40 +77,53 @@ public final class Finalization {
 
   /**
    * Moves the verdict of {@code table} to the candidate of {@code endCommitTime} when that is later
-   * than the stored verdict (or none is stored); otherwise leaves it.
+   * than the stored verdict (or none is stored); otherwise leaves it. A candidate that is not after
+   * the verdict this instance last read or wrote for the table is not compared with the stored one
+   * (which can only be later): the control table is neither read nor written.
    *
    * @param table the target's path or name, as the job was given it
    * @param endLsn the end LSN of the last committed batch
    * @param endCommitTime its commit time (UTC)
    * @param granularity the period size
-   * @return the verdict after the call
+   * @return the verdict after the call; when the control table was not read, the verdict this
+   *     instance last read or wrote
    * @throws DeltaConflictException when concurrent writers kept winning for about a minute
    */
   public LocalDateTime advance(
       String table, Lsn endLsn, Instant endCommitTime, Granularity granularity) {
-    tables.createIfAbsent(controlPath, ControlTable.definition());
     LocalDateTime candidate = candidate(endCommitTime, granularity);
-    return rewriteWithRetries(
-        rows -> {
-          List<Row> updated = new ArrayList<>(rows.size() + 1);
-          boolean found = false;
-          for (Row row : rows) {
-            if (!table.equals(row.getString(ControlTable.TABLE_NAME))) {
-              updated.add(row);
-              continue;
-            }
-            found = true;
-            LocalDateTime current = finalizedUntil(row);
-            if (current != null && !candidate.isAfter(current)) {
-              return new Rewrite<>(null, current);
-            }
-            updated.add(withVerdict(row, candidate, endLsn, endCommitTime));
-          }
-          if (!found) {
-            updated.add(withVerdict(newRow(table), candidate, endLsn, endCommitTime));
-          }
-          return new Rewrite<>(updated, candidate);
-        });
+    LocalDateTime remembered = known.get(table);
+    if (remembered != null && !candidate.isAfter(remembered)) {
+      return remembered;
+    }
+    if (!controlTableOpened) {
+      tables.createIfAbsent(controlPath, ControlTable.definition());
+      controlTableOpened = true;
+    }
+    LocalDateTime verdict =
+        rewriteWithRetries(
+            rows -> {
+              List<Row> updated = new ArrayList<>(rows.size() + 1);
+              boolean found = false;
+              for (Row row : rows) {
+                if (!table.equals(row.getString(ControlTable.TABLE_NAME))) {
+                  updated.add(row);
+                  continue;
+                }
+                found = true;
+                LocalDateTime current = finalizedUntil(row);
+                if (current != null && !candidate.isAfter(current)) {
+                  return new Rewrite<>(null, current);
+                }
+                updated.add(withVerdict(row, candidate, endLsn, endCommitTime));
+              }
+              if (!found) {
+                updated.add(withVerdict(newRow(table), candidate, endLsn, endCommitTime));
+              }
+              return new Rewrite<>(updated, candidate);
+            });
+    known.merge(table, verdict, (a, b) -> a.isAfter(b) ? a : b);
+    return verdict;
   }
 
   /**
@@ -111,6 +136,7 @@ public final class Finalization {
    * @throws DeltaConflictException when concurrent writers kept winning for about a minute
    */
   public Optional<LocalDateTime> forget(String table) {
+    known.remove(table);
     if (!tables.exists(controlPath)) {
       return Optional.empty();
     }

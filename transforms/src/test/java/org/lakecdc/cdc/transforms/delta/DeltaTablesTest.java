@@ -32,6 +32,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.stream.Collectors;
 import org.apache.beam.sdk.coders.SerializableCoder;
@@ -307,6 +308,95 @@ class DeltaTablesTest {
     assertEquals(OptionalLong.of(6), tables.latestTransactionVersion(path, "a"));
     assertEquals(OptionalLong.of(1), tables.latestTransactionVersion(path, "b"));
     assertEquals(OptionalLong.empty(), tables.latestTransactionVersion(path, "c"));
+  }
+
+  @Test
+  void commitsReuseTheSnapshotTheyCommittedAndAReplayWritesNoFile() throws IOException {
+    String path = ordersTable("orders");
+    tables.append(path, ORDERS_SCHEMA, List.of(order(1, "a", null)), "app", 1, Map.of());
+    long before = tables.snapshotLoads();
+    for (int batch = 2; batch <= 12; batch++) {
+      CommitResult result =
+          tables.append(
+              path,
+              ORDERS_SCHEMA,
+              List.of(order(batch, "a", null)),
+              "app",
+              batch,
+              Map.of("lakecdc.test", "{\"batch\":" + batch + "}"));
+      assertEquals(CommitResult.Status.COMMITTED, result.status());
+    }
+    assertEquals(
+        1,
+        tables.snapshotLoads() - before,
+        "each commit starts on the one before, but the one after the checkpoint at version 10");
+    assertTrue(
+        Files.exists(dir.resolve("orders/_delta_log/00000000000000000010.checkpoint.parquet")));
+
+    long parquetFiles;
+    try (var files = Files.list(dir.resolve("orders"))) {
+      parquetFiles = files.filter(f -> f.toString().endsWith(".parquet")).count();
+    }
+    CommitResult replay =
+        tables.append(path, ORDERS_SCHEMA, List.of(order(99, "b", null)), "app", 12, Map.of());
+    assertEquals(CommitResult.Status.ALREADY_COMMITTED, replay.status());
+    assertEquals(13, replay.version());
+    try (var files = Files.list(dir.resolve("orders"))) {
+      assertEquals(
+          parquetFiles, files.filter(f -> f.toString().endsWith(".parquet")).count(), "no file");
+    }
+    assertEquals(1, tables.snapshotLoads() - before);
+    assertEquals(
+        List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L, 11L, 12L),
+        ids(path),
+        "a new instance reads the same");
+    assertEquals(Optional.of("{\"batch\":12}"), tables.domainMetadata(path, "lakecdc.test"));
+    assertEquals(
+        Optional.of("{\"batch\":12}"), DeltaTables.create().domainMetadata(path, "lakecdc.test"));
+  }
+
+  @Test
+  void aReusedSnapshotGivesWayToAnotherWritersCommitAndToATableCreatedAgain() throws IOException {
+    String path = ordersTable("orders");
+    tables.append(path, ORDERS_SCHEMA, List.of(order(1, "a", null)), "a", 1, Map.of());
+    DeltaTables other = DeltaTables.create();
+    other.append(path, ORDERS_SCHEMA, List.of(order(2, "b", null)), "b", 1, Map.of());
+
+    assertEquals(List.of(1L, 2L), ids(path), "the other writer's commit is read");
+    assertEquals(OptionalLong.of(1), tables.latestTransactionVersion(path, "b"));
+    assertEquals(
+        CommitResult.Status.ALREADY_COMMITTED,
+        tables.append(path, ORDERS_SCHEMA, List.of(order(3, "b", null)), "b", 1, Map.of()).status(),
+        "nor is its transaction written twice");
+    long version = tables.version(path);
+    String formerId = tables.tableId(path);
+
+    deleteRecursively(dir.resolve("orders"));
+    other.createIfAbsent(path, TableDefinition.of(TableKind.BRONZE, ORDERS));
+    for (int id = 10; other.version(path) < version; id++) {
+      other.append(path, ORDERS_SCHEMA, List.of(order(id, "c", null)), null, 0, Map.of());
+    }
+    assertEquals(version, other.version(path), "the new table is at the same version");
+
+    assertEquals(other.tableId(path), tables.tableId(path));
+    assertTrue(!formerId.equals(tables.tableId(path)), "the new table, not the former one");
+    assertEquals(OptionalLong.empty(), tables.latestTransactionVersion(path, "a"));
+    tables.append(path, ORDERS_SCHEMA, List.of(order(4, "a", null)), "a", 1, Map.of());
+    assertEquals(List.of(4L, 10L, 11L), ids(path));
+    assertEquals(
+        List.of(4L, 10L, 11L),
+        DeltaTables.create().scan(path).stream()
+            .map(r -> (Long) r.get("id"))
+            .sorted()
+            .collect(Collectors.toList()));
+  }
+
+  private static void deleteRecursively(Path root) throws IOException {
+    try (var paths = Files.walk(root)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).collect(Collectors.toList())) {
+        Files.delete(p);
+      }
+    }
   }
 
   @Test

@@ -90,4 +90,59 @@ class FinalizationTest {
         LocalDateTime.of(2026, 9, 28, 16, 0),
         t.getLogicalTypeValue(ControlTable.UPDATED_AT, LocalDateTime.class));
   }
+
+  @Test
+  void anAdvanceThatCannotMoveTheVerdictReadsNothingAndOneThatMovesItRewritesOnce() {
+    DeltaTables tables = DeltaTables.create();
+    String control = dir.resolve("control").toString();
+    Finalization f = new Finalization(tables, control, clock);
+    assertEquals(
+        LocalDateTime.of(2026, 9, 28, 15, 0),
+        f.advance("t", L1, Instant.parse("2026-09-28T15:05:00Z"), Granularity.HOUR));
+    long version = tables.version(control);
+
+    long loads = tables.snapshotLoads();
+    for (int minute = 6; minute < 60; minute++) {
+      assertEquals(
+          LocalDateTime.of(2026, 9, 28, 15, 0),
+          f.advance(
+              "t",
+              L2,
+              Instant.parse("2026-09-28T15:00:00Z").plusSeconds(60L * minute),
+              Granularity.HOUR));
+    }
+    assertEquals(0, tables.snapshotLoads() - loads, "the period's batches read no table");
+    assertEquals(version, tables.version(control), "nor write one");
+
+    loads = tables.snapshotLoads();
+    assertEquals(
+        LocalDateTime.of(2026, 9, 28, 16, 0),
+        f.advance("t", L2, Instant.parse("2026-09-28T16:00:00Z"), Granularity.HOUR));
+    assertEquals(
+        0,
+        tables.snapshotLoads() - loads,
+        "read and rewritten on the snapshot of its last rewrite");
+    assertEquals(version + 1, tables.version(control));
+
+    DeltaTables otherTables = DeltaTables.create();
+    Finalization other = new Finalization(otherTables, control, clock);
+    assertEquals(
+        LocalDateTime.of(2026, 9, 28, 16, 0),
+        other.advance("t", L1, Instant.parse("2026-09-28T15:30:00Z"), Granularity.HOUR),
+        "a new instance reads the stored verdict and keeps it");
+    assertEquals(version + 1, tables.version(control));
+    assertEquals(
+        LocalDateTime.of(2026, 9, 28, 14, 0),
+        other.advance("u", L1, Instant.parse("2026-09-28T14:10:00Z"), Granularity.HOUR));
+
+    assertEquals(
+        LocalDateTime.of(2026, 9, 28, 17, 0),
+        f.advance("t", L2, Instant.parse("2026-09-28T17:00:00Z"), Granularity.HOUR));
+    assertEquals(
+        Optional.of(LocalDateTime.of(2026, 9, 28, 14, 0)),
+        new Finalization(DeltaTables.create(), control, clock).verdict("u"),
+        "the other writer's row is kept, not clobbered by a rewrite of an older snapshot");
+    assertEquals(Optional.of(LocalDateTime.of(2026, 9, 28, 17, 0)), other.verdict("t"));
+    assertEquals(2, tables.scan(control, ControlTable.SCHEMA).size());
+  }
 }

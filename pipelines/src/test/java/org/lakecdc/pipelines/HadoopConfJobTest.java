@@ -68,7 +68,9 @@ class HadoopConfJobTest {
   }
 
   @Test
-  void withoutTheConfigurationTheSchemeHasNoFileSystem() {
+  void withoutTheConfigurationTheSchemeHasNoFileSystem() throws java.io.IOException {
+    // As in a fresh JVM: no file system of the scheme cached by another test's run.
+    org.apache.hadoop.fs.FileSystem.closeAll();
     JobFixture f = JobFixture.history(dir);
     Outcome o = run(args(f));
     assertEquals(JobExit.FAILED, o.code(), o.err());

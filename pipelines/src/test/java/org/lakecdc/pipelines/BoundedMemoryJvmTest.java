@@ -2,13 +2,11 @@ package org.lakecdc.pipelines;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import java.io.File;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -50,32 +48,17 @@ class BoundedMemoryJvmTest {
       tx.commit();
     }
 
-    Path module = Path.of("").toAbsolutePath();
-    String dependencies =
-        Files.readString(module.resolve("target/test-classpath.txt"), StandardCharsets.UTF_8)
-            .strip();
-    String classpath =
-        String.join(
-            File.pathSeparator,
-            module.resolve("target/classes").toString(),
-            module.resolve("target/test-classes").toString(),
-            dependencies);
     List<String> command =
-        new ArrayList<>(
-            List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                HEAP,
-                "-XX:+UseSerialGC",
-                "-XX:+ExitOnOutOfMemoryError",
-                "-cp",
-                classpath,
-                CdcToDelta.class.getName(),
-                "--fakePath=" + f.dir.resolve("source"),
-                "--captureInstance=" + JobFixture.CI,
-                "--target=" + f.bronze,
-                "--factsTable=" + f.facts,
-                "--controlTable=" + f.control,
-                "--bootstrap=false"));
+        ForkedJvm.javaCommand(List.of(HEAP, "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError"));
+    command.addAll(
+        List.of(
+            CdcToDelta.class.getName(),
+            "--fakePath=" + f.dir.resolve("source"),
+            "--captureInstance=" + JobFixture.CI,
+            "--target=" + f.bronze,
+            "--factsTable=" + f.facts,
+            "--controlTable=" + f.control,
+            "--bootstrap=false"));
     Path log = f.dir.resolve("job.log");
     Process process =
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();

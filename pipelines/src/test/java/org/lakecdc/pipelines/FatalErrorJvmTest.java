@@ -3,7 +3,6 @@ package org.lakecdc.pipelines;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -58,28 +57,15 @@ class FatalErrorJvmTest {
       long batch,
       String... more)
       throws IOException, InterruptedException {
-    Path module = Path.of("").toAbsolutePath();
-    String dependencies =
-        Files.readString(module.resolve("target/test-classpath.txt"), StandardCharsets.UTF_8)
-            .strip();
-    String classpath =
-        String.join(
-            File.pathSeparator,
-            module.resolve("target/test-classes").toString(),
-            module.resolve("target/classes").toString(),
-            dependencies);
-    List<String> command =
+    List<String> options =
         new ArrayList<>(
             List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 // A short run: the client compiler and the serial collector start fastest.
-                "-XX:TieredStopAtLevel=1",
-                "-XX:+UseSerialGC"));
-    command.addAll(jvmOptions);
+                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+    options.addAll(jvmOptions);
+    List<String> command = ForkedJvm.javaCommand(options);
     command.addAll(
         List.of(
-            "-cp",
-            classpath,
             FatalJob.class.getName(),
             failure.name(),
             point.name(),

@@ -122,6 +122,13 @@ public final class MssqlCdcIO {
 
   private MssqlCdcIO() {}
 
+  /** The one element a read starts from: the capture instance's name. */
+  private static PCollection<String> captureInstance(PBegin input, String captureInstance) {
+    return input.apply(
+        "Capture instance " + captureInstance.toLowerCase(Locale.ROOT),
+        Create.of(captureInstance).withCoder(StringUtf8Coder.of()));
+  }
+
   /**
    * A read with defaults: bounded, {@code startingLsn=earliest}, no commit limit per batch, one
    * partition, {@code _command_id} read, columns inferred, poll interval 5 s, {@code
@@ -738,10 +745,7 @@ public final class MssqlCdcIO {
               : new ReadChangesDoFn.Bounded<KV<ChangeBatch, Object>>(
                   spec, CHANGES, BATCHES, written, anySink);
       PCollectionTuple outputs =
-          input
-              .apply(
-                  "Capture instance " + spec.captureInstance().toLowerCase(Locale.ROOT),
-                  Create.of(spec.captureInstance()).withCoder(StringUtf8Coder.of()))
+          captureInstance(input, spec.captureInstance())
               .apply(
                   "Read and write changes by LSN range",
                   ParDo.of(fn).withOutputTags(written, TupleTagList.empty()));
@@ -776,10 +780,7 @@ public final class MssqlCdcIO {
               ? new ReadChangesDoFn.Unbounded<Row>(spec, CHANGES, BATCHES, null, null)
               : new ReadChangesDoFn.Bounded<Row>(spec, CHANGES, BATCHES, null, null);
       PCollectionTuple outputs =
-          input
-              .apply(
-                  "Capture instance " + spec.captureInstance().toLowerCase(Locale.ROOT),
-                  Create.of(spec.captureInstance()).withCoder(StringUtf8Coder.of()))
+          captureInstance(input, spec.captureInstance())
               .apply(
                   "Read changes by LSN range",
                   ParDo.of(fn).withOutputTags(CHANGES, TupleTagList.of(BATCHES)));

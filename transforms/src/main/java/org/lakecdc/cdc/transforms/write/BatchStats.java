@@ -158,16 +158,7 @@ public record BatchStats(
 
   /** The JSON form stored with the bronze commit. */
   public String toJson(ChangeBatch batch) {
-    ObjectNode node = JSON.createObjectNode();
-    node.put("batch_id", batchId);
-    node.put("rows", rows);
-    node.put("min_lsn", minLsn);
-    node.put("max_lsn", maxLsn);
-    node.put("min_commit_ts", minCommitTs == null ? null : minCommitTs.toString());
-    node.put("max_commit_ts", maxCommitTs == null ? null : maxCommitTs.toString());
-    node.put("deletes", deletes);
-    node.put("inserts", inserts);
-    node.put("updates", updates);
+    ObjectNode node = statsNode();
     node.put("from_lsn", batch.fromLsn().toString());
     node.put("end_lsn", batch.toLsn().toString());
     node.put("end_commit_ts", batch.toCommitTime().toString());

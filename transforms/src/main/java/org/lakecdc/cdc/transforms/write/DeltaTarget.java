@@ -48,30 +48,6 @@ public record DeltaTarget(
     Objects.requireNonNull(runStartedAt, "runStartedAt");
   }
 
-  /** A target on the default Hadoop configuration ({@link HadoopConf#empty()}). */
-  public DeltaTarget(
-      String bronzePath,
-      String factsPath,
-      String controlPath,
-      StreamPosition start,
-      Granularity granularity,
-      Instant runStartedAt,
-      @Nullable CrashPoint crashPoint,
-      long crashBatch,
-      CrashPoint.@Nullable Failure crashFailure) {
-    this(
-        bronzePath,
-        factsPath,
-        controlPath,
-        start,
-        granularity,
-        runStartedAt,
-        crashPoint,
-        crashBatch,
-        crashFailure,
-        HadoopConf.empty());
-  }
-
   /**
    * The Delta tables of this target, opened with its Hadoop configuration: what every {@code DoFn}
    * that writes or commits the target calls in its {@code @Setup} (not serializable: one per DoFn
@@ -79,21 +55,6 @@ public record DeltaTarget(
    */
   public DeltaTables tables() {
     return hadoopConf.tables();
-  }
-
-  /** The same target, its tables opened with {@code conf}. */
-  public DeltaTarget withHadoopConf(HadoopConf conf) {
-    return new DeltaTarget(
-        bronzePath,
-        factsPath,
-        controlPath,
-        start,
-        granularity,
-        runStartedAt,
-        crashPoint,
-        crashBatch,
-        crashFailure,
-        conf);
   }
 
   /** The job's app id: the bronze transaction app id. */

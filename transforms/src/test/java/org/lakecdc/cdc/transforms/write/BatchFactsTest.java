@@ -95,7 +95,17 @@ class BatchFactsTest {
     Lsn lsn = db.transaction(committed).insert("dbo.orders", order).commit();
     StreamPosition start = new StreamPosition("dbo_orders", 0, -1, Lsn.ZERO, null, "dbo_orders");
     DeltaTarget target =
-        new DeltaTarget("bronze", "facts", "control", start, Granularity.HOUR, T0, null, 0, null);
+        new DeltaTarget(
+            "bronze",
+            "facts",
+            "control",
+            start,
+            Granularity.HOUR,
+            T0,
+            null,
+            0,
+            null,
+            org.lakecdc.cdc.transforms.delta.HadoopConf.empty());
     Clock job = Clock.fixed(Instant.parse("2026-12-01T11:00:00Z"), ZoneOffset.UTC);
     Row onSourceClock =
         BatchFacts.rows(

@@ -427,7 +427,7 @@ public final class CdcToDelta {
         .ifPresent(
             p ->
                 out.printf(
-                    "Position: %s, end LSN %s committed at %s UTC%n",
+                    "Position: %s, end LSN %s committed at %s%n",
                     CdcToDeltaJob.batchText(p.batchId()), p.endLsn(), p.endCommitTime()));
     out.printf(
         "Verdict: finalized_until = %s (%s periods)%n",

@@ -705,7 +705,7 @@ public final class CdcToDeltaJob {
       position = resumePosition(config, tables, out);
     } else if (seed != null) {
       out.printf(
-          "Target %s holds the seed at LSN %s (committed at %s UTC): nothing written again%n",
+          "Target %s holds the seed at LSN %s (committed at %s): nothing written again%n",
           config.bronzePath(), seed.lsn(), seed.commitTime());
     } else if (position.isEmpty() && config.bootstrap()) {
       snapshotRows = snapshot(config, tables, beamOptions, out, bronzeId);
@@ -984,7 +984,7 @@ public final class CdcToDeltaJob {
         new StreamPosition(config.appId(), 0, -1, s, time, config.captureInstance())
             .ofTarget(config.bronzePath(), bronzeId);
     out.printf(
-        "New target %s: taking a snapshot of %s stamped with S = %s (committed at %s UTC)%n",
+        "New target %s: taking a snapshot of %s stamped with S = %s (committed at %s)%n",
         config.bronzePath(), config.captureInstance(), s, time);
     Pipeline pipeline = Pipeline.create(beamOptions);
     pipeline.apply(

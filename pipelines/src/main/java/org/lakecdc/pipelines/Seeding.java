@@ -333,7 +333,7 @@ final class Seeding {
     }
     if (rows >= 0) {
       out.printf(
-          "Seeded %s from %s: %s as of %s = LSN %s (committed at %s UTC)%n",
+          "Seeded %s from %s: %s as of %s = LSN %s (committed at %s)%n",
           config.bronzePath(),
           seed.table(),
           Counts.of(rows, "row", "rows"),

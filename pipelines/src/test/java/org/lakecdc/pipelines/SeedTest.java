@@ -130,7 +130,7 @@ class SeedTest {
                 + copy
                 + ": 4 rows as of 2026-09-28T13:52:30Z = LSN "
                 + l
-                + " (committed at 2026-09-28T13:52:00Z UTC)"),
+                + " (committed at 2026-09-28T13:52:00Z)"),
         f.lastOutput);
     List<Row> bronze = bronzeRows(f);
     List<Row> seed = snapshotRows(bronze);

@@ -76,6 +76,23 @@ public final class DemoDatabase {
   public static final String LINEITEM_CI = "dbo_lineitem";
 
   private static final String ORDERS = "dbo.orders";
+
+  /**
+   * The columns of {@code dbo.orders}, in order: TPC-H's orders table in SQL Server types (the
+   * benchmark harness builds its source table with them too).
+   */
+  public static final List<ColumnDefinition> ORDERS_COLUMNS =
+      List.of(
+          ColumnDefinition.of("o_orderkey", "int"),
+          ColumnDefinition.of("o_custkey", "int"),
+          ColumnDefinition.of("o_orderstatus", "char(1)"),
+          ColumnDefinition.of("o_totalprice", "decimal(15,2)"),
+          ColumnDefinition.of("o_orderdate", "date"),
+          ColumnDefinition.of("o_orderpriority", "varchar(15)"),
+          ColumnDefinition.of("o_clerk", "varchar(15)"),
+          ColumnDefinition.of("o_shippriority", "int"),
+          ColumnDefinition.of("o_comment", "varchar(79)"));
+
   private static final String LINEITEM = "dbo.lineitem";
 
   private static final Logger LOG = LoggerFactory.getLogger(DemoDatabase.class);
@@ -555,19 +572,7 @@ public final class DemoDatabase {
 
   private static Summary build(Path directory, double scale, int transactions) {
     FakeSqlServer db = FakeSqlServer.open(directory).timeZone(SERVER_ZONE);
-    db.createTable(
-        ORDERS,
-        List.of(
-            ColumnDefinition.of("o_orderkey", "int"),
-            ColumnDefinition.of("o_custkey", "int"),
-            ColumnDefinition.of("o_orderstatus", "char(1)"),
-            ColumnDefinition.of("o_totalprice", "decimal(15,2)"),
-            ColumnDefinition.of("o_orderdate", "date"),
-            ColumnDefinition.of("o_orderpriority", "varchar(15)"),
-            ColumnDefinition.of("o_clerk", "varchar(15)"),
-            ColumnDefinition.of("o_shippriority", "int"),
-            ColumnDefinition.of("o_comment", "varchar(79)")),
-        List.of("o_orderkey"));
+    db.createTable(ORDERS, ORDERS_COLUMNS, List.of("o_orderkey"));
     db.createTable(
         LINEITEM,
         List.of(

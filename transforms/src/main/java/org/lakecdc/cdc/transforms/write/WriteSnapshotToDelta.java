@@ -408,20 +408,14 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
    */
   private static final class CommitAll
       extends PTransform<PCollection<SnapshotFiles>, PCollection<Long>> {
-    private final String bronzePath;
-    private final StreamPosition position;
-    private final @Nullable SeedSource seed;
-    private final Map<String, String> hadoopConf;
+    private final CommitSnapshot commit;
 
     CommitAll(
         String bronzePath,
         StreamPosition position,
         @Nullable SeedSource seed,
         Map<String, String> hadoopConf) {
-      this.bronzePath = bronzePath;
-      this.position = position;
-      this.seed = seed;
-      this.hadoopConf = hadoopConf;
+      this.commit = new CommitSnapshot(bronzePath, position, seed, hadoopConf);
     }
 
     @Override
@@ -429,9 +423,7 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
       return files
           .apply("Collect data files", Combine.globally(new CollectFiles()))
           .setCoder(SnapshotFiles.coder())
-          .apply(
-              "Commit all files once",
-              ParDo.of(new CommitSnapshot(bronzePath, position, seed, hadoopConf)))
+          .apply("Commit all files once", ParDo.of(commit))
           .setCoder(VarLongCoder.of());
     }
   }

@@ -1,6 +1,8 @@
 package org.lakecdc.mssqlcdc.fake;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -10,6 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.Set;
 import org.lakecdc.mssqlcdc.client.CdcException;
 import org.lakecdc.mssqlcdc.lsn.Lsn;
 
@@ -33,6 +36,10 @@ import org.lakecdc.mssqlcdc.lsn.Lsn;
  * distinct line); otherwise it is indexed afresh.
  */
 final class ChangeTableIndex {
+  /** The change-table columns an index entry is built from. */
+  private static final Set<String> METADATA_FIELDS =
+      Set.of(FakeFormat.START_LSN, FakeFormat.SEQVAL, FakeFormat.OPERATION, FakeFormat.COMMAND_ID);
+
   /** Bytes compared at each end of the indexed part to tell an append from a rewrite. */
   static final int WINDOW = 4096;
 
@@ -349,8 +356,8 @@ final class ChangeTableIndex {
       }
       OrderKey key;
       try {
-        JsonNode n = FakeFormat.MAPPER.readTree(text, offset, length);
-        if (n == null || !n.isObject()) {
+        ObjectNode n = metadataFields(text, offset, length);
+        if (n == null) {
           stopped = true;
           return;
         }
@@ -390,6 +397,35 @@ final class ChangeTableIndex {
       rowsBefore[groups] = rows;
       groups++;
       rows++;
+    }
+
+    /**
+     * The line's four metadata fields ({@code __$start_lsn}, {@code __$seqval}, {@code
+     * __$operation}, {@code __$command_id}, those present) as an object, parsing the whole line (so
+     * a line that is not one JSON object stops the index as before) but building nodes only for
+     * these fields, not for the captured values; null when the line is not a JSON object.
+     */
+    private static ObjectNode metadataFields(byte[] text, int offset, int length)
+        throws IOException {
+      try (JsonParser p = FakeFormat.MAPPER.getFactory().createParser(text, offset, length)) {
+        if (p.nextToken() != JsonToken.START_OBJECT) {
+          return null;
+        }
+        ObjectNode n = FakeFormat.MAPPER.createObjectNode();
+        String field;
+        while ((field = p.nextFieldName()) != null) {
+          JsonToken value = p.nextToken();
+          if (METADATA_FIELDS.contains(field)) {
+            n.set(field, p.readValueAsTree());
+          } else if (value.isStructStart()) {
+            p.skipChildren();
+          }
+        }
+        if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null) {
+          return null;
+        }
+        return n;
+      }
     }
 
     private static boolean blank(byte[] text, int offset, int length) {

@@ -118,6 +118,9 @@ final class ChangeRows {
       ColumnSpec column = columns.get(i);
       values.add(ValueConverter.toBeamValue(captured.get(i), column.type(), column.name()));
     }
-    return Row.withSchema(schema).addValues(values).build();
+    // The values already have the schema's Java types (ValueConverter's contract, tested per SQL
+    // Server type), so they are attached without Row.Builder's per-value type matching, which
+    // cost a quarter of the reading stage's CPU.
+    return Row.withSchema(schema).attachValues(values);
   }
 }

@@ -124,6 +124,9 @@ public final class DeltaTables {
   private record KnownSnapshot(Snapshot snapshot, FileStatus commitFile) {}
 
   private DeltaTables(Configuration hadoopConf, Clock clock) {
+    if (LocalFileLogStore.isHadoopLocal(hadoopConf)) {
+      hadoopConf.setIfUnset(LocalFileLogStore.CONF_KEY, LocalFileLogStore.class.getName());
+    }
     this.hadoopConf = hadoopConf;
     this.fileIO = new HadoopFileIO(hadoopConf);
     this.engine = DefaultEngine.create(fileIO);
@@ -156,7 +159,9 @@ public final class DeltaTables {
   }
 
   /**
-   * Tables on this Hadoop configuration (not copied: do not change it afterwards).
+   * Tables on this Hadoop configuration (not copied: do not change it afterwards). Unless it names
+   * a log store for {@code file:} ({@value LocalFileLogStore#CONF_KEY}) or another file system for
+   * the scheme, {@link LocalFileLogStore} is set in it for local tables (all constructors do this).
    *
    * @param hadoopConf the Hadoop configuration
    * @return the instance
@@ -223,7 +228,7 @@ public final class DeltaTables {
               .withDomainMetadataSupported()
               .build(engine);
       beforeCreateCommit.run();
-      txn.commit(engine, CloseableIterable.emptyIterable());
+      runPostCommitHooks(path, txn.commit(engine, CloseableIterable.emptyIterable()));
     } catch (RuntimeException e) {
       if (exists(path)) {
         LOG.info(
@@ -354,12 +359,14 @@ public final class DeltaTables {
         .allMatch(e -> e.getValue().equals(current.get(e.getKey())))) {
       return snapshot.getVersion();
     }
-    return snapshot
-        .buildUpdateTableTransaction(ENGINE_INFO, Operation.MANUAL_UPDATE)
-        .withTablePropertiesAdded(properties)
-        .build(engine)
-        .commit(engine, CloseableIterable.emptyIterable())
-        .getVersion();
+    TransactionCommitResult result =
+        snapshot
+            .buildUpdateTableTransaction(ENGINE_INFO, Operation.MANUAL_UPDATE)
+            .withTablePropertiesAdded(properties)
+            .build(engine)
+            .commit(engine, CloseableIterable.emptyIterable());
+    runPostCommitHooks(path, result);
+    return result.getVersion();
   }
 
   // ------------------------------------------------------------------------------------------
@@ -534,7 +541,7 @@ public final class DeltaTables {
             txn.commit(
                 engine, CloseableIterable.inMemoryIterable(KernelIterators.of(actions.iterator())));
         rememberCommitted(path, result);
-        runCheckpointHooks(path, result);
+        runPostCommitHooks(path, result);
         return new CommitResult(
             CommitResult.Status.COMMITTED, result.getVersion(), files.size(), 0);
       } catch (ConcurrentTransactionException e) {
@@ -678,7 +685,7 @@ public final class DeltaTables {
           txn.commit(
               engine, CloseableIterable.inMemoryIterable(KernelIterators.of(actions.iterator())));
       rememberCommitted(path, result);
-      runCheckpointHooks(path, result);
+      runPostCommitHooks(path, result);
       return new CommitResult(
           CommitResult.Status.COMMITTED, result.getVersion(), added.size(), removed);
     } catch (ConcurrentTransactionException e) {
@@ -706,7 +713,15 @@ public final class DeltaTables {
     return rewrite(path, rowSchema, rows, null, 0);
   }
 
-  private void runCheckpointHooks(String path, TransactionCommitResult result) {
+  /**
+   * Runs the checkpoint Kernel offers after a commit every {@code delta.checkpointInterval}
+   * versions. Version checksums ({@code <version>.crc}, the other post-commit hooks) are not
+   * written: Kernel derives each from the one before and from the actions it knows of, and the
+   * schema migrations commit their metadata as raw actions ({@link TableMigrator}), which a derived
+   * checksum would miss. A failed checkpoint is logged and skipped: the commit itself has
+   * succeeded.
+   */
+  private void runPostCommitHooks(String path, TransactionCommitResult result) {
     for (PostCommitHook hook : result.getPostCommitHooks()) {
       if (hook.getType() != PostCommitHook.PostCommitHookType.CHECKPOINT) {
         continue;
@@ -717,7 +732,6 @@ public final class DeltaTables {
         // with every commit: the next call reads the table again, from the new checkpoint.
         snapshots.remove(path);
       } catch (IOException | RuntimeException e) {
-        // A checkpoint only speeds up reading the log; the commit itself has succeeded.
         LOG.warn(
             "Delta table {}: checkpoint at version {} failed; the next one will be tried",
             path,

@@ -28,6 +28,7 @@ import io.delta.kernel.utils.FileStatus;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.net.URI;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -41,6 +42,7 @@ import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.api.WriteSupport;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.hadoop.util.HadoopOutputFile;
+import org.apache.parquet.io.LocalOutputFile;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.io.api.RecordConsumer;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
@@ -288,9 +290,10 @@ final class ParquetDataFiles {
 
   private ParquetWriter<Integer> createWriter(String path, BatchWriteSupport support)
       throws IOException {
-    Builder builder =
-        new Builder(
-            HadoopOutputFile.fromPath(new org.apache.hadoop.fs.Path(path), hadoopConf), support);
+    Builder builder = new Builder(outputFile(path), support);
+    // The builder's own default is a new Configuration, which parses core-default.xml and
+    // core-site.xml again for every file (most of a small file's cost); this one is parsed once.
+    builder.withConf(hadoopConf);
     fileIO
         .getConf(ParquetOutputFormat.COMPRESSION)
         .ifPresent(c -> builder.withCompressionCodec(CompressionCodecName.fromConf(c)));
@@ -323,6 +326,25 @@ final class ParquetDataFiles {
         .map(WriterVersion::fromString)
         .ifPresent(builder::withWriterVersion);
     return builder.build();
+  }
+
+  /**
+   * Where a data file is written: a {@code file:} path through {@code java.nio} ({@link
+   * LocalOutputFile}) when Hadoop's own local file system serves the scheme, because without
+   * Hadoop's native library that file system forks a {@code chmod} process for every file it
+   * creates; any other path through Hadoop ({@link HadoopOutputFile}, with the job's
+   * configuration). The bytes are the same; no Hadoop checksum sidecar is written beside a local
+   * file (readers do not need one).
+   */
+  private org.apache.parquet.io.OutputFile outputFile(String path) throws IOException {
+    org.apache.hadoop.fs.Path hadoopPath = new org.apache.hadoop.fs.Path(path);
+    URI uri = hadoopPath.toUri();
+    if ("file".equalsIgnoreCase(uri.getScheme()) && LocalFileLogStore.isHadoopLocal(hadoopConf)) {
+      java.nio.file.Path local = java.nio.file.Path.of(URI.create("file://" + uri.getRawPath()));
+      java.nio.file.Files.createDirectories(local.getParent());
+      return new LocalOutputFile(local);
+    }
+    return HadoopOutputFile.fromPath(hadoopPath, hadoopConf);
   }
 
   /** The file's status as Kernel builds it: qualified path, size, time, Kernel's statistics. */

@@ -67,6 +67,9 @@ public final class CdcToDelta {
     CdcToDeltaJob.Config config;
     try {
       options = CommandLine.parse(args, CdcToDeltaOptions.class);
+      // Per occurrence, before Beam's comma splitting joined them: --hadoopConf=a=1 --hadoopConf=b
+      // must not read as a=1,b.
+      HadoopConf.checkOccurrences("hadoopConf", CommandLine.values(args, "hadoopConf"));
       config = adjust.apply(config(options));
     } catch (IllegalArgumentException e) {
       err.println("error: " + firstLine(e));

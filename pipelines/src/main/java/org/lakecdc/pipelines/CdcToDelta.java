@@ -111,7 +111,7 @@ public final class CdcToDelta {
         e.printStackTrace(err);
       }
       err.println("error: " + firstLine(e));
-      return JobExit.FAILED;
+      return e instanceof OptionRefusedException ? JobExit.BAD_OPTION : JobExit.FAILED;
     } catch (Throwable t) {
       return JobExit.report(t, err, options.getVerbose());
     }

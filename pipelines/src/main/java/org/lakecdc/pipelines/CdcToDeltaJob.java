@@ -681,8 +681,10 @@ public final class CdcToDeltaJob {
             client, config.captureInstance(), config.startingLsn().lsn().orElseThrow());
       }
     }
-    // Checked before anything is created: an app id another target uses writes nothing.
+    // Checked before anything is created: an app id another target uses writes nothing, nor does
+    // a facts table that lacks the facts of the target's earlier batches.
     TargetIdentity.check(config, tables, out);
+    TargetIdentity.requireTargetsFacts(config, tables);
     boolean created =
         tables.createIfAbsent(config.bronzePath(), BronzeTable.definition(changeSchema)).created();
     String bronzeId = tables.tableId(config.bronzePath());

@@ -67,6 +67,9 @@ public final class CdcToDelta {
     CdcToDeltaJob.Config config;
     try {
       options = CommandLine.parse(args, CdcToDeltaOptions.class);
+      // Per occurrence, before Beam's comma splitting joined them: --hadoopConf=a=1 --hadoopConf=b
+      // must not read as a=1,b.
+      HadoopConf.checkOccurrences("hadoopConf", CommandLine.values(args, "hadoopConf"));
       config = adjust.apply(config(options));
     } catch (IllegalArgumentException e) {
       err.println("error: " + firstLine(e));
@@ -108,7 +111,7 @@ public final class CdcToDelta {
         e.printStackTrace(err);
       }
       err.println("error: " + firstLine(e));
-      return JobExit.FAILED;
+      return e instanceof OptionRefusedException ? JobExit.BAD_OPTION : JobExit.FAILED;
     } catch (Throwable t) {
       return JobExit.report(t, err, options.getVerbose());
     }
@@ -398,30 +401,41 @@ public final class CdcToDelta {
     return message.lines().findFirst().orElse(message);
   }
 
+  /** {@code rows} per second of {@code seconds}, rounded, with the noun that fits the figure. */
+  private static String rate(long rows, double seconds, String one, String many) {
+    return Counts.of(Math.round(rows / Math.max(seconds, 1e-3)), one, many);
+  }
+
   private static void printSummary(CdcToDeltaJob.Config config, CdcToDeltaJob.Summary summary) {
     printSummary(config, summary, System.out);
   }
 
   /**
-   * Prints what a run did: counts (each with its singular or plural noun), throughput, the
-   * position, the verdict (a UTC time, or {@code none yet}), where the tables are.
+   * Prints what a run did: counts (each with its singular or plural noun); the change rows' rate,
+   * per second of the stream phase only; a snapshot's rows with their own rate, per second of the
+   * snapshot; the position, the verdict (a UTC time, or {@code none yet}), where the tables are.
    */
   static void printSummary(
       CdcToDeltaJob.Config config, CdcToDeltaJob.Summary summary, PrintStream out) {
     out.println();
-    long snapshotRows = Math.max(summary.snapshotRows(), 0);
     out.printf(
-        "Done in %.1f s: %s, %s (%s, %s, %s)%s; throughput %,.0f rows/s%n",
+        "Done in %.1f s: %s, %s (%s, %s, %s) in %.1f s of streaming, %s%s%n",
         summary.seconds(),
         Counts.of(summary.batches(), "batch", "batches"),
         Counts.of(summary.rows(), "change row", "change rows"),
         Counts.of(summary.rowsByOperation().getOrDefault("insert", 0L), "insert", "inserts"),
         Counts.of(summary.rowsByOperation().getOrDefault("update", 0L), "update", "updates"),
         Counts.of(summary.rowsByOperation().getOrDefault("delete", 0L), "delete", "deletes"),
+        summary.streamSeconds(),
+        rate(summary.rows(), summary.streamSeconds(), "change row/s", "change rows/s"),
         summary.snapshotRows() >= 0
-            ? ", after a snapshot of " + Counts.of(summary.snapshotRows(), "row", "rows")
-            : "",
-        (summary.rows() + snapshotRows) / Math.max(summary.seconds(), 1e-3));
+            ? String.format(
+                Locale.ROOT,
+                "; a snapshot of %s in %.1f s, %s",
+                Counts.of(summary.snapshotRows(), "row", "rows"),
+                summary.snapshotSeconds(),
+                rate(summary.snapshotRows(), summary.snapshotSeconds(), "row/s", "rows/s"))
+            : "");
     summary
         .position()
         .ifPresent(

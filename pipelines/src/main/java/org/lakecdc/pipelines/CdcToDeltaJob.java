@@ -360,16 +360,23 @@ public final class CdcToDeltaJob {
    * @param rowsByOperation change rows written by this run: delete, insert, update (after-images)
    *     and all rows
    * @param snapshotRows rows of a snapshot taken by this run, or -1 when none was taken
+   * @param snapshotSeconds wall seconds of that snapshot (the bootstrap snapshot or the seed copy,
+   *     written and committed), 0 when none was taken
    * @param position the target's position after the run
    * @param verdict the target's verdict after the run, UTC
-   * @param seconds wall seconds of the run
+   * @param streamSeconds wall seconds of the stream phase: from reading {@code max_lsn} after the
+   *     start position to the end of the change pipeline (its batches read and committed); the sum
+   *     of the phases of repeated bounded runs
+   * @param seconds wall seconds of the run, everything included
    */
   public record Summary(
       long batches,
       Map<String, Long> rowsByOperation,
       long snapshotRows,
+      double snapshotSeconds,
       Optional<StreamPosition> position,
       Optional<LocalDateTime> verdict,
+      double streamSeconds,
       double seconds) {
     /** All change rows written by the run. */
     public long rows() {
@@ -380,12 +387,15 @@ public final class CdcToDeltaJob {
     Summary plus(Summary later) {
       Map<String, Long> sum = new java.util.TreeMap<>(rowsByOperation);
       later.rowsByOperation().forEach((k, v) -> sum.merge(k, v, Long::sum));
+      boolean ours = snapshotRows >= 0;
       return new Summary(
           batches + later.batches(),
           sum,
-          snapshotRows >= 0 ? snapshotRows : later.snapshotRows(),
+          ours ? snapshotRows : later.snapshotRows(),
+          ours ? snapshotSeconds : later.snapshotSeconds(),
           later.position().isPresent() ? later.position() : position,
           later.verdict().isPresent() ? later.verdict() : verdict,
+          streamSeconds + later.streamSeconds(),
           seconds + later.seconds());
     }
   }
@@ -430,6 +440,7 @@ public final class CdcToDeltaJob {
       boolean recordNothingNew) {
     config = continueUnderTargetAppId(config, out);
     Start run = begin(config, beamOptions, out, beforeStream);
+    long streamBegan = System.nanoTime();
     StreamPosition start = run.start();
     Lsn max;
     try (CdcClient client = config.clientFactory().open()) {
@@ -466,8 +477,10 @@ public final class CdcToDeltaJob {
           0,
           Map.of(),
           run.snapshotRows(),
+          run.snapshotSeconds(),
           Optional.of(start),
           run.finalization().verdict(config.bronzePath()),
+          (System.nanoTime() - streamBegan) / 1e9,
           (System.nanoTime() - run.began()) / 1e9);
     }
 
@@ -484,7 +497,7 @@ public final class CdcToDeltaJob {
         "Reading %s after %s (%s) up to max_lsn %s%n",
         config.captureInstance(), start.endLsn(), batchText(start.batchId()), max);
     PipelineResult result = JobExit.run(pipeline);
-    return summarize(config, run, out, result);
+    return summarize(config, run, out, result, streamBegan);
   }
 
   /**
@@ -511,6 +524,7 @@ public final class CdcToDeltaJob {
     }
     config = continueUnderTargetAppId(config, out);
     Start run = begin(config, beamOptions, out, beforeStream);
+    long streamBegan = System.nanoTime();
     StreamPosition start = run.start();
     StopCondition stop = continuous.stop();
     if (!continuous.runFor().isZero()) {
@@ -542,7 +556,7 @@ public final class CdcToDeltaJob {
             : "for " + continuous.runFor().toSeconds() + " s or until stopped");
     PipelineResult result = JobExit.run(pipeline);
     out.println("Stopped: every batch read was committed");
-    return summarize(config, run, out, result);
+    return summarize(config, run, out, result, streamBegan);
   }
 
   private static Summary repeatBoundedRuns(
@@ -570,8 +584,10 @@ public final class CdcToDeltaJob {
             total.batches(),
             total.rowsByOperation(),
             total.snapshotRows(),
+            total.snapshotSeconds(),
             total.position(),
             total.verdict(),
+            total.streamSeconds(),
             (System.nanoTime() - began) / 1e9);
       }
     }
@@ -641,6 +657,7 @@ public final class CdcToDeltaJob {
       Schema changeSchema,
       StreamPosition start,
       long snapshotRows,
+      double snapshotSeconds,
       Instant startedAt,
       long began) {
     DeltaTarget target(Config config) {
@@ -681,8 +698,10 @@ public final class CdcToDeltaJob {
             client, config.captureInstance(), config.startingLsn().lsn().orElseThrow());
       }
     }
-    // Checked before anything is created: an app id another target uses writes nothing.
+    // Checked before anything is created: an app id another target uses writes nothing, nor does
+    // a facts table that lacks the facts of the target's earlier batches.
     TargetIdentity.check(config, tables, out);
+    TargetIdentity.requireTargetsFacts(config, tables);
     boolean created =
         tables.createIfAbsent(config.bronzePath(), BronzeTable.definition(changeSchema)).created();
     String bronzeId = tables.tableId(config.bronzePath());
@@ -700,6 +719,7 @@ public final class CdcToDeltaJob {
       forgetFormerVerdict(config, finalization, out);
     }
     long snapshotRows = -1;
+    long snapshotBegan = System.nanoTime();
     if (position.isEmpty() && seed != null && !seed.alreadySeeded()) {
       snapshotRows = Seeding.write(config, tables, changeSchema, seed, beamOptions, out);
       position = resumePosition(config, tables, out);
@@ -716,6 +736,7 @@ public final class CdcToDeltaJob {
           "New target %s: starting after %s (startingLsn=%s)%n",
           config.bronzePath(), position.get().endLsn(), config.startingLsn());
     }
+    double snapshotSeconds = snapshotRows >= 0 ? (System.nanoTime() - snapshotBegan) / 1e9 : 0;
     StreamPosition start = position.get().ofTarget(config.bronzePath(), bronzeId);
     if (config.bootstrap() || seed != null) {
       writeBootstrapFact(config, tables, start, snapshotRows);
@@ -726,7 +747,15 @@ public final class CdcToDeltaJob {
           config.bronzePath(), start.endLsn(), start.endCommitTime(), config.granularity());
     }
     return new Start(
-        tables, finalization, read, changeSchema, start, snapshotRows, startedAt, began);
+        tables,
+        finalization,
+        read,
+        changeSchema,
+        start,
+        snapshotRows,
+        snapshotSeconds,
+        startedAt,
+        began);
   }
 
   /**
@@ -837,16 +866,20 @@ public final class CdcToDeltaJob {
   /**
    * The summary of a run: batches and change rows from the pipeline's counters ({@link
    * RunCounters}), the snapshot's rows from its commit's record, the position and the verdict from
-   * the tables' metadata; no table is read back.
+   * the tables' metadata; no table is read back. The stream phase began at {@code streamBegan}
+   * ({@link System#nanoTime}).
    */
   private static Summary summarize(
-      Config config, Start run, PrintStream out, PipelineResult result) {
+      Config config, Start run, PrintStream out, PipelineResult result, long streamBegan) {
+    double streamSeconds = (System.nanoTime() - streamBegan) / 1e9;
     return new Summary(
         RunCounters.batches(result),
         RunCounters.rowsByOperation(result),
         run.snapshotRows(),
+        run.snapshotSeconds(),
         resumePosition(config, run.tables(), out),
         run.finalization().verdict(config.bronzePath()),
+        streamSeconds,
         (System.nanoTime() - run.began()) / 1e9);
   }
 

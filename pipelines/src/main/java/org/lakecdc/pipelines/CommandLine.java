@@ -151,6 +151,15 @@ final class CommandLine {
     return message.lines().findFirst().orElse(message);
   }
 
+  /**
+   * The values of the option {@code name} as they stand on the command line, one per occurrence, in
+   * order, not split at commas ({@code --name=v}; a bare {@code --name} is {@code true}, as Beam
+   * reads it); empty when the option is not given.
+   */
+  static List<String> values(String[] args, String name) {
+    return given(args).getOrDefault(name, List.of());
+  }
+
   /** The options on the command line by name, each with its values in order. */
   private static Map<String, List<String>> given(String[] args) {
     Map<String, List<String>> given = new LinkedHashMap<>();

@@ -15,7 +15,6 @@ import java.util.Map;
 import java.util.Optional;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.coders.KvCoder;
-import org.apache.beam.sdk.coders.SerializableCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
@@ -28,14 +27,17 @@ import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.Reshuffle;
 import org.apache.beam.sdk.transforms.WithKeys;
 import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.cdc.transforms.Counts;
 import org.lakecdc.cdc.transforms.bronze.BronzeTable;
 import org.lakecdc.cdc.transforms.delta.DataFileAction;
+import org.lakecdc.cdc.transforms.delta.DataFileActionCoder;
 import org.lakecdc.cdc.transforms.delta.DeltaColumn;
 import org.lakecdc.cdc.transforms.delta.DeltaTables;
 import org.lakecdc.cdc.transforms.delta.HadoopConf;
+import org.lakecdc.cdc.transforms.delta.ScanFileCoder;
 import org.lakecdc.cdc.transforms.position.StreamPosition;
 import org.lakecdc.cdc.transforms.write.WriteSnapshotToDelta;
 import org.lakecdc.cdc.transforms.write.WriteSnapshotToDelta.SeedSource;
@@ -298,15 +300,7 @@ final class Seeding {
             plan.copyNames(),
             config.hadoopConf());
     Pipeline pipeline = Pipeline.create(beamOptions);
-    pipeline
-        .apply(
-            "Data files of " + seed.table(),
-            Create.of(files).withCoder(SerializableCoder.of(DeltaTables.ScanFile.class)))
-        .apply("Spread the files over the workers", Reshuffle.viaRandomKey())
-        .apply("Read, convert and write each file", ParDo.of(copy))
-        .setCoder(SerializableCoder.of(DataFileAction.class))
-        .apply("One committer", WithKeys.of(config.bronzePath()))
-        .setCoder(KvCoder.of(StringUtf8Coder.of(), SerializableCoder.of(DataFileAction.class)))
+    copiedFiles(pipeline, seed.table(), files, copy, config.bronzePath())
         .apply("Collect the data files", GroupByKey.create())
         .apply("Commit the seed", ParDo.of(new CommitSeed(config, atL, source)));
     try {
@@ -342,6 +336,34 @@ final class Seeding {
           plan.commitTime());
     }
     return rows;
+  }
+
+  /**
+   * The copy's reading steps: one element per data file of the copy ({@code files}), spread over
+   * the workers, each read, converted and written to bronze data files by {@code copy}; the add
+   * actions keyed by the bronze path, for the one committer. Each element travels in a coder of its
+   * own ({@link ScanFileCoder}, {@link DataFileActionCoder}), not in Java serialization.
+   *
+   * @param pipeline the pipeline to add the steps to
+   * @param seedTable the copy's path, for the steps' names
+   * @param files the copy's data files
+   * @param copy what reads a data file and writes bronze data files
+   * @param bronzePath the key of every add action
+   * @return the add actions keyed by {@code bronzePath}
+   */
+  static PCollection<KV<String, DataFileAction>> copiedFiles(
+      Pipeline pipeline,
+      String seedTable,
+      List<DeltaTables.ScanFile> files,
+      DoFn<DeltaTables.ScanFile, DataFileAction> copy,
+      String bronzePath) {
+    return pipeline
+        .apply("Data files of " + seedTable, Create.of(files).withCoder(ScanFileCoder.of()))
+        .apply("Spread the files over the workers", Reshuffle.viaRandomKey())
+        .apply("Read, convert and write each file", ParDo.of(copy))
+        .setCoder(DataFileActionCoder.of())
+        .apply("One committer", WithKeys.of(bronzePath))
+        .setCoder(KvCoder.of(StringUtf8Coder.of(), DataFileActionCoder.of()));
   }
 
   /**

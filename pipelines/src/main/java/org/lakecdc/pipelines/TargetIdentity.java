@@ -93,6 +93,58 @@ final class TargetIdentity {
   }
 
   /**
+   * Refuses a facts table that does not hold the target's facts: the facts table records every
+   * batch, so a target whose bronze already has batches needs the facts table it was written with.
+   * A crash between a batch's bronze commit and its facts commit leaves at most that last batch
+   * without its facts row, which the run writes again from bronze ({@link
+   * CdcToDeltaJob#resumePosition}); a facts table with no facts of the target (a new path, an empty
+   * or another table) or behind by more than that one batch would leave the earlier batches without
+   * facts rows for good. Reads only; call it before anything is written.
+   *
+   * @throws OptionRefusedException {@code --factsTable <path> <what it holds>, but target <bronze>
+   *     already has batches (bronze holds them up to batch <n>, end LSN <lsn>): the facts rows of
+   *     its earlier batches are not there; point --factsTable at the table that holds this target's
+   *     facts}
+   */
+  static void requireTargetsFacts(CdcToDeltaJob.Config config, DeltaTables tables) {
+    Optional<StreamPosition> bronze = bronzePosition(config, tables);
+    if (bronze.isEmpty()
+        || bronze.get().batchId() < 0
+        || !bronze.get().appId().equals(config.appId())) {
+      // No batch yet, or another app id's target, which resumePosition refuses.
+      return;
+    }
+    long last = bronze.get().batchId();
+    String holds;
+    if (!tables.exists(config.factsPath())) {
+      holds = "does not exist";
+    } else {
+      Optional<StreamPosition> facts = ownFactsPosition(config, tables);
+      long factsBatch = facts.map(StreamPosition::batchId).orElse(-1L);
+      if (last - factsBatch <= 1) {
+        return;
+      }
+      holds =
+          facts.isEmpty() || factsBatch < 0
+              ? "holds no facts of this target"
+              : "holds this target's facts only up to batch " + factsBatch;
+    }
+    throw new OptionRefusedException(
+        "--factsTable "
+            + config.factsPath()
+            + " "
+            + holds
+            + ", but target "
+            + config.bronzePath()
+            + " already has batches (bronze holds them up to batch "
+            + last
+            + ", end LSN "
+            + bronze.get().endLsn()
+            + "): the facts rows of its earlier batches are not there; point --factsTable at the"
+            + " table that holds this target's facts");
+  }
+
+  /**
    * The facts position of the target's app id when it is the target's own (see the class comment);
    * empty otherwise. Bronze must exist.
    */

@@ -111,8 +111,10 @@ class ConsoleOutputTest {
               1,
               Map.of("rows", 1L, "insert", 1L, "update", 0L, "delete", 0L),
               1,
+              1.0,
               Optional.empty(),
               Optional.empty(),
+              1.0,
               2.0),
           out);
       CdcToDelta.printSummary(
@@ -121,23 +123,42 @@ class ConsoleOutputTest {
               2,
               Map.of("rows", 3L, "insert", 0L, "update", 2L, "delete", 1L),
               -1,
+              0,
               Optional.empty(),
               Optional.of(LocalDateTime.parse("2026-11-01T08:00")),
+              0.5,
               1.0),
           out);
     }
     List<String> lines = bytes.toString(StandardCharsets.UTF_8).lines().toList();
     assertEquals(
-        "Done in 2.0 s: 1 batch, 1 change row (1 insert, 0 updates, 0 deletes), after a snapshot"
-            + " of 1 row; throughput 1 rows/s",
+        "Done in 2.0 s: 1 batch, 1 change row (1 insert, 0 updates, 0 deletes) in 1.0 s of"
+            + " streaming, 1 change row/s; a snapshot of 1 row in 1.0 s, 1 row/s",
         lines.get(1));
     assertEquals("Verdict: finalized_until = none yet (hour periods)", lines.get(2));
     int second = lines.indexOf("") == 0 ? lines.subList(1, lines.size()).indexOf("") + 1 : -1;
     assertEquals(
-        "Done in 1.0 s: 2 batches, 3 change rows (0 inserts, 2 updates, 1 delete); throughput 3"
-            + " rows/s",
+        "Done in 1.0 s: 2 batches, 3 change rows (0 inserts, 2 updates, 1 delete) in 0.5 s of"
+            + " streaming, 6 change rows/s",
         lines.get(second + 1));
     assertEquals(
         "Verdict: finalized_until = 2026-11-01T08:00 UTC (hour periods)", lines.get(second + 2));
+  }
+
+  @Test
+  void snapshotRowsAndChangeRowsEachHaveTheirOwnRate() {
+    JobFixture fixture = new JobFixture(dir);
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+      CdcToDelta.printSummary(
+          fixture.config(),
+          new CdcToDeltaJob.Summary(
+              0, Map.of(), 12_000, 4.0, Optional.empty(), Optional.empty(), 2.0, 7.5),
+          out);
+    }
+    assertEquals(
+        "Done in 7.5 s: 0 batches, 0 change rows (0 inserts, 0 updates, 0 deletes) in 2.0 s of"
+            + " streaming, 0 change rows/s; a snapshot of 12,000 rows in 4.0 s, 3,000 rows/s",
+        bytes.toString(StandardCharsets.UTF_8).lines().toList().get(1));
   }
 }

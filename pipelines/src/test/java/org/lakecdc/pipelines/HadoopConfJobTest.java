@@ -179,6 +179,73 @@ class HadoopConfJobTest {
   }
 
   @Test
+  void aRepeatedHadoopConfWithoutKeyValueIsRefusedNotGluedToTheEntryBefore() {
+    JobFixture f = JobFixture.history(dir);
+    String refused =
+        "error: --hadoopConf must be key=value entries such as fs.s3a.endpoint=http://minio:9000,"
+            + " not ";
+    Outcome second = run(args(f, "--hadoopConf=a=1", "--hadoopConf=b"));
+    assertEquals(JobExit.BAD_OPTION, second.code(), second.err());
+    assertEquals(List.of(refused + "'b'"), second.err().lines().toList());
+
+    Outcome third =
+        run(
+            args(
+                f,
+                "--hadoopConf=fs.x=1,fs.y=2",
+                "--hadoopConf=fs.z=3",
+                "--hadoopConf=fs.s3a.endpoint,fs.w=4"));
+    assertEquals(JobExit.BAD_OPTION, third.code(), third.err());
+    assertEquals(List.of(refused + "'fs.s3a.endpoint'"), third.err().lines().toList());
+
+    Outcome empty = run(args(f, "--hadoopConf=a=1", "--hadoopConf="));
+    assertEquals(JobExit.BAD_OPTION, empty.code(), empty.err());
+    assertEquals(List.of(refused + "''"), empty.err().lines().toList());
+    assertFalse(Files.exists(Path.of(f.bronze)), "nothing was written");
+    assertFalse(Files.exists(Path.of(f.facts)), "nothing was written");
+  }
+
+  @Test
+  void aPropertyWithoutANameInTheFileIsRefusedNamingItsPlace() throws Exception {
+    JobFixture f = JobFixture.history(dir);
+    Path noName =
+        Files.writeString(
+            dir.resolve("no-name-site.xml"),
+            "<?xml version=\"1.0\"?>\n<configuration>\n"
+                + property(IMPL, SchemeFileSystem.class.getName())
+                + "  <property><value>orphan</value></property>\n"
+                + "</configuration>\n");
+    Outcome missing = run(args(f, "--hadoopConfFile=" + noName));
+    assertEquals(JobExit.BAD_OPTION, missing.code(), missing.err());
+    assertEquals(
+        List.of(
+            "error: --hadoopConfFile "
+                + noName
+                + ": property 2 (line 4) has no name: give each <property> a non-empty <name> and"
+                + " its <value>"),
+        missing.err().lines().toList());
+
+    Path blank =
+        Files.writeString(
+            dir.resolve("blank-name-site.xml"),
+            "<?xml version=\"1.0\"?>\n<configuration>\n"
+                + "  <property>\n    <name> </name>\n    <value>x</value>\n  </property>\n"
+                + property(IMPL, SchemeFileSystem.class.getName())
+                + "</configuration>\n");
+    Outcome empty = run(args(f, "--hadoopConfFile=" + blank));
+    assertEquals(JobExit.BAD_OPTION, empty.code(), empty.err());
+    assertEquals(
+        List.of(
+            "error: --hadoopConfFile "
+                + blank
+                + ": property 1 (line 3) has no name: give each <property> a non-empty <name> and"
+                + " its <value>"),
+        empty.err().lines().toList());
+    assertFalse(Files.exists(Path.of(f.bronze)), "nothing was written");
+    assertFalse(Files.exists(Path.of(f.facts)), "nothing was written");
+  }
+
+  @Test
   void aSecretValueIsInNeitherTheConfigurationsTextNorTheOptionsDisplayData() {
     JobFixture f = JobFixture.history(dir);
     CdcToDeltaOptions options =

@@ -6,7 +6,6 @@ import com.google.auto.value.AutoValue;
 import java.util.Locale;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
-import org.apache.beam.sdk.coders.SerializableCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.transforms.Create;
@@ -645,7 +644,7 @@ public final class MssqlCdcIO {
               "Capture instance " + spec.captureInstance().toLowerCase(Locale.ROOT),
               Create.of(spec.captureInstance()).withCoder(StringUtf8Coder.of()))
           .apply("Plan key ranges", ParDo.of(new PlanSnapshotRangesFn(spec)))
-          .setCoder(SerializableCoder.of(SnapshotRange.class))
+          .setCoder(SnapshotRangeCoder.of())
           .apply("Spread key ranges", Reshuffle.viaRandomKey());
     }
 

@@ -229,8 +229,12 @@ final class ReadChangesAction {
         readInstances.add(part.captureInstance());
       }
     }
-    // Schema checks first: a batch that fails them reads nothing (BEHAVIOUR.md 3.1 step 6).
-    for (String warning : SchemaGuard.checkDdl(client, spec, readInstances, last, end.lsn())) {
+    // Schema checks first: a batch that fails them reads nothing (BEHAVIOUR.md 3.1 step 6). DDL
+    // is looked for from the previous batch's end, as the batch's facts DDL list is: a split
+    // part's first batch also answers for DDL between the previous part's last commit and its
+    // own first LSN.
+    for (String warning :
+        SchemaGuard.checkDdl(client, spec, readInstances, previousEnd, end.lsn())) {
       LOG.warn(warning);
     }
     List<String> disabled =

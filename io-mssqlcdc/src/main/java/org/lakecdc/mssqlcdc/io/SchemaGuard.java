@@ -62,7 +62,9 @@ final class SchemaGuard {
    * warning ({@code ADD}, {@code DROP COLUMN}, a widening the query's type still holds, ...).
    *
    * @param instances the distinct capture instances the batch reads, oldest first
-   * @param afterLsn the last processed LSN before the batch
+   * @param afterLsn the end of the batch before: the last processed LSN, or for the first batch of
+   *     a split part the previous part's last batch end (the lower bound of the batch's facts DDL
+   *     list), so DDL between two parts is checked once, by the later part's first batch
    * @param upToLsn the batch's end commit LSN
    * @return one warning per DDL that goes on, in LSN order
    * @throws SchemaChangedError with policy {@code fail}: {@code DDL on the table of capture

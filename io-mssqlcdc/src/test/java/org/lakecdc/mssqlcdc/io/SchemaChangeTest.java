@@ -211,10 +211,13 @@ class SchemaChangeTest {
         e.getMessage());
     assertEquals(List.of(), failed.values(MssqlCdcIO.CHANGES));
     assertEquals(List.of(), failed.values(MssqlCdcIO.BATCHES));
+    // A read that starts after the DDL (its stored position is the DDL's LSN) does not see it.
+    ReadChangesDoFn afterDrop =
+        bounded(read(db).withSchemaChangePolicy("fail").withStartingLsn(StartingLsn.after(drop)));
     assertEquals(
         List.of(1),
-        orderIds(process(fail, drop, c1)),
-        "DDL at or before the batch's start is not in its range (start, end]");
+        orderIds(process(afterDrop, drop, c1)),
+        "DDL at or before where the read starts is not in its first batch's range");
 
     IllegalArgumentException ignore =
         assertThrows(
@@ -224,5 +227,63 @@ class SchemaChangeTest {
     assertTrue(ignore.getMessage().contains("schemaChangePolicy must be"));
     assertEquals(SchemaChangePolicy.FAIL, SchemaChangePolicy.parse(" FAIL "));
     assertEquals(SchemaChangePolicy.CLASSIFY, MssqlCdcIO.read().getSchemaChangePolicy());
+  }
+
+  /**
+   * A split part whose first LSN lies after a DDL that follows the previous part's last commit: the
+   * DDL is in no batch of the earlier part (which ends at that commit), so the later part's first
+   * batch checks it, from the previous batch's end, as its facts DDL list reports it.
+   */
+  @Test
+  void ddlBetweenThePreviousPartsLastCommitAndAPartsFirstLsnIsCheckedByThatPart() {
+    FakeSqlServer db = FakeScenarios.orders(dir);
+    insertOrder(db, T0, 0, "new", "0.00");
+    Lsn c1 = insertOrder(db, minutes(1), 1, "new", "1.00");
+    Lsn ddl = db.ddl(ORDERS, ADD_NOTE, minutes(1));
+    Lsn c2 = insertOrder(db, minutes(2), 2, "new", "2.00");
+    assertTrue(c1.isBefore(ddl) && ddl.isBefore(c2), "the DDL lies between the two commits");
+    // The part starts right after the DDL, as a split at any LSN of (c1, c2] may.
+    LsnRange part = LsnRange.closed(ddl.increment(), c2).withFirstBatch(1);
+
+    ReadChangesDoFn fail = bounded(read(db).withSchemaChangePolicy("fail"));
+    RecordingReceiver failed = new RecordingReceiver();
+    LsnRangeTracker tracker = new LsnRangeTracker(part);
+    SchemaChangedError e =
+        assertThrows(
+            SchemaChangedError.class,
+            () ->
+                fail.processElement(
+                    CI,
+                    tracker,
+                    new WatermarkEstimators.Manual(BoundedWindow.TIMESTAMP_MIN_VALUE),
+                    failed));
+    assertEquals(
+        "DDL on the table of capture instance dbo_orders in the batch "
+            + c1.increment()
+            + ".."
+            + c2
+            + ": "
+            + ddl
+            + " "
+            + ADD_NOTE
+            + ". The read stops at any DDL with schemaChangePolicy=fail; nothing of this batch was"
+            + " read. The replay holds the same DDL: check the change, then restart the query with"
+            + " schemaChangePolicy=classify to go on.",
+        e.getMessage());
+    assertEquals(List.of(), failed.values(MssqlCdcIO.CHANGES));
+    assertEquals(List.of(), failed.values(MssqlCdcIO.BATCHES));
+
+    // With classify the batch goes on, and its facts DDL list names the same DDL.
+    ReadChangesDoFn classify = bounded(read(db));
+    RecordingReceiver out = new RecordingReceiver();
+    LsnRangeTracker again = new LsnRangeTracker(part);
+    classify.processElement(
+        CI, again, new WatermarkEstimators.Manual(BoundedWindow.TIMESTAMP_MIN_VALUE), out);
+    again.checkDone();
+    assertEquals(List.of(2), orderIds(out));
+    List<ChangeBatch> batches = out.values(MssqlCdcIO.BATCHES);
+    assertEquals(1, batches.size());
+    assertEquals(
+        List.of(ddl), batches.get(0).source().ddl().stream().map(BatchSource.Ddl::lsn).toList());
   }
 }

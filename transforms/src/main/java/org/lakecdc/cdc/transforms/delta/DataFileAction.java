@@ -6,9 +6,10 @@ import java.util.Objects;
 /**
  * A Parquet data file written into a table's directory but not yet committed, with its Delta {@code
  * add} action in serialized form, so that workers can write files in parallel and one committer can
- * commit them ({@link DeltaTables#writeDataFiles}, then {@link DeltaTables#commit}). Serializable
- * (Java serialization, so Beam's {@code SerializableCoder} carries it); Kernel's own action rows
- * are not.
+ * commit them ({@link DeltaTables#writeDataFiles}, then {@link DeltaTables#commit}). Pipelines
+ * carry it in {@link DataFileActionCoder} (its fields, not Java serialization); it stays {@link
+ * Serializable} only for the Java-serialized values that hold it. Kernel's own action rows are
+ * neither.
  *
  * <p>Until committed the file is invisible to readers; a file whose commit never happens (a retried
  * bundle writes new files with new random names) stays an orphan that {@code VACUUM} removes.

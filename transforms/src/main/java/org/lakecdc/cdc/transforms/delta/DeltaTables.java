@@ -901,7 +901,8 @@ public final class DeltaTables {
 
   /**
    * One data file of a table version, as {@link #scanFiles} lists it: what a worker needs to read
-   * it ({@link #readScanFile(ScanFile)}). Serializable, small (the file's {@code add} action).
+   * it ({@link #readScanFile(ScanFile)}). Small (the file's {@code add} action); pipelines carry it
+   * in {@link ScanFileCoder}, not Java serialization.
    *
    * @param tablePath the table path or URI
    * @param version the table version the file was listed at

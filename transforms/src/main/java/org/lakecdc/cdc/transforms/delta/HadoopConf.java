@@ -1,5 +1,7 @@
 package org.lakecdc.cdc.transforms.delta;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.Serializable;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,6 +13,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import javax.xml.stream.XMLInputFactory;
+import javax.xml.stream.XMLStreamConstants;
+import javax.xml.stream.XMLStreamException;
+import javax.xml.stream.XMLStreamReader;
 import org.apache.hadoop.conf.Configuration;
 
 /**
@@ -88,18 +94,53 @@ public final class HadoopConf implements Serializable {
         map.put(last, map.get(last) + "," + item.strip());
         continue;
       }
-      if (eq <= 0 || item.substring(0, eq).isBlank()) {
-        throw new IllegalArgumentException(
-            "--"
-                + option
-                + " must be key=value entries such as fs.s3a.endpoint=http://minio:9000, not '"
-                + shownEntry(item)
-                + "'");
+      if (!isEntry(item)) {
+        throw notAnEntry(option, item);
       }
       last = item.substring(0, eq).strip();
       map.put(last, item.substring(eq + 1).strip());
     }
     return of(map);
+  }
+
+  /**
+   * Checks the values of a list option as they stand on the command line, one per occurrence
+   * ({@code --hadoopConf=a=1 --hadoopConf=b} is {@code [a=1, b]}), before Beam splits them at
+   * commas and joins the occurrences into one list, where {@link #parseEntries} could no longer
+   * tell an occurrence's comma-continued value ({@code --hadoopConf=k=A,B}) from a new occurrence
+   * without {@code =}: each occurrence, up to its first comma, must be a {@code key=value} entry
+   * with a non-blank key. Continuation pieces after a comma stay allowed within an occurrence.
+   *
+   * @param option the option's name for messages, e.g. {@code hadoopConf}
+   * @param occurrences the option's values, one per occurrence on the command line, in order
+   * @throws IllegalArgumentException as {@link #parseEntries} does, naming the first occurrence
+   *     that does not start with an entry (up to its first comma; its value hidden when secret)
+   */
+  public static void checkOccurrences(String option, List<String> occurrences) {
+    for (String occurrence : occurrences) {
+      String first =
+          occurrence == null || occurrence.indexOf(',') < 0
+              ? occurrence
+              : occurrence.substring(0, occurrence.indexOf(','));
+      if (!isEntry(first)) {
+        throw notAnEntry(option, first);
+      }
+    }
+  }
+
+  /** Whether {@code item} is {@code key=value} with a non-blank key. */
+  private static boolean isEntry(String item) {
+    int eq = item == null ? -1 : item.indexOf('=');
+    return eq > 0 && !item.substring(0, eq).isBlank();
+  }
+
+  private static IllegalArgumentException notAnEntry(String option, String item) {
+    return new IllegalArgumentException(
+        "--"
+            + option
+            + " must be key=value entries such as fs.s3a.endpoint=http://minio:9000, not '"
+            + shownEntry(item)
+            + "'");
   }
 
   /**
@@ -112,7 +153,10 @@ public final class HadoopConf implements Serializable {
    * @param file the file's path
    * @return the configuration
    * @throws IllegalArgumentException {@code --<option> <file> ...: <why>} when the file is missing,
-   *     unreadable or not such a configuration
+   *     unreadable or not such a configuration; {@code --<option> <file>: property <n> (line <l>)
+   *     has no name: ...} for a {@code <property>} without a {@code <name>} (or a {@code name}
+   *     attribute) or with a blank one, which Hadoop would skip without a word (n counts the file's
+   *     {@code <property>} elements from 1)
    */
   public static HadoopConf readFile(String option, String file) {
     Path path = Path.of(file);
@@ -147,7 +191,81 @@ public final class HadoopConf implements Serializable {
               + firstLine(deepest(e)),
           e);
     }
+    requireNamedProperties(option, file, path);
     return of(map);
+  }
+
+  /**
+   * Refuses a {@code <property>} of the file that has no name (neither a non-blank {@code <name>}
+   * element nor a {@code name} attribute, the two forms Hadoop's parser reads). Read with the JDK's
+   * StAX parser, DTDs and external entities off; the file has already been parsed by Hadoop.
+   */
+  private static void requireNamedProperties(String option, String file, Path path) {
+    XMLInputFactory factory = XMLInputFactory.newFactory();
+    factory.setProperty(XMLInputFactory.SUPPORT_DTD, false);
+    factory.setProperty(XMLInputFactory.IS_SUPPORTING_EXTERNAL_ENTITIES, false);
+    int properties = 0;
+    try (InputStream in = Files.newInputStream(path)) {
+      XMLStreamReader xml = factory.createXMLStreamReader(in);
+      try {
+        int depth = 0;
+        int propertyDepth = -1;
+        int propertyLine = -1;
+        boolean named = false;
+        StringBuilder name = null;
+        while (xml.hasNext()) {
+          int event = xml.next();
+          if (event == XMLStreamConstants.START_ELEMENT) {
+            depth++;
+            String element = xml.getLocalName();
+            if (element.equals("property") && propertyDepth < 0) {
+              properties++;
+              propertyDepth = depth;
+              propertyLine = xml.getLocation().getLineNumber();
+              String attribute = xml.getAttributeValue(null, "name");
+              named = attribute != null && !attribute.isBlank();
+            } else if (element.equals("name") && depth == propertyDepth + 1) {
+              name = new StringBuilder();
+            }
+          } else if ((event == XMLStreamConstants.CHARACTERS || event == XMLStreamConstants.CDATA)
+              && name != null) {
+            name.append(xml.getText());
+          } else if (event == XMLStreamConstants.END_ELEMENT) {
+            if (name != null && depth == propertyDepth + 1) {
+              named |= !name.toString().isBlank();
+              name = null;
+            } else if (depth == propertyDepth) {
+              if (!named) {
+                throw new IllegalArgumentException(
+                    "--"
+                        + option
+                        + " "
+                        + file
+                        + ": property "
+                        + properties
+                        + " (line "
+                        + propertyLine
+                        + ") has no name: give each <property> a non-empty <name> and its"
+                        + " <value>");
+              }
+              propertyDepth = -1;
+            }
+            depth--;
+          }
+        }
+      } finally {
+        xml.close();
+      }
+    } catch (IOException | XMLStreamException e) {
+      throw new IllegalArgumentException(
+          "--"
+              + option
+              + " "
+              + file
+              + " is not a Hadoop configuration file (core-site.xml form): "
+              + firstLine(e),
+          e);
+    }
   }
 
   /** This configuration with {@code later}'s entries set over it (a key of both takes later's). */

@@ -35,7 +35,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.stream.Collectors;
-import org.apache.beam.sdk.coders.SerializableCoder;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
 import org.apache.hadoop.conf.Configuration;
@@ -228,7 +227,7 @@ class DeltaTablesTest {
     assertThat(files.get(0).path(), startsWith("file:"));
     assertThat(ids(path), empty());
 
-    SerializableCoder<DataFileAction> coder = SerializableCoder.of(DataFileAction.class);
+    DataFileActionCoder coder = DataFileActionCoder.of();
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     coder.encode(files.get(0), bytes);
     DataFileAction shipped = coder.decode(new ByteArrayInputStream(bytes.toByteArray()));

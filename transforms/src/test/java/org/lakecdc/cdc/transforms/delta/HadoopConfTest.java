@@ -64,6 +64,61 @@ class HadoopConfTest {
   }
 
   @Test
+  void eachOccurrenceMustStartWithAnEntryWhileCommaPiecesContinueItsValue() {
+    HadoopConf.checkOccurrences(
+        "hadoopConf", List.of("fs.s3a.aws.credentials.provider=a.One,b.Two", "x=1,y=2"));
+    HadoopConf.checkOccurrences("hadoopConf", List.of());
+    String refused =
+        "--hadoopConf must be key=value entries such as fs.s3a.endpoint=http://minio:9000, not ";
+    IllegalArgumentException bare =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> HadoopConf.checkOccurrences("hadoopConf", List.of("a=1", "b")));
+    assertEquals(refused + "'b'", bare.getMessage());
+    IllegalArgumentException leading =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> HadoopConf.checkOccurrences("hadoopConf", List.of("a=1", "b,c=2")));
+    assertEquals(refused + "'b'", leading.getMessage());
+    IllegalArgumentException empty =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> HadoopConf.checkOccurrences("hadoopConf", List.of("a=1", "")));
+    assertEquals(refused + "''", empty.getMessage());
+    IllegalArgumentException secret =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> HadoopConf.checkOccurrences("hadoopConf", List.of("a=1", "fs.s3a.secret.key")));
+    assertEquals(refused + "'****'", secret.getMessage());
+  }
+
+  @Test
+  void aFilesPropertyWithoutANameIsRefusedWhetherMissingOrBlank() throws Exception {
+    Path attribute =
+        Files.writeString(
+            dir.resolve("attribute.xml"),
+            "<configuration>\n  <property name=\"a.b\" value=\"1\"/>\n</configuration>\n");
+    assertEquals(
+        Map.of("a.b", "1"), HadoopConf.readFile("hadoopConfFile", attribute.toString()).entries());
+    Path none =
+        Files.writeString(
+            dir.resolve("none.xml"),
+            "<configuration>\n  <property><name>a</name><value>1</value></property>\n"
+                + "  <property><name>b</name><value>2</value></property>\n"
+                + "  <property>\n    <value>3</value>\n  </property>\n</configuration>\n");
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> HadoopConf.readFile("hadoopConfFile", none.toString()));
+    assertEquals(
+        "--hadoopConfFile "
+            + none
+            + ": property 3 (line 4) has no name: give each <property> a non-empty <name> and its"
+            + " <value>",
+        e.getMessage());
+  }
+
+  @Test
   void secretValuesAreNeverInItsText() {
     HadoopConf conf =
         HadoopConf.of(

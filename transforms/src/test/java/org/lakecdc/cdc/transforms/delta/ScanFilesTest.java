@@ -11,7 +11,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import org.apache.beam.sdk.schemas.Schema;
-import org.apache.beam.sdk.util.SerializableUtils;
+import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -60,8 +60,10 @@ class ScanFilesTest {
     DeltaTables worker = DeltaTables.create();
     for (DeltaTables.ScanFile file : files) {
       assertEquals(version, file.version());
-      // What a worker receives: a serialized copy, read with its own DeltaTables.
-      perFile.add(read(worker, SerializableUtils.clone(file)));
+      // What a worker receives: a copy through the pipeline's coder, read with its own DeltaTables.
+      DeltaTables.ScanFile received = CoderUtils.clone(ScanFileCoder.of(), file);
+      assertEquals(file, received);
+      perFile.add(read(worker, received));
     }
     perFile.sort(Comparator.comparingInt(List::size));
     assertEquals(
@@ -80,5 +82,40 @@ class ScanFilesTest {
     assertEquals(List.of(), tables.scanFiles(path));
     assertThrows(
         IllegalStateException.class, () -> tables.scanFiles(dir.resolve("none").toString()));
+  }
+
+  @Test
+  void theScanFileCoderKeepsEachFieldExactly() throws Exception {
+    DeltaTables.ScanFile file =
+        new DeltaTables.ScanFile("s3a://lake/copy", 9_000_000_000L, "{\"add\":{\"path\":\"ä b\"}}");
+    DeltaTables.ScanFile back = CoderUtils.clone(ScanFileCoder.of(), file);
+    assertEquals("s3a://lake/copy", back.tablePath());
+    assertEquals(9_000_000_000L, back.version());
+    assertEquals("{\"add\":{\"path\":\"ä b\"}}", back.json());
+
+    DeltaTables.ScanFile empty = new DeltaTables.ScanFile("", 0, "");
+    DeltaTables.ScanFile none = CoderUtils.clone(ScanFileCoder.of(), empty);
+    assertEquals("", none.tablePath());
+    assertEquals(0, none.version());
+    assertEquals("", none.json());
+    ScanFileCoder.of().verifyDeterministic();
+  }
+
+  @Test
+  void theDataFileActionCoderKeepsEachFieldExactlyAnUnknownRowCountIncluded() throws Exception {
+    DataFileAction known =
+        new DataFileAction("file:/lake/bronze/a-000.parquet", 1234, 2, "{\"add\":{}}");
+    DataFileAction back = CoderUtils.clone(DataFileActionCoder.of(), known);
+    assertEquals("file:/lake/bronze/a-000.parquet", back.path());
+    assertEquals(1234, back.sizeBytes());
+    assertEquals(2, back.rowCount());
+    assertEquals("{\"add\":{}}", back.actionJson());
+
+    DataFileAction unknown = new DataFileAction("", 0, -1, "");
+    DataFileAction none = CoderUtils.clone(DataFileActionCoder.of(), unknown);
+    assertEquals("", none.path());
+    assertEquals(0, none.sizeBytes());
+    assertEquals(-1, none.rowCount());
+    assertEquals("", none.actionJson());
   }
 }

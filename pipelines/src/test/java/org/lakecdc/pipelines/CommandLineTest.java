@@ -502,4 +502,20 @@ class CommandLineTest {
     assertTrue(both.isEnforceImmutability());
     assertTrue(both.isEnforceEncodability());
   }
+
+  @Test
+  void theJobsLeaveTheDirectRunnersSchedulerAProcessorUnlessTheCommandLineSizesItsPool() {
+    assertEquals(1, CommandLine.directRunnerParallelism(1));
+    assertEquals(1, CommandLine.directRunnerParallelism(2));
+    assertEquals(7, CommandLine.directRunnerParallelism(8));
+    DirectOptions defaults =
+        CommandLine.parse(new String[] {}, CdcToDeltaOptions.class).as(DirectOptions.class);
+    assertEquals(
+        CommandLine.directRunnerParallelism(Runtime.getRuntime().availableProcessors()),
+        defaults.getTargetParallelism());
+    DirectOptions given =
+        CommandLine.parse(new String[] {"--targetParallelism=5"}, CdcToDeltaOptions.class)
+            .as(DirectOptions.class);
+    assertEquals(5, given.getTargetParallelism());
+  }
 }

@@ -189,6 +189,25 @@ class ReaderCacheTest {
     }
   }
 
+  /**
+   * A line that is not one JSON object (here: complete metadata fields, then a broken value) stops
+   * the index where a scan from the start stops: a read from after it still refuses it, naming its
+   * line, and the rows before it are read.
+   */
+  @Test
+  void aLineThatIsNotJsonIsRefusedByAReadThatStartsAfterIt() throws Exception {
+    FakeSqlServer db = FakeScenarios.orders(dir);
+    List<Lsn> l = FakeScenarios.commitOrders(db, 0, 4);
+    List<String> lines = new ArrayList<>(Files.readAllLines(changeTable()));
+    lines.set(1, lines.get(1).replace("\"1.00\"", "[\"1.00\""));
+    Files.write(changeTable(), lines, StandardCharsets.UTF_8);
+    try (CdcClient client = db.openClient()) {
+      CdcException e = assertThrows(CdcException.class, () -> read(client, l.get(3), Lsn.MAX));
+      assertThat(e.getMessage(), containsString(FakeFormat.changeTableFile(CI) + ":2: "));
+      assertThat(e.getMessage(), containsString("invalid JSON"));
+    }
+  }
+
   /** Rows out of order stop a read that reaches them, also when the read starts after them. */
   @Test
   void rowsOutOfOrderAreRefusedByAReadThatReachesThem() throws Exception {

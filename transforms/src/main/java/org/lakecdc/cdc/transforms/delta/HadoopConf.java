@@ -182,17 +182,23 @@ public final class HadoopConf implements Serializable {
         map.put(e.getKey(), conf.get(e.getKey()));
       }
     } catch (RuntimeException e) {
-      throw new IllegalArgumentException(
-          "--"
-              + option
-              + " "
-              + file
-              + " is not a Hadoop configuration file (core-site.xml form): "
-              + firstLine(deepest(e)),
-          e);
+      throw notAConfigurationFile(option, file, deepest(e), e);
     }
     requireNamedProperties(option, file, path);
     return of(map);
+  }
+
+  /** {@code --<option> <file> is not a Hadoop configuration file (...): <why's first line>}. */
+  private static IllegalArgumentException notAConfigurationFile(
+      String option, String file, Throwable why, Exception cause) {
+    return new IllegalArgumentException(
+        "--"
+            + option
+            + " "
+            + file
+            + " is not a Hadoop configuration file (core-site.xml form): "
+            + firstLine(why),
+        cause);
   }
 
   /**
@@ -257,14 +263,7 @@ public final class HadoopConf implements Serializable {
         xml.close();
       }
     } catch (IOException | XMLStreamException e) {
-      throw new IllegalArgumentException(
-          "--"
-              + option
-              + " "
-              + file
-              + " is not a Hadoop configuration file (core-site.xml form): "
-              + firstLine(e),
-          e);
+      throw notAConfigurationFile(option, file, e, e);
     }
   }
 

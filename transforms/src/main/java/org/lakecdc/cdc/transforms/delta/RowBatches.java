@@ -192,6 +192,7 @@ final class RowBatches {
       StructField column = tableSchema.at(c);
       Object[] values = new Object[size];
       int f = fieldIndex[c];
+      boolean widened = f >= 0 && !fieldTypes[c].equals(columnTypes[c]);
       for (int r = 0; r < size; r++) {
         Object value = f < 0 ? null : chunk.get(r).getValue(f);
         if (value == null) {
@@ -206,7 +207,7 @@ final class RowBatches {
                     + " of this write has NULL");
           }
         } else {
-          if (!fieldTypes[c].equals(columnTypes[c])) {
+          if (widened) {
             value = widen(value, columnTypes[c]);
           }
           values[r] = toKernelValue(column.getName(), columnTypes[c], value);

@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,6 +23,7 @@ import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.lakecdc.mssqlcdc.fake.FakeSqlServer;
+import org.lakecdc.pipelines.CommandLine;
 
 /**
  * The benchmark harness (docs/performance.md): builds an orders table in the simulator and
@@ -89,7 +89,7 @@ public final class Bench {
       BenchOptions options = PipelineOptionsFactory.fromArgs(args).as(BenchOptions.class);
       bench = new Bench(options, out, benchDir(), validate(options));
     } catch (IllegalArgumentException e) {
-      err.println("error: " + firstLine(e));
+      err.println("error: " + CommandLine.explain(args, e, "docs/performance.md"));
       return 2;
     }
     try {
@@ -450,8 +450,11 @@ public final class Bench {
       jvm.stop(60);
     }
     double[] sorted = latencies.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-    out.printf(
-        Locale.ROOT, "  %-24s %d transactions: %s ms%n", "latency", n, Arrays.toString(sorted));
+    StringBuilder milliseconds = new StringBuilder();
+    for (double latency : sorted) {
+      milliseconds.append(milliseconds.length() == 0 ? "" : ", ").append(Math.round(latency));
+    }
+    out.printf(Locale.ROOT, "  %-24s %d transactions: %s ms%n", "latency", n, milliseconds);
     return new double[] {nearestRank(sorted, 50), nearestRank(sorted, 95)};
   }
 

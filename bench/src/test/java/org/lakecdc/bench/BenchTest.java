@@ -54,6 +54,11 @@ class BenchTest {
     assertThat(
         refused("--latencyTransactions=0"),
         is("error: --latencyTransactions must be a positive integer, not '0'"));
+    assertThat(refused("--rows=abc"), is("error: --rows must be an integer, not 'abc'"));
+    assertThat(
+        refused("--rowz=5"),
+        is(
+            "error: Unknown option --rowz; did you mean --rows? (docs/performance.md lists the options)"));
   }
 
   @Test

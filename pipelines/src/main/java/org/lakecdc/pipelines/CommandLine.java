@@ -30,7 +30,7 @@ import org.apache.beam.sdk.options.PipelineOptionsFactory;
  * or writes, which costs more than the job's own work, and they check the transforms' code, which
  * the tests run with them on.
  */
-final class CommandLine {
+public final class CommandLine {
   /** Beam (Jackson) cannot convert the text {@code group(2)} to the type {@code group(1)}. */
   private static final Pattern WRONG_TYPE =
       Pattern.compile("Cannot deserialize value of type `([^`]*)` from String \"([^\"]*)\"");
@@ -78,6 +78,12 @@ final class CommandLine {
     if (!given.containsKey("targetParallelism")) {
       direct.setTargetParallelism(
           directRunnerParallelism(Runtime.getRuntime().availableProcessors()));
+    } else if (direct.getTargetParallelism() < 1) {
+      throw new IllegalArgumentException(
+          "--targetParallelism="
+              + direct.getTargetParallelism()
+              + " is not accepted: the DirectRunner's thread pool size is a positive integer"
+              + " (default: one less than the processors, at least 1)");
     }
     if (options instanceof OutputOptions output) {
       ConsoleLogging.apply(output);
@@ -108,13 +114,30 @@ final class CommandLine {
    * Beam's own first line when it is none of the kinds above.
    */
   static String explain(String[] args, IllegalArgumentException e) {
+    return explain(args, e, "docs/options.md");
+  }
+
+  /**
+   * Beam's parse error {@code e} of {@code args} as one line naming the option and what it accepts
+   * (an unknown option's line points at {@code optionsDoc}, the page listing the options); Beam's
+   * own first line when it is none of the kinds this class knows, e.g. a program's own check. For
+   * every command line built on Beam's {@code PipelineOptionsFactory}: the jobs, the benchmark.
+   *
+   * @param args the command line
+   * @param e what {@code PipelineOptionsFactory} threw for it
+   * @param optionsDoc the page that lists the options, e.g. {@code docs/performance.md}
+   * @return the line, without a leading {@code error:}
+   */
+  public static String explain(String[] args, IllegalArgumentException e, String optionsDoc) {
     String message = firstLine(e);
     Matcher unknown = UNKNOWN.matcher(message);
     if (unknown.find()) {
       return "Unknown option --"
           + unknown.group(1)
           + (unknown.group(2) != null ? "; did you mean --" + unknown.group(2) + "?" : "")
-          + " (docs/options.md lists the options)";
+          + " ("
+          + optionsDoc
+          + " lists the options)";
     }
     Map<String, List<String>> given = given(args);
     Matcher repeated = REPEATED.matcher(message);

@@ -517,5 +517,14 @@ class CommandLineTest {
         CommandLine.parse(new String[] {"--targetParallelism=5"}, CdcToDeltaOptions.class)
             .as(DirectOptions.class);
     assertEquals(5, given.getTargetParallelism());
+    IllegalArgumentException zero =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                CommandLine.parse(new String[] {"--targetParallelism=0"}, CdcToDeltaOptions.class));
+    assertEquals(
+        "--targetParallelism=0 is not accepted: the DirectRunner's thread pool size is a positive"
+            + " integer (default: one less than the processors, at least 1)",
+        zero.getMessage());
   }
 }

@@ -119,13 +119,23 @@ final class ChangeTableIndex {
     return !stopped && end == stamp.size();
   }
 
-  /** The first group whose LSN is at or after {@code lsn}; {@link #groups()} when none. */
-  int firstAtOrAfter(Lsn lsn) {
+  /** The first of {@code sorted[0, size)} (ascending) at or after {@code lsn}; size when none. */
+  static int firstAtOrAfter(Lsn[] sorted, int size, Lsn lsn) {
+    return search(sorted, size, lsn, false);
+  }
+
+  /** The first of {@code sorted[0, size)} (ascending) after {@code lsn}; size when none. */
+  static int firstAfter(Lsn[] sorted, int size, Lsn lsn) {
+    return search(sorted, size, lsn, true);
+  }
+
+  private static int search(Lsn[] sorted, int size, Lsn lsn, boolean after) {
     int lo = 0;
-    int hi = groups;
+    int hi = size;
     while (lo < hi) {
       int mid = (lo + hi) >>> 1;
-      if (lsns[mid].compareTo(lsn) < 0) {
+      int c = sorted[mid].compareTo(lsn);
+      if (c < 0 || (after && c == 0)) {
         lo = mid + 1;
       } else {
         hi = mid;
@@ -134,19 +144,14 @@ final class ChangeTableIndex {
     return lo;
   }
 
+  /** The first group whose LSN is at or after {@code lsn}; {@link #groups()} when none. */
+  int firstAtOrAfter(Lsn lsn) {
+    return firstAtOrAfter(lsns, groups, lsn);
+  }
+
   /** The first group whose LSN is after {@code lsn}; {@link #groups()} when none. */
   int firstAfter(Lsn lsn) {
-    int lo = 0;
-    int hi = groups;
-    while (lo < hi) {
-      int mid = (lo + hi) >>> 1;
-      if (lsns[mid].compareTo(lsn) <= 0) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    return lo;
+    return firstAfter(lsns, groups, lsn);
   }
 
   /** The rows of groups {@code [from, to)}. */

@@ -221,32 +221,12 @@ final class ReaderCache {
 
     /** The index of the first commit whose LSN is after {@code lsn}; the size when none. */
     int firstAfter(Lsn lsn) {
-      int lo = 0;
-      int hi = lsns.length;
-      while (lo < hi) {
-        int mid = (lo + hi) >>> 1;
-        if (lsns[mid].compareTo(lsn) <= 0) {
-          lo = mid + 1;
-        } else {
-          hi = mid;
-        }
-      }
-      return lo;
+      return ChangeTableIndex.firstAfter(lsns, lsns.length, lsn);
     }
 
     /** The index of the first commit whose LSN is at or after {@code lsn}; the size when none. */
     int firstAtOrAfter(Lsn lsn) {
-      int lo = 0;
-      int hi = lsns.length;
-      while (lo < hi) {
-        int mid = (lo + hi) >>> 1;
-        if (lsns[mid].compareTo(lsn) < 0) {
-          lo = mid + 1;
-        } else {
-          hi = mid;
-        }
-      }
-      return lo;
+      return ChangeTableIndex.firstAtOrAfter(lsns, lsns.length, lsn);
     }
   }
 

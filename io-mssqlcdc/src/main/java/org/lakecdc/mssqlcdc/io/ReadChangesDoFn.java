@@ -74,11 +74,8 @@ abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
   /** Writes each batch's rows in this stage, or null when the rows are emitted. */
   final @Nullable RowSink<Object> sink;
 
-  /**
-   * The worker's client, opened on first use and closed at teardown (as KafkaIO caches its
-   * consumers).
-   */
-  private transient @Nullable CdcClient client;
+  /** The worker's client ({@link WorkerClient}). */
+  private final WorkerClient client;
 
   /** What this DoFn instance keeps between calls (not serialized). */
   private transient ReadChangesAction.@Nullable Caches caches;
@@ -95,6 +92,7 @@ abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
       @Nullable TupleTag<KV<ChangeBatch, Object>> writtenTag,
       @Nullable RowSink<Object> sink) {
     this.spec = spec;
+    this.client = new WorkerClient(spec.clientFactory());
     this.changesTag = changesTag;
     this.batchesTag = batchesTag;
     this.writtenTag = writtenTag;
@@ -110,27 +108,13 @@ abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
 
   @Teardown
   public void teardown() {
-    CdcClient open = client;
-    client = null;
     try {
-      if (open != null) {
-        open.close();
-      }
+      client.close();
     } finally {
       if (sink != null) {
         sink.teardown();
       }
     }
-  }
-
-  /** The worker's client, opened once. */
-  private CdcClient client() {
-    CdcClient open = client;
-    if (open == null) {
-      open = spec.clientFactory().open();
-      client = open;
-    }
-    return open;
   }
 
   /** Whether the restriction ends at {@code max_lsn} read at the start. */
@@ -139,7 +123,7 @@ abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
   @GetInitialRestriction
   public LsnRange initialRestriction(@Element String captureInstance) {
     {
-      CdcClient client = client();
+      CdcClient client = this.client.get();
       Lsn lastProcessed = StartPositions.lastProcessed(client, captureInstance, spec.startingLsn());
       Lsn from = lastProcessed.increment();
       if (!bounded()) {
@@ -167,7 +151,7 @@ abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
       return;
     }
     {
-      CdcClient client = client();
+      CdcClient client = this.client.get();
       Optional<Lsn> max = client.maxLsn();
       Lsn known = range.isOpen() ? max.orElse(null) : range.lastLsn();
       if (known == null || known.isBefore(range.from())) {
@@ -230,7 +214,7 @@ abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
       return 0;
     }
     {
-      CdcClient client = client();
+      CdcClient client = this.client.get();
       Lsn last = range.isOpen() ? client.maxLsn().orElse(null) : range.lastLsn();
       if (last == null || last.isBefore(range.from())) {
         return 0;
@@ -248,7 +232,7 @@ abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
   @GetInitialWatermarkEstimatorState
   public Instant initialWatermark(@Restriction LsnRange range) {
     {
-      CdcClient client = client();
+      CdcClient client = this.client.get();
       return client
           .lastCommitAtOrBefore(range.from().decrement())
           .map(Commit::commitTime)
@@ -277,19 +261,10 @@ abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
       caches = new ReadChangesAction.Caches();
     }
     try {
-      return new ReadChangesAction(spec, client(), output(receiver), caches)
+      return new ReadChangesAction(spec, client.get(), output(receiver), caches)
           .run(captureInstance, tracker, watermark);
     } catch (RuntimeException e) {
-      // The client may be broken (a dropped connection): the retried bundle opens a new one.
-      CdcClient open = client;
-      client = null;
-      if (open != null) {
-        try {
-          open.close();
-        } catch (RuntimeException suppressed) {
-          e.addSuppressed(suppressed);
-        }
-      }
+      client.discardAfter(e);
       throw e;
     }
   }

@@ -7,7 +7,6 @@ import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.values.Row;
-import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 import org.lakecdc.mssqlcdc.client.CdcClient;
 import org.lakecdc.mssqlcdc.client.CloseableIterator;
@@ -29,10 +28,11 @@ import org.lakecdc.mssqlcdc.client.CloseableIterator;
 abstract class ReadSnapshotRangeFn<OutputT> extends DoFn<SnapshotRange, OutputT> {
   final SnapshotSpec spec;
   private final Counter rowsRead = Metrics.counter(ReadChangesAction.NAMESPACE, "snapshot_rows");
-  private transient @Nullable CdcClient client;
+  private final WorkerClient client;
 
   ReadSnapshotRangeFn(SnapshotSpec spec) {
     this.spec = spec;
+    this.client = new WorkerClient(spec.clientFactory());
   }
 
   /** A reader emitting the rows. */
@@ -64,7 +64,7 @@ abstract class ReadSnapshotRangeFn<OutputT> extends DoFn<SnapshotRange, OutputT>
   @Teardown
   public final void teardown() {
     try {
-      closeClient(null);
+      client.close();
     } finally {
       close();
     }
@@ -74,37 +74,11 @@ abstract class ReadSnapshotRangeFn<OutputT> extends DoFn<SnapshotRange, OutputT>
   public void processElement(@Element SnapshotRange range, OutputReceiver<OutputT> out) {
     Instant timestamp = new Instant(range.commitTime().toEpochMilli());
     try (CloseableIterator<List<Object>> values =
-        client().readTable(range.query(spec.columnNames(), spec.isolation()))) {
+        client.get().readTable(range.query(spec.columnNames(), spec.isolation()))) {
       handle(range, new SnapshotRows(values, range.commitTime()), timestamp, out);
     } catch (RuntimeException e) {
-      // The client may be broken (a dropped connection): the retried bundle opens a new one.
-      closeClient(e);
+      client.discardAfter(e);
       throw e;
-    }
-  }
-
-  private CdcClient client() {
-    CdcClient open = client;
-    if (open == null) {
-      open = spec.clientFactory().open();
-      client = open;
-    }
-    return open;
-  }
-
-  private void closeClient(@Nullable RuntimeException failure) {
-    CdcClient open = client;
-    client = null;
-    if (open == null) {
-      return;
-    }
-    try {
-      open.close();
-    } catch (RuntimeException e) {
-      if (failure == null) {
-        throw e;
-      }
-      failure.addSuppressed(e);
     }
   }
 

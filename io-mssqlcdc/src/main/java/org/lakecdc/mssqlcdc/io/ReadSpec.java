@@ -15,7 +15,8 @@ import org.lakecdc.mssqlcdc.schema.OutputType;
  * validated and the output schema is fixed before the pipeline runs.
  *
  * @param captureInstance the capture instance the read was configured with
- * @param clientFactory opens a client per process call (never a live connection in the DoFn)
+ * @param clientFactory opens each reading DoFn instance's client ({@link WorkerClient}, kept until
+ *     teardown)
  * @param startingLsn where a new read starts
  * @param maxCommitsPerBatch commits of {@code cdc.lsn_time_mapping} per batch, or 0 for no limit
  * @param numPartitions parts the initial range is split into for parallel reading, at least 1

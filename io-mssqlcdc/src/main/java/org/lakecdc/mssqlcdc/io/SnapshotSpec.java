@@ -14,7 +14,8 @@ import org.lakecdc.mssqlcdc.schema.ColumnSpec;
  * LSN is recorded and the output schema fixed before the pipeline runs.
  *
  * @param captureInstance the capture instance the snapshot is taken for ({@code _capture_instance})
- * @param clientFactory opens a client per process call (never a live connection in a DoFn)
+ * @param clientFactory opens each reading DoFn instance's client ({@link WorkerClient}, kept until
+ *     teardown)
  * @param snapshotLsn S, stamped as {@code _start_lsn} on every row
  * @param numPartitions key ranges wanted, at least 1
  * @param isolation isolation level of the planning query and of every range read

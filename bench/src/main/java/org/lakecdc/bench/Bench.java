@@ -22,7 +22,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
-import org.lakecdc.mssqlcdc.fake.FakeSqlServer;
+import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
 import org.lakecdc.pipelines.CommandLine;
 
 /**

@@ -9,7 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
-import org.lakecdc.mssqlcdc.fake.ColumnDefinition;
+import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
 import org.lakecdc.pipelines.demo.DemoDatabase;
 
 /**

@@ -12,7 +12,7 @@ import java.time.ZoneOffset;
 import java.util.Comparator;
 import java.util.Iterator;
 import java.util.stream.Stream;
-import org.lakecdc.mssqlcdc.fake.FakeSqlServer;
+import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
 
 /**
  * The simulator databases the benchmark reads: {@code dbo.orders} with CDC enabled while it is

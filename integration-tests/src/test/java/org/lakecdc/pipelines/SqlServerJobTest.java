@@ -36,15 +36,15 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
-import org.lakecdc.cdc.transforms.delta.DeltaColumn;
-import org.lakecdc.cdc.transforms.delta.DeltaTables;
-import org.lakecdc.cdc.transforms.facts.FactsTable;
-import org.lakecdc.mssqlcdc.client.IntegrationCondition;
-import org.lakecdc.mssqlcdc.client.SqlServerCdcTestDatabase;
-import org.lakecdc.mssqlcdc.fake.ColumnDefinition;
-import org.lakecdc.mssqlcdc.io.StopCondition;
-import org.lakecdc.mssqlcdc.lsn.Lsn;
-import org.lakecdc.mssqlcdc.schema.MetadataColumns;
+import org.lakecdc.io.mssqlcdc.StopCondition;
+import org.lakecdc.io.mssqlcdc.client.IntegrationCondition;
+import org.lakecdc.io.mssqlcdc.client.SqlServerCdcTestDatabase;
+import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
+import org.lakecdc.transforms.delta.DeltaColumn;
+import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.facts.FactsTable;
 
 /**
  * The main job end to end against SQL Server 2022 in a container, set up by a DBA's {@code sql/}
@@ -324,12 +324,12 @@ class SqlServerJobTest {
     Instant asOf = server.serverUtcNow();
     List<DeltaColumn> columns =
         List.of(
-            DeltaColumn.nullable("order_id", org.lakecdc.mssqlcdc.schema.OutputType.INT, null),
-            DeltaColumn.nullable("status", org.lakecdc.mssqlcdc.schema.OutputType.STRING, null),
+            DeltaColumn.nullable("order_id", org.lakecdc.io.mssqlcdc.schema.OutputType.INT, null),
+            DeltaColumn.nullable("status", org.lakecdc.io.mssqlcdc.schema.OutputType.STRING, null),
             DeltaColumn.nullable(
-                "amount", org.lakecdc.mssqlcdc.schema.OutputType.decimal(18, 2), null),
+                "amount", org.lakecdc.io.mssqlcdc.schema.OutputType.decimal(18, 2), null),
             DeltaColumn.nullable(
-                "updated_at", org.lakecdc.mssqlcdc.schema.OutputType.STRING, null));
+                "updated_at", org.lakecdc.io.mssqlcdc.schema.OutputType.STRING, null));
     org.apache.beam.sdk.schemas.Schema schema = DeltaColumn.toBeamSchema(columns);
     List<Row> copyRows = new ArrayList<>();
     for (List<Object> r :
@@ -349,16 +349,16 @@ class SqlServerJobTest {
     DeltaTables tables = DeltaTables.create();
     tables.createIfAbsent(
         copy,
-        org.lakecdc.cdc.transforms.delta.TableDefinition.of(
-            org.lakecdc.cdc.transforms.delta.TableKind.SILVER, columns));
+        org.lakecdc.transforms.delta.TableDefinition.of(
+            org.lakecdc.transforms.delta.TableKind.SILVER, columns));
     tables.append(copy, schema, copyRows, null, 0, Map.of());
 
     Target t = new Target(table);
     CdcToDeltaJob.Summary seeded = t.run("dbo_seeded", "--seedTable=" + copy, "--seedAsOf=" + asOf);
     assertEquals(4, seeded.snapshotRows());
     assertTrue(t.lastOutput.contains("Seeded " + t.bronze + " from " + copy), t.lastOutput);
-    org.lakecdc.cdc.transforms.write.WriteSnapshotToDelta.SnapshotRecord record =
-        org.lakecdc.cdc.transforms.write.WriteSnapshotToDelta.committedRecord(tables, t.bronze)
+    org.lakecdc.transforms.write.WriteSnapshotToDelta.SnapshotRecord record =
+        org.lakecdc.transforms.write.WriteSnapshotToDelta.committedRecord(tables, t.bronze)
             .orElseThrow();
     assertFalse(record.lsn().isBefore(inserts), record.lsn() + " before " + inserts);
     assertFalse(record.commitTime().isAfter(asOf), record.commitTime() + " after " + asOf);

@@ -15,35 +15,35 @@ import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.schemas.Schema;
 import org.checkerframework.checker.nullness.qual.Nullable;
-import org.lakecdc.cdc.transforms.Counts;
-import org.lakecdc.cdc.transforms.bronze.BronzeTable;
-import org.lakecdc.cdc.transforms.delta.DeltaTables;
-import org.lakecdc.cdc.transforms.delta.HadoopConf;
-import org.lakecdc.cdc.transforms.delta.SchemaEvolution;
-import org.lakecdc.cdc.transforms.delta.TablePaths;
-import org.lakecdc.cdc.transforms.facts.FactsTable;
-import org.lakecdc.cdc.transforms.finalization.ControlTable;
-import org.lakecdc.cdc.transforms.finalization.Finalization;
-import org.lakecdc.cdc.transforms.finalization.Granularity;
-import org.lakecdc.cdc.transforms.position.StreamPosition;
-import org.lakecdc.cdc.transforms.write.BatchStats;
-import org.lakecdc.cdc.transforms.write.CrashPoint;
-import org.lakecdc.cdc.transforms.write.DeltaTarget;
-import org.lakecdc.cdc.transforms.write.WriteChangeStreamToDelta;
-import org.lakecdc.cdc.transforms.write.WriteChangesToDelta;
-import org.lakecdc.cdc.transforms.write.WriteSnapshotToDelta;
-import org.lakecdc.mssqlcdc.client.CaptureInstance;
-import org.lakecdc.mssqlcdc.client.CaptureInstanceNotFoundError;
-import org.lakecdc.mssqlcdc.client.CdcClient;
-import org.lakecdc.mssqlcdc.client.CdcClientFactory;
-import org.lakecdc.mssqlcdc.client.Commit;
-import org.lakecdc.mssqlcdc.client.IsolationLevel;
-import org.lakecdc.mssqlcdc.io.MssqlCdcIO;
-import org.lakecdc.mssqlcdc.io.SchemaChangePolicy;
-import org.lakecdc.mssqlcdc.io.StartPositions;
-import org.lakecdc.mssqlcdc.io.StartingLsn;
-import org.lakecdc.mssqlcdc.io.StopCondition;
-import org.lakecdc.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
+import org.lakecdc.io.mssqlcdc.SchemaChangePolicy;
+import org.lakecdc.io.mssqlcdc.StartPositions;
+import org.lakecdc.io.mssqlcdc.StartingLsn;
+import org.lakecdc.io.mssqlcdc.StopCondition;
+import org.lakecdc.io.mssqlcdc.client.CaptureInstance;
+import org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError;
+import org.lakecdc.io.mssqlcdc.client.CdcClient;
+import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
+import org.lakecdc.io.mssqlcdc.client.Commit;
+import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.transforms.Counts;
+import org.lakecdc.transforms.bronze.BronzeTable;
+import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.delta.HadoopConf;
+import org.lakecdc.transforms.delta.SchemaEvolution;
+import org.lakecdc.transforms.delta.TablePaths;
+import org.lakecdc.transforms.facts.FactsTable;
+import org.lakecdc.transforms.finalization.ControlTable;
+import org.lakecdc.transforms.finalization.Finalization;
+import org.lakecdc.transforms.finalization.Granularity;
+import org.lakecdc.transforms.position.StreamPosition;
+import org.lakecdc.transforms.write.BatchStats;
+import org.lakecdc.transforms.write.CrashPoint;
+import org.lakecdc.transforms.write.DeltaTarget;
+import org.lakecdc.transforms.write.WriteChangeStreamToDelta;
+import org.lakecdc.transforms.write.WriteChangesToDelta;
+import org.lakecdc.transforms.write.WriteSnapshotToDelta;
 
 /**
  * One run of the main job: SQL Server CDC of one capture instance into a bronze Delta table, a
@@ -409,8 +409,8 @@ public final class CdcToDeltaJob {
    * @return what the run did
    * @throws IllegalArgumentException when the target belongs to another app id, or the
    *     configuration does not fit the source
-   * @throws org.lakecdc.mssqlcdc.client.SchemaChangedError before anything is written, when bronze
-   *     cannot take the change schema (see {@link DeltaTables#evolveSchema})
+   * @throws org.lakecdc.io.mssqlcdc.client.SchemaChangedError before anything is written, when
+   *     bronze cannot take the change schema (see {@link DeltaTables#evolveSchema})
    */
   public static Summary run(Config config, PipelineOptions beamOptions, PrintStream out) {
     return run(config, beamOptions, out, () -> {});
@@ -843,8 +843,8 @@ public final class CdcToDeltaJob {
    * has type widening on, in one metadata commit before anything else is written; each change is
    * printed. Anything bronze cannot take fails the run here, before the bootstrap or the stream.
    *
-   * @throws org.lakecdc.mssqlcdc.client.SchemaChangedError when bronze cannot take the change rows
-   *     (see {@link DeltaTables#evolveSchema})
+   * @throws org.lakecdc.io.mssqlcdc.client.SchemaChangedError when bronze cannot take the change
+   *     rows (see {@link DeltaTables#evolveSchema})
    */
   private static void evolveBronze(
       Config config, DeltaTables tables, Schema changeSchema, PrintStream out) {

@@ -13,9 +13,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
-import org.lakecdc.cdc.transforms.delta.DeltaTables;
-import org.lakecdc.cdc.transforms.position.StreamPosition;
-import org.lakecdc.mssqlcdc.io.StopCondition;
+import org.lakecdc.io.mssqlcdc.StopCondition;
+import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.position.StreamPosition;
 
 /**
  * The {@code --continuous} mode of {@link CdcToDelta}: which form follows the source on the chosen

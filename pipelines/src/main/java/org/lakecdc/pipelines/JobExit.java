@@ -30,7 +30,7 @@ import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.util.UserCodeException;
 import org.apache.hadoop.util.VersionInfo;
-import org.lakecdc.mssqlcdc.client.CdcException;
+import org.lakecdc.io.mssqlcdc.client.CdcException;
 
 /**
  * How every job of this module ends, whatever fails: one {@code error:} line on standard error

@@ -17,16 +17,16 @@ import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.Top;
 import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.Row;
-import org.lakecdc.cdc.transforms.Counts;
-import org.lakecdc.mssqlcdc.client.CdcClient;
-import org.lakecdc.mssqlcdc.client.CdcException;
-import org.lakecdc.mssqlcdc.fake.FakeCdcClientFactory;
-import org.lakecdc.mssqlcdc.io.ChangeBatch;
-import org.lakecdc.mssqlcdc.io.ChangeOrdering;
-import org.lakecdc.mssqlcdc.io.MssqlCdcIO;
-import org.lakecdc.mssqlcdc.io.StartPositions;
-import org.lakecdc.mssqlcdc.io.StartingLsn;
+import org.lakecdc.io.mssqlcdc.ChangeBatch;
+import org.lakecdc.io.mssqlcdc.ChangeOrdering;
+import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
+import org.lakecdc.io.mssqlcdc.StartPositions;
+import org.lakecdc.io.mssqlcdc.StartingLsn;
+import org.lakecdc.io.mssqlcdc.client.CdcClient;
+import org.lakecdc.io.mssqlcdc.client.CdcException;
+import org.lakecdc.io.mssqlcdc.fake.FakeCdcClientFactory;
 import org.lakecdc.pipelines.demo.DemoDatabase;
+import org.lakecdc.transforms.Counts;
 
 /**
  * Reads one capture instance of the simulator with {@link MssqlCdcIO} in its bounded form and

@@ -13,8 +13,8 @@ import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.values.PCollection;
-import org.lakecdc.cdc.transforms.write.BatchStats;
-import org.lakecdc.cdc.transforms.write.CommittedBatch;
+import org.lakecdc.transforms.write.BatchStats;
+import org.lakecdc.transforms.write.CommittedBatch;
 
 /**
  * What a run's summary counts, from the pipeline's Beam metrics instead of reading a table back:

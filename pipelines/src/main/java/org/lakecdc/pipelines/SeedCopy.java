@@ -5,7 +5,7 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.Objects;
 import org.checkerframework.checker.nullness.qual.Nullable;
-import org.lakecdc.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 
 /**
  * A new target's seed from an existing copy of the source table (BEHAVIOUR.md 6.6, ADR 0025): the

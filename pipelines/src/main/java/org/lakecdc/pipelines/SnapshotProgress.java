@@ -7,8 +7,8 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import org.lakecdc.cdc.transforms.Counts;
-import org.lakecdc.cdc.transforms.write.SnapshotFileSink;
+import org.lakecdc.transforms.Counts;
+import org.lakecdc.transforms.write.SnapshotFileSink;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -2,8 +2,8 @@ package org.lakecdc.pipelines;
 
 import java.io.PrintStream;
 import java.util.Optional;
-import org.lakecdc.cdc.transforms.delta.DeltaTables;
-import org.lakecdc.cdc.transforms.position.StreamPosition;
+import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.position.StreamPosition;
 
 /**
  * Which recorded position is a target's own. The facts table is shared: it holds one position per

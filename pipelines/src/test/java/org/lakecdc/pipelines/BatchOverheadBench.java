@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import org.apache.beam.runners.direct.DirectOptions;
-import org.lakecdc.cdc.transforms.facts.FactsTable;
+import org.lakecdc.transforms.facts.FactsTable;
 
 /**
  * The fixed cost of a batch of the main job on the DirectRunner (issue 9, "Cheap batches"): a

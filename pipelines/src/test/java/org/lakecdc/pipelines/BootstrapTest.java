@@ -18,11 +18,11 @@ import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.lakecdc.cdc.transforms.delta.DeltaColumn;
-import org.lakecdc.cdc.transforms.facts.FactsTable;
-import org.lakecdc.cdc.transforms.write.WriteSnapshotToDelta;
-import org.lakecdc.mssqlcdc.lsn.Lsn;
-import org.lakecdc.mssqlcdc.schema.MetadataColumns;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
+import org.lakecdc.transforms.delta.DeltaColumn;
+import org.lakecdc.transforms.facts.FactsTable;
+import org.lakecdc.transforms.write.WriteSnapshotToDelta;
 
 /** The bootstrap snapshot of a new target (SCENARIOS.md C082) and the sink's facts (C121). */
 class BootstrapTest {

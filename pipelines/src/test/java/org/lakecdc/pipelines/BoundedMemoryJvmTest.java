@@ -13,9 +13,9 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.lakecdc.cdc.transforms.delta.CommitSummary;
-import org.lakecdc.cdc.transforms.write.BatchStats;
-import org.lakecdc.mssqlcdc.fake.FakeSqlServer;
+import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
+import org.lakecdc.transforms.delta.CommitSummary;
+import org.lakecdc.transforms.write.BatchStats;
 
 /**
  * Memory is bounded by a data file, not by a batch (issue 9): one transaction, which is never split

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.beam.sdk.values.Row;
-import org.lakecdc.mssqlcdc.schema.MetadataColumns;
+import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
 
 /** What the job tests read out of bronze rows: the change order and the {@code latest} oracle. */
 final class BronzeOracle {

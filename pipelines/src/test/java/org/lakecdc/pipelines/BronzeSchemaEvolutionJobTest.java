@@ -23,15 +23,15 @@ import java.util.TreeMap;
 import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.lakecdc.cdc.transforms.delta.DeltaColumn;
-import org.lakecdc.cdc.transforms.delta.TableProperties;
-import org.lakecdc.cdc.transforms.facts.FactsTable;
-import org.lakecdc.mssqlcdc.client.SchemaChangedError;
-import org.lakecdc.mssqlcdc.fake.CaptureOptions;
-import org.lakecdc.mssqlcdc.lsn.Lsn;
-import org.lakecdc.mssqlcdc.schema.MetadataColumns;
-import org.lakecdc.mssqlcdc.schema.OutputType;
-import org.lakecdc.mssqlcdc.schema.SqlServerType;
+import org.lakecdc.io.mssqlcdc.client.SchemaChangedError;
+import org.lakecdc.io.mssqlcdc.fake.CaptureOptions;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
+import org.lakecdc.io.mssqlcdc.schema.OutputType;
+import org.lakecdc.io.mssqlcdc.schema.SqlServerType;
+import org.lakecdc.transforms.delta.DeltaColumn;
+import org.lakecdc.transforms.delta.TableProperties;
+import org.lakecdc.transforms.facts.FactsTable;
 
 /**
  * The job makes bronze take a later run's change schema before it writes (BEHAVIOUR.md 3.6, 7.1,

@@ -20,14 +20,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.lakecdc.cdc.transforms.delta.CommitSummary;
-import org.lakecdc.cdc.transforms.delta.DeltaColumn;
-import org.lakecdc.cdc.transforms.delta.TableInfo;
-import org.lakecdc.cdc.transforms.delta.TableProperties;
-import org.lakecdc.cdc.transforms.finalization.Finalization;
-import org.lakecdc.cdc.transforms.position.StreamPosition;
-import org.lakecdc.cdc.transforms.write.CrashPoint;
-import org.lakecdc.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.transforms.delta.CommitSummary;
+import org.lakecdc.transforms.delta.DeltaColumn;
+import org.lakecdc.transforms.delta.TableInfo;
+import org.lakecdc.transforms.delta.TableProperties;
+import org.lakecdc.transforms.finalization.Finalization;
+import org.lakecdc.transforms.position.StreamPosition;
+import org.lakecdc.transforms.write.CrashPoint;
 
 /**
  * The main job end to end on the DirectRunner: bronze, facts and the verdict, exactly once across
@@ -236,10 +236,10 @@ class CdcToDeltaJobTest {
     f.insertCommit(1, 1);
     Lsn ddl =
         f.db.addColumn(
-            ORDERS, "note", org.lakecdc.mssqlcdc.schema.SqlServerType.parse("varchar(20)"));
+            ORDERS, "note", org.lakecdc.io.mssqlcdc.schema.SqlServerType.parse("varchar(20)"));
     f.db.enableCdc(
         ORDERS,
-        org.lakecdc.mssqlcdc.fake.CaptureOptions.defaults()
+        org.lakecdc.io.mssqlcdc.fake.CaptureOptions.defaults()
             .withName("dbo_orders_v2")
             .withCapturedColumns(List.of("order_id", "status", "amount", "updated_at", "note")));
     Map<String, Object> noted = new java.util.HashMap<>(order(500, "new", "5.00"));
@@ -249,7 +249,7 @@ class CdcToDeltaJobTest {
     f.run();
 
     List<org.apache.beam.sdk.values.Row> events =
-        f.tables.scan(f.facts, org.lakecdc.cdc.transforms.facts.FactsTable.SCHEMA).stream()
+        f.tables.scan(f.facts, org.lakecdc.transforms.facts.FactsTable.SCHEMA).stream()
             .filter(r -> r.getString("event") != null)
             .sorted(java.util.Comparator.comparing(r -> r.getString("end_lsn")))
             .toList();
@@ -300,7 +300,7 @@ class CdcToDeltaJobTest {
                 f.run(
                     c.toBuilder()
                         .startingLsn(
-                            org.lakecdc.mssqlcdc.io.StartingLsn.parse("0x0000002A000001009999"))
+                            org.lakecdc.io.mssqlcdc.StartingLsn.parse("0x0000002A000001009999"))
                         .build()));
     assertTrue(e.getMessage().startsWith("startingLsn 0x0000002A000001009999 is after max_lsn"));
     assertFalse(f.tables.exists(f.bronze));

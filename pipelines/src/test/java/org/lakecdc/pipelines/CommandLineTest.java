@@ -18,12 +18,12 @@ import org.apache.beam.runners.direct.DirectRunner;
 import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.lakecdc.mssqlcdc.client.ConnectionConfig;
-import org.lakecdc.mssqlcdc.client.PasswordSource;
-import org.lakecdc.mssqlcdc.client.SourceTimeZone;
-import org.lakecdc.mssqlcdc.client.SqlCdcClientFactory;
-import org.lakecdc.mssqlcdc.fake.FakeCdcClientFactory;
-import org.lakecdc.mssqlcdc.io.SchemaChangePolicy;
+import org.lakecdc.io.mssqlcdc.SchemaChangePolicy;
+import org.lakecdc.io.mssqlcdc.client.ConnectionConfig;
+import org.lakecdc.io.mssqlcdc.client.PasswordSource;
+import org.lakecdc.io.mssqlcdc.client.SourceTimeZone;
+import org.lakecdc.io.mssqlcdc.client.SqlCdcClientFactory;
+import org.lakecdc.io.mssqlcdc.fake.FakeCdcClientFactory;
 
 /** Bad command lines give one line naming the option and what it accepts; nothing is written. */
 class CommandLineTest {
@@ -275,7 +275,7 @@ class CommandLineTest {
                     .clientFactory())
             .directory());
     Path db = dir.resolve("db");
-    org.lakecdc.mssqlcdc.fake.FakeSqlServer.open(db);
+    org.lakecdc.io.mssqlcdc.fake.FakeSqlServer.open(db);
     assertEquals(
         db.toString(),
         ((FakeCdcClientFactory)

@@ -22,10 +22,10 @@ import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.lakecdc.cdc.transforms.delta.DeltaColumn;
-import org.lakecdc.cdc.transforms.facts.FactsTable;
-import org.lakecdc.cdc.transforms.finalization.Finalization;
-import org.lakecdc.cdc.transforms.write.CrashPoint;
+import org.lakecdc.transforms.delta.DeltaColumn;
+import org.lakecdc.transforms.facts.FactsTable;
+import org.lakecdc.transforms.finalization.Finalization;
+import org.lakecdc.transforms.write.CrashPoint;
 
 /**
  * The main job end to end (bootstrap snapshot, then changes, into bronze, facts and the verdict) on

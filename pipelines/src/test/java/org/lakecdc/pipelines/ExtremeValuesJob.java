@@ -15,8 +15,8 @@ import java.time.OffsetDateTime;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.lakecdc.mssqlcdc.fake.ColumnDefinition;
-import org.lakecdc.mssqlcdc.fake.FakeSqlServer;
+import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
+import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
 
 /**
  * Runs the main job on tables holding the extreme and special values of every SQL Server type, for

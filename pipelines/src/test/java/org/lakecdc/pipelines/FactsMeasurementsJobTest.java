@@ -19,9 +19,9 @@ import java.util.List;
 import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.lakecdc.cdc.transforms.facts.FactsTable;
-import org.lakecdc.mssqlcdc.fake.ColumnDefinition;
-import org.lakecdc.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.transforms.facts.FactsTable;
 
 /**
  * The source measurements of the facts rows (BEHAVIOUR.md 7.4; SCENARIOS.md §16, C252–C254),

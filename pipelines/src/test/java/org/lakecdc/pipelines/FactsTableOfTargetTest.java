@@ -13,9 +13,9 @@ import java.util.List;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.lakecdc.cdc.transforms.delta.TablePaths;
-import org.lakecdc.cdc.transforms.facts.FactsTable;
-import org.lakecdc.cdc.transforms.position.StreamPosition;
+import org.lakecdc.transforms.delta.TablePaths;
+import org.lakecdc.transforms.facts.FactsTable;
+import org.lakecdc.transforms.position.StreamPosition;
 
 /**
  * The facts table records every batch of a target: a target whose bronze already has batches is not

@@ -14,7 +14,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.lakecdc.cdc.transforms.write.CrashPoint;
+import org.lakecdc.transforms.write.CrashPoint;
 
 /**
  * A fatal error on a worker ends the main job's JVM (issue 17): the job runs in a JVM of its own
@@ -167,7 +167,7 @@ class FatalErrorJvmTest {
     assertEquals(
         List.of(
             "error: the run failed: stack overflow (StackOverflowError in"
-                + " org.lakecdc.cdc.transforms.write.CrashPoint$Failure.recurse): give each thread"
+                + " org.lakecdc.transforms.write.CrashPoint$Failure.recurse): give each thread"
                 + " a larger stack (java -Xss16m …; for mvn exec:java, MAVEN_OPTS=-Xss16m)"),
         exited.errorLines(),
         all);

@@ -1,7 +1,7 @@
 package org.lakecdc.pipelines;
 
 import java.util.Arrays;
-import org.lakecdc.cdc.transforms.write.CrashPoint;
+import org.lakecdc.transforms.write.CrashPoint;
 
 /**
  * The main job of {@link CdcToDelta#main} with a fatal error injected on the worker, for the tests

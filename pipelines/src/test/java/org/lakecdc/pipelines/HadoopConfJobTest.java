@@ -17,7 +17,7 @@ import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.lakecdc.cdc.transforms.delta.HadoopConf;
+import org.lakecdc.transforms.delta.HadoopConf;
 
 /**
  * {@code --hadoopConf} and {@code --hadoopConfFile} reach every Delta table the job opens, on the

@@ -20,13 +20,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.lakecdc.cdc.transforms.delta.DeltaColumn;
-import org.lakecdc.cdc.transforms.delta.DeltaTables;
-import org.lakecdc.cdc.transforms.delta.TableDefinition;
-import org.lakecdc.cdc.transforms.delta.TableKind;
-import org.lakecdc.cdc.transforms.facts.FactsTable;
-import org.lakecdc.mssqlcdc.client.DataLossError;
-import org.lakecdc.mssqlcdc.schema.OutputType;
+import org.lakecdc.io.mssqlcdc.client.DataLossError;
+import org.lakecdc.io.mssqlcdc.schema.OutputType;
+import org.lakecdc.transforms.delta.DeltaColumn;
+import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.delta.TableDefinition;
+import org.lakecdc.transforms.delta.TableKind;
+import org.lakecdc.transforms.facts.FactsTable;
 
 /**
  * The error line of {@link JobExit#describe} over the cause chains the jobs really meet (produced
@@ -198,8 +198,8 @@ class JobExitTest {
             new Pipeline.PipelineExecutionException(
                 new DataLossError(
                     "dbo_orders",
-                    org.lakecdc.mssqlcdc.lsn.Lsn.ZERO,
-                    org.lakecdc.mssqlcdc.lsn.Lsn.ZERO,
+                    org.lakecdc.io.mssqlcdc.lsn.Lsn.ZERO,
+                    org.lakecdc.io.mssqlcdc.lsn.Lsn.ZERO,
                     "Changes the target needs were purged\nmore detail"))));
     assertEquals(
         "the run failed: IllegalStateException: boom (--verbose prints the stack trace)",

@@ -15,12 +15,12 @@ import org.apache.beam.runners.direct.DirectRunner;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.values.Row;
-import org.lakecdc.cdc.transforms.delta.DeltaTables;
-import org.lakecdc.cdc.transforms.facts.FactsTable;
-import org.lakecdc.cdc.transforms.write.CrashPoint;
-import org.lakecdc.mssqlcdc.fake.ColumnDefinition;
-import org.lakecdc.mssqlcdc.fake.FakeSqlServer;
-import org.lakecdc.mssqlcdc.schema.MetadataColumns;
+import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
+import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
+import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
+import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.facts.FactsTable;
+import org.lakecdc.transforms.write.CrashPoint;
 
 /**
  * A source database ({@code dbo.orders} of SCENARIOS.md: {@code order_id int, status varchar(20),
@@ -127,7 +127,7 @@ final class JobFixture {
         new ArrayList<>(
             tables.scan(
                 bronze,
-                org.lakecdc.cdc.transforms.delta.DeltaColumn.toBeamSchema(
+                org.lakecdc.transforms.delta.DeltaColumn.toBeamSchema(
                     tables.describe(bronze).columns())));
     rows.sort(
         Comparator.comparing((Row r) -> r.getString(MetadataColumns.START_LSN))
@@ -201,15 +201,16 @@ final class JobFixture {
   /** Every change row of the source as "lsn/seqval/op/order_id", sorted (bronze without batch). */
   List<String> sourceChanges() {
     List<String> out = new ArrayList<>();
-    try (org.lakecdc.mssqlcdc.client.CdcClient client = db.openClient();
-        org.lakecdc.mssqlcdc.client.CloseableIterator<org.lakecdc.mssqlcdc.client.ChangeRow> rows =
-            client.readChanges(
-                new org.lakecdc.mssqlcdc.client.ChangeQuery(
-                    CI,
-                    org.lakecdc.mssqlcdc.lsn.Lsn.ZERO,
-                    org.lakecdc.mssqlcdc.lsn.Lsn.MAX,
-                    List.of("order_id"),
-                    true))) {
+    try (org.lakecdc.io.mssqlcdc.client.CdcClient client = db.openClient();
+        org.lakecdc.io.mssqlcdc.client.CloseableIterator<org.lakecdc.io.mssqlcdc.client.ChangeRow>
+            rows =
+                client.readChanges(
+                    new org.lakecdc.io.mssqlcdc.client.ChangeQuery(
+                        CI,
+                        org.lakecdc.io.mssqlcdc.lsn.Lsn.ZERO,
+                        org.lakecdc.io.mssqlcdc.lsn.Lsn.MAX,
+                        List.of("order_id"),
+                        true))) {
       rows.forEachRemaining(
           r ->
               out.add(

@@ -11,9 +11,9 @@ import org.apache.beam.sdk.coders.SerializableCoder;
 import org.apache.beam.sdk.transforms.Create;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.lakecdc.cdc.transforms.delta.HadoopConf;
-import org.lakecdc.cdc.transforms.write.BatchStats;
-import org.lakecdc.cdc.transforms.write.CommittedBatch;
+import org.lakecdc.transforms.delta.HadoopConf;
+import org.lakecdc.transforms.write.BatchStats;
+import org.lakecdc.transforms.write.CommittedBatch;
 
 /**
  * The run summary comes from the pipeline's counters and the tables' metadata: the launcher reads

@@ -17,12 +17,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.lakecdc.mssqlcdc.client.CdcClient;
-import org.lakecdc.mssqlcdc.client.ChangeQuery;
-import org.lakecdc.mssqlcdc.client.ChangeRow;
-import org.lakecdc.mssqlcdc.client.CloseableIterator;
-import org.lakecdc.mssqlcdc.client.Commit;
-import org.lakecdc.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.client.CdcClient;
+import org.lakecdc.io.mssqlcdc.client.ChangeQuery;
+import org.lakecdc.io.mssqlcdc.client.ChangeRow;
+import org.lakecdc.io.mssqlcdc.client.CloseableIterator;
+import org.lakecdc.io.mssqlcdc.client.Commit;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 
 /**
  * Runs the main job once on a small, fixed source database, for an independent reader to check its

@@ -23,15 +23,15 @@ import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.lakecdc.cdc.transforms.delta.DeltaColumn;
-import org.lakecdc.cdc.transforms.delta.TableDefinition;
-import org.lakecdc.cdc.transforms.delta.TableKind;
-import org.lakecdc.cdc.transforms.facts.FactsTable;
-import org.lakecdc.cdc.transforms.write.WriteSnapshotToDelta;
-import org.lakecdc.mssqlcdc.client.DataLossError;
-import org.lakecdc.mssqlcdc.lsn.Lsn;
-import org.lakecdc.mssqlcdc.schema.MetadataColumns;
-import org.lakecdc.mssqlcdc.schema.OutputType;
+import org.lakecdc.io.mssqlcdc.client.DataLossError;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
+import org.lakecdc.io.mssqlcdc.schema.OutputType;
+import org.lakecdc.transforms.delta.DeltaColumn;
+import org.lakecdc.transforms.delta.TableDefinition;
+import org.lakecdc.transforms.delta.TableKind;
+import org.lakecdc.transforms.facts.FactsTable;
+import org.lakecdc.transforms.write.WriteSnapshotToDelta;
 
 /**
  * Seeding a new target from an existing copy (BEHAVIOUR.md 6.6, ADR 0025) on the fake: C087's logic
@@ -269,8 +269,7 @@ class SeedTest {
     assertTrue(WriteSnapshotToDelta.committedRecord(f.tables, f.bronze).isEmpty());
     assertTrue(
         f.tables
-            .domainMetadata(
-                f.bronze, org.lakecdc.cdc.transforms.position.StreamPosition.BRONZE_DOMAIN)
+            .domainMetadata(f.bronze, org.lakecdc.transforms.position.StreamPosition.BRONZE_DOMAIN)
             .isEmpty());
 
     // With --seedAllowMissingColumns the copy's missing columns are NULL: one row (0, NULL, op 0).
@@ -348,7 +347,7 @@ class SeedTest {
         List.of(1, 2, 3, 4, 5, 6, 7),
         snapshotRows(bronzeRows(f)).stream().map(r -> r.getInt32("order_id")).sorted().toList());
     // One bronze commit holds a data file written from each of the copy's files.
-    List<org.lakecdc.cdc.transforms.delta.CommitSummary> seedCommits =
+    List<org.lakecdc.transforms.delta.CommitSummary> seedCommits =
         f.tables.history(f.bronze).stream()
             .filter(c -> (CI + "#snapshot").equals(c.txnAppId()))
             .toList();

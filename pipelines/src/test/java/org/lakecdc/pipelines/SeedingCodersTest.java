@@ -15,9 +15,9 @@ import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PValue;
 import org.junit.jupiter.api.Test;
-import org.lakecdc.cdc.transforms.delta.DataFileAction;
-import org.lakecdc.cdc.transforms.delta.DataFileActionCoder;
-import org.lakecdc.cdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.delta.DataFileAction;
+import org.lakecdc.transforms.delta.DataFileActionCoder;
+import org.lakecdc.transforms.delta.DeltaTables;
 
 /**
  * A seed copy's pipeline carries its data files and add actions in coders of their own: no step

@@ -22,15 +22,15 @@ import java.util.stream.Stream;
 import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.lakecdc.cdc.transforms.delta.DeltaColumn;
-import org.lakecdc.cdc.transforms.facts.FactsTable;
-import org.lakecdc.cdc.transforms.finalization.ControlTable;
-import org.lakecdc.cdc.transforms.finalization.Finalization;
-import org.lakecdc.cdc.transforms.position.StreamPosition;
-import org.lakecdc.cdc.transforms.write.CrashPoint;
-import org.lakecdc.mssqlcdc.fake.ColumnDefinition;
-import org.lakecdc.mssqlcdc.io.StartingLsn;
-import org.lakecdc.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.StartingLsn;
+import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.transforms.delta.DeltaColumn;
+import org.lakecdc.transforms.facts.FactsTable;
+import org.lakecdc.transforms.finalization.ControlTable;
+import org.lakecdc.transforms.finalization.Finalization;
+import org.lakecdc.transforms.position.StreamPosition;
+import org.lakecdc.transforms.write.CrashPoint;
 
 /**
  * A target's position is its own (issue 15, defects 1, 2, 6, 12): a new target sharing the facts
@@ -254,7 +254,7 @@ class TargetIdentityTest {
             .filter(c -> c.name().equals("status"))
             .findFirst()
             .orElseThrow();
-    assertEquals(org.lakecdc.mssqlcdc.schema.OutputType.STRING, status.type());
+    assertEquals(org.lakecdc.io.mssqlcdc.schema.OutputType.STRING, status.type());
     // The table's rows at the snapshot: 24 inserted, order 200 deleted, order 900 inserted.
     assertEquals(24, f.tables.scan(f.bronze).size());
   }

@@ -9,9 +9,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import org.lakecdc.mssqlcdc.client.SchemaChangedError;
-import org.lakecdc.mssqlcdc.fake.FakeSqlServer;
-import org.lakecdc.mssqlcdc.schema.SqlServerType;
+import org.lakecdc.io.mssqlcdc.client.SchemaChangedError;
+import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
+import org.lakecdc.io.mssqlcdc.schema.SqlServerType;
 
 /**
  * Runs the main job into two bronze tables whose columns later need Delta type widening (C054), for

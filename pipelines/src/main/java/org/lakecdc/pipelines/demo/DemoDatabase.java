@@ -32,10 +32,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
-import org.lakecdc.mssqlcdc.client.CdcException;
-import org.lakecdc.mssqlcdc.fake.ColumnDefinition;
-import org.lakecdc.mssqlcdc.fake.FakeSqlServer;
-import org.lakecdc.mssqlcdc.fake.FileReplacer;
+import org.lakecdc.io.mssqlcdc.client.CdcException;
+import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
+import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
+import org.lakecdc.io.mssqlcdc.fake.FileReplacer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,8 +56,9 @@ import org.slf4j.LoggerFactory;
  * first time a job streams each capture instance, {@link #continueHistory} writes the next (part 2:
  * the quiet hour and the fall-back; part 3: more of the same night), as an application that keeps
  * writing would. The dates stay fixed (the fall-back is the point); the simulator's clock runs on
- * from the last part written ({@link org.lakecdc.mssqlcdc.fake.FileBackedCdcClient#currentTime()}),
- * so capture lags read as seconds, not as the weeks since that night.
+ * from the last part written ({@link
+ * org.lakecdc.io.mssqlcdc.fake.FileBackedCdcClient#currentTime()}), so capture lags read as
+ * seconds, not as the weeks since that night.
  *
  * <p>Capture instances: {@code dbo_orders} and {@code dbo_lineitem}. Builds and parts are
  * serialised between runs by a lock on {@code .<name>.lock} beside the directory.
@@ -120,9 +121,9 @@ public final class DemoDatabase {
           "Built the demo CDC database in %s: %s and %s loaded before CDC was enabled, then %s"
               + " (server zone %s)",
           directory.toAbsolutePath(),
-          org.lakecdc.cdc.transforms.Counts.of(orders, "order", "orders"),
-          org.lakecdc.cdc.transforms.Counts.of(lineItems, "line item", "line items"),
-          org.lakecdc.cdc.transforms.Counts.of(transactions, "transaction", "transactions"),
+          org.lakecdc.transforms.Counts.of(orders, "order", "orders"),
+          org.lakecdc.transforms.Counts.of(lineItems, "line item", "line items"),
+          org.lakecdc.transforms.Counts.of(transactions, "transaction", "transactions"),
           SERVER_ZONE);
     }
   }

@@ -28,15 +28,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.lakecdc.mssqlcdc.client.CdcClient;
-import org.lakecdc.mssqlcdc.client.CdcException;
-import org.lakecdc.mssqlcdc.client.ChangeQuery;
-import org.lakecdc.mssqlcdc.client.ChangeRow;
-import org.lakecdc.mssqlcdc.client.CloseableIterator;
-import org.lakecdc.mssqlcdc.client.Commit;
-import org.lakecdc.mssqlcdc.fake.FakeCdcClientFactory;
-import org.lakecdc.mssqlcdc.fake.FileReplacer;
-import org.lakecdc.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.client.CdcClient;
+import org.lakecdc.io.mssqlcdc.client.CdcException;
+import org.lakecdc.io.mssqlcdc.client.ChangeQuery;
+import org.lakecdc.io.mssqlcdc.client.ChangeRow;
+import org.lakecdc.io.mssqlcdc.client.CloseableIterator;
+import org.lakecdc.io.mssqlcdc.client.Commit;
+import org.lakecdc.io.mssqlcdc.fake.FakeCdcClientFactory;
+import org.lakecdc.io.mssqlcdc.fake.FileReplacer;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 
 /** The demo database: TPC-H rows loaded before CDC, then a seeded change history. */
 class DemoDatabaseTest {

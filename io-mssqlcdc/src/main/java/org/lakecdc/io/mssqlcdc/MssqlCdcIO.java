@@ -1,0 +1,796 @@
+package org.lakecdc.io.mssqlcdc;
+
+import static org.apache.beam.sdk.util.Preconditions.checkArgumentNotNull;
+
+import com.google.auto.value.AutoValue;
+import java.util.Locale;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.Reshuffle;
+import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PBegin;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.Row;
+import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.TupleTagList;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Duration;
+import org.lakecdc.io.mssqlcdc.client.CdcClient;
+import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
+import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+
+/**
+ * Reads SQL Server Change Data Capture change rows as Beam {@link Row}s.
+ *
+ * <pre>{@code
+ * PCollection<Row> changes =
+ *     pipeline.apply(
+ *         MssqlCdcIO.read()
+ *             .withCaptureInstance("dbo_orders")
+ *             .withClientFactory(clientFactory)
+ *             .withStartingLsn(StartingLsn.earliest())
+ *             .withMaxCommitsPerBatch(1000));
+ * }</pre>
+ *
+ * <h3>Output</h3>
+ *
+ * Each row has the six metadata columns {@code _capture_instance STRING, _start_lsn STRING, _seqval
+ * STRING, _operation INT32, _command_id INT32} (absent with {@code withIncludeCommandId(false)}),
+ * {@code _commit_ts} (a zone-less date-time in UTC), then the captured columns, typed by the
+ * mapping of BEHAVIOUR.md 5.4. Order a table's changes by {@code (_start_lsn, _command_id, _seqval,
+ * _operation)}. Element timestamps are the UTC commit times. {@link ReadWithBatches} also emits one
+ * {@link ChangeBatch} per batch read.
+ *
+ * <h3>Forms</h3>
+ *
+ * The bounded form (default) reads up to {@code sys.fn_cdc_get_max_lsn()} as read once at the
+ * start, in batches of at most {@code maxCommitsPerBatch} commits, and finishes; it runs on every
+ * runner. The continuous form ({@link Read#withContinuous(boolean)}) follows {@code max_lsn} and
+ * polls every {@link Read#withPollInterval(Duration)} when caught up, until its {@link
+ * Read#withStopCondition(StopCondition)} holds; it needs a runner that runs unbounded splittable
+ * DoFns (Direct, Flink).
+ *
+ * <h3>Columns</h3>
+ *
+ * Without {@link Read#withColumns(String)} the captured columns are inferred when the pipeline is
+ * built, from {@code sys.sp_cdc_get_captured_columns} of every capture instance of the table (the
+ * union, older instance first, computed columns left out). A column named like a metadata column or
+ * of a type without a mapping ({@code sql_variant}, {@code geography}, ...) fails the build with an
+ * error naming it and the fix.
+ *
+ * <h3>Guards</h3>
+ *
+ * Each batch checks each capture instance's minimum LSN before and after reading: changes removed
+ * by CDC cleanup (or held only by a capture instance disabled before the read reached them) fail
+ * the read with {@link org.lakecdc.io.mssqlcdc.client.DataLossError}.
+ *
+ * <p>Before any row of a batch is read, its schema is checked (BEHAVIOUR.md 3.4 to 3.6), and a
+ * failing batch emits nothing; the batches before it are emitted as usual:
+ *
+ * <ul>
+ *   <li>DDL in the batch's range ({@code sys.sp_cdc_get_ddl_history}), by {@link
+ *       Read#withSchemaChangePolicy}: with {@code classify} a captured column the read reads whose
+ *       new type does not fit its expected type fails with {@link
+ *       org.lakecdc.io.mssqlcdc.client.SchemaChangedError} (restart to re-infer, or update {@code
+ *       columns}); other DDL goes on with a warning. With {@code fail} any DDL fails.
+ *   <li>A capture instance created after the pipeline was built (the batch reaches its start LSN S,
+ *       or it is the only instance left): with inferred columns, one that captures a column the
+ *       schema lacks, or types a column so the schema's type cannot hold it, fails with {@link
+ *       org.lakecdc.io.mssqlcdc.client.SchemaChangedError} before anything at or past S is read (a
+ *       restart re-infers the union and resumes at S); with declared columns it is followed in
+ *       place and the columns it captures that {@code columns} does not list are not read (a
+ *       warning).
+ * </ul>
+ *
+ * <h3>Snapshots</h3>
+ *
+ * {@link #snapshot()} reads a tracked table's current rows once (bounded), in the same schema as
+ * change rows, every row stamped with one snapshot LSN S recorded before any row is read ({@link
+ * SnapshotLsn}): {@code _start_lsn} = S, {@code _seqval} NULL, {@code _operation} 0, {@code
+ * _command_id} NULL, {@code _commit_ts} = the UTC commit time of S.
+ *
+ * <pre>{@code
+ * MssqlCdcIO.Snapshot snapshot =
+ *     MssqlCdcIO.snapshot().withCaptureInstance("dbo_orders").withClientFactory(clientFactory);
+ * Lsn s = snapshot.resolveSnapshotLsn();  // record S first
+ * PCollection<Row> rows = pipeline.apply(snapshot.withSnapshotLsn(s).withNumPartitions(8));
+ * // then follow the changes after S: MssqlCdcIO.read().withStartingLsn(StartingLsn.after(s))
+ * }</pre>
+ *
+ * {@link Snapshot#writeTo(RowSink)} writes each key range's rows through a {@link RowSink} in the
+ * stage that reads them (one result per range, the range's number as the sequence), so that a table
+ * of any size is written in bounded memory and no row crosses a shuffle.
+ */
+public final class MssqlCdcIO {
+  /** The main output of {@link ReadWithBatches}: change rows. */
+  public static final TupleTag<Row> CHANGES = new TupleTag<Row>("changes") {};
+
+  /** The second output of {@link ReadWithBatches}: one {@link ChangeBatch} per batch read. */
+  public static final TupleTag<ChangeBatch> BATCHES = new TupleTag<ChangeBatch>("batches") {};
+
+  /** Default wait of the continuous form when caught up: 5 seconds. */
+  public static final Duration DEFAULT_POLL_INTERVAL = Duration.standardSeconds(5);
+
+  private MssqlCdcIO() {}
+
+  /** The one element a read starts from: the capture instance's name. */
+  private static PCollection<String> captureInstance(PBegin input, String captureInstance) {
+    return input.apply(
+        "Capture instance " + captureInstance.toLowerCase(Locale.ROOT),
+        Create.of(captureInstance).withCoder(StringUtf8Coder.of()));
+  }
+
+  /**
+   * A read with defaults: bounded, {@code startingLsn=earliest}, no commit limit per batch, one
+   * partition, {@code _command_id} read, columns inferred, poll interval 5 s, {@code
+   * schemaChangePolicy=classify}.
+   */
+  public static Read read() {
+    return new AutoValue_MssqlCdcIO_Read.Builder()
+        .setStartingLsn(StartingLsn.earliest())
+        .setMaxCommitsPerBatch(0)
+        .setContinuous(false)
+        .setPollInterval(DEFAULT_POLL_INTERVAL)
+        .setStopCondition(StopCondition.NEVER)
+        .setNumPartitions(1)
+        .setMinRowsPerPartition(RangePlanner.DEFAULT_MIN_ROWS_PER_PARTITION)
+        .setIncludeCommandId(true)
+        .setSchemaChangePolicy(SchemaChangePolicy.CLASSIFY)
+        .build();
+  }
+
+  /**
+   * A snapshot with defaults: S resolved when the pipeline is built, one partition, {@code READ
+   * COMMITTED}, {@code _command_id} in the schema (NULL), columns inferred. See {@link Snapshot}.
+   */
+  public static Snapshot snapshot() {
+    return new AutoValue_MssqlCdcIO_Snapshot.Builder()
+        .setNumPartitions(1)
+        .setIsolationLevel(IsolationLevel.READ_COMMITTED)
+        .setIncludeCommandId(true)
+        .build();
+  }
+
+  /** The change read. See {@link MssqlCdcIO}. */
+  @AutoValue
+  public abstract static class Read extends PTransform<PBegin, PCollection<Row>> {
+    abstract @Nullable String getCaptureInstance();
+
+    abstract @Nullable CdcClientFactory getClientFactory();
+
+    abstract StartingLsn getStartingLsn();
+
+    abstract int getMaxCommitsPerBatch();
+
+    abstract boolean isContinuous();
+
+    abstract Duration getPollInterval();
+
+    abstract StopCondition getStopCondition();
+
+    abstract int getNumPartitions();
+
+    abstract long getMinRowsPerPartition();
+
+    abstract boolean getIncludeCommandId();
+
+    abstract @Nullable String getColumns();
+
+    abstract SchemaChangePolicy getSchemaChangePolicy();
+
+    abstract Builder toBuilder();
+
+    @AutoValue.Builder
+    abstract static class Builder {
+      abstract Builder setCaptureInstance(String captureInstance);
+
+      abstract Builder setClientFactory(CdcClientFactory clientFactory);
+
+      abstract Builder setStartingLsn(StartingLsn startingLsn);
+
+      abstract Builder setMaxCommitsPerBatch(int maxCommitsPerBatch);
+
+      abstract Builder setContinuous(boolean continuous);
+
+      abstract Builder setPollInterval(Duration pollInterval);
+
+      abstract Builder setStopCondition(StopCondition stopCondition);
+
+      abstract Builder setNumPartitions(int numPartitions);
+
+      abstract Builder setMinRowsPerPartition(long minRowsPerPartition);
+
+      abstract Builder setIncludeCommandId(boolean includeCommandId);
+
+      abstract Builder setColumns(String columns);
+
+      abstract Builder setSchemaChangePolicy(SchemaChangePolicy schemaChangePolicy);
+
+      abstract Read build();
+    }
+
+    /** The capture instance to follow (SQL Server's default name is {@code <schema>_<table>}). */
+    public Read withCaptureInstance(String captureInstance) {
+      checkArgumentNotNull(captureInstance, "withCaptureInstance() needs a name, not null");
+      return toBuilder().setCaptureInstance(captureInstance).build();
+    }
+
+    /** How to open a {@link CdcClient}: the SQL Server client's factory, or the simulator's. */
+    public Read withClientFactory(CdcClientFactory clientFactory) {
+      checkArgumentNotNull(clientFactory, "withClientFactory() needs a factory, not null");
+      return toBuilder().setClientFactory(clientFactory).build();
+    }
+
+    /** Where the read starts: earliest (default), latest, or after a given LSN. */
+    public Read withStartingLsn(StartingLsn startingLsn) {
+      checkArgumentNotNull(startingLsn, "withStartingLsn() needs a position, not null");
+      return toBuilder().setStartingLsn(startingLsn).build();
+    }
+
+    /**
+     * At most this many commits of {@code cdc.lsn_time_mapping} per batch (idle entries and other
+     * tables' commits count); a batch always ends on a commit.
+     *
+     * @throws IllegalArgumentException unless {@code maxCommitsPerBatch > 0}
+     */
+    public Read withMaxCommitsPerBatch(int maxCommitsPerBatch) {
+      if (maxCommitsPerBatch <= 0) {
+        throw new IllegalArgumentException(
+            "maxCommitsPerBatch must be a positive integer, not '"
+                + maxCommitsPerBatch
+                + "'; omit it to read up to max_lsn");
+      }
+      return toBuilder().setMaxCommitsPerBatch(maxCommitsPerBatch).build();
+    }
+
+    /** True for the continuous form (follows {@code max_lsn}); false (default) for bounded. */
+    public Read withContinuous(boolean continuous) {
+      return toBuilder().setContinuous(continuous).build();
+    }
+
+    /**
+     * How long the continuous form waits before polling {@code max_lsn} again when caught up.
+     *
+     * @throws IllegalArgumentException unless positive
+     */
+    public Read withPollInterval(Duration pollInterval) {
+      checkArgumentNotNull(pollInterval, "withPollInterval() needs a duration, not null");
+      if (!pollInterval.isLongerThan(Duration.ZERO)) {
+        throw new IllegalArgumentException(
+            "pollInterval must be a positive duration, not " + pollInterval);
+      }
+      return toBuilder().setPollInterval(pollInterval).build();
+    }
+
+    /**
+     * When the continuous form stops (default: never): asked after each batch and at each poll;
+     * once true, the read ends with every batch it read emitted, and the pipeline can finish. The
+     * bounded form ends at {@code max_lsn} and does not ask.
+     */
+    public Read withStopCondition(StopCondition stopCondition) {
+      checkArgumentNotNull(stopCondition, "withStopCondition() needs a condition, not null");
+      return toBuilder().setStopCondition(stopCondition).build();
+    }
+
+    /**
+     * Splits the range to read into at most this many parts read in parallel, at commit LSNs that
+     * balance change rows; each part holds at least {@link #withMinRowsPerPartition(long)} rows.
+     *
+     * @throws IllegalArgumentException unless {@code numPartitions > 0}
+     */
+    public Read withNumPartitions(int numPartitions) {
+      if (numPartitions <= 0) {
+        throw new IllegalArgumentException(
+            "numPartitions must be a positive integer, not '" + numPartitions + "'");
+      }
+      return toBuilder().setNumPartitions(numPartitions).build();
+    }
+
+    /**
+     * The floor of change rows per parallel part (default 50,000).
+     *
+     * @throws IllegalArgumentException unless positive
+     */
+    public Read withMinRowsPerPartition(long minRowsPerPartition) {
+      if (minRowsPerPartition <= 0) {
+        throw new IllegalArgumentException(
+            "minRowsPerPartition must be a positive integer, not '" + minRowsPerPartition + "'");
+      }
+      return toBuilder().setMinRowsPerPartition(minRowsPerPartition).build();
+    }
+
+    /**
+     * Whether to read {@code __$command_id} into {@code _command_id} (default true); false for
+     * change tables without it (SQL Server 2016 before its cumulative update).
+     */
+    public Read withIncludeCommandId(boolean includeCommandId) {
+      return toBuilder().setIncludeCommandId(includeCommandId).build();
+    }
+
+    /**
+     * Declares the captured columns to read and their output types, as a Spark-style DDL list
+     * ({@code "order_id INT, amount DECIMAL(18,2)"}); values are cast to these types. Without it
+     * the columns are inferred from CDC metadata.
+     */
+    public Read withColumns(String columns) {
+      checkArgumentNotNull(columns, "withColumns() needs a column list, not null");
+      return toBuilder().setColumns(columns).build();
+    }
+
+    /**
+     * What a batch whose LSN range holds DDL on the table does (BEHAVIOUR.md 3.4), checked before
+     * any row of the batch is read: {@link SchemaChangePolicy#CLASSIFY} (default) fails only when a
+     * captured column the read reads got a type its expected type does not hold; {@link
+     * SchemaChangePolicy#FAIL} fails on any DDL. Either failure is a {@link
+     * org.lakecdc.io.mssqlcdc.client.SchemaChangedError}, never retried.
+     */
+    public Read withSchemaChangePolicy(SchemaChangePolicy schemaChangePolicy) {
+      checkArgumentNotNull(schemaChangePolicy, "withSchemaChangePolicy() needs a policy, not null");
+      return toBuilder().setSchemaChangePolicy(schemaChangePolicy).build();
+    }
+
+    /**
+     * {@link #withSchemaChangePolicy(SchemaChangePolicy)} by name: {@code classify} or {@code fail}
+     * (case ignored).
+     *
+     * @throws IllegalArgumentException for another name: {@code schemaChangePolicy must be
+     *     'classify' or 'fail', not '<value>'}
+     */
+    public Read withSchemaChangePolicy(String schemaChangePolicy) {
+      checkArgumentNotNull(schemaChangePolicy, "withSchemaChangePolicy() needs a policy, not null");
+      return withSchemaChangePolicy(SchemaChangePolicy.parse(schemaChangePolicy));
+    }
+
+    /**
+     * The Beam schema of the rows this read emits, resolved as {@code expand()} resolves it (from
+     * the declared columns, or from CDC metadata through a client).
+     *
+     * @throws IllegalArgumentException for an invalid configuration, as {@code expand()}
+     */
+    public Schema outputSchema() {
+      return resolve().schema();
+    }
+
+    /** The same read, also emitting one {@link ChangeBatch} per batch under {@link #BATCHES}. */
+    public ReadWithBatches withBatches() {
+      return new ReadWithBatches(this);
+    }
+
+    /**
+     * The same read, writing each batch's rows through {@code sink} in the reading stage instead of
+     * emitting them: the output is one {@code (batch, what the sink wrote)} per batch, in no
+     * particular order (number them with {@link ChangeBatch#sequence()}), timestamped with the
+     * batch's end commit time. Rows never become elements, so memory is bounded by what the sink
+     * buffers, not by the size of a batch (one transaction can hold millions of rows and is never
+     * split), and no row crosses a shuffle.
+     */
+    public <ResultT> WriteBatches<ResultT> writeTo(RowSink<ResultT> sink) {
+      checkArgumentNotNull(sink, "writeTo() needs a sink, not null");
+      return new WriteBatches<>(this, sink);
+    }
+
+    @Override
+    public PCollection<Row> expand(PBegin input) {
+      return input.apply("Read change batches", withBatches()).get(CHANGES);
+    }
+
+    @Override
+    public void populateDisplayData(DisplayData.Builder builder) {
+      super.populateDisplayData(builder);
+      builder
+          .addIfNotNull(DisplayData.item("captureInstance", getCaptureInstance()))
+          .add(DisplayData.item("startingLsn", getStartingLsn().toString()))
+          .add(DisplayData.item("maxCommitsPerBatch", getMaxCommitsPerBatch()))
+          .add(DisplayData.item("continuous", isContinuous()))
+          .add(DisplayData.item("numPartitions", getNumPartitions()))
+          .add(DisplayData.item("includeCommandId", getIncludeCommandId()))
+          .addIfNotNull(DisplayData.item("columns", getColumns()))
+          .add(DisplayData.item("schemaChangePolicy", getSchemaChangePolicy().toString()));
+    }
+
+    /** Validates the configuration and fixes the output schema, reading CDC metadata. */
+    ReadSpec resolve() {
+      OutputColumns output =
+          OutputColumns.resolve(
+              "read()",
+              getCaptureInstance(),
+              getClientFactory(),
+              getColumns(),
+              getIncludeCommandId());
+      return new ReadSpec(
+          getCaptureInstance(),
+          getClientFactory(),
+          getStartingLsn(),
+          getMaxCommitsPerBatch(),
+          getNumPartitions(),
+          getMinRowsPerPartition(),
+          getIncludeCommandId(),
+          output.columns(),
+          output.schema(),
+          getPollInterval(),
+          getStopCondition(),
+          getSchemaChangePolicy(),
+          output.declared(),
+          output.instances(),
+          output.expectedTypes());
+    }
+  }
+
+  /**
+   * A bounded read of the current rows of the table a capture instance tracks, stamped with one
+   * snapshot LSN S, in the schema of {@link Read} (BEHAVIOUR.md 6.2).
+   *
+   * <h3>Snapshot LSN</h3>
+   *
+   * S is {@link #withSnapshotLsn(Lsn)} when given; otherwise {@link SnapshotLsn#resolve} (the rule
+   * of BEHAVIOUR.md 6.1) when the pipeline is built ({@code expand}, on the launcher), before any
+   * row is read. Every commit up to S is in the rows read; rows may also hold commits after S,
+   * which a change read starting after S replays (by design: the latest image per key absorbs the
+   * overlap). A job that records S itself calls {@link #resolveSnapshotLsn()} once and passes the
+   * answer with {@link #withSnapshotLsn(Lsn)}.
+   *
+   * <h3>Rows</h3>
+   *
+   * {@code _capture_instance} = the configured instance, {@code _start_lsn} = S, {@code _seqval}
+   * NULL, {@code _operation} 0, {@code _command_id} NULL (present unless {@code
+   * withIncludeCommandId(false)}), {@code _commit_ts} = UTC commit time of S ({@code
+   * cdc.lsn_time_mapping}; the last commit before S when S is no commit LSN), then the captured
+   * columns cast like change rows; a column the table no longer has reads NULL. Element timestamps
+   * are the commit time of S. Counter {@code mssqlcdc/snapshot_rows} counts the rows read.
+   *
+   * <h3>Partitions</h3>
+   *
+   * A first step plans key ranges over the oldest capture instance's key ({@link
+   * CdcClient#keyTiles}: {@code numPartitions} NTILE tiles, NULL keys first), the ranges are
+   * reshuffled, and each is read in one query ({@code lo <= key < hi}) on the client its worker
+   * keeps (one per {@code DoFn} instance); every row is read exactly once. A table without key
+   * columns, or {@code numPartitions = 1}, is one range. With {@link #writeTo(RowSink)} each
+   * range's rows are written by a sink in the reading stage and only the sink's result per range is
+   * emitted: no row crosses a shuffle.
+   *
+   * <h3>Errors</h3>
+   *
+   * Building fails with {@link IllegalArgumentException} naming the option for a missing capture
+   * instance or client factory, a bad {@code columns} list or an unmappable type, with {@link
+   * org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError} for an unknown instance, and with
+   * {@link IllegalStateException} when S cannot be resolved yet. Running fails with {@link
+   * IllegalStateException} when {@code cdc.lsn_time_mapping} has no commit at or before S.
+   */
+  @AutoValue
+  public abstract static class Snapshot extends PTransform<PBegin, PCollection<Row>> {
+    abstract @Nullable String getCaptureInstance();
+
+    abstract @Nullable CdcClientFactory getClientFactory();
+
+    abstract @Nullable Lsn getSnapshotLsn();
+
+    abstract int getNumPartitions();
+
+    abstract IsolationLevel getIsolationLevel();
+
+    abstract boolean getIncludeCommandId();
+
+    abstract @Nullable String getColumns();
+
+    abstract Builder toBuilder();
+
+    @AutoValue.Builder
+    abstract static class Builder {
+      abstract Builder setCaptureInstance(String captureInstance);
+
+      abstract Builder setClientFactory(CdcClientFactory clientFactory);
+
+      abstract Builder setSnapshotLsn(Lsn snapshotLsn);
+
+      abstract Builder setNumPartitions(int numPartitions);
+
+      abstract Builder setIsolationLevel(IsolationLevel isolationLevel);
+
+      abstract Builder setIncludeCommandId(boolean includeCommandId);
+
+      abstract Builder setColumns(String columns);
+
+      abstract Snapshot build();
+    }
+
+    /**
+     * The capture instance whose table is read (SQL Server's default name is {@code
+     * <schema>_<table>}); rows carry it as {@code _capture_instance}.
+     */
+    public Snapshot withCaptureInstance(String captureInstance) {
+      checkArgumentNotNull(captureInstance, "withCaptureInstance() needs a name, not null");
+      return toBuilder().setCaptureInstance(captureInstance).build();
+    }
+
+    /** How to open a {@link CdcClient}: the SQL Server client's factory, or the simulator's. */
+    public Snapshot withClientFactory(CdcClientFactory clientFactory) {
+      checkArgumentNotNull(clientFactory, "withClientFactory() needs a factory, not null");
+      return toBuilder().setClientFactory(clientFactory).build();
+    }
+
+    /**
+     * The snapshot LSN S stamped on every row, recorded by the caller before the read (rows may be
+     * newer than S, never older). Default: {@link SnapshotLsn#resolve} when the pipeline is built.
+     *
+     * @throws IllegalArgumentException for {@link Lsn#ZERO}, which no commit has
+     */
+    public Snapshot withSnapshotLsn(Lsn snapshotLsn) {
+      checkArgumentNotNull(snapshotLsn, "withSnapshotLsn() needs an LSN, not null");
+      if (snapshotLsn.isZero()) {
+        throw new IllegalArgumentException(
+            "snapshotLsn must be an LSN recorded before the read (above "
+                + Lsn.ZERO
+                + "), not "
+                + snapshotLsn);
+      }
+      return toBuilder().setSnapshotLsn(snapshotLsn).build();
+    }
+
+    /**
+     * Reads the table in at most this many key ranges in parallel (default 1): NTILE tiles of the
+     * key, so ranges hold nearly equal row counts.
+     *
+     * @throws IllegalArgumentException unless {@code numPartitions > 0}
+     */
+    public Snapshot withNumPartitions(int numPartitions) {
+      if (numPartitions <= 0) {
+        throw new IllegalArgumentException(
+            "numPartitions must be a positive integer, not '" + numPartitions + "'");
+      }
+      return toBuilder().setNumPartitions(numPartitions).build();
+    }
+
+    /**
+     * The isolation level of the reads of the table (default {@link IsolationLevel#READ_COMMITTED};
+     * {@link IsolationLevel#SNAPSHOT} needs the database's {@code ALLOW_SNAPSHOT_ISOLATION}).
+     * Uncommitted reads ({@code NOLOCK}) are never used.
+     */
+    public Snapshot withIsolationLevel(IsolationLevel isolationLevel) {
+      checkArgumentNotNull(isolationLevel, "withIsolationLevel() needs a level, not null");
+      return toBuilder().setIsolationLevel(isolationLevel).build();
+    }
+
+    /**
+     * Whether the schema has {@code _command_id} (default true), NULL on snapshot rows: set it as
+     * on the change read so both have one schema.
+     */
+    public Snapshot withIncludeCommandId(boolean includeCommandId) {
+      return toBuilder().setIncludeCommandId(includeCommandId).build();
+    }
+
+    /**
+     * Declares the captured columns to read and their output types, as for {@link
+     * Read#withColumns(String)}; without it they are inferred from CDC metadata.
+     */
+    public Snapshot withColumns(String columns) {
+      checkArgumentNotNull(columns, "withColumns() needs a column list, not null");
+      return toBuilder().setColumns(columns).build();
+    }
+
+    /**
+     * The snapshot LSN S this snapshot stamps: the one given with {@link #withSnapshotLsn(Lsn)},
+     * else {@link SnapshotLsn#resolve} now (each call may return a newer LSN; keep the first and
+     * pass it with {@link #withSnapshotLsn(Lsn)}).
+     *
+     * @throws IllegalArgumentException when the capture instance or client factory is missing
+     * @throws IllegalStateException when CDC has no {@code max_lsn} and the instance no start LSN
+     */
+    public Lsn resolveSnapshotLsn() {
+      OutputColumns.checkConfigured("snapshot()", getCaptureInstance(), getClientFactory());
+      Lsn given = getSnapshotLsn();
+      if (given != null) {
+        return given;
+      }
+      try (CdcClient client = getClientFactory().open()) {
+        return SnapshotLsn.resolve(client, getCaptureInstance());
+      }
+    }
+
+    /**
+     * The Beam schema of the rows this snapshot reads, resolved as {@code expand()} resolves it
+     * (from the declared columns, or from CDC metadata through a client).
+     *
+     * @throws IllegalArgumentException for an invalid configuration, as {@code expand()}
+     */
+    public Schema outputSchema() {
+      OutputColumns.checkConfigured("snapshot()", getCaptureInstance(), getClientFactory());
+      return OutputColumns.resolve(
+              "snapshot()",
+              getCaptureInstance(),
+              getClientFactory(),
+              getColumns(),
+              getIncludeCommandId())
+          .schema();
+    }
+
+    /**
+     * The same snapshot, writing each key range's rows through {@code sink} in the stage that reads
+     * them instead of emitting them: the output is one result of the sink per key range (the
+     * sequence given to {@link RowSink#write} is the range's number, 0 to the number of ranges - 1
+     * in key order), in no particular order, timestamped with the commit time of S. Only the small
+     * range descriptions are reshuffled; rows never become elements, so no row crosses a shuffle
+     * and memory is bounded by what the sink buffers, not by the size of a range. S, partitions and
+     * errors are as for the rows form.
+     *
+     * @param sink writes the rows of one range; its {@link RowSink#resultCoder()} encodes the
+     *     output
+     * @param <ResultT> what the sink returns per range
+     */
+    public <ResultT> WriteRanges<ResultT> writeTo(RowSink<ResultT> sink) {
+      checkArgumentNotNull(sink, "writeTo() needs a sink, not null");
+      return new WriteRanges<>(this, sink);
+    }
+
+    @Override
+    public PCollection<Row> expand(PBegin input) {
+      SnapshotSpec spec = resolve();
+      return ranges(input, spec)
+          .apply("Read key ranges", ParDo.of(ReadSnapshotRangeFn.emittingRows(spec)))
+          .setRowSchema(spec.schema());
+    }
+
+    /** The planned key ranges of {@code spec}, spread over workers. */
+    static PCollection<SnapshotRange> ranges(PBegin input, SnapshotSpec spec) {
+      return input
+          .apply(
+              "Capture instance " + spec.captureInstance().toLowerCase(Locale.ROOT),
+              Create.of(spec.captureInstance()).withCoder(StringUtf8Coder.of()))
+          .apply("Plan key ranges", ParDo.of(new PlanSnapshotRangesFn(spec)))
+          .setCoder(SnapshotRangeCoder.of())
+          .apply("Spread key ranges", Reshuffle.viaRandomKey());
+    }
+
+    @Override
+    public void populateDisplayData(DisplayData.Builder builder) {
+      super.populateDisplayData(builder);
+      Lsn snapshotLsn = getSnapshotLsn();
+      builder
+          .addIfNotNull(DisplayData.item("captureInstance", getCaptureInstance()))
+          .addIfNotNull(
+              DisplayData.item("snapshotLsn", snapshotLsn == null ? null : snapshotLsn.toString()))
+          .add(DisplayData.item("numPartitions", getNumPartitions()))
+          .add(DisplayData.item("isolationLevel", getIsolationLevel().name()))
+          .add(DisplayData.item("includeCommandId", getIncludeCommandId()))
+          .addIfNotNull(DisplayData.item("columns", getColumns()));
+    }
+
+    /**
+     * Validates the configuration, records S (before anything is read) and fixes the output schema,
+     * reading CDC metadata only.
+     */
+    SnapshotSpec resolve() {
+      Lsn snapshotLsn = resolveSnapshotLsn();
+      OutputColumns output =
+          OutputColumns.resolve(
+              "snapshot()",
+              getCaptureInstance(),
+              getClientFactory(),
+              getColumns(),
+              getIncludeCommandId());
+      return new SnapshotSpec(
+          getCaptureInstance(),
+          getClientFactory(),
+          snapshotLsn,
+          getNumPartitions(),
+          getIsolationLevel(),
+          getIncludeCommandId(),
+          output.columns(),
+          output.schema());
+    }
+  }
+
+  /**
+   * The snapshot writing through a {@link RowSink}: see {@link Snapshot#writeTo(RowSink)}.
+   *
+   * @param <ResultT> what the sink returns per key range
+   */
+  public static final class WriteRanges<ResultT> extends PTransform<PBegin, PCollection<ResultT>> {
+    private final Snapshot snapshot;
+    private final RowSink<ResultT> sink;
+
+    WriteRanges(Snapshot snapshot, RowSink<ResultT> sink) {
+      this.snapshot = snapshot;
+      this.sink = sink;
+    }
+
+    @Override
+    public PCollection<ResultT> expand(PBegin input) {
+      SnapshotSpec spec = snapshot.resolve();
+      return Snapshot.ranges(input, spec)
+          .apply("Read and write key ranges", ParDo.of(ReadSnapshotRangeFn.writingTo(spec, sink)))
+          .setCoder(sink.resultCoder());
+    }
+
+    @Override
+    public void populateDisplayData(DisplayData.Builder builder) {
+      snapshot.populateDisplayData(builder);
+      builder.add(DisplayData.item("sink", sink.getClass().getName()));
+    }
+  }
+
+  /**
+   * The change read writing through a {@link RowSink}: see {@link Read#writeTo(RowSink)}.
+   *
+   * @param <ResultT> what the sink returns per batch
+   */
+  public static final class WriteBatches<ResultT>
+      extends PTransform<PBegin, PCollection<KV<ChangeBatch, ResultT>>> {
+    private final Read read;
+    private final RowSink<ResultT> sink;
+
+    WriteBatches(Read read, RowSink<ResultT> sink) {
+      this.read = read;
+      this.sink = sink;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public PCollection<KV<ChangeBatch, ResultT>> expand(PBegin input) {
+      ReadSpec spec = read.resolve();
+      TupleTag<KV<ChangeBatch, Object>> written = new TupleTag<>("written");
+      RowSink<Object> anySink = (RowSink<Object>) sink;
+      ReadChangesDoFn<KV<ChangeBatch, Object>> fn =
+          read.isContinuous()
+              ? new ReadChangesDoFn.Unbounded<KV<ChangeBatch, Object>>(
+                  spec, CHANGES, BATCHES, written, anySink)
+              : new ReadChangesDoFn.Bounded<KV<ChangeBatch, Object>>(
+                  spec, CHANGES, BATCHES, written, anySink);
+      PCollectionTuple outputs =
+          captureInstance(input, spec.captureInstance())
+              .apply(
+                  "Read and write changes by LSN range",
+                  ParDo.of(fn).withOutputTags(written, TupleTagList.empty()));
+      PCollection<KV<ChangeBatch, Object>> out = outputs.get(written);
+      out.setCoder(KvCoder.of(ChangeBatchCoder.of(), (Coder<Object>) sink.resultCoder()));
+      return (PCollection<KV<ChangeBatch, ResultT>>) (PCollection<?>) out;
+    }
+
+    @Override
+    public void populateDisplayData(DisplayData.Builder builder) {
+      read.populateDisplayData(builder);
+      builder.add(DisplayData.item("sink", sink.getClass().getName()));
+    }
+  }
+
+  /**
+   * The change read with two outputs: {@link #CHANGES} (rows) and {@link #BATCHES} (one {@link
+   * ChangeBatch} per batch, after its rows).
+   */
+  public static final class ReadWithBatches extends PTransform<PBegin, PCollectionTuple> {
+    private final Read read;
+
+    ReadWithBatches(Read read) {
+      this.read = read;
+    }
+
+    @Override
+    public PCollectionTuple expand(PBegin input) {
+      ReadSpec spec = read.resolve();
+      ReadChangesDoFn<Row> fn =
+          read.isContinuous()
+              ? new ReadChangesDoFn.Unbounded<Row>(spec, CHANGES, BATCHES, null, null)
+              : new ReadChangesDoFn.Bounded<Row>(spec, CHANGES, BATCHES, null, null);
+      PCollectionTuple outputs =
+          captureInstance(input, spec.captureInstance())
+              .apply(
+                  "Read changes by LSN range",
+                  ParDo.of(fn).withOutputTags(CHANGES, TupleTagList.of(BATCHES)));
+      outputs.get(CHANGES).setRowSchema(spec.schema());
+      outputs.get(BATCHES).setCoder(ChangeBatchCoder.of());
+      return outputs;
+    }
+
+    @Override
+    public void populateDisplayData(DisplayData.Builder builder) {
+      read.populateDisplayData(builder);
+    }
+  }
+}

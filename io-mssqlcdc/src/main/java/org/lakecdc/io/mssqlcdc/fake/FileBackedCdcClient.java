@@ -1,0 +1,917 @@
+package org.lakecdc.io.mssqlcdc.fake;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.lakecdc.io.mssqlcdc.client.CaptureInstance;
+import org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError;
+import org.lakecdc.io.mssqlcdc.client.CapturedColumn;
+import org.lakecdc.io.mssqlcdc.client.CdcClient;
+import org.lakecdc.io.mssqlcdc.client.CdcException;
+import org.lakecdc.io.mssqlcdc.client.ChangeQuery;
+import org.lakecdc.io.mssqlcdc.client.ChangeRow;
+import org.lakecdc.io.mssqlcdc.client.CloseableIterator;
+import org.lakecdc.io.mssqlcdc.client.Commit;
+import org.lakecdc.io.mssqlcdc.client.DdlChange;
+import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
+import org.lakecdc.io.mssqlcdc.client.SplitPoint;
+import org.lakecdc.io.mssqlcdc.client.SqlIdentifiers;
+import org.lakecdc.io.mssqlcdc.client.TableQuery;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.time.CommitTimeConverter;
+
+/**
+ * The reader side of the SQL Server CDC simulator: a {@link CdcClient} over a directory that {@link
+ * FakeSqlServer} writes (format: docs/fake-format.md). It answers as SQL Server's CDC functions and
+ * tables do (SCENARIOS.md "Reader (CDC client) operations"):
+ *
+ * <ul>
+ *   <li>{@code maxLsn}: the last {@code cdc.lsn_time_mapping} row. {@code minLsn}: the instance's
+ *       {@code cdc.change_tables.start_lsn}, which cleanup moves.
+ *   <li>{@code commit(lsn)}: only a mapping row's own LSN (like {@code fn_cdc_map_lsn_to_time} on
+ *       commit LSNs; scenario C268); a DDL LSN or any LSN between rows has none.
+ *   <li>Commit times: the whole mapping, in LSN order, is converted from the server's zone ({@code
+ *       server.json: time_zone}) with {@link CommitTimeConverter}, so the fall-back hour reads
+ *       right and {@link Commit#commitTime()} equals {@link ChangeRow#commitTime()}.
+ *   <li>{@code lastCommitLsnAtOrBefore(instant)}: like {@code fn_cdc_map_time_to_lsn('largest less
+ *       than or equal', ...)}, comparing the stored server-local {@code tran_end_time} with the
+ *       instant's server-clock reading, with the T-SQL client's fall-back rule.
+ *   <li>{@code readChanges}: streams {@code cdc.<ci>_CT.jsonl} one line at a time from the range's
+ *       first commit (or an earlier line a scan from the start would refuse), keeping rows whose
+ *       commit has a mapping row. A row after the mapping's last LSN is a commit in progress (the
+ *       writer writes the mapping row last) and is invisible, as on SQL Server; a row below the
+ *       mapping's last LSN without a mapping row exists on no SQL Server (a writer stopped part-way
+ *       through) and raises {@link CdcException} naming the file, line and LSN.
+ * </ul>
+ *
+ * <p>Every call sees what a writer committed before it: files are parsed once per version and kept
+ * for every client of the JVM ({@link ReaderCache}, checked against each file's identity, size and
+ * modification time at every call), and change tables are indexed by start LSN ({@link
+ * ChangeTableIndex}), so {@code readChanges} starts at its range and an append is parsed once
+ * (docs/fake-format.md, "How the reader keeps up with writers"). Capture instance names match
+ * exactly first, then ignoring case; an unknown one raises {@link CaptureInstanceNotFoundError},
+ * and one the T-SQL client could not inline ({@link SqlIdentifiers#captureInstance}) raises {@link
+ * IllegalArgumentException} as that client does. Malformed files raise {@link CdcException} naming
+ * file and line. Not thread-safe (one client per thread, as the interface says); closing is
+ * idempotent and any call after it raises {@link IllegalStateException}.
+ */
+public final class FileBackedCdcClient implements CdcClient {
+  private final Path directory;
+  private final Clock machineClock;
+  private boolean closed;
+
+  /**
+   * Opens a reader of a fake server's directory.
+   *
+   * @param directory the directory {@link FakeSqlServer} writes
+   * @throws CdcException when the directory holds no fake server ({@code server.json})
+   */
+  public FileBackedCdcClient(Path directory) {
+    this(directory, Clock.systemUTC());
+  }
+
+  /**
+   * Like {@link #FileBackedCdcClient(Path)}, with the machine's clock that {@link #currentTime}
+   * runs on.
+   */
+  FileBackedCdcClient(Path directory, Clock machineClock) {
+    this.machineClock = Objects.requireNonNull(machineClock, "machineClock");
+    this.directory = Objects.requireNonNull(directory, "directory");
+    if (!Catalog.exists(directory)) {
+      throw new CdcException(
+          "No fake SQL Server in " + directory + " (" + FakeFormat.SERVER + " is missing)");
+    }
+  }
+
+  /**
+   * The directory this client reads.
+   *
+   * @return the directory
+   */
+  public Path directory() {
+    return directory;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The simulated server's clock: {@code server.json}'s {@code clock_utc} (the time of the last
+   * event written) run on at the machine's pace since the file was last written (its modification
+   * time), never before {@code clock_utc}. A history written just now reads as "now", one written a
+   * day ago as a day old, wherever in time its commits lie. Empty when {@code server.json} has no
+   * {@code clock_utc}.
+   */
+  @Override
+  public Optional<Instant> currentTime() {
+    ensureOpen();
+    ReaderCache.ServerFile server = ReaderCache.server(directory);
+    Instant clock = server.server().clock;
+    if (clock == null) {
+      return Optional.empty();
+    }
+    if (server.stamp().absent()) {
+      throw new UncheckedIOException(
+          new IOException("Cannot read " + directory.resolve(FakeFormat.SERVER)));
+    }
+    Instant written = server.stamp().modified().toInstant();
+    Duration since = Duration.between(written, machineClock.instant());
+    return Optional.of(since.isNegative() ? clock : clock.plus(since));
+  }
+
+  @Override
+  public Optional<Lsn> maxLsn() {
+    return Optional.ofNullable(mapping().maxLsn());
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The name matches exactly first, then ignoring case; a low watermark of {@code 0x00…} counts
+   * as a missing instance (scenario C073).
+   */
+  @Override
+  public Lsn minLsn(String captureInstance) {
+    Catalog catalog = catalog();
+    Catalog.Instance instance = resolve(catalog, captureInstance);
+    if (instance.startLsn.isZero()) {
+      throw notFound(catalog, captureInstance);
+    }
+    return instance.startLsn;
+  }
+
+  /** {@inheritDoc} The value plus one ({@link Lsn#increment()}). */
+  @Override
+  public Lsn incrementLsn(Lsn lsn) {
+    ensureOpen();
+    return lsn.increment();
+  }
+
+  /** {@inheritDoc} The value minus one, clamped at ZERO ({@link Lsn#decrement()}). */
+  @Override
+  public Lsn decrementLsn(Lsn lsn) {
+    ensureOpen();
+    return lsn.decrement();
+  }
+
+  @Override
+  public Optional<Commit> commit(Lsn lsn) {
+    Objects.requireNonNull(lsn, "lsn");
+    ReaderCache.Timeline timeline = timeline();
+    int i = timeline.firstAtOrAfter(lsn);
+    return i < timeline.commits.size() && timeline.commits.get(i).lsn().equals(lsn)
+        ? Optional.of(timeline.commits.get(i))
+        : Optional.empty();
+  }
+
+  @Override
+  public Optional<Commit> lastCommitAtOrBefore(Lsn lsn) {
+    return lastAtOrBefore(timeline(), lsn);
+  }
+
+  private static Optional<Commit> lastAtOrBefore(ReaderCache.Timeline timeline, Lsn lsn) {
+    int after = timeline.firstAfter(lsn);
+    return after == 0 ? Optional.empty() : Optional.of(timeline.commits.get(after - 1));
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The simulator keeps {@code tran_end_time} on the server's clock ({@code server.json:
+   * time_zone}) as SQL Server does, so it answers as {@code sys.fn_cdc_map_time_to_lsn} does: the
+   * largest {@code start_lsn} whose {@code tran_end_time} is at or before the server-clock time
+   * {@link CommitTimeConverter#serverTimeAtOrBefore(Instant)} gives, the Java twin of the T-SQL
+   * client's expression (whole seconds, and the earlier reading before a fall-back). On a UTC
+   * server that is the plain comparison of UTC commit times with the instant's second.
+   */
+  @Override
+  public Optional<Lsn> lastCommitLsnAtOrBefore(Instant utc) {
+    ensureOpen();
+    LocalDateTime at =
+        ReaderCache.converter(ReaderCache.server(directory).server().timeZone)
+            .serverTimeAtOrBefore(utc);
+    Lsn found = null;
+    for (Catalog.MappingRow row : mapping().rows) {
+      if (!row.tranEndTime().isAfter(at)) {
+        found = found == null ? row.startLsn() : Lsn.max(found, row.startLsn());
+      }
+    }
+    return Optional.ofNullable(found);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * @throws IllegalArgumentException when {@code n < 1}
+   */
+  @Override
+  public Optional<Commit> nthCommitAfter(Lsn lsn, int n) {
+    if (n < 1) {
+      throw new IllegalArgumentException("n must be at least 1, got " + n);
+    }
+    ReaderCache.Timeline timeline = timeline();
+    List<Commit> commits = timeline.commits;
+    int first = timeline.firstAfter(lsn);
+    if (first == commits.size()) {
+      return Optional.empty();
+    }
+    return Optional.of(commits.get((int) Math.min((long) first + n - 1, commits.size() - 1)));
+  }
+
+  @Override
+  public long commitCount(Lsn afterLsn, Lsn upToLsn) {
+    if (!upToLsn.isAfter(afterLsn)) {
+      return 0;
+    }
+    ReaderCache.Timeline timeline = timeline();
+    return Math.max(0, timeline.firstAfter(upToLsn) - timeline.firstAfter(afterLsn));
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>A name that no instance has any more but that is its table's default name {@code
+   * <schema>_<table>} (ignoring case) still resolves to that table, whose newest instance is last
+   * (BEHAVIOUR.md 3.2: SQL Server users follow a disabled default instance to its table).
+   * CaptureInstance.startLsn is the instance's current low watermark.
+   */
+  @Override
+  public List<CaptureInstance> captureInstances(String captureInstance) {
+    Catalog catalog = catalog();
+    String schema;
+    String table;
+    Catalog.Instance named = find(catalog, captureInstance);
+    if (named != null) {
+      schema = named.schema;
+      table = named.table;
+    } else {
+      Catalog.Instance byDefaultName = null;
+      for (Catalog.Instance i : catalog.instances.values()) {
+        if ((i.schema + "_" + i.table).equalsIgnoreCase(captureInstance)) {
+          byDefaultName = i;
+          break;
+        }
+      }
+      if (byDefaultName == null) {
+        throw notFound(catalog, captureInstance);
+      }
+      schema = byDefaultName.schema;
+      table = byDefaultName.table;
+    }
+    List<Catalog.Instance> instances = new ArrayList<>();
+    for (Catalog.Instance i : catalog.instances.values()) {
+      if (i.schema.equalsIgnoreCase(schema) && i.table.equalsIgnoreCase(table)) {
+        instances.add(i);
+      }
+    }
+    instances.sort(Catalog.OLDEST_FIRST);
+    List<CaptureInstance> out = new ArrayList<>();
+    for (Catalog.Instance i : instances) {
+      List<String> keys = new ArrayList<>();
+      for (Catalog.IndexColumn c : i.indexColumns) {
+        keys.add(c.name());
+      }
+      out.add(
+          new CaptureInstance(
+              i.name,
+              i.schema,
+              i.table,
+              Optional.of(i.startLsn),
+              Optional.ofNullable(i.createDate),
+              keys));
+    }
+    return out;
+  }
+
+  @Override
+  public List<CapturedColumn> capturedColumns(String captureInstance) {
+    Catalog.Instance instance = resolve(catalog(), captureInstance);
+    List<CapturedColumn> out = new ArrayList<>();
+    for (Catalog.Captured c : instance.columns) {
+      out.add(new CapturedColumn(c.name(), c.ordinal(), c.type(), c.computed()));
+    }
+    return out;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * @throws CaptureInstanceNotFoundError when the instance does not exist
+   */
+  @Override
+  public List<DdlChange> ddlHistory(String captureInstance, Lsn afterLsn, Lsn upToLsn) {
+    Catalog.Instance instance = resolve(catalog(), captureInstance);
+    List<Catalog.DdlRow> rows = new ArrayList<>();
+    for (Catalog.DdlRow row : ReaderCache.ddlRows(directory)) {
+      if (row.captureInstance().equals(instance.name)
+          && row.ddlLsn().isAfter(afterLsn)
+          && !row.ddlLsn().isAfter(upToLsn)) {
+        rows.add(row);
+      }
+    }
+    if (rows.isEmpty()) {
+      return List.of();
+    }
+    rows.sort(Comparator.comparing(Catalog.DdlRow::ddlLsn));
+    ReaderCache.Timeline timeline = timeline();
+    List<DdlChange> out = new ArrayList<>();
+    for (Catalog.DdlRow row : rows) {
+      out.add(
+          new DdlChange(
+              instance.name,
+              row.ddlLsn(),
+              lastAtOrBefore(timeline, row.ddlLsn()).map(Commit::commitTime),
+              row.ddlCommand()));
+    }
+    return out;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Reads {@code cdc.<ci>_CT.jsonl} line by line and stops past {@code toLsn}. The file must be
+   * sorted by {@code (__$start_lsn, __$command_id, __$seqval, __$operation)}, as the writer writes
+   * it; a row out of that order raises {@link CdcException}. Requested columns match captured
+   * columns ignoring case.
+   *
+   * @throws CaptureInstanceNotFoundError when the instance does not exist
+   */
+  @Override
+  public CloseableIterator<ChangeRow> readChanges(ChangeQuery query) {
+    Catalog.Instance instance = resolve(catalog(), query.captureInstance());
+    ReaderCache.Mapping mapping = mapping();
+    ReaderCache.Timeline timeline = timeline(mapping);
+    Map<Lsn, Instant> times = timeline.times;
+    Lsn maxMappedLsn = timeline.maxLsn();
+    List<Catalog.Captured> columns = new ArrayList<>();
+    for (String name : query.columns()) {
+      columns.add(instance.column(name));
+    }
+    Path file = directory.resolve(FakeFormat.changeTableFile(instance.name));
+    ReaderCache.Opened opened = ReaderCache.changeTable(file);
+    long[] start = {0, 0};
+    ChangeTableIndex index = opened.index();
+    if (index != null) {
+      // Start at the first commit the scan from the file's start would act on: the first at or
+      // after fromLsn, or an earlier one it would refuse (unmapped below the mapping's end).
+      int g =
+          Math.min(
+              index.firstAtOrAfter(query.fromLsn()), index.firstBad(mapping, times, maxMappedLsn));
+      start = index.seekBefore(g);
+    }
+    FakeFormat.JsonLines lines =
+        FakeFormat.JsonLines.open(file, opened.channel(), start[0], (int) start[1]);
+    return new LineIterator<>(lines) {
+      private OrderKey previous;
+
+      @Override
+      ChangeRow parse(JsonNode n) {
+        String where = lines.where();
+        Lsn start = FakeFormat.lsn(n, FakeFormat.START_LSN, where);
+        Lsn seqval = FakeFormat.lsn(n, FakeFormat.SEQVAL, where);
+        int operation = FakeFormat.integer(n, FakeFormat.OPERATION, where);
+        Integer commandId = FakeFormat.optionalInt(n, FakeFormat.COMMAND_ID);
+        OrderKey key = new OrderKey(start, commandId, seqval, operation);
+        if (previous != null && key.compareTo(previous) < 0) {
+          throw new CdcException(
+              where
+                  + ": change rows must be sorted by __$start_lsn, __$command_id, __$seqval,"
+                  + " __$operation");
+        }
+        previous = key;
+        if (start.isAfter(query.toLsn())) {
+          finish();
+          return null;
+        }
+        if (!times.containsKey(start)) {
+          requireInProgress(start, maxMappedLsn, lines);
+          return null;
+        }
+        if (start.isBefore(query.fromLsn())) {
+          return null;
+        }
+        List<Object> values = new ArrayList<>(columns.size());
+        for (Catalog.Captured c : columns) {
+          values.add(c == null ? null : value(n, c.name(), c.type(), where));
+        }
+        return new ChangeRow(
+            start,
+            seqval,
+            operation,
+            query.includeCommandId() ? commandId : null,
+            times.get(start),
+            values);
+      }
+    };
+  }
+
+  /**
+   * Accepts a change row whose {@code __$start_lsn} has no mapping row only when it lies after the
+   * mapping's last LSN: a commit in progress (its writer writes the mapping row last), which SQL
+   * Server would not show yet either. Below the last mapped LSN such a row can only be left by a
+   * writer that stopped part-way through (SQL Server never holds one: every change row's start LSN
+   * is a commit LSN in {@code cdc.lsn_time_mapping}), and it is refused.
+   *
+   * @throws CdcException naming the file and line, the LSN, the mapping's last LSN and the fix
+   */
+  private void requireInProgress(Lsn start, Lsn maxMapped, FakeFormat.JsonLines lines) {
+    if (maxMapped != null && start.isBefore(maxMapped)) {
+      throw new CdcException(inProgressMessage(lines.where(), start, maxMapped));
+    }
+  }
+
+  private String inProgressMessage(String where, Lsn start, Lsn maxMapped) {
+    return directory.resolve(where)
+        + ": change row at __$start_lsn "
+        + start
+        + " has no row in "
+        + FakeFormat.LSN_TIME_MAPPING
+        + ", which goes on to "
+        + maxMapped
+        + " (SQL Server never holds such a row; a writer stopped part-way through): restore"
+        + " the directory from a complete copy, or delete it and rebuild it (the demo"
+        + " database is rebuilt when its directory is absent)";
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The rows are those {@link #readChanges} would return for {@code [fromLsn, toLsn]} (a change
+   * table row always has its mapping row in SQL Server). With R rows, n' = clamp(n, 1, R) tiles;
+   * the first R mod n' tiles hold one row more. Each tile gives (its last row's start LSN, that
+   * plus one, its row count). No rows: an empty list.
+   *
+   * @throws CaptureInstanceNotFoundError when the instance does not exist
+   */
+  @Override
+  public List<SplitPoint> splitPoints(String captureInstance, Lsn fromLsn, Lsn toLsn, int n) {
+    Catalog.Instance instance = resolve(catalog(), captureInstance);
+    ReaderCache.Mapping mapping = mapping();
+    ReaderCache.Timeline timeline = timeline(mapping);
+    Map<Lsn, Instant> times = timeline.times;
+    Lsn maxMapped = timeline.maxLsn();
+    List<Lsn> groupLsns = new ArrayList<>();
+    List<Long> groupRows = new ArrayList<>();
+    long total = 0;
+    Path file = directory.resolve(FakeFormat.changeTableFile(instance.name));
+    boolean indexed;
+    try (ReaderCache.Opened opened = ReaderCache.changeTable(file)) {
+      ChangeTableIndex index = opened.index();
+      int last = index == null ? 0 : index.firstAfter(toLsn);
+      // The index answers when it holds every line a scan would read: up to the first commit
+      // after toLsn, or the whole file.
+      indexed = index != null && (last < index.groups() || index.complete());
+      if (indexed) {
+        int bad = index.firstBad(mapping, times, maxMapped);
+        if (bad < last) {
+          throw new CdcException(
+              inProgressMessage(
+                  file.getFileName() + ":" + index.firstLine(bad), index.lsn(bad), maxMapped));
+        }
+        for (int g = index.firstAtOrAfter(fromLsn); g < last; g++) {
+          if (times.containsKey(index.lsn(g))) {
+            groupLsns.add(index.lsn(g));
+            groupRows.add(index.rows(g));
+            total += index.rows(g);
+          }
+        }
+      }
+    }
+    if (!indexed) {
+      total = scanGroups(file, fromLsn, toLsn, times, maxMapped, groupLsns, groupRows);
+    }
+    return tiles(groupLsns, groupRows, total, n);
+  }
+
+  /** Reads the groups of rows per start LSN of {@code [fromLsn, toLsn]} from the file's start. */
+  private long scanGroups(
+      Path file,
+      Lsn fromLsn,
+      Lsn toLsn,
+      Map<Lsn, Instant> times,
+      Lsn maxMapped,
+      List<Lsn> groupLsns,
+      List<Long> groupRows) {
+    long total = 0;
+    try (FakeFormat.JsonLines lines = FakeFormat.JsonLines.open(file)) {
+      for (JsonNode node = lines.next(); node != null; node = lines.next()) {
+        Lsn start = FakeFormat.lsn(node, FakeFormat.START_LSN, lines.where());
+        if (start.isAfter(toLsn)) {
+          break;
+        }
+        if (!times.containsKey(start)) {
+          requireInProgress(start, maxMapped, lines);
+          continue;
+        }
+        if (start.isBefore(fromLsn)) {
+          continue;
+        }
+        int last = groupLsns.size() - 1;
+        if (last >= 0 && groupLsns.get(last).equals(start)) {
+          groupRows.set(last, groupRows.get(last) + 1);
+        } else {
+          groupLsns.add(start);
+          groupRows.add(1L);
+        }
+        total++;
+      }
+    }
+    return total;
+  }
+
+  /** NTILE(n) over rows grouped by start LSN: see {@link #splitPoints}. */
+  private static List<SplitPoint> tiles(
+      List<Lsn> groupLsns, List<Long> groupRows, long total, int n) {
+    if (total == 0) {
+      return List.of();
+    }
+    long tiles = Math.max(1, Math.min(n, total));
+    long size = total / tiles;
+    long extra = total % tiles;
+    List<SplitPoint> out = new ArrayList<>();
+    int group = 0;
+    long leftInGroup = groupRows.get(0);
+    for (long t = 0; t < tiles; t++) {
+      long rows = size + (t < extra ? 1 : 0);
+      long need = rows;
+      while (need > leftInGroup) {
+        need -= leftInGroup;
+        group++;
+        leftInGroup = groupRows.get(group);
+      }
+      leftInGroup -= need;
+      Lsn bound = groupLsns.get(group);
+      out.add(new SplitPoint(bound, bound.increment(), rows));
+      if (leftInGroup == 0 && group + 1 < groupLsns.size()) {
+        group++;
+        leftInGroup = groupRows.get(group);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Exact for a directory the writer wrote: the rows of {@code cdc.<ci>_CT.jsonl} whose {@code
+   * __$start_lsn} lies in the interval and at or before the last {@code cdc.lsn_time_mapping} row
+   * (later rows are commits in progress, which {@link #readChanges} does not show either), answered
+   * from the change table's index ({@link ChangeTableIndex}) by two binary searches once the index
+   * is up to date. Lines the index could not take (a malformed line and what follows it) do not
+   * count; {@link #readChanges} raises their errors.
+   */
+  @Override
+  public long estimatedChangeRows(String captureInstance, Lsn fromLsn, Lsn toLsn) {
+    Catalog.Instance instance = resolve(catalog(), captureInstance);
+    Lsn maxMapped = mapping().maxLsn();
+    if (maxMapped == null || fromLsn.isAfter(toLsn)) {
+      return 0;
+    }
+    Lsn last = Lsn.min(toLsn, maxMapped);
+    try (ReaderCache.Opened opened =
+        ReaderCache.changeTable(directory.resolve(FakeFormat.changeTableFile(instance.name)))) {
+      ChangeTableIndex index = opened.index();
+      if (index == null) {
+        return 0;
+      }
+      int from = index.firstAtOrAfter(fromLsn);
+      int to = index.firstAfter(last);
+      return from < to ? index.rowsBetween(from, to) : 0;
+    }
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Reads {@code <schema>.<table>.jsonl}; table and column names match ignoring case. Keys are
+   * compared as the fake stores them (NULL first, strings in binary order: collations are not
+   * modelled). When the range is over the table's own key, rows stream in file order (the writer
+   * keeps the file in key order); over other columns they are sorted in memory. Computed columns
+   * read NULL. The isolation level has no effect: the fake's files only ever hold committed rows.
+   *
+   * @throws CdcException for an unknown table or key column
+   */
+  @Override
+  public CloseableIterator<List<Object>> readTable(TableQuery query) {
+    Catalog catalog = catalog();
+    Catalog.Table table = catalog.tables.get(Catalog.key(query.schema(), query.table()));
+    if (table == null) {
+      throw new CdcException(
+          "Invalid object name '"
+              + query.schema()
+              + "."
+              + query.table()
+              + "' (fake "
+              + directory
+              + ")");
+    }
+    List<Catalog.Column> columns = new ArrayList<>();
+    for (String name : query.columns()) {
+      columns.add(table.column(name));
+    }
+    List<Catalog.Column> keys = new ArrayList<>();
+    for (String name : query.keyColumns()) {
+      Catalog.Column c = table.column(name);
+      if (c == null) {
+        throw new CdcException(
+            "Invalid column name '" + name + "' in table '" + table.qualified() + "'");
+      }
+      keys.add(c);
+    }
+    KeyTuple lower = query.lowerInclusive().map(v -> bound(keys, v)).orElse(null);
+    KeyTuple upper = query.upperExclusive().map(v -> bound(keys, v)).orElse(null);
+    boolean fileOrder = keys.equals(table.keyColumns());
+    FakeFormat.JsonLines lines =
+        FakeFormat.JsonLines.open(
+            directory.resolve(FakeFormat.sourceTableFile(table.schema, table.name)));
+    LineIterator<Map.Entry<KeyTuple, List<Object>>> matching =
+        new LineIterator<>(lines) {
+          private KeyTuple previous;
+
+          @Override
+          Map.Entry<KeyTuple, List<Object>> parse(JsonNode n) {
+            String where = lines.where();
+            List<Object> keyValues = new ArrayList<>(keys.size());
+            for (Catalog.Column k : keys) {
+              keyValues.add(stored(n, k, where));
+            }
+            KeyTuple key = new KeyTuple(keyValues);
+            if (fileOrder) {
+              if (previous != null && key.compareTo(previous) <= 0) {
+                throw new CdcException(where + ": source rows must be sorted by their key");
+              }
+              previous = key;
+              if (upper != null && key.compareTo(upper) >= 0) {
+                finish();
+                return null;
+              }
+            }
+            if ((lower != null && key.compareTo(lower) < 0)
+                || (upper != null && key.compareTo(upper) >= 0)) {
+              return null;
+            }
+            List<Object> values = new ArrayList<>(columns.size());
+            for (Catalog.Column c : columns) {
+              values.add(c == null ? null : SqlValues.readerValue(stored(n, c, where)));
+            }
+            return Map.entry(key, Collections.unmodifiableList(values));
+          }
+        };
+    if (fileOrder) {
+      return map(matching, Map.Entry::getValue);
+    }
+    TreeMap<KeyTuple, List<List<Object>>> sorted = new TreeMap<>();
+    try (matching) {
+      while (matching.hasNext()) {
+        Map.Entry<KeyTuple, List<Object>> e = matching.next();
+        sorted.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(e.getValue());
+      }
+    }
+    List<List<Object>> out = new ArrayList<>();
+    sorted.values().forEach(out::addAll);
+    Iterator<List<Object>> it = out.iterator();
+    return new CloseableIterator<>() {
+      @Override
+      public boolean hasNext() {
+        return it.hasNext();
+      }
+
+      @Override
+      public List<Object> next() {
+        return it.next();
+      }
+
+      @Override
+      public void close() {}
+    };
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Reads the key columns of every row in key order through {@link #readTable} (so keys compare
+   * as there: NULL first, strings in binary order) and picks the first key of each tile after the
+   * first. The simulator holds the key tuples in memory; SQL Server computes the tiles itself.
+   */
+  @Override
+  public List<List<Object>> keyTiles(
+      String schema, String table, List<String> keyColumns, int n, IsolationLevel isolation) {
+    if (n < 1) {
+      throw new IllegalArgumentException("n must be at least 1, got " + n);
+    }
+    if (keyColumns.isEmpty()) {
+      throw new IllegalArgumentException(
+          "Key tiles of " + schema + "." + table + " need at least one key column");
+    }
+    List<List<Object>> keys = new ArrayList<>();
+    TableQuery all =
+        new TableQuery(
+            schema, table, keyColumns, keyColumns, Optional.empty(), Optional.empty(), isolation);
+    try (CloseableIterator<List<Object>> rows = readTable(all)) {
+      rows.forEachRemaining(keys::add);
+    }
+    int tiles = Math.min(n, keys.size());
+    if (tiles <= 1) {
+      return List.of();
+    }
+    int size = keys.size() / tiles;
+    int extra = keys.size() % tiles;
+    List<List<Object>> out = new ArrayList<>(tiles - 1);
+    for (int t = 1; t < tiles; t++) {
+      out.add(keys.get(t * size + Math.min(t, extra)));
+    }
+    return Collections.unmodifiableList(out);
+  }
+
+  private static KeyTuple bound(List<Catalog.Column> keys, List<Object> values) {
+    if (values.size() != keys.size()) {
+      throw new IllegalArgumentException(
+          "A key bound needs " + keys.size() + " value(s), got " + values.size());
+    }
+    List<Object> stored = new ArrayList<>();
+    for (int i = 0; i < keys.size(); i++) {
+      Catalog.Column k = keys.get(i);
+      stored.add(SqlValues.normalize(k.name(), k.type(), values.get(i)));
+    }
+    return new KeyTuple(stored);
+  }
+
+  private static Object stored(JsonNode row, Catalog.Column c, String where) {
+    if (c.computed()) {
+      return null;
+    }
+    try {
+      return SqlValues.fromJson(c.name(), c.type(), FakeSqlServer.field(row, c.name()));
+    } catch (IllegalArgumentException e) {
+      throw new CdcException(where + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static Object value(
+      JsonNode row, String name, org.lakecdc.io.mssqlcdc.schema.SqlServerType type, String where) {
+    try {
+      return SqlValues.readerValue(SqlValues.fromJson(name, type, FakeSqlServer.field(row, name)));
+    } catch (IllegalArgumentException e) {
+      throw new CdcException(where + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Closes the client; later calls raise {@link IllegalStateException}. */
+  @Override
+  public void close() {
+    closed = true;
+  }
+
+  // ---- helpers --------------------------------------------------------------------------------
+
+  private void ensureOpen() {
+    if (closed) {
+      throw new IllegalStateException("This FileBackedCdcClient is closed");
+    }
+  }
+
+  private Catalog catalog() {
+    ensureOpen();
+    return ReaderCache.catalog(directory);
+  }
+
+  private ReaderCache.Mapping mapping() {
+    ensureOpen();
+    return ReaderCache.mapping(directory);
+  }
+
+  /** The mapping in LSN order, converted to UTC as one sequence (the fall-back rule needs it). */
+  private ReaderCache.Timeline timeline() {
+    return timeline(mapping());
+  }
+
+  private ReaderCache.Timeline timeline(ReaderCache.Mapping mapping) {
+    return mapping.timeline(ReaderCache.server(directory).server().timeZone);
+  }
+
+  /** Exact name, then the one name equal ignoring case; null when none. */
+  private static Catalog.Instance find(Catalog catalog, String name) {
+    Objects.requireNonNull(name, "captureInstance");
+    // The T-SQL client refuses a name it could not inline safely before asking SQL Server; the
+    // simulator refuses the same names the same way, so both sides of CdcClient agree.
+    SqlIdentifiers.captureInstance(name);
+    Catalog.Instance exact = catalog.instances.get(name);
+    if (exact != null) {
+      return exact;
+    }
+    List<Catalog.Instance> matches = new ArrayList<>();
+    for (Catalog.Instance i : catalog.instances.values()) {
+      if (i.name.equalsIgnoreCase(name)) {
+        matches.add(i);
+      }
+    }
+    if (matches.size() > 1) {
+      throw new CdcException(
+          "Capture instance '"
+              + name
+              + "' matches "
+              + matches.stream().map(i -> "'" + i.name + "'").toList()
+              + " ignoring case; use the exact name");
+    }
+    return matches.isEmpty() ? null : matches.get(0);
+  }
+
+  private static Catalog.Instance resolve(Catalog catalog, String name) {
+    Catalog.Instance instance = find(catalog, name);
+    if (instance == null) {
+      throw notFound(catalog, name);
+    }
+    return instance;
+  }
+
+  private static CaptureInstanceNotFoundError notFound(Catalog catalog, String name) {
+    return new CaptureInstanceNotFoundError(name, new ArrayList<>(catalog.instances.keySet()));
+  }
+
+  private static <A, B> CloseableIterator<B> map(
+      CloseableIterator<A> source, java.util.function.Function<A, B> f) {
+    return new CloseableIterator<>() {
+      @Override
+      public boolean hasNext() {
+        return source.hasNext();
+      }
+
+      @Override
+      public B next() {
+        return f.apply(source.next());
+      }
+
+      @Override
+      public void close() {
+        source.close();
+      }
+    };
+  }
+
+  /**
+   * Streams the objects of a JSON Lines file through {@link #parse}, which returns null to skip a
+   * line and may {@link #finish()} early. Closes the file at the end and on {@link #close()}.
+   */
+  private abstract static class LineIterator<T> implements CloseableIterator<T> {
+    private final FakeFormat.JsonLines lines;
+    private T next;
+    private boolean done;
+
+    LineIterator(FakeFormat.JsonLines lines) {
+      this.lines = lines;
+    }
+
+    abstract T parse(JsonNode node);
+
+    /** Ends the iteration after the current line. */
+    void finish() {
+      done = true;
+    }
+
+    @Override
+    public boolean hasNext() {
+      while (next == null && !done) {
+        JsonNode node = lines.next();
+        if (node == null) {
+          done = true;
+          break;
+        }
+        next = parse(node);
+      }
+      if (next == null) {
+        close();
+      }
+      return next != null;
+    }
+
+    @Override
+    public T next() {
+      if (!hasNext()) {
+        throw new NoSuchElementException();
+      }
+      T out = next;
+      next = null;
+      return out;
+    }
+
+    @Override
+    public void close() {
+      done = true;
+      lines.close();
+    }
+  }
+}

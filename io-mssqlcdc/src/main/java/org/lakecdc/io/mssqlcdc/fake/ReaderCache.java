@@ -1,0 +1,304 @@
+package org.lakecdc.io.mssqlcdc.fake;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import org.lakecdc.io.mssqlcdc.client.Commit;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.time.CommitTimeConverter;
+
+/**
+ * What {@link FileBackedCdcClient}s of one JVM have parsed of a fake's files, so that a call reads
+ * only what changed since the last: the catalog, {@code server.json}, {@code cdc.lsn_time_mapping},
+ * {@code cdc.ddl_history} (each parsed again whole when one of its files has a new {@link
+ * FileStamp}) and the change tables ({@link ChangeTableIndex}, extended by what was appended).
+ *
+ * <p>Every call compares the files' stamps first, so a change a writer (another process included)
+ * committed before the call is seen by it, as when every call read the files afresh. Values are
+ * immutable once cached and shared by threads; a failed parse caches nothing. At most {@value
+ * #MAX_SLOTS} files are held; beyond that the cache starts over.
+ */
+final class ReaderCache {
+  static final int MAX_SLOTS = 256;
+
+  /** Attempts to open the version of a change table whose stamp was read just before. */
+  private static final int OPEN_ATTEMPTS = 5;
+
+  private static final Map<String, Slot> SLOTS = new ConcurrentHashMap<>();
+
+  private ReaderCache() {}
+
+  /** One cached file (or file set): the stamps it was parsed at and what was parsed. */
+  private static final class Slot {
+    FileStamp[] stamps;
+    Object value;
+    ChangeTableIndex index;
+  }
+
+  private static Slot slot(String key) {
+    if (SLOTS.size() >= MAX_SLOTS && !SLOTS.containsKey(key)) {
+      SLOTS.clear();
+    }
+    return SLOTS.computeIfAbsent(key, k -> new Slot());
+  }
+
+  private static String key(String kind, Path path) {
+    return kind + ":" + path.toAbsolutePath().normalize();
+  }
+
+  /**
+   * The value parsed from {@code files}, parsed again by {@code load} when any file's stamp
+   * changed. The stamps are read before loading, so a file written during the load is loaded again
+   * by the next call.
+   */
+  @SuppressWarnings("unchecked")
+  private static <T> T whole(String key, List<Path> files, Supplier<T> load) {
+    Slot slot = slot(key);
+    synchronized (slot) {
+      FileStamp[] now = new FileStamp[files.size()];
+      for (int i = 0; i < now.length; i++) {
+        now[i] = FileStamp.of(files.get(i));
+      }
+      if (slot.value != null && Arrays.equals(now, slot.stamps)) {
+        return (T) slot.value;
+      }
+      T value = load.get();
+      slot.stamps = now;
+      slot.value = value;
+      return value;
+    }
+  }
+
+  // ---- metadata ---------------------------------------------------------------------------------
+
+  /** The catalog ({@link Catalog#load}); callers must not change it. */
+  static Catalog catalog(Path directory) {
+    List<Path> files =
+        List.of(
+            directory.resolve(FakeFormat.SERVER),
+            directory.resolve(FakeFormat.SYS_TABLES),
+            directory.resolve(FakeFormat.SYS_COLUMNS),
+            directory.resolve(FakeFormat.CHANGE_TABLES),
+            directory.resolve(FakeFormat.CAPTURED_COLUMNS),
+            directory.resolve(FakeFormat.INDEX_COLUMNS));
+    return whole(key("catalog", directory), files, () -> Catalog.load(directory));
+  }
+
+  /** {@code server.json} as parsed, with the stamp it was parsed at. */
+  record ServerFile(Catalog.Server server, FileStamp stamp) {}
+
+  /** {@code server.json}: zone, clock and its modification time. */
+  static ServerFile server(Path directory) {
+    Path file = directory.resolve(FakeFormat.SERVER);
+    return whole(
+        key("server", directory),
+        List.of(file),
+        () -> {
+          FileStamp stamp = FileStamp.of(file);
+          return new ServerFile(Catalog.server(directory), stamp);
+        });
+  }
+
+  /** {@code cdc.ddl_history}, in file order. */
+  static List<Catalog.DdlRow> ddlRows(Path directory) {
+    Path file = directory.resolve(FakeFormat.DDL_HISTORY);
+    return whole(
+        key("ddl", directory),
+        List.of(file),
+        () -> {
+          List<Catalog.DdlRow> rows = new ArrayList<>();
+          try (FakeFormat.JsonLines lines = FakeFormat.JsonLines.open(file)) {
+            for (JsonNode n = lines.next(); n != null; n = lines.next()) {
+              rows.add(Catalog.ddlRow(n, lines.where()));
+            }
+          }
+          return Collections.unmodifiableList(rows);
+        });
+  }
+
+  // ---- lsn_time_mapping
+  // ---------------------------------------------------------------------------
+
+  /** {@code cdc.lsn_time_mapping}, parsed once per version of the file. */
+  static Mapping mapping(Path directory) {
+    Path file = directory.resolve(FakeFormat.LSN_TIME_MAPPING);
+    return whole(
+        key("mapping", directory),
+        List.of(file),
+        () -> {
+          List<Catalog.MappingRow> rows = new ArrayList<>();
+          try (FakeFormat.JsonLines lines = FakeFormat.JsonLines.open(file)) {
+            for (JsonNode n = lines.next(); n != null; n = lines.next()) {
+              rows.add(Catalog.mappingRow(n, lines.where()));
+            }
+          }
+          rows.sort(Comparator.comparing(Catalog.MappingRow::startLsn));
+          return new Mapping(Collections.unmodifiableList(rows));
+        });
+  }
+
+  /** The clock of the server's zone: UTC as such, any other zone by name. */
+  static CommitTimeConverter converter(ZoneId zone) {
+    return zone.normalized().equals(ZoneOffset.UTC)
+        ? CommitTimeConverter.utc()
+        : CommitTimeConverter.named(zone);
+  }
+
+  /** One version of {@code cdc.lsn_time_mapping}: its rows by start LSN (stable for ties). */
+  static final class Mapping {
+    final List<Catalog.MappingRow> rows;
+    private volatile Timeline timeline;
+
+    Mapping(List<Catalog.MappingRow> rows) {
+      this.rows = rows;
+    }
+
+    /** The last start LSN, or null when the mapping is empty. */
+    Lsn maxLsn() {
+      return rows.isEmpty() ? null : rows.get(rows.size() - 1).startLsn();
+    }
+
+    /** The mapping converted to UTC on the clock of {@code zone}, computed once per zone. */
+    Timeline timeline(ZoneId zone) {
+      Timeline t = timeline;
+      if (t == null || !t.zone.equals(zone)) {
+        t = new Timeline(zone, rows);
+        timeline = t;
+      }
+      return t;
+    }
+  }
+
+  /**
+   * The mapping in LSN order converted to UTC as one sequence (the fall-back rule needs it), with
+   * the commit time of each start LSN (the last row's, for a start LSN listed twice).
+   */
+  static final class Timeline {
+    final ZoneId zone;
+    final List<Commit> commits;
+    final Map<Lsn, Instant> times;
+    private final Lsn[] lsns;
+
+    Timeline(ZoneId zone, List<Catalog.MappingRow> rows) {
+      this.zone = zone;
+      List<LocalDateTime> local = new ArrayList<>(rows.size());
+      for (Catalog.MappingRow row : rows) {
+        local.add(row.tranEndTime());
+      }
+      List<Instant> utc = converter(zone).toUtc(local);
+      List<Commit> out = new ArrayList<>(rows.size());
+      Map<Lsn, Instant> byLsn = new HashMap<>();
+      lsns = new Lsn[rows.size()];
+      for (int i = 0; i < rows.size(); i++) {
+        Commit c = new Commit(rows.get(i).startLsn(), utc.get(i));
+        out.add(c);
+        byLsn.put(c.lsn(), c.commitTime());
+        lsns[i] = c.lsn();
+      }
+      this.commits = Collections.unmodifiableList(out);
+      this.times = Collections.unmodifiableMap(byLsn);
+    }
+
+    /** The last start LSN, or null when empty. */
+    Lsn maxLsn() {
+      return lsns.length == 0 ? null : lsns[lsns.length - 1];
+    }
+
+    /** The index of the first commit whose LSN is after {@code lsn}; the size when none. */
+    int firstAfter(Lsn lsn) {
+      return ChangeTableIndex.firstAfter(lsns, lsns.length, lsn);
+    }
+
+    /** The index of the first commit whose LSN is at or after {@code lsn}; the size when none. */
+    int firstAtOrAfter(Lsn lsn) {
+      return ChangeTableIndex.firstAtOrAfter(lsns, lsns.length, lsn);
+    }
+  }
+
+  // ---- change tables ----------------------------------------------------------------------------
+
+  /**
+   * A change table version opened for reading with its index: {@code channel} is the version that
+   * {@code index} describes, or, when the file changed under every attempt to open it, any version
+   * with {@code index} null (read it from the start). {@code channel} is null for an absent file.
+   */
+  record Opened(ChangeTableIndex index, FileChannel channel) implements AutoCloseable {
+    @Override
+    public void close() {
+      if (channel != null) {
+        try {
+          channel.close();
+        } catch (IOException e) {
+          throw new UncheckedIOException("Cannot close a change table", e);
+        }
+      }
+    }
+  }
+
+  /**
+   * Opens the current version of a change table and brings its index up to that version. The caller
+   * closes the channel (or hands it to a reader that does).
+   *
+   * @throws UncheckedIOException when the file cannot be read
+   */
+  static Opened changeTable(Path file) {
+    Slot slot = slot(key("changes", file));
+    for (int attempt = 1; attempt <= OPEN_ATTEMPTS; attempt++) {
+      FileStamp before = FileStamp.of(file);
+      if (before.absent()) {
+        return new Opened(ChangeTableIndex.absent(), null);
+      }
+      FileChannel channel = ChangeTableIndex.open(file);
+      if (channel == null) {
+        continue;
+      }
+      // The writer replaces files whole, so an unchanged stamp after the open shows that the
+      // channel holds the version stamped before it.
+      if (!FileStamp.of(file).equals(before)) {
+        closeQuietly(channel);
+        continue;
+      }
+      try {
+        ChangeTableIndex index;
+        synchronized (slot) {
+          index = slot.index;
+          if (index == null || !index.stamp.equals(before)) {
+            index = ChangeTableIndex.index(index, file, before, channel);
+            slot.index = index;
+          }
+        }
+        return new Opened(index, channel);
+      } catch (IOException | RuntimeException e) {
+        closeQuietly(channel);
+        if (e instanceof IOException io) {
+          throw new UncheckedIOException("Cannot read " + file + ": " + io.getMessage(), io);
+        }
+        throw (RuntimeException) e;
+      }
+    }
+    return new Opened(null, ChangeTableIndex.open(file));
+  }
+
+  private static void closeQuietly(FileChannel channel) {
+    try {
+      channel.close();
+    } catch (IOException ignored) {
+      // Closing a read-only channel loses nothing.
+    }
+  }
+}

@@ -1,0 +1,176 @@
+package org.lakecdc.transforms.delta;
+
+import io.delta.kernel.DataWriteContext;
+import io.delta.kernel.Transaction;
+import io.delta.kernel.data.FilteredColumnarBatch;
+import io.delta.kernel.engine.Engine;
+import io.delta.kernel.utils.CloseableIterator;
+import io.delta.kernel.utils.DataFileStatus;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.beam.sdk.values.Row;
+import org.apache.hadoop.fs.FSError;
+import org.checkerframework.checker.nullness.qual.Nullable;
+
+/**
+ * Writes rows pushed one at a time as Parquet data files of one Delta table, without committing
+ * them: {@link DeltaTables#openDataFileWriter}, then {@link #write} per row, then {@link #finish}
+ * for the {@code add} actions, which one committer commits ({@link DeltaTables#commit}). This is
+ * {@link DeltaTables#writeDataFiles} for callers that receive rows one by one (a Beam bundle) and
+ * cannot hand over an iterator.
+ *
+ * <p>Memory: rows are buffered until {@link RowBatches#BATCH_ROWS} (4096) are held, then converted
+ * to one Kernel batch and written to the open file, whose current row group parquet-hadoop holds; a
+ * new file starts once the open one reaches Kernel's target file size ({@code
+ * delta.kernel.default.parquet.writer.targetMaxFileSize}, 128 MiB by default). So memory is bounded
+ * by one batch and one row group, never by the number of rows written.
+ *
+ * <p>Not thread-safe. {@link #close} without {@link #finish} abandons the write: the open file is
+ * closed and the files written stay orphans that no commit adds ({@code VACUUM} removes them).
+ * Values and errors are those of {@link DeltaTables#writeDataFiles}.
+ */
+public final class DataFileWriter implements AutoCloseable {
+  private final String path;
+  private final Engine engine;
+  private final io.delta.kernel.data.Row state;
+  private final RowBatches batches;
+  private final DataWriteContext context;
+  private final ParquetDataFiles.Files files;
+  private final List<Row> buffer = new ArrayList<>(RowBatches.BATCH_ROWS);
+  private long rows;
+  private @Nullable List<DataFileAction> finished;
+  private boolean failed;
+
+  DataFileWriter(
+      String path,
+      Engine engine,
+      Transaction txn,
+      org.apache.beam.sdk.schemas.Schema rowSchema,
+      ParquetDataFiles parquet) {
+    this.path = path;
+    this.engine = engine;
+    this.state = txn.getTransactionState(engine);
+    this.batches = RowBatches.plan(path, txn.getSchema(engine), rowSchema);
+    this.context = Transaction.getWriteContext(engine, state, Map.of());
+    this.files = parquet.open(context.getTargetDirectory(), context.getStatisticsColumns());
+  }
+
+  /**
+   * Adds one row; every {@link RowBatches#BATCH_ROWS} rows are written to the open file.
+   *
+   * @param row a row of the schema the writer was opened with
+   * @throws IllegalStateException after {@link #finish}, {@link #close} or a failure
+   * @throws IllegalArgumentException when a value does not fit its column
+   * @throws UncheckedIOException when writing a file fails ({@code Cannot write data files of Delta
+   *     table <path>: <the I/O error>})
+   */
+  public void write(Row row) {
+    checkOpen();
+    buffer.add(row);
+    if (buffer.size() >= RowBatches.BATCH_ROWS) {
+      flush();
+    }
+  }
+
+  /** The rows added so far. */
+  public long rowCount() {
+    return rows + buffer.size();
+  }
+
+  /**
+   * Writes the buffered rows and closes the open file.
+   *
+   * @return one action per file written, in write order; empty when no row was added. Calling it
+   *     again returns the same list
+   * @throws IllegalStateException after {@link #close} or a failure
+   * @throws UncheckedIOException when writing a file fails
+   */
+  public List<DataFileAction> finish() {
+    if (finished != null) {
+      return finished;
+    }
+    checkOpen();
+    flush();
+    List<DataFileStatus> written;
+    try {
+      written = files.finish();
+    } catch (IOException | RuntimeException | FSError e) {
+      throw failure(e);
+    }
+    List<DataFileAction> actions = new ArrayList<>(written.size());
+    try (CloseableIterator<io.delta.kernel.data.Row> adds =
+        Transaction.generateAppendActions(
+            engine, state, KernelIterators.of(written.iterator()), context)) {
+      for (DataFileStatus file : written) {
+        long rowCount = file.getStatistics().map(s -> s.getNumRecords()).orElse(-1L);
+        actions.add(
+            new DataFileAction(
+                file.getPath(),
+                file.getSize(),
+                rowCount,
+                KernelInternals.actionToJson(adds.next())));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot close the actions of Delta table " + path, e);
+    }
+    finished = List.copyOf(actions);
+    return finished;
+  }
+
+  /** Abandons the write unless {@link #finish} returned: closes the open file, drops the rest. */
+  @Override
+  public void close() {
+    if (finished == null && !failed) {
+      failed = true;
+      buffer.clear();
+      files.abandon(new IOException("abandoned write of Delta table " + path));
+    }
+  }
+
+  private void checkOpen() {
+    if (failed || finished != null) {
+      throw new IllegalStateException(
+          "The data file writer of Delta table " + path + " is finished, closed or failed");
+    }
+  }
+
+  private void flush() {
+    if (buffer.isEmpty()) {
+      return;
+    }
+    try (CloseableIterator<FilteredColumnarBatch> physical =
+        Transaction.transformLogicalData(
+            engine, state, KernelIterators.single(batches.batch(buffer, rows)), Map.of())) {
+      while (physical.hasNext()) {
+        files.write(physical.next());
+      }
+    } catch (IOException | RuntimeException | FSError e) {
+      throw failure(e);
+    }
+    rows += buffer.size();
+    buffer.clear();
+  }
+
+  /**
+   * Abandons the write after {@code e} and says why: I/O failures name the table and the file
+   * system's own message (the writer's own IOException, Parquet's wrapper of a failed close "Unable
+   * to close resource", Hadoop's local file system's FSError); others are rethrown.
+   */
+  private RuntimeException failure(Throwable e) {
+    failed = true;
+    buffer.clear();
+    files.abandon(e);
+    IOException io = DeltaTables.ioCause(e);
+    if (io == null && e instanceof RuntimeException r) {
+      return r;
+    } else if (io == null) {
+      throw (Error) e;
+    }
+    return new UncheckedIOException(
+        "Cannot write data files of Delta table " + path + ": " + io.getMessage(),
+        new IOException(io.getMessage(), e));
+  }
+}

@@ -1,0 +1,113 @@
+package org.lakecdc.transforms.delta;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The kinds of Delta tables this project writes (BEHAVIOUR.md 12), each with its table comment and
+ * its ordered, append-only list of {@link Migration}s. A table's {@link
+ * TableProperties#SCHEMA_VERSION} is the number of its kind's migrations it has had; {@link
+ * #currentVersion()} is the number this build knows. Opening a table at a lower version applies the
+ * missing migrations ({@link DeltaTables#open}); a table at a higher version is refused.
+ *
+ * <p>Every kind is at version 1. Migration 1 of every kind records the kind ({@link
+ * TableProperties#TABLE_KIND}) and the kind's table comment, so that a table created without them
+ * (version 0: by hand, or by a tool that did not stamp it) is adopted. Later migrations are
+ * appended to a kind's list, never inserted.
+ */
+public enum TableKind {
+  /** The append-only change log of one source table (BEHAVIOUR.md 7.1). */
+  BRONZE(
+      "Append-only SQL Server CDC change log: one row per change (an update is two rows,"
+          + " _operation 3 then 4) plus snapshot rows (_operation 0, identified by _snapshot;"
+          + " chunked snapshots also set _chunk). Order a key's changes by (_start_lsn,"
+          + " _command_id, _seqval, _operation). Rebuild the current state from the newest"
+          + " snapshot's rows plus the changes after it. Columns a newer capture instance adds are"
+          + " appended (older rows NULL); columns it drops stay (NULL from then on)."),
+  /** One row per batch and per event of a stream (BEHAVIOUR.md 7.4). */
+  FACTS(
+      "One row per micro-batch of a CDC stream, batches without rows included, plus event rows"
+          + " for snapshots, schema changes, capture-instance switches and skipped changes."
+          + " (app_id, batch_id) identifies a batch."),
+  /** The completeness verdict, one row per target table (BEHAVIOUR.md 8.2). */
+  CONTROL(
+      "Completeness verdict per CDC-fed table: every period before finalized_until is complete in"
+          + " the target. Gate downstream work on it."),
+  /** The current state of a source table (BEHAVIOUR.md 10.1). */
+  SILVER(
+      "Current state of the SQL Server table built from bronze: one row per key, deleted rows"
+          + " removed. Its position is applied_lsn in the control table. Columns bronze gains are"
+          + " added (older rows NULL)."),
+  /** The report of reconcile runs (BEHAVIOUR.md 11.3). */
+  RECONCILE(
+      "Report of reconcile runs: per run one row per key bucket and one per differing key;"
+          + " run_id groups them.");
+
+  private final String tableComment;
+  private final List<Migration> migrations;
+
+  TableKind(String tableComment) {
+    this.tableComment = tableComment;
+    this.migrations =
+        Migration.checkOrdered(
+            List.of(
+                new Migration(
+                    1,
+                    "record the table kind and the table comment",
+                    List.of(new SchemaChange.SetTableComment(tableComment)))));
+  }
+
+  /**
+   * The value of {@link TableProperties#TABLE_KIND} for this kind: the lower-case name.
+   *
+   * @return e.g. {@code bronze}
+   */
+  public String propertyValue() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+
+  /**
+   * The table comment (Delta {@code metaData.description}) a new table of this kind gets.
+   *
+   * @return the comment
+   */
+  public String tableComment() {
+    return tableComment;
+  }
+
+  /**
+   * The migrations of this kind, in order: the i-th (from 0) has version i + 1.
+   *
+   * @return the unmodifiable list
+   */
+  public List<Migration> migrations() {
+    return migrations;
+  }
+
+  /**
+   * The schema version this build stamps on new tables of this kind and migrates old ones to.
+   *
+   * @return the number of migrations
+   */
+  public int currentVersion() {
+    return migrations.size();
+  }
+
+  /**
+   * The kind named by a {@link TableProperties#TABLE_KIND} value.
+   *
+   * @param value the property value, any case
+   * @return the kind
+   * @throws IllegalArgumentException {@code Unknown table kind '<value>'; known: bronze, facts,
+   *     control, silver, reconcile}
+   */
+  public static TableKind fromPropertyValue(String value) {
+    for (TableKind kind : values()) {
+      if (kind.propertyValue().equalsIgnoreCase(value)) {
+        return kind;
+      }
+    }
+    throw new IllegalArgumentException(
+        "Unknown table kind '" + value + "'; known: bronze, facts, control, silver, reconcile");
+  }
+}

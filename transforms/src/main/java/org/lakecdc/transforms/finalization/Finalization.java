@@ -1,0 +1,247 @@
+package org.lakecdc.transforms.finalization;
+
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import org.apache.beam.sdk.util.BackOff;
+import org.apache.beam.sdk.util.BackOffUtils;
+import org.apache.beam.sdk.util.FluentBackoff;
+import org.apache.beam.sdk.util.Sleeper;
+import org.apache.beam.sdk.values.Row;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Duration;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.transforms.delta.DeltaConflictException;
+import org.lakecdc.transforms.delta.DeltaTables;
+
+/**
+ * The completeness verdict of target tables in a control table (BEHAVIOUR.md 8).
+ *
+ * <p>{@code finalized_until} of a table (UTC) means: every period that ends at or before it is
+ * complete in the table; no source commit at or before that instant can still arrive. It is
+ * advanced after the data it vouches for is committed, to {@code GREATEST(old, truncate(end commit
+ * time, granularity))}: the period containing the end commit is excluded, because transactions
+ * sharing that commit time may still be pending. It never moves backwards and is never stored in
+ * table properties.
+ *
+ * <p>The control table holds one row per target and is rewritten in place (Delta file removes
+ * through {@link DeltaTables#rewrite}); concurrent writers of the shared control table conflict, so
+ * a rewrite that lost is recomputed from the new content and retried with backoff for about a
+ * minute.
+ *
+ * <p>An instance remembers the verdict of each table it last read or wrote: since a verdict never
+ * moves backwards, a candidate that is not after it cannot move the stored one, and {@link
+ * #advance} returns without reading the control table (a committer calls it after every batch; the
+ * verdict moves once per period). It also creates the control table once, on first use.
+ */
+public final class Finalization {
+  private static final FluentBackoff RETRIES =
+      FluentBackoff.DEFAULT
+          .withInitialBackoff(Duration.millis(200))
+          .withMaxBackoff(Duration.standardSeconds(10))
+          .withMaxCumulativeBackoff(Duration.standardMinutes(1));
+
+  private final DeltaTables tables;
+  private final String controlPath;
+  private final Clock clock;
+
+  /** The verdict per table as this instance last read or wrote it (never ahead of the table's). */
+  private final Map<String, LocalDateTime> known = new ConcurrentHashMap<>();
+
+  private volatile boolean controlTableOpened;
+
+  /**
+   * @param tables the Delta access
+   * @param controlPath path or URI of the control table; created on first use
+   * @param clock the clock of {@code updated_at}
+   */
+  public Finalization(DeltaTables tables, String controlPath, Clock clock) {
+    this.tables = Objects.requireNonNull(tables, "tables");
+    this.controlPath = Objects.requireNonNull(controlPath, "controlPath");
+    this.clock = Objects.requireNonNull(clock, "clock");
+  }
+
+  /** The verdict a batch ending at {@code endCommitTime} allows: the start of its period. */
+  public static LocalDateTime candidate(Instant endCommitTime, Granularity granularity) {
+    return granularity.truncate(LocalDateTime.ofInstant(endCommitTime, ZoneOffset.UTC));
+  }
+
+  /**
+   * Moves the verdict of {@code table} to the candidate of {@code endCommitTime} when that is later
+   * than the stored verdict (or none is stored); otherwise leaves it. A candidate that is not after
+   * the verdict this instance last read or wrote for the table is not compared with the stored one
+   * (which can only be later): the control table is neither read nor written.
+   *
+   * @param table the target's path or name, as the job was given it
+   * @param endLsn the end LSN of the last committed batch
+   * @param endCommitTime its commit time (UTC)
+   * @param granularity the period size
+   * @return the verdict after the call; when the control table was not read, the verdict this
+   *     instance last read or wrote
+   * @throws DeltaConflictException when concurrent writers kept winning for about a minute
+   */
+  public LocalDateTime advance(
+      String table, Lsn endLsn, Instant endCommitTime, Granularity granularity) {
+    LocalDateTime candidate = candidate(endCommitTime, granularity);
+    LocalDateTime remembered = known.get(table);
+    if (remembered != null && !candidate.isAfter(remembered)) {
+      return remembered;
+    }
+    if (!controlTableOpened) {
+      tables.createIfAbsent(controlPath, ControlTable.definition());
+      controlTableOpened = true;
+    }
+    LocalDateTime verdict =
+        rewriteWithRetries(
+            rows -> {
+              List<Row> updated = new ArrayList<>(rows.size() + 1);
+              boolean found = false;
+              for (Row row : rows) {
+                if (!table.equals(row.getString(ControlTable.TABLE_NAME))) {
+                  updated.add(row);
+                  continue;
+                }
+                found = true;
+                LocalDateTime current = finalizedUntil(row);
+                if (current != null && !candidate.isAfter(current)) {
+                  return new Rewrite<>(null, current);
+                }
+                updated.add(withVerdict(row, candidate, endLsn, endCommitTime));
+              }
+              if (!found) {
+                updated.add(withVerdict(newRow(table), candidate, endLsn, endCommitTime));
+              }
+              return new Rewrite<>(updated, candidate);
+            });
+    known.merge(table, verdict, (a, b) -> a.isAfter(b) ? a : b);
+    return verdict;
+  }
+
+  /**
+   * Removes the row of {@code table}: its verdict vouched for a table that no longer exists (the
+   * bronze table at that path was deleted, or a new one was created there), so no period of the new
+   * table is complete until its own data says so.
+   *
+   * @param table the target's path or name
+   * @return the verdict the removed row held, or empty when the control table had no row for it
+   * @throws DeltaConflictException when concurrent writers kept winning for about a minute
+   */
+  public Optional<LocalDateTime> forget(String table) {
+    known.remove(table);
+    if (!tables.exists(controlPath)) {
+      return Optional.empty();
+    }
+    return rewriteWithRetries(
+        rows -> {
+          List<Row> kept = new ArrayList<>(rows.size());
+          Optional<LocalDateTime> removed = null;
+          for (Row row : rows) {
+            if (table.equals(row.getString(ControlTable.TABLE_NAME))) {
+              removed = Optional.ofNullable(finalizedUntil(row));
+            } else {
+              kept.add(row);
+            }
+          }
+          return removed == null
+              ? new Rewrite<>(null, Optional.empty())
+              : new Rewrite<>(kept, removed);
+        });
+  }
+
+  /** The control rows to write (null: write nothing) and the result to return once written. */
+  private record Rewrite<T>(@Nullable List<Row> rows, T result) {}
+
+  /**
+   * Reads the control rows, computes the rewrite and commits it; a rewrite that lost to a
+   * concurrent writer is recomputed from the new content, with backoff for about a minute.
+   */
+  private <T> T rewriteWithRetries(Function<List<Row>, Rewrite<T>> change) {
+    BackOff backOff = RETRIES.backoff();
+    while (true) {
+      Rewrite<T> rewrite = change.apply(tables.scan(controlPath, ControlTable.SCHEMA));
+      if (rewrite.rows() == null) {
+        return rewrite.result();
+      }
+      try {
+        tables.rewrite(controlPath, ControlTable.SCHEMA, rewrite.rows(), null, 0);
+        return rewrite.result();
+      } catch (DeltaConflictException e) {
+        try {
+          if (!BackOffUtils.next(Sleeper.DEFAULT, backOff)) {
+            throw e;
+          }
+        } catch (IOException | InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
+      }
+    }
+  }
+
+  /** The stored verdict of {@code table}, if any. */
+  public Optional<LocalDateTime> verdict(String table) {
+    if (!tables.exists(controlPath)) {
+      return Optional.empty();
+    }
+    for (Row row : tables.scan(controlPath, ControlTable.SCHEMA)) {
+      if (table.equals(row.getString(ControlTable.TABLE_NAME))) {
+        return Optional.ofNullable(finalizedUntil(row));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * True when the period ending at {@code periodEndUtc} is complete in {@code table}: a verdict
+   * exists and {@code periodEnd <= finalized_until}. Consumers of {@code [start, end)} wait until
+   * this is true for {@code end}.
+   *
+   * @param periodEndUtc the period's end as a UTC date-time
+   */
+  public boolean isFinal(String table, LocalDateTime periodEndUtc) {
+    return verdict(table).map(v -> !periodEndUtc.isAfter(v)).orElse(false);
+  }
+
+  /**
+   * {@link #isFinal(String, LocalDateTime)} for a period end with a zone or offset: it is compared
+   * in UTC (C146).
+   *
+   * @param periodEnd the period's end, any zone
+   */
+  public boolean isFinal(String table, java.time.OffsetDateTime periodEnd) {
+    return isFinal(table, periodEnd.atZoneSameInstant(ZoneOffset.UTC).toLocalDateTime());
+  }
+
+  private static LocalDateTime finalizedUntil(Row row) {
+    return row.getLogicalTypeValue(ControlTable.FINALIZED_UNTIL, LocalDateTime.class);
+  }
+
+  private static Row newRow(String table) {
+    List<Object> values = new ArrayList<>();
+    for (int i = 0; i < ControlTable.SCHEMA.getFieldCount(); i++) {
+      values.add(null);
+    }
+    values.set(ControlTable.SCHEMA.indexOf(ControlTable.TABLE_NAME), table);
+    return Row.withSchema(ControlTable.SCHEMA).attachValues(values);
+  }
+
+  private Row withVerdict(Row row, LocalDateTime verdict, Lsn endLsn, Instant endCommitTime) {
+    return Row.fromRow(row)
+        .withFieldValue(ControlTable.FINALIZED_UNTIL, verdict)
+        .withFieldValue(ControlTable.END_LSN, endLsn.toString())
+        .withFieldValue(
+            ControlTable.END_COMMIT_TS, LocalDateTime.ofInstant(endCommitTime, ZoneOffset.UTC))
+        .withFieldValue(
+            ControlTable.UPDATED_AT, LocalDateTime.ofInstant(clock.instant(), ZoneOffset.UTC))
+        .build();
+  }
+}

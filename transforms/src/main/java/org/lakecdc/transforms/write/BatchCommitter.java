@@ -1,0 +1,194 @@
+package org.lakecdc.transforms.write;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.metrics.Distribution;
+import org.apache.beam.sdk.metrics.Metrics;
+import org.apache.beam.sdk.values.Row;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.io.mssqlcdc.ChangeBatch;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.transforms.Counts;
+import org.lakecdc.transforms.delta.CommitResult;
+import org.lakecdc.transforms.delta.DataFileAction;
+import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.facts.FactsTable;
+import org.lakecdc.transforms.finalization.Finalization;
+import org.lakecdc.transforms.position.StreamPosition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The commit sequence of one batch, shared by the bounded committer ({@link CommitBatches}) and the
+ * continuous one ({@link WriteChangeStreamToDelta}): the bronze commit (only with rows) with
+ * transaction id {@code (appId, batch)} and the new position; then the facts row and its event rows
+ * in one commit with {@code (appId#facts, batch)} and the position; then the verdict. A batch whose
+ * end is already in the tables is skipped.
+ */
+final class BatchCommitter {
+  private static final Logger LOG = LoggerFactory.getLogger(BatchCommitter.class);
+  private static final String NAMESPACE = "lakecdc";
+
+  private final DeltaTarget target;
+  private final DeltaTables tables;
+  private final Finalization finalization;
+  private final Counter batchesCommitted = Metrics.counter(NAMESPACE, "batches_committed");
+  private final Counter bytesWritten = Metrics.counter(NAMESPACE, "bytes_written");
+  private final Distribution captureLag = Metrics.distribution(NAMESPACE, "capture_lag_seconds");
+
+  /**
+   * A committer of {@code target}'s batches.
+   *
+   * @param target the target
+   * @param tables the Delta tables
+   */
+  BatchCommitter(DeltaTarget target, DeltaTables tables) {
+    this.target = target;
+    this.tables = tables;
+    this.finalization = new Finalization(tables, target.controlPath(), Clock.systemUTC());
+  }
+
+  /** The position after {@code batch}, committed as batch {@code batchId}. */
+  static StreamPosition next(StreamPosition position, long batchId, ChangeBatch batch) {
+    String lastInstance = batch.readInstances().get(batch.readInstances().size() - 1);
+    return position.next(batchId, batch.toLsn(), batch.toCommitTime(), lastInstance);
+  }
+
+  /**
+   * Commits {@code batch} as batch {@code batchId} after {@code position}, or skips it when its end
+   * is not after {@code committedUpTo}.
+   *
+   * @param files the batch's data files, or null when it has no rows
+   */
+  CommittedBatch commit(
+      StreamPosition position,
+      ChangeBatch batch,
+      long batchId,
+      @Nullable BatchFiles files,
+      Lsn committedUpTo) {
+    BatchStats stats = files == null ? BatchStats.empty(batchId) : files.stats();
+    StreamPosition next = next(position, batchId, batch);
+    if (!batch.toLsn().isAfter(committedUpTo)) {
+      LOG.info(
+          "Batch {} ({}..{}) is already in {}: skipped",
+          batchId,
+          batch.fromLsn(),
+          batch.toLsn(),
+          target.bronzePath());
+      return new CommittedBatch(
+          batchId,
+          stats,
+          batch.toLsn().toString(),
+          batch.toCommitTime(),
+          -1,
+          true,
+          finalization.verdict(target.bronzePath()).orElse(null),
+          0);
+    }
+    Instant startedAt = Instant.now();
+    long bronzeVersion = -1;
+    long bytes = 0;
+    boolean skipped = false;
+    if (stats.rows() > 0) {
+      List<DataFileAction> actions = files.files();
+      target.crashIf(CrashPoint.AFTER_DATA_FILES, batchId);
+      CommitResult result =
+          tables.commit(
+              target.bronzePath(),
+              actions,
+              target.appId(),
+              batchId,
+              Map.of(
+                  StreamPosition.BRONZE_DOMAIN,
+                  next.toJson(),
+                  BatchStats.BRONZE_DOMAIN,
+                  stats.toJson(batch)));
+      skipped = !result.committed();
+      bronzeVersion = result.committed() ? result.version() : -1;
+      bytes = actions.stream().mapToLong(DataFileAction::sizeBytes).sum();
+    }
+    Instant bronzeDone = Instant.now();
+    target.crashIf(CrashPoint.AFTER_BRONZE_COMMIT, batchId);
+    List<Row> facts =
+        BatchFacts.rows(
+            target,
+            position,
+            batch,
+            stats,
+            startedAt,
+            Duration.between(startedAt, bronzeDone),
+            Clock.systemUTC());
+    tables.append(
+        target.factsPath(),
+        FactsTable.SCHEMA,
+        facts,
+        target.factsAppId(),
+        batchId,
+        Map.of(StreamPosition.factsDomain(target.appId()), next.toJson()));
+    target.crashIf(CrashPoint.AFTER_FACTS_COMMIT, batchId);
+    LocalDateTime verdict =
+        finalization.advance(
+            target.bronzePath(), batch.toLsn(), batch.toCommitTime(), target.granularity());
+    LOG.info(
+        "batch {}: {} ({}, {}, {}) up to {} committed at {}; bronze version {},"
+            + " finalized_until {}",
+        batchId,
+        Counts.of(stats.rows(), "row", "rows"),
+        Counts.of(stats.inserts(), "insert", "inserts"),
+        Counts.of(stats.updates(), "update", "updates"),
+        Counts.of(stats.deletes(), "delete", "deletes"),
+        batch.toLsn(),
+        batch.toCommitTime(),
+        bronzeVersion < 0 ? "unchanged" : bronzeVersion,
+        verdict);
+    batchesCommitted.inc();
+    bytesWritten.inc(bytes);
+    BatchFacts.captureLagSeconds(facts.get(0)).ifPresent(lag -> captureLag.update(Math.round(lag)));
+    return new CommittedBatch(
+        batchId,
+        stats,
+        batch.toLsn().toString(),
+        batch.toCommitTime(),
+        bronzeVersion,
+        skipped,
+        verdict,
+        bytes);
+  }
+
+  /** The end LSN the target's tables already hold (the later of bronze's and facts' positions). */
+  Lsn committedUpTo() {
+    Lsn upTo = target.start().endLsn();
+    Optional<StreamPosition> bronze =
+        StreamPosition.fromJson(
+            tables.domainMetadata(target.bronzePath(), StreamPosition.BRONZE_DOMAIN));
+    Optional<StreamPosition> facts =
+        StreamPosition.fromJson(
+            tables.domainMetadata(target.factsPath(), StreamPosition.factsDomain(target.appId())));
+    if (bronze.isPresent() && bronze.get().appId().equals(target.appId())) {
+      upTo = Lsn.max(upTo, bronze.get().endLsn());
+    }
+    // The shared facts table's position counts only when it is this bronze table's.
+    if (facts.isPresent() && ownsFactsPosition(target.start(), facts.get())) {
+      upTo = Lsn.max(upTo, facts.get().endLsn());
+    }
+    return upTo;
+  }
+
+  /**
+   * Whether the facts position is the position of the target that started at {@code start}: the
+   * same app id and bronze table id, or, for a target whose positions record no table id (written
+   * before lakecdc recorded it), the same app id and no table id either.
+   */
+  static boolean ownsFactsPosition(StreamPosition start, StreamPosition facts) {
+    if (start.targetId() == null) {
+      return facts.targetId() == null && facts.appId().equals(start.appId());
+    }
+    return facts.isOf(start.appId(), start.targetId());
+  }
+}

@@ -1,0 +1,86 @@
+package org.lakecdc.transforms.write;
+
+import java.util.Iterator;
+import java.util.List;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.values.Row;
+import org.lakecdc.io.mssqlcdc.RowSink;
+import org.lakecdc.transforms.bronze.BronzeTable;
+import org.lakecdc.transforms.delta.DataFileAction;
+import org.lakecdc.transforms.delta.DeltaTables;
+
+/**
+ * Writes each batch's change rows as bronze Parquet data files, in the stage that reads them
+ * ({@code MssqlCdcIO.read().writeTo(sink)}): rows are converted to bronze rows ({@code _batch_id} =
+ * the batch's number) and streamed into files that roll at the target file size (128 MiB by
+ * default, {@code delta.kernel.default.parquet.writer.targetMaxFileSize}), so memory is bounded by
+ * a file's buffered row group, never by the batch. Nothing is committed: the result, the files'
+ * {@code add} actions and the batch's counts, goes to the target's one committer.
+ *
+ * <p>The batch number is the target's position's batch plus 1 plus the batch's {@code sequence}
+ * within the read: the same numbering the committer checks, so a batch is written and committed
+ * under one number whichever worker reads it.
+ */
+public final class BronzeBatchSink implements RowSink<BatchFiles> {
+  private final String bronzePath;
+  private final Schema changeSchema;
+  private final long startBatch;
+  private final DeltaTarget target;
+  private transient DeltaTables tables;
+  private transient Schema bronzeSchema;
+
+  private BronzeBatchSink(DeltaTarget target, Schema changeSchema) {
+    this.bronzePath = target.bronzePath();
+    this.changeSchema = changeSchema;
+    this.startBatch = target.start().batchId();
+    this.target = target;
+  }
+
+  /** A sink writing {@code target}'s bronze files for change rows of {@code changeSchema}. */
+  public static BronzeBatchSink of(DeltaTarget target, Schema changeSchema) {
+    return new BronzeBatchSink(target, changeSchema);
+  }
+
+  /** The batch number of the read's batch {@code sequence}. */
+  long batchId(long sequence) {
+    return startBatch + 1 + sequence;
+  }
+
+  @Override
+  public void setup() {
+    tables = target.tables();
+    bronzeSchema = BronzeTable.schema(changeSchema);
+  }
+
+  @Override
+  public BatchFiles write(long sequence, Iterator<Row> rows) {
+    long batchId = batchId(sequence);
+    if (!rows.hasNext()) {
+      return new BatchFiles(batchId, List.of(), BatchStats.empty(batchId));
+    }
+    Integer bronzeBatchId = Math.toIntExact(batchId);
+    BatchStats.Counter counter = new BatchStats.Counter(batchId);
+    Iterator<Row> bronzeRows =
+        new Iterator<>() {
+          @Override
+          public boolean hasNext() {
+            return rows.hasNext();
+          }
+
+          @Override
+          public Row next() {
+            Row change = rows.next();
+            counter.add(change);
+            return BronzeTable.toBronzeRow(bronzeSchema, change, bronzeBatchId, null, null);
+          }
+        };
+    List<DataFileAction> files = tables.writeDataFiles(bronzePath, bronzeSchema, () -> bronzeRows);
+    return new BatchFiles(batchId, files, counter.stats());
+  }
+
+  @Override
+  public Coder<BatchFiles> resultCoder() {
+    return BatchFilesCoder.of();
+  }
+}

@@ -1,0 +1,102 @@
+package org.lakecdc.transforms.write;
+
+import java.io.Serializable;
+import java.time.Instant;
+import java.util.Objects;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.delta.HadoopConf;
+import org.lakecdc.transforms.finalization.Granularity;
+import org.lakecdc.transforms.position.StreamPosition;
+
+/**
+ * Where and how one stream is written: the three tables, the job's identity and the position the
+ * run starts from. Serializable; shipped with the write transforms.
+ *
+ * @param bronzePath path or URI of the bronze table (also the target's name in facts and control)
+ * @param factsPath path or URI of the facts table (may be shared by several streams)
+ * @param controlPath path or URI of the control table (may be shared)
+ * @param start the position the run starts from (its batch id + 1 is the first batch's number)
+ * @param granularity the verdict's period
+ * @param runStartedAt when the run started (UTC), for {@code started_at}
+ * @param crashPoint crash tests only: where to stop, or null
+ * @param crashBatch crash tests only: the batch to stop at
+ * @param crashFailure crash tests only: what is thrown there (null for {@link
+ *     CrashPoint.Failure#EXCEPTION})
+ * @param hadoopConf the Hadoop configuration every table of the target is opened with, on every
+ *     worker ({@link #tables()}); its secret values never appear in {@link #toString()}
+ */
+public record DeltaTarget(
+    String bronzePath,
+    String factsPath,
+    String controlPath,
+    StreamPosition start,
+    Granularity granularity,
+    Instant runStartedAt,
+    @Nullable CrashPoint crashPoint,
+    long crashBatch,
+    CrashPoint.@Nullable Failure crashFailure,
+    HadoopConf hadoopConf)
+    implements Serializable {
+  public DeltaTarget {
+    Objects.requireNonNull(hadoopConf, "hadoopConf");
+    Objects.requireNonNull(bronzePath, "bronzePath");
+    Objects.requireNonNull(factsPath, "factsPath");
+    Objects.requireNonNull(controlPath, "controlPath");
+    Objects.requireNonNull(start, "start");
+    Objects.requireNonNull(granularity, "granularity");
+    Objects.requireNonNull(runStartedAt, "runStartedAt");
+  }
+
+  /**
+   * The Delta tables of this target, opened with its Hadoop configuration: what every {@code DoFn}
+   * that writes or commits the target calls in its {@code @Setup} (not serializable: one per DoFn
+   * instance).
+   */
+  public DeltaTables tables() {
+    return hadoopConf.tables();
+  }
+
+  /** The job's app id: the bronze transaction app id. */
+  public String appId() {
+    return start.appId();
+  }
+
+  /**
+   * The facts transaction app id of batch rows: {@code <appId>#facts@<bronze table id>} ({@link
+   * StreamPosition#factsAppId}).
+   */
+  public String factsAppId() {
+    return start.factsAppId();
+  }
+
+  /** The same target, stopping at {@code point} of batch {@code batch} (crash tests). */
+  public DeltaTarget withCrash(CrashPoint point, long batch) {
+    return withCrash(point, batch, CrashPoint.Failure.EXCEPTION);
+  }
+
+  /**
+   * The same target, throwing {@code failure} at {@code point} of batch {@code batch} (crash and
+   * fatal-error tests).
+   */
+  public DeltaTarget withCrash(CrashPoint point, long batch, CrashPoint.Failure failure) {
+    return new DeltaTarget(
+        bronzePath,
+        factsPath,
+        controlPath,
+        start,
+        granularity,
+        runStartedAt,
+        point,
+        batch,
+        failure,
+        hadoopConf);
+  }
+
+  /** Throws the simulated crash when this is the configured point and batch. */
+  void crashIf(CrashPoint point, long batch) {
+    if (point == crashPoint && batch == crashBatch) {
+      (crashFailure == null ? CrashPoint.Failure.EXCEPTION : crashFailure).raise(point, batch);
+    }
+  }
+}

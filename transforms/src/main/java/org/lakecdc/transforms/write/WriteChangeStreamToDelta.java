@@ -1,0 +1,163 @@
+package org.lakecdc.transforms.write;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.beam.sdk.coders.DelegateCoder;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.state.BagState;
+import org.apache.beam.sdk.state.StateSpec;
+import org.apache.beam.sdk.state.StateSpecs;
+import org.apache.beam.sdk.state.ValueState;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.WithKeys;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PBegin;
+import org.apache.beam.sdk.values.PCollection;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.io.mssqlcdc.ChangeBatch;
+import org.lakecdc.io.mssqlcdc.ChangeBatchCoder;
+import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
+import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.position.StreamPosition;
+
+/**
+ * Reads change batches with the continuous form of {@code MssqlCdcIO.read()} and writes them to
+ * bronze, facts and the verdict, exactly once, batch by batch as they arrive: the continuous
+ * counterpart of {@link WriteChangesToDelta}.
+ *
+ * <pre>
+ * read by LSN range ── each batch's rows written to bronze data files in the reading stage
+ *   ── (batch, files) ── key by target ── Commit each batch once it is the next in sequence
+ *   (stateful, one key per target)
+ * </pre>
+ *
+ * <p>No window, trigger or watermark decides when a batch is committed: the sequence does. The
+ * reader numbers its batches 0, 1, 2, ... in LSN order with no gap ({@link
+ * ChangeBatch#sequence()}), so the one committer of the target commits batch k as soon as batches
+ * 0..k-1 are committed, and keeps a batch that arrives early (from another part of the read) until
+ * then. The state holds only batch descriptions (file actions, counts, measurements), never rows: a
+ * few per batch in flight.
+ *
+ * <p>Runs on runners with stateful processing in the global window in streaming (Direct, Flink);
+ * the Spark runner runs the job's bounded form instead.
+ */
+public final class WriteChangeStreamToDelta
+    extends PTransform<PBegin, PCollection<CommittedBatch>> {
+  private final MssqlCdcIO.Read read;
+  private final DeltaTarget target;
+  private final Schema changeSchema;
+
+  private WriteChangeStreamToDelta(MssqlCdcIO.Read read, DeltaTarget target, Schema changeSchema) {
+    this.read = read;
+    this.target = target;
+    this.changeSchema = changeSchema;
+  }
+
+  /**
+   * Reads with {@code read} (continuous form) and writes to {@code target}; {@code changeSchema} is
+   * the read's output schema (the tables must exist, as for {@link WriteChangesToDelta#from}).
+   */
+  public static WriteChangeStreamToDelta from(
+      MssqlCdcIO.Read read, DeltaTarget target, Schema changeSchema) {
+    return new WriteChangeStreamToDelta(read, target, changeSchema);
+  }
+
+  @Override
+  public PCollection<CommittedBatch> expand(PBegin input) {
+    return input
+        .apply(
+            "Read and write bronze files", read.writeTo(BronzeBatchSink.of(target, changeSchema)))
+        .apply("Key batches by target", WithKeys.of(target.bronzePath()))
+        .setCoder(
+            KvCoder.of(
+                StringUtf8Coder.of(), KvCoder.of(ChangeBatchCoder.of(), BatchFilesCoder.of())))
+        .apply("Commit batches in sequence", ParDo.of(new CommitInSequence(target)))
+        .setCoder(CommittedBatchCoder.of());
+  }
+
+  /** The one committer of the target (one key): see {@link WriteChangeStreamToDelta}. */
+  static final class CommitInSequence
+      extends DoFn<KV<String, KV<ChangeBatch, BatchFiles>>, CommittedBatch> {
+    private final DeltaTarget target;
+
+    @StateId("pending")
+    private final StateSpec<BagState<KV<ChangeBatch, BatchFiles>>> pendingSpec =
+        StateSpecs.bag(KvCoder.of(ChangeBatchCoder.of(), BatchFilesCoder.of()));
+
+    @StateId("position")
+    private final StateSpec<ValueState<StreamPosition>> positionSpec =
+        StateSpecs.value(
+            DelegateCoder.of(
+                StringUtf8Coder.of(), StreamPosition::toJson, StreamPosition::fromJson));
+
+    @StateId("next")
+    private final StateSpec<ValueState<Long>> nextSpec = StateSpecs.value();
+
+    private transient DeltaTables tables;
+    private transient BatchCommitter committer;
+    private transient org.lakecdc.io.mssqlcdc.lsn.@Nullable Lsn committedUpTo;
+
+    CommitInSequence(DeltaTarget target) {
+      this.target = target;
+    }
+
+    @Setup
+    public void setup() {
+      tables = target.tables();
+      committer = new BatchCommitter(target, tables);
+    }
+
+    @ProcessElement
+    public void process(
+        @Element KV<String, KV<ChangeBatch, BatchFiles>> element,
+        @StateId("pending") BagState<KV<ChangeBatch, BatchFiles>> pendingState,
+        @StateId("position") ValueState<StreamPosition> positionState,
+        @StateId("next") ValueState<Long> nextState,
+        OutputReceiver<CommittedBatch> out) {
+      long next = Optional.ofNullable(nextState.read()).orElse(0L);
+      KV<ChangeBatch, BatchFiles> arrived = element.getValue();
+      if (arrived.getKey().sequence() < next) {
+        return; // a replayed batch already committed
+      }
+      if (arrived.getKey().sequence() > next) {
+        pendingState.add(arrived);
+        return;
+      }
+      List<KV<ChangeBatch, BatchFiles>> pending = new ArrayList<>();
+      pendingState.read().forEach(pending::add);
+      StreamPosition position = Optional.ofNullable(positionState.read()).orElse(target.start());
+      KV<ChangeBatch, BatchFiles> batch = arrived;
+      if (committedUpTo == null) {
+        // What the tables held when this committer started: later batches are its own commits.
+        committedUpTo = committer.committedUpTo();
+      }
+      while (batch != null) {
+        long batchId = target.start().batchId() + 1 + next;
+        out.output(
+            committer.commit(position, batch.getKey(), batchId, batch.getValue(), committedUpTo));
+        position = BatchCommitter.next(position, batchId, batch.getKey());
+        next++;
+        batch = null;
+        for (int i = 0; i < pending.size(); i++) {
+          if (pending.get(i).getKey().sequence() == next) {
+            batch = pending.remove(i);
+            break;
+          }
+        }
+      }
+      positionState.write(position);
+      nextState.write(next);
+      pendingState.clear();
+      for (KV<ChangeBatch, BatchFiles> rest : pending) {
+        if (rest.getKey().sequence() > next) {
+          pendingState.add(rest);
+        }
+      }
+    }
+  }
+}

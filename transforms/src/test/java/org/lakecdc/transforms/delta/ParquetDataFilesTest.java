@@ -1,0 +1,275 @@
+package org.lakecdc.transforms.delta;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.startsWith;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.delta.kernel.data.ColumnarBatch;
+import io.delta.kernel.data.FilteredColumnarBatch;
+import io.delta.kernel.defaults.engine.DefaultEngine;
+import io.delta.kernel.defaults.engine.hadoopio.HadoopFileIO;
+import io.delta.kernel.engine.FileReadResult;
+import io.delta.kernel.expressions.Column;
+import io.delta.kernel.types.IntegerType;
+import io.delta.kernel.types.StructType;
+import io.delta.kernel.utils.CloseableIterator;
+import io.delta.kernel.utils.DataFileStatus;
+import io.delta.kernel.utils.FileStatus;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.values.Row;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.lakecdc.io.mssqlcdc.schema.OutputType;
+
+/**
+ * The project's Parquet writer: the footer Spark reads the calendar from, and everything else as
+ * Kernel's own writer writes it (schema, statistics, values, file rolling).
+ */
+class ParquetDataFilesTest {
+  @TempDir Path dir;
+
+  /** One column of every output type, the extremes of the SQL Server types they hold. */
+  private static final List<DeltaColumn> COLUMNS =
+      List.of(
+          DeltaColumn.required("id", OutputType.BIGINT, null),
+          DeltaColumn.nullable("flag", OutputType.BOOLEAN, null),
+          DeltaColumn.nullable("small", OutputType.SMALLINT, null),
+          DeltaColumn.nullable("whole", OutputType.INT, null),
+          DeltaColumn.nullable("single", OutputType.FLOAT, null),
+          DeltaColumn.nullable("dbl", OutputType.DOUBLE, null),
+          DeltaColumn.nullable("dec9", OutputType.decimal(9, 2), null),
+          DeltaColumn.nullable("money", OutputType.decimal(19, 4), null),
+          DeltaColumn.nullable("dec38", OutputType.decimal(38, 0), null),
+          DeltaColumn.nullable("frac38", OutputType.decimal(38, 38), null),
+          DeltaColumn.nullable("day", OutputType.DATE, null),
+          DeltaColumn.nullable("local", OutputType.TIMESTAMP_NTZ, null),
+          DeltaColumn.nullable("instant", OutputType.TIMESTAMP, null),
+          DeltaColumn.nullable("text", OutputType.STRING, null),
+          DeltaColumn.nullable("bytes", OutputType.BINARY, null));
+
+  private static final Schema SCHEMA = DeltaColumn.toBeamSchema(COLUMNS);
+
+  private static final StructType KERNEL_SCHEMA = DeltaTypes.toStruct(COLUMNS);
+
+  private static List<Row> rows() {
+    String nines = "9".repeat(38);
+    return List.of(
+        Row.withSchema(SCHEMA)
+            .addValues(
+                Long.MIN_VALUE,
+                true,
+                Short.MIN_VALUE,
+                Integer.MIN_VALUE,
+                -Float.MAX_VALUE,
+                -Double.MAX_VALUE,
+                new BigDecimal("-9999999.99"),
+                new BigDecimal("-922337203685477.5808"),
+                new BigDecimal("-" + nines),
+                new BigDecimal("-0." + nines),
+                LocalDate.of(1, 1, 1),
+                LocalDateTime.of(1, 1, 1, 0, 0),
+                Instant.parse("0001-01-01T14:00:00Z"),
+                "\uD83D\uDE00",
+                new byte[] {0, 0, 0})
+            .build(),
+        Row.withSchema(SCHEMA)
+            .addValues(
+                Long.MAX_VALUE,
+                false,
+                Short.MAX_VALUE,
+                Integer.MAX_VALUE,
+                Float.MAX_VALUE,
+                Double.MAX_VALUE,
+                new BigDecimal("9999999.99"),
+                new BigDecimal("922337203685477.5807"),
+                new BigDecimal(nines),
+                new BigDecimal("0." + nines),
+                LocalDate.of(9999, 12, 31),
+                LocalDateTime.of(9999, 12, 31, 23, 59, 59, 999_999_000),
+                Instant.parse("9999-12-31T09:59:59.999999Z"),
+                "",
+                new byte[0])
+            .build(),
+        Row.withSchema(SCHEMA)
+            .addValues(
+                0L, null, null, null, null, null, null, null, null, null, null, null, null, null,
+                null)
+            .build());
+  }
+
+  private static List<Column> allColumns() {
+    List<Column> columns = new ArrayList<>();
+    for (String name : KERNEL_SCHEMA.fieldNames()) {
+      columns.add(new Column(name));
+    }
+    return columns;
+  }
+
+  private static CloseableIterator<FilteredColumnarBatch> batches() {
+    return RowBatches.plan("test", KERNEL_SCHEMA, SCHEMA).batches(rows().iterator());
+  }
+
+  private static ParquetMetadata footer(String path) throws IOException {
+    try (ParquetFileReader reader =
+        ParquetFileReader.open(
+            HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(path), new Configuration()))) {
+      return reader.getFooter();
+    }
+  }
+
+  @Test
+  void everyDataFileTellsSparkItsDatesAndTimestampsAreProlepticGregorian() throws IOException {
+    DeltaTables tables = DeltaTables.create();
+    String path = dir.resolve("extremes").toString();
+    tables.createIfAbsent(path, TableDefinition.of(TableKind.BRONZE, COLUMNS));
+
+    List<DataFileAction> files = tables.writeDataFiles(path, SCHEMA, rows());
+
+    assertEquals(1, files.size());
+    assertEquals(
+        Map.of("org.apache.spark.version", "3.5.0", "writer.model.name", "lakecdc"),
+        footer(files.get(0).path()).getFileMetaData().getKeyValueMetaData(),
+        "Spark 3.5 reads CORRECTED (no rebase) from a version >= 3.0.0 and no"
+            + " org.apache.spark.legacyDateTime / legacyINT96 key");
+  }
+
+  @Test
+  void schemaStatisticsAndValuesAreThoseOfKernelsOwnWriter() throws IOException {
+    Configuration conf = new Configuration();
+    String ours = dir.resolve("ours").toString();
+    String kernels = dir.resolve("kernels").toString();
+
+    List<DataFileStatus> written;
+    try (CloseableIterator<FilteredColumnarBatch> data = batches()) {
+      written = new ParquetDataFiles(new HadoopFileIO(conf), conf).write(ours, data, allColumns());
+    }
+    List<DataFileStatus> reference = new ArrayList<>();
+    DefaultEngine engine = DefaultEngine.create(conf);
+    try (CloseableIterator<FilteredColumnarBatch> data = batches();
+        CloseableIterator<DataFileStatus> files =
+            engine.getParquetHandler().writeParquetFiles(kernels, data, allColumns())) {
+      files.forEachRemaining(reference::add);
+    }
+
+    assertEquals(1, written.size());
+    assertEquals(1, reference.size());
+    DataFileStatus mine = written.get(0);
+    DataFileStatus theirs = reference.get(0);
+    assertThat(mine.getPath(), startsWith("file:" + ours + "/"));
+    assertEquals(
+        footer(theirs.getPath()).getFileMetaData().getSchema(),
+        footer(mine.getPath()).getFileMetaData().getSchema());
+    assertEquals(
+        Map.of(
+            "io.delta.kernel.default-parquet-writer",
+            "Kernel-Defaults-4.4.0",
+            "writer.model.name",
+            "delta-kernel-default-parquet-writer"),
+        footer(theirs.getPath()).getFileMetaData().getKeyValueMetaData(),
+        "what Kernel's writer stores, and Spark does not recognise");
+    assertEquals(
+        theirs.getStatistics().orElseThrow().serializeAsJson(KERNEL_SCHEMA),
+        mine.getStatistics().orElseThrow().serializeAsJson(KERNEL_SCHEMA));
+    assertEquals(3L, mine.getStatistics().orElseThrow().getNumRecords());
+    assertEquals(values(engine, theirs), values(engine, mine));
+    assertEquals(
+        Arrays.asList(
+            Long.MAX_VALUE,
+            false,
+            Short.MAX_VALUE,
+            Integer.MAX_VALUE,
+            Float.MAX_VALUE,
+            Double.MAX_VALUE,
+            new BigDecimal("9999999.99"),
+            new BigDecimal("922337203685477.5807"),
+            new BigDecimal("9".repeat(38)),
+            new BigDecimal("0." + "9".repeat(38)),
+            LocalDate.of(9999, 12, 31),
+            LocalDateTime.of(9999, 12, 31, 23, 59, 59, 999_999_000),
+            Instant.parse("9999-12-31T09:59:59.999999Z"),
+            "",
+            "[]"),
+        values(engine, mine).get(1));
+  }
+
+  /** The rows of a file as read by Kernel, byte arrays as {@link Arrays#toString(byte[])}. */
+  private static List<List<Object>> values(DefaultEngine engine, DataFileStatus file)
+      throws IOException {
+    List<List<Object>> rows = new ArrayList<>();
+    try (CloseableIterator<FileReadResult> read =
+        engine
+            .getParquetHandler()
+            .readParquetFiles(
+                KernelIterators.<FileStatus>single(file), KERNEL_SCHEMA, Optional.empty())) {
+      while (read.hasNext()) {
+        ColumnarBatch batch = read.next().getData();
+        try (CloseableIterator<io.delta.kernel.data.Row> it =
+            new FilteredColumnarBatch(batch, Optional.empty()).getRows()) {
+          while (it.hasNext()) {
+            io.delta.kernel.data.Row row = it.next();
+            List<Object> values = new ArrayList<>();
+            for (int i = 0; i < KERNEL_SCHEMA.length(); i++) {
+              Object value = RowBatches.javaValue("test", row, i);
+              values.add(value instanceof byte[] ? Arrays.toString((byte[]) value) : value);
+            }
+            rows.add(values);
+          }
+        }
+      }
+    }
+    return rows;
+  }
+
+  @Test
+  void aNewFileStartsOnceTheTargetSizeIsBuffered() throws IOException {
+    Configuration conf = new Configuration();
+    conf.set(ParquetDataFiles.TARGET_FILE_SIZE_CONF, "1");
+    String ours = dir.resolve("rolled").toString();
+
+    List<DataFileStatus> written;
+    try (CloseableIterator<FilteredColumnarBatch> data = batches()) {
+      written = new ParquetDataFiles(new HadoopFileIO(conf), conf).write(ours, data, List.of());
+    }
+
+    assertEquals(3, written.size());
+    for (DataFileStatus file : written) {
+      assertEquals(1L, file.getStatistics().orElseThrow().getNumRecords());
+      assertThat(file.getPath(), startsWith("file:" + ours + "/"));
+    }
+  }
+
+  @Test
+  void aNestedColumnIsRefusedBeforeAnythingIsWritten() {
+    StructType nested =
+        new StructType().add("point", new StructType().add("x", IntegerType.INTEGER));
+
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> ParquetDataFiles.parquetSchema(nested));
+
+    assertThat(e.getMessage(), startsWith("Column 'point' has type struct"));
+  }
+
+  @Test
+  void decimalBytesAreTheFewestThatHoldThePrecision() {
+    assertEquals(9, ParquetDataFiles.decimalBytes(19));
+    assertEquals(16, ParquetDataFiles.decimalBytes(38));
+    assertEquals(1, ParquetDataFiles.decimalBytes(2));
+    assertEquals(2, ParquetDataFiles.decimalBytes(3));
+  }
+}

@@ -120,10 +120,10 @@ class SqlServerJobTest {
     }
 
     /** Runs the job once, as {@code CdcToDelta} does after parsing the command line. */
-    CdcToDeltaJob.Summary run(String captureInstance, String... extra) {
+    JobSummary run(String captureInstance, String... extra) {
       CdcToDeltaOptions options =
           CommandLine.parse(args(captureInstance, extra), CdcToDeltaOptions.class);
-      CdcToDeltaJob.Config config = CdcToDelta.config(options);
+      JobConfig config = CdcToDelta.config(options);
       ByteArrayOutputStream bytes = new ByteArrayOutputStream();
       try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
         return CdcToDeltaJob.run(config, options, out);
@@ -133,7 +133,7 @@ class SqlServerJobTest {
     }
 
     /** Runs the job once more when a run stops at a newer instance asking for a restart. */
-    CdcToDeltaJob.Summary runRestartingOnSchemaChange(String captureInstance, String... extra) {
+    JobSummary runRestartingOnSchemaChange(String captureInstance, String... extra) {
       try {
         return run(captureInstance, extra);
       } catch (RuntimeException e) {
@@ -239,7 +239,7 @@ class SqlServerJobTest {
     // C086: rows older than CDC; the instance named in upper case; three snapshot ranges.
     server.enableCapture(table, "dbo_boot", true);
     Target t = new Target(table);
-    CdcToDeltaJob.Summary first = t.run("DBO_BOOT", "--bootstrap=true", "--numPartitions=3");
+    JobSummary first = t.run("DBO_BOOT", "--bootstrap=true", "--numPartitions=3");
     assertEquals(6, first.snapshotRows());
     List<Row> snapshot = t.bronzeRows();
     assertEquals(
@@ -263,7 +263,7 @@ class SqlServerJobTest {
         "INSERT INTO dbo.boot (order_id, status, amount, updated_at)"
             + " VALUES (7, 'new', 7.25, '2026-09-28T13:55:00.1234567')");
     Instant after = server.serverUtcNow();
-    CdcToDeltaJob.Summary second = t.run("DBO_BOOT", "--bootstrap=true", "--numPartitions=3");
+    JobSummary second = t.run("DBO_BOOT", "--bootstrap=true", "--numPartitions=3");
 
     List<Row> bronze = t.bronzeRows();
     assertEquals(
@@ -296,7 +296,7 @@ class SqlServerJobTest {
             .toString(),
         "datetime2(7) keeps microseconds, no zone applied");
 
-    CdcToDeltaJob.Summary third = t.run("DBO_BOOT", "--bootstrap=true", "--numPartitions=3");
+    JobSummary third = t.run("DBO_BOOT", "--bootstrap=true", "--numPartitions=3");
     assertEquals(0, third.batches());
     assertTrue(t.lastOutput.contains("Nothing new"), t.lastOutput);
     assertEquals(10, t.bronzeRows().size());
@@ -354,7 +354,7 @@ class SqlServerJobTest {
     tables.append(copy, schema, copyRows, null, 0, Map.of());
 
     Target t = new Target(table);
-    CdcToDeltaJob.Summary seeded = t.run("dbo_seeded", "--seedTable=" + copy, "--seedAsOf=" + asOf);
+    JobSummary seeded = t.run("dbo_seeded", "--seedTable=" + copy, "--seedAsOf=" + asOf);
     assertEquals(4, seeded.snapshotRows());
     assertTrue(t.lastOutput.contains("Seeded " + t.bronze + " from " + copy), t.lastOutput);
     org.lakecdc.transforms.write.WriteSnapshotToDelta.SnapshotRecord record =
@@ -456,7 +456,7 @@ class SqlServerJobTest {
     String job = server.installHeartbeat(10);
     try {
       Thread.sleep(25_000);
-      CdcToDeltaJob.Summary second = t.run(ci, "--bootstrap=false");
+      JobSummary second = t.run(ci, "--bootstrap=false");
       Instant now = server.serverUtcNow();
       Lsn secondEnd = second.position().orElseThrow().endLsn();
       assertTrue(secondEnd.isAfter(firstEnd), secondEnd + " after " + firstEnd);
@@ -686,8 +686,8 @@ class SqlServerJobTest {
     Target t = new Target(table);
     CdcToDeltaOptions options =
         CommandLine.parse(t.args(ci, "--bootstrap=false"), CdcToDeltaOptions.class);
-    CdcToDeltaJob.Config config = CdcToDelta.config(options);
-    CompletableFuture<CdcToDeltaJob.Summary> following =
+    JobConfig config = CdcToDelta.config(options);
+    CompletableFuture<JobSummary> following =
         CompletableFuture.supplyAsync(
             () ->
                 CdcToDeltaJob.runContinuously(
@@ -695,8 +695,8 @@ class SqlServerJobTest {
                     options,
                     new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
                     () -> {},
-                    new CdcToDeltaJob.Continuous(
-                        CdcToDeltaJob.Continuous.Form.STREAM,
+                    new Continuous(
+                        Continuous.Form.STREAM,
                         Duration.ofSeconds(1),
                         Duration.ofMinutes(3),
                         StopCondition.at(Long.MAX_VALUE))));

@@ -6,6 +6,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.function.UnaryOperator;
 import org.lakecdc.io.mssqlcdc.SchemaChangePolicy;
@@ -62,44 +64,25 @@ public final class CdcToDelta {
    *     #main} passes the identity)
    * @return {@link JobExit#OK}, {@link JobExit#BAD_OPTION} or {@link JobExit#FAILED}
    */
-  static int run(String[] args, PrintStream err, UnaryOperator<CdcToDeltaJob.Config> adjust) {
+  static int run(String[] args, PrintStream err, UnaryOperator<JobConfig> adjust) {
     CdcToDeltaOptions options;
-    CdcToDeltaJob.Config config;
+    JobConfig config;
     try {
       options = CommandLine.parse(args, CdcToDeltaOptions.class);
       // Per occurrence, before Beam's comma splitting joined them: --hadoopConf=a=1 --hadoopConf=b
       // must not read as a=1,b.
       HadoopConf.checkOccurrences("hadoopConf", CommandLine.values(args, "hadoopConf"));
+      if (TablesOption.listsTables(options)) {
+        return runMany(args, options, err, adjust);
+      }
       config = adjust.apply(config(options));
     } catch (IllegalArgumentException e) {
       err.println("error: " + firstLine(e));
       return JobExit.BAD_OPTION;
     }
     try {
-      if (options.getConnectionUrl() == null) {
-        Path source = fakePath(options);
-        DemoDatabase.Summary demo =
-            DemoDatabase.ensure(source, options.getDemoScale(), options.getDemoTransactions());
-        if (demo.created()) {
-          System.out.println(demo.builtText(source));
-        }
-      }
-      Runnable beforeStream = () -> {};
-      if (options.getConnectionUrl() == null) {
-        Path demo = fakePath(options);
-        beforeStream =
-            () -> {
-              DemoDatabase.Continuation more =
-                  DemoDatabase.continueHistory(
-                      demo, options.getDemoTransactions(), config.captureInstance(), System.out);
-              if (more.transactions() > 0) {
-                System.out.printf(
-                    "The demo application committed %s%s%n",
-                    Counts.of(more.transactions(), "transaction", "transactions"),
-                    more.description());
-              }
-            };
-      }
+      ensureDemo(options);
+      Runnable beforeStream = demoApplication(options, List.of(config.captureInstance()));
       if (options.getContinuous()) {
         ContinuousMode.run(
             config, options, System.out, beforeStream, summary -> printSummary(config, summary));
@@ -119,11 +102,113 @@ public final class CdcToDelta {
   }
 
   /**
+   * The run of many tables ({@code --tables}, {@code --tablesFile}): each table's options are the
+   * command line's with the table's own over them ({@link TablesOption}), validated as one table's
+   * are; then every table in one pipeline. Exit code {@link JobExit#TABLE_FAILED} when a table
+   * failed alone while the others completed.
+   */
+  private static int runMany(
+      String[] args, CdcToDeltaOptions options, PrintStream err, UnaryOperator<JobConfig> adjust) {
+    List<JobConfig> configs = new ArrayList<>();
+    try {
+      for (TablesOption.Table table : TablesOption.tables(options, args)) {
+        String[] tableArgs = TablesOption.tableArgs(args, table, options);
+        CdcToDeltaOptions own;
+        try {
+          own = CommandLine.parseOnly(tableArgs, CdcToDeltaOptions.class);
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException(
+              table.origin() + " (" + table.captureInstance() + "): " + firstLine(e), e);
+        }
+        configs.add(adjust.apply(config(own)));
+      }
+    } catch (IllegalArgumentException e) {
+      err.println("error: " + firstLine(e));
+      return JobExit.BAD_OPTION;
+    }
+    try {
+      ensureDemo(options);
+      Runnable beforeStream =
+          demoApplication(options, configs.stream().map(JobConfig::captureInstance).toList());
+      List<CdcToDeltaJob.TableOutcome> outcomes;
+      if (options.getContinuous()) {
+        List<List<CdcToDeltaJob.TableOutcome>> done = new ArrayList<>();
+        ContinuousMode.runAll(configs, options, System.out, beforeStream, done::add);
+        outcomes = done.get(0);
+      } else {
+        outcomes = CdcToDeltaJob.runAll(configs, options, System.out, beforeStream);
+      }
+      printSummary(outcomes, System.out);
+      List<CdcToDeltaJob.TableOutcome> failed =
+          outcomes.stream().filter(CdcToDeltaJob.TableOutcome::failed).toList();
+      if (!failed.isEmpty()) {
+        err.println(
+            "error: "
+                + Counts.of(failed.size(), "table", "tables")
+                + " of "
+                + outcomes.size()
+                + " failed and stopped alone ("
+                + String.join(
+                    "; ",
+                    failed.stream()
+                        .map(f -> f.config().captureInstance() + ": " + f.failure().get().text())
+                        .toList())
+                + "); the others completed");
+        return JobExit.TABLE_FAILED;
+      }
+    } catch (IllegalArgumentException | CdcException e) {
+      if (options.getVerbose()) {
+        e.printStackTrace(err);
+      }
+      err.println("error: " + firstLine(e));
+      return e instanceof OptionRefusedException ? JobExit.BAD_OPTION : JobExit.FAILED;
+    } catch (Throwable t) {
+      return JobExit.report(t, err, options.getVerbose());
+    }
+    return JobExit.OK;
+  }
+
+  /** Builds the demo database first when the run reads the default simulator and it is absent. */
+  private static void ensureDemo(CdcToDeltaOptions options) {
+    if (options.getConnectionUrl() == null) {
+      Path source = fakePath(options);
+      DemoDatabase.Summary demo =
+          DemoDatabase.ensure(source, options.getDemoScale(), options.getDemoTransactions());
+      if (demo.created()) {
+        System.out.println(demo.builtText(source));
+      }
+    }
+  }
+
+  /**
+   * What runs before the stream: with the simulator, the demo application writing the next part of
+   * its history the first time a job streams each of the demo's capture instances (a no-op for a
+   * database that is not the demo); nothing with a real SQL Server.
+   */
+  private static Runnable demoApplication(CdcToDeltaOptions options, List<String> instances) {
+    if (options.getConnectionUrl() != null) {
+      return () -> {};
+    }
+    Path demo = fakePath(options);
+    return () -> {
+      for (String ci : instances) {
+        DemoDatabase.Continuation more =
+            DemoDatabase.continueHistory(demo, options.getDemoTransactions(), ci, System.out);
+        if (more.transactions() > 0) {
+          System.out.printf(
+              "The demo application committed %s%s%n",
+              Counts.of(more.transactions(), "transaction", "transactions"), more.description());
+        }
+      }
+    };
+  }
+
+  /**
    * Validates the options into a job configuration.
    *
    * @throws IllegalArgumentException naming the option, the value and what it accepts
    */
-  static CdcToDeltaJob.Config config(CdcToDeltaOptions o) {
+  static JobConfig config(CdcToDeltaOptions o) {
     String ci = required("captureInstance", o.getCaptureInstance());
     if (o.getMaxCommitsPerBatch() < 0) {
       throw new IllegalArgumentException(
@@ -206,7 +291,7 @@ public final class CdcToDelta {
         throw new IllegalArgumentException("--columns: " + firstLine(e));
       }
     }
-    return CdcToDeltaJob.Config.builder(
+    return JobConfig.builder(
             clientFactory(o),
             ci,
             tablePath("target", target),
@@ -406,8 +491,72 @@ public final class CdcToDelta {
     return Counts.of(Math.round(rows / Math.max(seconds, 1e-3)), one, many);
   }
 
-  private static void printSummary(CdcToDeltaJob.Config config, CdcToDeltaJob.Summary summary) {
+  private static void printSummary(JobConfig config, JobSummary summary) {
     printSummary(config, summary, System.out);
+  }
+
+  /**
+   * Prints what a run of many tables did: the totals, then one line per table (its batches and
+   * change rows, a snapshot taken, its position and verdict, or why it stopped), and where the
+   * shared tables are.
+   */
+  static void printSummary(List<CdcToDeltaJob.TableOutcome> outcomes, PrintStream out) {
+    long batches = 0;
+    long rows = 0;
+    double seconds = 0;
+    double streamSeconds = 0;
+    for (CdcToDeltaJob.TableOutcome o : outcomes) {
+      batches += o.summary().batches();
+      rows += o.summary().rows();
+      seconds = Math.max(seconds, o.summary().seconds());
+      streamSeconds = Math.max(streamSeconds, o.summary().streamSeconds());
+    }
+    long failed = outcomes.stream().filter(CdcToDeltaJob.TableOutcome::failed).count();
+    out.println();
+    out.printf(
+        "Done in %.1f s: %s%s, %s, %s in %.1f s of streaming, %s%n",
+        seconds,
+        Counts.of(outcomes.size(), "table", "tables"),
+        failed > 0 ? " (" + failed + " failed)" : "",
+        Counts.of(batches, "batch", "batches"),
+        Counts.of(rows, "change row", "change rows"),
+        streamSeconds,
+        rate(rows, streamSeconds, "change row/s", "change rows/s"));
+    int width =
+        outcomes.stream().mapToInt(o -> o.config().captureInstance().length()).max().orElse(0);
+    for (CdcToDeltaJob.TableOutcome o : outcomes) {
+      JobSummary s = o.summary();
+      String name = String.format(Locale.ROOT, "%-" + width + "s", o.config().captureInstance());
+      if (o.failed()) {
+        out.printf(
+            "  %s  FAILED at %s (%s): %s; %s committed before%n",
+            name,
+            o.failure().get().positionLsn(),
+            JobSummary.batchText(o.failure().get().batchId() - 1),
+            o.failure().get().text(),
+            Counts.of(s.batches(), "batch", "batches"));
+        continue;
+      }
+      out.printf(
+          "  %s  %s, %s (%s, %s, %s)%s; %s; finalized_until = %s%n",
+          name,
+          Counts.of(s.batches(), "batch", "batches"),
+          Counts.of(s.rows(), "change row", "change rows"),
+          Counts.of(s.rowsByOperation().getOrDefault("insert", 0L), "insert", "inserts"),
+          Counts.of(s.rowsByOperation().getOrDefault("update", 0L), "update", "updates"),
+          Counts.of(s.rowsByOperation().getOrDefault("delete", 0L), "delete", "deletes"),
+          s.snapshotRows() >= 0
+              ? "; a snapshot of " + Counts.of(s.snapshotRows(), "row", "rows")
+              : "",
+          s.position()
+              .map(p -> JobSummary.batchText(p.batchId()) + " at " + p.endLsn())
+              .orElse("no position"),
+          s.verdict().map(v -> v + " UTC").orElse("none yet"));
+    }
+    JobConfig first = outcomes.get(0).config();
+    out.printf(
+        "Tables (Delta):%n  bronze  one per table, e.g. %s%n  facts   %s%n  control %s%n",
+        first.bronzePath(), first.factsPath(), first.controlPath());
   }
 
   /**
@@ -415,8 +564,7 @@ public final class CdcToDelta {
    * per second of the stream phase only; a snapshot's rows with their own rate, per second of the
    * snapshot; the position, the verdict (a UTC time, or {@code none yet}), where the tables are.
    */
-  static void printSummary(
-      CdcToDeltaJob.Config config, CdcToDeltaJob.Summary summary, PrintStream out) {
+  static void printSummary(JobConfig config, JobSummary summary, PrintStream out) {
     out.println();
     out.printf(
         "Done in %.1f s: %s, %s (%s, %s, %s) in %.1f s of streaming, %s%s%n",
@@ -442,7 +590,7 @@ public final class CdcToDelta {
             p ->
                 out.printf(
                     "Position: %s, end LSN %s committed at %s%n",
-                    CdcToDeltaJob.batchText(p.batchId()), p.endLsn(), p.endCommitTime()));
+                    JobSummary.batchText(p.batchId()), p.endLsn(), p.endCommitTime()));
     out.printf(
         "Verdict: finalized_until = %s (%s periods)%n",
         summary.verdict().map(v -> v + " UTC").orElse("none yet"), config.granularity());

@@ -108,6 +108,39 @@ public interface CdcToDeltaOptions extends OutputOptions {
   void setCaptureInstance(String value);
 
   @Description(
+      "Capture instances to stream in one pipeline, comma-separated (dbo_orders,dbo_lineitem), each"
+          + " into its own bronze table (--targetTemplate) under its own app id"
+          + " (--appIdTemplate), sharing --factsTable and --controlTable. Instead of"
+          + " --captureInstance, --target and --appId.")
+  String getTables();
+
+  void setTables(String value);
+
+  @Description(
+      "File listing the capture instances to stream, one a line: the capture instance, then"
+          + " options of that table only (dbo_lineitem --maxCommitsPerBatch=20), which win over the"
+          + " command line's; # starts a comment. Instead of --tables.")
+  String getTablesFile();
+
+  void setTablesFile(String value);
+
+  @Description(
+      "With --tables or --tablesFile: each table's bronze path or URI; {ci} is replaced by the"
+          + " capture instance in lower case. Must contain {ci}.")
+  @Default.String("lakecdc-demo/delta/{ci}")
+  String getTargetTemplate();
+
+  void setTargetTemplate(String value);
+
+  @Description(
+      "With --tables or --tablesFile: each table's app id; {ci} is replaced by the capture"
+          + " instance as listed. Must contain {ci}.")
+  @Default.String("{ci}")
+  String getAppIdTemplate();
+
+  void setAppIdTemplate(String value);
+
+  @Description(
       "Path or URI of the bronze Delta table (the target). Default:"
           + " lakecdc-demo/delta/<captureInstance>.")
   String getTarget();

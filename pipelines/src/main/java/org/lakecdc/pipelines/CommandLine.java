@@ -60,6 +60,20 @@ public final class CommandLine {
    * @throws IllegalArgumentException with one line naming the option and what it accepts
    */
   static <T extends PipelineOptions> T parse(String[] args, Class<T> type) {
+    T options = parseOnly(args, type);
+    if (options instanceof OutputOptions output) {
+      ConsoleLogging.apply(output);
+    }
+    return options;
+  }
+
+  /**
+   * {@link #parse} without setting logging up: for the options of one table of many ({@code
+   * --tables}), parsed after the run's own.
+   *
+   * @throws IllegalArgumentException with one line naming the option and what it accepts
+   */
+  static <T extends PipelineOptions> T parseOnly(String[] args, Class<T> type) {
     PipelineOptionsFactory.register(type);
     T options;
     try {
@@ -84,9 +98,6 @@ public final class CommandLine {
               + direct.getTargetParallelism()
               + " is not accepted: the DirectRunner's thread pool size is a positive integer"
               + " (default: one less than the processors, at least 1)");
-    }
-    if (options instanceof OutputOptions output) {
-      ConsoleLogging.apply(output);
     }
     return options;
   }
@@ -229,7 +240,7 @@ public final class CommandLine {
   }
 
   /** The getter of the option {@code name} in the registered options interfaces. */
-  private static Optional<Method> getter(String name) {
+  static Optional<Method> getter(String name) {
     String suffix =
         name.isEmpty() ? name : name.substring(0, 1).toUpperCase(Locale.ROOT) + name.substring(1);
     for (Class<? extends PipelineOptions> options : PipelineOptionsFactory.getRegisteredOptions()) {

@@ -2,6 +2,7 @@ package org.lakecdc.pipelines;
 
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -14,6 +15,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.lakecdc.io.mssqlcdc.StopCondition;
+import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.position.StreamPosition;
 
@@ -21,11 +23,11 @@ import org.lakecdc.transforms.position.StreamPosition;
  * The {@code --continuous} mode of {@link CdcToDelta}: which form follows the source on the chosen
  * runner, when it stops, and a clean stop on Ctrl-C or SIGTERM.
  *
- * <p>Form: the source's continuous form ({@link CdcToDeltaJob.Continuous.Form#STREAM}) needs a
- * runner that runs an unbounded splittable DoFn in streaming; Beam's SparkRunner expands every
- * splittable DoFn into a naive bounded loop and its streaming translator handles only legacy
- * unbounded sources, so on Spark the job repeats bounded runs instead ({@link
- * CdcToDeltaJob.Continuous.Form#REPEAT}). {@code --repeatBoundedRuns} overrides the choice.
+ * <p>Form: the source's continuous form ({@link Continuous.Form#STREAM}) needs a runner that runs
+ * an unbounded splittable DoFn in streaming; Beam's SparkRunner expands every splittable DoFn into
+ * a naive bounded loop and its streaming translator handles only legacy unbounded sources, so on
+ * Spark the job repeats bounded runs instead ({@link Continuous.Form#REPEAT}). {@code
+ * --repeatBoundedRuns} overrides the choice.
  *
  * <p>Stop: after following the source for {@code --runForSeconds} (counted from the end of the
  * bootstrap, or from the first bounded run), or when the JVM is asked to exit (Ctrl-C, SIGTERM):
@@ -66,12 +68,12 @@ final class ContinuousMode {
   }
 
   /** The form for the runner of {@code options}: see the class comment. */
-  static CdcToDeltaJob.Continuous.Form form(CdcToDeltaOptions options) {
+  static Continuous.Form form(CdcToDeltaOptions options) {
     boolean repeat =
         options.getRepeatBoundedRuns() != null
             ? options.getRepeatBoundedRuns()
             : options.getRunner().getSimpleName().equals("SparkRunner");
-    return repeat ? CdcToDeltaJob.Continuous.Form.REPEAT : CdcToDeltaJob.Continuous.Form.STREAM;
+    return repeat ? Continuous.Form.REPEAT : Continuous.Form.STREAM;
   }
 
   /**
@@ -79,11 +81,62 @@ final class ContinuousMode {
    * hands the summary to {@code done} (before an exiting JVM is let go).
    */
   static void run(
-      CdcToDeltaJob.Config config,
+      JobConfig config,
       CdcToDeltaOptions options,
       PrintStream out,
       Runnable beforeStream,
-      Consumer<CdcToDeltaJob.Summary> done) {
+      Consumer<JobSummary> done) {
+    follow(
+        config.captureInstance(),
+        () -> positionText(config, config.hadoopConf().tables()),
+        options,
+        out,
+        continuous ->
+            done.accept(
+                CdcToDeltaJob.runContinuously(config, options, out, beforeStream, continuous)));
+  }
+
+  /**
+   * Runs many tables continuously ({@link CdcToDeltaJob#runAllContinuously}) until {@code
+   * --runForSeconds} pass or the JVM is asked to exit, then hands the outcomes to {@code done}.
+   */
+  static void runAll(
+      List<JobConfig> configs,
+      CdcToDeltaOptions options,
+      PrintStream out,
+      Runnable beforeStream,
+      Consumer<List<CdcToDeltaJob.TableOutcome>> done) {
+    follow(
+        Counts.of(configs.size(), "table", "tables"),
+        () -> {
+          List<String> positions = new java.util.ArrayList<>();
+          for (JobConfig config : configs) {
+            Optional<String> p = positionText(config, config.hadoopConf().tables());
+            if (p.isEmpty()) {
+              return Optional.empty();
+            }
+            positions.add(config.captureInstance() + " " + p.get());
+          }
+          return Optional.of(String.join(", ", positions));
+        },
+        options,
+        out,
+        continuous ->
+            done.accept(
+                CdcToDeltaJob.runAllContinuously(configs, options, out, beforeStream, continuous)));
+  }
+
+  /**
+   * Follows the source with {@code body} until {@code --runForSeconds} pass or the JVM is asked to
+   * exit: the stop request, the shutdown hook that waits for a clean stop, and the waiting notice
+   * about {@code what} (positions from {@code position}).
+   */
+  private static void follow(
+      String what,
+      java.util.function.Supplier<Optional<String>> position,
+      CdcToDeltaOptions options,
+      PrintStream out,
+      Consumer<Continuous> body) {
     Stop stop = Stop.create();
     CountDownLatch finished = new CountDownLatch(1);
     Duration poll = Duration.ofSeconds(options.getPollIntervalSeconds());
@@ -109,23 +162,13 @@ final class ContinuousMode {
               t.setDaemon(true);
               return t;
             });
-    WaitingNotice waiting =
-        new WaitingNotice(
-            config.captureInstance(),
-            poll,
-            () -> positionText(config, config.hadoopConf().tables()),
-            out);
+    WaitingNotice waiting = new WaitingNotice(what, poll, position, out);
     notices.scheduleAtFixedRate(
         waiting::check, 0, WaitingNotice.EVERY.toSeconds(), TimeUnit.SECONDS);
     try {
-      done.accept(
-          CdcToDeltaJob.runContinuously(
-              config,
-              options,
-              out,
-              beforeStream,
-              new CdcToDeltaJob.Continuous(
-                  form(options), poll, Duration.ofSeconds(options.getRunForSeconds()), stop)));
+      body.accept(
+          new Continuous(
+              form(options), poll, Duration.ofSeconds(options.getRunForSeconds()), stop));
     } finally {
       notices.shutdownNow();
       finished.countDown();
@@ -143,7 +186,7 @@ final class ContinuousMode {
    * The target's position as text ({@code 0x... (batch 3)}): the later of bronze's and the facts
    * table's, read from their domain metadata (no table is scanned); empty before the first.
    */
-  static Optional<String> positionText(CdcToDeltaJob.Config config, DeltaTables tables) {
+  static Optional<String> positionText(JobConfig config, DeltaTables tables) {
     Optional<StreamPosition> bronze = TargetIdentity.bronzePosition(config, tables);
     // The shared facts table's position only when it is this bronze table's own.
     Optional<StreamPosition> facts = TargetIdentity.ownFactsPosition(config, tables);
@@ -152,7 +195,7 @@ final class ContinuousMode {
                 || (facts.isPresent() && facts.get().endLsn().isAfter(bronze.get().endLsn()))
             ? facts
             : bronze;
-    return later.map(p -> p.endLsn() + " (" + CdcToDeltaJob.batchText(p.batchId()) + ")");
+    return later.map(p -> p.endLsn() + " (" + JobSummary.batchText(p.batchId()) + ")");
   }
 
   /**

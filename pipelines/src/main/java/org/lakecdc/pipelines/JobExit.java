@@ -62,6 +62,13 @@ public final class JobExit {
   /** Exit code of an option value refused before anything runs. */
   public static final int BAD_OPTION = 2;
 
+  /**
+   * Exit code of a run of many tables ({@code --tables}) in which one or more tables failed alone
+   * (data loss, a schema change, a missing grant, a disabled capture instance: each recorded as a
+   * {@code table_failed} facts row) while the others completed.
+   */
+  public static final int TABLE_FAILED = 3;
+
   /** How long the shutdown hooks may take after a failure before the JVM is halted. */
   public static final Duration GRACE = Duration.ofSeconds(10);
 

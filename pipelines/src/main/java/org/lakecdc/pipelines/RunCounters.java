@@ -64,12 +64,42 @@ final class RunCounters {
       inserts.inc(stats.inserts());
       updates.inc(stats.updates());
       deletes.inc(stats.deletes());
+      String table = tableNamespace(batch.appId());
+      Metrics.counter(table, BATCHES).inc();
+      Metrics.counter(table, ROWS).inc(stats.rows());
+      Metrics.counter(table, INSERTS).inc(stats.inserts());
+      Metrics.counter(table, UPDATES).inc(stats.updates());
+      Metrics.counter(table, DELETES).inc(stats.deletes());
     }
+  }
+
+  /** The namespace of one table's counters: {@code lakecdc.table.<appId>}. */
+  static String tableNamespace(String appId) {
+    return NAMESPACE + ".table." + appId;
   }
 
   /** The batches the pipeline committed. */
   static long batches(PipelineResult result) {
     return counter(result, BATCHES);
+  }
+
+  /** The batches the pipeline committed for the table of {@code appId}. */
+  static long batches(PipelineResult result, String appId) {
+    return counter(result, tableNamespace(appId), BATCHES);
+  }
+
+  /** {@link #rowsByOperation(PipelineResult)} of the table of {@code appId}. */
+  static Map<String, Long> rowsByOperation(PipelineResult result, String appId) {
+    Map<String, Long> byOperation = new TreeMap<>();
+    if (batches(result, appId) == 0) {
+      return byOperation;
+    }
+    String table = tableNamespace(appId);
+    byOperation.put("rows", counter(result, table, ROWS));
+    byOperation.put("insert", counter(result, table, INSERTS));
+    byOperation.put("update", counter(result, table, UPDATES));
+    byOperation.put("delete", counter(result, table, DELETES));
+    return byOperation;
   }
 
   /**
@@ -90,12 +120,17 @@ final class RunCounters {
 
   /** The counter's value summed over the steps that report it; 0 when none does. */
   static long counter(PipelineResult result, String name) {
+    return counter(result, NAMESPACE, name);
+  }
+
+  /** The counter {@code namespace/name} summed over the steps that report it; 0 when none does. */
+  static long counter(PipelineResult result, String namespace, String name) {
     MetricQueryResults metrics =
         result
             .metrics()
             .queryMetrics(
                 MetricsFilter.builder()
-                    .addNameFilter(MetricNameFilter.named(NAMESPACE, name))
+                    .addNameFilter(MetricNameFilter.named(namespace, name))
                     .build());
     long sum = 0;
     for (MetricResult<Long> counter : metrics.getCounters()) {

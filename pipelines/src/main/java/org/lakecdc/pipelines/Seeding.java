@@ -97,7 +97,7 @@ final class Seeding {
    * @throws DataLossError when no commit is at or before as_of (the copy is older than what CDC
    *     holds), or CDC no longer holds the changes right after L (older than the retention)
    */
-  static Plan check(CdcToDeltaJob.Config config, DeltaTables tables, Schema changeSchema) {
+  static Plan check(JobConfig config, DeltaTables tables, Schema changeSchema) {
     SeedCopy seed = config.seed();
     String copy = seed.table();
     Optional<SnapshotRecord> existing =
@@ -276,7 +276,7 @@ final class Seeding {
    *     the next run takes its columns)
    */
   static long write(
-      CdcToDeltaJob.Config config,
+      JobConfig config,
       DeltaTables tables,
       Schema changeSchema,
       Plan plan,
@@ -479,7 +479,7 @@ final class Seeding {
     private final HadoopConf hadoopConf;
     private transient DeltaTables tables;
 
-    CommitSeed(CdcToDeltaJob.Config config, StreamPosition atL, SeedSource source) {
+    CommitSeed(JobConfig config, StreamPosition atL, SeedSource source) {
       this.bronzePath = config.bronzePath();
       this.atL = atL;
       this.source = source;

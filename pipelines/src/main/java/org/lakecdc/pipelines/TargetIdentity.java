@@ -37,7 +37,7 @@ final class TargetIdentity {
    *
    * @throws IllegalArgumentException naming both targets and an app id to use instead
    */
-  static void check(CdcToDeltaJob.Config config, DeltaTables tables, PrintStream out) {
+  static void check(JobConfig config, DeltaTables tables, PrintStream out) {
     Optional<StreamPosition> recorded = recordedFactsPosition(config, tables);
     if (recorded.isEmpty() || owns(config, tables, recorded.get())) {
       return;
@@ -47,7 +47,7 @@ final class TargetIdentity {
         "in the facts table "
             + config.factsPath()
             + " ("
-            + CdcToDeltaJob.batchText(p.batchId())
+            + JobSummary.batchText(p.batchId())
             + ", end LSN "
             + p.endLsn()
             + ")";
@@ -85,7 +85,7 @@ final class TargetIdentity {
         "The facts position of app id '%s' (%s, end LSN %s) is of bronze table %s (table id %s),"
             + " which no longer exists: %s starts as a new target%n",
         config.appId(),
-        CdcToDeltaJob.batchText(p.batchId()),
+        JobSummary.batchText(p.batchId()),
         p.endLsn(),
         p.target(),
         p.targetId(),
@@ -106,7 +106,7 @@ final class TargetIdentity {
    *     its earlier batches are not there; point --factsTable at the table that holds this target's
    *     facts}
    */
-  static void requireTargetsFacts(CdcToDeltaJob.Config config, DeltaTables tables) {
+  static void requireTargetsFacts(JobConfig config, DeltaTables tables) {
     Optional<StreamPosition> bronze = bronzePosition(config, tables);
     if (bronze.isEmpty()
         || bronze.get().batchId() < 0
@@ -148,13 +148,12 @@ final class TargetIdentity {
    * The facts position of the target's app id when it is the target's own (see the class comment);
    * empty otherwise. Bronze must exist.
    */
-  static Optional<StreamPosition> ownFactsPosition(
-      CdcToDeltaJob.Config config, DeltaTables tables) {
+  static Optional<StreamPosition> ownFactsPosition(JobConfig config, DeltaTables tables) {
     return recordedFactsPosition(config, tables).filter(p -> owns(config, tables, p));
   }
 
   /** Bronze's own position, when bronze exists and records one. */
-  static Optional<StreamPosition> bronzePosition(CdcToDeltaJob.Config config, DeltaTables tables) {
+  static Optional<StreamPosition> bronzePosition(JobConfig config, DeltaTables tables) {
     if (!tables.exists(config.bronzePath())) {
       return Optional.empty();
     }
@@ -163,7 +162,7 @@ final class TargetIdentity {
   }
 
   private static Optional<StreamPosition> recordedFactsPosition(
-      CdcToDeltaJob.Config config, DeltaTables tables) {
+      JobConfig config, DeltaTables tables) {
     if (!tables.exists(config.factsPath())) {
       return Optional.empty();
     }
@@ -171,8 +170,7 @@ final class TargetIdentity {
         tables.domainMetadata(config.factsPath(), StreamPosition.factsDomain(config.appId())));
   }
 
-  private static boolean owns(
-      CdcToDeltaJob.Config config, DeltaTables tables, StreamPosition recorded) {
+  private static boolean owns(JobConfig config, DeltaTables tables, StreamPosition recorded) {
     if (!tables.exists(config.bronzePath())) {
       return false;
     }
@@ -194,7 +192,7 @@ final class TargetIdentity {
   }
 
   /** The bronze directory's name when it differs from the app id, else the app id with "_2". */
-  private static String suggestedAppId(CdcToDeltaJob.Config config) {
+  private static String suggestedAppId(JobConfig config) {
     String path = config.bronzePath();
     String name = path.substring(path.lastIndexOf('/') + 1);
     return name.isEmpty() || name.equals(config.appId()) ? config.appId() + "_2" : name;

@@ -67,10 +67,9 @@ final class BatchOverheadBench {
         fixture.insertCommit(t, 1);
       }
     }
-    CdcToDeltaJob.Config config =
-        fixture.config().toBuilder().maxCommitsPerBatch(maxCommitsPerBatch).build();
+    JobConfig config = fixture.config().toBuilder().maxCommitsPerBatch(maxCommitsPerBatch).build();
     long began = System.nanoTime();
-    CdcToDeltaJob.Summary summary;
+    JobSummary summary;
     try (PrintStream quiet = new PrintStream(OutputStream.nullOutputStream())) {
       DirectOptions options = JobFixture.direct().as(DirectOptions.class);
       options.setEnforceImmutability(checks);

@@ -28,9 +28,8 @@ import org.lakecdc.transforms.write.WriteSnapshotToDelta;
 class BootstrapTest {
   @TempDir Path dir;
 
-  private static CdcToDeltaJob.Config bootstrap(JobFixture f, String captureInstance, String app) {
-    return CdcToDeltaJob.Config.builder(
-            f.db.clientFactory(), captureInstance, f.bronze, f.facts, f.control)
+  private static JobConfig bootstrap(JobFixture f, String captureInstance, String app) {
+    return JobConfig.builder(f.db.clientFactory(), captureInstance, f.bronze, f.facts, f.control)
         .appId(app)
         .maxCommitsPerBatch(4)
         .numPartitions(2)
@@ -126,8 +125,7 @@ class BootstrapTest {
       f.db.transaction(at(20L * i)).insert(ORDERS, order(i, "new", i + ".00")).commit();
     }
     f.run(
-        CdcToDeltaJob.Config.builder(
-                f.db.clientFactory(), "dbo_orders", f.bronze, f.facts, f.control)
+        JobConfig.builder(f.db.clientFactory(), "dbo_orders", f.bronze, f.facts, f.control)
             .appId("orders-v1")
             .bootstrap(false)
             .maxCommitsPerBatch(2)

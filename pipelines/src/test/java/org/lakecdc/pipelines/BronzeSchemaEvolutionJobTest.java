@@ -44,10 +44,9 @@ class BronzeSchemaEvolutionJobTest {
 
   @TempDir Path dir;
 
-  private static CdcToDeltaJob.Config config(
+  private static JobConfig config(
       JobFixture f, String captureInstance, String appId, boolean bootstrap) {
-    return CdcToDeltaJob.Config.builder(
-            f.db.clientFactory(), captureInstance, f.bronze, f.facts, f.control)
+    return JobConfig.builder(f.db.clientFactory(), captureInstance, f.bronze, f.facts, f.control)
         .appId(appId)
         .bootstrap(bootstrap)
         .maxCommitsPerBatch(4)
@@ -59,8 +58,7 @@ class BronzeSchemaEvolutionJobTest {
    * past a newer instance's start with columns the inferred schema lacks asks for a restart to
    * re-infer the union), runs it once more, as an operator restarts it.
    */
-  private static CdcToDeltaJob.Summary runRestartingOnSchemaChange(
-      JobFixture f, CdcToDeltaJob.Config config) {
+  private static JobSummary runRestartingOnSchemaChange(JobFixture f, JobConfig config) {
     try {
       return f.run(config);
     } catch (RuntimeException e) {
@@ -117,7 +115,7 @@ class BronzeSchemaEvolutionJobTest {
         .insert(ORDERS, row("order_id", 1, "status", "new"))
         .insert(ORDERS, row("order_id", 2, "status", "new"))
         .commit();
-    CdcToDeltaJob.Summary bootstrap = f.run(config(f, CI, appId, true));
+    JobSummary bootstrap = f.run(config(f, CI, appId, true));
     assertEquals(3, bootstrap.snapshotRows());
     Lsn ddl = f.db.ddl(ORDERS, "ALTER TABLE [dbo].[orders] ADD [note] varchar(20) NULL");
     Lsn update =
@@ -214,7 +212,7 @@ class BronzeSchemaEvolutionJobTest {
     f.db.disableCdc(CI);
     f.db.transaction(at(7)).delete(ORDERS, List.of(0)).commit();
 
-    CdcToDeltaJob.Summary rerun = f.run(config(f, V2, V2, true));
+    JobSummary rerun = f.run(config(f, V2, V2, true));
 
     assertThat(
         f.lastOutput,
@@ -343,7 +341,7 @@ class BronzeSchemaEvolutionJobTest {
     assertEquals(factsVersion, f.tables.version(f.facts), "nothing written to facts");
 
     f.tables.setTableProperties(f.bronze, Map.of(TableProperties.ENABLE_TYPE_WIDENING, "true"));
-    CdcToDeltaJob.Summary widened = f.run(config(f, CI, CI, true));
+    JobSummary widened = f.run(config(f, CI, CI, true));
 
     assertThat(
         f.lastOutput,

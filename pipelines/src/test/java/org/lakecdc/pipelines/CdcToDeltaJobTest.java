@@ -46,7 +46,7 @@ class CdcToDeltaJobTest {
   @Test
   void writesEveryChangeOnceOneFactsRowPerBatchAndTheVerdict() {
     JobFixture f = JobFixture.history(dir);
-    CdcToDeltaJob.Summary summary = f.run();
+    JobSummary summary = f.run();
 
     assertEquals(f.sourceChanges(), withoutBatch(f.bronzeChanges()));
     assertEquals(28, f.bronzeChanges().size());
@@ -99,7 +99,7 @@ class CdcToDeltaJobTest {
     JobFixture f = JobFixture.history(dir);
     f.run();
     long bronzeVersion = f.tables.version(f.bronze);
-    CdcToDeltaJob.Summary second = f.run();
+    JobSummary second = f.run();
     assertEquals(0, second.batches());
     assertEquals(bronzeVersion, f.tables.version(f.bronze));
     assertEquals(List.of("nothing_new"), f.factEvents());
@@ -121,7 +121,7 @@ class CdcToDeltaJobTest {
         .insert(ORDERS, order(900, "new", "9.00"))
         .insert(ORDERS, order(901, "new", "9.01"))
         .commit();
-    CdcToDeltaJob.Summary second = f.run();
+    JobSummary second = f.run();
     assertEquals(1, second.batches());
     assertEquals(2, second.rows());
     assertEquals(11, f.bronzeChanges().size());
@@ -139,7 +139,7 @@ class CdcToDeltaJobTest {
     Finalization verdicts = new Finalization(f.tables, f.control, java.time.Clock.systemUTC());
     assertEquals(LocalDateTime.of(2026, 9, 28, 13, 0), verdicts.verdict(f.bronze).orElseThrow());
     f.db.idle(at(125));
-    CdcToDeltaJob.Summary second = f.run();
+    JobSummary second = f.run();
     assertEquals(1, second.batches());
     assertEquals(0, second.rows());
     assertEquals(LocalDateTime.of(2026, 9, 28, 15, 0), verdicts.verdict(f.bronze).orElseThrow());
@@ -179,7 +179,7 @@ class CdcToDeltaJobTest {
   void aTargetWrittenByAnotherAppIdIsRefused() {
     JobFixture f = JobFixture.history(dir);
     f.run();
-    CdcToDeltaJob.Config c = f.config();
+    JobConfig c = f.config();
     IllegalArgumentException e =
         assertThrows(
             IllegalArgumentException.class, () -> f.run(c.toBuilder().appId("other").build()));
@@ -292,7 +292,7 @@ class CdcToDeltaJobTest {
   @Test
   void aStartingLsnPastMaxLsnOnANewTargetIsRefusedBeforeAnyTableIsCreated() {
     JobFixture f = JobFixture.history(dir);
-    CdcToDeltaJob.Config c = f.config();
+    JobConfig c = f.config();
     IllegalArgumentException e =
         assertThrows(
             IllegalArgumentException.class,

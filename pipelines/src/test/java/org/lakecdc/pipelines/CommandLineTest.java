@@ -231,18 +231,18 @@ class CommandLineTest {
         error("--schemaChangePolicy=ignore"));
     assertEquals("--schemaChangePolicy must not be empty", error("--schemaChangePolicy="));
     String fake = "--fakePath=" + dir.resolve("src");
-    CdcToDeltaJob.Config defaults =
+    JobConfig defaults =
         CdcToDelta.config(
             CommandLine.parse(new String[] {fake, "--buildDemo"}, CdcToDeltaOptions.class));
     assertEquals(SchemaChangePolicy.CLASSIFY, defaults.schemaChangePolicy());
-    CdcToDeltaJob.Config fail =
+    JobConfig fail =
         CdcToDelta.config(
             CommandLine.parse(
                 new String[] {fake, "--buildDemo", "--schemaChangePolicy=Fail"},
                 CdcToDeltaOptions.class));
     assertEquals(SchemaChangePolicy.FAIL, fail.schemaChangePolicy());
     assertTrue(
-        DisplayData.from(CdcToDeltaJob.read(fail)).items().stream()
+        DisplayData.from(TablePlan.read(fail)).items().stream()
             .anyMatch(i -> i.getKey().equals("schemaChangePolicy") && "fail".equals(i.getValue())),
         "the job's read carries the policy");
   }
@@ -434,7 +434,7 @@ class CommandLineTest {
   @Test
   void aRealServerIsReadThroughTheTSqlClientWithoutThePassword() throws Exception {
     Path password = Files.writeString(dir.resolve("password"), "hunter2\n");
-    CdcToDeltaJob.Config config =
+    JobConfig config =
         CdcToDelta.config(
             CommandLine.parse(
                 new String[] {
@@ -459,7 +459,7 @@ class CommandLineTest {
         SourceTimeZone.named("E. South America Standard Time"), connection.sourceTimeZone());
     assertFalse(factory.toString().contains("hunter2"));
 
-    CdcToDeltaJob.Config defaults =
+    JobConfig defaults =
         CdcToDelta.config(
             CommandLine.parse(
                 new String[] {

@@ -78,7 +78,7 @@ class ConsoleOutputTest {
     assertTrue(
         Pattern.compile(
                 "(?m)^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3} INFO  \\[[^]]+\\]"
-                    + " org\\.lakecdc\\.cdc\\.transforms\\.write\\.BatchCommitter - batch 1: 12"
+                    + " org\\.lakecdc\\.transforms\\.write\\.BatchCommitter - batch 1: 12"
                     + " rows")
             .matcher(logged)
             .find(),
@@ -92,7 +92,7 @@ class ConsoleOutputTest {
     assertTrue(
         Pattern.compile(
                 "(?m)^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3} INFO  \\[[^]]+\\]"
-                    + " org\\.lakecdc\\.cdc\\.transforms\\.write\\.BatchCommitter - batch 1: 12"
+                    + " org\\.lakecdc\\.transforms\\.write\\.BatchCommitter - batch 1: 12"
                     + " rows")
             .matcher(out)
             .find(),
@@ -102,12 +102,12 @@ class ConsoleOutputTest {
   @Test
   void theSummaryCountsInSingularAndPluralAndTheVerdictIsUtcOnlyWhenThereIsOne() {
     JobFixture fixture = new JobFixture(dir);
-    CdcToDeltaJob.Config config = fixture.config();
+    JobConfig config = fixture.config();
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
       CdcToDelta.printSummary(
           config,
-          new CdcToDeltaJob.Summary(
+          new JobSummary(
               1,
               Map.of("rows", 1L, "insert", 1L, "update", 0L, "delete", 0L),
               1,
@@ -119,7 +119,7 @@ class ConsoleOutputTest {
           out);
       CdcToDelta.printSummary(
           config,
-          new CdcToDeltaJob.Summary(
+          new JobSummary(
               2,
               Map.of("rows", 3L, "insert", 0L, "update", 2L, "delete", 1L),
               -1,
@@ -152,8 +152,7 @@ class ConsoleOutputTest {
     try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
       CdcToDelta.printSummary(
           fixture.config(),
-          new CdcToDeltaJob.Summary(
-              0, Map.of(), 12_000, 4.0, Optional.empty(), Optional.empty(), 2.0, 7.5),
+          new JobSummary(0, Map.of(), 12_000, 4.0, Optional.empty(), Optional.empty(), 2.0, 7.5),
           out);
     }
     assertEquals(

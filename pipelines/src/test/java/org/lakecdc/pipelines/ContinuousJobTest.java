@@ -71,7 +71,7 @@ class ContinuousJobTest {
     "DirectRunner, REPEAT"
   })
   void aChangeCommittedAfterTheStartReachesBronzeAndTheJobStopsCleanly(
-      String runner, CdcToDeltaJob.Continuous.Form form) throws Exception {
+      String runner, Continuous.Form form) throws Exception {
     assumeTrue(Runners.available(runner), Runners.missing(runner));
     JobFixture f = new JobFixture(dir);
     f.db.enableCdc(ORDERS);
@@ -81,7 +81,7 @@ class ContinuousJobTest {
     ContinuousMode.Stop stop = ContinuousMode.Stop.create();
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
-    CompletableFuture<CdcToDeltaJob.Summary> job =
+    CompletableFuture<JobSummary> job =
         CompletableFuture.supplyAsync(
             () ->
                 CdcToDeltaJob.runContinuously(
@@ -89,8 +89,7 @@ class ContinuousJobTest {
                     Runners.options(runner),
                     out,
                     () -> {},
-                    new CdcToDeltaJob.Continuous(
-                        form, Duration.ofSeconds(1), WAIT.multipliedBy(2), stop)));
+                    new Continuous(form, Duration.ofSeconds(1), WAIT.multipliedBy(2), stop)));
     try {
       await("the first commits are in bronze", () -> bronze(f).size() == 10, job);
 
@@ -104,7 +103,7 @@ class ContinuousJobTest {
     } finally {
       stop.request();
     }
-    CdcToDeltaJob.Summary summary = job.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    JobSummary summary = job.get(WAIT.toSeconds(), TimeUnit.SECONDS);
     stop.forget();
     String printed = bytes.toString(StandardCharsets.UTF_8);
 
@@ -125,7 +124,7 @@ class ContinuousJobTest {
         "the position is the last batch's end");
     assertTrue(
         printed.contains(
-            form == CdcToDeltaJob.Continuous.Form.STREAM
+            form == Continuous.Form.STREAM
                 ? "Stopped: every batch read was committed"
                 : "Stopped after"),
         printed);
@@ -160,7 +159,7 @@ class ContinuousJobTest {
     ContinuousMode.Stop stop = ContinuousMode.Stop.create();
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
-    CompletableFuture<CdcToDeltaJob.Summary> job =
+    CompletableFuture<JobSummary> job =
         CompletableFuture.supplyAsync(
             () ->
                 CdcToDeltaJob.runContinuously(
@@ -168,8 +167,8 @@ class ContinuousJobTest {
                     Runners.options(runner),
                     out,
                     () -> {},
-                    new CdcToDeltaJob.Continuous(
-                        CdcToDeltaJob.Continuous.Form.REPEAT,
+                    new Continuous(
+                        Continuous.Form.REPEAT,
                         Duration.ofSeconds(1),
                         WAIT.multipliedBy(2),
                         stop)));
@@ -198,7 +197,7 @@ class ContinuousJobTest {
     } finally {
       stop.request();
     }
-    CdcToDeltaJob.Summary summary = job.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    JobSummary summary = job.get(WAIT.toSeconds(), TimeUnit.SECONDS);
     stop.forget();
     String printed = bytes.toString(StandardCharsets.UTF_8);
 

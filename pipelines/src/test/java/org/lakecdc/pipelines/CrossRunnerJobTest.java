@@ -77,9 +77,9 @@ class CrossRunnerJobTest {
     for (int t = 1; t <= 4; t++) {
       f.insertCommit(t, 2);
     }
-    CdcToDeltaJob.Config config =
+    JobConfig config =
         f.config().toBuilder().bootstrap(true).maxCommitsPerBatch(2).numPartitions(2).build();
-    CdcToDeltaJob.Summary summary =
+    JobSummary summary =
         f.run(
             config,
             options,

@@ -124,8 +124,8 @@ public final class ExtremeValuesJob {
     Path delta = dir.resolve("delta");
     String facts = delta.resolve("facts").toString();
     String control = delta.resolve("table_finalization").toString();
-    CdcToDeltaJob.Config extremes =
-        CdcToDeltaJob.Config.builder(
+    JobConfig extremes =
+        JobConfig.builder(
                 db.clientFactory(),
                 "dbo_extremes",
                 delta.resolve("dbo_extremes").toString(),
@@ -145,9 +145,8 @@ public final class ExtremeValuesJob {
                         .commit()));
 
     String variantsBronze = delta.resolve("dbo_variants").toString();
-    CdcToDeltaJob.Config variants =
-        CdcToDeltaJob.Config.builder(
-                db.clientFactory(), "dbo_variants", variantsBronze, facts, control)
+    JobConfig variants =
+        JobConfig.builder(db.clientFactory(), "dbo_variants", variantsBronze, facts, control)
             .build();
     Files.writeString(
         dir.resolve("variants-refused.txt"), refusal(variants), StandardCharsets.UTF_8);
@@ -158,8 +157,8 @@ public final class ExtremeValuesJob {
                 JobFixture.direct(),
                 System.out));
 
-    CdcToDeltaJob.Config ancient =
-        CdcToDeltaJob.Config.builder(
+    JobConfig ancient =
+        JobConfig.builder(
                 db.clientFactory(),
                 "dbo_ancient",
                 delta.resolve("dbo_ancient").toString(),
@@ -173,7 +172,7 @@ public final class ExtremeValuesJob {
    * The message of the innermost cause of the run's failure (the error the user is shown first), or
    * a line saying it did not fail.
    */
-  private static String refusal(CdcToDeltaJob.Config config) {
+  private static String refusal(JobConfig config) {
     ByteArrayOutputStream output = new ByteArrayOutputStream();
     try (PrintStream out = new PrintStream(output, true, StandardCharsets.UTF_8)) {
       CdcToDeltaJob.run(config, JobFixture.direct(), out);

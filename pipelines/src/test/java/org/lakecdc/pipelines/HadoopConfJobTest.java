@@ -253,7 +253,7 @@ class HadoopConfJobTest {
                 args(f, "--hadoopConf=fs.s3a.secret.key=hunter2,fs.s3a.endpoint=http://minio:9000")
                     .toArray(String[]::new))
             .as(CdcToDeltaOptions.class);
-    CdcToDeltaJob.Config config = CdcToDelta.config(options);
+    JobConfig config = CdcToDelta.config(options);
     assertEquals(
         HadoopConf.of(
             java.util.Map.of(

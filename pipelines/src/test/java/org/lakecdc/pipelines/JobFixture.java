@@ -77,8 +77,8 @@ final class JobFixture {
     tx.commit();
   }
 
-  CdcToDeltaJob.Config config() {
-    return CdcToDeltaJob.Config.builder(db.clientFactory(), CI, bronze, facts, control)
+  JobConfig config() {
+    return JobConfig.builder(db.clientFactory(), CI, bronze, facts, control)
         .bootstrap(false)
         .maxCommitsPerBatch(4)
         .build();
@@ -91,7 +91,7 @@ final class JobFixture {
   }
 
   /** Runs the job and returns its summary; its printed output goes to {@link #lastOutput}. */
-  CdcToDeltaJob.Summary run(CdcToDeltaJob.Config config) {
+  JobSummary run(JobConfig config) {
     return run(config, direct(), () -> {});
   }
 
@@ -99,8 +99,7 @@ final class JobFixture {
    * Runs the job on the runner of {@code options}, calling {@code beforeStream} after the bootstrap
    * snapshot; its printed output goes to {@link #lastOutput}.
    */
-  CdcToDeltaJob.Summary run(
-      CdcToDeltaJob.Config config, PipelineOptions options, Runnable beforeStream) {
+  JobSummary run(JobConfig config, PipelineOptions options, Runnable beforeStream) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
       try {
@@ -113,11 +112,11 @@ final class JobFixture {
 
   String lastOutput = "";
 
-  CdcToDeltaJob.Summary run() {
+  JobSummary run() {
     return run(config());
   }
 
-  CdcToDeltaJob.Summary runCrashing(CrashPoint point, long batch) {
+  JobSummary runCrashing(CrashPoint point, long batch) {
     return run(config().withCrash(point, batch));
   }
 

@@ -27,7 +27,7 @@ class RunSummaryTest {
     BatchStats stats =
         new BatchStats(
             id, inserts + updates * 2 + deletes, null, null, null, null, deletes, inserts, updates);
-    return new CommittedBatch(id, stats, "0x00", Instant.EPOCH, -1, skipped, null, 0);
+    return new CommittedBatch(id, stats, "0x00", Instant.EPOCH, -1, skipped, null, 0, "app", null);
   }
 
   @Test
@@ -62,8 +62,8 @@ class RunSummaryTest {
   void theSummaryOfARunReadsNoDataFileOfTheFactsTable() {
     JobFixture f = JobFixture.history(dir);
     String scheme = SchemeFileSystem.SCHEME + "://";
-    CdcToDeltaJob.Config config =
-        CdcToDeltaJob.Config.builder(
+    JobConfig config =
+        JobConfig.builder(
                 f.db.clientFactory(),
                 JobFixture.CI,
                 scheme + f.bronze,
@@ -91,7 +91,7 @@ class RunSummaryTest {
           .transaction(JobFixture.at(131))
           .delete(JobFixture.ORDERS, java.util.List.of(1000))
           .commit();
-      CdcToDeltaJob.Summary second = f.run(config);
+      JobSummary second = f.run(config);
       assertEquals(1, second.batches());
       assertEquals(
           Map.of("rows", 2L, "insert", 1L, "update", 0L, "delete", 1L), second.rowsByOperation());

@@ -39,7 +39,7 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
  *   <li>{@code 0021} at T0+2m: update order 2 (status, amount), delete order 3.
  *   <li>The job starts with {@code bootstrap=true} on new tables: the snapshot S = {@code 0021}
  *       (max_lsn) holds orders 1, 2, 4, 5. Then, before the changes are read (the {@code
- *       beforeStream} hook of {@link CdcToDeltaJob#run(CdcToDeltaJob.Config,
+ *       beforeStream} hook of {@link CdcToDeltaJob#run(JobConfig,
  *       org.apache.beam.sdk.options.PipelineOptions, PrintStream, Runnable)}):
  *   <li>{@code 0031} at T0+5m: insert orders 6, 7, 8.
  *   <li>{@code 0041} at T0+6m: update order 1.
@@ -123,11 +123,11 @@ public final class SampleJob {
     }
     List<Map<String, Object>> atS = f.db.rows(ORDERS);
 
-    CdcToDeltaJob.Config config =
-        CdcToDeltaJob.Config.builder(f.db.clientFactory(), CI, f.bronze, f.facts, f.control)
+    JobConfig config =
+        JobConfig.builder(f.db.clientFactory(), CI, f.bronze, f.facts, f.control)
             .maxCommitsPerBatch(MAX_COMMITS_PER_BATCH)
             .build();
-    CdcToDeltaJob.Summary summary =
+    JobSummary summary =
         CdcToDeltaJob.run(config, JobFixture.direct(), System.out, () -> secondHalf(f));
     System.out.println("SampleJob: " + summary);
 

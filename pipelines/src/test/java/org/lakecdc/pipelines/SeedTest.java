@@ -79,7 +79,7 @@ class SeedTest {
     return rows;
   }
 
-  private static CdcToDeltaJob.Config seeded(JobFixture f, String copy, String asOf) {
+  private static JobConfig seeded(JobFixture f, String copy, String asOf) {
     return f.config().withSeed(SeedCopy.parse(copy, asOf, false));
   }
 
@@ -120,7 +120,7 @@ class SeedTest {
     f.db.transaction(at(3)).update(ORDERS, List.of(1), Map.of("status", "shipped")).commit();
     f.db.transaction(at(4)).delete(ORDERS, List.of(3)).commit();
 
-    CdcToDeltaJob.Summary first = f.run(seeded(f, copy, asOf.toString()));
+    JobSummary first = f.run(seeded(f, copy, asOf.toString()));
     assertEquals(4, first.snapshotRows());
     assertTrue(
         f.lastOutput.contains(
@@ -199,7 +199,7 @@ class SeedTest {
 
     // A bootstrap run takes no snapshot of its own.
     f.db.transaction(at(8)).update(ORDERS, List.of(4), Map.of("status", "paid")).commit();
-    CdcToDeltaJob.Summary boot = f.run(f.config().toBuilder().bootstrap(true).build());
+    JobSummary boot = f.run(f.config().toBuilder().bootstrap(true).build());
     assertEquals(-1, boot.snapshotRows());
     bronze = bronzeRows(f);
     assertEquals(4, snapshotRows(bronze).size());
@@ -341,7 +341,7 @@ class SeedTest {
     }
     assertEquals(3, f.tables.scanFiles(copy).size(), "the copy has three data files");
 
-    CdcToDeltaJob.Summary seeded = f.run(seeded(f, copy, at(0).plusSeconds(30).toString()));
+    JobSummary seeded = f.run(seeded(f, copy, at(0).plusSeconds(30).toString()));
     assertEquals(7, seeded.snapshotRows());
     assertEquals(
         List.of(1, 2, 3, 4, 5, 6, 7),

@@ -46,8 +46,8 @@ class TargetIdentityTest {
     return f;
   }
 
-  private CdcToDeltaJob.Config second(JobFixture f) {
-    return CdcToDeltaJob.Config.builder(
+  private JobConfig second(JobFixture f) {
+    return JobConfig.builder(
             f.db.clientFactory(),
             CI,
             dir.resolve("delta/dbo_orders_second").toString(),
@@ -89,10 +89,10 @@ class TargetIdentityTest {
     JobFixture f = streamed();
     long factsVersion = f.tables.version(f.facts);
     long controlVersion = f.tables.version(f.control);
-    CdcToDeltaJob.Config second = second(f);
+    JobConfig second = second(f);
     String expected = refusal(f, second.bronzePath());
 
-    for (CdcToDeltaJob.Config config :
+    for (JobConfig config :
         List.of(
             second,
             second.toBuilder().bootstrap(true).build(),
@@ -116,9 +116,8 @@ class TargetIdentityTest {
     f.db.enableCdc("dbo.lineitem");
     f.db.transaction(at(130)).insert("dbo.lineitem", Map.of("l_id", 1, "l_qty", 5)).commit();
     String lineitem = dir.resolve("delta/dbo_lineitem").toString();
-    CdcToDeltaJob.Config copied =
-        CdcToDeltaJob.Config.builder(
-                f.db.clientFactory(), "dbo_lineitem", lineitem, f.facts, f.control)
+    JobConfig copied =
+        JobConfig.builder(f.db.clientFactory(), "dbo_lineitem", lineitem, f.facts, f.control)
             .appId(CI)
             .build();
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> f.run(copied));
@@ -152,7 +151,7 @@ class TargetIdentityTest {
         f.lastOutput);
     assertEquals(List.of(), controlRows(f), "no verdict vouches for the empty new table");
 
-    CdcToDeltaJob.Summary summary = f.run();
+    JobSummary summary = f.run();
     assertNotEquals(oldId, f.tables.tableId(f.bronze));
     assertEquals(before, f.bronzeChanges(), "every change once, in the same batches");
     assertEquals(3, summary.batches());
@@ -178,7 +177,7 @@ class TargetIdentityTest {
   void aResetTargetSaysItStartsNewOnceItsSnapshotIsCommittedNoMore() {
     JobFixture f = streamed();
     delete(Path.of(f.bronze));
-    CdcToDeltaJob.Config boot = f.config().toBuilder().bootstrap(true).build();
+    JobConfig boot = f.config().toBuilder().bootstrap(true).build();
     f.run(boot);
     assertTrue(f.lastOutput.contains("starts as a new target"), f.lastOutput);
     f.run(boot);
@@ -191,7 +190,7 @@ class TargetIdentityTest {
     JobFixture f = streamed();
     List<String> before = f.bronzeChanges();
     delete(Path.of(f.bronze));
-    CdcToDeltaJob.Config second = second(f);
+    JobConfig second = second(f);
     f.run(second);
     assertTrue(f.lastOutput.contains("starts as a new target"), f.lastOutput);
     assertEquals(
@@ -203,16 +202,15 @@ class TargetIdentityTest {
   @Test
   void relativeAbsoluteAndFileUriSpellingsOfOneBronzeShareOneControlRowAndFactsTarget() {
     JobFixture f = JobFixture.history(dir);
-    CdcToDeltaJob.Config absolute = f.config();
+    JobConfig absolute = f.config();
     f.run(
-        CdcToDeltaJob.Config.builder(
-                f.db.clientFactory(), CI, "file://" + f.bronze + "/", f.facts, f.control)
+        JobConfig.builder(f.db.clientFactory(), CI, "file://" + f.bronze + "/", f.facts, f.control)
             .bootstrap(false)
             .maxCommitsPerBatch(4)
             .build());
     f.db.transaction(at(130)).insert(ORDERS, JobFixture.order(1000, "new", "1.00")).commit();
     f.run(
-        CdcToDeltaJob.Config.builder(
+        JobConfig.builder(
                 f.db.clientFactory(),
                 CI,
                 dir.resolve("delta/./x/../dbo_orders").toString(),
@@ -237,13 +235,13 @@ class TargetIdentityTest {
   @Test
   void anEmptyBronzeLeftByAWrongColumnsTypeTakesTheCorrectedColumns() {
     JobFixture f = JobFixture.history(dir);
-    CdcToDeltaJob.Config wrong =
+    JobConfig wrong =
         f.config().toBuilder().bootstrap(true).columns("order_id INT, status INT").build();
     assertThrows(RuntimeException.class, () -> f.run(wrong));
     assertTrue(f.tables.exists(f.bronze));
     assertFalse(f.tables.hasDataFiles(f.bronze));
 
-    CdcToDeltaJob.Config right = wrong.toBuilder().columns("order_id INT, status STRING").build();
+    JobConfig right = wrong.toBuilder().columns("order_id INT, status STRING").build();
     f.run(right);
     assertTrue(
         f.lastOutput.contains(
@@ -262,7 +260,7 @@ class TargetIdentityTest {
   @Test
   void theBootstrapRowWrittenAfterACrashHasTheSnapshotsRows() {
     JobFixture f = JobFixture.history(dir);
-    CdcToDeltaJob.Config boot = f.config().toBuilder().bootstrap(true).build();
+    JobConfig boot = f.config().toBuilder().bootstrap(true).build();
     f.run(boot);
     long rows =
         f.tables.scan(f.facts, FactsTable.SCHEMA).stream()
@@ -276,7 +274,7 @@ class TargetIdentityTest {
     // the event): the event written later carries the rows recorded with the snapshot.
     String otherFacts = dir.resolve("delta/facts_after_crash").toString();
     f.run(
-        CdcToDeltaJob.Config.builder(f.db.clientFactory(), CI, f.bronze, otherFacts, f.control)
+        JobConfig.builder(f.db.clientFactory(), CI, f.bronze, otherFacts, f.control)
             .maxCommitsPerBatch(4)
             .build());
     Row event =

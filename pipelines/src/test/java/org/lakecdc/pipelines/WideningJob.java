@@ -111,8 +111,7 @@ public final class WideningJob {
 
   private static void after(Path dir) {
     FakeSqlServer db = FakeSqlServer.open(dir.resolve("source"));
-    CdcToDeltaJob.Summary summary =
-        CdcToDeltaJob.run(config(db, dir), JobFixture.direct(), System.out);
+    JobSummary summary = CdcToDeltaJob.run(config(db, dir), JobFixture.direct(), System.out);
     System.out.println("Rows written to " + dir + ": " + summary.rows());
     if (summary.rows() != 1) {
       System.err.println("Expected one row (order 2), not " + summary.rows());
@@ -120,8 +119,8 @@ public final class WideningJob {
     }
   }
 
-  private static CdcToDeltaJob.Config config(FakeSqlServer db, Path dir) {
-    return CdcToDeltaJob.Config.builder(
+  private static JobConfig config(FakeSqlServer db, Path dir) {
+    return JobConfig.builder(
             db.clientFactory(),
             CI,
             dir.resolve("delta/dbo_orders").toString(),

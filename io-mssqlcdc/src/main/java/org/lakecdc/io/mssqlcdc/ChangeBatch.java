@@ -4,6 +4,7 @@ import java.io.Serializable;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 
 /**
@@ -25,6 +26,11 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
  *     org.lakecdc.io.mssqlcdc.lsn.LsnRange#firstBatch()}): a sink commits batch {@code n} after
  *     batch {@code n - 1}, and knows none lies between them
  * @param source what the reader saw of the source while reading the batch
+ * @param failure null for a batch that was read; for a read that stopped at this batch because the
+ *     table failed ({@link TableFailure}, only with {@code MssqlCdcIO.readAll()}): why. Such a
+ *     batch holds no row and ends the table's batches: {@code toLsn} and {@code toCommitTime} are
+ *     the batch the read attempted, or the last processed LSN when no end was found yet; a sink
+ *     commits nothing from it on, and records the failure
  */
 public record ChangeBatch(
     String captureInstance,
@@ -34,8 +40,51 @@ public record ChangeBatch(
     long rows,
     List<String> readInstances,
     long sequence,
-    BatchSource source)
+    BatchSource source,
+    @Nullable TableFailure failure)
     implements Serializable {
+  /** A batch that was read (no failure). */
+  public ChangeBatch(
+      String captureInstance,
+      Lsn fromLsn,
+      Lsn toLsn,
+      Instant toCommitTime,
+      long rows,
+      List<String> readInstances,
+      long sequence,
+      BatchSource source) {
+    this(
+        captureInstance, fromLsn, toLsn, toCommitTime, rows, readInstances, sequence, source, null);
+  }
+
+  /**
+   * The batch at which the read of {@code captureInstance} stopped because of {@code failure}: no
+   * row, nothing measured.
+   */
+  public static ChangeBatch failed(
+      String captureInstance,
+      Lsn fromLsn,
+      Lsn toLsn,
+      Instant toCommitTime,
+      long sequence,
+      TableFailure failure) {
+    return new ChangeBatch(
+        captureInstance,
+        fromLsn,
+        toLsn,
+        toCommitTime,
+        0,
+        List.of(captureInstance),
+        sequence,
+        BatchSource.NONE,
+        Objects.requireNonNull(failure, "failure"));
+  }
+
+  /** Whether the table failed at this batch ({@link #failure()} is set). */
+  public boolean failed() {
+    return failure != null;
+  }
+
   public ChangeBatch {
     Objects.requireNonNull(captureInstance, "captureInstance");
     Objects.requireNonNull(fromLsn, "fromLsn");

@@ -82,6 +82,12 @@ public final class ChangeBatchCoder extends AtomicCoder<ChangeBatch> {
       ArrayNode lost = i.putArray("not_captured");
       each.notCaptured().forEach(lost::add);
     }
+    TableFailure failure = batch.failure();
+    if (failure != null) {
+      ObjectNode f = node.putObject("failure");
+      f.put("error_class", failure.errorClass());
+      f.put("message", failure.message());
+    }
     return node.toString();
   }
 
@@ -122,7 +128,12 @@ public final class ChangeBatchCoder extends AtomicCoder<ChangeBatch> {
               src.get("read_nanos").asLong(),
               src.get("read_bytes").asLong(),
               ddl,
-              instances));
+              instances),
+          node.hasNonNull("failure")
+              ? new TableFailure(
+                  node.get("failure").get("error_class").asText(),
+                  node.get("failure").get("message").asText())
+              : null);
     } catch (IOException | RuntimeException e) {
       throw new CoderException("Not a change batch: " + json, e);
     }

@@ -3,9 +3,16 @@ package org.lakecdc.io.mssqlcdc;
 import static org.apache.beam.sdk.util.Preconditions.checkArgumentNotNull;
 
 import com.google.auto.value.AutoValue;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.NullableCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.transforms.Create;
@@ -121,11 +128,31 @@ public final class MssqlCdcIO {
 
   private MssqlCdcIO() {}
 
+  /**
+   * Throws {@link IllegalArgumentException} with {@code String.format(message, args)} unless ok.
+   */
+  private static void require(boolean ok, String message, Object... args) {
+    if (!ok) {
+      throw new IllegalArgumentException(String.format(Locale.ROOT, message, args));
+    }
+  }
+
   /** The one element a read starts from: the capture instance's name. */
   private static PCollection<String> captureInstance(PBegin input, String captureInstance) {
     return input.apply(
         "Capture instance " + captureInstance.toLowerCase(Locale.ROOT),
         Create.of(captureInstance).withCoder(StringUtf8Coder.of()));
+  }
+
+  /**
+   * Reads many capture instances in one splittable DoFn: one element per capture instance, each
+   * read as its own {@link Read} configures it (schema, starting position, batch size, partitions,
+   * schema-change policy) with its own restriction, watermark and batch sequence, each batch's rows
+   * written through that table's {@link RowSink} (there is no row output: every table's rows have
+   * their own schema). See {@link ReadAll}.
+   */
+  public static ReadAll readAll() {
+    return new ReadAll(List.of());
   }
 
   /**
@@ -163,6 +190,13 @@ public final class MssqlCdcIO {
   @AutoValue
   public abstract static class Read extends PTransform<PBegin, PCollection<Row>> {
     abstract @Nullable String getCaptureInstance();
+
+    /**
+     * The capture instance this read is configured with ({@link #withCaptureInstance}), or null.
+     */
+    public @Nullable String captureInstance() {
+      return getCaptureInstance();
+    }
 
     abstract @Nullable CdcClientFactory getClientFactory();
 
@@ -688,6 +722,138 @@ public final class MssqlCdcIO {
   }
 
   /**
+   * Many change reads in one splittable DoFn ({@link MssqlCdcIO#readAll()}), the shape of KafkaIO's
+   * {@code ReadSourceDescriptors}: the elements are the capture instances, each with its own {@link
+   * Read} configuration, restriction ({@code LsnRange}), watermark and batch sequence, so tables
+   * advance independently and a runner spreads them over workers. All reads share one client
+   * factory (one client per DoFn instance serves them all) and one form (bounded, or continuous).
+   *
+   * <h3>Failures stop one table</h3>
+   *
+   * A {@link TableFailure} (data loss, a schema change the read cannot follow, a missing grant, a
+   * capture instance disabled) ends that capture instance's read only: instead of failing the
+   * pipeline, its read emits one {@link ChangeBatch#failed} batch (the sequence number of the batch
+   * it could not read, no row) and stops; the other capture instances read on, to their end or
+   * until stopped. Any other error fails the pipeline as a single read does.
+   */
+  public static final class ReadAll implements java.io.Serializable {
+    private final List<Read> reads;
+
+    ReadAll(List<Read> reads) {
+      this.reads = List.copyOf(reads);
+    }
+
+    /**
+     * These reads and {@code read} (a {@link Read} with its capture instance and client factory).
+     *
+     * @throws IllegalArgumentException when {@code read} is null
+     */
+    public ReadAll with(Read read) {
+      checkArgumentNotNull(read, "readAll().with() needs a read, not null");
+      List<Read> more = new ArrayList<>(reads);
+      more.add(read);
+      return new ReadAll(more);
+    }
+
+    /** The reads, in the order they were added. */
+    public List<Read> reads() {
+      return reads;
+    }
+
+    /**
+     * Writes each capture instance's batches through its own sink in the reading stage; the output
+     * is one {@code (batch, what the sink wrote)} per batch, {@link ChangeBatch#captureInstance()}
+     * naming the table (a {@link ChangeBatch#failed} batch comes with a null result).
+     *
+     * @param sinks the sink of each capture instance, by the name its read was configured with
+     * @throws IllegalArgumentException when a read has no sink, a capture instance is read twice,
+     *     the reads do not share one client factory or one form, or there is no read
+     */
+    public <ResultT> WriteAllBatches<ResultT> writeTo(
+        Map<String, ? extends RowSink<ResultT>> sinks) {
+      require(!reads.isEmpty(), "readAll() needs at least one read (with())");
+      Set<String> names = new HashSet<>();
+      for (Read read : reads) {
+        String ci = read.getCaptureInstance();
+        require(ci != null, "readAll(): every read needs withCaptureInstance()");
+        require(
+            names.add(ci.toLowerCase(Locale.ROOT)),
+            "readAll() reads capture instance %s twice",
+            ci);
+        require(sinks.containsKey(ci), "readAll().writeTo(): no sink for capture instance %s", ci);
+        require(
+            java.util.Objects.equals(read.getClientFactory(), reads.get(0).getClientFactory()),
+            "readAll(): the reads of %s and %s use different client factories; one readAll()"
+                + " reads one source",
+            reads.get(0).getCaptureInstance(),
+            ci);
+        require(
+            read.isContinuous() == reads.get(0).isContinuous(),
+            "readAll(): the reads of %s and %s are of different forms (bounded, continuous)",
+            reads.get(0).getCaptureInstance(),
+            ci);
+      }
+      return new WriteAllBatches<>(reads, new LinkedHashMap<>(sinks));
+    }
+  }
+
+  /**
+   * Many change reads writing through their sinks: see {@link ReadAll#writeTo(Map)}.
+   *
+   * @param <ResultT> what the sinks return per batch
+   */
+  public static final class WriteAllBatches<ResultT>
+      extends PTransform<PBegin, PCollection<KV<ChangeBatch, ResultT>>> {
+    private final List<Read> reads;
+    private final Map<String, ? extends RowSink<ResultT>> sinks;
+
+    WriteAllBatches(List<Read> reads, Map<String, ? extends RowSink<ResultT>> sinks) {
+      this.reads = reads;
+      this.sinks = sinks;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public PCollection<KV<ChangeBatch, ResultT>> expand(PBegin input) {
+      List<ReadSpec> specs = new ArrayList<>();
+      Map<String, RowSink<Object>> anySinks = new LinkedHashMap<>();
+      for (Read read : reads) {
+        ReadSpec spec = read.resolve();
+        specs.add(spec);
+        anySinks.put(
+            spec.captureInstance(), (RowSink<Object>) sinks.get(read.getCaptureInstance()));
+      }
+      TupleTag<KV<ChangeBatch, Object>> written = new TupleTag<>("written");
+      ReadChangesDoFn<KV<ChangeBatch, Object>> fn =
+          reads.get(0).isContinuous()
+              ? new ReadChangesDoFn.Unbounded<KV<ChangeBatch, Object>>(
+                  specs, CHANGES, BATCHES, written, anySinks, true)
+              : new ReadChangesDoFn.Bounded<KV<ChangeBatch, Object>>(
+                  specs, CHANGES, BATCHES, written, anySinks, true);
+      List<String> names = specs.stream().map(ReadSpec::captureInstance).toList();
+      PCollectionTuple outputs =
+          input
+              .apply("Capture instances", Create.of(names).withCoder(StringUtf8Coder.of()))
+              .apply(
+                  "Read and write changes by LSN range",
+                  ParDo.of(fn).withOutputTags(written, TupleTagList.empty()));
+      PCollection<KV<ChangeBatch, Object>> out = outputs.get(written);
+      Coder<Object> resultCoder = (Coder<Object>) sinks.values().iterator().next().resultCoder();
+      out.setCoder(KvCoder.of(ChangeBatchCoder.of(), NullableCoder.of(resultCoder)));
+      return (PCollection<KV<ChangeBatch, ResultT>>) (PCollection<?>) out;
+    }
+
+    @Override
+    public void populateDisplayData(DisplayData.Builder builder) {
+      super.populateDisplayData(builder);
+      builder.add(
+          DisplayData.item(
+              "captureInstances",
+              String.join(",", reads.stream().map(Read::getCaptureInstance).toList())));
+    }
+  }
+
+  /**
    * The snapshot writing through a {@link RowSink}: see {@link Snapshot#writeTo(RowSink)}.
    *
    * @param <ResultT> what the sink returns per key range
@@ -740,9 +906,19 @@ public final class MssqlCdcIO {
       ReadChangesDoFn<KV<ChangeBatch, Object>> fn =
           read.isContinuous()
               ? new ReadChangesDoFn.Unbounded<KV<ChangeBatch, Object>>(
-                  spec, CHANGES, BATCHES, written, anySink)
+                  List.of(spec),
+                  CHANGES,
+                  BATCHES,
+                  written,
+                  Map.of(spec.captureInstance(), anySink),
+                  false)
               : new ReadChangesDoFn.Bounded<KV<ChangeBatch, Object>>(
-                  spec, CHANGES, BATCHES, written, anySink);
+                  List.of(spec),
+                  CHANGES,
+                  BATCHES,
+                  written,
+                  Map.of(spec.captureInstance(), anySink),
+                  false);
       PCollectionTuple outputs =
           captureInstance(input, spec.captureInstance())
               .apply(
@@ -776,8 +952,10 @@ public final class MssqlCdcIO {
       ReadSpec spec = read.resolve();
       ReadChangesDoFn<Row> fn =
           read.isContinuous()
-              ? new ReadChangesDoFn.Unbounded<Row>(spec, CHANGES, BATCHES, null, null)
-              : new ReadChangesDoFn.Bounded<Row>(spec, CHANGES, BATCHES, null, null);
+              ? new ReadChangesDoFn.Unbounded<Row>(
+                  List.of(spec), CHANGES, BATCHES, null, null, false)
+              : new ReadChangesDoFn.Bounded<Row>(
+                  List.of(spec), CHANGES, BATCHES, null, null, false);
       PCollectionTuple outputs =
           captureInstance(input, spec.captureInstance())
               .apply(

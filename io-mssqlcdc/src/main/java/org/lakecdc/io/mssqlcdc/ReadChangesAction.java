@@ -86,6 +86,8 @@ final class ReadChangesAction {
   private final ReadSpec spec;
   private final CdcClient client;
   private final BatchOutput output;
+  private final boolean isolateFailures;
+  private final Counter tablesFailed = Metrics.counter(NAMESPACE, "tables_failed");
   private final Set<String> checkedInstances;
   private final Map<Lsn, java.time.Instant> commitTimes;
   private final Map<String, List<String>> uncaptured;
@@ -101,8 +103,10 @@ final class ReadChangesAction {
   /**
    * @param caches the DoFn instance's caches, shared between calls and updated by this one
    */
-  ReadChangesAction(ReadSpec spec, CdcClient client, BatchOutput output, Caches caches) {
+  ReadChangesAction(
+      ReadSpec spec, CdcClient client, BatchOutput output, Caches caches, boolean isolateFailures) {
     this.spec = spec;
+    this.isolateFailures = isolateFailures;
     this.client = client;
     this.output = output;
     this.checkedInstances = caches.checkedInstances;
@@ -110,6 +114,12 @@ final class ReadChangesAction {
     this.uncaptured = caches.uncaptured;
   }
 
+  /**
+   * Drains the restriction in batches. With {@code isolateFailures}, a {@link TableFailure} met on
+   * the way (before, during or after a batch's read) ends the table's read: the batch that could
+   * not be read is emitted as {@link ChangeBatch#failed} (no row, its sequence number), the rest of
+   * the restriction is claimed, and nothing more is read for this restriction.
+   */
   ProcessContinuation run(
       String captureInstance,
       RestrictionTracker<LsnRange, Lsn> tracker,
@@ -121,30 +131,64 @@ final class ReadChangesAction {
     Lsn last = range.from().decrement();
     long sequence = range.firstBatch();
     while (true) {
-      if (range.isOpen() && spec.stopCondition().shouldStop()) {
-        // Asked to stop: claim the rest of the open range (nothing more is read) and end it.
+      Optional<Commit> end = Optional.empty();
+      try {
+        if (range.isOpen() && spec.stopCondition().shouldStop()) {
+          // Asked to stop: claim the rest of the open range (nothing more is read) and end it.
+          tracker.tryClaim(Lsn.MAX);
+          return ProcessContinuation.stop();
+        }
+        end = nextBatchEnd(range, last);
+        if (end.isEmpty()) {
+          if (range.isOpen()) {
+            return ProcessContinuation.resume().withResumeDelay(spec.pollInterval());
+          }
+          // Nothing is left before the end of the range: claim its last LSN to finish it.
+          if (last.isBefore(range.lastLsn())) {
+            tracker.tryClaim(range.lastLsn());
+          }
+          return ProcessContinuation.stop();
+        }
+        if (!tracker.tryClaim(end.get().lsn())) {
+          return ProcessContinuation.stop();
+        }
+        Lsn previousEnd = last;
+        if (last.equals(range.from().decrement())) {
+          previousEnd = previousBatchEnd(captureInstance, range.from());
+        }
+        readBatch(captureInstance, last, previousEnd, end.get(), sequence);
+      } catch (RuntimeException e) {
+        Optional<TableFailure> failure = isolateFailures ? TableFailure.of(e) : Optional.empty();
+        if (failure.isEmpty()) {
+          throw e;
+        }
+        LOG.warn(
+            "Capture instance {} stopped at batch {} after {}: {}",
+            captureInstance,
+            sequence,
+            last,
+            failure.get());
+        // The attempted batch's end time; before an end was found, the last processed commit's
+        // (the watermark), or the epoch when the read had processed none yet.
+        long processedMillis = Math.max(0, watermark.currentWatermark().getMillis());
+        java.time.Instant time =
+            end.map(Commit::commitTime).orElse(java.time.Instant.ofEpochMilli(processedMillis));
+        output.batch(
+            ChangeBatch.failed(
+                captureInstance,
+                last.increment(),
+                end.map(Commit::lsn).orElse(last),
+                time,
+                sequence,
+                failure.get()),
+            null,
+            watermark.currentWatermark());
+        tablesFailed.inc();
+        // Nothing more of this restriction is read: claiming past its end finishes it.
         tracker.tryClaim(Lsn.MAX);
         return ProcessContinuation.stop();
       }
-      Optional<Commit> end = nextBatchEnd(range, last);
-      if (end.isEmpty()) {
-        if (range.isOpen()) {
-          return ProcessContinuation.resume().withResumeDelay(spec.pollInterval());
-        }
-        // Nothing is left before the end of the range: claim its last LSN to finish it.
-        if (last.isBefore(range.lastLsn())) {
-          tracker.tryClaim(range.lastLsn());
-        }
-        return ProcessContinuation.stop();
-      }
-      if (!tracker.tryClaim(end.get().lsn())) {
-        return ProcessContinuation.stop();
-      }
-      Lsn previousEnd = last;
-      if (last.equals(range.from().decrement())) {
-        previousEnd = previousBatchEnd(captureInstance, range.from());
-      }
-      readBatch(captureInstance, last, previousEnd, end.get(), sequence++);
+      sequence++;
       Instant endTime = new Instant(end.get().commitTime().toEpochMilli());
       if (endTime.isAfter(watermark.currentWatermark())) {
         watermark.setWatermark(endTime);

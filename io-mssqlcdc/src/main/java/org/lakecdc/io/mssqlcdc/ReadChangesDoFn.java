@@ -1,7 +1,9 @@
 package org.lakecdc.io.mssqlcdc;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.InstantCoder;
@@ -64,45 +66,75 @@ import org.lakecdc.io.mssqlcdc.lsn.LsnRangeTracker;
  * cheaply ({@link CdcClient#estimatedChangeRows}: an index range count, no NTILE).
  */
 abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
-  final ReadSpec spec;
+  /** The read of each capture instance (the element), by its configured name. */
+  final Map<String, ReadSpec> specs;
+
   final TupleTag<Row> changesTag;
   final TupleTag<ChangeBatch> batchesTag;
 
-  /** With a sink: the tag of the written batches (the main output); null when rows are emitted. */
+  /** With sinks: the tag of the written batches (the main output); null when rows are emitted. */
   final @Nullable TupleTag<KV<ChangeBatch, Object>> writtenTag;
 
-  /** Writes each batch's rows in this stage, or null when the rows are emitted. */
-  final @Nullable RowSink<Object> sink;
-
-  /** The worker's client ({@link WorkerClient}). */
-  private final WorkerClient client;
-
-  /** What this DoFn instance keeps between calls (not serialized). */
-  private transient ReadChangesAction.@Nullable Caches caches;
+  /**
+   * Per capture instance, what writes each batch's rows in this stage; null when rows are emitted.
+   */
+  final @Nullable Map<String, RowSink<Object>> sinks;
 
   /**
-   * A reader emitting rows ({@code changesTag}, the main output) and batches ({@code batchesTag}),
-   * or, with a sink, writing each batch's rows through it and emitting {@code (batch, result)}
-   * under {@code writtenTag}.
+   * Whether a {@link TableFailure} ends the element's read with a {@link ChangeBatch#failed} batch
+   * instead of failing the pipeline ({@code MssqlCdcIO.readAll()}).
+   */
+  final boolean isolateFailures;
+
+  /** The worker's client ({@link WorkerClient}), shared by every capture instance read. */
+  private final WorkerClient client;
+
+  /** What this DoFn instance keeps between calls, per capture instance (not serialized). */
+  private transient @Nullable Map<String, ReadChangesAction.Caches> caches;
+
+  /**
+   * A reader of the capture instances of {@code specs} (one client factory for all) emitting rows
+   * ({@code changesTag}, the main output) and batches ({@code batchesTag}), or, with sinks (one per
+   * capture instance), writing each batch's rows through its table's sink and emitting {@code
+   * (batch, result)} under {@code writtenTag}.
    */
   ReadChangesDoFn(
-      ReadSpec spec,
+      List<ReadSpec> specs,
       TupleTag<Row> changesTag,
       TupleTag<ChangeBatch> batchesTag,
       @Nullable TupleTag<KV<ChangeBatch, Object>> writtenTag,
-      @Nullable RowSink<Object> sink) {
-    this.spec = spec;
-    this.client = new WorkerClient(spec.clientFactory());
+      @Nullable Map<String, RowSink<Object>> sinks,
+      boolean isolateFailures) {
+    Map<String, ReadSpec> byName = new LinkedHashMap<>();
+    for (ReadSpec spec : specs) {
+      if (byName.put(spec.captureInstance(), spec) != null) {
+        throw new IllegalArgumentException(
+            "Capture instance " + spec.captureInstance() + " is read twice in one readAll()");
+      }
+    }
+    this.specs = byName;
+    this.client = new WorkerClient(specs.get(0).clientFactory());
     this.changesTag = changesTag;
     this.batchesTag = batchesTag;
     this.writtenTag = writtenTag;
-    this.sink = sink;
+    this.sinks = sinks == null ? null : new LinkedHashMap<>(sinks);
+    this.isolateFailures = isolateFailures;
+  }
+
+  /** The read of {@code captureInstance}, an element of this DoFn. */
+  ReadSpec spec(String captureInstance) {
+    ReadSpec spec = specs.get(captureInstance);
+    if (spec == null) {
+      throw new IllegalArgumentException(
+          "Capture instance " + captureInstance + " is not one of this read's " + specs.keySet());
+    }
+    return spec;
   }
 
   @Setup
   public void setup() {
-    if (sink != null) {
-      sink.setup();
+    if (sinks != null) {
+      sinks.values().forEach(RowSink::setup);
     }
   }
 
@@ -111,8 +143,8 @@ abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
     try {
       client.close();
     } finally {
-      if (sink != null) {
-        sink.teardown();
+      if (sinks != null) {
+        sinks.values().forEach(RowSink::teardown);
       }
     }
   }
@@ -124,7 +156,9 @@ abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
   public LsnRange initialRestriction(@Element String captureInstance) {
     {
       CdcClient client = this.client.get();
-      Lsn lastProcessed = StartPositions.lastProcessed(client, captureInstance, spec.startingLsn());
+      Lsn lastProcessed =
+          StartPositions.lastProcessed(
+              client, captureInstance, spec(captureInstance).startingLsn());
       Lsn from = lastProcessed.increment();
       if (!bounded()) {
         return LsnRange.openFrom(from);
@@ -150,6 +184,19 @@ abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
     if (range.isEmpty()) {
       return;
     }
+    try {
+      split(captureInstance, range, receiver);
+    } catch (RuntimeException e) {
+      if (!isolateFailures || TableFailure.of(e).isEmpty()) {
+        throw e;
+      }
+      // The table's read reports the failure when it meets it (processElement), whole.
+      receiver.output(range);
+    }
+  }
+
+  private void split(String captureInstance, LsnRange range, OutputReceiver<LsnRange> receiver) {
+    ReadSpec spec = spec(captureInstance);
     {
       CdcClient client = this.client.get();
       Optional<Lsn> max = client.maxLsn();
@@ -187,14 +234,14 @@ abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
         LsnRange split = all.get(i);
         receiver.output(split.withFirstBatch(firstBatch));
         if (i + 1 < all.size()) {
-          firstBatch += batchesIn(client, split);
+          firstBatch += batchesIn(client, split, spec);
         }
       }
     }
   }
 
   /** The batches a read of the closed range {@code split} emits. */
-  private long batchesIn(CdcClient client, LsnRange split) {
+  private static long batchesIn(CdcClient client, LsnRange split, ReadSpec spec) {
     long commits = client.commitCount(split.from().decrement(), split.lastLsn());
     int perBatch = spec.maxCommitsPerBatch();
     if (perBatch <= 0) {
@@ -213,6 +260,17 @@ abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
     if (range.isEmpty()) {
       return 0;
     }
+    try {
+      return estimatedRows(captureInstance, range);
+    } catch (RuntimeException e) {
+      if (!isolateFailures || TableFailure.of(e).isEmpty()) {
+        throw e;
+      }
+      return 0;
+    }
+  }
+
+  private double estimatedRows(String captureInstance, LsnRange range) {
     {
       CdcClient client = this.client.get();
       Lsn last = range.isOpen() ? client.maxLsn().orElse(null) : range.lastLsn();
@@ -258,10 +316,17 @@ abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
       ManualWatermarkEstimator<Instant> watermark,
       MultiOutputReceiver receiver) {
     if (caches == null) {
-      caches = new ReadChangesAction.Caches();
+      caches = new java.util.HashMap<>();
     }
+    ReadChangesAction.Caches cache =
+        caches.computeIfAbsent(captureInstance, ci -> new ReadChangesAction.Caches());
     try {
-      return new ReadChangesAction(spec, client.get(), output(receiver), caches)
+      return new ReadChangesAction(
+              spec(captureInstance),
+              client.get(),
+              output(receiver, captureInstance),
+              cache,
+              isolateFailures)
           .run(captureInstance, tracker, watermark);
     } catch (RuntimeException e) {
       client.discardAfter(e);
@@ -269,8 +334,9 @@ abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
     }
   }
 
-  private ReadChangesAction.BatchOutput output(MultiOutputReceiver receiver) {
-    if (sink == null) {
+  private ReadChangesAction.BatchOutput output(
+      MultiOutputReceiver receiver, String captureInstance) {
+    if (sinks == null) {
       return new ReadChangesAction.BatchOutput() {
         @Override
         public @Nullable Object rows(long sequence, ReadChangesAction.BatchRowsView rows) {
@@ -288,7 +354,7 @@ abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
         }
       };
     }
-    RowSink<Object> rowSink = sink;
+    RowSink<Object> rowSink = sinks.get(captureInstance);
     TupleTag<KV<ChangeBatch, Object>> tag = writtenTag;
     return new ReadChangesAction.BatchOutput() {
       @Override
@@ -307,12 +373,29 @@ abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
   @BoundedPerElement
   static final class Bounded<OutputT> extends ReadChangesDoFn<OutputT> {
     Bounded(
+        List<ReadSpec> specs,
+        TupleTag<Row> changesTag,
+        TupleTag<ChangeBatch> batchesTag,
+        @Nullable TupleTag<KV<ChangeBatch, Object>> writtenTag,
+        @Nullable Map<String, RowSink<Object>> sinks,
+        boolean isolateFailures) {
+      super(specs, changesTag, batchesTag, writtenTag, sinks, isolateFailures);
+    }
+
+    /** A reader of the one capture instance of {@code spec}, whose failures fail the pipeline. */
+    Bounded(
         ReadSpec spec,
         TupleTag<Row> changesTag,
         TupleTag<ChangeBatch> batchesTag,
         @Nullable TupleTag<KV<ChangeBatch, Object>> writtenTag,
         @Nullable RowSink<Object> sink) {
-      super(spec, changesTag, batchesTag, writtenTag, sink);
+      this(
+          List.of(spec),
+          changesTag,
+          batchesTag,
+          writtenTag,
+          sink == null ? null : Map.of(spec.captureInstance(), sink),
+          false);
     }
 
     @Override
@@ -325,12 +408,29 @@ abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
   @UnboundedPerElement
   static final class Unbounded<OutputT> extends ReadChangesDoFn<OutputT> {
     Unbounded(
+        List<ReadSpec> specs,
+        TupleTag<Row> changesTag,
+        TupleTag<ChangeBatch> batchesTag,
+        @Nullable TupleTag<KV<ChangeBatch, Object>> writtenTag,
+        @Nullable Map<String, RowSink<Object>> sinks,
+        boolean isolateFailures) {
+      super(specs, changesTag, batchesTag, writtenTag, sinks, isolateFailures);
+    }
+
+    /** A reader of the one capture instance of {@code spec}, whose failures fail the pipeline. */
+    Unbounded(
         ReadSpec spec,
         TupleTag<Row> changesTag,
         TupleTag<ChangeBatch> batchesTag,
         @Nullable TupleTag<KV<ChangeBatch, Object>> writtenTag,
         @Nullable RowSink<Object> sink) {
-      super(spec, changesTag, batchesTag, writtenTag, sink);
+      this(
+          List.of(spec),
+          changesTag,
+          batchesTag,
+          writtenTag,
+          sink == null ? null : Map.of(spec.captureInstance(), sink),
+          false);
     }
 
     @Override

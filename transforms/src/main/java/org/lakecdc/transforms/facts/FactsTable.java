@@ -18,7 +18,8 @@ import org.lakecdc.transforms.delta.TableKind;
 /**
  * The facts table (BEHAVIOUR.md 7.4): one row per batch, batches without rows included, plus event
  * rows ({@code bootstrap}, {@code schema_change}, {@code capture_instance_switched}, {@code
- * data_skipped}, {@code nothing_new}). All times are UTC, stored as TIMESTAMP_NTZ.
+ * data_skipped}, {@code nothing_new}, {@code table_failed}). All times are UTC, stored as
+ * TIMESTAMP_NTZ.
  *
  * <p>Columns that the reference measures on SQL Server only ({@code source_rtt_ms}, {@code
  * read_seconds}, {@code read_mb}, {@code network_wait_ms}) are NULL until the SQL Server client
@@ -61,7 +62,8 @@ public final class FactsTable {
       EVENT_SCHEMA_CHANGE = "schema_change",
       EVENT_CAPTURE_INSTANCE_SWITCHED = "capture_instance_switched",
       EVENT_DATA_SKIPPED = "data_skipped",
-      EVENT_NOTHING_NEW = "nothing_new";
+      EVENT_NOTHING_NEW = "nothing_new",
+      EVENT_TABLE_FAILED = "table_failed";
 
   private static final List<DeltaColumn> COLUMNS =
       List.of(

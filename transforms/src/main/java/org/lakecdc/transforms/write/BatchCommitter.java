@@ -89,7 +89,9 @@ final class BatchCommitter {
           -1,
           true,
           finalization.verdict(target.bronzePath()).orElse(null),
-          0);
+          0,
+          target.appId(),
+          null);
     }
     Instant startedAt = Instant.now();
     long bronzeVersion = -1;
@@ -158,7 +160,40 @@ final class BatchCommitter {
         bronzeVersion,
         skipped,
         verdict,
-        bytes);
+        bytes,
+        target.appId(),
+        null);
+  }
+
+  /**
+   * Records that the target's read stopped at {@code batch} ({@link ChangeBatch#failed}): the
+   * {@code table_failed} facts row and domain ({@link TableFailures}); nothing else is committed,
+   * the position and the verdict stay where {@code position} is.
+   *
+   * @param position the target's committed position (the batches before the failed one)
+   */
+  CommittedBatch recordFailure(StreamPosition position, ChangeBatch batch) {
+    TableFailures failure =
+        TableFailures.at(
+            position, target.bronzePath(), batch.failure(), batch.fromLsn(), target.runStartedAt());
+    failure.write(tables, target.factsPath());
+    LOG.warn(
+        "Target {} (app id {}) stopped after {}: {}",
+        target.bronzePath(),
+        target.appId(),
+        position.endLsn(),
+        failure.text());
+    return new CommittedBatch(
+        position.batchId() + 1,
+        BatchStats.empty(position.batchId() + 1),
+        position.endLsn().toString(),
+        position.endCommitTime() == null ? batch.toCommitTime() : position.endCommitTime(),
+        -1,
+        true,
+        finalization.verdict(target.bronzePath()).orElse(null),
+        0,
+        target.appId(),
+        failure.text());
   }
 
   /** The end LSN the target's tables already hold (the later of bronze's and facts' positions). */

@@ -1,6 +1,9 @@
 package org.lakecdc.transforms.write;
 
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.values.KV;
 import org.lakecdc.io.mssqlcdc.ChangeBatch;
@@ -9,32 +12,40 @@ import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.position.StreamPosition;
 
 /**
- * The one committer of a target in the bounded form: commits the run's batches in sequence (= LSN)
- * order. Per batch ({@link BatchCommitter}): the bronze commit (only with rows) with transaction id
- * {@code (appId, batch)} and the new position; then the facts row and its event rows in one commit
- * with {@code (appId#facts, batch)} and the position; then the verdict. Data first, verdict last: a
- * crash in between leaves the verdict behind the data, never ahead; the next run repairs it.
+ * The committer of the targets in the bounded form, one key (capture instance) per target: commits
+ * each target's batches of the run in sequence (= LSN) order, up to a {@link ChangeBatch#failed}
+ * batch, which records the table's failure instead and ends its commits. Per batch ({@link
+ * BatchCommitter}): the bronze commit (only with rows) with transaction id {@code (appId, batch)}
+ * and the new position; then the facts row and its event rows in one commit with {@code
+ * (appId#facts, batch)} and the position; then the verdict. Data first, verdict last: a crash in
+ * between leaves the verdict behind the data, never ahead; the next run repairs it.
  */
 final class CommitBatches
     extends DoFn<KV<String, Iterable<KV<ChangeBatch, BatchFiles>>>, CommittedBatch> {
-  private final DeltaTarget target;
-  private transient DeltaTables tables;
+  private final Map<String, DeltaTarget> targets;
+  private transient Map<String, DeltaTables> tables;
 
-  CommitBatches(DeltaTarget target) {
-    this.target = target;
+  /** The committer of {@code targets}' batches, by capture instance (the key). */
+  CommitBatches(Map<String, DeltaTarget> targets) {
+    this.targets = new LinkedHashMap<>(targets);
   }
 
   @Setup
   public void setup() {
-    tables = target.tables();
+    tables = new HashMap<>();
   }
 
   @ProcessElement
   public void process(
       @Element KV<String, Iterable<KV<ChangeBatch, BatchFiles>>> all,
       OutputReceiver<CommittedBatch> out) {
+    DeltaTarget target = targets.get(all.getKey());
+    if (target == null) {
+      throw new IllegalStateException("Batches of " + all.getKey() + ", which has no target");
+    }
+    DeltaTables delta = tables.computeIfAbsent(all.getKey(), k -> target.tables());
     List<KV<ChangeBatch, BatchFiles>> batches = WriteChangesToDelta.inSequence(all.getValue());
-    BatchCommitter committer = new BatchCommitter(target, tables);
+    BatchCommitter committer = new BatchCommitter(target, delta);
     Lsn committedUpTo = committer.committedUpTo();
     StreamPosition position = target.start();
     for (int i = 0; i < batches.size(); i++) {
@@ -42,7 +53,9 @@ final class CommitBatches
       BatchFiles files = batches.get(i).getValue();
       if (batch.sequence() != i) {
         throw new IllegalStateException(
-            "The read emitted batch "
+            "The read of "
+                + target.bronzePath()
+                + " emitted batch "
                 + batch.sequence()
                 + " where batch "
                 + i
@@ -53,6 +66,11 @@ final class CommitBatches
                 + "): a batch is missing or repeated, nothing after batch "
                 + (i - 1)
                 + " is committed");
+      }
+      if (batch.failed()) {
+        // The table stopped here: later batches (of other parts of the read) are not committed.
+        out.output(committer.recordFailure(position, batch));
+        return;
       }
       long batchId = target.start().batchId() + 1 + i;
       out.output(committer.commit(position, batch, batchId, files, committedUpTo));

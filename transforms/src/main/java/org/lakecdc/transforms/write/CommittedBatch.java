@@ -17,6 +17,10 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * @param skipped true when the batch was already in the tables (a replay)
  * @param verdict the verdict after the batch, UTC
  * @param bytesWritten bytes of the data files committed
+ * @param appId the app id of the target the batch belongs to
+ * @param failure null for a committed (or replayed) batch; for the batch at which the target's read
+ *     stopped because the table failed, the failure as {@code <ErrorClass>: <message>} (nothing of
+ *     it was committed but its {@code table_failed} facts row)
  */
 public record CommittedBatch(
     long batchId,
@@ -26,5 +30,12 @@ public record CommittedBatch(
     long bronzeVersion,
     boolean skipped,
     @Nullable LocalDateTime verdict,
-    long bytesWritten)
-    implements Serializable {}
+    long bytesWritten,
+    String appId,
+    @Nullable String failure)
+    implements Serializable {
+  /** Whether the target's table failed at this batch ({@link #failure()} is set). */
+  public boolean failed() {
+    return failure != null;
+  }
+}

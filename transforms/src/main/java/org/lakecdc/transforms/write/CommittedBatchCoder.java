@@ -36,6 +36,8 @@ public final class CommittedBatchCoder extends AtomicCoder<CommittedBatch> {
     BooleanCoder.of().encode(value.skipped(), out);
     TEXT.encode(value.verdict() == null ? null : value.verdict().toString(), out);
     VarLongCoder.of().encode(value.bytesWritten(), out);
+    StringUtf8Coder.of().encode(value.appId(), out);
+    TEXT.encode(value.failure(), out);
   }
 
   @Override
@@ -48,6 +50,8 @@ public final class CommittedBatchCoder extends AtomicCoder<CommittedBatch> {
     boolean skipped = BooleanCoder.of().decode(in);
     String verdict = TEXT.decode(in);
     long bytes = VarLongCoder.of().decode(in);
+    String appId = StringUtf8Coder.of().decode(in);
+    String failure = TEXT.decode(in);
     return new CommittedBatch(
         batchId,
         stats,
@@ -56,7 +60,9 @@ public final class CommittedBatchCoder extends AtomicCoder<CommittedBatch> {
         bronzeVersion,
         skipped,
         verdict == null ? null : LocalDateTime.parse(verdict),
-        bytes);
+        bytes,
+        appId,
+        failure);
   }
 
   @Override

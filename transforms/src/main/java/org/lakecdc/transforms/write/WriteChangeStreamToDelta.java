@@ -1,10 +1,14 @@
 package org.lakecdc.transforms.write;
 
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.beam.sdk.coders.DelegateCoder;
 import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.NullableCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.state.BagState;
@@ -14,15 +18,12 @@ import org.apache.beam.sdk.state.ValueState;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
-import org.apache.beam.sdk.transforms.WithKeys;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
-import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.ChangeBatch;
 import org.lakecdc.io.mssqlcdc.ChangeBatchCoder;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
-import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.position.StreamPosition;
 
 /**
@@ -48,14 +49,12 @@ import org.lakecdc.transforms.position.StreamPosition;
  */
 public final class WriteChangeStreamToDelta
     extends PTransform<PBegin, PCollection<CommittedBatch>> {
-  private final MssqlCdcIO.Read read;
-  private final DeltaTarget target;
-  private final Schema changeSchema;
+  private final List<TableWrite> tables;
+  private final boolean isolate;
 
-  private WriteChangeStreamToDelta(MssqlCdcIO.Read read, DeltaTarget target, Schema changeSchema) {
-    this.read = read;
-    this.target = target;
-    this.changeSchema = changeSchema;
+  private WriteChangeStreamToDelta(List<TableWrite> tables, boolean isolate) {
+    this.tables = List.copyOf(tables);
+    this.isolate = isolate;
   }
 
   /**
@@ -64,30 +63,44 @@ public final class WriteChangeStreamToDelta
    */
   public static WriteChangeStreamToDelta from(
       MssqlCdcIO.Read read, DeltaTarget target, Schema changeSchema) {
-    return new WriteChangeStreamToDelta(read, target, changeSchema);
+    return new WriteChangeStreamToDelta(List.of(new TableWrite(read, target, changeSchema)), false);
+  }
+
+  /**
+   * Follows every table (continuous reads; two or more in one {@code MssqlCdcIO.readAll()}) and
+   * commits each table's batches to its own target as they arrive, one committer (key) per table. A
+   * table whose read fails with a {@link org.lakecdc.io.mssqlcdc.TableFailure} records a {@code
+   * table_failed} facts row and stops; the others follow on until stopped.
+   *
+   * @throws IllegalArgumentException when two tables share a capture instance, a target or an app
+   *     id
+   */
+  public static WriteChangeStreamToDelta fromAll(List<TableWrite> tables) {
+    WriteChangesToDelta.checkDistinct(tables);
+    return new WriteChangeStreamToDelta(tables, true);
   }
 
   @Override
   public PCollection<CommittedBatch> expand(PBegin input) {
-    return input
+    return TableWrite.readAndWriteFiles(input, tables, isolate)
         .apply(
-            "Read and write bronze files", read.writeTo(BronzeBatchSink.of(target, changeSchema)))
-        .apply("Key batches by target", WithKeys.of(target.bronzePath()))
-        .setCoder(
-            KvCoder.of(
-                StringUtf8Coder.of(), KvCoder.of(ChangeBatchCoder.of(), BatchFilesCoder.of())))
-        .apply("Commit batches in sequence", ParDo.of(new CommitInSequence(target)))
+            "Commit batches in sequence",
+            ParDo.of(new CommitInSequence(TableWrite.targets(tables))))
         .setCoder(CommittedBatchCoder.of());
   }
 
-  /** The one committer of the target (one key): see {@link WriteChangeStreamToDelta}. */
+  /**
+   * The committer of each target (one key per capture instance): see {@link
+   * WriteChangeStreamToDelta}. After a {@link ChangeBatch#failed} batch, the key's next sequence is
+   * {@link Long#MAX_VALUE}: whatever arrives later for that table is dropped.
+   */
   static final class CommitInSequence
       extends DoFn<KV<String, KV<ChangeBatch, BatchFiles>>, CommittedBatch> {
-    private final DeltaTarget target;
+    private final Map<String, DeltaTarget> targets;
 
     @StateId("pending")
     private final StateSpec<BagState<KV<ChangeBatch, BatchFiles>>> pendingSpec =
-        StateSpecs.bag(KvCoder.of(ChangeBatchCoder.of(), BatchFilesCoder.of()));
+        StateSpecs.bag(KvCoder.of(ChangeBatchCoder.of(), NullableCoder.of(BatchFilesCoder.of())));
 
     @StateId("position")
     private final StateSpec<ValueState<StreamPosition>> positionSpec =
@@ -98,18 +111,19 @@ public final class WriteChangeStreamToDelta
     @StateId("next")
     private final StateSpec<ValueState<Long>> nextSpec = StateSpecs.value();
 
-    private transient DeltaTables tables;
-    private transient BatchCommitter committer;
-    private transient org.lakecdc.io.mssqlcdc.lsn.@Nullable Lsn committedUpTo;
+    /** Per capture instance: its committer, and what its tables held when it started. */
+    private transient Map<String, BatchCommitter> committers;
 
-    CommitInSequence(DeltaTarget target) {
-      this.target = target;
+    private transient Map<String, org.lakecdc.io.mssqlcdc.lsn.Lsn> committedUpTo;
+
+    CommitInSequence(Map<String, DeltaTarget> targets) {
+      this.targets = new LinkedHashMap<>(targets);
     }
 
     @Setup
     public void setup() {
-      tables = target.tables();
-      committer = new BatchCommitter(target, tables);
+      committers = new HashMap<>();
+      committedUpTo = new HashMap<>();
     }
 
     @ProcessElement
@@ -119,6 +133,13 @@ public final class WriteChangeStreamToDelta
         @StateId("position") ValueState<StreamPosition> positionState,
         @StateId("next") ValueState<Long> nextState,
         OutputReceiver<CommittedBatch> out) {
+      String key = element.getKey();
+      DeltaTarget target = targets.get(key);
+      if (target == null) {
+        throw new IllegalStateException("A batch of " + key + ", which has no target");
+      }
+      BatchCommitter committer =
+          committers.computeIfAbsent(key, k -> new BatchCommitter(target, target.tables()));
       long next = Optional.ofNullable(nextState.read()).orElse(0L);
       KV<ChangeBatch, BatchFiles> arrived = element.getValue();
       if (arrived.getKey().sequence() < next) {
@@ -132,14 +153,20 @@ public final class WriteChangeStreamToDelta
       pendingState.read().forEach(pending::add);
       StreamPosition position = Optional.ofNullable(positionState.read()).orElse(target.start());
       KV<ChangeBatch, BatchFiles> batch = arrived;
-      if (committedUpTo == null) {
-        // What the tables held when this committer started: later batches are its own commits.
-        committedUpTo = committer.committedUpTo();
-      }
+      // What the tables held when this committer started: later batches are its own commits.
+      org.lakecdc.io.mssqlcdc.lsn.Lsn upTo =
+          committedUpTo.computeIfAbsent(key, k -> committer.committedUpTo());
       while (batch != null) {
+        if (batch.getKey().failed()) {
+          // The table stopped here: nothing of it is committed any more.
+          out.output(committer.recordFailure(position, batch.getKey()));
+          positionState.write(position);
+          nextState.write(Long.MAX_VALUE);
+          pendingState.clear();
+          return;
+        }
         long batchId = target.start().batchId() + 1 + next;
-        out.output(
-            committer.commit(position, batch.getKey(), batchId, batch.getValue(), committedUpTo));
+        out.output(committer.commit(position, batch.getKey(), batchId, batch.getValue(), upTo));
         position = BatchCommitter.next(position, batchId, batch.getKey());
         next++;
         batch = null;

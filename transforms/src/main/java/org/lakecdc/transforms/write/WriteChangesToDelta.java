@@ -3,18 +3,14 @@ package org.lakecdc.transforms.write;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import org.apache.beam.sdk.coders.KvCoder;
-import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.transforms.GroupByKey;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
-import org.apache.beam.sdk.transforms.WithKeys;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
 import org.lakecdc.io.mssqlcdc.ChangeBatch;
-import org.lakecdc.io.mssqlcdc.ChangeBatchCoder;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
 import org.lakecdc.transforms.bronze.BronzeTable;
 
@@ -23,9 +19,10 @@ import org.lakecdc.transforms.bronze.BronzeTable;
  * facts and the verdict, exactly once.
  *
  * <pre>
- * read by LSN range ── each batch's rows written to bronze data files in the reading stage
- *   (BronzeBatchSink; rows never leave it) ── (batch, files) ── key by target ── GroupByKey
- *   ── Commit batches in sequence order: bronze, then facts, then the verdict
+ * read by LSN range (one table: read(); many: readAll(), one element per table) ── each
+ *   batch's rows written to its bronze data files in the reading stage (BronzeBatchSink; rows
+ *   never leave it) ── (batch, files) ── key by table ── GroupByKey ── Commit each table's
+ *   batches in sequence order: bronze, then facts, then the verdict
  * </pre>
  *
  * <p>Only the small batch descriptions cross the shuffle: the files' {@code add} actions, the
@@ -41,38 +38,69 @@ import org.lakecdc.transforms.bronze.BronzeTable;
  * use {@link WriteChangeStreamToDelta}, or repeat bounded runs.
  */
 public final class WriteChangesToDelta extends PTransform<PBegin, PCollection<CommittedBatch>> {
-  private final MssqlCdcIO.Read read;
-  private final DeltaTarget target;
-  private final Schema changeSchema;
+  private final List<TableWrite> tables;
+  private final boolean isolate;
 
-  private WriteChangesToDelta(MssqlCdcIO.Read read, DeltaTarget target, Schema changeSchema) {
-    this.read = read;
-    this.target = target;
-    this.changeSchema = changeSchema;
+  private WriteChangesToDelta(List<TableWrite> tables, boolean isolate) {
+    this.tables = List.copyOf(tables);
+    this.isolate = isolate;
   }
 
   /**
    * Reads with {@code read} (bounded) and writes to {@code target}; {@code changeSchema} is the
    * read's output schema ({@code read.outputSchema()}). The tables must exist, created with {@link
-   * BronzeTable#definition(Schema)} and the facts and control definitions.
+   * BronzeTable#definition(Schema)} and the facts and control definitions. A failed read fails the
+   * pipeline.
    */
   public static WriteChangesToDelta from(
       MssqlCdcIO.Read read, DeltaTarget target, Schema changeSchema) {
-    return new WriteChangesToDelta(read, target, changeSchema);
+    return new WriteChangesToDelta(List.of(new TableWrite(read, target, changeSchema)), false);
+  }
+
+  /**
+   * Reads every table (bounded; two or more in one {@code MssqlCdcIO.readAll()}) and writes each to
+   * its own target, one committer per table, the tables committing independently. A table whose
+   * read fails with a {@link org.lakecdc.io.mssqlcdc.TableFailure} commits its batches before the
+   * failure, records a {@code table_failed} facts row ({@link TableFailures}) and stops; the others
+   * go on to their end.
+   *
+   * @throws IllegalArgumentException when two tables share a capture instance or a target
+   */
+  public static WriteChangesToDelta fromAll(List<TableWrite> tables) {
+    checkDistinct(tables);
+    return new WriteChangesToDelta(tables, true);
+  }
+
+  /** Refuses two tables with one capture instance, bronze table or app id. */
+  static void checkDistinct(List<TableWrite> tables) {
+    if (tables.isEmpty()) {
+      throw new IllegalArgumentException("A change write needs at least one table");
+    }
+    java.util.Set<String> names = new java.util.HashSet<>();
+    java.util.Set<String> targets = new java.util.HashSet<>();
+    java.util.Set<String> apps = new java.util.HashSet<>();
+    for (TableWrite table : tables) {
+      if (!names.add(table.captureInstance().toLowerCase(java.util.Locale.ROOT))) {
+        throw new IllegalArgumentException(
+            "Capture instance " + table.captureInstance() + " is written twice");
+      }
+      if (!targets.add(table.target().bronzePath())) {
+        throw new IllegalArgumentException(
+            "Two tables write the bronze table " + table.target().bronzePath());
+      }
+      if (!apps.add(table.target().appId())) {
+        throw new IllegalArgumentException(
+            "Two tables write under the app id " + table.target().appId());
+      }
+    }
   }
 
   @Override
   public PCollection<CommittedBatch> expand(PBegin input) {
-    PCollection<KV<ChangeBatch, BatchFiles>> written =
-        input.apply(
-            "Read and write bronze files", read.writeTo(BronzeBatchSink.of(target, changeSchema)));
-    return written
-        .apply("Key batches by target", WithKeys.of(target.bronzePath()))
-        .setCoder(
-            KvCoder.of(
-                StringUtf8Coder.of(), KvCoder.of(ChangeBatchCoder.of(), BatchFilesCoder.of())))
+    return TableWrite.readAndWriteFiles(input, tables, isolate)
         .apply("Gather the batches", GroupByKey.create())
-        .apply("Commit batches in LSN order", ParDo.of(new CommitBatches(target)))
+        .apply(
+            "Commit batches in LSN order", ParDo.of(new CommitBatches(TableWrite.targets(tables))))
         .setCoder(CommittedBatchCoder.of());
   }
 

@@ -58,7 +58,9 @@ class BatchCodersTest {
             5,
             false,
             LocalDateTime.of(2026, 9, 28, 13, 0),
-            4096);
+            4096,
+            "dbo_orders",
+            null);
     CommittedBatch skipped =
         new CommittedBatch(
             18,
@@ -68,8 +70,22 @@ class BatchCodersTest {
             -1,
             true,
             null,
-            0);
-    for (CommittedBatch batch : List.of(committed, skipped)) {
+            0,
+            "dbo_orders",
+            null);
+    CommittedBatch failed =
+        new CommittedBatch(
+            19,
+            BatchStats.empty(19),
+            "0x0000002A000001000041",
+            Instant.parse("2026-09-28T13:54:00Z"),
+            -1,
+            true,
+            null,
+            0,
+            "dbo_orders",
+            "DataLossError: changes purged");
+    for (CommittedBatch batch : List.of(committed, skipped, failed)) {
       assertEquals(
           batch,
           CoderUtils.decodeFromByteArray(

@@ -1,0 +1,176 @@
+package org.lakecdc.pipelines;
+
+import java.io.PrintStream;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
+import org.lakecdc.io.mssqlcdc.StartPositions;
+import org.lakecdc.io.mssqlcdc.StartingLsn;
+import org.lakecdc.io.mssqlcdc.client.CdcClient;
+import org.lakecdc.io.mssqlcdc.client.Commit;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.transforms.Counts;
+import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.facts.FactsTable;
+import org.lakecdc.transforms.position.StreamPosition;
+import org.lakecdc.transforms.write.WriteSnapshotToDelta;
+
+/**
+ * How a new target begins: the bootstrap snapshot (a whole snapshot stamped with S, the {@code
+ * max_lsn} recorded before any row is read, in one bronze commit that records S and the position at
+ * S), its {@code bootstrap} facts event (written once, also after a crash between the two), or,
+ * without a snapshot, the position right before where the read starts.
+ */
+final class Bootstrap {
+  private Bootstrap() {}
+
+  /**
+   * Takes the bootstrap snapshot of a new target: records S ({@code max_lsn} before any row is
+   * read, BEHAVIOUR.md 6.1), reads the table in key ranges and writes the rows to bronze in one
+   * commit that also records S and the position at S.
+   *
+   * @return the snapshot's rows
+   */
+  static long snapshot(
+      JobConfig config,
+      DeltaTables tables,
+      PipelineOptions beamOptions,
+      PrintStream out,
+      String bronzeId) {
+    MssqlCdcIO.Snapshot snapshot =
+        MssqlCdcIO.snapshot()
+            .withCaptureInstance(config.captureInstance())
+            .withClientFactory(config.clientFactory())
+            .withNumPartitions(Math.max(config.numPartitions(), 4))
+            .withIsolationLevel(config.isolation())
+            .withIncludeCommandId(config.includeCommandId());
+    if (config.columns() != null) {
+      snapshot = snapshot.withColumns(config.columns());
+    }
+    Lsn s = snapshot.resolveSnapshotLsn();
+    Instant time;
+    try (CdcClient client = config.clientFactory().open()) {
+      time =
+          client
+              .lastCommitAtOrBefore(s)
+              .map(Commit::commitTime)
+              .orElseThrow(
+                  () ->
+                      new IllegalStateException(
+                          "Snapshot LSN "
+                              + s
+                              + " has no commit at or before it in cdc.lsn_time_mapping: run"
+                              + " again once the capture job has written one"));
+    }
+    StreamPosition atS =
+        new StreamPosition(config.appId(), 0, -1, s, time, config.captureInstance())
+            .ofTarget(config.bronzePath(), bronzeId);
+    out.printf(
+        "New target %s: taking a snapshot of %s stamped with S = %s (committed at %s)%n",
+        config.bronzePath(), config.captureInstance(), s, time);
+    Pipeline pipeline = Pipeline.create(beamOptions);
+    pipeline.apply(
+        "Snapshot " + config.captureInstance() + " to bronze",
+        WriteSnapshotToDelta.from(snapshot)
+            .to(config.bronzePath(), atS)
+            .withHadoopConf(config.hadoopConf())
+            .withRowListener(SnapshotProgress.listener(config.captureInstance())));
+    JobExit.run(pipeline);
+    if (WriteSnapshotToDelta.committedSnapshot(tables, config.bronzePath()).isEmpty()) {
+      WriteSnapshotToDelta.commit(tables, config.bronzePath(), atS, List.of(), 0);
+    }
+    // The rows recorded with the snapshot commit: bronze is never scanned to count them.
+    long rows = WriteSnapshotToDelta.committedSnapshotRows(tables, config.bronzePath()).orElse(0L);
+    out.printf("Snapshot: %s written to %s%n", Counts.of(rows, "row", "rows"), config.bronzePath());
+    return rows;
+  }
+
+  /**
+   * Writes the {@code bootstrap} event of the target's snapshot or seed once (transaction id {@code
+   * <appId>#events}, version 0); offered on every run, so a crash between the snapshot commit and
+   * this write only delays it.
+   */
+  static void writeBootstrapFact(
+      JobConfig config, DeltaTables tables, StreamPosition start, long snapshotRows) {
+    Optional<WriteSnapshotToDelta.SnapshotRecord> record =
+        WriteSnapshotToDelta.committedRecord(tables, config.bronzePath());
+    if (record.isEmpty()) {
+      return;
+    }
+    Optional<Lsn> s = record.map(WriteSnapshotToDelta.SnapshotRecord::lsn);
+    WriteSnapshotToDelta.SeedSource seed = record.get().seed();
+    String detail =
+        seed == null
+            ? "whole snapshot of " + config.captureInstance()
+            : "seed of "
+                + seed.table()
+                + " as of "
+                + seed.asOf()
+                + " ("
+                + config.captureInstance()
+                + ")";
+    // The rows recorded with the snapshot (or seed) commit, also after a crash between that commit
+    // and this event (issue 15, defect 12).
+    Long rows = null;
+    if (snapshotRows >= 0) {
+      rows = snapshotRows;
+    } else if (record.get().rows() >= 0) {
+      rows = record.get().rows();
+    }
+    String eventsApp = start.eventsAppId();
+    if (tables.latestTransactionVersion(config.factsPath(), eventsApp).isPresent()) {
+      return;
+    }
+    if (start.targetId() == null
+        || TargetIdentity.bronzePosition(config, tables)
+            .filter(p -> p.targetId() == null)
+            .isPresent()) {
+      // A target whose bronze position records no table id wrote its event before lakecdc named
+      // the event's transaction after the table.
+      String legacy = config.appId() + "#events";
+      if (tables.latestTransactionVersion(config.factsPath(), legacy).isPresent()) {
+        return;
+      }
+    }
+    Instant time;
+    try (CdcClient client = config.clientFactory().open()) {
+      time = client.lastCommitAtOrBefore(s.get()).map(Commit::commitTime).orElse(null);
+    }
+    tables.append(
+        config.factsPath(),
+        FactsTable.SCHEMA,
+        List.of(
+            FactsTable.row()
+                .set(FactsTable.APP_ID, config.appId())
+                .set(FactsTable.ROWS, rows)
+                .set(FactsTable.EVENT, FactsTable.EVENT_BOOTSTRAP)
+                .set(FactsTable.MIN_LSN, s.get().toString())
+                .set(FactsTable.MAX_LSN, s.get().toString())
+                .set(FactsTable.END_LSN, s.get().toString())
+                .set(FactsTable.END_COMMIT_TS, time)
+                .set(FactsTable.DETAIL, detail)
+                .set(FactsTable.TARGET, config.bronzePath())
+                .set(FactsTable.WRITTEN_AT, Instant.now())
+                .build()),
+        eventsApp,
+        0,
+        Map.of());
+  }
+
+  /** The position of a new target without a snapshot: right before where the read starts. */
+  static StreamPosition startPosition(JobConfig config) {
+    try (CdcClient client = config.clientFactory().open()) {
+      Lsn last =
+          StartPositions.lastProcessed(client, config.captureInstance(), config.startingLsn());
+      if (config.startingLsn().kind() == StartingLsn.Kind.EXPLICIT) {
+        StartPositions.checkExplicit(client, config.captureInstance(), last);
+      }
+      Instant time = client.commit(last).map(Commit::commitTime).orElse(null);
+      return new StreamPosition(config.appId(), 0, -1, last, time, config.captureInstance());
+    }
+  }
+}

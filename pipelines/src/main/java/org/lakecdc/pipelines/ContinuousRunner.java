@@ -1,0 +1,195 @@
+package org.lakecdc.pipelines;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.lakecdc.io.mssqlcdc.StopCondition;
+import org.lakecdc.transforms.Counts;
+import org.lakecdc.transforms.write.TableWrite;
+import org.lakecdc.transforms.write.WriteChangeStreamToDelta;
+
+/**
+ * The job's continuous runs: follows the source until asked to stop, then returns with everything
+ * read committed. {@link Continuous.Form#STREAM} runs one pipeline with the continuous form of the
+ * source ({@code MssqlCdcIO.read().withContinuous(true)}, or {@code readAll()} of many tables) and
+ * commits each batch as it arrives ({@link WriteChangeStreamToDelta}): for runners that run an
+ * unbounded splittable DoFn (Direct, Flink). {@link Continuous.Form#REPEAT} repeats bounded runs
+ * ({@link CdcToDeltaJob#run}), each a complete exactly-once unit, every poll interval: for the
+ * SparkRunner, whose streaming mode cannot run an unbounded splittable DoFn. In both forms an idle
+ * poll writes nothing (no {@code nothing_new} facts row), and idle entries of {@code
+ * cdc.lsn_time_mapping} still end batches that move the position and the verdict. With many tables
+ * a failed table stops alone: the stream goes on without it, and repeated runs leave it out.
+ */
+final class ContinuousRunner {
+  private ContinuousRunner() {}
+
+  /**
+   * Follows one table; any failure fails the run.
+   *
+   * @return what the run did
+   */
+  static JobSummary run(
+      JobConfig config,
+      PipelineOptions beamOptions,
+      PrintStream out,
+      Runnable beforeStream,
+      Continuous continuous) {
+    return runAll(List.of(config), false, beamOptions, out, beforeStream, continuous)
+        .get(0)
+        .summary();
+  }
+
+  /**
+   * Follows the tables of {@code configs} ({@code isolate}: many tables, a table's own failure
+   * stops it alone) until {@code continuous.stop()} holds or the time limit passes.
+   *
+   * @return per table what the runs did together, in the order of {@code configs}
+   */
+  static List<CdcToDeltaJob.TableOutcome> runAll(
+      List<JobConfig> configs,
+      boolean isolate,
+      PipelineOptions beamOptions,
+      PrintStream out,
+      Runnable beforeStream,
+      Continuous continuous) {
+    if (continuous.form() == Continuous.Form.REPEAT) {
+      return repeatBoundedRuns(configs, isolate, beamOptions, out, beforeStream, continuous);
+    }
+    CdcToDeltaJob.Planned planned =
+        CdcToDeltaJob.plan(configs, isolate, beamOptions, out, beforeStream);
+    long streamBegan = System.nanoTime();
+    StopCondition stop = continuous.stop();
+    if (!continuous.runFor().isZero()) {
+      // The time limit counts from here, after the bootstrap: the source follows for runFor.
+      stop = stop.or(StopCondition.at(System.currentTimeMillis() + continuous.runFor().toMillis()));
+    }
+    PipelineResult result = null;
+    if (!planned.plans().isEmpty()) {
+      Pipeline pipeline = Pipeline.create(beamOptions);
+      List<TableWrite> writes = new ArrayList<>();
+      for (TablePlan plan : planned.plans()) {
+        writes.add(
+            plan.write(
+                plan.read()
+                    .withContinuous(true)
+                    .withPollInterval(
+                        org.joda.time.Duration.millis(continuous.pollInterval().toMillis()))
+                    .withStopCondition(stop)));
+        out.printf(
+            "Following %s after %s (%s), polling every %s s when caught up, %s%n",
+            plan.config().captureInstance(),
+            plan.start().endLsn(),
+            JobSummary.batchText(plan.start().batchId()),
+            seconds(continuous),
+            continuous.runFor().isZero()
+                ? "until stopped"
+                : "for " + continuous.runFor().toSeconds() + " s or until stopped");
+      }
+      CdcToDeltaJob.expand(pipeline, writes, isolate, true);
+      result = JobExit.run(pipeline);
+      out.println("Stopped: every batch read was committed");
+    }
+    return CdcToDeltaJob.outcomes(planned, Map.of(), result, isolate, out, streamBegan);
+  }
+
+  private static List<CdcToDeltaJob.TableOutcome> repeatBoundedRuns(
+      List<JobConfig> configs,
+      boolean isolate,
+      PipelineOptions beamOptions,
+      PrintStream out,
+      Runnable beforeStream,
+      Continuous continuous) {
+    long began = System.nanoTime();
+    StopCondition stop = continuous.stop();
+    if (!continuous.runFor().isZero()) {
+      stop = stop.or(StopCondition.at(System.currentTimeMillis() + continuous.runFor().toMillis()));
+    }
+    Map<JobConfig, CdcToDeltaJob.TableOutcome> total = new LinkedHashMap<>();
+    List<JobConfig> running = new ArrayList<>(configs);
+    Runnable first = beforeStream;
+    for (int runs = 1; ; runs++) {
+      out.printf("Bounded run %d (repeated every %s s until stopped)%n", runs, seconds(continuous));
+      // An idle poll writes nothing (no nothing_new row every poll interval).
+      List<CdcToDeltaJob.TableOutcome> these =
+          CdcToDeltaJob.bounded(running, isolate, beamOptions, out, first, false);
+      first = () -> {};
+      for (CdcToDeltaJob.TableOutcome one : these) {
+        JobConfig key = configOf(configs, one.config());
+        CdcToDeltaJob.TableOutcome before = total.get(key);
+        total.put(
+            key,
+            before == null
+                ? one
+                : new CdcToDeltaJob.TableOutcome(
+                    one.config(),
+                    before.summary().plus(one.summary()),
+                    one.failure().isPresent() ? one.failure() : before.failure()));
+        if (one.failed()) {
+          // A table that failed is left out of the later runs: it stopped alone.
+          running.remove(key);
+        }
+      }
+      if (running.isEmpty() || waitOrStop(continuous.pollInterval(), stop)) {
+        out.printf("Stopped after %s%n", Counts.of(runs, "bounded run", "bounded runs"));
+        List<CdcToDeltaJob.TableOutcome> outcomes = new ArrayList<>();
+        for (CdcToDeltaJob.TableOutcome each : total.values()) {
+          JobSummary sum = each.summary();
+          outcomes.add(
+              new CdcToDeltaJob.TableOutcome(
+                  each.config(),
+                  new JobSummary(
+                      sum.batches(),
+                      sum.rowsByOperation(),
+                      sum.snapshotRows(),
+                      sum.snapshotSeconds(),
+                      sum.position(),
+                      sum.verdict(),
+                      sum.streamSeconds(),
+                      (System.nanoTime() - began) / 1e9),
+                  each.failure()));
+        }
+        return outcomes;
+      }
+    }
+  }
+
+  /**
+   * The configuration of {@code configs} that {@code run} came from: the same capture instance (a
+   * run may continue a target under its recorded app id, a changed configuration).
+   */
+  private static JobConfig configOf(List<JobConfig> configs, JobConfig run) {
+    for (JobConfig config : configs) {
+      if (config.captureInstance().equals(run.captureInstance())) {
+        return config;
+      }
+    }
+    return run;
+  }
+
+  private static double seconds(Continuous continuous) {
+    return continuous.pollInterval().toMillis() / 1000.0;
+  }
+
+  /** Waits one poll interval, checking the stop condition; true when asked to stop. */
+  private static boolean waitOrStop(java.time.Duration pollInterval, StopCondition stop) {
+    long until = System.nanoTime() + pollInterval.toNanos();
+    while (!stop.shouldStop()) {
+      long left = until - System.nanoTime();
+      if (left <= 0) {
+        return false;
+      }
+      try {
+        Thread.sleep(Math.min(100, Math.max(1, left / 1_000_000)));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return true;
+      }
+    }
+    return true;
+  }
+}

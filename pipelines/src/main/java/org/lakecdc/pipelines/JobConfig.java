@@ -1,0 +1,302 @@
+package org.lakecdc.pipelines;
+
+import java.util.Objects;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
+import org.lakecdc.io.mssqlcdc.SchemaChangePolicy;
+import org.lakecdc.io.mssqlcdc.StartingLsn;
+import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
+import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
+import org.lakecdc.transforms.delta.HadoopConf;
+import org.lakecdc.transforms.delta.TablePaths;
+import org.lakecdc.transforms.finalization.Granularity;
+import org.lakecdc.transforms.write.CrashPoint;
+
+/**
+ * A validated job configuration.
+ *
+ * @param clientFactory opens CDC clients
+ * @param captureInstance the capture instance to read
+ * @param bronzePath the bronze table (the target), {@link TablePaths#normalize normalized}
+ * @param factsPath the facts table, normalized
+ * @param controlPath the control table, normalized
+ * @param appId the job's identity in the target
+ * @param bootstrap whether a new target starts with a whole snapshot
+ * @param startingLsn where a new target starts without bootstrap
+ * @param maxCommitsPerBatch commits per batch, 0 for no limit
+ * @param numPartitions parallel parts of a read
+ * @param granularity the verdict's period
+ * @param includeCommandId whether {@code _command_id} is read
+ * @param columns declared columns, or null to infer
+ * @param isolation isolation of snapshot reads
+ * @param schemaChangePolicy what DDL in a batch's range does (the read's {@link
+ *     MssqlCdcIO.Read#withSchemaChangePolicy(SchemaChangePolicy)})
+ * @param crashPoint crash tests only: where to stop, or null
+ * @param crashBatch crash tests only: the batch to stop at
+ * @param crashFailure crash tests only: what is thrown there (null for {@link
+ *     CrashPoint.Failure#EXCEPTION})
+ * @param seed a new target's seed from an existing copy instead of the bootstrap snapshot
+ *     (BEHAVIOUR.md 6.6), or null
+ * @param hadoopConf the Hadoop configuration every Delta table is opened with, on the launcher and
+ *     on every worker
+ */
+public record JobConfig(
+    CdcClientFactory clientFactory,
+    String captureInstance,
+    String bronzePath,
+    String factsPath,
+    String controlPath,
+    String appId,
+    boolean bootstrap,
+    StartingLsn startingLsn,
+    int maxCommitsPerBatch,
+    int numPartitions,
+    Granularity granularity,
+    boolean includeCommandId,
+    @Nullable String columns,
+    IsolationLevel isolation,
+    SchemaChangePolicy schemaChangePolicy,
+    @Nullable CrashPoint crashPoint,
+    long crashBatch,
+    CrashPoint.@Nullable Failure crashFailure,
+    @Nullable SeedCopy seed,
+    HadoopConf hadoopConf) {
+  public JobConfig {
+    Objects.requireNonNull(hadoopConf, "hadoopConf");
+    Objects.requireNonNull(clientFactory, "clientFactory");
+    Objects.requireNonNull(captureInstance, "captureInstance");
+    Objects.requireNonNull(bronzePath, "bronzePath");
+    Objects.requireNonNull(factsPath, "factsPath");
+    Objects.requireNonNull(controlPath, "controlPath");
+    // One spelling per table, here once: facts rows, control rows and messages name it so.
+    bronzePath = TablePaths.normalize(bronzePath);
+    factsPath = TablePaths.normalize(factsPath);
+    controlPath = TablePaths.normalize(controlPath);
+    Objects.requireNonNull(appId, "appId");
+    Objects.requireNonNull(startingLsn, "startingLsn");
+    Objects.requireNonNull(granularity, "granularity");
+    Objects.requireNonNull(isolation, "isolation");
+    Objects.requireNonNull(schemaChangePolicy, "schemaChangePolicy");
+  }
+
+  /** The same configuration with another app id. */
+  public JobConfig withAppId(String otherAppId) {
+    return toBuilder().appId(otherAppId).build();
+  }
+
+  /** The same configuration with a seed from an existing copy (or none for null). */
+  public JobConfig withSeed(@Nullable SeedCopy otherSeed) {
+    return toBuilder().seed(otherSeed).build();
+  }
+
+  /** The same configuration, stopping at {@code point} of batch {@code batch} (crash tests). */
+  public JobConfig withCrash(CrashPoint point, long batch) {
+    return withCrash(point, batch, CrashPoint.Failure.EXCEPTION);
+  }
+
+  /**
+   * The same configuration, throwing {@code failure} at {@code point} of batch {@code batch} (crash
+   * and fatal-error tests).
+   */
+  public JobConfig withCrash(CrashPoint point, long batch, CrashPoint.Failure failure) {
+    return toBuilder().crashPoint(point).crashBatch(batch).crashFailure(failure).build();
+  }
+
+  /**
+   * A builder with the command line's defaults for everything but the tables and the source: app id
+   * the capture instance, bootstrap on, starting LSN earliest, 100 commits per batch, one
+   * partition, hourly verdict, {@code _command_id} read, inferred columns, read-committed snapshot
+   * reads, schema changes classified, no crash point and no seed.
+   *
+   * @param clientFactory opens CDC clients
+   * @param captureInstance the capture instance to read
+   * @param bronzePath the bronze table (the target)
+   * @param factsPath the facts table
+   * @param controlPath the control table
+   */
+  public static Builder builder(
+      CdcClientFactory clientFactory,
+      String captureInstance,
+      String bronzePath,
+      String factsPath,
+      String controlPath) {
+    return new Builder(clientFactory, captureInstance, bronzePath, factsPath, controlPath);
+  }
+
+  /** A builder holding this configuration's values. */
+  public Builder toBuilder() {
+    return new Builder(clientFactory, captureInstance, bronzePath, factsPath, controlPath)
+        .appId(appId)
+        .bootstrap(bootstrap)
+        .startingLsn(startingLsn)
+        .maxCommitsPerBatch(maxCommitsPerBatch)
+        .numPartitions(numPartitions)
+        .granularity(granularity)
+        .includeCommandId(includeCommandId)
+        .columns(columns)
+        .isolation(isolation)
+        .schemaChangePolicy(schemaChangePolicy)
+        .crashPoint(crashPoint)
+        .crashBatch(crashBatch)
+        .crashFailure(crashFailure)
+        .seed(seed)
+        .hadoopConf(hadoopConf);
+  }
+
+  /**
+   * Builds a {@link JobConfig}: the source and the tables are fixed, every other component has a
+   * setter and starts at the command line's default (see {@link JobConfig#builder}). {@link #build}
+   * validates.
+   */
+  public static final class Builder {
+    private final CdcClientFactory clientFactory;
+    private final String captureInstance;
+    private final String bronzePath;
+    private final String factsPath;
+    private final String controlPath;
+    private String appId;
+    private boolean bootstrap = true;
+    private StartingLsn startingLsn = StartingLsn.earliest();
+    private int maxCommitsPerBatch = 100;
+    private int numPartitions = 1;
+    private Granularity granularity = Granularity.HOUR;
+    private boolean includeCommandId = true;
+    private @Nullable String columns;
+    private IsolationLevel isolation = IsolationLevel.READ_COMMITTED;
+    private SchemaChangePolicy schemaChangePolicy = SchemaChangePolicy.CLASSIFY;
+    private @Nullable CrashPoint crashPoint;
+    private long crashBatch;
+    private CrashPoint.@Nullable Failure crashFailure;
+    private @Nullable SeedCopy seed;
+    private HadoopConf hadoopConf = HadoopConf.empty();
+
+    private Builder(
+        CdcClientFactory clientFactory,
+        String captureInstance,
+        String bronzePath,
+        String factsPath,
+        String controlPath) {
+      this.clientFactory = clientFactory;
+      this.captureInstance = captureInstance;
+      this.bronzePath = bronzePath;
+      this.factsPath = factsPath;
+      this.controlPath = controlPath;
+      this.appId = captureInstance;
+    }
+
+    /** The job's identity in the target (default: the capture instance). */
+    public Builder appId(String appId) {
+      this.appId = appId;
+      return this;
+    }
+
+    /** Whether a new target starts with a whole snapshot (default true). */
+    public Builder bootstrap(boolean bootstrap) {
+      this.bootstrap = bootstrap;
+      return this;
+    }
+
+    /** Where a new target starts without bootstrap (default earliest). */
+    public Builder startingLsn(StartingLsn startingLsn) {
+      this.startingLsn = startingLsn;
+      return this;
+    }
+
+    /** Commits per batch, 0 for no limit (default 100). */
+    public Builder maxCommitsPerBatch(int maxCommitsPerBatch) {
+      this.maxCommitsPerBatch = maxCommitsPerBatch;
+      return this;
+    }
+
+    /** Parallel parts of a read (default 1). */
+    public Builder numPartitions(int numPartitions) {
+      this.numPartitions = numPartitions;
+      return this;
+    }
+
+    /** The verdict's period (default hour). */
+    public Builder granularity(Granularity granularity) {
+      this.granularity = granularity;
+      return this;
+    }
+
+    /** Whether {@code _command_id} is read (default true). */
+    public Builder includeCommandId(boolean includeCommandId) {
+      this.includeCommandId = includeCommandId;
+      return this;
+    }
+
+    /** Declared columns, or null to infer (default null). */
+    public Builder columns(@Nullable String columns) {
+      this.columns = columns;
+      return this;
+    }
+
+    /** Isolation of snapshot reads (default read committed). */
+    public Builder isolation(IsolationLevel isolation) {
+      this.isolation = isolation;
+      return this;
+    }
+
+    /** What DDL in a batch's range does (default {@link SchemaChangePolicy#CLASSIFY}). */
+    public Builder schemaChangePolicy(SchemaChangePolicy schemaChangePolicy) {
+      this.schemaChangePolicy = schemaChangePolicy;
+      return this;
+    }
+
+    /** Crash tests only: where to stop, or null (default null). */
+    public Builder crashPoint(@Nullable CrashPoint crashPoint) {
+      this.crashPoint = crashPoint;
+      return this;
+    }
+
+    /** Crash tests only: the batch to stop at (default 0). */
+    public Builder crashBatch(long crashBatch) {
+      this.crashBatch = crashBatch;
+      return this;
+    }
+
+    /** Crash tests only: what is thrown at the crash point, or null for the exception. */
+    public Builder crashFailure(CrashPoint.@Nullable Failure crashFailure) {
+      this.crashFailure = crashFailure;
+      return this;
+    }
+
+    /** A new target's seed from an existing copy, or null for none (default null). */
+    public Builder seed(@Nullable SeedCopy seed) {
+      this.seed = seed;
+      return this;
+    }
+
+    /** The Hadoop configuration of every Delta table (default: none). */
+    public Builder hadoopConf(HadoopConf hadoopConf) {
+      this.hadoopConf = hadoopConf;
+      return this;
+    }
+
+    /** The configuration; throws when a required value is null. */
+    public JobConfig build() {
+      return new JobConfig(
+          clientFactory,
+          captureInstance,
+          bronzePath,
+          factsPath,
+          controlPath,
+          appId,
+          bootstrap,
+          startingLsn,
+          maxCommitsPerBatch,
+          numPartitions,
+          granularity,
+          includeCommandId,
+          columns,
+          isolation,
+          schemaChangePolicy,
+          crashPoint,
+          crashBatch,
+          crashFailure,
+          seed,
+          hadoopConf);
+    }
+  }
+}

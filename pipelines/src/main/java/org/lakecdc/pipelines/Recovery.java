@@ -1,0 +1,177 @@
+package org.lakecdc.pipelines;
+
+import java.io.PrintStream;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.beam.sdk.schemas.Schema;
+import org.lakecdc.io.mssqlcdc.client.CaptureInstance;
+import org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError;
+import org.lakecdc.io.mssqlcdc.client.CdcClient;
+import org.lakecdc.transforms.bronze.BronzeTable;
+import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.facts.FactsTable;
+import org.lakecdc.transforms.finalization.Finalization;
+import org.lakecdc.transforms.position.StreamPosition;
+import org.lakecdc.transforms.write.BatchStats;
+
+/**
+ * Recovery on the launcher, before a table's pipeline: which app id a target continues under, the
+ * target's position (Delta is the checkpoint: the later of bronze's and the facts table's), and the
+ * repairs of what a crash left (a facts row missing after a bronze commit, a bronze table created
+ * but never written, a verdict of a former table at the same path).
+ */
+final class Recovery {
+  private Recovery() {}
+
+  /**
+   * The configuration to run: {@code config} itself, or, when its app id is the default one (equal
+   * to the capture instance's name) and the target was written under another app id that names a
+   * capture instance of the same table (or whose last batch read one), {@code config} with the
+   * target's app id. The target's identity is kept when it is configured under the table's newer
+   * capture instance after a switch ({@code --captureInstance=dbo_orders_v2} for a target written
+   * as {@code dbo_orders}; C043); any other app id mismatch is refused by {@link #resumePosition}.
+   */
+  static JobConfig continueUnderTargetAppId(JobConfig config, PrintStream out) {
+    if (!config.appId().equals(config.captureInstance())) {
+      return config;
+    }
+    DeltaTables tables = config.hadoopConf().tables();
+    if (!tables.exists(config.bronzePath())) {
+      return config;
+    }
+    Optional<StreamPosition> recorded =
+        StreamPosition.fromJson(
+            tables.domainMetadata(config.bronzePath(), StreamPosition.BRONZE_DOMAIN));
+    if (recorded.isEmpty() || recorded.get().appId().equals(config.appId())) {
+      return config;
+    }
+    Set<String> instances = new HashSet<>();
+    try (CdcClient client = config.clientFactory().open()) {
+      for (CaptureInstance instance : client.captureInstances(config.captureInstance())) {
+        instances.add(instance.name().toLowerCase(Locale.ROOT));
+      }
+    } catch (CaptureInstanceNotFoundError e) {
+      return config;
+    }
+    String appId = recorded.get().appId();
+    if (!instances.contains(appId.toLowerCase(Locale.ROOT))
+        && !instances.contains(recorded.get().captureInstance().toLowerCase(Locale.ROOT))) {
+      return config;
+    }
+    out.printf(
+        "Target %s is written under app id '%s', from a capture instance of the same table as %s:"
+            + " continuing under that app id%n",
+        config.bronzePath(), appId, config.captureInstance());
+    return config.withAppId(appId);
+  }
+
+  /**
+   * Gives a bronze table that holds nothing yet this run's columns: a run that failed before its
+   * first commit (a {@code --columns} type its values do not convert to, say) leaves bronze created
+   * but without a position or a data file; the next run's columns replace its own, so a corrected
+   * {@code --columns} is taken instead of refused (issue 15, defect 2).
+   */
+  static void takeColumnsIfEmpty(
+      JobConfig config, DeltaTables tables, Schema changeSchema, PrintStream out) {
+    if (TargetIdentity.bronzePosition(config, tables).isPresent()
+        || tables.hasDataFiles(config.bronzePath())) {
+      return;
+    }
+    if (tables.replaceColumnsOfEmptyTable(
+        config.bronzePath(), BronzeTable.definition(changeSchema).columns())) {
+      out.printf(
+          "Bronze %s holds no row yet: it takes this run's columns (version %d)%n",
+          config.bronzePath(), tables.version(config.bronzePath()));
+    }
+  }
+
+  /**
+   * Removes the control row a former table at the target's path left: a target without a position
+   * of its own has no complete period, whatever a deleted table at the same path had vouched for.
+   */
+  static void forgetFormerVerdict(JobConfig config, Finalization finalization, PrintStream out) {
+    finalization
+        .forget(config.bronzePath())
+        .ifPresent(
+            former ->
+                out.printf(
+                    "Removed the verdict finalized_until = %s of a former table at %s: this"
+                        + " table's verdict follows its own data%n",
+                    former, config.bronzePath()));
+  }
+
+  /**
+   * The target's position: the later of bronze's and the facts table's, after writing the facts row
+   * a crash left missing (bronze committed a batch, its facts commit did not happen).
+   *
+   * @throws IllegalArgumentException when the target was written by another app id
+   */
+  static Optional<StreamPosition> resumePosition(
+      JobConfig config, DeltaTables tables, PrintStream out) {
+    Optional<StreamPosition> bronze =
+        StreamPosition.fromJson(
+            tables.domainMetadata(config.bronzePath(), StreamPosition.BRONZE_DOMAIN));
+    if (bronze.isPresent() && !bronze.get().appId().equals(config.appId())) {
+      throw new IllegalArgumentException(
+          "Target "
+              + config.bronzePath()
+              + " is written by app id '"
+              + bronze.get().appId()
+              + "', not '"
+              + config.appId()
+              + "': run with --appId="
+              + bronze.get().appId()
+              + " or write a new target");
+    }
+    // The shared facts table's position counts only when it is this bronze table's own.
+    Optional<StreamPosition> facts = TargetIdentity.ownFactsPosition(config, tables);
+    if (bronze.isPresent()
+        && bronze.get().batchId() >= 0
+        && (facts.isEmpty() || facts.get().endLsn().isBefore(bronze.get().endLsn()))) {
+      writeMissingFacts(config, tables, bronze.get(), out);
+      return bronze;
+    }
+    if (facts.isPresent()
+        && (bronze.isEmpty() || facts.get().endLsn().isAfter(bronze.get().endLsn()))) {
+      return facts;
+    }
+    return bronze;
+  }
+
+  /** Rebuilds the facts row of the last bronze batch from the stats stored with its commit. */
+  private static void writeMissingFacts(
+      JobConfig config, DeltaTables tables, StreamPosition bronze, PrintStream out) {
+    BatchStats stats =
+        BatchStats.fromJson(
+            tables
+                .domainMetadata(config.bronzePath(), BatchStats.BRONZE_DOMAIN)
+                .orElseThrow(
+                    () ->
+                        new IllegalStateException(
+                            "Bronze "
+                                + config.bronzePath()
+                                + " has a position but no batch stats")));
+    StreamPosition own = bronze.ofTarget(config.bronzePath(), tables.tableId(config.bronzePath()));
+    out.printf(
+        "Writing the facts row of batch %d, which the previous run committed to bronze but not"
+            + " to facts%n",
+        stats.batchId());
+    tables.append(
+        config.factsPath(),
+        FactsTable.SCHEMA,
+        List.of(
+            stats
+                .factsRow(
+                    config.appId(), bronze.endLsn(), bronze.endCommitTime(), config.bronzePath())
+                .set(FactsTable.WRITTEN_AT, Instant.now())
+                .build()),
+        own.factsAppId(),
+        stats.batchId(),
+        Map.of(StreamPosition.factsDomain(config.appId()), own.toJson()));
+  }
+}

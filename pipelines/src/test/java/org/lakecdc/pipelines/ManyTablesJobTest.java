@@ -1,0 +1,478 @@
+package org.lakecdc.pipelines;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
+import org.apache.beam.sdk.values.Row;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
+import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
+import org.lakecdc.transforms.delta.DeltaColumn;
+import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.facts.FactsTable;
+import org.lakecdc.transforms.write.TableFailures;
+
+/**
+ * Many tables in one pipeline ({@code --tables}, {@code --tablesFile}; SCENARIOS.md §17, C259 to
+ * C264 in Beam form): each capture instance into its own bronze table under its own app id, one
+ * shared facts and control table; a table that meets data loss is stopped alone (a {@code
+ * table_failed} facts row, exit code 3) while the others go on with every change exactly once; an
+ * unknown capture instance is refused before anything is written.
+ */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
+class ManyTablesJobTest {
+  private static final Instant T0 = Instant.parse("2026-09-28T13:50:00Z");
+
+  @TempDir Path dir;
+
+  /** dbo.orders (inserts 1 and 2 at T0), dbo.customers ((7, Ana) at T0+1), dbo.items (at T0+2). */
+  private FakeSqlServer source() {
+    FakeSqlServer db = FakeSqlServer.open(dir.resolve("source"));
+    db.createTable(
+        "dbo.orders",
+        List.of(
+            ColumnDefinition.of("order_id", "int"), ColumnDefinition.of("status", "varchar(20)")),
+        List.of("order_id"));
+    db.createTable(
+        "dbo.customers",
+        List.of(ColumnDefinition.of("id", "int"), ColumnDefinition.of("name", "varchar(20)")),
+        List.of("id"));
+    db.createTable(
+        "dbo.items",
+        List.of(ColumnDefinition.of("item_id", "int"), ColumnDefinition.of("sku", "varchar(20)")),
+        List.of("item_id"));
+    db.enableCdc("dbo.orders");
+    db.enableCdc("dbo.customers");
+    db.enableCdc("dbo.items");
+    db.transaction(T0)
+        .insert("dbo.orders", Map.of("order_id", 1, "status", "new"))
+        .insert("dbo.orders", Map.of("order_id", 2, "status", "new"))
+        .commit();
+    db.transaction(T0.plusSeconds(60))
+        .insert("dbo.customers", Map.of("id", 7, "name", "Ana"))
+        .commit();
+    db.transaction(T0.plusSeconds(120))
+        .insert("dbo.items", Map.of("item_id", 40, "sku", "A-40"))
+        .commit();
+    return db;
+  }
+
+  private String delta(String name) {
+    return dir.resolve("delta").resolve(name).toString();
+  }
+
+  /** The shared options of the runs: the simulator, bronze_{ci}, {ci}-v1, no bootstrap. */
+  private List<String> shared() {
+    return new ArrayList<>(
+        List.of(
+            "--fakePath=" + dir.resolve("source"),
+            "--targetTemplate=" + delta("bronze_{ci}"),
+            "--appIdTemplate={ci}-v1",
+            "--factsTable=" + delta("facts"),
+            "--controlTable=" + delta("control"),
+            "--bootstrap=false",
+            "--logFile=" + dir.resolve("run.log")));
+  }
+
+  /** A run's exit code, what it printed and its error lines. */
+  private record Run(int code, String out, String err) {}
+
+  private Run run(List<String> args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    PrintStream console = System.out;
+    int code;
+    try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+      System.setOut(o);
+      try {
+        code = CdcToDelta.run(args.toArray(String[]::new), e, UnaryOperator.identity());
+      } finally {
+        System.setOut(console);
+      }
+    }
+    return new Run(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  private final DeltaTables tables = DeltaTables.create();
+
+  /** A bronze table's rows as "capture instance/key/operation", in change order. */
+  private List<String> bronze(String ci, String key) {
+    String path = delta("bronze_" + ci);
+    List<Row> rows;
+    try {
+      rows =
+          new ArrayList<>(
+              tables.scan(path, DeltaColumn.toBeamSchema(tables.describe(path).columns())));
+    } catch (RuntimeException e) {
+      return List.of(); // not created yet
+    }
+    rows.sort(
+        Comparator.comparing((Row r) -> r.getString(MetadataColumns.START_LSN))
+            .thenComparing(r -> r.getString(MetadataColumns.SEQVAL)));
+    List<String> out = new ArrayList<>();
+    for (Row r : rows) {
+      out.add(
+          r.getString(MetadataColumns.CAPTURE_INSTANCE)
+              + "/"
+              + r.getInt32(key)
+              + "/"
+              + r.getInt32(MetadataColumns.OPERATION));
+    }
+    return out;
+  }
+
+  /** Change rows of the facts table's batch rows per app id. */
+  private Map<String, Long> factRowsByApp() {
+    Map<String, Long> rows = new TreeMap<>();
+    for (Row r : tables.scan(delta("facts"), FactsTable.SCHEMA)) {
+      if (r.getString(FactsTable.EVENT) == null) {
+        rows.merge(r.getString(FactsTable.APP_ID), r.getInt64(FactsTable.ROWS), Long::sum);
+      }
+    }
+    return rows;
+  }
+
+  /** The facts rows of {@code event}, as "app_id|target|detail". */
+  private List<String> events(String event) {
+    List<String> out = new ArrayList<>();
+    for (Row r : tables.scan(delta("facts"), FactsTable.SCHEMA)) {
+      if (event.equals(r.getString(FactsTable.EVENT))) {
+        out.add(
+            r.getString(FactsTable.APP_ID)
+                + "|"
+                + r.getString(FactsTable.TARGET)
+                + "|"
+                + r.getString(FactsTable.DETAIL));
+      }
+    }
+    out.sort(null);
+    return out;
+  }
+
+  @Test
+  void c259EachCaptureInstanceStreamsIntoItsOwnTargetWithOneSharedFactsTable() {
+    source();
+    List<String> args = shared();
+    args.add("--tables=dbo_orders,dbo_customers");
+    Run run = run(args);
+
+    assertEquals(0, run.code(), run.out() + run.err());
+    assertEquals(List.of("dbo_orders/1/2", "dbo_orders/2/2"), bronze("dbo_orders", "order_id"));
+    assertEquals(List.of("dbo_customers/7/2"), bronze("dbo_customers", "id"));
+    assertFalse(tables.exists(delta("bronze_dbo_items")), "a table not listed is not read");
+    assertEquals(Map.of("dbo_customers-v1", 1L, "dbo_orders-v1", 2L), factRowsByApp());
+    List<String> targets = new ArrayList<>();
+    for (Row r : tables.scan(delta("facts"), FactsTable.SCHEMA)) {
+      targets.add(r.getString(FactsTable.APP_ID) + "->" + r.getString(FactsTable.TARGET));
+    }
+    targets.sort(null);
+    assertEquals(
+        List.of(
+            "dbo_customers-v1->" + delta("bronze_dbo_customers"),
+            "dbo_orders-v1->" + delta("bronze_dbo_orders")),
+        targets);
+    assertTrue(run.out().contains("Done in "), run.out());
+    assertTrue(
+        run.out().lines().anyMatch(l -> l.matches("  dbo_orders +1 batch, 2 change rows .*")),
+        run.out());
+
+    Run again = run(args);
+    assertEquals(0, again.code(), again.out() + again.err());
+    assertEquals(2, bronze("dbo_orders", "order_id").size(), "nothing twice");
+    assertEquals(
+        2,
+        again.out().lines().filter(l -> l.startsWith("Nothing new: max_lsn ")).count(),
+        again.out());
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"DirectRunner", "SparkRunner", "FlinkRunner"})
+  void everyTableStreamsIntoItsOwnBronzeInOnePipelineOnEachRunner(String runner) {
+    assumeTrue(Runners.available(runner), Runners.missing(runner));
+    FakeSqlServer db = source();
+    List<JobConfig> configs = new ArrayList<>();
+    for (String ci : List.of("dbo_orders", "dbo_customers", "dbo_items")) {
+      configs.add(
+          JobConfig.builder(
+                  db.clientFactory(), ci, delta("bronze_" + ci), delta("facts"), delta("control"))
+              .appId(ci + "-v1")
+              .bootstrap(false)
+              .build());
+    }
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    List<CdcToDeltaJob.TableOutcome> outcomes =
+        CdcToDeltaJob.runAll(
+            configs,
+            Runners.options(runner),
+            new PrintStream(bytes, true, StandardCharsets.UTF_8),
+            () -> {});
+    String printed = bytes.toString(StandardCharsets.UTF_8);
+    assertEquals(List.of("dbo_orders/1/2", "dbo_orders/2/2"), bronze("dbo_orders", "order_id"));
+    assertEquals(List.of("dbo_customers/7/2"), bronze("dbo_customers", "id"));
+    assertEquals(List.of("dbo_items/40/2"), bronze("dbo_items", "item_id"));
+    assertEquals(
+        Map.of("dbo_customers-v1", 1L, "dbo_items-v1", 1L, "dbo_orders-v1", 2L), factRowsByApp());
+    List<Long> rows = new ArrayList<>();
+    for (CdcToDeltaJob.TableOutcome o : outcomes) {
+      assertFalse(o.failed(), printed);
+      rows.add(o.summary().rows());
+    }
+    assertEquals(List.of(2L, 1L, 1L), rows, "each table's own counters: " + printed);
+  }
+
+  @Test
+  void templatesWithoutTheCaptureInstanceAreRefused() {
+    source();
+    List<String> args = shared();
+    args.set(2, "--appIdTemplate=orders-v1");
+    args.add("--tables=dbo_orders,dbo_customers");
+    Run run = run(args);
+    assertEquals(2, run.code());
+    assertEquals(
+        "error: --appIdTemplate='orders-v1' must contain '{ci}' (the capture instance)",
+        run.err().strip());
+    assertFalse(Files.exists(dir.resolve("delta")), "nothing written");
+  }
+
+  @Test
+  void c262AnUnknownCaptureInstanceIsRefusedBeforeAnythingIsWritten() {
+    source();
+    List<String> args = shared();
+    args.add("--tables=dbo_orders,dbo_missing");
+    Run run = run(args);
+    assertEquals(2, run.code(), run.out() + run.err());
+    assertTrue(
+        run.err()
+            .strip()
+            .startsWith(
+                "error: --tables: capture instance ['dbo_missing'] not found in the source:"
+                    + " nothing was written"),
+        run.err());
+    assertFalse(Files.exists(dir.resolve("delta")), "nothing written: " + run.out());
+  }
+
+  @Test
+  void c261ATablesFileGivesPerTableOptionsMatchedIgnoringCase() throws Exception {
+    FakeSqlServer db = source();
+    db.transaction(T0.plusSeconds(180))
+        .insert("dbo.orders", Map.of("order_id", 3, "status", "new"))
+        .commit();
+    Path file = dir.resolve("tables.options");
+    Files.writeString(
+        file,
+        "# two tables\n"
+            + "dbo_orders --MAXCOMMITSPERBATCH=1 --granularity=minute\n"
+            + "\n"
+            + "dbo_customers   # the shared options\n");
+    List<String> args = shared();
+    args.add("--tablesFile=" + file);
+    args.add("--maxCommitsPerBatch=100");
+    Run run = run(args);
+    assertEquals(0, run.code(), run.out() + run.err());
+    Map<String, Long> batches = new TreeMap<>();
+    for (Row r : tables.scan(delta("facts"), FactsTable.SCHEMA)) {
+      if (r.getString(FactsTable.EVENT) == null) {
+        batches.merge(r.getString(FactsTable.APP_ID), 1L, Long::sum);
+      }
+    }
+    // dbo_orders: one commit a batch, the 4 commits of cdc.lsn_time_mapping (every table's);
+    // dbo_customers: one batch.
+    assertEquals(Map.of("dbo_customers-v1", 1L, "dbo_orders-v1", 4L), batches, run.out());
+    assertEquals(
+        List.of("dbo_orders/1/2", "dbo_orders/2/2", "dbo_orders/3/2"),
+        bronze("dbo_orders", "order_id"));
+
+    Files.writeString(file, "dbo_orders --captureInstance=dbo_items\n");
+    Run refused = run(args);
+    assertEquals(2, refused.code());
+    assertEquals(
+        "error: --tablesFile "
+            + file
+            + " line 1: --captureInstance is an option of the whole run, not of one table: give it"
+            + " on the command line",
+        refused.err().strip());
+    Files.writeString(file, "dbo_orders --maxCommits=3\n");
+    Run unknown = run(args);
+    assertEquals(2, unknown.code());
+    assertTrue(
+        unknown
+            .err()
+            .startsWith(
+                "error: --tablesFile "
+                    + file
+                    + " line 1: --maxCommits is not an option of a table"),
+        unknown.err());
+  }
+
+  @Test
+  void aTableWhoseChangesWerePurgedFailsAloneAndTheOthersCommitEveryChangeOnce() {
+    FakeSqlServer db = source();
+    List<String> args = shared();
+    args.add("--tables=dbo_orders,dbo_customers,dbo_items");
+    assertEquals(0, run(args).code());
+
+    db.transaction(T0.plusSeconds(600))
+        .insert("dbo.orders", Map.of("order_id", 3, "status", "new"))
+        .commit();
+    Lsn kept =
+        db.transaction(T0.plusSeconds(660))
+            .insert("dbo.orders", Map.of("order_id", 4, "status", "new"))
+            .insert("dbo.customers", Map.of("id", 8, "name", "Bia"))
+            .commit();
+    db.transaction(T0.plusSeconds(720))
+        .insert("dbo.items", Map.of("item_id", 41, "sku", "A-41"))
+        .commit();
+    // CDC cleanup of dbo_orders past its position: order 3's change is gone before it was read.
+    db.cleanup("dbo_orders", kept);
+
+    Run broken = run(args);
+    assertEquals(3, broken.code(), broken.out() + broken.err());
+    assertEquals(List.of("dbo_orders/1/2", "dbo_orders/2/2"), bronze("dbo_orders", "order_id"));
+    assertEquals(List.of("dbo_customers/7/2", "dbo_customers/8/2"), bronze("dbo_customers", "id"));
+    assertEquals(List.of("dbo_items/40/2", "dbo_items/41/2"), bronze("dbo_items", "item_id"));
+    List<String> failed = events(FactsTable.EVENT_TABLE_FAILED);
+    assertEquals(1, failed.size(), failed.toString());
+    assertTrue(
+        failed
+            .get(0)
+            .startsWith("dbo_orders-v1|" + delta("bronze_dbo_orders") + "|DataLossError: "),
+        failed.get(0));
+    TableFailures recorded =
+        TableFailures.last(tables, delta("facts"), "dbo_orders-v1").orElseThrow();
+    assertEquals("DataLossError", recorded.errorClass());
+    assertEquals(1, recorded.batchId(), "batch 0 was committed, batch 1 could not be read");
+    assertTrue(
+        broken
+            .err()
+            .startsWith(
+                "error: 1 table of 3 failed and stopped alone (dbo_orders: DataLossError: "),
+        broken.err());
+    assertTrue(broken.err().strip().endsWith("); the others completed"), broken.err());
+    assertTrue(
+        broken
+            .out()
+            .lines()
+            .anyMatch(l -> l.matches("  dbo_orders +FAILED at 0x.* DataLossError: .*")),
+        broken.out());
+
+    Run rerun = run(args);
+    assertEquals(3, rerun.code(), "the table stays failed until it is recovered: " + rerun.err());
+    assertEquals(
+        List.of("dbo_customers/7/2", "dbo_customers/8/2"),
+        bronze("dbo_customers", "id"),
+        "nothing written twice");
+    assertEquals(2, events(FactsTable.EVENT_TABLE_FAILED).size(), "one event per failed run");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"DirectRunner", "FlinkRunner"})
+  void aContinuousRunGoesOnWithTheOtherTablesAfterOneMeetsDataLossMidRun(String runner)
+      throws Exception {
+    assumeTrue(Runners.available(runner), Runners.missing(runner));
+    FakeSqlServer db = source();
+    List<JobConfig> configs = new ArrayList<>();
+    for (String ci : List.of("dbo_orders", "dbo_customers")) {
+      configs.add(
+          JobConfig.builder(
+                  db.clientFactory(), ci, delta("bronze_" + ci), delta("facts"), delta("control"))
+              .appId(ci + "-v1")
+              .bootstrap(false)
+              .build());
+    }
+    ContinuousMode.Stop stop = ContinuousMode.Stop.create();
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+    CompletableFuture<List<CdcToDeltaJob.TableOutcome>> job =
+        CompletableFuture.supplyAsync(
+            () ->
+                CdcToDeltaJob.runAllContinuously(
+                    configs,
+                    Runners.options(runner),
+                    out,
+                    () -> {},
+                    new Continuous(
+                        Continuous.Form.STREAM,
+                        Duration.ofSeconds(1),
+                        Duration.ofMinutes(4),
+                        stop)));
+    try {
+      await(
+          "the first changes are in bronze",
+          () ->
+              bronze("dbo_orders", "order_id").size() == 2
+                  && bronze("dbo_customers", "id").size() == 1,
+          job);
+      // In one bulk, so the running read never sees order 3's commit before the cleanup.
+      try (FakeSqlServer.Bulk bulk = db.bulk()) {
+        db.transaction(T0.plusSeconds(600))
+            .insert("dbo.orders", Map.of("order_id", 3, "status", "new"))
+            .commit();
+        Lsn kept =
+            db.transaction(T0.plusSeconds(660))
+                .insert("dbo.orders", Map.of("order_id", 4, "status", "new"))
+                .commit();
+        db.cleanup("dbo_orders", kept);
+      }
+      await(
+          "dbo_orders stopped",
+          () -> TableFailures.last(tables, delta("facts"), "dbo_orders-v1").isPresent(),
+          job);
+      db.transaction(T0.plusSeconds(720))
+          .insert("dbo.customers", Map.of("id", 8, "name", "Bia"))
+          .commit();
+      await("dbo_customers went on", () -> bronze("dbo_customers", "id").size() == 2, job);
+    } finally {
+      stop.request();
+    }
+    List<CdcToDeltaJob.TableOutcome> outcomes = job.get(120, TimeUnit.SECONDS);
+    stop.forget();
+    String printed = bytes.toString(StandardCharsets.UTF_8);
+    assertEquals(
+        List.of("dbo_orders/1/2", "dbo_orders/2/2"), bronze("dbo_orders", "order_id"), printed);
+    assertEquals(
+        List.of("dbo_customers/7/2", "dbo_customers/8/2"), bronze("dbo_customers", "id"), printed);
+    assertEquals("dbo_orders", outcomes.get(0).config().captureInstance());
+    assertEquals("DataLossError", outcomes.get(0).failure().orElseThrow().errorClass(), printed);
+    assertFalse(outcomes.get(1).failed(), printed);
+    assertEquals(2, outcomes.get(1).summary().rows(), printed);
+  }
+
+  private static void await(String what, BooleanSupplier condition, CompletableFuture<?> job)
+      throws Exception {
+    long until = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+    while (!condition.getAsBoolean()) {
+      if (job.isDone()) {
+        job.get();
+        throw new AssertionError("the job ended before " + what);
+      }
+      assertTrue(System.nanoTime() < until, "timed out waiting until " + what);
+      Thread.sleep(200);
+    }
+  }
+}

@@ -57,21 +57,21 @@ import org.slf4j.LoggerFactory;
  * status changes, price corrections touching an order and one of its lines, deletes of old orders
  * with their lines, and batches of priority changes. The same transactions carry the other tables'
  * changes, each after the transaction's order and line-item statements: a new order debits its
- * customer's {@code c_acctbal} (and now and then a new customer signs up in it), a status change
- * credits the supplier of one of the order's lines ({@code s_acctbal}), a price correction reprices
- * the corrected line's part ({@code p_retailprice}), and a delete of an old order now and then
- * deletes a customer who has no orders. The other tables' changes draw on a random sequence of
- * their own, so {@code dbo_orders} and {@code dbo_lineitem} read the same commits and change rows
- * as in a database of those two tables only. A quiet hour with only capture's idle entries (every 5
- * minutes, as SQL Server writes them); and a server in {@code America/New_York} whose history
- * crosses the 2026-11-01 daylight-saving fall-back, so {@code tran_end_time} repeats an hour that
- * the reader must convert to increasing UTC commit times.
+ * customer's {@code c_acctbal} (and now and then a new customer signs up in it), an order status
+ * that moves on credits the supplier of one of the order's lines ({@code s_acctbal}), a price
+ * correction reprices the corrected line's part ({@code p_retailprice}), and a delete of an old
+ * order now and then deletes a customer who has no orders. The other tables' changes draw on a
+ * random sequence of their own, so {@code dbo_orders} and {@code dbo_lineitem} read the same
+ * commits and change rows as in a database of those two tables only. The history also holds a quiet
+ * hour with only capture's idle entries (every 5 minutes, as SQL Server writes them), and the
+ * server, in {@code America/New_York}, crosses the 2026-11-01 daylight-saving fall-back, so {@code
+ * tran_end_time} repeats an hour that the reader must convert to increasing UTC commit times.
  *
  * <p>The history comes in parts: {@link #ensure} writes the first (before any job looks), and the
- * first time a job streams each capture instance, {@link #continueHistory} writes the next (part 2:
- * the quiet hour and the fall-back; part 3: more of the same night), as an application that keeps
- * writing would. The dates stay fixed (the fall-back is the point); the simulator's clock runs on
- * from the last part written ({@link
+ * first time a job streams {@code dbo_orders}, and the first time one streams {@code dbo_lineitem},
+ * {@link #continueHistory} writes the next (part 2: the quiet hour and the fall-back; part 3: more
+ * of the same night), as an application that keeps writing would. The dates stay fixed (the
+ * fall-back is the point); the simulator's clock runs on from the last part written ({@link
  * org.lakecdc.io.mssqlcdc.fake.FileBackedCdcClient#currentTime()}), so capture lags read as
  * seconds, not as the weeks since that night.
  *

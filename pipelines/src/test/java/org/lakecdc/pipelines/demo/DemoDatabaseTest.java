@@ -17,8 +17,10 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -35,6 +37,7 @@ import org.lakecdc.io.mssqlcdc.client.ChangeRow;
 import org.lakecdc.io.mssqlcdc.client.CloseableIterator;
 import org.lakecdc.io.mssqlcdc.client.Commit;
 import org.lakecdc.io.mssqlcdc.fake.FakeCdcClientFactory;
+import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
 import org.lakecdc.io.mssqlcdc.fake.FileReplacer;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 
@@ -49,7 +52,39 @@ class DemoDatabaseTest {
     assertTrue(built.created());
     assertEquals(1500, built.orders());
     assertEquals(6005, built.lineItems());
+    assertEquals(150, built.customers());
+    assertEquals(200, built.parts());
+    assertEquals(10, built.suppliers());
     assertEquals(300, built.transactions(), "the first half of the history");
+    assertEquals(
+        "Built the demo CDC database in "
+            + dir.toAbsolutePath()
+            + ": 1,500 orders, 6,005 line items, 150 customers, 200 parts and 10 suppliers loaded"
+            + " before CDC was enabled, then 300 transactions (server zone America/New_York)",
+        built.builtText(dir));
+    try (CdcClient client = new FakeCdcClientFactory(dir.toString()).open()) {
+      Lsn end = client.maxLsn().orElseThrow();
+      assertEquals(
+          Map.of(1, 34, 2, 104, 3, 160, 4, 160),
+          operations(client, DemoDatabase.ORDERS_CI, Lsn.ZERO, end),
+          "order changes of part 1 by operation");
+      assertEquals(
+          Map.of(1, 133, 2, 443, 3, 49, 4, 49),
+          operations(client, DemoDatabase.LINEITEM_CI, Lsn.ZERO, end),
+          "line item changes of part 1 by operation");
+      assertEquals(
+          Map.of(1, 7, 2, 16, 3, 104, 4, 104),
+          operations(client, DemoDatabase.CUSTOMER_CI, Lsn.ZERO, end),
+          "customers: a balance debit per new order, sign-ups, deletes of customers without orders");
+      assertEquals(
+          Map.of(3, 52, 4, 52),
+          operations(client, DemoDatabase.PART_CI, Lsn.ZERO, end),
+          "parts: a repricing per price correction that changed the order's total");
+      assertEquals(
+          Map.of(3, 49, 4, 49),
+          operations(client, DemoDatabase.SUPPLIER_CI, Lsn.ZERO, end),
+          "suppliers: a payment per order status that moved on");
+    }
 
     DemoDatabase.Summary again = DemoDatabase.ensure(dir, 0.001, 600);
     assertFalse(again.created());
@@ -130,8 +165,16 @@ class DemoDatabaseTest {
   void theHistoryGoesOnOncePerCaptureInstance() {
     Path dir = this.dir.resolve("source");
     DemoDatabase.ensure(dir, 0.001, 600);
+    Lsn afterPart1;
+    try (CdcClient client = new FakeCdcClientFactory(dir.toString()).open()) {
+      afterPart1 = client.maxLsn().orElseThrow();
+    }
     assertEquals(
         DemoDatabase.Continuation.NONE, DemoDatabase.continueHistory(dir, 600, "dbo_customers"));
+    assertEquals(
+        DemoDatabase.Continuation.NONE,
+        DemoDatabase.continueHistory(dir, 600, "dbo_customer"),
+        "the other tables change in the parts of dbo_orders and dbo_lineitem");
     assertEquals(
         new DemoDatabase.Continuation(2, 300),
         DemoDatabase.continueHistory(dir, 600, "dbo_orders"));
@@ -165,7 +208,85 @@ class DemoDatabaseTest {
         rows.forEachRemaining(lines::add);
       }
       assertEquals(632, lines.size(), "line item changes of part 3");
+      List<Map<Integer, Integer>> expected =
+          List.of(
+              Map.of(1, 8, 2, 14, 3, 107, 4, 107),
+              Map.of(3, 59, 4, 59),
+              Map.of(3, 56, 4, 56),
+              Map.of(1, 9, 2, 10, 3, 100, 4, 100),
+              Map.of(3, 59, 4, 59),
+              Map.of(3, 62, 4, 62));
+      List<String> others =
+          List.of(DemoDatabase.CUSTOMER_CI, DemoDatabase.PART_CI, DemoDatabase.SUPPLIER_CI);
+      for (int i = 0; i < 3; i++) {
+        assertEquals(
+            expected.get(i),
+            operations(client, others.get(i), afterPart1.increment(), afterPart2),
+            others.get(i) + " in part 2");
+        assertEquals(
+            expected.get(3 + i),
+            operations(client, others.get(i), afterPart2.increment(), end.lsn()),
+            others.get(i) + " in part 3");
+      }
     }
+    FakeSqlServer db = FakeSqlServer.open(dir);
+    assertEquals(166, db.rows("dbo.customer").size(), "150 + 40 signed up - 24 deleted");
+    assertEquals(200, db.rows("dbo.part").size());
+    assertEquals(10, db.rows("dbo.supplier").size());
+    Set<Object> customers = new HashSet<>();
+    db.rows("dbo.customer").forEach(c -> customers.add(c.get("c_custkey")));
+    for (Map<String, Object> order : db.rows("dbo.orders")) {
+      assertTrue(
+          customers.contains(order.get("o_custkey")),
+          "only customers without orders are deleted: " + order);
+    }
+  }
+
+  /**
+   * The other tables' changes ride in the orders' and line items' transactions after their
+   * statements: the demo's orders, line items and commits are byte for byte those of the demo
+   * before it had customers, parts and suppliers (the SHA-256 of its files then, all three parts).
+   */
+  @Test
+  void theOrdersLineItemsAndCommitsAreThoseOfTheDemoWithoutTheOtherTables() throws Exception {
+    Path dir = this.dir.resolve("source");
+    DemoDatabase.ensure(dir, 0.001, 600);
+    DemoDatabase.continueHistory(dir, 600, "dbo_orders");
+    DemoDatabase.continueHistory(dir, 600, "dbo_lineitem");
+    assertEquals(
+        "295b4eee73d793ab672d1155dc1df4fb8aaebe0d1f8cbc53461eb8699b11aeca",
+        sha256(dir.resolve("cdc.dbo_orders_CT.jsonl")));
+    assertEquals(
+        "55c1ad9ba43c4b7c17935417d181937eaf0bf17f2bec98b657190cde6f87a198",
+        sha256(dir.resolve("cdc.dbo_lineitem_CT.jsonl")));
+    assertEquals(
+        "c59b1ef7dc4ade9207aeca9520dbacea333b6255c7a0166e576371cd311b17c1",
+        sha256(dir.resolve("cdc.lsn_time_mapping.jsonl")));
+    try (CdcClient client = new FakeCdcClientFactory(dir.toString()).open()) {
+      Lsn end = client.maxLsn().orElseThrow();
+      for (String ci : DemoDatabase.CAPTURE_INSTANCES) {
+        try (CloseableIterator<ChangeRow> rows =
+            client.readChanges(new ChangeQuery(ci, Lsn.ZERO, end, List.of(), true))) {
+          assertTrue(rows.hasNext(), ci + " has changes");
+        }
+      }
+    }
+  }
+
+  /** Change rows of {@code ci} committed from {@code from} to {@code to}, by operation. */
+  private static Map<Integer, Integer> operations(CdcClient client, String ci, Lsn from, Lsn to) {
+    Map<Integer, Integer> out = new TreeMap<>();
+    try (CloseableIterator<ChangeRow> rows =
+        client.readChanges(new ChangeQuery(ci, from, to, List.of(), true))) {
+      rows.forEachRemaining(r -> out.merge(r.operation(), 1, Integer::sum));
+    }
+    return out;
+  }
+
+  private static String sha256(Path file) throws Exception {
+    return java.util.HexFormat.of()
+        .formatHex(
+            java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)));
   }
 
   /**
@@ -200,7 +321,7 @@ class DemoDatabaseTest {
       } catch (UncheckedIOException e) {
         try (CdcClient client = new FakeCdcClientFactory(b.toString()).open()) {
           Lsn max = client.maxLsn().orElseThrow();
-          for (String ci : List.of(DemoDatabase.ORDERS_CI, DemoDatabase.LINEITEM_CI)) {
+          for (String ci : DemoDatabase.CAPTURE_INSTANCES) {
             try (CloseableIterator<ChangeRow> rows =
                 client.readChanges(new ChangeQuery(ci, Lsn.ZERO, max, List.of(), true))) {
               rows.forEachRemaining(r -> {});
@@ -220,7 +341,11 @@ class DemoDatabaseTest {
       assertEquals(expected, contents(b));
       break;
     }
-    assertEquals(19, crashAt, "files written: 6 in the copy, 12 copied over, and then none");
+    assertEquals(
+        31,
+        crashAt,
+        "files written: 12 in the copy (server, 5 change tables, 5 source tables, mapping), 18"
+            + " copied over, and then none");
   }
 
   /**

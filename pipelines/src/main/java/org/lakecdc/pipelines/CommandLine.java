@@ -60,12 +60,22 @@ public final class CommandLine {
    * @throws IllegalArgumentException with one line naming the option and what it accepts
    */
   static <T extends PipelineOptions> T parse(String[] args, Class<T> type) {
+    return parse(args, type, "docs/options.md");
+  }
+
+  /**
+   * {@link #parse(String[], Class)} for a command whose options another page lists: an unknown
+   * option's line points at {@code optionsDoc} (e.g. {@code docs/status.md}).
+   *
+   * @throws IllegalArgumentException with one line naming the option and what it accepts
+   */
+  static <T extends PipelineOptions> T parse(String[] args, Class<T> type, String optionsDoc) {
     PipelineOptionsFactory.register(type);
     T options;
     try {
       options = PipelineOptionsFactory.fromArgs(args).withValidation().as(type);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(explain(args, e), e);
+      throw new IllegalArgumentException(explain(args, e, optionsDoc), e);
     }
     Map<String, List<String>> given = given(args);
     DirectOptions direct = options.as(DirectOptions.class);

@@ -66,7 +66,7 @@ public final class Show {
     DeltaTables tables;
     String path;
     try {
-      options = CommandLine.parse(args, ShowOptions.class);
+      options = CommandLine.parse(args, ShowOptions.class, "docs/status.md");
       org.lakecdc.transforms.delta.HadoopConf.checkOccurrences(
           "hadoopConf", CommandLine.values(args, "hadoopConf"));
       if (options.getTable() == null) {

@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumSet;
@@ -113,7 +114,7 @@ public final class Status {
     String control;
     Optional<CdcClientFactory> source;
     try {
-      options = CommandLine.parse(args, StatusOptions.class);
+      options = CommandLine.parse(args, StatusOptions.class, "docs/status.md");
       org.lakecdc.transforms.delta.HadoopConf.checkOccurrences(
           "hadoopConf", CommandLine.values(args, "hadoopConf"));
       source = source(options, defaultSource);
@@ -374,7 +375,7 @@ public final class Status {
    *
    * @param facts the facts table read
    * @param control the control table read
-   * @param readAt when it was read (the clock's instant)
+   * @param readAt when it was read (the clock's instant, to the millisecond)
    * @param sourceGiven whether a source was given (or the demo source found)
    * @param newest the source's newest commit, when it was read
    * @param tables the tables, by app id then target
@@ -406,7 +407,7 @@ public final class Status {
       Optional<Commit> newest,
       Clock clock,
       boolean sourceGiven) {
-    Instant now = clock.instant();
+    Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
     LocalDateTime dayStart = LocalDate.ofInstant(now, ZoneOffset.UTC).atStartOfDay();
     Instant todayFrom = dayStart.toInstant(ZoneOffset.UTC);
     Instant todayTo = dayStart.plusDays(1).toInstant(ZoneOffset.UTC);

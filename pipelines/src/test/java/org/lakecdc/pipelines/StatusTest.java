@@ -16,6 +16,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import org.apache.beam.sdk.values.Row;
@@ -84,7 +85,8 @@ class StatusTest {
   }
 
   @Test
-  void textShowsPositionRowsTodayVerdictLagAgainstTheSourceAndAFailureAfterTheLastBatch() {
+  void textShowsPositionRowsTodayVerdictLagAgainstTheSourceAndAFailureAfterTheLastBatch()
+      throws Exception {
     JobFixture f = JobFixture.history(dir);
     f.run();
     // The source goes on after the run: its newest commit is 75 minutes after the position.
@@ -109,7 +111,7 @@ class StatusTest {
     assertEquals("", status.err());
     assertEquals(
         List.of(
-            "1 table in " + f.facts + ", read at " + lastWritten,
+            "1 table in " + f.facts + ", read at " + lastWritten.truncatedTo(ChronoUnit.MILLIS),
             "Source: newest commit 0x0000002A0000010000B1 at 2026-09-28T17:10:00Z",
             "",
             f.bronze,
@@ -132,6 +134,28 @@ class StatusTest {
             "--factsTable=" + f.facts,
             "--controlTable=" + f.control);
     assertTrue(nextDay.lines().contains("  rows today        0"), nextDay.out());
+
+    Output json =
+        status(
+            clockAt(lastWritten),
+            "--factsTable=" + f.facts,
+            "--controlTable=" + f.control,
+            "--fakePath=" + dir.resolve("source"),
+            "--json");
+    JsonNode root = new ObjectMapper().readTree(json.out());
+    assertEquals("0x0000002A0000010000B1", root.get("source").get("max_lsn").asText());
+    assertEquals("2026-09-28T17:10:00Z", root.get("source").get("max_commit_ts").asText());
+    JsonNode t = root.get("tables").get(0);
+    assertEquals(28, t.get("rows_today").asLong());
+    assertEquals("[\"hour\"]", t.get("granularity").toString());
+    assertEquals(4500, t.get("lag_seconds").asLong());
+    assertEquals("source", t.get("lag_basis").asText());
+    JsonNode failure = t.get("failure");
+    assertEquals("DataLossError", failure.get("error_class").asText());
+    assertEquals(
+        "changes after 0x0000002A0000010000A1 were cleaned up", failure.get("message").asText());
+    assertEquals("0x0000002A0000010000A1", failure.get("end_lsn").asText());
+    assertEquals("2030-01-01T00:00:00Z", failure.get("written_at").asText());
   }
 
   @Test
@@ -210,6 +234,15 @@ class StatusTest {
               .set(FactsTable.WRITTEN_AT, Instant.parse((String) b[2]))
               .build());
     }
+    // A table that failed before its first batch, its failure naming no target.
+    appendFacts(
+        f,
+        FactsTable.row()
+            .set(FactsTable.APP_ID, "broken")
+            .set(FactsTable.EVENT, FactsTable.EVENT_TABLE_FAILED)
+            .set(FactsTable.DETAIL, "UnknownCaptureInstance")
+            .set(FactsTable.WRITTEN_AT, Instant.parse("2026-12-01T09:00:00Z"))
+            .build());
     Output status =
         status(
             clockAt(Instant.parse("2026-12-01T12:00:00Z")),
@@ -218,9 +251,22 @@ class StatusTest {
     assertEquals(0, status.code(), status.err());
     assertEquals(
         List.of(
-            "1 table in " + f.facts + ", read at 2026-12-01T12:00:00Z",
+            "2 tables in " + f.facts + ", read at 2026-12-01T12:00:00Z",
             "Source: none given; each lag is the last batch's (source_max_commit_ts -"
                 + " end_commit_ts)",
+            "",
+            "(no target recorded)",
+            "  app id            broken",
+            "  capture instance  unknown",
+            "  position          none",
+            "  last batch        none",
+            "  rows today        0",
+            "  finalized_until   none yet",
+            "  lag               unknown",
+            "  failure           at an unknown LSN, written at 2026-12-01T09:00:00Z:"
+                + " UnknownCaptureInstance",
+            "  bootstrap         none",
+            "  snapshot          no open snapshot",
             "",
             target + "  (no Delta table there)",
             "  app id            manual",
@@ -278,6 +324,13 @@ class StatusTest {
         "error: --fakePath is for the simulator and --connectionUrl for a real SQL Server: pass"
             + " one of them, not both\n",
         both.err());
+
+    Output unknown = status(Clock.systemUTC(), "--factsTabel=" + f.facts);
+    assertEquals(2, unknown.code());
+    assertEquals(
+        "error: Unknown option --factsTabel; did you mean --factsTable? (docs/status.md lists the"
+            + " options)\n",
+        unknown.err());
 
     Output wrongType = status(Clock.systemUTC(), "--json=maybe");
     assertEquals(2, wrongType.code());

@@ -60,7 +60,17 @@ public final class CommandLine {
    * @throws IllegalArgumentException with one line naming the option and what it accepts
    */
   static <T extends PipelineOptions> T parse(String[] args, Class<T> type) {
-    T options = parseOnly(args, type);
+    return parse(args, type, "docs/options.md");
+  }
+
+  /**
+   * {@link #parse(String[], Class)} for a command whose options another page lists: an unknown
+   * option's line points at {@code optionsDoc} (e.g. {@code docs/status.md}).
+   *
+   * @throws IllegalArgumentException with one line naming the option and what it accepts
+   */
+  static <T extends PipelineOptions> T parse(String[] args, Class<T> type, String optionsDoc) {
+    T options = parseOnly(args, type, optionsDoc);
     if (options instanceof OutputOptions output) {
       ConsoleLogging.apply(output);
     }
@@ -74,12 +84,17 @@ public final class CommandLine {
    * @throws IllegalArgumentException with one line naming the option and what it accepts
    */
   static <T extends PipelineOptions> T parseOnly(String[] args, Class<T> type) {
+    return parseOnly(args, type, "docs/options.md");
+  }
+
+  private static <T extends PipelineOptions> T parseOnly(
+      String[] args, Class<T> type, String optionsDoc) {
     PipelineOptionsFactory.register(type);
     T options;
     try {
       options = PipelineOptionsFactory.fromArgs(args).withValidation().as(type);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(explain(args, e), e);
+      throw new IllegalArgumentException(explain(args, e, optionsDoc), e);
     }
     Map<String, List<String>> given = given(args);
     DirectOptions direct = options.as(DirectOptions.class);

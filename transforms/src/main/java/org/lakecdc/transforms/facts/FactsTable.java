@@ -63,6 +63,10 @@ public final class FactsTable {
       EVENT_CAPTURE_INSTANCE_SWITCHED = "capture_instance_switched",
       EVENT_DATA_SKIPPED = "data_skipped",
       EVENT_NOTHING_NEW = "nothing_new",
+      /**
+       * A table stopped alone by a failure: {@code detail} is {@code "<ErrorClass>: <message>"},
+       * {@code end_lsn} the position it failed at.
+       */
       EVENT_TABLE_FAILED = "table_failed";
 
   private static final List<DeltaColumn> COLUMNS =

@@ -1,0 +1,233 @@
+package org.lakecdc.pipelines;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
+import org.lakecdc.transforms.delta.DeltaColumn;
+import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.delta.TableInfo;
+import org.lakecdc.transforms.delta.TableKind;
+
+/**
+ * The {@code show} command: prints the first rows of a Delta table with Delta Kernel (no Spark). A
+ * bronze table (its {@code mssql_cdc.table_kind} is {@code bronze}) is ordered by the bronze order
+ * key {@code (_start_lsn, _command_id, _seqval, _operation)}, NULL first, ties in stored order: the
+ * whole table is scanned, keeping only the first {@code --limit} rows (a bounded priority queue).
+ * Any other table prints its first rows in stored order (data files in the log's order), reading no
+ * further.
+ *
+ * <p>Text: a line naming the table and the order, a header of the column names, one line per row;
+ * timestamps in ISO-8601 UTC (TIMESTAMP_NTZ read as UTC), NULL as {@code NULL}, binary as {@code
+ * 0x...}, each value cut to {@value #MAX_WIDTH} characters (a cut value ends in {@code ...}). With
+ * {@code --json}: one JSON object per row (JSON Lines), values in full.
+ *
+ * <p>Exit codes ({@link JobExit}): 0 printed; 2 a bad option (one {@code error:} line: no {@code
+ * --table}, a path without a Delta table, a {@code --limit} below 1); 1 a failure reading.
+ */
+public final class Show {
+  /** The widest a value prints in the text form, in characters. */
+  static final int MAX_WIDTH = 40;
+
+  /** The bronze order key, in order. */
+  static final List<String> BRONZE_ORDER =
+      List.of(
+          MetadataColumns.START_LSN,
+          MetadataColumns.COMMAND_ID,
+          MetadataColumns.SEQVAL,
+          MetadataColumns.OPERATION);
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private Show() {}
+
+  /** Entry point; {@link ShowOptions} lists the options. Exits the JVM with the code. */
+  public static void main(String[] args) {
+    JobExit.main(() -> run(args, System.out, System.err));
+  }
+
+  /**
+   * Runs a command line and returns its exit code instead of exiting (what {@link #main} runs).
+   *
+   * @param args the command line
+   * @param out where the rows go
+   * @param err where the {@code error:} line goes
+   * @return {@link JobExit#OK}, {@link JobExit#BAD_OPTION} or {@link JobExit#FAILED}
+   */
+  static int run(String[] args, PrintStream out, PrintStream err) {
+    ShowOptions options;
+    DeltaTables tables;
+    String path;
+    try {
+      options = CommandLine.parse(args, ShowOptions.class, "docs/status.md");
+      org.lakecdc.transforms.delta.HadoopConf.checkOccurrences(
+          "hadoopConf", CommandLine.values(args, "hadoopConf"));
+      if (options.getTable() == null) {
+        throw new IllegalArgumentException(
+            "--table is required: the path or URI of the Delta table to print");
+      }
+      if (options.getLimit() < 1) {
+        throw new IllegalArgumentException(
+            "--limit must be a positive integer, not '" + options.getLimit() + "'");
+      }
+      tables = TableReading.tables(options);
+      path = TableReading.existingTable(tables, "table", options.getTable());
+    } catch (IllegalArgumentException e) {
+      err.println("error: " + TableReading.firstLine(e));
+      return JobExit.BAD_OPTION;
+    }
+    try {
+      TableInfo info = tables.describe(path);
+      boolean bronze =
+          info.kind().map(k -> k.equalsIgnoreCase(TableKind.BRONZE.propertyValue())).orElse(false);
+      List<String> columns = info.columns().stream().map(DeltaColumn::name).toList();
+      List<Map<String, Object>> rows =
+          bronze
+              ? firstInBronzeOrder(tables, path, options.getLimit())
+              : firstStored(tables, path, options.getLimit());
+      if (options.getJson()) {
+        for (Map<String, Object> row : rows) {
+          ObjectNode node = JSON.createObjectNode();
+          for (String column : columns) {
+            TableReading.put(node, column, row.get(column));
+          }
+          out.println(JSON.writeValueAsString(node));
+        }
+      } else {
+        out.printf(
+            "%s (%s): %s%s%n",
+            path,
+            info.kind().orElse("no table kind"),
+            rows.size() == 1 ? "the first row" : "the first " + rows.size() + " rows",
+            bronze ? " by " + String.join(", ", BRONZE_ORDER) : " in stored order");
+        printTable(columns, rows, out);
+      }
+      out.flush();
+    } catch (Throwable t) {
+      return JobExit.report(t, err, options.getVerbose());
+    }
+    return JobExit.OK;
+  }
+
+  /** Key values (text or numbers of one column) compared naturally, NULL first. */
+  private static final Comparator<Comparable<Object>> NULL_FIRST =
+      Comparator.nullsFirst(Comparator.naturalOrder());
+
+  /** A key column's value: comparable within the column (its values have one Java type). */
+  @SuppressWarnings("unchecked")
+  private static Comparable<Object> key(Scanned scanned, String column) {
+    return (Comparable<Object>) scanned.row().get(column);
+  }
+
+  /** A row with its place in the scan, so that equal keys keep their stored order. */
+  private record Scanned(long seq, Map<String, Object> row) {}
+
+  /**
+   * The bronze order: {@code (_start_lsn, _command_id, _seqval, _operation)} with NULL first (the
+   * key columns a table lacks read as NULL), then the stored order.
+   */
+  private static final Comparator<Scanned> BRONZE_KEY =
+      Comparator.comparing((Scanned s) -> key(s, MetadataColumns.START_LSN), NULL_FIRST)
+          .thenComparing(s -> key(s, MetadataColumns.COMMAND_ID), NULL_FIRST)
+          .thenComparing(s -> key(s, MetadataColumns.SEQVAL), NULL_FIRST)
+          .thenComparing(s -> key(s, MetadataColumns.OPERATION), NULL_FIRST)
+          .thenComparingLong(Scanned::seq);
+
+  /**
+   * The first {@code limit} rows of a bronze table by the bronze order key: one pass over every
+   * data file, a Parquet batch at a time, holding at most {@code limit} rows (a max-heap whose head
+   * is the last row kept, replaced by any row before it).
+   */
+  static List<Map<String, Object>> firstInBronzeOrder(DeltaTables tables, String path, int limit) {
+    PriorityQueue<Scanned> kept = new PriorityQueue<>(limit, BRONZE_KEY.reversed());
+    long seq = 0;
+    for (DeltaTables.ScanFile file : tables.scanFiles(path)) {
+      try (var rows = tables.readScanFile(file)) {
+        while (rows.hasNext()) {
+          Scanned row = new Scanned(seq++, rows.next());
+          if (kept.size() < limit) {
+            kept.add(row);
+          } else if (BRONZE_KEY.compare(row, kept.peek()) < 0) {
+            kept.poll();
+            kept.add(row);
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot read Delta table " + path, e);
+      }
+    }
+    List<Scanned> sorted = new ArrayList<>(kept);
+    sorted.sort(BRONZE_KEY);
+    return sorted.stream().map(Scanned::row).toList();
+  }
+
+  /** The first {@code limit} rows in stored order, reading no file after the one that ends them. */
+  static List<Map<String, Object>> firstStored(DeltaTables tables, String path, int limit) {
+    List<Map<String, Object>> first = new ArrayList<>();
+    for (DeltaTables.ScanFile file : tables.scanFiles(path)) {
+      try (var rows = tables.readScanFile(file)) {
+        while (rows.hasNext() && first.size() < limit) {
+          first.add(rows.next());
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot read Delta table " + path, e);
+      }
+      if (first.size() >= limit) {
+        break;
+      }
+    }
+    return first;
+  }
+
+  /** A value for the text form: {@link TableReading#text(Object)} cut to {@link #MAX_WIDTH}. */
+  static String cell(Object value) {
+    String text = TableReading.text(value).replaceAll("\\p{Cntrl}", " ");
+    return text.length() <= MAX_WIDTH ? text : text.substring(0, MAX_WIDTH - 3) + "...";
+  }
+
+  /** The header and the rows, each column as wide as its widest cell (and name), space apart. */
+  static void printTable(List<String> columns, List<Map<String, Object>> rows, PrintStream out) {
+    List<List<String>> cells = new ArrayList<>();
+    int[] widths = new int[columns.size()];
+    List<String> header = new ArrayList<>();
+    for (int i = 0; i < columns.size(); i++) {
+      String name = columns.get(i);
+      header.add(name.length() <= MAX_WIDTH ? name : name.substring(0, MAX_WIDTH - 3) + "...");
+      widths[i] = header.get(i).length();
+    }
+    for (Map<String, Object> row : rows) {
+      List<String> line = new ArrayList<>();
+      for (int i = 0; i < columns.size(); i++) {
+        String cell = cell(row.get(columns.get(i)));
+        widths[i] = Math.max(widths[i], cell.length());
+        line.add(cell);
+      }
+      cells.add(line);
+    }
+    out.println(line(header, widths));
+    for (List<String> line : cells) {
+      out.println(line(line, widths));
+    }
+  }
+
+  private static String line(List<String> cells, int[] widths) {
+    StringBuilder text = new StringBuilder();
+    for (int i = 0; i < cells.size(); i++) {
+      if (i > 0) {
+        text.append("  ");
+      }
+      text.append(cells.get(i));
+      if (i < cells.size() - 1) {
+        text.append(" ".repeat(widths[i] - cells.get(i).length()));
+      }
+    }
+    return text.toString();
+  }
+}

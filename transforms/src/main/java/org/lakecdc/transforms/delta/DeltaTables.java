@@ -57,7 +57,7 @@ import org.slf4j.LoggerFactory;
  * Engine}: it is thread-safe but not serializable, so a Beam {@code DoFn} creates one in its
  * {@code @Setup} from a serializable configuration map.
  *
- * <h3>Exactly once</h3>
+ * <h2>Exactly once</h2>
  *
  * <p>{@link #writeDataFiles} writes Parquet files into the table directory and returns their {@code
  * add} actions as {@link DataFileAction}s; nothing is visible until {@link #commit} commits them in
@@ -71,7 +71,7 @@ import org.slf4j.LoggerFactory;
  * new files, and files never committed are orphans that {@code VACUUM} removes; the transaction
  * identifier, not the names, keeps commits idempotent.
  *
- * <h3>Snapshots</h3>
+ * <h2>Snapshots</h2>
  *
  * <p>Every call works on the table's latest snapshot. Reading one from the log (Kernel's {@code
  * getLatestSnapshot}: list the log, read the last checkpoint and the commits after it) is the main
@@ -84,7 +84,7 @@ import org.slf4j.LoggerFactory;
  * just before (Kernel's conflict detection, the transaction identifiers, {@code withMaxRetries(0)}
  * for rewrites).
  *
- * <h3>What Kernel cannot write</h3>
+ * <h2>What Kernel cannot write</h2>
  *
  * <p>Tables are created without column mapping, change data feed, check constraints, generated or
  * identity columns (Kernel 4.4 refuses to write tables with them) and with domain metadata

@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * SQL Database and Azure SQL Managed Instance. It reads only (invariant 11): it never writes to the
  * source database and never creates or drops capture instances.
  *
- * <h3>Commit times</h3>
+ * <h2>Commit times</h2>
  *
  * {@code cdc.lsn_time_mapping.tran_end_time} is the server's local time; it is converted to UTC on
  * the server (BEHAVIOUR.md 4.4, ADR 0008) with the clock resolved once per client from {@link
@@ -47,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * 2022+ and Azure SQL, and otherwise falls back to the server's current UTC offset with a warning
  * (exact only in zones without daylight saving). Every time this client returns is UTC.
  *
- * <h3>Errors and retries</h3>
+ * <h2>Errors and retries</h2>
  *
  * A transient error ({@link TransientErrors}: deadlock victim 1205, Azure SQL transient errors,
  * dropped connections) closes the connection and runs the call again on a new one after a backoff

@@ -24,7 +24,7 @@ import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.write.WriteSnapshotToDelta;
 
-/** The bootstrap snapshot of a new target (SCENARIOS.md C082) and the sink's facts (C121). */
+/** The bootstrap snapshot of a new target (docs/scenarios.md C082) and the sink's facts (C121). */
 class BootstrapTest {
   @TempDir Path dir;
 

@@ -34,10 +34,11 @@ import org.lakecdc.transforms.delta.TableProperties;
 import org.lakecdc.transforms.facts.FactsTable;
 
 /**
- * The job makes bronze take a later run's change schema before it writes (BEHAVIOUR.md 3.6, 7.1,
- * 12.3): columns a newer capture instance adds are added (C043), a switch event names the columns
- * the newer instance no longer captures (C033), a wider type is widened only with Delta type
- * widening on (C054), and a name Delta refuses without column mapping fails the run (C055).
+ * The job makes bronze take a later run's change schema before it writes (docs/sql-server.md
+ * "Switching to a new capture instance", docs/tables.md "Bronze"): columns a newer capture instance
+ * adds are added (C043), a switch event names the columns the newer instance no longer captures
+ * (C033), a wider type is widened only with Delta type widening on (C054), and a name Delta refuses
+ * without column mapping fails the run (C055).
  */
 class BronzeSchemaEvolutionJobTest {
   private static final String V2 = "dbo_orders_v2";

@@ -31,7 +31,7 @@ import org.lakecdc.transforms.write.CrashPoint;
 
 /**
  * The main job end to end on the DirectRunner: bronze, facts and the verdict, exactly once across
- * reruns and crashes (SCENARIOS.md sections 1, 8 and 9 as they concern the sink).
+ * reruns and crashes (docs/scenarios.md sections 1, 8 and 9 as they concern the sink).
  */
 class CdcToDeltaJobTest {
   @TempDir Path dir;

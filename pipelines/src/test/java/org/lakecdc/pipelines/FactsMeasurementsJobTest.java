@@ -24,9 +24,9 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.transforms.facts.FactsTable;
 
 /**
- * The source measurements of the facts rows (BEHAVIOUR.md 7.4; SCENARIOS.md §16, C252–C254),
- * translated to this design: the reading stage measures them while it reads a batch and they travel
- * with the batch's description, so the committer never calls the source.
+ * The source measurements of the facts rows (docs/tables.md "Facts"; C252–C254), translated to this
+ * design: the reading stage measures them while it reads a batch and they travel with the batch's
+ * description, so the committer never calls the source.
  */
 class FactsMeasurementsJobTest {
   @TempDir Path dir;

@@ -34,10 +34,10 @@ import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.write.WriteSnapshotToDelta;
 
 /**
- * Seeding a new target from an existing copy (BEHAVIOUR.md 6.6, ADR 0025) on the fake: C087's logic
- * (the copy stamped with the last commit at or before as_of, the stream continuing after it, reruns
- * writing nothing twice) and C084's refusals (as_of older than CDC, the copy older than the
- * retention, an LSN after max_lsn, missing columns), each before anything is written.
+ * Seeding a new target from an existing copy (docs/options.md "Seeding from a copy") on the fake:
+ * C087's logic (the copy stamped with the last commit at or before as_of, the stream continuing
+ * after it, reruns writing nothing twice) and C084's refusals (as_of older than CDC, the copy older
+ * than the retention, an LSN after max_lsn, missing columns), each before anything is written.
  */
 class SeedTest {
   @TempDir Path dir;

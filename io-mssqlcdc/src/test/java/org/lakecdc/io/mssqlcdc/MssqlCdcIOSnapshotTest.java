@@ -54,7 +54,7 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 
 /**
  * {@code MssqlCdcIO.snapshot()} in pipelines on the DirectRunner, driven by the simulator
- * (BEHAVIOUR.md 6.1, 6.2; SCENARIOS.md C056, C076, C078, C079).
+ * (docs/architecture.md "Data flow"; docs/scenarios.md C056, C076, C078, C079).
  */
 public class MssqlCdcIOSnapshotTest {
   @Rule public final transient TestPipeline pipeline = TestPipeline.create();

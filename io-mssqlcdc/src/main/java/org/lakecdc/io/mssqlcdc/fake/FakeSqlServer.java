@@ -49,7 +49,8 @@ import org.lakecdc.io.mssqlcdc.time.CommitTimeConverter;
  * CdcClient client = db.clientFactory().open();
  * }</pre>
  *
- * <p><b>What it reproduces</b> (BEHAVIOUR.md 4.2, SCENARIOS.md "The reference fake"):
+ * <p><b>What it reproduces</b> (docs/fake-format.md; the columns as docs/tables.md "Bronze" gives
+ * them):
  *
  * <ul>
  *   <li>LSNs: the first is {@code 0x0000002A000001000001}; every commit, idle entry and DDL
@@ -1159,7 +1160,7 @@ public final class FakeSqlServer {
     return lsn;
   }
 
-  /** The value CDC stores for a captured column in a change row (BEHAVIOUR.md 4.2). */
+  /** The value CDC stores for a captured column in a change row (docs/tables.md "Bronze"). */
   private static Object storedValue(Change change, Catalog.Captured c) {
     if (c.computed()) {
       return null;

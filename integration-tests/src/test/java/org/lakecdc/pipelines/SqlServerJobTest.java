@@ -34,6 +34,7 @@ import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.StopCondition;
@@ -56,6 +57,7 @@ import org.lakecdc.transforms.facts.FactsTable;
  * available; otherwise every test reports skipped with the reason.
  */
 @ExtendWith(IntegrationCondition.class)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class SqlServerJobTest {
   private static SqlServerCdcTestDatabase server;
 

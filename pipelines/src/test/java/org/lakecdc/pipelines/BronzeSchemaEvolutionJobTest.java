@@ -20,8 +20,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.client.SchemaChangedError;
 import org.lakecdc.io.mssqlcdc.fake.CaptureOptions;
@@ -40,6 +42,7 @@ import org.lakecdc.transforms.facts.FactsTable;
  * (C033), a wider type is widened only with Delta type widening on (C054), and a name Delta refuses
  * without column mapping fails the run (C055).
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class BronzeSchemaEvolutionJobTest {
   private static final String V2 = "dbo_orders_v2";
 

@@ -19,9 +19,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.client.DataLossError;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
@@ -39,6 +41,7 @@ import org.lakecdc.transforms.write.WriteSnapshotToDelta;
  * after it, reruns writing nothing twice) and C084's refusals (as_of older than CDC, the copy older
  * than the retention, an LSN after max_lsn, missing columns), each before anything is written.
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class SeedTest {
   @TempDir Path dir;
 

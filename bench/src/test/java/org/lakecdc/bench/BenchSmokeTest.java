@@ -9,7 +9,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -19,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * DeltaSparkAnchorTest}, {@link BenchTest} (the per-batch arithmetic), {@link JobProbeTest} and the
  * same job runs as the bronze one. Only the figures' presence and form are checked, never a time.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class BenchSmokeTest {
   @TempDir Path work;
 

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
@@ -27,6 +28,7 @@ import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import scala.collection.JavaConverters;
@@ -38,6 +40,7 @@ import scala.collection.JavaConverters;
  * {@code SampleTables}' documented content.
  */
 @ExtendWith(SharedSpark.class)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class DeltaSparkReadsKernelTablesTest {
   @TempDir static Path dir;
 

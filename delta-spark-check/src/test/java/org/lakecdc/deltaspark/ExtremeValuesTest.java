@@ -18,6 +18,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
@@ -26,6 +27,7 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.StructField;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,6 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * mapping cannot hold fail the run with a one-line error before anything is committed.
  */
 @ExtendWith(SharedSpark.class)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class ExtremeValuesTest {
   @TempDir static Path dir;
 

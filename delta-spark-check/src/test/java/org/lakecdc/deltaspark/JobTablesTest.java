@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
@@ -34,6 +35,7 @@ import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import scala.Tuple2;
@@ -49,6 +51,7 @@ import scala.collection.JavaConverters;
  * asserted besides, so a writer that produced nothing cannot pass.
  */
 @ExtendWith(SharedSpark.class)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class JobTablesTest {
   /** The capture instance, and the job's app id. */
   private static final String CI = "dbo_orders";

@@ -22,6 +22,7 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,6 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the spark-jar module, before this module.
  */
 @ExtendWith(SharedSpark.class)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class SparkSubmitIT {
   /** The demo's arguments: a small database, several batches. */
   private static final List<String> JOB_ARGS =

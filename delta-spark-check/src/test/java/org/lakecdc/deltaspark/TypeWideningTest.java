@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.spark.sql.Row;
@@ -21,6 +22,7 @@ import org.apache.spark.sql.delta.DeltaLog;
 import org.apache.spark.sql.types.DataTypes;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import scala.collection.JavaConverters;
@@ -36,6 +38,7 @@ import scala.collection.JavaConverters;
  * itself reads it: {@code BronzeSchemaEvolutionJobTest}).
  */
 @ExtendWith(SharedSpark.class)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class TypeWideningTest {
   @TempDir static Path dir;
 

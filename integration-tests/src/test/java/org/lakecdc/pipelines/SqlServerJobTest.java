@@ -34,6 +34,7 @@ import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.StopCondition;
@@ -50,12 +51,13 @@ import org.lakecdc.transforms.facts.FactsTable;
  * The main job end to end against SQL Server 2022 in a container, set up by a DBA's {@code sql/}
  * scripts and read as the least-privilege login, with the options a user passes on the command line
  * ({@code --connectionUrl}, {@code --user}, {@code --passwordFile}): the {@code [SQL Server]}
- * scenarios of SCENARIOS.md sections 1 to 6 and 13 to 15 that concern the job (C012 to C014, C045
- * to C049, C061, C075, C086, C087, C212, C243). The server's clock is America/Sao_Paulo (UTC-3).
- * Runs in the integration profile ({@code mvn -B -Pit verify}) where a Docker engine is available;
- * otherwise every test reports skipped with the reason.
+ * scenarios of docs/scenarios.md sections 1 to 6 and 13 to 15 that concern the job (C012 to C014,
+ * C045 to C049, C061, C075, C086, C087, C212, C243). The server's clock is America/Sao_Paulo
+ * (UTC-3). Runs in the integration profile ({@code mvn -B -Pit verify}) where a Docker engine is
+ * available; otherwise every test reports skipped with the reason.
  */
 @ExtendWith(IntegrationCondition.class)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class SqlServerJobTest {
   private static SqlServerCdcTestDatabase server;
 

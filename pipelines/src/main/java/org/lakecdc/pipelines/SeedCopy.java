@@ -8,9 +8,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 
 /**
- * A new target's seed from an existing copy of the source table (BEHAVIOUR.md 6.6, ADR 0025): the
- * options {@code --seedTable}, {@code --seedAsOf} and {@code --seedAllowMissingColumns}. Exactly
- * one of {@link #asOf()} and {@link #asOfLsn()} is set.
+ * A new target's seed from an existing copy of the source table (docs/options.md "Seeding from a
+ * copy"): the options {@code --seedTable}, {@code --seedAsOf} and {@code
+ * --seedAllowMissingColumns}. Exactly one of {@link #asOf()} and {@link #asOfLsn()} is set.
  *
  * @param table the path or URI of a Delta table holding the copy
  * @param asOf the UTC instant when the copy started being read, or null when an LSN is given

@@ -54,9 +54,9 @@ import org.lakecdc.transforms.write.WriteSnapshotToDelta.SnapshotRecord;
 
 /**
  * Seeds a new target from an existing copy of the source table instead of the bootstrap snapshot
- * (BEHAVIOUR.md 6.6, ADR 0025): {@link #check} runs every check before anything is written and
- * reads the copy; {@link #write} commits it as the target's snapshot at L, the LSN of the copy's
- * {@code as_of}, so the stream continues after L.
+ * (docs/options.md "Seeding from a copy"): {@link #check} runs every check before anything is
+ * written and reads the copy; {@link #write} commits it as the target's snapshot at L, the LSN of
+ * the copy's {@code as_of}, so the stream continues after L.
  *
  * <p>The launcher reads only the copy's Delta log: its schema, and the list of its data files
  * ({@link DeltaTables#scanFiles}). A Beam pipeline reads the copy: one element per data file,
@@ -87,8 +87,8 @@ final class Seeding {
    * copy, same as_of: a rerun, nothing else is checked or read); the copy's columns against the
    * job's change schema; as_of to L ({@link CdcClient#lastCommitLsnAtOrBefore}, or the LSN given);
    * the target (a rerun of the same seed, or refused); L against {@code max_lsn}; the changes right
-   * after L still held (BEHAVIOUR.md 9.2). Only the copy's log is read; {@link #write} reads its
-   * rows.
+   * after L still held (docs/architecture.md "Data flow"). Only the copy's log is read; {@link
+   * #write} reads its rows.
    *
    * @return the plan; {@link Plan#alreadySeeded()} when the target holds this seed already
    * @throws IllegalArgumentException naming the option: the copy is no Delta table or lacks

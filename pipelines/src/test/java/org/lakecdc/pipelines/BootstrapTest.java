@@ -14,9 +14,11 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
@@ -24,7 +26,8 @@ import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.write.WriteSnapshotToDelta;
 
-/** The bootstrap snapshot of a new target (SCENARIOS.md C082) and the sink's facts (C121). */
+/** The bootstrap snapshot of a new target (docs/scenarios.md C082) and the sink's facts (C121). */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class BootstrapTest {
   @TempDir Path dir;
 

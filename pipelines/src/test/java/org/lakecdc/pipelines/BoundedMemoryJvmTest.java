@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
 import org.lakecdc.transforms.delta.CommitSummary;
@@ -25,6 +26,7 @@ import org.lakecdc.transforms.write.BatchStats;
  * proof (2,000,000 inserts at {@code -Xmx512m}) is in the benchmark harness and
  * docs/performance.md.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class BoundedMemoryJvmTest {
   static final int ROWS = 250_000;
   static final String HEAP = "-Xmx96m";

@@ -25,8 +25,9 @@ final class BronzeOracle {
           .thenComparing(r -> r.getInt32(MetadataColumns.OPERATION));
 
   /**
-   * SCENARIOS.md's {@code latest} oracle: from the newest snapshot's rows on, without
-   * before-images, the last row per key in change order; keys whose last row is a delete are gone.
+   * The {@code latest} oracle of docs/scenarios.md (C086, C087): from the newest snapshot's rows
+   * on, without before-images, the last row per key in change order; keys whose last row is a
+   * delete are gone.
    *
    * @param key an INT key column
    * @return key → the row's {@code columns} ({@link #normal} values), ordered by key

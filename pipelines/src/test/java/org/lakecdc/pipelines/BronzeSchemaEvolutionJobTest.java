@@ -20,8 +20,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.client.SchemaChangedError;
 import org.lakecdc.io.mssqlcdc.fake.CaptureOptions;
@@ -34,11 +36,13 @@ import org.lakecdc.transforms.delta.TableProperties;
 import org.lakecdc.transforms.facts.FactsTable;
 
 /**
- * The job makes bronze take a later run's change schema before it writes (BEHAVIOUR.md 3.6, 7.1,
- * 12.3): columns a newer capture instance adds are added (C043), a switch event names the columns
- * the newer instance no longer captures (C033), a wider type is widened only with Delta type
- * widening on (C054), and a name Delta refuses without column mapping fails the run (C055).
+ * The job makes bronze take a later run's change schema before it writes (docs/sql-server.md
+ * "Switching to a new capture instance", docs/tables.md "Bronze"): columns a newer capture instance
+ * adds are added (C043), a switch event names the columns the newer instance no longer captures
+ * (C033), a wider type is widened only with Delta type widening on (C054), and a name Delta refuses
+ * without column mapping fails the run (C055).
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class BronzeSchemaEvolutionJobTest {
   private static final String V2 = "dbo_orders_v2";
 

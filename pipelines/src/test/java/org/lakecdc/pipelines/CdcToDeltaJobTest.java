@@ -14,9 +14,11 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.beam.sdk.Pipeline.PipelineExecutionException;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -31,8 +33,9 @@ import org.lakecdc.transforms.write.CrashPoint;
 
 /**
  * The main job end to end on the DirectRunner: bronze, facts and the verdict, exactly once across
- * reruns and crashes (SCENARIOS.md sections 1, 8 and 9 as they concern the sink).
+ * reruns and crashes (docs/scenarios.md sections 1, 8 and 9 as they concern the sink).
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class CdcToDeltaJobTest {
   @TempDir Path dir;
 

@@ -14,17 +14,20 @@ import java.time.LocalDateTime;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.apache.beam.runners.direct.DirectRunner;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.core.LoggerContext;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What a person sees: the console of a job run under the jobs' logging configuration (log4j2.xml)
  * has one plain line per event, the detail is in the log file; counts take singular or plural.
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class ConsoleOutputTest {
   /** A log line's prefix: a time, then a level, a [thread] or a logger name. */
   private static final Pattern LOG_PREFIX =

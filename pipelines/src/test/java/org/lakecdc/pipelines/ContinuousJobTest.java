@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -34,6 +35,7 @@ import org.lakecdc.transforms.finalization.Finalization;
  * per batch. The source's continuous form on the DirectRunner and the FlinkRunner; repeated bounded
  * runs on the SparkRunner (and, as the option allows, on the DirectRunner).
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class ContinuousJobTest {
   private static final Duration WAIT = Duration.ofSeconds(120);
 

@@ -16,9 +16,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.values.Row;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -33,6 +35,7 @@ import org.lakecdc.transforms.write.CrashPoint;
  * bronze rows, the same facts rows apart from timings, the same verdict; and a crash between a
  * batch's bronze and facts commits on Spark and Flink, repaired by the next run on that runner.
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class CrossRunnerJobTest {
   /** The facts columns compared across runners: all but timings and the runner's paths. */
   private static final List<String> FACTS_COMPARED =

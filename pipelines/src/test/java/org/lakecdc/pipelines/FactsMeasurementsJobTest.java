@@ -16,18 +16,21 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.transforms.facts.FactsTable;
 
 /**
- * The source measurements of the facts rows (BEHAVIOUR.md 7.4; SCENARIOS.md §16, C252–C254),
- * translated to this design: the reading stage measures them while it reads a batch and they travel
- * with the batch's description, so the committer never calls the source.
+ * The source measurements of the facts rows (docs/tables.md "Facts"; C252–C254), translated to this
+ * design: the reading stage measures them while it reads a batch and they travel with the batch's
+ * description, so the committer never calls the source.
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class FactsMeasurementsJobTest {
   @TempDir Path dir;
 

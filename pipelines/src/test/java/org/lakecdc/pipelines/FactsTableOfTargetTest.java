@@ -10,8 +10,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.transforms.delta.TablePaths;
 import org.lakecdc.transforms.facts.FactsTable;
@@ -22,6 +24,7 @@ import org.lakecdc.transforms.position.StreamPosition;
  * continued into a facts table that lacks their rows (a new path, an empty facts table), which
  * would cut the facts history off without a word; the command line refuses it, writing nothing.
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class FactsTableOfTargetTest {
   @TempDir Path dir;
 

@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.transforms.write.CrashPoint;
 
@@ -23,6 +24,7 @@ import org.lakecdc.transforms.write.CrashPoint;
  * s with exactly one {@code error:} line and exit code 1; the rerun then writes every change
  * exactly once.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class FatalErrorJvmTest {
   @TempDir Path dir;
 

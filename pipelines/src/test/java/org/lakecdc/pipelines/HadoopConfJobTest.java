@@ -11,11 +11,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.transforms.delta.HadoopConf;
 
@@ -25,6 +27,7 @@ import org.lakecdc.transforms.delta.HadoopConf;
  * whose FileSystem ({@link SchemeFileSystem}, the local disk) only the job's Hadoop configuration
  * names, with the FileSystem cache off so a worker cannot borrow the launcher's instance.
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class HadoopConfJobTest {
   @TempDir Path dir;
 

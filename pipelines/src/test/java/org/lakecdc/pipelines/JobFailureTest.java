@@ -10,8 +10,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -19,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * runs before it exits with the code): exactly one {@code error:} line naming the cause and the
  * fix, exit code 1, never a stack trace unless {@code --verbose}.
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class JobFailureTest {
   @TempDir Path dir;
 

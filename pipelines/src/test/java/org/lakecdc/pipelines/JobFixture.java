@@ -23,9 +23,9 @@ import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.write.CrashPoint;
 
 /**
- * A source database ({@code dbo.orders} of SCENARIOS.md: {@code order_id int, status varchar(20),
- * amount decimal(18,2), updated_at datetime2(7)}, capture instance {@code dbo_orders}, T0 =
- * 2026-09-28T13:50:00Z) and the job's three Delta tables, in one temporary directory.
+ * A source database ({@code dbo.orders} of docs/scenarios.md: {@code order_id int, status
+ * varchar(20), amount decimal(18,2), updated_at datetime2(7)}, capture instance {@code dbo_orders},
+ * T0 = 2026-09-28T13:50:00Z) and the job's three Delta tables, in one temporary directory.
  */
 final class JobFixture {
   static final String CI = "dbo_orders";

@@ -5,11 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.coders.SerializableCoder;
 import org.apache.beam.sdk.transforms.Create;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.transforms.delta.HadoopConf;
 import org.lakecdc.transforms.write.BatchStats;
@@ -19,6 +21,7 @@ import org.lakecdc.transforms.write.CommittedBatch;
  * The run summary comes from the pipeline's counters and the tables' metadata: the launcher reads
  * no row of the facts table back.
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class RunSummaryTest {
   @TempDir Path dir;
 

@@ -19,9 +19,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.client.DataLossError;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
@@ -34,11 +36,12 @@ import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.write.WriteSnapshotToDelta;
 
 /**
- * Seeding a new target from an existing copy (BEHAVIOUR.md 6.6, ADR 0025) on the fake: C087's logic
- * (the copy stamped with the last commit at or before as_of, the stream continuing after it, reruns
- * writing nothing twice) and C084's refusals (as_of older than CDC, the copy older than the
- * retention, an LSN after max_lsn, missing columns), each before anything is written.
+ * Seeding a new target from an existing copy (docs/options.md "Seeding from a copy") on the fake:
+ * C087's logic (the copy stamped with the last commit at or before as_of, the stream continuing
+ * after it, reruns writing nothing twice) and C084's refusals (as_of older than CDC, the copy older
+ * than the retention, an LSN after max_lsn, missing columns), each before anything is written.
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class SeedTest {
   @TempDir Path dir;
 

@@ -18,9 +18,11 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.StartingLsn;
 import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
@@ -37,6 +39,7 @@ import org.lakecdc.transforms.write.CrashPoint;
  * table never takes another target's position, a reset target starts again, one table has one name,
  * an empty bronze takes corrected columns, and the bootstrap row always has its count.
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class TargetIdentityTest {
   @TempDir Path dir;
 

@@ -9,7 +9,7 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 
 /**
  * What the reading stage saw of the source while it read one batch: everything a sink needs to
- * describe the batch (its facts row and events, BEHAVIOUR.md 7.4–7.6) without calling SQL Server
+ * describe the batch (its facts row and events, docs/tables.md "Facts") without calling SQL Server
  * again. Measured by the reader, after the batch's rows were read.
  *
  * @param retentionWatermark UTC commit time of the last read capture instance's {@code min_lsn}

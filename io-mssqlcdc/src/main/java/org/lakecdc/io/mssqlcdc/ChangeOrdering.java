@@ -6,12 +6,12 @@ import org.apache.beam.sdk.values.Row;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
 
 /**
- * The order of a table's changes (BEHAVIOUR.md 4.3): {@code (_start_lsn, _command_id, _seqval,
- * _operation)}, NULLs first (snapshot rows have NULL {@code _seqval} and {@code _command_id});
- * without a {@code _command_id} column {@code (_start_lsn, _seqval, _operation)}. {@code
- * _command_id} is numbered per capture instance, but all rows of one commit come from one instance,
- * so the key orders rows across a capture-instance switch too. LSN texts are fixed-width upper-case
- * hex, so comparing them as strings is comparing LSNs.
+ * The order of a table's changes (docs/tables.md "Bronze"): {@code (_start_lsn, _command_id,
+ * _seqval, _operation)}, NULLs first (snapshot rows have NULL {@code _seqval} and {@code
+ * _command_id}); without a {@code _command_id} column {@code (_start_lsn, _seqval, _operation)}.
+ * {@code _command_id} is numbered per capture instance, but all rows of one commit come from one
+ * instance, so the key orders rows across a capture-instance switch too. LSN texts are fixed-width
+ * upper-case hex, so comparing them as strings is comparing LSNs.
  */
 public final class ChangeOrdering implements Comparator<Row>, Serializable {
   private static final long serialVersionUID = 1L;

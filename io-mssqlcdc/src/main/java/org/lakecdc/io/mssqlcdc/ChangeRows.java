@@ -17,7 +17,7 @@ import org.lakecdc.io.mssqlcdc.schema.ValueConverter;
 /**
  * Builds Beam {@link Row}s of the output schema, for change rows and snapshot rows alike: the six
  * metadata columns ({@code _command_id} only when read), then the captured columns cast to their
- * declared types (BEHAVIOUR.md invariant 7). {@code _commit_ts} is the UTC commit time as a
+ * declared types (docs/tables.md "Extreme values"). {@code _commit_ts} is the UTC commit time as a
  * zone-less date-time.
  */
 final class ChangeRows {
@@ -69,9 +69,9 @@ final class ChangeRows {
   }
 
   /**
-   * A snapshot row (BEHAVIOUR.md 5.1): {@code _start_lsn} = the snapshot LSN S, {@code _seqval}
-   * NULL, {@code _operation} 0, {@code _command_id} NULL, {@code _commit_ts} = the commit time of
-   * S; {@code values} are the source table's current values of {@code columns}, in order.
+   * A snapshot row (docs/tables.md "Bronze"): {@code _start_lsn} = the snapshot LSN S, {@code
+   * _seqval} NULL, {@code _operation} 0, {@code _command_id} NULL, {@code _commit_ts} = the commit
+   * time of S; {@code values} are the source table's current values of {@code columns}, in order.
    */
   static Row snapshotRow(
       Schema schema,

@@ -22,7 +22,7 @@ import org.lakecdc.io.mssqlcdc.schema.TypeMapping;
 
 /**
  * The captured columns and the output schema shared by the change read and the snapshot (one schema
- * for both, BEHAVIOUR.md 5), fixed when the pipeline is built.
+ * for both, docs/tables.md "Bronze"), fixed when the pipeline is built.
  *
  * @param columns the captured columns read, in output order
  * @param schema the output row schema: metadata columns, then {@code columns}
@@ -30,8 +30,9 @@ import org.lakecdc.io.mssqlcdc.schema.TypeMapping;
  * @param instances the names of the table's capture instances when the columns were resolved,
  *     oldest first: the instances the schema already accounts for
  * @param expectedTypes per column read (lower-cased name), the type a captured type must still fit
- *     after DDL (BEHAVIOUR.md 3.5): the query's type when inferred; with declared columns, the
- *     captured type reported now (the newest instance capturing it), for columns whose type maps
+ *     after DDL (docs/tables.md "Schema evolution of bronze"): the query's type when inferred; with
+ *     declared columns, the captured type reported now (the newest instance capturing it), for
+ *     columns whose type maps
  */
 record OutputColumns(
     List<ColumnSpec> columns,
@@ -71,7 +72,7 @@ record OutputColumns(
   /**
    * Resolves the columns: the declared ones ({@code columns} option, checked against what the
    * capture instances capture) or, without them, the union inferred from every capture instance of
-   * the table (BEHAVIOUR.md 5.3).
+   * the table (docs/tables.md "Bronze").
    *
    * @param transform the factory method named in messages, e.g. {@code read()}
    * @param captureInstance the configured capture instance
@@ -148,7 +149,7 @@ record OutputColumns(
 
   /**
    * A declared column that no capture instance of the table captures would read NULL forever: fail
-   * instead (BEHAVIOUR.md 3.7, SCENARIOS.md C220).
+   * instead (docs/options.md, docs/scenarios.md C220).
    */
   private static void checkDeclaredColumnsCaptured(
       List<ColumnSpec> declared, List<InstanceColumns> captured, CaptureInstance oldest) {

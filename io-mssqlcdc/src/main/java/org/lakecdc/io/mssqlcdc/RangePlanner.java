@@ -13,7 +13,8 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 /**
  * The planning rules of the change reader, as pure functions over a {@link CdcClient}: which
  * capture instance reads which part of an LSN interval, the retention guard, and how a range is cut
- * into parts of balanced change rows. BEHAVIOUR.md 3.3, 3.8, 3.9 and 4.5.
+ * into parts of balanced change rows. docs/sql-server.md "Switching to a new capture instance",
+ * docs/architecture.md "Data flow".
  */
 public final class RangePlanner {
   /**
@@ -79,8 +80,8 @@ public final class RangePlanner {
   /**
    * The retention guard of {@link #checkRetention(CdcClient, InstanceRange, String)}, for the
    * oldest range of a batch: when capture instances the read knew are gone (disabled), the changes
-   * below the minimum LSN may also have been held only by them (BEHAVIOUR.md 3.8), and the message
-   * says so.
+   * below the minimum LSN may also have been held only by them (docs/architecture.md "Data flow"),
+   * and the message says so.
    *
    * @param when what the check follows, for the message: {@code "before reading"} or {@code "during
    *     the read"}
@@ -161,10 +162,11 @@ public final class RangePlanner {
 
   /**
    * Cuts {@code [lo, hi]} of one instance into parts of about equal change rows from the tiles of
-   * the split query (BEHAVIOUR.md 3.9): walk the tiles in bound order, skip a bound below {@code
-   * lo} (a bound shared by two tiles), accumulate rows, and close a part {@code [lo, bound]} when
-   * the bound is before {@code hi} and the accumulated rows reach {@code minRowsPerPart}; the next
-   * part starts at the tile's {@code next}. A tail short of the floor joins the part before.
+   * the split query (docs/architecture.md "Data flow"): walk the tiles in bound order, skip a bound
+   * below {@code lo} (a bound shared by two tiles), accumulate rows, and close a part {@code [lo,
+   * bound]} when the bound is before {@code hi} and the accumulated rows reach {@code
+   * minRowsPerPart}; the next part starts at the tile's {@code next}. A tail short of the floor
+   * joins the part before.
    *
    * @param tiles the split query's tiles, ordered by bound
    * @param minRowsPerPart the floor of change rows per part, at least 1

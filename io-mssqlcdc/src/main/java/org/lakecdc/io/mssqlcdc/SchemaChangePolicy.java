@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /**
  * What the change read does when a batch's LSN range holds DDL on the table ({@code
- * sys.sp_cdc_get_ddl_history}, BEHAVIOUR.md 3.4). Checked before any row of the batch is read; a
+ * sys.sp_cdc_get_ddl_history}, docs/options.md). Checked before any row of the batch is read; a
  * failing batch emits nothing.
  */
 public enum SchemaChangePolicy {

@@ -20,10 +20,11 @@ import org.lakecdc.io.mssqlcdc.schema.TypeCompatibility;
 import org.lakecdc.io.mssqlcdc.schema.TypeMapping;
 
 /**
- * The schema checks the change reader runs before it reads a batch's rows (BEHAVIOUR.md 3.4 to
- * 3.6), as functions over a {@link CdcClient} and the read's {@link ReadSpec}. A check that fails
- * throws {@link SchemaChangedError} (never retried), so nothing of the batch is emitted; one that
- * passes returns the warnings for the caller to log.
+ * The schema checks the change reader runs before it reads a batch's rows (docs/options.md,
+ * docs/sql-server.md "Switching to a new capture instance"), as functions over a {@link CdcClient}
+ * and the read's {@link ReadSpec}. A check that fails throws {@link SchemaChangedError} (never
+ * retried), so nothing of the batch is emitted; one that passes returns the warnings for the caller
+ * to log.
  */
 final class SchemaGuard {
   /** The longest DDL command text quoted in a message or warning. */
@@ -53,8 +54,8 @@ final class SchemaGuard {
   }
 
   /**
-   * The DDL check of a batch (BEHAVIOUR.md 3.4): finds the DDL in {@code (afterLsn, upToLsn]} of
-   * the batch's capture instances; none passes. With {@link SchemaChangePolicy#FAIL} any DDL fails.
+   * The DDL check of a batch (docs/options.md): finds the DDL in {@code (afterLsn, upToLsn]} of the
+   * batch's capture instances; none passes. With {@link SchemaChangePolicy#FAIL} any DDL fails.
    * With {@link SchemaChangePolicy#CLASSIFY} the captured columns of the batch's instances are read
    * again and each one the query reads is compared with its expected type ({@link
    * ReadSpec#expectedTypes()}): a new captured type that does not fit it ({@link
@@ -152,7 +153,8 @@ final class SchemaGuard {
 
   /**
    * The switch check of a capture instance the schema does not account for yet (created after the
-   * pipeline was built; BEHAVIOUR.md 3.6), before the first row from {@code fromLsn} is read:
+   * pipeline was built; docs/sql-server.md "Switching to a new capture instance"), before the first
+   * row from {@code fromLsn} is read:
    *
    * <ul>
    *   <li>inferred columns: a column it captures that the schema lacks, or a type the schema's type

@@ -6,7 +6,7 @@ import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 
 /**
- * The snapshot LSN rule (BEHAVIOUR.md 6.1, invariant 12): the LSN S a snapshot of a tracked table
+ * The snapshot LSN rule (docs/architecture.md "Data flow"): the LSN S a snapshot of a tracked table
  * is stamped with, recorded before any of its rows is read.
  *
  * <p>{@code S = max(max_lsn or ZERO, decrement(start_lsn))} of the table's oldest capture instance
@@ -47,7 +47,7 @@ public final class SnapshotLsn {
 
   /**
    * The rule's value, ZERO when neither term is known: also the last processed LSN of {@code
-   * startingLsn=latest} (BEHAVIOUR.md 2.3).
+   * startingLsn=latest} (docs/options.md).
    */
   static Lsn latestCommitted(CdcClient client, String captureInstance) {
     List<CaptureInstance> instances = client.captureInstances(captureInstance);

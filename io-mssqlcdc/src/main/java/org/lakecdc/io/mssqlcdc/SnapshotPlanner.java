@@ -11,8 +11,9 @@ import org.lakecdc.io.mssqlcdc.client.Commit;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 
 /**
- * Plans a snapshot's partitions (BEHAVIOUR.md 6.2): the source table and key of the capture
- * instance, the commit time of the snapshot LSN, and key ranges from {@link CdcClient#keyTiles}.
+ * Plans a snapshot's partitions (docs/architecture.md "Data flow"): the source table and key of the
+ * capture instance, the commit time of the snapshot LSN, and key ranges from {@link
+ * CdcClient#keyTiles}.
  *
  * <p>With {@code numPartitions = 1}, a table without key columns, or fewer than two rows, the whole
  * table is one range. Otherwise the key tiles t2..tn cut it into {@code [open, t2), [t2, t3), ...,

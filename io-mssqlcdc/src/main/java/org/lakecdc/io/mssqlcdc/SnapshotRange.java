@@ -13,9 +13,9 @@ import org.lakecdc.io.mssqlcdc.client.TableQuery;
 
 /**
  * One partition of a snapshot: a key range {@code lowerInclusive <= (keys) < upperExclusive} of the
- * source table, compared as tuples with NULL first (BEHAVIOUR.md 6.2, 6.3), and the commit time
- * every row of the snapshot is stamped with. The ranges of one snapshot tile the key space: each
- * row falls in exactly one.
+ * source table, compared as tuples with NULL first (docs/architecture.md "Data flow"), and the
+ * commit time every row of the snapshot is stamped with. The ranges of one snapshot tile the key
+ * space: each row falls in exactly one.
  *
  * @param sourceSchema schema of the tracked table
  * @param sourceTable the tracked table

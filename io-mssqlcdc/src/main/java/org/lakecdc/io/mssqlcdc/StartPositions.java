@@ -7,7 +7,7 @@ import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.DataLossError;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 
-/** Resolves a {@link StartingLsn} to the last processed LSN (BEHAVIOUR.md 2.3). */
+/** Resolves a {@link StartingLsn} to the last processed LSN (docs/options.md). */
 public final class StartPositions {
   private StartPositions() {}
 

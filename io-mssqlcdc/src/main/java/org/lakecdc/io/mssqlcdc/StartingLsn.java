@@ -7,7 +7,7 @@ import java.util.Optional;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 
 /**
- * Where a read starts when it has no stored position (BEHAVIOUR.md 2.3). The LSN given or computed
+ * Where a read starts when it has no stored position (docs/options.md). The LSN given or computed
  * is the last <em>processed</em> one; reading starts right after it.
  *
  * <ul>

@@ -41,10 +41,11 @@ import org.lakecdc.io.mssqlcdc.lsn.LsnRangeTracker;
 import org.lakecdc.io.mssqlcdc.schema.SqlServerType;
 
 /**
- * SCENARIOS.md §3 on the simulator, through the splittable DoFn: a capture instance newer than the
- * read's schema (the switch check, BEHAVIOUR.md 3.6) and a disabled configured instance (3.8).
- * "Planning (a, b)" of the reference is reading the restriction {@code [a + 1, b]}: the reader
- * plans each batch right before reading it, and a batch that fails its checks emits nothing.
+ * Section 3 of docs/scenarios.md on the simulator, through the splittable DoFn: a capture instance
+ * newer than the read's schema (the switch check, docs/sql-server.md "Switching to a new capture
+ * instance") and a disabled configured instance. "Planning (a, b)" of the reference is reading the
+ * restriction {@code [a + 1, b]}: the reader plans each batch right before reading it, and a batch
+ * that fails its checks emits nothing.
  */
 class CaptureInstanceSwitchTest {
   /** The columns of {@value FakeScenarios#CI} as declared {@code columns} (COLUMNS). */

@@ -40,7 +40,7 @@ import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
 /**
  * The continuous form on the DirectRunner: a commit made after the start arrives, the watermark
  * crosses an idle hour without changes, the pipeline stops when cancelled, and a type change in the
- * source stops the running read before its batch is emitted (SCENARIOS.md C051).
+ * source stops the running read before its batch is emitted (docs/scenarios.md C051).
  */
 class ContinuousReadTest {
   /** What the running pipelines saw, per test run (the DoFns below are serialized). */

@@ -44,6 +44,7 @@ import org.apache.beam.sdk.values.TypeDescriptors;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
+import org.junit.rules.Timeout;
 import org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
@@ -54,11 +55,17 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 
 /**
  * {@code MssqlCdcIO.snapshot()} in pipelines on the DirectRunner, driven by the simulator
- * (BEHAVIOUR.md 6.1, 6.2; SCENARIOS.md C056, C076, C078, C079).
+ * (docs/architecture.md "Data flow"; docs/scenarios.md C056, C076, C078, C079).
  */
 public class MssqlCdcIOSnapshotTest {
   @Rule public final transient TestPipeline pipeline = TestPipeline.create();
   @Rule public final transient TemporaryFolder folder = new TemporaryFolder();
+
+  /**
+   * The JUnit 4 tests run on the vintage engine, which junit-platform.properties' Jupiter timeout
+   * does not reach: each pipeline test fails after 5 minutes (its slowest takes 20 s).
+   */
+  @Rule public final transient Timeout timeout = Timeout.seconds(300);
 
   private FakeSqlServer orders() throws IOException {
     return FakeScenarios.orders(folder.newFolder("src").toPath());

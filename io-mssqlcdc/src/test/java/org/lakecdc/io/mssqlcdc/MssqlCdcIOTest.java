@@ -35,6 +35,7 @@ import org.apache.beam.sdk.values.TypeDescriptors;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
+import org.junit.rules.Timeout;
 import org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError;
 import org.lakecdc.io.mssqlcdc.client.DataLossError;
 import org.lakecdc.io.mssqlcdc.client.SchemaChangedError;
@@ -48,6 +49,12 @@ import org.lakecdc.io.mssqlcdc.schema.OutputType;
 public class MssqlCdcIOTest {
   @Rule public final transient TestPipeline pipeline = TestPipeline.create();
   @Rule public final transient TemporaryFolder folder = new TemporaryFolder();
+
+  /**
+   * The JUnit 4 tests run on the vintage engine, which junit-platform.properties' Jupiter timeout
+   * does not reach: each pipeline test fails after 5 minutes (its slowest takes 20 s).
+   */
+  @Rule public final transient Timeout timeout = Timeout.seconds(300);
 
   private FakeSqlServer orders() throws IOException {
     return FakeScenarios.orders(folder.newFolder("src").toPath());

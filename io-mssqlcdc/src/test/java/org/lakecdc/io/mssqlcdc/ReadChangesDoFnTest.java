@@ -38,7 +38,7 @@ import org.lakecdc.io.mssqlcdc.lsn.LsnRangeTracker;
 
 /**
  * The splittable DoFn called directly (restriction, split, process, watermark), on the simulator.
- * Scenario ids refer to SCENARIOS.md.
+ * Scenario ids refer to docs/scenarios.md.
  */
 class ReadChangesDoFnTest {
   @TempDir Path dir;

@@ -32,11 +32,12 @@ import org.lakecdc.io.mssqlcdc.lsn.LsnRange;
 import org.lakecdc.io.mssqlcdc.lsn.LsnRangeTracker;
 
 /**
- * SCENARIOS.md §4 on the simulator, through the splittable DoFn: DDL in a batch's range is checked
- * before the batch's rows are read ({@code schemaChangePolicy}, BEHAVIOUR.md 3.4 and 3.5).
- * "Planning (a, b)" of the reference is reading the restriction {@code (a, b]}; a batch that fails
- * emits nothing. The {@code schema_change} facts events of these scenarios are written by the
- * committer (transforms {@code BatchFacts}), not by the reader.
+ * Section 4 of docs/scenarios.md on the simulator, through the splittable DoFn: DDL in a batch's
+ * range is checked before the batch's rows are read ({@code schemaChangePolicy}, docs/options.md,
+ * docs/tables.md "Schema evolution of bronze"). "Planning (a, b)" of the reference is reading the
+ * restriction {@code (a, b]}; a batch that fails emits nothing. The {@code schema_change} facts
+ * events of these scenarios are written by the committer (transforms {@code BatchFacts}), not by
+ * the reader.
  */
 class SchemaChangeTest {
   private static final String ALTER_AMOUNT =
@@ -129,7 +130,8 @@ class SchemaChangeTest {
     FakeSqlServer db = FakeScenarios.orders(dir);
     commitOrders(db, 3);
     // The declared DECIMAL(30,4) holds the new type, but the check compares with the captured
-    // type seen when the read was built (BEHAVIOUR.md 3.5): DECIMAL(18,2).
+    // type seen when the read was built (docs/tables.md "Schema evolution of bronze"):
+    // DECIMAL(18,2).
     ReadChangesDoFn declared = bounded(read(db).withColumns("order_id INT, amount DECIMAL(30,4)"));
     ReadChangesDoFn withoutAmount = bounded(read(db).withColumns("order_id INT, status STRING"));
     alterAmountAndCommitTwo(db);

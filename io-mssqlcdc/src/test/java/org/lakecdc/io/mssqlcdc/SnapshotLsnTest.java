@@ -25,7 +25,7 @@ import org.lakecdc.io.mssqlcdc.fake.FakeScenarios;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 
-/** The snapshot LSN rule (BEHAVIOUR.md 6.1, invariant 12; SCENARIOS.md C076, C086). */
+/** The snapshot LSN rule (docs/architecture.md "Data flow"; docs/scenarios.md C076, C086). */
 class SnapshotLsnTest {
   @TempDir Path dir;
 

@@ -38,8 +38,8 @@ import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 
 /**
- * The snapshot's planner and DoFns called directly on the simulator (BEHAVIOUR.md 6.2; SCENARIOS.md
- * C057, C076, C078, C079).
+ * The snapshot's planner and DoFns called directly on the simulator (docs/architecture.md "Data
+ * flow"; docs/scenarios.md C057, C076, C078, C079).
  */
 class SnapshotReadTest {
   @TempDir Path dir;

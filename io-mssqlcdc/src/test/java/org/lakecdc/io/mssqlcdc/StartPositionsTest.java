@@ -20,7 +20,7 @@ import org.lakecdc.io.mssqlcdc.fake.FakeScenarios;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 
-/** Where a new read starts (BEHAVIOUR.md 2.3; SCENARIOS.md C006–C008). */
+/** Where a new read starts (docs/options.md; docs/scenarios.md C006–C008). */
 class StartPositionsTest {
   @TempDir Path dir;
 

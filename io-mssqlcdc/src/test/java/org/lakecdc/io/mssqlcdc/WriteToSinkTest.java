@@ -29,6 +29,7 @@ import org.apache.beam.sdk.values.Row;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
+import org.junit.rules.Timeout;
 import org.lakecdc.io.mssqlcdc.fake.FakeScenarios;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
@@ -41,6 +42,12 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 public class WriteToSinkTest {
   @Rule public final transient TestPipeline pipeline = TestPipeline.create();
   @Rule public final transient TemporaryFolder folder = new TemporaryFolder();
+
+  /**
+   * The JUnit 4 tests run on the vintage engine, which junit-platform.properties' Jupiter timeout
+   * does not reach: each pipeline test fails after 5 minutes (its slowest takes 20 s).
+   */
+  @Rule public final transient Timeout timeout = Timeout.seconds(300);
 
   /** Returns the order ids of a batch's rows, in read order. */
   static final class OrderIds implements RowSink<List<Integer>> {

@@ -6,9 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The Flink configuration {@code mvn -Pflink exec:java} adds to a job's arguments. */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class FlinkLocalLauncherTest {
   @Test
   void addsAFlinkConfigurationNamingAnEmptyClassPath() throws Exception {

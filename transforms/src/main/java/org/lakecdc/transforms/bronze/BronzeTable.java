@@ -15,15 +15,15 @@ import org.lakecdc.transforms.delta.TableDefinition;
 import org.lakecdc.transforms.delta.TableKind;
 
 /**
- * The bronze table of one source table: the append-only change log (BEHAVIOUR.md 7.1). Columns: the
- * change rows' metadata columns, the captured columns, then {@code _batch_id INT}, {@code _snapshot
- * STRING}, {@code _chunk INT} (5.7). Every metadata and bronze column has a comment; captured
- * columns have none.
+ * The bronze table of one source table: the append-only change log (docs/tables.md "Bronze").
+ * Columns: the change rows' metadata columns, the captured columns, then {@code _batch_id INT},
+ * {@code _snapshot STRING}, {@code _chunk INT} (5.7). Every metadata and bronze column has a
+ * comment; captured columns have none.
  *
  * <p>The table is created with the change schema of its first run. A later run's change schema may
  * have more columns (a newer capture instance captures them; the inferred schema is the union of
  * the table's instances) or wider types: {@link #evolve} adds and widens them before the run writes
- * (BEHAVIOUR.md 7.1; C043, C054, C055).
+ * (docs/tables.md "Bronze"; C043, C054, C055).
  */
 public final class BronzeTable {
   private static final Map<String, String> COMMENTS =

@@ -5,7 +5,8 @@ package org.lakecdc.transforms.delta;
  * with no retry, since Kernel cannot check removed files or metadata against a concurrent commit),
  * or kept losing after the bounded retries of an append. The table is unchanged by this call; data
  * files it wrote stay uncommitted. The message names the table and the versions involved. Tables
- * are meant to have one committer each (DESIGN.md 5), so this signals a second writer.
+ * are meant to have one committer each (docs/architecture.md "Delta tables"), so this signals a
+ * second writer.
  */
 public class DeltaConflictException extends RuntimeException {
   private static final long serialVersionUID = 1L;

@@ -49,7 +49,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Delta tables through Delta Kernel: create with comments and properties, migrate, write data files
  * on workers and commit them in one place, idempotently, with the stream position in domain
- * metadata, rewrite small tables, and read tables back (DESIGN.md 5 and 6).
+ * metadata, rewrite small tables, and read tables back (docs/architecture.md "Delta tables").
  *
  * <p>Paths are a local filesystem path ({@code /data/bronze/orders}) or any Hadoop URI ({@code
  * s3a://bucket/bronze/orders}, {@code abfss://...}); the Hadoop configuration given at {@link
@@ -57,7 +57,7 @@ import org.slf4j.LoggerFactory;
  * Engine}: it is thread-safe but not serializable, so a Beam {@code DoFn} creates one in its
  * {@code @Setup} from a serializable configuration map.
  *
- * <h3>Exactly once</h3>
+ * <h2>Exactly once</h2>
  *
  * <p>{@link #writeDataFiles} writes Parquet files into the table directory and returns their {@code
  * add} actions as {@link DataFileAction}s; nothing is visible until {@link #commit} commits them in
@@ -71,7 +71,7 @@ import org.slf4j.LoggerFactory;
  * new files, and files never committed are orphans that {@code VACUUM} removes; the transaction
  * identifier, not the names, keeps commits idempotent.
  *
- * <h3>Snapshots</h3>
+ * <h2>Snapshots</h2>
  *
  * <p>Every call works on the table's latest snapshot. Reading one from the log (Kernel's {@code
  * getLatestSnapshot}: list the log, read the last checkpoint and the commits after it) is the main
@@ -84,7 +84,7 @@ import org.slf4j.LoggerFactory;
  * just before (Kernel's conflict detection, the transaction identifiers, {@code withMaxRetries(0)}
  * for rewrites).
  *
- * <h3>What Kernel cannot write</h3>
+ * <h2>What Kernel cannot write</h2>
  *
  * <p>Tables are created without column mapping, change data feed, check constraints, generated or
  * identity columns (Kernel 4.4 refuses to write tables with them) and with domain metadata
@@ -249,8 +249,8 @@ public final class DeltaTables {
    * Opens an existing table as a table of this kind: checks its {@link TableProperties#TABLE_KIND}
    * (when set) and {@link TableProperties#SCHEMA_VERSION} (0 when unset), then applies the kind's
    * migrations it has not had, in order, one commit each, each commit stamping its version
-   * (BEHAVIOUR.md 12.2). Nothing is written when the table is current. Sets the kind's table
-   * comment when the table has none.
+   * (docs/tables.md). Nothing is written when the table is current. Sets the kind's table comment
+   * when the table has none.
    *
    * @param path the table path or URI
    * @param kind the kind the caller expects
@@ -279,8 +279,7 @@ public final class DeltaTables {
   /**
    * Appends nullable columns the table lacks, after the existing ones, in one metadata-only commit;
    * columns it already has (names compared ignoring case) are skipped, and when none is missing
-   * nothing is committed (BEHAVIOUR.md 12.2 {@code add_columns}; C134). Rows written before read
-   * the new columns as NULL.
+   * nothing is committed (docs/tables.md; C134). Rows written before read the new columns as NULL.
    *
    * @param path the table path or URI
    * @param columns the columns, each nullable
@@ -296,7 +295,7 @@ public final class DeltaTables {
   }
 
   /**
-   * Makes the table take rows of these columns (BEHAVIOUR.md 7.1, 12.3; C043, C054, C055), in one
+   * Makes the table take rows of these columns (docs/tables.md "Bronze"; C043, C054, C055), in one
    * metadata-only commit, or none when it already does. For each column, names compared ignoring
    * case:
    *

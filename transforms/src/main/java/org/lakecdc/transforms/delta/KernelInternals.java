@@ -33,8 +33,8 @@ import java.util.Optional;
  *
  * <ul>
  *   <li>Action rows to and from JSON: Kernel's rows are not {@code Serializable}, and data files
- *       are written on workers but committed by one committer (DESIGN.md 5). Kernel's own {@code
- *       JsonUtils} writes the same JSON the Delta log holds.
+ *       are written on workers but committed by one committer (docs/architecture.md "Delta
+ *       tables"). Kernel's own {@code JsonUtils} writes the same JSON the Delta log holds.
  *   <li>Remove actions: Kernel has no public API for removing files (delta-io/delta#5421); its
  *       {@code AddFile.toRemoveFileRow} builds the log's {@code remove} action for a scanned file.
  *   <li>Metadata actions: Kernel's public schema evolution ({@code withUpdatedSchema}) requires

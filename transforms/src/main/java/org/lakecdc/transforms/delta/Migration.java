@@ -6,9 +6,9 @@ import java.util.Objects;
 
 /**
  * One migration of a table kind: the step from schema version {@code version - 1} to {@code
- * version} (BEHAVIOUR.md 12.2). Its changes and the new {@link TableProperties#SCHEMA_VERSION} go
- * into one Delta commit, so a table is never stamped without the changes nor changed without the
- * stamp. Migrations are append-only: a shipped one is never edited, reordered or removed.
+ * version} (docs/tables.md). Its changes and the new {@link TableProperties#SCHEMA_VERSION} go into
+ * one Delta commit, so a table is never stamped without the changes nor changed without the stamp.
+ * Migrations are append-only: a shipped one is never edited, reordered or removed.
  *
  * @param version the schema version this migration produces, from 1
  * @param description what it does, for logs

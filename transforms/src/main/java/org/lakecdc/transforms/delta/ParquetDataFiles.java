@@ -58,7 +58,7 @@ import org.apache.parquet.schema.Types;
  * every file's footer says its dates and timestamps are in the proleptic Gregorian calendar in the
  * way Spark 3 recognises.
  *
- * <h3>Why this writer exists</h3>
+ * <h2>Why this writer exists</h2>
  *
  * <p>Spark 3 (and so delta-spark and Databricks) decides how to read a Parquet DATE or TIMESTAMP
  * column from the footer's key-value metadata ({@code DataSourceUtils.datetimeRebaseSpec} and

@@ -7,7 +7,7 @@ import java.util.Objects;
 /**
  * One metadata-only change a {@link Migration} makes to a table: add nullable columns, rewrite a
  * column comment, rewrite the table comment. Each is idempotent, so a migration interrupted before
- * its stamp runs again on the next open without harm (BEHAVIOUR.md 12.2; C134, C135). None rewrites
+ * its stamp runs again on the next open without harm (docs/tables.md; C134, C135). None rewrites
  * data files: a column added to a table reads as NULL in the rows written before it (the Delta rule
  * for a column missing from a data file).
  */

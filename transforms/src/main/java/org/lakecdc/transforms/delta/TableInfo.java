@@ -38,7 +38,7 @@ public record TableInfo(
   }
 
   /**
-   * The table's {@link TableProperties#SCHEMA_VERSION}: 0 when absent (BEHAVIOUR.md 12.2).
+   * The table's {@link TableProperties#SCHEMA_VERSION}: 0 when absent (docs/tables.md).
    *
    * @return the schema version
    * @throws IncompatibleTableException when the property is not a non-negative decimal integer

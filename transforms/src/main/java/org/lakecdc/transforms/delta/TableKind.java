@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The kinds of Delta tables this project writes (BEHAVIOUR.md 12), each with its table comment and
+ * The kinds of Delta tables this project writes (docs/tables.md), each with its table comment and
  * its ordered, append-only list of {@link Migration}s. A table's {@link
  * TableProperties#SCHEMA_VERSION} is the number of its kind's migrations it has had; {@link
  * #currentVersion()} is the number this build knows. Opening a table at a lower version applies the
@@ -16,7 +16,7 @@ import java.util.Locale;
  * appended to a kind's list, never inserted.
  */
 public enum TableKind {
-  /** The append-only change log of one source table (BEHAVIOUR.md 7.1). */
+  /** The append-only change log of one source table (docs/tables.md "Bronze"). */
   BRONZE(
       "Append-only SQL Server CDC change log: one row per change (an update is two rows,"
           + " _operation 3 then 4) plus snapshot rows (_operation 0, identified by _snapshot;"
@@ -24,21 +24,21 @@ public enum TableKind {
           + " _command_id, _seqval, _operation). Rebuild the current state from the newest"
           + " snapshot's rows plus the changes after it. Columns a newer capture instance adds are"
           + " appended (older rows NULL); columns it drops stay (NULL from then on)."),
-  /** One row per batch and per event of a stream (BEHAVIOUR.md 7.4). */
+  /** One row per batch and per event of a stream (docs/tables.md "Facts"). */
   FACTS(
       "One row per micro-batch of a CDC stream, batches without rows included, plus event rows"
           + " for snapshots, schema changes, capture-instance switches and skipped changes."
           + " (app_id, batch_id) identifies a batch."),
-  /** The completeness verdict, one row per target table (BEHAVIOUR.md 8.2). */
+  /** The completeness verdict, one row per target table (docs/tables.md "Control"). */
   CONTROL(
       "Completeness verdict per CDC-fed table: every period before finalized_until is complete in"
           + " the target. Gate downstream work on it."),
-  /** The current state of a source table (BEHAVIOUR.md 10.1). */
+  /** The current state of a source table, one row per key (silver; not written yet). */
   SILVER(
       "Current state of the SQL Server table built from bronze: one row per key, deleted rows"
           + " removed. Its position is applied_lsn in the control table. Columns bronze gains are"
           + " added (older rows NULL)."),
-  /** The report of reconcile runs (BEHAVIOUR.md 11.3). */
+  /** The report of reconcile runs (not written yet). */
   RECONCILE(
       "Report of reconcile runs: per run one row per key bucket and one per differing key;"
           + " run_id groups them.");

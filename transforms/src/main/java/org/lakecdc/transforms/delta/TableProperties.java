@@ -2,13 +2,13 @@ package org.lakecdc.transforms.delta;
 
 /**
  * Names of the Delta table properties ({@code metaData.configuration} keys) this project sets on
- * every table it creates (BEHAVIOUR.md 12.3), and of the Delta properties it reads but never sets.
+ * every table it creates (docs/tables.md), and of the Delta properties it reads but never sets.
  * Delta-spark shows them in {@code SHOW TBLPROPERTIES}.
  */
 public final class TableProperties {
   /**
    * The number of migrations of its kind the table has had, a decimal integer; a table without it
-   * is at version 0 (BEHAVIOUR.md 12.2). New tables are stamped with their kind's {@link
+   * is at version 0 (docs/tables.md). New tables are stamped with their kind's {@link
    * TableKind#currentVersion()}.
    */
   public static final String SCHEMA_VERSION = "mssql_cdc.schema_version";

@@ -8,8 +8,8 @@ import org.lakecdc.transforms.delta.TableDefinition;
 import org.lakecdc.transforms.delta.TableKind;
 
 /**
- * The control table {@code table_finalization} (BEHAVIOUR.md 8.2): one row per target table with
- * its completeness verdict. All times UTC.
+ * The control table {@code table_finalization} (docs/tables.md "Control"): one row per target table
+ * with its completeness verdict. All times UTC.
  */
 public final class ControlTable {
   /** Column names. */

@@ -24,7 +24,7 @@ import org.lakecdc.transforms.delta.DeltaConflictException;
 import org.lakecdc.transforms.delta.DeltaTables;
 
 /**
- * The completeness verdict of target tables in a control table (BEHAVIOUR.md 8).
+ * The completeness verdict of target tables in a control table (docs/tables.md "Control").
  *
  * <p>{@code finalized_until} of a table (UTC) means: every period that ends at or before it is
  * complete in the table; no source commit at or before that instant can still arrive. It is

@@ -4,7 +4,7 @@ import java.time.LocalDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.Locale;
 
-/** The period size of the completeness verdict (BEHAVIOUR.md 8.3). */
+/** The period size of the completeness verdict (docs/tables.md "Control"). */
 public enum Granularity {
   MINUTE(ChronoUnit.MINUTES),
   HOUR(ChronoUnit.HOURS),

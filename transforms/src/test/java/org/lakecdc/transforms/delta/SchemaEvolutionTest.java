@@ -41,7 +41,7 @@ import org.lakecdc.io.mssqlcdc.schema.OutputType;
 
 /**
  * {@link DeltaTables#evolveSchema}: columns added, types widened through Delta type widening, and
- * what the table cannot take refused before anything is committed (BEHAVIOUR.md 7.1, 12.3; C043,
+ * what the table cannot take refused before anything is committed (docs/tables.md "Bronze"; C043,
  * C054, C055).
  */
 class SchemaEvolutionTest {

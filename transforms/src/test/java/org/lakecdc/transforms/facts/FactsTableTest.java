@@ -8,7 +8,7 @@ import java.time.LocalDateTime;
 import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
 
-/** Facts rows (BEHAVIOUR.md 7.4; SCENARIOS.md C126). */
+/** Facts rows (docs/tables.md "Facts"; docs/scenarios.md C126). */
 class FactsTableTest {
   @Test
   void c126AnUnknownFactsColumnFailsBeforeAnythingIsWritten() {

@@ -18,7 +18,9 @@ import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.transforms.delta.DeltaTables;
 
-/** The completeness verdict (BEHAVIOUR.md 8; SCENARIOS.md C141, C142, C145, C174). */
+/**
+ * The completeness verdict (docs/tables.md "Control"; docs/scenarios.md C141, C142, C145, C174).
+ */
 class FinalizationTest {
   @TempDir Path dir;
 

@@ -25,7 +25,10 @@ import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.finalization.Granularity;
 import org.lakecdc.transforms.position.StreamPosition;
 
-/** The detail of the capture-instance switch event (BEHAVIOUR.md 3.6; C033). */
+/**
+ * The detail of the capture-instance switch event (docs/sql-server.md "Switching to a new capture
+ * instance"; C033).
+ */
 class BatchFactsTest {
   @TempDir Path dir;
 

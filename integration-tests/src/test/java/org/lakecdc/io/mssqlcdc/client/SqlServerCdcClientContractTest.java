@@ -17,9 +17,9 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 
 /**
  * {@link CdcClientContract} against SQL Server 2022 in a container, plus what only a real server
- * shows (SCENARIOS.md C048, C229, C230, C242, C243). Runs in the integration profile ({@code mvn -B
- * -Pit verify}) where a Docker engine is available; otherwise every test reports skipped with the
- * reason.
+ * shows (docs/scenarios.md C048, C229, C230, C242, C243). Runs in the integration profile ({@code
+ * mvn -B -Pit verify}) where a Docker engine is available; otherwise every test reports skipped
+ * with the reason.
  */
 @ExtendWith(IntegrationCondition.class)
 class SqlServerCdcClientContractTest extends CdcClientContract {

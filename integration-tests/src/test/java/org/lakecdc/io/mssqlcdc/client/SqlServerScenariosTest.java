@@ -32,13 +32,13 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.time.CommitTimeConverter;
 
 /**
- * The client-level {@code [SQL Server]} scenarios of SCENARIOS.md that the shared contract does not
- * cover: C088 (key tiles of composite, string and collated keys), C089 (each range seeks only its
- * own rows, from the server's actual plans), C090 (CDC refuses a unique index over nullable
- * columns), C244 (the pre-2022 fixed-offset clock equals the named zone) and C245 (a look-up by
- * time's server clock across daylight saving, as SQL Server evaluates it). Runs in the integration
- * profile ({@code mvn -B -Pit verify}) where a Docker engine is available; otherwise every test
- * reports skipped with the reason.
+ * The client-level {@code [SQL Server]} scenarios of docs/scenarios.md that the shared contract
+ * does not cover: C088 (key tiles of composite, string and collated keys), C089 (each range seeks
+ * only its own rows, from the server's actual plans), C090 (CDC refuses a unique index over
+ * nullable columns), C244 (the pre-2022 fixed-offset clock equals the named zone) and C245 (a
+ * look-up by time's server clock across daylight saving, as SQL Server evaluates it). Runs in the
+ * integration profile ({@code mvn -B -Pit verify}) where a Docker engine is available; otherwise
+ * every test reports skipped with the reason.
  */
 @ExtendWith(IntegrationCondition.class)
 class SqlServerScenariosTest {

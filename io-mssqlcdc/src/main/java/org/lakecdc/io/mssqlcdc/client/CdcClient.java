@@ -12,9 +12,10 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
  * the demo ({@code org.lakecdc.io.mssqlcdc.fake}).
  *
  * <p>Conventions: LSNs are {@link Lsn}s; every time is UTC (commit times are converted from the
- * server's zone as BEHAVIOUR.md 4.4 says), except {@link CaptureInstance#createDate()}, which is
- * server-local like SQL Server reports it. "None" answers from SQL Server (NULL, {@code 0x00...})
- * are {@link Optional#empty()}. A client is used by one thread at a time and must be closed.
+ * server's zone as docs/sql-server.md "Connection settings" says), except {@link
+ * CaptureInstance#createDate()}, which is server-local like SQL Server reports it. "None" answers
+ * from SQL Server (NULL, {@code 0x00...}) are {@link Optional#empty()}. A client is used by one
+ * thread at a time and must be closed.
  *
  * <p>Errors: an unknown capture instance raises {@link CaptureInstanceNotFoundError} listing those
  * that exist; the source raises {@link DataLossError} and {@link SchemaChangedError} from what the
@@ -64,24 +65,26 @@ public interface CdcClient extends AutoCloseable {
   Optional<Commit> lastCommitAtOrBefore(Lsn lsn);
 
   /**
-   * The reference's {@code time_to_lsn} (BEHAVIOUR.md 6.6 step 3, SCENARIOS.md C240, C245): the LSN
-   * of the last commit at or before a UTC instant, as {@code sys.fn_cdc_map_time_to_lsn('largest
-   * less than or equal', t)} answers it (Microsoft docs "sys.fn_cdc_map_time_to_lsn"): the largest
-   * {@code start_lsn} of {@code cdc.lsn_time_mapping} (commits, and capture's idle entries, which
-   * count as commits everywhere in this interface) whose {@code tran_end_time} is at or before t.
+   * The reference's {@code time_to_lsn} (docs/options.md "Seeding from a copy", docs/scenarios.md
+   * C240, C245): the LSN of the last commit at or before a UTC instant, as {@code
+   * sys.fn_cdc_map_time_to_lsn('largest less than or equal', t)} answers it (Microsoft docs
+   * "sys.fn_cdc_map_time_to_lsn"): the largest {@code start_lsn} of {@code cdc.lsn_time_mapping}
+   * (commits, and capture's idle entries, which count as commits everywhere in this interface)
+   * whose {@code tran_end_time} is at or before t.
    *
    * <p>t is {@code utc} truncated to whole seconds and converted from UTC to the server's clock
-   * (BEHAVIOUR.md 4.4): as is for UTC, plus the offset for the pre-2022 fixed-offset fallback, and
-   * {@code AT TIME ZONE} for a named zone. In a named zone, t is the earlier of the zone's wall
-   * time at the instant and its wall time an hour later minus one hour: in the hour before a
-   * daylight-saving fall-back this is an hour earlier than the wall time, so no commit of the
-   * repeated hour's second pass (which reads earlier local times but happened later) is included.
-   * Every approximation goes earlier: the answer is never a commit after the instant, but may miss
-   * commits of the last second (the fraction is dropped) or, before a fall-back, of the last hour.
-   * The fixed-offset fallback is exact only in zones without daylight saving.
+   * (docs/sql-server.md "Connection settings"): as is for UTC, plus the offset for the pre-2022
+   * fixed-offset fallback, and {@code AT TIME ZONE} for a named zone. In a named zone, t is the
+   * earlier of the zone's wall time at the instant and its wall time an hour later minus one hour:
+   * in the hour before a daylight-saving fall-back this is an hour earlier than the wall time, so
+   * no commit of the repeated hour's second pass (which reads earlier local times but happened
+   * later) is included. Every approximation goes earlier: the answer is never a commit after the
+   * instant, but may miss commits of the last second (the fraction is dropped) or, before a
+   * fall-back, of the last hour. The fixed-offset fallback is exact only in zones without daylight
+   * saving.
    *
    * <p>The job's seed from an existing copy ({@code --seedTable} with a time {@code --seedAsOf},
-   * BEHAVIOUR.md 6.6) stamps the copy with this LSN.
+   * docs/options.md "Seeding from a copy") stamps the copy with this LSN.
    *
    * @param utc the instant, UTC; fractions of a second are ignored
    * @return the LSN, or empty when no commit is at or before the instant (SQL Server answers NULL

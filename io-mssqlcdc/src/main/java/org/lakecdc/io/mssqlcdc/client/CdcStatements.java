@@ -5,26 +5,26 @@ import java.util.List;
 import java.util.StringJoiner;
 
 /**
- * Every T-SQL statement of the project, each a named, commented constant or one small builder (ADR
- * 0009, STYLE.md A6). Only {@link SqlCdcClient} runs them.
+ * Every T-SQL statement of the project, each a named, commented constant or one small builder. Only
+ * {@link SqlCdcClient} runs them.
  *
  * <p>Rules every statement follows:
  *
  * <ul>
- *   <li>LSNs cross as text (invariant 6): bound as {@code CONVERT(binary(10), ?, 1)}, returned as
- *       {@code CONVERT(varchar(22), x, 1)}; the only binary LSNs read are the {@code start_lsn} and
- *       {@code ddl_lsn} columns of the documented CDC procedures, which cannot convert them.
+ *   <li>LSNs cross as text: bound as {@code CONVERT(binary(10), ?, 1)}, returned as {@code
+ *       CONVERT(varchar(22), x, 1)}; the only binary LSNs read are the {@code start_lsn} and {@code
+ *       ddl_lsn} columns of the documented CDC procedures, which cannot convert them.
  *   <li>Everything inlined (capture instances, schema, table and column names, zone names, SQL
  *       types, collations) passed {@link SqlIdentifiers} and is bracket-quoted or a checked
  *       literal; integers are Java {@code int}s. Everything else is a parameter bound as text.
- *   <li>Metadata comes only from documented objects (invariant 11): {@code
- *       sys.sp_cdc_help_change_data_capture}, {@code sys.sp_cdc_get_captured_columns}, {@code
- *       sys.sp_cdc_get_ddl_history}, the {@code sys.fn_cdc_*} functions, {@code
- *       cdc.lsn_time_mapping}, and {@code sys.columns} of the source table. Nothing writes.
+ *   <li>Metadata comes only from documented objects: {@code sys.sp_cdc_help_change_data_capture},
+ *       {@code sys.sp_cdc_get_captured_columns}, {@code sys.sp_cdc_get_ddl_history}, the {@code
+ *       sys.fn_cdc_*} functions, {@code cdc.lsn_time_mapping}, and {@code sys.columns} of the
+ *       source table. Nothing writes.
  *   <li>Source tables are never read with {@code NOLOCK}: {@code READ COMMITTED} or {@code
- *       SNAPSHOT} (BEHAVIOUR.md 1.3.19), set in the read's own batch, which mssql-jdbc sends
- *       through {@code sp_executesql}, so the {@code SET} ends with it (Microsoft docs "SET
- *       Statements": a SET in dynamic SQL is restored when the batch returns).
+ *       SNAPSHOT} (docs/options.md), set in the read's own batch, which mssql-jdbc sends through
+ *       {@code sp_executesql}, so the {@code SET} ends with it (Microsoft docs "SET Statements": a
+ *       SET in dynamic SQL is restored when the batch returns).
  * </ul>
  */
 final class CdcStatements {
@@ -63,8 +63,8 @@ final class CdcStatements {
 
   /**
    * The n-th {@code cdc.lsn_time_mapping} entry after an LSN ({@code MAX} of the first n; idle
-   * entries and other tables' commits count): the end of a batch of at most n commits (BEHAVIOUR.md
-   * 2.4). Parameter: the LSN. NULL when no entry follows.
+   * entries and other tables' commits count): the end of a batch of at most n commits
+   * (docs/architecture.md "Data flow"). Parameter: the LSN. NULL when no entry follows.
    *
    * @param n the number of commits, at least 1, inlined as {@code TOP (n)}
    * @return the statement
@@ -88,7 +88,7 @@ final class CdcStatements {
       "SELECT COUNT_BIG(*) FROM cdc.lsn_time_mapping WHERE start_lsn > CONVERT(binary(10), ?, 1)"
           + " AND start_lsn <= CONVERT(binary(10), ?, 1)";
 
-  // ---- the server clock (BEHAVIOUR.md 4.4, ADR 0008)
+  // ---- the server clock (docs/sql-server.md "Connection settings")
   // ---------------------------------------------
 
   /**
@@ -112,10 +112,10 @@ final class CdcStatements {
 
   /**
    * The one UTC offset (minutes) that holds for every commit of an LSN range in a named zone, or
-   * NULL when none does (BEHAVIOUR.md 4.4 rule 3): the range spans under 7 days and the zone's
-   * offset 3 hours before its first commit equals the offset 3 hours after its last, so no
-   * daylight-saving change is near and one {@code DATEADD} converts the range (about 2.7 times
-   * cheaper than {@code AT TIME ZONE} per row). Parameters: the range's first and last LSN.
+   * NULL when none does (docs/sql-server.md "Connection settings"): the range spans under 7 days
+   * and the zone's offset 3 hours before its first commit equals the offset 3 hours after its last,
+   * so no daylight-saving change is near and one {@code DATEADD} converts the range (about 2.7
+   * times cheaper than {@code AT TIME ZONE} per row). Parameters: the range's first and last LSN.
    *
    * @param zone the checked Windows zone name
    * @return the statement
@@ -148,10 +148,10 @@ final class CdcStatements {
   }
 
   /**
-   * The per-commit conversion in a named zone with the fall-back repeated-hour rule (BEHAVIOUR.md
-   * 4.4 rule 3, ADR 0008 amendment 4): declares {@code @lo}, {@code @hi} (the two parameters, the
-   * range's first and last LSN) and a common table expression {@code ct(start_lsn, commit_ts)}
-   * holding every {@code cdc.lsn_time_mapping} row of {@code [@lo, @hi]}.
+   * The per-commit conversion in a named zone with the fall-back repeated-hour rule
+   * (docs/sql-server.md "Connection settings"): declares {@code @lo}, {@code @hi} (the two
+   * parameters, the range's first and last LSN) and a common table expression {@code ct(start_lsn,
+   * commit_ts)} holding every {@code cdc.lsn_time_mapping} row of {@code [@lo, @hi]}.
    *
    * <p>{@code w} takes the mapping from the first entry whose local time is less than 3 hours
    * before the range's earliest, with each entry's predecessor ({@code LAG} in LSN order). A
@@ -224,12 +224,12 @@ final class CdcStatements {
   }
 
   /**
-   * The LSN of the last commit at or before a UTC instant (BEHAVIOUR.md 6.6 step 3, SCENARIOS.md
-   * C240): {@code sys.fn_cdc_map_time_to_lsn('largest less than or equal', t)} with t the server
-   * clock's reading of the instant ({@link #serverTimeAtOrBefore(ServerClock)}), as LSN text; NULL
-   * or zeros when no commit is at or before it (Microsoft docs "sys.fn_cdc_map_time_to_lsn").
-   * Parameters: the instant in UTC as {@code yyyy-MM-ddTHH:mm:ss} text, once for UTC and a fixed
-   * offset, twice for a named zone.
+   * The LSN of the last commit at or before a UTC instant (docs/options.md "Seeding from a copy",
+   * docs/scenarios.md C240): {@code sys.fn_cdc_map_time_to_lsn('largest less than or equal', t)}
+   * with t the server clock's reading of the instant ({@link #serverTimeAtOrBefore(ServerClock)}),
+   * as LSN text; NULL or zeros when no commit is at or before it (Microsoft docs
+   * "sys.fn_cdc_map_time_to_lsn"). Parameters: the instant in UTC as {@code yyyy-MM-ddTHH:mm:ss}
+   * text, once for UTC and a fixed offset, twice for a named zone.
    *
    * @param clock the server clock (its zone name is checked again before it is inlined)
    * @return the statement
@@ -246,7 +246,7 @@ final class CdcStatements {
    * The server clock's reading of a UTC instant for a look-up of the commits at or before it, as a
    * {@code datetime2(0)} column: the value {@link #lastCommitLsnAtOrBefore(ServerClock)} passes to
    * {@code sys.fn_cdc_map_time_to_lsn}, selected on its own so a test can ask SQL Server what it
-   * evaluates to (SCENARIOS.md C245). Same parameters.
+   * evaluates to (docs/scenarios.md C245). Same parameters.
    *
    * @param clock the server clock
    * @return the statement
@@ -344,10 +344,10 @@ final class CdcStatements {
   // ---- change rows ------------------------------------------------------------------------------
 
   /**
-   * The tiles of a change table's rows in an LSN range (BEHAVIOUR.md 3.9, SCENARIOS.md C020): per
-   * {@code NTILE(n)} tile over the rows ordered by {@code __$start_lsn}, its last commit LSN, the
-   * LSN right after it ({@code sys.fn_cdc_increment_lsn}) and its row count, ordered by bound; one
-   * round trip. Parameters: first and last LSN.
+   * The tiles of a change table's rows in an LSN range (docs/architecture.md "Data flow",
+   * docs/scenarios.md C020): per {@code NTILE(n)} tile over the rows ordered by {@code
+   * __$start_lsn}, its last commit LSN, the LSN right after it ({@code sys.fn_cdc_increment_lsn})
+   * and its row count, ordered by bound; one round trip. Parameters: first and last LSN.
    *
    * @param captureInstance the checked capture instance
    * @param n the number of tiles, at least 1, inlined
@@ -385,13 +385,13 @@ final class CdcStatements {
   }
 
   /**
-   * The change rows of one capture instance in an LSN range, both ends inclusive (BEHAVIOUR.md 4.1,
-   * ADR 0009, SCENARIOS.md C274): the change table {@code cdc.[<ci>_CT] c} read directly (not
-   * {@code cdc.fn_cdc_get_all_changes_<ci>}, which lacks {@code __$command_id} on SQL Server 2022)
-   * joined to the commit times, ordered by {@code __$start_lsn, __$command_id, __$seqval,
-   * __$operation}. Columns: {@code _start_lsn}, {@code _seqval} (text), {@code _operation}, {@code
-   * _command_id} (only when asked for), {@code _commit_ts} (UTC {@code datetime2(3)}), then the
-   * captured columns.
+   * The change rows of one capture instance in an LSN range, both ends inclusive
+   * (docs/sql-server.md "The reading login", docs/scenarios.md C274): the change table {@code
+   * cdc.[<ci>_CT] c} read directly (not {@code cdc.fn_cdc_get_all_changes_<ci>}, which lacks {@code
+   * __$command_id} on SQL Server 2022) joined to the commit times, ordered by {@code __$start_lsn,
+   * __$command_id, __$seqval, __$operation}. Columns: {@code _start_lsn}, {@code _seqval} (text),
+   * {@code _operation}, {@code _command_id} (only when asked for), {@code _commit_ts} (UTC {@code
+   * datetime2(3)}), then the captured columns.
    *
    * @param captureInstance the checked capture instance
    * @param columns captured column names to select, in order
@@ -460,10 +460,10 @@ final class CdcStatements {
   // -----------------------------------------------------------------
 
   /**
-   * The session settings a source-table read runs under, as the prefix of its own batch (ADR 0029,
-   * BEHAVIOUR.md 6.2): {@code SET LOCK_TIMEOUT n;} when a lock timeout is set, then the isolation
-   * level ({@code READ COMMITTED} or {@code SNAPSHOT}; never {@code READ UNCOMMITTED}/{@code
-   * NOLOCK}).
+   * The session settings a source-table read runs under, as the prefix of its own batch (
+   * docs/architecture.md "Data flow"): {@code SET LOCK_TIMEOUT n;} when a lock timeout is set, then
+   * the isolation level ({@code READ COMMITTED} or {@code SNAPSHOT}; never {@code READ
+   * UNCOMMITTED}/{@code NOLOCK}).
    *
    * @param lockTimeoutMs milliseconds, or negative for none
    * @param isolation the isolation level
@@ -523,10 +523,10 @@ final class CdcStatements {
   }
 
   /**
-   * A key-range read of a source table (BEHAVIOUR.md 6.3): the disjoint pieces of {@link
-   * KeyRangeSql} as a {@code UNION ALL}, each of the "equalities on leading key columns, one range
-   * on the next" shape SQL Server can seek, ordered by the key (NULL first, as {@code ORDER BY}
-   * sorts). Parameters: the pieces' bound values, in order.
+   * A key-range read of a source table (docs/architecture.md "Data flow"): the disjoint pieces of
+   * {@link KeyRangeSql} as a {@code UNION ALL}, each of the "equalities on leading key columns, one
+   * range on the next" shape SQL Server can seek, ordered by the key (NULL first, as {@code ORDER
+   * BY} sorts). Parameters: the pieces' bound values, in order.
    *
    * @param schema the checked schema
    * @param table the checked table

@@ -2,11 +2,11 @@ package org.lakecdc.io.mssqlcdc.client;
 
 /**
  * The login may not read a capture instance's change table: the T-SQL client reads {@code
- * cdc.[<ci>_CT]} directly (ADR 0009), which needs {@code SELECT} on it, one grant per capture
- * instance (a newer instance needs its own before the stream reaches it). Raised when a
- * change-table read fails and {@code HAS_PERMS_BY_NAME('cdc.[<ci>_CT]', 'OBJECT', 'SELECT')} is 0
- * (BEHAVIOUR.md 4.1, 15.1; SCENARIOS.md C229); the message holds the exact statement a DBA runs,
- * {@code GRANT SELECT ON cdc.[<ci>_CT] TO [<user>]}. Never retried.
+ * cdc.[<ci>_CT]} directly, which needs {@code SELECT} on it, one grant per capture instance (a
+ * newer instance needs its own before the stream reaches it). Raised when a change-table read fails
+ * and {@code HAS_PERMS_BY_NAME('cdc.[<ci>_CT]', 'OBJECT', 'SELECT')} is 0 (docs/sql-server.md "The
+ * reading login"; docs/scenarios.md C229); the message holds the exact statement a DBA runs, {@code
+ * GRANT SELECT ON cdc.[<ci>_CT] TO [<user>]}. Never retried.
  */
 public class ChangeTablePermissionError extends CdcException {
   private static final long serialVersionUID = 1L;

@@ -9,8 +9,8 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
  * entry capture writes with no change rows) and its commit time converted to UTC.
  *
  * @param lsn the commit LSN ({@code start_lsn})
- * @param commitTime {@code tran_end_time} converted from the server's zone to UTC (BEHAVIOUR.md
- *     4.4), millisecond precision
+ * @param commitTime {@code tran_end_time} converted from the server's zone to UTC
+ *     (docs/sql-server.md "Connection settings"), millisecond precision
  */
 public record Commit(Lsn lsn, Instant commitTime) {
   public Commit {

@@ -26,7 +26,7 @@ import java.util.regex.Pattern;
 public final class ConnectionConfig implements Serializable {
   private static final long serialVersionUID = 1L;
 
-  /** The default login timeout: 30 s (BEHAVIOUR.md 1.3.4). */
+  /** The default login timeout: 30 s (docs/sql-server.md "Connection settings"). */
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(30);
 
   /** The default SQL Server port. */
@@ -245,7 +245,8 @@ public final class ConnectionConfig implements Serializable {
   }
 
   /**
-   * The login timeout given to the driver ({@code loginTimeout}, BEHAVIOUR.md 1.3.4).
+   * The login timeout given to the driver ({@code loginTimeout}, docs/sql-server.md "Connection
+   * settings").
    *
    * @param timeout whole seconds, 0 or more (0 is the driver's own default)
    * @return a copy with it
@@ -274,8 +275,8 @@ public final class ConnectionConfig implements Serializable {
 
   /**
    * {@code SET LOCK_TIMEOUT} for every read of a source table (snapshots, key tiles), never for
-   * change-table reads (BEHAVIOUR.md 1.3.5, ADR 0029): a read blocked longer fails with SQL Server
-   * error 1222 instead of waiting forever behind a writer.
+   * change-table reads (docs/sql-server.md "Connection settings"): a read blocked longer fails with
+   * SQL Server error 1222 instead of waiting forever behind a writer.
    *
    * @param milliseconds 0 or more; 0 fails at the first lock wait
    * @return a copy with it

@@ -7,7 +7,7 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
  * instance's minimum LSN ({@code sys.fn_cdc_get_min_lsn}) past the first LSN not yet read, or moved
  * it during a read (SQL Server moves the low watermark first, then deletes the rows below it; a
  * purged range of {@code cdc.<ci>_CT} reads as empty, without an error). The named class of the
- * reference system (BEHAVIOUR.md 13); it is never retried. The message names the capture instance,
+ * reference system (docs/options.md); it is never retried. The message names the capture instance,
  * the range, the new minimum and what to do (a re-snapshot).
  */
 public class DataLossError extends CdcException {

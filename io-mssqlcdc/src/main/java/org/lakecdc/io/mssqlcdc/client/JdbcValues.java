@@ -11,8 +11,8 @@ import java.util.Locale;
 
 /**
  * Reads one column of a JDBC row as the Java value {@link ChangeRow} documents, by the column's SQL
- * Server type, never through the JVM's default zone (invariant 7 and "top semantics" 5 of
- * DECISIONS.md: {@code getTimestamp} would shift local times that do not exist in the JVM's zone):
+ * Server type, never through the JVM's default zone, so that no value depends on the machine it is
+ * read on ({@code getTimestamp} would shift local times that do not exist in the JVM's zone):
  *
  * <table>
  *   <caption>SQL Server type to Java value</caption>

@@ -17,9 +17,9 @@ import java.util.Set;
 
 /**
  * Builds the WHERE conditions of a key-range read {@code lower <= (k1..kn) < upper} of a source
- * table as disjoint pieces SQL Server can seek (BEHAVIOUR.md 6.3): each piece has equalities on
- * leading key columns and one range on the next; their {@code UNION ALL} holds every row of the
- * range exactly once.
+ * table as disjoint pieces SQL Server can seek (docs/architecture.md "Data flow"): each piece has
+ * equalities on leading key columns and one range on the next; their {@code UNION ALL} holds every
+ * row of the range exactly once.
  *
  * <p>Tuples compare column by column with NULL first, as {@code ORDER BY} sorts. For a NULL bound
  * value, {@code =} is {@code IS NULL}, {@code >} is {@code IS NOT NULL}, {@code >=} always holds

@@ -8,10 +8,11 @@ import org.joda.time.Duration;
 
 /**
  * How often and how long the T-SQL client waits before running a call again on a new connection
- * after a transient error ({@link TransientErrors}; ADR 0029, BEHAVIOUR.md 15.2): at most {@value
- * #MAX_RETRIES} retries, waiting about 1.5 s, 3 s and 6 s (Beam's {@link FluentBackoff}: initial
- * 1.5 s, exponent 2, each wait randomised by ±50%), so a call gives up after roughly 10 to 16 s of
- * waiting. Constants, not options, as in the reference. The {@link Sleeper} is the test seam.
+ * after a transient error ({@link TransientErrors}; docs/sql-server.md "Connection settings"): at
+ * most {@value #MAX_RETRIES} retries, waiting about 1.5 s, 3 s and 6 s (Beam's {@link
+ * FluentBackoff}: initial 1.5 s, exponent 2, each wait randomised by ±50%), so a call gives up
+ * after roughly 10 to 16 s of waiting. Constants, not options, as in the reference. The {@link
+ * Sleeper} is the test seam.
  */
 final class RetryPolicy {
   /** Retries after the first attempt. */

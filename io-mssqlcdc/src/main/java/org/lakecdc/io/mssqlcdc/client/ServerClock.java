@@ -1,8 +1,9 @@
 package org.lakecdc.io.mssqlcdc.client;
 
 /**
- * The SQL Server clock a {@link SqlCdcClient} converts commit times with (BEHAVIOUR.md 4.4): UTC, a
- * fixed offset (the pre-2022 fallback of {@code sourceTimeZone=auto}) or a named Windows zone.
+ * The SQL Server clock a {@link SqlCdcClient} converts commit times with (docs/sql-server.md
+ * "Connection settings"): UTC, a fixed offset (the pre-2022 fallback of {@code
+ * sourceTimeZone=auto}) or a named Windows zone.
  *
  * @param zone the checked Windows zone name, or null for UTC and fixed offsets
  * @param offsetMinutes minutes east of UTC for a fixed offset (0 for UTC)

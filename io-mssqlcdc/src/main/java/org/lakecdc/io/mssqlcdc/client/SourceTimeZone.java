@@ -6,9 +6,9 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The {@code sourceTimeZone} option (BEHAVIOUR.md 1.3.6, ADR 0008): the zone of the SQL Server
- * clock that writes {@code cdc.lsn_time_mapping.tran_end_time}, a zone-less local time. The T-SQL
- * client converts commit times to UTC with it; captured {@code datetime} columns are never
+ * The {@code sourceTimeZone} option (docs/sql-server.md "Connection settings"): the zone of the SQL
+ * Server clock that writes {@code cdc.lsn_time_mapping.tran_end_time}, a zone-less local time. The
+ * T-SQL client converts commit times to UTC with it; captured {@code datetime} columns are never
  * converted.
  *
  * <ul>
@@ -20,7 +20,8 @@ import java.util.Optional;
  *   <li>{@link #utc()}: the clock is UTC; commit times are used as they are.
  *   <li>{@link #named(String)}: a Windows zone name ({@code sys.time_zone_info}), converted per
  *       commit with {@code AT TIME ZONE} (SQL Server 2016 and later; Microsoft docs "AT TIME ZONE
- *       (Transact-SQL)") and the fall-back repeated-hour rule of BEHAVIOUR.md 4.4.
+ *       (Transact-SQL)") and the fall-back repeated-hour rule of docs/sql-server.md "Connection
+ *       settings".
  * </ul>
  *
  * <p>Immutable and serializable (it travels in {@link ConnectionConfig}).

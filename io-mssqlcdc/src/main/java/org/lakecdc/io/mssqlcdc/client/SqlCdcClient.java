@@ -34,20 +34,21 @@ import org.slf4j.LoggerFactory;
  * The {@link CdcClient} over SQL Server: the only code that runs T-SQL, every statement taken from
  * {@link CdcStatements}, one method each, over one JDBC connection (Microsoft's mssql-jdbc) opened
  * at the first call and closed by {@link #close()}. Works with SQL Server 2016 SP1 and later, Azure
- * SQL Database and Azure SQL Managed Instance. It reads only (invariant 11): it never writes to the
- * source database and never creates or drops capture instances.
+ * SQL Database and Azure SQL Managed Instance. It reads only: it never writes to the source
+ * database and never creates or drops capture instances.
  *
- * <h3>Commit times</h3>
+ * <h2>Commit times</h2>
  *
  * {@code cdc.lsn_time_mapping.tran_end_time} is the server's local time; it is converted to UTC on
- * the server (BEHAVIOUR.md 4.4, ADR 0008) with the clock resolved once per client from {@link
- * ConnectionConfig#sourceTimeZone()}: {@code UTC} as is; a named zone per LSN range with one {@code
- * DATEADD} when no daylight-saving change is near, else per commit with {@code AT TIME ZONE} and
- * the fall-back repeated-hour rule; {@code auto} reads {@code CURRENT_TIMEZONE_ID()} on SQL Server
- * 2022+ and Azure SQL, and otherwise falls back to the server's current UTC offset with a warning
- * (exact only in zones without daylight saving). Every time this client returns is UTC.
+ * the server (docs/sql-server.md "Connection settings") with the clock resolved once per client
+ * from {@link ConnectionConfig#sourceTimeZone()}: {@code UTC} as is; a named zone per LSN range
+ * with one {@code DATEADD} when no daylight-saving change is near, else per commit with {@code AT
+ * TIME ZONE} and the fall-back repeated-hour rule; {@code auto} reads {@code CURRENT_TIMEZONE_ID()}
+ * on SQL Server 2022+ and Azure SQL, and otherwise falls back to the server's current UTC offset
+ * with a warning (exact only in zones without daylight saving). Every time this client returns is
+ * UTC.
  *
- * <h3>Errors and retries</h3>
+ * <h2>Errors and retries</h2>
  *
  * A transient error ({@link TransientErrors}: deadlock victim 1205, Azure SQL transient errors,
  * dropped connections) closes the connection and runs the call again on a new one after a backoff
@@ -266,8 +267,9 @@ public final class SqlCdcClient implements CdcClient {
    * <p>From {@code sys.sp_cdc_help_change_data_capture}: the name matches exactly first, then the
    * one instance equal ignoring case (two such: {@link CdcException} asking for the exact name); a
    * name no instance has any more but that is a table's default name {@code <schema>_<table>}
-   * resolves to that table (BEHAVIOUR.md 3.2). {@link CaptureInstance#startLsn()} is the instance's
-   * current low watermark ({@code cdc.change_tables.start_lsn}, which cleanup moves).
+   * resolves to that table (docs/sql-server.md "Switching to a new capture instance"). {@link
+   * CaptureInstance#startLsn()} is the instance's current low watermark ({@code
+   * cdc.change_tables.start_lsn}, which cleanup moves).
    */
   @Override
   public List<CaptureInstance> captureInstances(String captureInstance) {
@@ -798,7 +800,7 @@ public final class SqlCdcClient implements CdcClient {
     return CdcStatements.CommitTimeSql.perRow(server.zone());
   }
 
-  /** The clock, resolved once per client (SCENARIOS.md C237, C238). */
+  /** The clock, resolved once per client (docs/scenarios.md C237, C238). */
   private ServerClock clock(Connection c) throws SQLException {
     if (clock != null) {
       return clock;
@@ -1082,9 +1084,9 @@ public final class SqlCdcClient implements CdcClient {
 
   /**
    * Executes a read of a change table; a refusal for lack of {@code SELECT} becomes {@link
-   * ChangeTablePermissionError} (SCENARIOS.md C229): when the error is SQL Server's 229 or names
-   * the change table (a localized message), and {@code HAS_PERMS_BY_NAME} says 0. A connection
-   * error is never checked, and a failed check leaves the original error.
+   * ChangeTablePermissionError} (docs/scenarios.md C229): when the error is SQL Server's 229 or
+   * names the change table (a localized message), and {@code HAS_PERMS_BY_NAME} says 0. A
+   * connection error is never checked, and a failed check leaves the original error.
    */
   private ResultSet executeOnChangeTable(
       Connection c, String captureInstance, String sql, String... parameters) throws SQLException {

@@ -4,16 +4,16 @@ import java.util.Locale;
 import java.util.regex.Pattern;
 
 /**
- * The one validator of everything the T-SQL client inlines into a statement (BEHAVIOUR.md 15.6,
- * invariant 13): capture instance names, schema, table and column names, time-zone names, SQL type
- * names and collations. Values that pass are bracket-quoted ({@link #quote(String)}) or inlined as
- * validated literals; everything else (LSNs, key bounds, capture instance names given to CDC
- * procedures) is bound as a parameter.
+ * The one validator of everything the T-SQL client inlines into a statement (docs/sql-server.md
+ * "Identifiers in statements"): capture instance names, schema, table and column names, time-zone
+ * names, SQL type names and collations. Values that pass are bracket-quoted ({@link
+ * #quote(String)}) or inlined as validated literals; everything else (LSNs, key bounds, capture
+ * instance names given to CDC procedures) is bound as a parameter.
  *
  * <p>Every check throws {@link IllegalArgumentException} whose message starts with what was invalid
  * ({@code Invalid capture instance}, {@code Invalid column name}, {@code Invalid sourceTimeZone},
  * {@code Invalid SQL type}, {@code Invalid collation}) and names the value, so an injection attempt
- * is refused before any statement is built (SCENARIOS.md C228).
+ * is refused before any statement is built (docs/scenarios.md C228).
  */
 public final class SqlIdentifiers {
   /**

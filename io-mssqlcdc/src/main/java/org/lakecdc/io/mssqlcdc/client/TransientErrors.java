@@ -5,9 +5,9 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Which database errors the T-SQL client retries on a new connection (ADR 0029, BEHAVIOUR.md 15.2):
- * by SQL Server error number and SQLSTATE, as mssql-jdbc reports them ({@link
- * SQLException#getErrorCode()}, {@link SQLException#getSQLState()}), never by message text.
+ * Which database errors the T-SQL client retries on a new connection (docs/sql-server.md
+ * "Connection settings"): by SQL Server error number and SQLSTATE, as mssql-jdbc reports them
+ * ({@link SQLException#getErrorCode()}, {@link SQLException#getSQLState()}), never by message text.
  *
  * <p>Transient:
  *

@@ -11,6 +11,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -49,7 +50,8 @@ import org.lakecdc.io.mssqlcdc.time.CommitTimeConverter;
  * CdcClient client = db.clientFactory().open();
  * }</pre>
  *
- * <p><b>What it reproduces</b> (BEHAVIOUR.md 4.2, SCENARIOS.md "The reference fake"):
+ * <p><b>What it reproduces</b> (docs/fake-format.md; the columns as docs/tables.md "Bronze" gives
+ * them):
  *
  * <ul>
  *   <li>LSNs: the first is {@code 0x0000002A000001000001}; every commit, idle entry and DDL
@@ -107,7 +109,10 @@ public final class FakeSqlServer {
   private final Path directory;
   private final AtomicFiles files;
   private final Catalog catalog;
-  private final Clock systemClock;
+
+  /** The machine's clock: the time of what is written without a time, and the readers' pace. */
+  private final Clock machineClock;
+
   private CommitTimeConverter clock;
 
   /** Source rows by lower-case qualified table name, loaded on first use. */
@@ -120,11 +125,12 @@ public final class FakeSqlServer {
   private final Map<String, LogFile> logs = new LinkedHashMap<>();
   private int bulkDepth;
 
-  private FakeSqlServer(Path directory, FileReplacer replacer, Catalog catalog) {
+  private FakeSqlServer(
+      Path directory, FileReplacer replacer, Catalog catalog, Clock machineClock) {
     this.directory = directory;
     this.files = new AtomicFiles(replacer, Sleeper.DEFAULT);
     this.catalog = catalog;
-    this.systemClock = Clock.systemUTC();
+    this.machineClock = machineClock;
     this.clock = CommitTimeConverter.named(catalog.server.timeZone);
   }
 
@@ -140,7 +146,22 @@ public final class FakeSqlServer {
    *     format version
    */
   public static FakeSqlServer open(Path directory) {
-    return open(directory, FileReplacer.atomicMove());
+    return open(directory, FileReplacer.atomicMove(), Clock.systemUTC());
+  }
+
+  /**
+   * Like {@link #open(Path)}, on the machine's clock {@code clock} instead of the system clock: a
+   * {@link #transaction()} commits at its time, so do an {@link #enableCdc} and a {@link #ddl}
+   * given no time when nothing was written before, and the readers of {@link #clientFactory()} tell
+   * the simulated server's time by it. Tests give a clock they move by hand, so that a commit a
+   * second later needs no sleep.
+   *
+   * @param directory the server's directory
+   * @param clock the machine's clock; {@link Clock#systemUTC()} by default
+   * @return the writer
+   */
+  public static FakeSqlServer open(Path directory, Clock clock) {
+    return open(directory, FileReplacer.atomicMove(), clock);
   }
 
   /**
@@ -153,20 +174,34 @@ public final class FakeSqlServer {
    * @return the writer
    */
   public static FakeSqlServer open(Path directory, FileReplacer replacer) {
+    return open(directory, replacer, Clock.systemUTC());
+  }
+
+  /**
+   * Like {@link #open(Path, FileReplacer)}, on the machine's clock {@code clock} (see {@link
+   * #open(Path, Clock)}).
+   *
+   * @param directory the server's directory
+   * @param replacer swaps each finished temporary file in
+   * @param clock the machine's clock
+   * @return the writer
+   */
+  public static FakeSqlServer open(Path directory, FileReplacer replacer, Clock clock) {
     Objects.requireNonNull(directory, "directory");
     Objects.requireNonNull(replacer, "replacer");
+    Objects.requireNonNull(clock, "clock");
     try {
       Files.createDirectories(directory);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot create " + directory, e);
     }
     if (!Catalog.exists(directory)) {
-      FakeSqlServer db = new FakeSqlServer(directory, replacer, new Catalog());
+      FakeSqlServer db = new FakeSqlServer(directory, replacer, new Catalog(), clock);
       db.serverDirty = true;
       db.flush();
       return db;
     }
-    FakeSqlServer db = new FakeSqlServer(directory, replacer, Catalog.load(directory));
+    FakeSqlServer db = new FakeSqlServer(directory, replacer, Catalog.load(directory), clock);
     db.continueLsnSequence();
     return db;
   }
@@ -312,12 +347,13 @@ public final class FakeSqlServer {
   }
 
   /**
-   * A serializable factory of readers of this directory.
+   * A serializable factory of readers of this directory, on this writer's machine clock (see {@link
+   * FakeCdcClientFactory#FakeCdcClientFactory(String, java.time.Clock)}).
    *
    * @return the factory
    */
   public FakeCdcClientFactory clientFactory() {
-    return FakeCdcClientFactory.of(directory);
+    return FakeCdcClientFactory.of(directory, machineClock);
   }
 
   /**
@@ -695,6 +731,17 @@ public final class FakeSqlServer {
    */
   public Transaction transaction(Instant commitTime) {
     return new Transaction(Objects.requireNonNull(commitTime, "commitTime"));
+  }
+
+  /**
+   * Starts a transaction committed at the machine clock's current time (milliseconds kept), as an
+   * application's transaction on a server commits "now": {@link Clock#systemUTC()}, or the clock
+   * given to {@link #open(Path, Clock)}.
+   *
+   * @return the transaction to add statements to
+   */
+  public Transaction transaction() {
+    return transaction(machineClock.instant().truncatedTo(ChronoUnit.MILLIS));
   }
 
   /**
@@ -1159,7 +1206,7 @@ public final class FakeSqlServer {
     return lsn;
   }
 
-  /** The value CDC stores for a captured column in a change row (BEHAVIOUR.md 4.2). */
+  /** The value CDC stores for a captured column in a change row (docs/tables.md "Bronze"). */
   private static Object storedValue(Change change, Catalog.Captured c) {
     if (c.computed()) {
       return null;
@@ -1391,7 +1438,7 @@ public final class FakeSqlServer {
   }
 
   private Instant now() {
-    return catalog.server.clock != null ? catalog.server.clock : systemClock.instant();
+    return catalog.server.clock != null ? catalog.server.clock : machineClock.instant();
   }
 
   private void advanceClock(Instant at) {

@@ -38,7 +38,7 @@ import org.lakecdc.io.mssqlcdc.time.CommitTimeConverter;
 /**
  * The reader side of the SQL Server CDC simulator: a {@link CdcClient} over a directory that {@link
  * FakeSqlServer} writes (format: docs/fake-format.md). It answers as SQL Server's CDC functions and
- * tables do (SCENARIOS.md "Reader (CDC client) operations"):
+ * tables do (SQL Server documentation, "Change Data Capture Functions (Transact-SQL)"):
  *
  * <ul>
  *   <li>{@code maxLsn}: the last {@code cdc.lsn_time_mapping} row. {@code minLsn}: the instance's
@@ -246,8 +246,9 @@ public final class FileBackedCdcClient implements CdcClient {
    *
    * <p>A name that no instance has any more but that is its table's default name {@code
    * <schema>_<table>} (ignoring case) still resolves to that table, whose newest instance is last
-   * (BEHAVIOUR.md 3.2: SQL Server users follow a disabled default instance to its table).
-   * CaptureInstance.startLsn is the instance's current low watermark.
+   * (docs/sql-server.md "Switching to a new capture instance": SQL Server users follow a disabled
+   * default instance to its table). CaptureInstance.startLsn is the instance's current low
+   * watermark.
    */
   @Override
   public List<CaptureInstance> captureInstances(String captureInstance) {

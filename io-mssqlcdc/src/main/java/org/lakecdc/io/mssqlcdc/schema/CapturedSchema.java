@@ -13,8 +13,8 @@ import org.lakecdc.io.mssqlcdc.client.SchemaChangedError;
 
 /**
  * The captured columns of a table inferred from CDC metadata when the {@code columns} option is not
- * given (BEHAVIOUR.md 5.3, ADR 0007 and 0023): the output columns after the metadata columns, plus
- * the warnings the caller logs (and carries to the facts).
+ * given (docs/tables.md "Bronze"): the output columns after the metadata columns, plus the warnings
+ * the caller logs (and carries to the facts).
  *
  * <p>{@link #infer} takes every capture instance of the table, oldest first, and:
  *

@@ -12,7 +12,7 @@ import org.apache.beam.sdk.schemas.Schema.FieldType;
 import org.apache.beam.sdk.schemas.logicaltypes.SqlTypes;
 
 /**
- * The Beam schema of change rows (BEHAVIOUR.md 5.1): the metadata columns, then the captured
+ * The Beam schema of change rows (docs/tables.md "Bronze"): the metadata columns, then the captured
  * columns. Fields, in order:
  *
  * <table>

@@ -9,8 +9,9 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * Reads and writes the Spark DDL column lists of the {@code columns} option (BEHAVIOUR.md 1.3.8,
- * 5.6), e.g. {@code order_id INT, `created at` TIMESTAMP_NTZ, amount: DECIMAL(18, 2)}.
+ * Reads and writes the Spark DDL column lists of the {@code columns} option (docs/options.md,
+ * docs/tables.md "Extreme values"), e.g. {@code order_id INT, `created at` TIMESTAMP_NTZ, amount:
+ * DECIMAL(18, 2)}.
  *
  * <p>Syntax: entries separated by commas; each entry is a name, an optional colon, and a type.
  * Backticks quote a name (any characters; a doubled backtick inside stands for one); an unquoted

@@ -6,9 +6,9 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * Names of the columns this project adds to captured columns (BEHAVIOUR.md 5.1, 5.7), in one place.
- * Change rows start with the six metadata columns, in this order: {@link #CAPTURE_INSTANCE}, {@link
- * #START_LSN}, {@link #SEQVAL}, {@link #OPERATION}, {@link #COMMAND_ID} (absent when {@code
+ * Names of the columns this project adds to captured columns (docs/tables.md "Bronze"), in one
+ * place. Change rows start with the six metadata columns, in this order: {@link #CAPTURE_INSTANCE},
+ * {@link #START_LSN}, {@link #SEQVAL}, {@link #OPERATION}, {@link #COMMAND_ID} (absent when {@code
  * __$command_id} is not read), {@link #COMMIT_TS}. Bronze adds {@link #BATCH_ID}, {@link
  * #SNAPSHOT}, {@link #CHUNK} after the captured columns.
  */

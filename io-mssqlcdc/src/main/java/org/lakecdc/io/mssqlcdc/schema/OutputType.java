@@ -16,8 +16,8 @@ import org.apache.beam.sdk.values.Row;
 
 /**
  * The type of an output column: the Delta (Spark) type a captured column is written as, named with
- * Spark DDL names (BEHAVIOUR.md 5.4). Immutable value type; equal when kind, precision and scale
- * are equal.
+ * Spark DDL names (docs/tables.md "Extreme values"). Immutable value type; equal when kind,
+ * precision and scale are equal.
  *
  * <p>The kinds, their Beam field types ({@link #toBeamFieldType()}) and the Java values of those
  * fields:

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Refuses source columns named like a metadata or bronze column (BEHAVIOUR.md 5.2): {@code
+ * Refuses source columns named like a metadata or bronze column (docs/tables.md "Bronze"): {@code
  * _capture_instance}, {@code _start_lsn}, {@code _seqval}, {@code _operation}, {@code _command_id},
  * {@code _commit_ts}, {@code _batch_id}, {@code _snapshot} and {@code _chunk}, compared ignoring
  * case ({@link MetadataColumns#isReserved}). Such a column would collide with the column this

@@ -3,10 +3,11 @@ package org.lakecdc.io.mssqlcdc.schema;
 import java.util.Objects;
 
 /**
- * The compatibility rule between output types (BEHAVIOUR.md 3.5): whether every value of one type
- * fits another unchanged. Used to merge the capture instances of a table (the newer instance's type
- * wins when the older one fits it, 5.3) and to check that a query's type still holds a captured
- * type after DDL ({@code fits(capturedNew, expected)}, 3.4 to 3.6).
+ * The compatibility rule between output types (docs/tables.md "Schema evolution of bronze"):
+ * whether every value of one type fits another unchanged. Used to merge the capture instances of a
+ * table (the newer instance's type wins when the older one fits it, 5.3) and to check that a
+ * query's type still holds a captured type after DDL ({@code fits(capturedNew, expected)}, 3.4 to
+ * 3.6).
  */
 public final class TypeCompatibility {
   private TypeCompatibility() {}

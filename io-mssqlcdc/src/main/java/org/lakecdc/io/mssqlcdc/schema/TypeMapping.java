@@ -3,8 +3,8 @@ package org.lakecdc.io.mssqlcdc.schema;
 import java.util.Objects;
 
 /**
- * The default mapping of SQL Server column types to output types (BEHAVIOUR.md 5.4 and 5.5), used
- * when the captured columns are inferred from {@code sys.sp_cdc_get_captured_columns}.
+ * The default mapping of SQL Server column types to output types (docs/tables.md "Extreme values"),
+ * used when the captured columns are inferred from {@code sys.sp_cdc_get_captured_columns}.
  *
  * <table>
  *   <caption>SQL Server type to output type</caption>

@@ -1,11 +1,11 @@
 package org.lakecdc.io.mssqlcdc.schema;
 
 /**
- * A captured column has a SQL Server type with no default output type (BEHAVIOUR.md 5.5): {@code
- * sql_variant}, {@code geography}, {@code geometry}, {@code hierarchyid}, CLR types and any other
- * type not in the mapping of {@link TypeMapping}. The fix is to declare the columns to read with
- * the {@code columns} option ({@code withColumns(...)}, {@code --columns}) and leave the column
- * out.
+ * A captured column has a SQL Server type with no default output type (docs/tables.md "Extreme
+ * values"): {@code sql_variant}, {@code geography}, {@code geometry}, {@code hierarchyid}, CLR
+ * types and any other type not in the mapping of {@link TypeMapping}. The fix is to declare the
+ * columns to read with the {@code columns} option ({@code withColumns(...)}, {@code --columns}) and
+ * leave the column out.
  *
  * <p>Message, one line: {@code Column '<column>' has SQL Server type <type>, which has no default
  * mapping; declare the columns to read with 'columns' (withColumns / --columns) and leave it out};

@@ -26,7 +26,7 @@ import java.util.regex.Pattern;
  * Casts the Java values a CDC client returns (see {@code ChangeRow}: Boolean, Short, Integer, Long,
  * Float, Double, BigDecimal, LocalDate, LocalDateTime, Instant, String, byte[]) to the value of the
  * Beam field of an output type ({@link OutputType} class table). Every row is cast to the declared
- * output schema before it is emitted (BEHAVIOUR.md invariant 7, 4.7); with the {@code columns}
+ * output schema before it is emitted (docs/tables.md "Extreme values"); with the {@code columns}
  * option the declared types are the user's own conversions.
  *
  * <p>Rules, by target type ({@code null} stays {@code null} for every target):

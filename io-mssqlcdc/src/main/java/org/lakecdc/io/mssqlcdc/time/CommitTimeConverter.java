@@ -18,7 +18,8 @@ import java.util.OptionalInt;
 
 /**
  * Converts SQL Server commit times ({@code cdc.lsn_time_mapping.tran_end_time}, a zone-less local
- * time on the server's clock) to UTC instants, as BEHAVIOUR.md 4.4 and ADR 0008 prescribe.
+ * time on the server's clock) to UTC instants, as docs/sql-server.md "Connection settings"
+ * describes.
  *
  * <p>Three clocks:
  *
@@ -32,9 +33,10 @@ import java.util.OptionalInt;
  *       change, i.e. its first pass), corrected for the fall-back repeated hour by LSN order:
  * </ul>
  *
- * <p><b>The fall-back rule</b> (BEHAVIOUR.md 4.4, ADR 0008 amendment 4). {@code AT TIME ZONE} reads
- * every repeated local time as its first pass, so commits made in the hour's second pass would come
- * out an hour early and go backwards in LSN order. Given the commit times <em>in LSN order</em>:
+ * <p><b>The fall-back rule</b> (docs/sql-server.md "Connection settings"). {@code AT TIME ZONE}
+ * reads every repeated local time as its first pass, so commits made in the hour's second pass
+ * would come out an hour early and go backwards in LSN order. Given the commit times <em>in LSN
+ * order</em>:
  *
  * <ol>
  *   <li>A commit is a <em>drop</em> when its local time reads more than one minute earlier than the
@@ -247,8 +249,9 @@ public final class CommitTimeConverter implements Serializable {
   /**
    * The server-clock time to compare {@code tran_end_time} with when looking for the commits at or
    * before a UTC instant: the Java twin of the expression the T-SQL client passes to {@code
-   * sys.fn_cdc_map_time_to_lsn('largest less than or equal', ...)} (BEHAVIOUR.md 6.6 step 3,
-   * SCENARIOS.md C240, C245), used by the simulator and checked against SQL Server's own answers.
+   * sys.fn_cdc_map_time_to_lsn('largest less than or equal', ...)} (docs/options.md "Seeding from a
+   * copy", docs/scenarios.md C240, C245), used by the simulator and checked against SQL Server's
+   * own answers.
    *
    * <p>The instant is first truncated to whole seconds ({@link #lookupSecond(Instant)}). Then:
    *

@@ -116,7 +116,7 @@ abstract class CdcClientContract {
   private History history() {
     String t = table("orders");
     String ci = db.createCapturedTable(t, ORDERS, List.of("order_id"));
-    Instant before = Instant.now();
+    Instant before = db.now();
     Lsn c1 =
         db.commit(
             List.of(Change.insert(t, order(1, "new", "10.50", "2026-09-28T13:50:01.1234567"))));
@@ -127,7 +127,7 @@ abstract class CdcClientContract {
                 Change.insert(t, order(3, "new", "30.25", "2026-09-28T13:52:00"))));
     Lsn c3 = db.commit(List.of(Change.update(t, List.of(1), Map.of("status", "paid"))));
     Lsn c4 = db.commit(List.of(Change.delete(t, List.of(2))));
-    return new History(t, ci, c1, c2, c3, c4, before, Instant.now());
+    return new History(t, ci, c1, c2, c3, c4, before, db.now());
   }
 
   @Test
@@ -249,17 +249,14 @@ abstract class CdcClientContract {
   }
 
   /**
-   * Commits one insert on the wall clock's next second but one after {@code previous}: at least a
+   * Commits one insert on the server clock's next second but one after {@code previous}: at least a
    * full second after the second {@code previous} counts from, so look-ups by time, which drop
-   * fractions, can tell the two commits apart.
+   * fractions, can tell the two commits apart. The simulator's clock is moved there; SQL Server's
+   * is waited for.
    */
   private Lsn commitASecondAfter(String table, int id, Instant previous)
       throws InterruptedException {
-    Instant due = ceilToSecond(previous).plusMillis(1_100);
-    long wait = Duration.between(Instant.now(), due).toMillis();
-    if (wait > 0) {
-      Thread.sleep(wait);
-    }
+    db.awaitClock(ceilToSecond(previous).plusMillis(1_100));
     return db.commit(
         List.of(Change.insert(table, order(id, "new", "1.00", "2026-09-28T13:50:00"))));
   }

@@ -1,5 +1,7 @@
 package org.lakecdc.io.mssqlcdc.client;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
@@ -54,6 +56,31 @@ public interface CdcTestDatabase extends AutoCloseable {
 
   /** CDC cleanup of a capture instance up to {@code lowWatermark} (a commit LSN). */
   void cleanup(String captureInstance, Lsn lowWatermark);
+
+  /**
+   * The server's clock now, UTC: commits are stamped from it. SQL Server's is the machine's wall
+   * clock (the container shares the host's).
+   *
+   * @return the current time of the server's clock
+   */
+  default Instant now() {
+    return Instant.now();
+  }
+
+  /**
+   * Returns once the server's clock has reached {@code time}, so that the next commit is stamped
+   * {@code time} or later. SQL Server: waits for the wall clock. The simulator moves its clock
+   * there at once.
+   *
+   * @param time the time the clock must have reached
+   * @throws InterruptedException when interrupted while waiting
+   */
+  default void awaitClock(Instant time) throws InterruptedException {
+    long wait = Duration.between(Instant.now(), time).toMillis();
+    if (wait > 0) {
+      Thread.sleep(wait);
+    }
+  }
 
   @Override
   void close();

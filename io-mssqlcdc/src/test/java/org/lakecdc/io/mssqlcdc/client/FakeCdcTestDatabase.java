@@ -1,19 +1,32 @@
 package org.lakecdc.io.mssqlcdc.client;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
+import org.lakecdc.io.mssqlcdc.fake.ManualClock;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 
-/** The simulator behind {@link CdcClientContract}: commits at the wall clock, like a server. */
+/**
+ * The simulator behind {@link CdcClientContract}: commits at the time of its own clock, like a
+ * server, a clock that starts at {@link #START} and moves only when a test moves it ({@link
+ * #awaitClock}) or a commit is made (by {@link #COMMIT_STEP}), so that the commit times are exact
+ * and no test sleeps for them.
+ */
 final class FakeCdcTestDatabase implements CdcTestDatabase {
+  /** The clock's first time, with a fraction of a second as real clocks have. */
+  static final Instant START = Instant.parse("2026-09-28T16:50:00.250Z");
+
+  /** How far the clock moves on with each commit: the time a commit takes. */
+  static final Duration COMMIT_STEP = Duration.ofMillis(5);
+
+  private final ManualClock clock = new ManualClock(START);
   private final FakeSqlServer server;
 
   FakeCdcTestDatabase(Path directory) {
-    this.server = FakeSqlServer.open(directory);
+    this.server = FakeSqlServer.open(directory, clock);
   }
 
   @Override
@@ -30,7 +43,7 @@ final class FakeCdcTestDatabase implements CdcTestDatabase {
 
   @Override
   public Lsn commit(List<Change> changes) {
-    FakeSqlServer.Transaction tx = server.transaction(Instant.now().truncatedTo(ChronoUnit.MILLIS));
+    FakeSqlServer.Transaction tx = server.transaction();
     for (Change c : changes) {
       String table = "dbo." + c.table();
       switch (c.operation()) {
@@ -39,7 +52,9 @@ final class FakeCdcTestDatabase implements CdcTestDatabase {
         default -> tx.delete(table, c.key());
       }
     }
-    return tx.commit();
+    Lsn lsn = tx.commit();
+    clock.advance(COMMIT_STEP);
+    return lsn;
   }
 
   @Override
@@ -50,6 +65,16 @@ final class FakeCdcTestDatabase implements CdcTestDatabase {
   @Override
   public void cleanup(String captureInstance, Lsn lowWatermark) {
     server.cleanup(captureInstance, lowWatermark);
+  }
+
+  @Override
+  public Instant now() {
+    return clock.instant();
+  }
+
+  @Override
+  public void awaitClock(Instant time) {
+    clock.advanceTo(time);
   }
 
   @Override

@@ -12,7 +12,10 @@ import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** BEHAVIOUR.md 6.3: seekable, disjoint key-range pieces with bounds cast to declared types. */
+/**
+ * docs/architecture.md "Data flow": seekable, disjoint key-range pieces with bounds cast to
+ * declared types.
+ */
 class KeyRangeSqlTest {
   static final KeyRangeSql.KeyColumn A = KeyRangeSql.KeyColumn.of("a", "int", 4, 10, 0, null);
   static final KeyRangeSql.KeyColumn B =

@@ -20,8 +20,8 @@ import org.lakecdc.io.mssqlcdc.schema.SqlServerType;
 
 /**
  * {@link SqlCdcClient} over scripted JDBC: the statements it sends with their exact parameters, how
- * it reads the answers, the server clock, permissions and retries (SCENARIOS.md C020, C228, C229,
- * C235 to C238, C240, C241, C270, C273, C274; ADR 0029).
+ * it reads the answers, the server clock, permissions and retries (docs/scenarios.md C020, C228,
+ * C229, C235 to C238, C240, C241, C270, C273, C274).
  */
 class SqlCdcClientTest {
   static final String CI = "dbo_orders";

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** SCENARIOS.md C228: identifiers and zone names cannot inject SQL. */
+/** docs/scenarios.md C228: identifiers and zone names cannot inject SQL. */
 class SqlIdentifiersTest {
   @Test
   void shouldAcceptUnicodeCaptureInstanceAndQuoteItsChangeTable() {

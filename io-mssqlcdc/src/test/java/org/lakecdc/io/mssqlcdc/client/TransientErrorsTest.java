@@ -10,7 +10,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 
-/** Retry classification by SQL Server error number and SQLSTATE (ADR 0029, STYLE.md A4). */
+/** Retry classification by SQL Server error number and SQLSTATE. */
 class TransientErrorsTest {
   @ParameterizedTest(name = "error {0}, SQLSTATE {1}: retry={2}")
   @CsvSource({

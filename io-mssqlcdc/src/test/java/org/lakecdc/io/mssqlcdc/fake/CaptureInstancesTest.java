@@ -27,7 +27,8 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.schema.SqlServerType;
 
 /**
- * Capture instances: listing, resolution, a second instance, DDL history (BEHAVIOUR.md 3.2-3.4).
+ * Capture instances: listing, resolution, a second instance, DDL history (docs/sql-server.md
+ * "Switching to a new capture instance", docs/options.md).
  */
 class CaptureInstancesTest {
   private static final String V2 = "dbo_orders_v2";

@@ -36,7 +36,7 @@ import org.lakecdc.io.mssqlcdc.client.CloseableIterator;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.schema.SqlServerType;
 
-/** What a commit writes to the change tables (BEHAVIOUR.md 4.2, scenario C204). */
+/** What a commit writes to the change tables (docs/tables.md "Bronze", scenario C204). */
 class ChangeRowsTest {
   @TempDir Path dir;
 

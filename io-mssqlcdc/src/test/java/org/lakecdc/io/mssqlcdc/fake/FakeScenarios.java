@@ -16,8 +16,8 @@ import org.lakecdc.io.mssqlcdc.client.CloseableIterator;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 
 /**
- * Scenario builders shared by the tests of every module (published in the test jar): the
- * SCENARIOS.md conventions on a {@link FakeSqlServer}.
+ * Scenario builders shared by the tests of every module (published in the test jar): the The
+ * scenarios' setups (docs/scenarios.md) on a {@link FakeSqlServer}.
  *
  * <p>The "dbo_orders" table: {@code order_id int, status varchar(20), amount decimal(18,2),
  * updated_at datetime2(7)}, key {@code order_id}, capture instance {@value #CI}; T0 = {@code
@@ -57,11 +57,11 @@ public final class FakeScenarios {
   private FakeScenarios() {}
 
   /**
-   * SCENARIOS.md §3 setup SW: {@code dbo.orders} with an extra column {@code note varchar(20)};
-   * {@value #CI} captures {@code order_id, status, amount, updated_at}; commits c0..c4 insert order
-   * i (status "new", amount i.00, note "n{i}") at T0+i minutes ({@code ...001}..{@code ...041});
-   * then {@value #V2} is enabled at T0+5 capturing {@code v2Columns}, so S = {@code ...051}; then
-   * commits c5..c9 at T0+5..9 ({@code ...051}..{@code ...091}).
+   * The setup of section 3 of docs/scenarios.md: {@code dbo.orders} with an extra column {@code
+   * note varchar(20)}; {@value #CI} captures {@code order_id, status, amount, updated_at}; commits
+   * c0..c4 insert order i (status "new", amount i.00, note "n{i}") at T0+i minutes ({@code
+   * ...001}..{@code ...041}); then {@value #V2} is enabled at T0+5 capturing {@code v2Columns}, so
+   * S = {@code ...051}; then commits c5..c9 at T0+5..9 ({@code ...051}..{@code ...091}).
    *
    * @param v2Columns the columns the newer instance captures (must include {@code order_id})
    */
@@ -95,11 +95,11 @@ public final class FakeScenarios {
   }
 
   /**
-   * SCENARIOS.md C076, the keyed snapshot scenario: {@code dbo.orders} with CDC as {@value #CI};
-   * orders 0..9 inserted with status "new" at T0+i minutes ({@code ...001}..{@code ...091}); order
-   * 3 updated new→paid ({@code ...0A1}, T0+10); order 5 deleted ({@code ...0B1}, T0+11); a row with
-   * order_id NULL and status "no key" inserted ({@code ...0C1}, T0+12); an idle entry at T0+1h
-   * ({@code ...0D1}, {@link #SNAPSHOT_AT}). The table then holds NULL, 0..4, 6..9.
+   * C076 of docs/scenarios.md, the keyed snapshot scenario: {@code dbo.orders} with CDC as {@value
+   * #CI}; orders 0..9 inserted with status "new" at T0+i minutes ({@code ...001}..{@code ...091});
+   * order 3 updated new→paid ({@code ...0A1}, T0+10); order 5 deleted ({@code ...0B1}, T0+11); a
+   * row with order_id NULL and status "no key" inserted ({@code ...0C1}, T0+12); an idle entry at
+   * T0+1h ({@code ...0D1}, {@link #SNAPSHOT_AT}). The table then holds NULL, 0..4, 6..9.
    */
   public static FakeSqlServer snapshotScenario(Path dir) {
     FakeSqlServer db = orders(dir);

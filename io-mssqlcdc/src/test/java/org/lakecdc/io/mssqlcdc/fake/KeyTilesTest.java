@@ -20,7 +20,10 @@ import org.lakecdc.io.mssqlcdc.client.CloseableIterator;
 import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
 import org.lakecdc.io.mssqlcdc.client.TableQuery;
 
-/** {@code keyTiles}: NTILE over a table's key, NULL first (SCENARIOS.md C078, C079, C081, C088). */
+/**
+ * {@code keyTiles}: NTILE over a table's key, NULL first (docs/scenarios.md C078, C079, C081,
+ * C088).
+ */
 class KeyTilesTest {
   private static final IsolationLevel RC = IsolationLevel.READ_COMMITTED;
 

@@ -34,7 +34,10 @@ import org.lakecdc.io.mssqlcdc.client.SplitPoint;
 import org.lakecdc.io.mssqlcdc.client.TableQuery;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 
-/** Reader operations over the timeline, split points and source tables (SCENARIOS.md §19). */
+/**
+ * Reader operations over the timeline, split points and source tables (docs/scenarios.md, section
+ * "13, 15, 18, 19").
+ */
 class ReaderTest {
   @TempDir Path dir;
 

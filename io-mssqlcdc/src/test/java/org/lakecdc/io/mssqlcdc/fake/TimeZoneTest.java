@@ -18,7 +18,10 @@ import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.ChangeRow;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 
-/** Commit times on a non-UTC server: stored server-local, read back as UTC (BEHAVIOUR.md 4.4). */
+/**
+ * Commit times on a non-UTC server: stored server-local, read back as UTC (docs/sql-server.md
+ * "Connection settings").
+ */
 class TimeZoneTest {
   private static final List<Instant> ACROSS_FALL_BACK =
       List.of(

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** LSN text form, order and arithmetic (SCENARIOS.md C265–C267, C271). */
+/** LSN text form, order and arithmetic (docs/scenarios.md C265–C267, C271). */
 class LsnTest {
 
   @Test

@@ -12,8 +12,8 @@ import org.lakecdc.io.mssqlcdc.client.CapturedColumn;
 import org.lakecdc.io.mssqlcdc.client.SchemaChangedError;
 
 /**
- * Tests of {@link CapturedSchema#infer}: BEHAVIOUR.md 5.3, scenarios C033, C034, C036, C205, C206,
- * C208, C219.
+ * Tests of {@link CapturedSchema#infer}: docs/tables.md "Bronze", scenarios C033, C034, C036, C205,
+ * C206, C208, C219.
  */
 class CapturedSchemaTest {
 

@@ -21,7 +21,7 @@ import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
 
-/** Tests of {@link ChangeSchema}: BEHAVIOUR.md 5.1, scenarios C204, C219, C231, C232. */
+/** Tests of {@link ChangeSchema}: docs/tables.md "Bronze", scenarios C204, C219, C231, C232. */
 class ChangeSchemaTest {
   private static final List<ColumnSpec> ORDERS =
       List.of(

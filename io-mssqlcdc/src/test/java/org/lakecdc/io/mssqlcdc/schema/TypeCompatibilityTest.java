@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** Tests of {@link TypeCompatibility#fits}: BEHAVIOUR.md 3.5. */
+/** Tests of {@link TypeCompatibility#fits}: docs/tables.md "Schema evolution of bronze". */
 class TypeCompatibilityTest {
 
   @ParameterizedTest(name = "fits({0}, {1}) = {2}")

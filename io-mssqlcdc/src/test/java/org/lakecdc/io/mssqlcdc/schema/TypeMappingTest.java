@@ -11,10 +11,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Tests of {@link TypeMapping}: BEHAVIOUR.md 5.4 and 5.5, scenarios C206, C211, C212. */
+/** Tests of {@link TypeMapping}: docs/tables.md "Extreme values", scenarios C206, C211, C212. */
 class TypeMappingTest {
 
-  /** BEHAVIOUR.md 5.4, every SQL Server type listed, in the forms the procedure reports. */
+  /**
+   * docs/tables.md "Extreme values", every SQL Server type listed, in the forms the procedure
+   * reports.
+   */
   @ParameterizedTest(name = "{0} -> {1}")
   @CsvSource(
       delimiter = '|',

@@ -21,7 +21,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** Tests of {@link ValueConverter}: invariant 7, BEHAVIOUR.md 4.7, scenarios C211 and C234. */
+/** Tests of {@link ValueConverter}: docs/tables.md "Extreme values", scenarios C211 and C234. */
 class ValueConverterTest {
 
   private static Object cast(Object value, String type) {

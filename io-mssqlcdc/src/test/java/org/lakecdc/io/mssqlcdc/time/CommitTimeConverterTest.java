@@ -13,7 +13,9 @@ import java.time.ZoneId;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** BEHAVIOUR.md 4.4 (ADR 0008): server-local commit times to UTC, with exact values. */
+/**
+ * docs/sql-server.md "Connection settings": server-local commit times to UTC, with exact values.
+ */
 class CommitTimeConverterTest {
   private static final ZoneId NEW_YORK = ZoneId.of("America/New_York");
   private static final ZoneId SAO_PAULO = ZoneId.of("America/Sao_Paulo");

@@ -1,0 +1,11 @@
+/**
+ * SQL Server log sequence numbers and LSN ranges as Beam values: public API.
+ *
+ * <p>{@link org.lakecdc.io.mssqlcdc.lsn.Lsn} is the {@code binary(10)} value of {@code
+ * __$start_lsn} and {@code sys.fn_cdc_get_max_lsn} (SQL Server documentation, "cdc.&lt;capture
+ * instance&gt;_CT"), ordered as SQL Server orders it, with {@link
+ * org.lakecdc.io.mssqlcdc.lsn.LsnCoder}. {@link org.lakecdc.io.mssqlcdc.lsn.LsnRange} and {@link
+ * org.lakecdc.io.mssqlcdc.lsn.LsnRangeTracker} are the restriction and the tracker of the
+ * splittable change reader; {@link org.lakecdc.io.mssqlcdc.lsn.LsnRangeCoder} encodes ranges.
+ */
+package org.lakecdc.io.mssqlcdc.lsn;

@@ -30,8 +30,8 @@ final class Bootstrap {
 
   /**
    * Takes the bootstrap snapshot of a new target: records S ({@code max_lsn} before any row is
-   * read, BEHAVIOUR.md 6.1), reads the table in key ranges and writes the rows to bronze in one
-   * commit that also records S and the position at S.
+   * read; docs/tables.md "Bronze"), reads the table in key ranges and writes the rows to bronze in
+   * one commit that also records S and the position at S.
    *
    * @return the snapshot's rows
    */

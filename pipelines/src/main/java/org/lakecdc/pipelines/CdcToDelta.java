@@ -1,11 +1,8 @@
 package org.lakecdc.pipelines;
 
-import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -14,10 +11,7 @@ import org.lakecdc.io.mssqlcdc.SchemaChangePolicy;
 import org.lakecdc.io.mssqlcdc.StartingLsn;
 import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
 import org.lakecdc.io.mssqlcdc.client.CdcException;
-import org.lakecdc.io.mssqlcdc.client.ConnectionConfig;
-import org.lakecdc.io.mssqlcdc.client.FileErrors;
 import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
-import org.lakecdc.io.mssqlcdc.client.PasswordSource;
 import org.lakecdc.io.mssqlcdc.client.SourceTimeZone;
 import org.lakecdc.io.mssqlcdc.client.SqlCdcClientFactory;
 import org.lakecdc.io.mssqlcdc.fake.FakeCdcClientFactory;
@@ -393,54 +387,14 @@ public final class CdcToDelta {
               + " is for the simulator and --connectionUrl for a real SQL Server: pass one of"
               + " them, not both");
     }
-    if (!o.getConnectionUrl().startsWith("jdbc:sqlserver://")) {
-      throw new IllegalArgumentException(
-          "--connectionUrl must be a SQL Server JDBC URL (jdbc:sqlserver://host:1433;"
-              + "databaseName=db), not '"
-              + o.getConnectionUrl()
-              + "'");
-    }
-    String user = required("user", o.getUser());
-    if ((o.getPasswordEnv() == null) == (o.getPasswordFile() == null)) {
-      throw new IllegalArgumentException(
-          "--connectionUrl needs the password from exactly one of --passwordEnv (an environment"
-              + " variable's name) or --passwordFile (a file's path)");
-    }
-    PasswordSource password;
-    if (o.getPasswordEnv() != null) {
-      if (System.getenv(o.getPasswordEnv()) == null) {
-        throw new IllegalArgumentException(
-            "--passwordEnv names the environment variable "
-                + o.getPasswordEnv()
-                + ", which is not set");
-      }
-      password = PasswordSource.environmentVariable(o.getPasswordEnv());
-    } else {
-      try {
-        Files.readString(Path.of(o.getPasswordFile()), StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        throw new IllegalArgumentException(
-            "--passwordFile " + o.getPasswordFile() + " cannot be read: " + FileErrors.reason(e));
-      } catch (RuntimeException e) {
-        throw new IllegalArgumentException(
-            "--passwordFile " + o.getPasswordFile() + " cannot be read: " + firstLine(e));
-      }
-      password = PasswordSource.file(o.getPasswordFile());
-    }
-    ConnectionConfig connection;
-    try {
-      connection = ConnectionConfig.url(o.getConnectionUrl(), user, password);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("--" + e.getMessage());
-    }
-    connection =
-        connection
-            .withConnectTimeout(Duration.ofSeconds(o.getConnectTimeout()))
-            .withSourceTimeZone(zone);
-    if (o.getLockTimeoutMs() != null) {
-      connection = connection.withLockTimeoutMs(o.getLockTimeoutMs());
-    }
-    return SqlCdcClientFactory.of(connection);
+    return SqlServerSource.factory(
+        o.getConnectionUrl(),
+        o.getUser(),
+        o.getPasswordEnv(),
+        o.getPasswordFile(),
+        o.getConnectTimeout(),
+        zone,
+        o.getLockTimeoutMs());
   }
 
   /**

@@ -36,7 +36,7 @@ import org.lakecdc.transforms.write.CrashPoint;
  * @param crashFailure crash tests only: what is thrown there (null for {@link
  *     CrashPoint.Failure#EXCEPTION})
  * @param seed a new target's seed from an existing copy instead of the bootstrap snapshot
- *     (BEHAVIOUR.md 6.6), or null
+ *     (docs/options.md "Seeding from a copy"), or null
  * @param hadoopConf the Hadoop configuration every Delta table is opened with, on the launcher and
  *     on every worker
  */

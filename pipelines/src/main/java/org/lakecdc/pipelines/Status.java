@@ -7,8 +7,6 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -33,11 +31,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
 import org.lakecdc.io.mssqlcdc.client.Commit;
-import org.lakecdc.io.mssqlcdc.client.ConnectionConfig;
-import org.lakecdc.io.mssqlcdc.client.FileErrors;
-import org.lakecdc.io.mssqlcdc.client.PasswordSource;
 import org.lakecdc.io.mssqlcdc.client.SourceTimeZone;
-import org.lakecdc.io.mssqlcdc.client.SqlCdcClientFactory;
 import org.lakecdc.io.mssqlcdc.fake.FakeCdcClientFactory;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.pipelines.demo.DemoDatabase;
@@ -223,50 +217,15 @@ public final class Status {
           "--fakePath is for the simulator and --connectionUrl for a real SQL Server: pass one of"
               + " them, not both");
     }
-    if (!o.getConnectionUrl().startsWith("jdbc:sqlserver://")) {
-      throw new IllegalArgumentException(
-          "--connectionUrl must be a SQL Server JDBC URL (jdbc:sqlserver://host:1433;"
-              + "databaseName=db), not '"
-              + o.getConnectionUrl()
-              + "'");
-    }
-    if (o.getUser() == null || o.getUser().isBlank()) {
-      throw new IllegalArgumentException("--connectionUrl needs --user (a SQL Server login)");
-    }
-    if ((o.getPasswordEnv() == null) == (o.getPasswordFile() == null)) {
-      throw new IllegalArgumentException(
-          "--connectionUrl needs the password from exactly one of --passwordEnv (an environment"
-              + " variable's name) or --passwordFile (a file's path)");
-    }
-    PasswordSource password;
-    if (o.getPasswordEnv() != null) {
-      if (System.getenv(o.getPasswordEnv()) == null) {
-        throw new IllegalArgumentException(
-            "--passwordEnv names the environment variable "
-                + o.getPasswordEnv()
-                + ", which is not set");
-      }
-      password = PasswordSource.environmentVariable(o.getPasswordEnv());
-    } else {
-      try {
-        Files.readString(Path.of(o.getPasswordFile()), StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        throw new IllegalArgumentException(
-            "--passwordFile " + o.getPasswordFile() + " cannot be read: " + FileErrors.reason(e));
-      }
-      password = PasswordSource.file(o.getPasswordFile());
-    }
-    ConnectionConfig connection;
-    try {
-      connection = ConnectionConfig.url(o.getConnectionUrl(), o.getUser(), password);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("--" + e.getMessage());
-    }
     return Optional.of(
-        SqlCdcClientFactory.of(
-            connection
-                .withConnectTimeout(Duration.ofSeconds(o.getConnectTimeout()))
-                .withSourceTimeZone(zone)));
+        SqlServerSource.factory(
+            o.getConnectionUrl(),
+            o.getUser(),
+            o.getPasswordEnv(),
+            o.getPasswordFile(),
+            o.getConnectTimeout(),
+            zone,
+            null));
   }
 
   /**

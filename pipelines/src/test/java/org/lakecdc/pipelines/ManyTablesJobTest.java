@@ -37,11 +37,11 @@ import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.write.TableFailures;
 
 /**
- * Many tables in one pipeline ({@code --tables}, {@code --tablesFile}; SCENARIOS.md §17, C259 to
- * C264 in Beam form): each capture instance into its own bronze table under its own app id, one
- * shared facts and control table; a table that meets data loss is stopped alone (a {@code
- * table_failed} facts row, exit code 3) while the others go on with every change exactly once; an
- * unknown capture instance is refused before anything is written.
+ * Many tables in one pipeline ({@code --tables}, {@code --tablesFile}; docs/many-tables.md;
+ * docs/scenarios.md C259 to C264 in Beam form): each capture instance into its own bronze table
+ * under its own app id, one shared facts and control table; a table that meets data loss is stopped
+ * alone (a {@code table_failed} facts row, exit code 3) while the others go on with every change
+ * exactly once; an unknown capture instance is refused before anything is written.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class ManyTablesJobTest {

@@ -47,16 +47,16 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
  *             .withMaxCommitsPerBatch(1000));
  * }</pre>
  *
- * <h3>Output</h3>
+ * <h2>Output</h2>
  *
  * Each row has the six metadata columns {@code _capture_instance STRING, _start_lsn STRING, _seqval
  * STRING, _operation INT32, _command_id INT32} (absent with {@code withIncludeCommandId(false)}),
  * {@code _commit_ts} (a zone-less date-time in UTC), then the captured columns, typed by the
- * mapping of BEHAVIOUR.md 5.4. Order a table's changes by {@code (_start_lsn, _command_id, _seqval,
- * _operation)}. Element timestamps are the UTC commit times. {@link ReadWithBatches} also emits one
- * {@link ChangeBatch} per batch read.
+ * mapping of docs/tables.md "Bronze". Order a table's changes by {@code (_start_lsn, _command_id,
+ * _seqval, _operation)}. Element timestamps are the UTC commit times. {@link ReadWithBatches} also
+ * emits one {@link ChangeBatch} per batch read.
  *
- * <h3>Forms</h3>
+ * <h2>Forms</h2>
  *
  * The bounded form (default) reads up to {@code sys.fn_cdc_get_max_lsn()} as read once at the
  * start, in batches of at most {@code maxCommitsPerBatch} commits, and finishes; it runs on every
@@ -65,7 +65,7 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
  * Read#withStopCondition(StopCondition)} holds; it needs a runner that runs unbounded splittable
  * DoFns (Direct, Flink).
  *
- * <h3>Columns</h3>
+ * <h2>Columns</h2>
  *
  * Without {@link Read#withColumns(String)} the captured columns are inferred when the pipeline is
  * built, from {@code sys.sp_cdc_get_captured_columns} of every capture instance of the table (the
@@ -73,14 +73,14 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
  * of a type without a mapping ({@code sql_variant}, {@code geography}, ...) fails the build with an
  * error naming it and the fix.
  *
- * <h3>Guards</h3>
+ * <h2>Guards</h2>
  *
  * Each batch checks each capture instance's minimum LSN before and after reading: changes removed
  * by CDC cleanup (or held only by a capture instance disabled before the read reached them) fail
  * the read with {@link org.lakecdc.io.mssqlcdc.client.DataLossError}.
  *
- * <p>Before any row of a batch is read, its schema is checked (BEHAVIOUR.md 3.4 to 3.6), and a
- * failing batch emits nothing; the batches before it are emitted as usual:
+ * <p>Before any row of a batch is read, its schema is checked (docs/scenarios.md "Schema change"),
+ * and a failing batch emits nothing; the batches before it are emitted as usual:
  *
  * <ul>
  *   <li>DDL in the batch's range ({@code sys.sp_cdc_get_ddl_history}), by {@link
@@ -97,7 +97,7 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
  *       warning).
  * </ul>
  *
- * <h3>Snapshots</h3>
+ * <h2>Snapshots</h2>
  *
  * {@link #snapshot()} reads a tracked table's current rows once (bounded), in the same schema as
  * change rows, every row stamped with one snapshot LSN S recorded before any row is read ({@link
@@ -360,10 +360,10 @@ public final class MssqlCdcIO {
     }
 
     /**
-     * What a batch whose LSN range holds DDL on the table does (BEHAVIOUR.md 3.4), checked before
-     * any row of the batch is read: {@link SchemaChangePolicy#CLASSIFY} (default) fails only when a
-     * captured column the read reads got a type its expected type does not hold; {@link
-     * SchemaChangePolicy#FAIL} fails on any DDL. Either failure is a {@link
+     * What a batch whose LSN range holds DDL on the table does (docs/scenarios.md "Schema change"),
+     * checked before any row of the batch is read: {@link SchemaChangePolicy#CLASSIFY} (default)
+     * fails only when a captured column the read reads got a type its expected type does not hold;
+     * {@link SchemaChangePolicy#FAIL} fails on any DDL. Either failure is a {@link
      * org.lakecdc.io.mssqlcdc.client.SchemaChangedError}, never retried.
      */
     public Read withSchemaChangePolicy(SchemaChangePolicy schemaChangePolicy) {
@@ -460,18 +460,18 @@ public final class MssqlCdcIO {
 
   /**
    * A bounded read of the current rows of the table a capture instance tracks, stamped with one
-   * snapshot LSN S, in the schema of {@link Read} (BEHAVIOUR.md 6.2).
+   * snapshot LSN S, in the schema of {@link Read} (docs/tables.md "Bronze").
    *
-   * <h3>Snapshot LSN</h3>
+   * <h2>Snapshot LSN</h2>
    *
    * S is {@link #withSnapshotLsn(Lsn)} when given; otherwise {@link SnapshotLsn#resolve} (the rule
-   * of BEHAVIOUR.md 6.1) when the pipeline is built ({@code expand}, on the launcher), before any
-   * row is read. Every commit up to S is in the rows read; rows may also hold commits after S,
-   * which a change read starting after S replays (by design: the latest image per key absorbs the
-   * overlap). A job that records S itself calls {@link #resolveSnapshotLsn()} once and passes the
-   * answer with {@link #withSnapshotLsn(Lsn)}.
+   * of docs/tables.md "Bronze") when the pipeline is built ({@code expand}, on the launcher),
+   * before any row is read. Every commit up to S is in the rows read; rows may also hold commits
+   * after S, which a change read starting after S replays (by design: the latest image per key
+   * absorbs the overlap). A job that records S itself calls {@link #resolveSnapshotLsn()} once and
+   * passes the answer with {@link #withSnapshotLsn(Lsn)}.
    *
-   * <h3>Rows</h3>
+   * <h2>Rows</h2>
    *
    * {@code _capture_instance} = the configured instance, {@code _start_lsn} = S, {@code _seqval}
    * NULL, {@code _operation} 0, {@code _command_id} NULL (present unless {@code
@@ -480,7 +480,7 @@ public final class MssqlCdcIO {
    * columns cast like change rows; a column the table no longer has reads NULL. Element timestamps
    * are the commit time of S. Counter {@code mssqlcdc/snapshot_rows} counts the rows read.
    *
-   * <h3>Partitions</h3>
+   * <h2>Partitions</h2>
    *
    * A first step plans key ranges over the oldest capture instance's key ({@link
    * CdcClient#keyTiles}: {@code numPartitions} NTILE tiles, NULL keys first), the ranges are
@@ -490,7 +490,7 @@ public final class MssqlCdcIO {
    * range's rows are written by a sink in the reading stage and only the sink's result per range is
    * emitted: no row crosses a shuffle.
    *
-   * <h3>Errors</h3>
+   * <h2>Errors</h2>
    *
    * Building fails with {@link IllegalArgumentException} naming the option for a missing capture
    * instance or client factory, a bad {@code columns} list or an unmappable type, with {@link
@@ -728,7 +728,7 @@ public final class MssqlCdcIO {
    * advance independently and a runner spreads them over workers. All reads share one client
    * factory (one client per DoFn instance serves them all) and one form (bounded, or continuous).
    *
-   * <h3>Failures stop one table</h3>
+   * <h2>Failures stop one table</h2>
    *
    * A {@link TableFailure} (data loss, a schema change the read cannot follow, a missing grant, a
    * capture instance disabled) ends that capture instance's read only: instead of failing the

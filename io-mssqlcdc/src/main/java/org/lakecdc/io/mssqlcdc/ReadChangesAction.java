@@ -273,7 +273,8 @@ final class ReadChangesAction {
         readInstances.add(part.captureInstance());
       }
     }
-    // Schema checks first: a batch that fails them reads nothing (BEHAVIOUR.md 3.1 step 6). DDL
+    // Schema checks first: a batch that fails them reads nothing (docs/scenarios.md "Schema
+    // change"). DDL
     // is looked for from the previous batch's end, as the batch's facts DDL list is: a split
     // part's first batch also answers for DDL between the previous part's last commit and its
     // own first LSN.
@@ -424,9 +425,9 @@ final class ReadChangesAction {
   /**
    * DDL on the table after {@code previousEnd} up to {@code end}: {@code
    * sys.sp_cdc_get_ddl_history} of each of the table's capture instances, one per LSN (both
-   * instances may record a statement), in LSN order (BEHAVIOUR.md 3.4). Measured from the previous
-   * end, not from the batch's first LSN: a DDL LSN between two parts of a read belongs to the next
-   * batch.
+   * instances may record a statement), in LSN order (docs/scenarios.md "Schema change"). Measured
+   * from the previous end, not from the batch's first LSN: a DDL LSN between two parts of a read
+   * belongs to the next batch.
    */
   private List<BatchSource.Ddl> ddlOfTable(
       List<CaptureInstance> instances, Lsn previousEnd, Lsn end) {

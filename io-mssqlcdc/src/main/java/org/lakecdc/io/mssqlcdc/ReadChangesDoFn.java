@@ -29,7 +29,7 @@ import org.lakecdc.io.mssqlcdc.lsn.LsnRangeTracker;
 /**
  * The splittable {@link DoFn} that reads SQL Server change rows by LSN range.
  *
- * <h3>Element and restriction</h3>
+ * <h2>Element and restriction</h2>
  *
  * The element is the name of the configured capture instance. The restriction is an {@link
  * LsnRange} {@code [from, to)} of commit LSNs: {@code from} is right after the last processed LSN
@@ -37,7 +37,7 @@ import org.lakecdc.io.mssqlcdc.lsn.LsnRangeTracker;
  * starts (bounded form, {@link Bounded}) or the open end {@link Lsn#MAX} (continuous form, {@link
  * Unbounded}).
  *
- * <h3>Splitting</h3>
+ * <h2>Splitting</h2>
  *
  * {@code @SplitRestriction} cuts the initial range at each newer capture instance's start LSN S
  * and, with {@code numPartitions > 1}, at commit LSNs that balance change rows (the change table's
@@ -45,7 +45,7 @@ import org.lakecdc.io.mssqlcdc.lsn.LsnRangeTracker;
  * restriction at all. At run time the {@link LsnRangeTracker} only checkpoints, right after the
  * last claimed commit.
  *
- * <h3>Processing</h3>
+ * <h2>Processing</h2>
  *
  * {@link ReadChangesAction} claims the end commit of each batch (at most {@code maxCommitsPerBatch}
  * rows of {@code cdc.lsn_time_mapping}), checks the batch's schema (DDL in its range, a capture
@@ -55,12 +55,12 @@ import org.lakecdc.io.mssqlcdc.lsn.LsnRangeTracker;
  * bounded form stops at the end of its range; the continuous form resumes after the poll interval
  * when caught up.
  *
- * <h3>Watermark</h3>
+ * <h2>Watermark</h2>
  *
  * A manual estimator set to the UTC commit time of the last claimed commit; idle entries of {@code
  * cdc.lsn_time_mapping} advance it, so quiet tables progress; it never goes backwards.
  *
- * <h3>Size</h3>
+ * <h2>Size</h2>
  *
  * {@code @GetSize} is the number of change rows in the restriction, as the client estimates it
  * cheaply ({@link CdcClient#estimatedChangeRows}: an index range count, no NTILE).

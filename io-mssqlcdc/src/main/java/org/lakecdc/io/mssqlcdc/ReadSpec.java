@@ -26,12 +26,13 @@ import org.lakecdc.io.mssqlcdc.schema.OutputType;
  * @param schema the output row schema (metadata columns, then {@code columns})
  * @param pollInterval how long the continuous form waits when caught up
  * @param stopCondition when the continuous form stops
- * @param schemaChangePolicy what DDL in a batch's range does (BEHAVIOUR.md 3.4)
+ * @param schemaChangePolicy what DDL in a batch's range does (docs/scenarios.md "Schema change")
  * @param columnsDeclared whether {@code columns} were declared rather than inferred
  * @param knownInstances the table's capture instances when the pipeline was built, oldest first:
- *     the schema accounts for them; a newer one gets the switch check (BEHAVIOUR.md 3.6)
+ *     the schema accounts for them; a newer one gets the switch check (docs/sql-server.md
+ *     "Switching to a new capture instance")
  * @param expectedTypes per column read (lower-cased name), the type its captured type must still
- *     fit after DDL (BEHAVIOUR.md 3.5)
+ *     fit after DDL (docs/scenarios.md "Schema change")
  */
 record ReadSpec(
     String captureInstance,

@@ -39,7 +39,8 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 /**
  * {@code MssqlCdcIO.readAll()}: many capture instances in one splittable DoFn, each with its own
  * batches numbered from 0, its own schema and options; a table's own failure ends that table with
- * one failed batch while the others read to their end (DESIGN.md 6c; SCENARIOS.md C260, C264).
+ * one failed batch while the others read to their end (docs/many-tables.md; docs/scenarios.md C260,
+ * C264).
  */
 public class ReadAllTest {
   @Rule public final transient TestPipeline pipeline = TestPipeline.create();

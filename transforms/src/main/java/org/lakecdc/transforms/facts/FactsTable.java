@@ -16,8 +16,8 @@ import org.lakecdc.transforms.delta.TableDefinition;
 import org.lakecdc.transforms.delta.TableKind;
 
 /**
- * The facts table (BEHAVIOUR.md 7.4): one row per batch, batches without rows included, plus event
- * rows ({@code bootstrap}, {@code schema_change}, {@code capture_instance_switched}, {@code
+ * The facts table (docs/tables.md "Facts"): one row per batch, batches without rows included, plus
+ * event rows ({@code bootstrap}, {@code schema_change}, {@code capture_instance_switched}, {@code
  * data_skipped}, {@code nothing_new}, {@code table_failed}). All times are UTC, stored as
  * TIMESTAMP_NTZ.
  *

@@ -18,7 +18,7 @@ import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.position.StreamPosition;
 
 /**
- * The facts rows of one batch (BEHAVIOUR.md 7.4–7.6): the batch row, then its event rows. Source
+ * The facts rows of one batch (docs/tables.md "Facts"): the batch row, then its event rows. Source
  * measurements (retention watermark, capture progress, lags) are taken when the batch is committed,
  * from the capture instance the batch read last.
  */
@@ -117,8 +117,8 @@ final class BatchFacts {
    * instance: it crossed the newer instance's start LSN S, or it is the first batch to read the
    * newer instance after the previous batch (of this or an earlier run) read the older one. Its
    * detail is {@code "<older> -> <newer>"}, plus {@code "; no longer captured, read as NULL: c1,
-   * c2"} for the columns the query reads that the newer instance does not capture (BEHAVIOUR.md
-   * 3.6; C033).
+   * c2"} for the columns the query reads that the newer instance does not capture
+   * (docs/sql-server.md "Switching to a new capture instance"; 3.6; C033).
    */
   private static Optional<SwitchEvent> switchEvent(StreamPosition before, ChangeBatch batch) {
     List<String> read = batch.readInstances();

@@ -43,7 +43,7 @@ import org.lakecdc.transforms.position.StreamPosition;
  * time, the rows), the stream position right at S and the transaction id {@code (<appId>#snapshot,
  * 0)}. Bronze rows get {@code _snapshot = S}, {@code _batch_id} and {@code _chunk} NULL.
  *
- * <h3>Forms</h3>
+ * <h2>Forms</h2>
  *
  * <ul>
  *   <li>{@link #from(MssqlCdcIO.Snapshot)}{@code .to(bronzePath, position)} ({@link FromSnapshot},
@@ -67,13 +67,14 @@ import org.lakecdc.transforms.position.StreamPosition;
  * already recorded.
  *
  * <p>A snapshot already committed (the domain is present, a rerun after a crash) is not written
- * again: its S is what the stream continues from, never a newer one (BEHAVIOUR.md invariant 12). An
+ * again: its S is what the stream continues from, never a newer one (docs/tables.md "Bronze"). An
  * empty table commits no data file but still records the snapshot and the position.
  */
 public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCollection<Long>> {
   /**
    * Domain of the snapshot record in bronze: {@code {"lsn", "commit_ts", "rows"}}, plus {@code
-   * "kind": "seed", "seed_table", "as_of"} for a seed from an existing copy (BEHAVIOUR.md 6.6).
+   * "kind": "seed", "seed_table", "as_of"} for a seed from an existing copy (docs/options.md
+   * "Seeding from a copy").
    */
   public static final String SNAPSHOT_DOMAIN = "mssql_cdc.snapshot";
 
@@ -249,8 +250,8 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
   }
 
   /**
-   * Where a seed's rows came from (BEHAVIOUR.md 6.6): recorded with the snapshot so that the facts
-   * event and a rerun can tell a seed from a bootstrap snapshot.
+   * Where a seed's rows came from (docs/options.md "Seeding from a copy"): recorded with the
+   * snapshot so that the facts event and a rerun can tell a seed from a bootstrap snapshot.
    *
    * @param table the path or URI of the copy the rows were read from
    * @param asOf the seed's {@code as_of}: a UTC instant ({@code 2026-09-28T13:52:00Z}) or an LSN

@@ -1,0 +1,95 @@
+package org.lakecdc.pipelines;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
+import org.lakecdc.io.mssqlcdc.client.ConnectionConfig;
+import org.lakecdc.io.mssqlcdc.client.FileErrors;
+import org.lakecdc.io.mssqlcdc.client.PasswordSource;
+import org.lakecdc.io.mssqlcdc.client.SourceTimeZone;
+import org.lakecdc.io.mssqlcdc.client.SqlCdcClientFactory;
+
+/**
+ * The real SQL Server of a command line ({@code --connectionUrl}, {@code --user}, {@code
+ * --passwordEnv} or {@code --passwordFile}, {@code --connectTimeout}, {@code --sourceTimeZone},
+ * {@code --lockTimeoutMs}), validated the same way for every command that reads one (the main job,
+ * {@code Status}). The password itself is read by each connection, never here (only whether it can
+ * be).
+ */
+final class SqlServerSource {
+  private SqlServerSource() {}
+
+  /**
+   * The client factory of the SQL Server at {@code url}.
+   *
+   * @param url {@code --connectionUrl}, a {@code jdbc:sqlserver://} URL without a password
+   * @param user {@code --user}
+   * @param passwordEnv {@code --passwordEnv}, or null
+   * @param passwordFile {@code --passwordFile}, or null
+   * @param connectTimeoutSeconds {@code --connectTimeout}, 0 or more
+   * @param zone {@code --sourceTimeZone}, parsed
+   * @param lockTimeoutMs {@code --lockTimeoutMs}, or null for the server's default
+   * @throws IllegalArgumentException one line naming the option and what it accepts
+   */
+  static CdcClientFactory factory(
+      String url,
+      @Nullable String user,
+      @Nullable String passwordEnv,
+      @Nullable String passwordFile,
+      long connectTimeoutSeconds,
+      SourceTimeZone zone,
+      @Nullable Long lockTimeoutMs) {
+    if (!url.startsWith("jdbc:sqlserver://")) {
+      throw new IllegalArgumentException(
+          "--connectionUrl must be a SQL Server JDBC URL (jdbc:sqlserver://host:1433;"
+              + "databaseName=db), not '"
+              + url
+              + "'");
+    }
+    if (user == null || user.isBlank()) {
+      throw new IllegalArgumentException("--user must not be empty");
+    }
+    if ((passwordEnv == null) == (passwordFile == null)) {
+      throw new IllegalArgumentException(
+          "--connectionUrl needs the password from exactly one of --passwordEnv (an environment"
+              + " variable's name) or --passwordFile (a file's path)");
+    }
+    PasswordSource password;
+    if (passwordEnv != null) {
+      if (System.getenv(passwordEnv) == null) {
+        throw new IllegalArgumentException(
+            "--passwordEnv names the environment variable " + passwordEnv + ", which is not set");
+      }
+      password = PasswordSource.environmentVariable(passwordEnv);
+    } else {
+      try {
+        Files.readString(Path.of(passwordFile), StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        throw new IllegalArgumentException(
+            "--passwordFile " + passwordFile + " cannot be read: " + FileErrors.reason(e));
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException(
+            "--passwordFile " + passwordFile + " cannot be read: " + CommandLine.firstLine(e));
+      }
+      password = PasswordSource.file(passwordFile);
+    }
+    ConnectionConfig connection;
+    try {
+      connection = ConnectionConfig.url(url, user, password);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--" + e.getMessage());
+    }
+    connection =
+        connection
+            .withConnectTimeout(Duration.ofSeconds(connectTimeoutSeconds))
+            .withSourceTimeZone(zone);
+    if (lockTimeoutMs != null) {
+      connection = connection.withLockTimeoutMs(lockTimeoutMs);
+    }
+    return SqlCdcClientFactory.of(connection);
+  }
+}

@@ -83,14 +83,8 @@ public final class CdcToDelta {
       } else {
         printSummary(config, CdcToDeltaJob.run(config, options, System.out, beforeStream));
       }
-    } catch (IllegalArgumentException | CdcException e) {
-      if (options.getVerbose()) {
-        e.printStackTrace(err);
-      }
-      err.println("error: " + firstLine(e));
-      return e instanceof OptionRefusedException ? JobExit.BAD_OPTION : JobExit.FAILED;
     } catch (Throwable t) {
-      return JobExit.report(t, err, options.getVerbose());
+      return failed(t, options, err);
     }
     return JobExit.OK;
   }
@@ -150,16 +144,26 @@ public final class CdcToDelta {
                 + "); the others completed");
         return JobExit.TABLE_FAILED;
       }
-    } catch (IllegalArgumentException | CdcException e) {
-      if (options.getVerbose()) {
-        e.printStackTrace(err);
-      }
-      err.println("error: " + firstLine(e));
-      return e instanceof OptionRefusedException ? JobExit.BAD_OPTION : JobExit.FAILED;
     } catch (Throwable t) {
-      return JobExit.report(t, err, options.getVerbose());
+      return failed(t, options, err);
     }
     return JobExit.OK;
+  }
+
+  /**
+   * The exit code of a run that threw {@code t}, after its one {@code error:} line (the stack trace
+   * before it with {@code --verbose}): 2 for an option refused once the source was looked at, 1 for
+   * a problem with the source or the target, {@link JobExit#report} for anything else.
+   */
+  private static int failed(Throwable t, CdcToDeltaOptions options, PrintStream err) {
+    if (t instanceof IllegalArgumentException || t instanceof CdcException) {
+      if (options.getVerbose()) {
+        t.printStackTrace(err);
+      }
+      err.println("error: " + firstLine(t));
+      return t instanceof OptionRefusedException ? JobExit.BAD_OPTION : JobExit.FAILED;
+    }
+    return JobExit.report(t, err, options.getVerbose());
   }
 
   /** Builds the demo database first when the run reads the default simulator and it is absent. */
@@ -325,12 +329,6 @@ public final class CdcToDelta {
   }
 
   private static CdcClientFactory clientFactory(CdcToDeltaOptions o) {
-    if (o.getConnectTimeout() < 0) {
-      throw new IllegalArgumentException(
-          "--connectTimeout must be 0 or a positive number of seconds, not '"
-              + o.getConnectTimeout()
-              + "'");
-    }
     if (o.getLockTimeoutMs() != null
         && (o.getLockTimeoutMs() < 0 || o.getLockTimeoutMs() > Integer.MAX_VALUE)) {
       throw new IllegalArgumentException(
@@ -340,16 +338,7 @@ public final class CdcToDelta {
               + o.getLockTimeoutMs()
               + "'");
     }
-    SourceTimeZone zone;
-    try {
-      zone = SourceTimeZone.parse(o.getSourceTimeZone());
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          "--sourceTimeZone must be auto, UTC or a Windows time-zone name such as 'E. South"
-              + " America Standard Time', not '"
-              + o.getSourceTimeZone().replaceAll("\\p{Cntrl}", "?")
-              + "'");
-    }
+    SourceTimeZone zone = SqlServerSource.checkTimeoutAndZone(o);
     if (o.getConnectionUrl() == null) {
       if (!zone.isAuto()) {
         throw new IllegalArgumentException(
@@ -387,14 +376,7 @@ public final class CdcToDelta {
               + " is for the simulator and --connectionUrl for a real SQL Server: pass one of"
               + " them, not both");
     }
-    return SqlServerSource.factory(
-        o.getConnectionUrl(),
-        o.getUser(),
-        o.getPasswordEnv(),
-        o.getPasswordFile(),
-        o.getConnectTimeout(),
-        zone,
-        o.getLockTimeoutMs());
+    return SqlServerSource.factory(o, zone, o.getLockTimeoutMs());
   }
 
   /**

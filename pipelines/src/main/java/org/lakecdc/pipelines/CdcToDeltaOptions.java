@@ -9,7 +9,7 @@ import org.apache.beam.sdk.options.Description;
  * Options of the main job {@link CdcToDelta}, in Beam's {@code --camelCase=value} form. Every value
  * is validated before anything runs; docs/options.md is the reference.
  */
-public interface CdcToDeltaOptions extends OutputOptions {
+public interface CdcToDeltaOptions extends OutputOptions, SqlServerOptions {
   @Description(
       "Directory of the file-backed SQL Server CDC simulator to read (the embedded default)."
           + " Default: lakecdc-demo/source, where the demo database (TPC-H orders and lineitem"
@@ -29,38 +29,6 @@ public interface CdcToDeltaOptions extends OutputOptions {
   void setBuildDemo(boolean value);
 
   @Description(
-      "JDBC URL of a real SQL Server (jdbc:sqlserver://host:1433;databaseName=db). When set, it"
-          + " is read instead of the simulator; not with --fakePath.")
-  String getConnectionUrl();
-
-  void setConnectionUrl(String value);
-
-  @Description("SQL Server login for --connectionUrl.")
-  String getUser();
-
-  void setUser(String value);
-
-  @Description(
-      "Name of the environment variable holding the password of --user. The password itself is"
-          + " never an option, never logged and never written to facts.")
-  String getPasswordEnv();
-
-  void setPasswordEnv(String value);
-
-  @Description("File holding the password of --user (first line); an alternative to --passwordEnv.")
-  String getPasswordFile();
-
-  void setPasswordFile(String value);
-
-  @Description(
-      "Login timeout in seconds for --connectionUrl (the driver's loginTimeout); 0 or more.")
-  @Default.Integer(30)
-  @Accepts("0 or a positive number of seconds")
-  int getConnectTimeout();
-
-  void setConnectTimeout(int value);
-
-  @Description(
       "With --connectionUrl: SET LOCK_TIMEOUT for every read of the source table (snapshots),"
           + " in milliseconds, 0 or more; a read blocked longer fails with SQL Server error 1222."
           + " Unset: wait for locks without limit. Change-table reads never take it.")
@@ -68,16 +36,6 @@ public interface CdcToDeltaOptions extends OutputOptions {
   Long getLockTimeoutMs();
 
   void setLockTimeoutMs(Long value);
-
-  @Description(
-      "With --connectionUrl: the zone of the SQL Server clock that commit times are converted"
-          + " from: auto (detected on SQL Server 2022+ and Azure SQL; the current offset before"
-          + " 2022, with a warning), UTC, or a Windows zone name such as 'E. South America"
-          + " Standard Time'.")
-  @Default.String("auto")
-  String getSourceTimeZone();
-
-  void setSourceTimeZone(String value);
 
   @Description(
       "Hadoop configuration entries key=value for every Delta table the job opens, on the"

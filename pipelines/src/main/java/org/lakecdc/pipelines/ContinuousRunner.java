@@ -63,11 +63,8 @@ final class ContinuousRunner {
     CdcToDeltaJob.Planned planned =
         CdcToDeltaJob.plan(configs, isolate, beamOptions, out, beforeStream);
     long streamBegan = System.nanoTime();
-    StopCondition stop = continuous.stop();
-    if (!continuous.runFor().isZero()) {
-      // The time limit counts from here, after the bootstrap: the source follows for runFor.
-      stop = stop.or(StopCondition.at(System.currentTimeMillis() + continuous.runFor().toMillis()));
-    }
+    // The time limit counts from here, after the bootstrap: the source follows for runFor.
+    StopCondition stop = stopFromNow(continuous);
     PipelineResult result = null;
     if (!planned.plans().isEmpty()) {
       Pipeline pipeline = Pipeline.create(beamOptions);
@@ -105,10 +102,7 @@ final class ContinuousRunner {
       Runnable beforeStream,
       Continuous continuous) {
     long began = System.nanoTime();
-    StopCondition stop = continuous.stop();
-    if (!continuous.runFor().isZero()) {
-      stop = stop.or(StopCondition.at(System.currentTimeMillis() + continuous.runFor().toMillis()));
-    }
+    StopCondition stop = stopFromNow(continuous);
     Map<JobConfig, CdcToDeltaJob.TableOutcome> total = new LinkedHashMap<>();
     List<JobConfig> running = new ArrayList<>(configs);
     Runnable first = beforeStream;
@@ -169,6 +163,15 @@ final class ContinuousRunner {
       }
     }
     return run;
+  }
+
+  /** {@code continuous}'s stop request, or its time limit counted from now when it has one. */
+  private static StopCondition stopFromNow(Continuous continuous) {
+    StopCondition stop = continuous.stop();
+    if (!continuous.runFor().isZero()) {
+      stop = stop.or(StopCondition.at(System.currentTimeMillis() + continuous.runFor().toMillis()));
+    }
+    return stop;
   }
 
   private static double seconds(Continuous continuous) {

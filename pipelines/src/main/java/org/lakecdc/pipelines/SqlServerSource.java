@@ -35,6 +35,48 @@ final class SqlServerSource {
    * @param lockTimeoutMs {@code --lockTimeoutMs}, or null for the server's default
    * @throws IllegalArgumentException one line naming the option and what it accepts
    */
+  /**
+   * {@code --connectTimeout} and {@code --sourceTimeZone}, checked as every command reading a
+   * source checks them (also without {@code --connectionUrl}, where the zone must stay auto).
+   *
+   * @return the parsed zone
+   * @throws IllegalArgumentException one line naming the option and what it accepts
+   */
+  static SourceTimeZone checkTimeoutAndZone(SqlServerOptions o) {
+    if (o.getConnectTimeout() < 0) {
+      throw new IllegalArgumentException(
+          "--connectTimeout must be 0 or a positive number of seconds, not '"
+              + o.getConnectTimeout()
+              + "'");
+    }
+    try {
+      return SourceTimeZone.parse(o.getSourceTimeZone());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "--sourceTimeZone must be auto, UTC or a Windows time-zone name such as 'E. South"
+              + " America Standard Time', not '"
+              + o.getSourceTimeZone().replaceAll("\\p{Cntrl}", "?")
+              + "'");
+    }
+  }
+
+  /**
+   * The client factory of {@code o}'s SQL Server ({@code --connectionUrl} given).
+   *
+   * @throws IllegalArgumentException one line naming the option and what it accepts
+   */
+  static CdcClientFactory factory(
+      SqlServerOptions o, SourceTimeZone zone, @Nullable Long lockTimeoutMs) {
+    return factory(
+        o.getConnectionUrl(),
+        o.getUser(),
+        o.getPasswordEnv(),
+        o.getPasswordFile(),
+        o.getConnectTimeout(),
+        zone,
+        lockTimeoutMs);
+  }
+
   static CdcClientFactory factory(
       String url,
       @Nullable String user,

@@ -165,22 +165,7 @@ public final class Status {
    * @throws IllegalArgumentException one line naming the option and what it accepts
    */
   static Optional<CdcClientFactory> source(StatusOptions o, Path defaultSource) {
-    if (o.getConnectTimeout() < 0) {
-      throw new IllegalArgumentException(
-          "--connectTimeout must be 0 or a positive number of seconds, not '"
-              + o.getConnectTimeout()
-              + "'");
-    }
-    SourceTimeZone zone;
-    try {
-      zone = SourceTimeZone.parse(o.getSourceTimeZone());
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          "--sourceTimeZone must be auto, UTC or a Windows time-zone name such as 'E. South"
-              + " America Standard Time', not '"
-              + o.getSourceTimeZone().replaceAll("\\p{Cntrl}", "?")
-              + "'");
-    }
+    SourceTimeZone zone = SqlServerSource.checkTimeoutAndZone(o);
     if (o.getConnectionUrl() == null) {
       String serverOnly =
           o.getUser() != null
@@ -217,15 +202,7 @@ public final class Status {
           "--fakePath is for the simulator and --connectionUrl for a real SQL Server: pass one of"
               + " them, not both");
     }
-    return Optional.of(
-        SqlServerSource.factory(
-            o.getConnectionUrl(),
-            o.getUser(),
-            o.getPasswordEnv(),
-            o.getPasswordFile(),
-            o.getConnectTimeout(),
-            zone,
-            null));
+    return Optional.of(SqlServerSource.factory(o, zone, null));
   }
 
   /**

@@ -8,7 +8,7 @@ import org.apache.beam.sdk.options.Description;
  * the main job writes (the same defaults as {@link CdcToDeltaOptions}), and optionally the source,
  * whose newest commit the lag is measured against. docs/status.md is the reference.
  */
-public interface StatusOptions extends TableReadOptions {
+public interface StatusOptions extends TableReadOptions, SqlServerOptions {
   @Description("Path or URI of the facts Delta table to read (shared by every table of the job).")
   @Default.String("lakecdc-demo/delta/facts")
   String getFactsTable();
@@ -28,42 +28,4 @@ public interface StatusOptions extends TableReadOptions {
   String getFakePath();
 
   void setFakePath(String value);
-
-  @Description(
-      "JDBC URL of the SQL Server whose newest commit the lag is measured against"
-          + " (jdbc:sqlserver://host:1433;databaseName=db); not with --fakePath.")
-  String getConnectionUrl();
-
-  void setConnectionUrl(String value);
-
-  @Description("SQL Server login for --connectionUrl.")
-  String getUser();
-
-  void setUser(String value);
-
-  @Description("Name of the environment variable holding the password of --user.")
-  String getPasswordEnv();
-
-  void setPasswordEnv(String value);
-
-  @Description("File holding the password of --user (first line); an alternative to --passwordEnv.")
-  String getPasswordFile();
-
-  void setPasswordFile(String value);
-
-  @Description(
-      "Login timeout in seconds for --connectionUrl (the driver's loginTimeout); 0 or more.")
-  @Default.Integer(30)
-  @Accepts("0 or a positive number of seconds")
-  int getConnectTimeout();
-
-  void setConnectTimeout(int value);
-
-  @Description(
-      "With --connectionUrl: the zone of the SQL Server clock that commit times are converted"
-          + " from: auto, UTC, or a Windows zone name such as 'E. South America Standard Time'.")
-  @Default.String("auto")
-  String getSourceTimeZone();
-
-  void setSourceTimeZone(String value);
 }

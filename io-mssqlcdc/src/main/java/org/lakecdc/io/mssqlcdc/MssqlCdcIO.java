@@ -825,11 +825,8 @@ public final class MssqlCdcIO {
       }
       TupleTag<KV<ChangeBatch, Object>> written = new TupleTag<>("written");
       ReadChangesDoFn<KV<ChangeBatch, Object>> fn =
-          reads.get(0).isContinuous()
-              ? new ReadChangesDoFn.Unbounded<KV<ChangeBatch, Object>>(
-                  specs, CHANGES, BATCHES, written, anySinks, true)
-              : new ReadChangesDoFn.Bounded<KV<ChangeBatch, Object>>(
-                  specs, CHANGES, BATCHES, written, anySinks, true);
+          ReadChangesDoFn.of(
+              reads.get(0).isContinuous(), specs, CHANGES, BATCHES, written, anySinks, true);
       List<String> names = specs.stream().map(ReadSpec::captureInstance).toList();
       PCollectionTuple outputs =
           input
@@ -904,21 +901,14 @@ public final class MssqlCdcIO {
       TupleTag<KV<ChangeBatch, Object>> written = new TupleTag<>("written");
       RowSink<Object> anySink = (RowSink<Object>) sink;
       ReadChangesDoFn<KV<ChangeBatch, Object>> fn =
-          read.isContinuous()
-              ? new ReadChangesDoFn.Unbounded<KV<ChangeBatch, Object>>(
-                  List.of(spec),
-                  CHANGES,
-                  BATCHES,
-                  written,
-                  Map.of(spec.captureInstance(), anySink),
-                  false)
-              : new ReadChangesDoFn.Bounded<KV<ChangeBatch, Object>>(
-                  List.of(spec),
-                  CHANGES,
-                  BATCHES,
-                  written,
-                  Map.of(spec.captureInstance(), anySink),
-                  false);
+          ReadChangesDoFn.of(
+              read.isContinuous(),
+              List.of(spec),
+              CHANGES,
+              BATCHES,
+              written,
+              Map.of(spec.captureInstance(), anySink),
+              false);
       PCollectionTuple outputs =
           captureInstance(input, spec.captureInstance())
               .apply(
@@ -951,11 +941,8 @@ public final class MssqlCdcIO {
     public PCollectionTuple expand(PBegin input) {
       ReadSpec spec = read.resolve();
       ReadChangesDoFn<Row> fn =
-          read.isContinuous()
-              ? new ReadChangesDoFn.Unbounded<Row>(
-                  List.of(spec), CHANGES, BATCHES, null, null, false)
-              : new ReadChangesDoFn.Bounded<Row>(
-                  List.of(spec), CHANGES, BATCHES, null, null, false);
+          ReadChangesDoFn.of(
+              read.isContinuous(), List.of(spec), CHANGES, BATCHES, null, null, false);
       PCollectionTuple outputs =
           captureInstance(input, spec.captureInstance())
               .apply(

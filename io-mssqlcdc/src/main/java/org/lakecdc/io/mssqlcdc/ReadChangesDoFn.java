@@ -149,6 +149,29 @@ abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
     }
   }
 
+  /**
+   * The reader of {@code specs} in the bounded or the continuous form (see the constructor).
+   *
+   * @param continuous the continuous form ({@link Unbounded}) rather than the bounded one
+   */
+  static <OutputT> ReadChangesDoFn<OutputT> of(
+      boolean continuous,
+      List<ReadSpec> specs,
+      TupleTag<Row> changesTag,
+      TupleTag<ChangeBatch> batchesTag,
+      @Nullable TupleTag<KV<ChangeBatch, Object>> writtenTag,
+      @Nullable Map<String, RowSink<Object>> sinks,
+      boolean isolateFailures) {
+    return continuous
+        ? new Unbounded<>(specs, changesTag, batchesTag, writtenTag, sinks, isolateFailures)
+        : new Bounded<>(specs, changesTag, batchesTag, writtenTag, sinks, isolateFailures);
+  }
+
+  /** The reader of the one capture instance of {@code spec}, emitting rows and batches. */
+  static ReadChangesDoFn<Row> emitting(boolean continuous, ReadSpec spec) {
+    return of(continuous, List.of(spec), MssqlCdcIO.CHANGES, MssqlCdcIO.BATCHES, null, null, false);
+  }
+
   /** Whether the restriction ends at {@code max_lsn} read at the start. */
   abstract boolean bounded();
 
@@ -382,22 +405,6 @@ abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
       super(specs, changesTag, batchesTag, writtenTag, sinks, isolateFailures);
     }
 
-    /** A reader of the one capture instance of {@code spec}, whose failures fail the pipeline. */
-    Bounded(
-        ReadSpec spec,
-        TupleTag<Row> changesTag,
-        TupleTag<ChangeBatch> batchesTag,
-        @Nullable TupleTag<KV<ChangeBatch, Object>> writtenTag,
-        @Nullable RowSink<Object> sink) {
-      this(
-          List.of(spec),
-          changesTag,
-          batchesTag,
-          writtenTag,
-          sink == null ? null : Map.of(spec.captureInstance(), sink),
-          false);
-    }
-
     @Override
     boolean bounded() {
       return true;
@@ -415,22 +422,6 @@ abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
         @Nullable Map<String, RowSink<Object>> sinks,
         boolean isolateFailures) {
       super(specs, changesTag, batchesTag, writtenTag, sinks, isolateFailures);
-    }
-
-    /** A reader of the one capture instance of {@code spec}, whose failures fail the pipeline. */
-    Unbounded(
-        ReadSpec spec,
-        TupleTag<Row> changesTag,
-        TupleTag<ChangeBatch> batchesTag,
-        @Nullable TupleTag<KV<ChangeBatch, Object>> writtenTag,
-        @Nullable RowSink<Object> sink) {
-      this(
-          List.of(spec),
-          changesTag,
-          batchesTag,
-          writtenTag,
-          sink == null ? null : Map.of(spec.captureInstance(), sink),
-          false);
     }
 
     @Override

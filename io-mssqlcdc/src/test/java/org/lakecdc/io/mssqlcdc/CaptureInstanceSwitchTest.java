@@ -62,8 +62,7 @@ class CaptureInstanceSwitchTest {
   }
 
   private static ReadChangesDoFn<Row> bounded(MssqlCdcIO.Read read) {
-    return new ReadChangesDoFn.Bounded<>(
-        read.resolve(), MssqlCdcIO.CHANGES, MssqlCdcIO.BATCHES, null, null);
+    return ReadChangesDoFn.emitting(false, read.resolve());
   }
 
   /** Processes {@code range} into {@code out}; what was emitted stays in {@code out} on failure. */

@@ -44,13 +44,11 @@ class ReadChangesDoFnTest {
   @TempDir Path dir;
 
   private static ReadChangesDoFn<Row> bounded(MssqlCdcIO.Read read) {
-    return new ReadChangesDoFn.Bounded<>(
-        read.resolve(), MssqlCdcIO.CHANGES, MssqlCdcIO.BATCHES, null, null);
+    return ReadChangesDoFn.emitting(false, read.resolve());
   }
 
   private static ReadChangesDoFn<Row> continuous(MssqlCdcIO.Read read) {
-    return new ReadChangesDoFn.Unbounded<>(
-        read.resolve(), MssqlCdcIO.CHANGES, MssqlCdcIO.BATCHES, null, null);
+    return ReadChangesDoFn.emitting(true, read.resolve());
   }
 
   private static MssqlCdcIO.Read read(CdcClientFactory factory) {

@@ -52,8 +52,7 @@ class SchemaChangeTest {
   }
 
   private static ReadChangesDoFn<Row> bounded(MssqlCdcIO.Read read) {
-    return new ReadChangesDoFn.Bounded<>(
-        read.resolve(), MssqlCdcIO.CHANGES, MssqlCdcIO.BATCHES, null, null);
+    return ReadChangesDoFn.emitting(false, read.resolve());
   }
 
   /** Reads the restriction {@code (after, upTo]} into {@code out}, which keeps what was emitted. */

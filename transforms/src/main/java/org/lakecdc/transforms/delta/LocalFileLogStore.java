@@ -99,15 +99,20 @@ public final class LocalFileLogStore extends HadoopFileSystemLogStore {
   }
 
   /**
-   * Whether a reader can see a partly written file: never, files appear whole.
+   * Whether a reader can see a partly written file at {@code path} when it is written directly:
+   * yes, on a local file system. This store's own writes ({@link #write}) are whole whatever the
+   * answer, but Delta Kernel asks it before writing a checkpoint's Parquet file, and writes to a
+   * temporary file and renames it only when the answer is true: with false, a reader on another
+   * thread or process (another table's committer appending to the shared facts table) could open
+   * the checkpoint half written and fail ("is not a Parquet file").
    *
-   * @param path the log file
+   * @param path the file
    * @param hadoopConf the configuration
-   * @return false
+   * @return true
    */
   @Override
   public Boolean isPartialWriteVisible(org.apache.hadoop.fs.Path path, Configuration hadoopConf) {
-    return false;
+    return true;
   }
 
   /**

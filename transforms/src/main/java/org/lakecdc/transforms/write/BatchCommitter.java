@@ -37,6 +37,7 @@ final class BatchCommitter {
 
   private final DeltaTarget target;
   private final DeltaTables tables;
+  private final String label;
   private final Finalization finalization;
   private final Counter batchesCommitted = Metrics.counter(NAMESPACE, "batches_committed");
   private final Counter bytesWritten = Metrics.counter(NAMESPACE, "bytes_written");
@@ -49,8 +50,18 @@ final class BatchCommitter {
    * @param tables the Delta tables
    */
   BatchCommitter(DeltaTarget target, DeltaTables tables) {
+    this(target, tables, "");
+  }
+
+  /**
+   * A committer of {@code target}'s batches whose log lines start with {@code label} (the capture
+   * instance and a space in a run of many tables, so that interleaved lines say whose batch each
+   * is; empty for one table).
+   */
+  BatchCommitter(DeltaTarget target, DeltaTables tables, String label) {
     this.target = target;
     this.tables = tables;
+    this.label = label;
     this.finalization = new Finalization(tables, target.controlPath(), Clock.systemUTC());
   }
 
@@ -138,8 +149,9 @@ final class BatchCommitter {
         finalization.advance(
             target.bronzePath(), batch.toLsn(), batch.toCommitTime(), target.granularity());
     LOG.info(
-        "batch {}: {} ({}, {}, {}) up to {} committed at {}; bronze version {},"
+        "{}batch {}: {} ({}, {}, {}) up to {} committed at {}; bronze version {},"
             + " finalized_until {}",
+        label,
         batchId,
         Counts.of(stats.rows(), "row", "rows"),
         Counts.of(stats.inserts(), "insert", "inserts"),

@@ -35,6 +35,11 @@ final class CommitBatches
     tables = new HashMap<>();
   }
 
+  /** The capture instance before a batch's log line when there are many tables, else nothing. */
+  private String label(String captureInstance) {
+    return targets.size() > 1 ? captureInstance + " " : "";
+  }
+
   @ProcessElement
   public void process(
       @Element KV<String, Iterable<KV<ChangeBatch, BatchFiles>>> all,
@@ -45,7 +50,7 @@ final class CommitBatches
     }
     DeltaTables delta = tables.computeIfAbsent(all.getKey(), k -> target.tables());
     List<KV<ChangeBatch, BatchFiles>> batches = WriteChangesToDelta.inSequence(all.getValue());
-    BatchCommitter committer = new BatchCommitter(target, delta);
+    BatchCommitter committer = new BatchCommitter(target, delta, label(all.getKey()));
     Lsn committedUpTo = committer.committedUpTo();
     StreamPosition position = target.start();
     for (int i = 0; i < batches.size(); i++) {

@@ -120,6 +120,11 @@ public final class WriteChangeStreamToDelta
       this.targets = new LinkedHashMap<>(targets);
     }
 
+    /** The capture instance before a batch's log line when there are many tables, else nothing. */
+    private String label(String captureInstance) {
+      return targets.size() > 1 ? captureInstance + " " : "";
+    }
+
     @Setup
     public void setup() {
       committers = new HashMap<>();
@@ -139,7 +144,8 @@ public final class WriteChangeStreamToDelta
         throw new IllegalStateException("A batch of " + key + ", which has no target");
       }
       BatchCommitter committer =
-          committers.computeIfAbsent(key, k -> new BatchCommitter(target, target.tables()));
+          committers.computeIfAbsent(
+              key, k -> new BatchCommitter(target, target.tables(), label(k)));
       long next = Optional.ofNullable(nextState.read()).orElse(0L);
       KV<ChangeBatch, BatchFiles> arrived = element.getValue();
       if (arrived.getKey().sequence() < next) {

@@ -1,7 +1,6 @@
 package org.lakecdc.transforms.delta;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -48,7 +47,8 @@ class LocalFileLogStoreTest {
 
     assertEquals("{\"a\":1}\n{\"b\":2}\n", Files.readString(file, StandardCharsets.UTF_8));
     assertEquals(List.of("00000000000000000000.json"), entries(log));
-    assertFalse(store.isPartialWriteVisible(hadoopPath(file), null));
+    // Kernel's own direct writes (checkpoint Parquet files) are visible partly: it must rename.
+    assertTrue(store.isPartialWriteVisible(hadoopPath(file), null));
   }
 
   @Test
@@ -145,5 +145,64 @@ class LocalFileLogStoreTest {
     assertTrue(
         entries(dir.resolve("theirs/_delta_log")).contains(".00000000000000000000.json.crc"),
         "Delta's HDFSLogStore, configured by the user, writes through Hadoop (with its sidecar)");
+  }
+
+  @Test
+  void writersAndReadersOfOneTableNeverMeetAHalfWrittenCheckpoint() throws Exception {
+    // Two committers appending to one shared table (as every table's committer appends to the
+    // facts table) while a third reads it: Kernel writes a checkpoint every 10 versions, and a
+    // reader must never open one before it is whole.
+    List<DeltaColumn> columns =
+        List.of(
+            DeltaColumn.required("id", OutputType.BIGINT, "Id"),
+            DeltaColumn.nullable("note", OutputType.STRING, "Text, so checkpoints hold strings"));
+    Schema schema = DeltaColumn.toBeamSchema(columns);
+    String path = dir.resolve("shared").toString();
+    DeltaTables.create(Map.of()).createIfAbsent(path, TableDefinition.of(TableKind.FACTS, columns));
+    int perWriter = 40;
+    ExecutorService pool = Executors.newFixedThreadPool(3);
+    CountDownLatch start = new CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicBoolean writing =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    try {
+      List<Future<?>> writers = new ArrayList<>();
+      for (int w = 0; w < 2; w++) {
+        int writer = w;
+        writers.add(
+            pool.submit(
+                () -> {
+                  DeltaTables tables = DeltaTables.create(Map.of());
+                  start.await();
+                  for (int i = 0; i < perWriter; i++) {
+                    Row row =
+                        Row.withSchema(schema)
+                            .addValues((long) writer * 1000 + i, "{\"type\":\"note " + i + "\"}")
+                            .build();
+                    tables.append(path, schema, List.of(row), "writer" + writer, i + 1, Map.of());
+                  }
+                  return null;
+                }));
+      }
+      Future<Integer> reader =
+          pool.submit(
+              () -> {
+                start.await();
+                int reads = 0;
+                while (writing.get()) {
+                  DeltaTables.create(Map.of()).version(path);
+                  reads++;
+                }
+                return reads;
+              });
+      start.countDown();
+      for (Future<?> w : writers) {
+        w.get();
+      }
+      writing.set(false);
+      assertTrue(reader.get() > 0);
+    } finally {
+      pool.shutdownNow();
+    }
+    assertEquals(2 * perWriter, DeltaTables.create(Map.of()).scan(path).size());
   }
 }

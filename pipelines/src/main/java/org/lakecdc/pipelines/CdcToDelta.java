@@ -69,6 +69,7 @@ public final class CdcToDelta {
       if (TablesOption.listsTables(options)) {
         return runMany(args, options, err, adjust);
       }
+      TablesOption.refuseTemplatesWithoutTables(args);
       config = adjust.apply(config(options));
     } catch (IllegalArgumentException e) {
       err.println("error: " + firstLine(e));

@@ -289,13 +289,42 @@ public final class CdcToDeltaJob {
   }
 
   /**
-   * The checks of a run of many tables before anything is written: every capture instance exists
-   * (else one line naming the unknown ones and the known ones), every table's configuration passes
-   * {@link TablePlan#check}; then the shared facts and control tables are created (once).
+   * The checks of a run of many tables before anything is written: no two tables share a bronze
+   * table or an app id, every capture instance exists (else one line naming the unknown ones and
+   * the known ones), every table's configuration passes {@link TablePlan#check}; then the shared
+   * facts and control tables are created (once).
    *
    * @throws OptionRefusedException naming the unknown capture instances
    */
   private static void checkAll(List<JobConfig> configs, PrintStream out) {
+    Map<String, String> targets = new LinkedHashMap<>();
+    Map<String, String> appIds = new LinkedHashMap<>();
+    for (JobConfig config : configs) {
+      String other = targets.putIfAbsent(config.bronzePath(), config.captureInstance());
+      if (other != null) {
+        throw new OptionRefusedException(
+            "--tables: "
+                + other
+                + " and "
+                + config.captureInstance()
+                + " would both write the bronze table "
+                + config.bronzePath()
+                + ": give each table its own --target (or a --targetTemplate with {ci});"
+                + " nothing was written");
+      }
+      other = appIds.putIfAbsent(config.appId(), config.captureInstance());
+      if (other != null) {
+        throw new OptionRefusedException(
+            "--tables: "
+                + other
+                + " and "
+                + config.captureInstance()
+                + " would both write under the app id '"
+                + config.appId()
+                + "': give each table its own --appId (or an --appIdTemplate with {ci});"
+                + " nothing was written");
+      }
+    }
     List<String> unknown = new ArrayList<>();
     try (CdcClient client = configs.get(0).clientFactory().open()) {
       for (JobConfig config : configs) {

@@ -83,6 +83,26 @@ final class TablesOption {
   }
 
   /**
+   * Refuses {@code --targetTemplate} and {@code --appIdTemplate} on a command line that lists no
+   * tables: they would be ignored, and a user who gives one means something by it.
+   *
+   * @throws IllegalArgumentException naming the option and what to give instead
+   */
+  static void refuseTemplatesWithoutTables(String[] args) {
+    for (String[] option :
+        new String[][] {{"targetTemplate", "--target"}, {"appIdTemplate", "--appId"}}) {
+      if (!CommandLine.values(args, option[0]).isEmpty()) {
+        throw new IllegalArgumentException(
+            "--"
+                + option[0]
+                + " applies to the tables of --tables or --tablesFile; for the one table of"
+                + " --captureInstance give "
+                + option[1]);
+      }
+    }
+  }
+
+  /**
    * The tables {@code o} lists, in order.
    *
    * @throws IllegalArgumentException naming the option (or the file's line) and what it accepts:

@@ -261,6 +261,48 @@ class ManyTablesJobTest {
   }
 
   @Test
+  void twoTablesWithOneTargetOrOneAppIdAreRefusedBeforeAnythingIsWritten() throws Exception {
+    source();
+    Path file = dir.resolve("tables.options");
+    List<String> args = shared();
+    args.add("--tablesFile=" + file);
+    Files.writeString(
+        file,
+        "dbo_orders --target="
+            + delta("same")
+            + "\ndbo_customers --target="
+            + delta("same")
+            + "\n");
+    Run target = run(args);
+    assertEquals(2, target.code(), target.out() + target.err());
+    assertEquals(
+        "error: --tables: dbo_orders and dbo_customers would both write the bronze table "
+            + delta("same")
+            + ": give each table its own --target (or a --targetTemplate with {ci}); nothing was"
+            + " written",
+        target.err().strip());
+    Files.writeString(file, "dbo_orders --appId=same\ndbo_customers --appid=same\n");
+    Run app = run(args);
+    assertEquals(2, app.code(), app.out() + app.err());
+    assertEquals(
+        "error: --tables: dbo_orders and dbo_customers would both write under the app id 'same':"
+            + " give each table its own --appId (or an --appIdTemplate with {ci}); nothing was"
+            + " written",
+        app.err().strip());
+    assertFalse(Files.exists(dir.resolve("delta")), "nothing written");
+
+    List<String> single = shared();
+    single.add("--captureInstance=dbo_orders");
+    Run ignored = run(single);
+    assertEquals(2, ignored.code(), ignored.out() + ignored.err());
+    assertEquals(
+        "error: --targetTemplate applies to the tables of --tables or --tablesFile; for the one"
+            + " table of --captureInstance give --target",
+        ignored.err().strip());
+    assertFalse(Files.exists(dir.resolve("delta")), "nothing written");
+  }
+
+  @Test
   void c262AnUnknownCaptureInstanceIsRefusedBeforeAnythingIsWritten() {
     source();
     List<String> args = shared();

@@ -119,15 +119,22 @@ public final class CdcToDelta {
       ensureDemo(options);
       Runnable beforeStream =
           demoApplication(options, configs.stream().map(JobConfig::captureInstance).toList());
-      List<CdcToDeltaJob.TableOutcome> outcomes;
+      List<CdcToDeltaJob.TableOutcome> outcomes = new ArrayList<>();
       if (options.getContinuous()) {
-        List<List<CdcToDeltaJob.TableOutcome>> done = new ArrayList<>();
-        ContinuousMode.runAll(configs, options, System.out, beforeStream, done::add);
-        outcomes = done.get(0);
+        // Printed inside the run: a JVM stopped by a signal exits once the run has returned.
+        ContinuousMode.runAll(
+            configs,
+            options,
+            System.out,
+            beforeStream,
+            done -> {
+              outcomes.addAll(done);
+              printSummary(done, System.out);
+            });
       } else {
-        outcomes = CdcToDeltaJob.runAll(configs, options, System.out, beforeStream);
+        outcomes.addAll(CdcToDeltaJob.runAll(configs, options, System.out, beforeStream));
+        printSummary(outcomes, System.out);
       }
-      printSummary(outcomes, System.out);
       List<CdcToDeltaJob.TableOutcome> failed =
           outcomes.stream().filter(CdcToDeltaJob.TableOutcome::failed).toList();
       if (!failed.isEmpty()) {

@@ -79,6 +79,7 @@ public final class Show {
       }
       tables = TableReading.tables(options);
       path = TableReading.existingTable(tables, "table", options.getTable());
+      out = TableReading.output(options, out);
     } catch (IllegalArgumentException e) {
       err.println("error: " + TableReading.firstLine(e));
       return JobExit.BAD_OPTION;
@@ -110,6 +111,9 @@ public final class Show {
         printTable(columns, rows, out);
       }
       out.flush();
+      if (options.getOutput() != null) {
+        out.close();
+      }
     } catch (Throwable t) {
       return JobExit.report(t, err, options.getVerbose());
     }

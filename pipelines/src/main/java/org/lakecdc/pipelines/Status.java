@@ -116,6 +116,7 @@ public final class Status {
       facts = TableReading.existingTable(tables, "factsTable", options.getFactsTable());
       requireKind(tables, "factsTable", facts, TableKind.FACTS);
       control = TableReading.tablePath("controlTable", options.getControlTable());
+      out = TableReading.output(options, out);
     } catch (IllegalArgumentException e) {
       err.println("error: " + TableReading.firstLine(e));
       return JobExit.BAD_OPTION;
@@ -129,6 +130,9 @@ public final class Status {
         printText(report, out);
       }
       out.flush();
+      if (options.getOutput() != null) {
+        out.close();
+      }
     } catch (Throwable t) {
       return JobExit.report(t, err, options.getVerbose());
     }

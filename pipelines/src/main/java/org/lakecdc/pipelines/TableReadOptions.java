@@ -37,4 +37,12 @@ public interface TableReadOptions extends OutputOptions {
   boolean getJson();
 
   void setJson(boolean value);
+
+  @Description(
+      "Write the output to this file (created or replaced, UTF-8) instead of standard output:"
+          + " for machines reading --json when standard output also carries a launcher's lines"
+          + " (mvn exec:java prints an escape sequence before the first line).")
+  String getOutput();
+
+  void setOutput(String value);
 }

@@ -152,4 +152,25 @@ final class TableReading {
   static String firstLine(Throwable e) {
     return CommandLine.firstLine(e);
   }
+
+  /**
+   * Where a command's output goes: {@code --output}'s file (created or replaced, UTF-8; the caller
+   * closes it), or {@code out}.
+   *
+   * @throws IllegalArgumentException naming {@code --output} when the file cannot be written
+   */
+  static java.io.PrintStream output(TableReadOptions options, java.io.PrintStream out) {
+    if (options.getOutput() == null) {
+      return out;
+    }
+    try {
+      return new java.io.PrintStream(
+          java.nio.file.Files.newOutputStream(java.nio.file.Path.of(options.getOutput())),
+          false,
+          java.nio.charset.StandardCharsets.UTF_8);
+    } catch (java.io.IOException | RuntimeException e) {
+      throw new IllegalArgumentException(
+          "--output " + options.getOutput() + " cannot be written: " + firstLine(e));
+    }
+  }
 }

@@ -104,6 +104,23 @@ class ShowTest {
         f.bronzeChanges().subList(0, 4),
         keys,
         "the same rows as every bronze row sorted by the fixture's oracle");
+
+    java.nio.file.Path file = f.dir.resolve("rows.jsonl");
+    StatusTest.Output toFile =
+        show("--table=" + f.bronze, "--limit=4", "--json", "--output=" + file);
+    assertEquals(0, toFile.code(), toFile.err());
+    assertEquals("", toFile.out(), "nothing on standard output");
+    assertEquals(
+        shown.out(), java.nio.file.Files.readString(file), "--output holds what stdout would");
+    StatusTest.Output unwritable =
+        show("--table=" + f.bronze, "--output=" + f.dir.resolve("no/such/dir/rows.jsonl"));
+    assertEquals(2, unwritable.code());
+    assertEquals(
+        "error: --output "
+            + f.dir.resolve("no/such/dir/rows.jsonl")
+            + " cannot be written: "
+            + f.dir.resolve("no/such/dir/rows.jsonl"),
+        unwritable.err().strip());
   }
 
   @Test

@@ -143,13 +143,12 @@ public final class CdcToDelta {
                 + Counts.of(failed.size(), "table", "tables")
                 + " of "
                 + outcomes.size()
-                + " failed and stopped alone ("
+                + " failed and stopped alone, the others completed: "
                 + String.join(
-                    "; ",
+                    " | ",
                     failed.stream()
                         .map(f -> f.config().captureInstance() + ": " + f.failure().get().text())
-                        .toList())
-                + "); the others completed");
+                        .toList()));
         return JobExit.TABLE_FAILED;
       }
     } catch (Throwable t) {
@@ -473,12 +472,12 @@ public final class CdcToDelta {
       String name = String.format(Locale.ROOT, "%-" + width + "s", o.config().captureInstance());
       if (o.failed()) {
         out.printf(
-            "  %s  FAILED at %s (%s): %s; %s committed before%n",
+            "  %s  FAILED at %s (%s) after %s this run: %s%n",
             name,
             o.failure().get().positionLsn(),
             JobSummary.batchText(o.failure().get().batchId() - 1),
-            o.failure().get().text(),
-            Counts.of(s.batches(), "batch", "batches"));
+            Counts.of(s.batches(), "batch", "batches"),
+            o.failure().get().text());
         continue;
       }
       out.printf(

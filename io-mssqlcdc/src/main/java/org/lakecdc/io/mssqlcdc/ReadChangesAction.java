@@ -163,11 +163,10 @@ final class ReadChangesAction {
           throw e;
         }
         LOG.warn(
-            "Capture instance {} stopped at batch {} after {}: {}",
+            "Capture instance {}: nothing after {} is read ({}); its committer records why",
             captureInstance,
-            sequence,
             last,
-            failure.get());
+            failure.get().errorClass());
         // The attempted batch's end time; before an end was found, the last processed commit's
         // (the watermark), or the epoch when the read had processed none yet.
         long processedMillis = Math.max(0, watermark.currentWatermark().getMillis());

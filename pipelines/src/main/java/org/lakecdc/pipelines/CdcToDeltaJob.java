@@ -21,7 +21,7 @@ import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.finalization.ControlTable;
 import org.lakecdc.transforms.position.StreamPosition;
 import org.lakecdc.transforms.write.CommittedBatch;
-import org.lakecdc.transforms.write.TableFailures;
+import org.lakecdc.transforms.write.RecordedFailure;
 import org.lakecdc.transforms.write.TableWrite;
 import org.lakecdc.transforms.write.WriteChangeStreamToDelta;
 import org.lakecdc.transforms.write.WriteChangesToDelta;
@@ -64,7 +64,7 @@ public final class CdcToDeltaJob {
    * @param failure the failure that stopped the table in this run, or empty
    */
   public record TableOutcome(
-      JobConfig config, JobSummary summary, Optional<TableFailures> failure) {
+      JobConfig config, JobSummary summary, Optional<RecordedFailure> failure) {
     /** Whether the table failed in this run. */
     public boolean failed() {
       return failure.isPresent();
@@ -247,7 +247,7 @@ public final class CdcToDeltaJob {
   }
 
   /** The tables planned for a run, and those that failed while being planned. */
-  record Planned(List<TablePlan> plans, Map<JobConfig, TableFailures> failedEarly) {}
+  record Planned(List<TablePlan> plans, Map<JobConfig, RecordedFailure> failedEarly) {}
 
   /**
    * Plans every table ({@link TablePlan}): with {@code isolate}, first refuses unknown capture
@@ -270,7 +270,7 @@ public final class CdcToDeltaJob {
       checkAll(resolved, out);
     }
     List<TablePlan> plans = new ArrayList<>();
-    Map<JobConfig, TableFailures> failedEarly = new LinkedHashMap<>();
+    Map<JobConfig, RecordedFailure> failedEarly = new LinkedHashMap<>();
     for (JobConfig config : resolved) {
       try {
         plans.add(TablePlan.prepare(config, beamOptions, out));
@@ -279,7 +279,7 @@ public final class CdcToDeltaJob {
         if (failure.isEmpty()) {
           throw e;
         }
-        TableFailures recorded = recordEarlyFailure(config, failure.get(), out);
+        RecordedFailure recorded = recordEarlyFailure(config, failure.get(), out);
         failedEarly.put(config, recorded);
       }
     }
@@ -355,7 +355,7 @@ public final class CdcToDeltaJob {
   }
 
   /** Records a table that failed while being planned, at the position its tables hold, if any. */
-  private static TableFailures recordEarlyFailure(
+  private static RecordedFailure recordEarlyFailure(
       JobConfig config, TableFailure failure, PrintStream out) {
     DeltaTables tables = config.hadoopConf().tables();
     StreamPosition position =
@@ -368,8 +368,8 @@ public final class CdcToDeltaJob {
       // The position cannot be read: the failure is recorded without it.
     }
     tables.createIfAbsent(config.factsPath(), FactsTable.definition());
-    TableFailures recorded =
-        TableFailures.at(
+    RecordedFailure recorded =
+        RecordedFailure.at(
             position, config.bronzePath(), failure, position.endLsn().increment(), Instant.now());
     recorded.write(tables, config.factsPath());
     out.printf("Stopped %s: %s%n", config.captureInstance(), recorded.text());
@@ -435,9 +435,9 @@ public final class CdcToDeltaJob {
                 streamSeconds,
                 (System.nanoTime() - plan.began()) / 1e9);
       }
-      Optional<TableFailures> failure =
+      Optional<RecordedFailure> failure =
           isolate
-              ? TableFailures.last(plan.tables(), config.factsPath(), config.appId())
+              ? RecordedFailure.last(plan.tables(), config.factsPath(), config.appId())
                   .filter(f -> f.runStartedAt().equals(plan.startedAt()))
               : Optional.empty();
       outcomes.add(new TableOutcome(config, summary, failure));

@@ -12,6 +12,7 @@ import org.lakecdc.io.mssqlcdc.StopCondition;
  *     bounded run), or zero for no limit
  * @param stop when else to stop: asked between batches and at each poll (by the source), or between
  *     bounded runs
+ * @throws IllegalArgumentException for a poll interval that is not positive or a negative runFor
  */
 public record Continuous(
     Form form, java.time.Duration pollInterval, java.time.Duration runFor, StopCondition stop) {

@@ -13,7 +13,7 @@ import org.lakecdc.transforms.finalization.Granularity;
 import org.lakecdc.transforms.write.CrashPoint;
 
 /**
- * A validated job configuration.
+ * A validated configuration of one table of the job (a run of many tables has one per table).
  *
  * @param clientFactory opens CDC clients
  * @param captureInstance the capture instance to read

@@ -34,7 +34,7 @@ import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.facts.FactsTable;
-import org.lakecdc.transforms.write.TableFailures;
+import org.lakecdc.transforms.write.RecordedFailure;
 
 /**
  * Many tables in one pipeline ({@code --tables}, {@code --tablesFile}; docs/many-tables.md;
@@ -405,8 +405,8 @@ class ManyTablesJobTest {
             .get(0)
             .startsWith("dbo_orders-v1|" + delta("bronze_dbo_orders") + "|DataLossError: "),
         failed.get(0));
-    TableFailures recorded =
-        TableFailures.last(tables, delta("facts"), "dbo_orders-v1").orElseThrow();
+    RecordedFailure recorded =
+        RecordedFailure.last(tables, delta("facts"), "dbo_orders-v1").orElseThrow();
     assertEquals("DataLossError", recorded.errorClass());
     assertEquals(1, recorded.batchId(), "batch 0 was committed, batch 1 could not be read");
     assertTrue(
@@ -488,7 +488,7 @@ class ManyTablesJobTest {
       }
       await(
           "dbo_orders stopped",
-          () -> TableFailures.last(tables, delta("facts"), "dbo_orders-v1").isPresent(),
+          () -> RecordedFailure.last(tables, delta("facts"), "dbo_orders-v1").isPresent(),
           job);
       db.transaction(T0.plusSeconds(720))
           .insert("dbo.customers", Map.of("id", 8, "name", "Bia"))

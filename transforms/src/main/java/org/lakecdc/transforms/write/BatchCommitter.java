@@ -179,14 +179,14 @@ final class BatchCommitter {
 
   /**
    * Records that the target's read stopped at {@code batch} ({@link ChangeBatch#failed}): the
-   * {@code table_failed} facts row and domain ({@link TableFailures}); nothing else is committed,
+   * {@code table_failed} facts row and domain ({@link RecordedFailure}); nothing else is committed,
    * the position and the verdict stay where {@code position} is.
    *
    * @param position the target's committed position (the batches before the failed one)
    */
   CommittedBatch recordFailure(StreamPosition position, ChangeBatch batch) {
-    TableFailures failure =
-        TableFailures.at(
+    RecordedFailure failure =
+        RecordedFailure.at(
             position, target.bronzePath(), batch.failure(), batch.fromLsn(), target.runStartedAt());
     failure.write(tables, target.factsPath());
     LOG.warn(

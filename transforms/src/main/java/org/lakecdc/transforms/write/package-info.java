@@ -8,7 +8,7 @@
  * org.lakecdc.transforms.write.TableWrite} per table), write each batch's rows to bronze data files
  * in the reading stage and commit them through one committer per table: bronze with the transaction
  * id {@code (appId, batch)} and the position, the facts row, then the verdict. A table that fails
- * alone is recorded by {@link org.lakecdc.transforms.write.TableFailures} ({@code table_failed}).
+ * alone is recorded by {@link org.lakecdc.transforms.write.RecordedFailure} ({@code table_failed}).
  * {@link org.lakecdc.transforms.write.WriteSnapshotToDelta} writes a whole snapshot stamped with S
  * in one commit. {@link org.lakecdc.transforms.write.DeltaTarget} names a target's tables and start
  * position; {@link org.lakecdc.transforms.write.CommittedBatch} is what a committer emits per

@@ -39,7 +39,7 @@ import org.lakecdc.transforms.position.StreamPosition;
  * @param runStartedAt when the failing run started (UTC)
  * @param writtenAt when the failure was recorded (UTC)
  */
-public record TableFailures(
+public record RecordedFailure(
     String appId,
     String target,
     String errorClass,
@@ -52,7 +52,7 @@ public record TableFailures(
     Instant writtenAt) {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  public TableFailures {
+  public RecordedFailure {
     Objects.requireNonNull(appId, "appId");
     Objects.requireNonNull(target, "target");
     Objects.requireNonNull(errorClass, "errorClass");
@@ -71,13 +71,13 @@ public record TableFailures(
    * @param fromLsn the first LSN that could not be read
    * @param runStartedAt when the run started
    */
-  public static TableFailures at(
+  public static RecordedFailure at(
       StreamPosition position,
       String target,
       TableFailure failure,
       Lsn fromLsn,
       Instant runStartedAt) {
-    return new TableFailures(
+    return new RecordedFailure(
         position.appId(),
         target,
         failure.errorClass(),
@@ -134,11 +134,11 @@ public record TableFailures(
    *
    * @return empty when the table never failed, or the facts table does not exist
    */
-  public static Optional<TableFailures> last(DeltaTables tables, String factsPath, String appId) {
+  public static Optional<RecordedFailure> last(DeltaTables tables, String factsPath, String appId) {
     if (!tables.exists(factsPath)) {
       return Optional.empty();
     }
-    return tables.domainMetadata(factsPath, domain(appId)).map(TableFailures::fromJson);
+    return tables.domainMetadata(factsPath, domain(appId)).map(RecordedFailure::fromJson);
   }
 
   /** The JSON form, as stored in the domain. */
@@ -160,10 +160,10 @@ public record TableFailures(
   }
 
   /** The record of {@link #toJson}. */
-  public static TableFailures fromJson(String json) {
+  public static RecordedFailure fromJson(String json) {
     try {
       JsonNode n = JSON.readTree(json);
-      return new TableFailures(
+      return new RecordedFailure(
           n.get("app_id").asText(),
           n.get("target").asText(),
           n.get("error_class").asText(),

@@ -956,6 +956,85 @@ public final class DeltaTables {
     return readScanFile(file.tablePath(), scanState, KernelInternals.scanFileFromJson(file.json()));
   }
 
+  /**
+   * The rows of one table version, streamed a Parquet batch at a time (the table is never held in
+   * memory), read from the data files whose statistics may hold a row matching {@code fileFilter}
+   * (Kernel's file skipping on {@code minValues}/{@code maxValues}/{@code nullCount}). The filter
+   * only skips files: rows of a file it keeps are all returned, so callers test each row
+   * themselves. Values are {@link #scan(String)}'s Java values, keyed by the table's column names.
+   *
+   * @param path the table path or URI
+   * @param version the table version to read ({@code VERSION AS OF})
+   * @param fileFilter a Kernel predicate on the table's columns (e.g. {@code new Predicate(">",
+   *     new Column("_start_lsn"), Literal.ofString("0x..."))}), or null to read every file
+   * @return the rows, file by file in the log's order; close it when done
+   * @throws IllegalStateException {@code No Delta table at <path>} when none exists, or when the
+   *     version does not exist
+   * @throws UncheckedIOException when a data file cannot be read
+   */
+  public CloseableIterator<Map<String, Object>> scanAtVersion(
+      String path, long version, io.delta.kernel.expressions.@Nullable Predicate fileFilter) {
+    Snapshot snapshot;
+    try {
+      snapshot = Table.forPath(engine, path).getSnapshotAsOfVersion(engine, version);
+    } catch (TableNotFoundException e) {
+      throw new IllegalStateException("No Delta table at " + path, e);
+    } catch (RuntimeException e) {
+      throw new IllegalStateException(
+          "Delta table " + path + " has no version " + version + ": " + e.getMessage(), e);
+    }
+    io.delta.kernel.ScanBuilder builder = snapshot.getScanBuilder();
+    if (fileFilter != null) {
+      builder = builder.withFilter(fileFilter);
+    }
+    Scan scan = builder.build();
+    io.delta.kernel.data.Row scanState = scan.getScanState(engine);
+    List<String> files = new ArrayList<>();
+    forEachScanFile(scan, (state, file) -> files.add(KernelInternals.scanFileToJson(file)));
+    Iterator<String> remaining = files.iterator();
+    return new CloseableIterator<>() {
+      private CloseableIterator<Map<String, Object>> current;
+
+      @Override
+      public boolean hasNext() {
+        while (current == null || !current.hasNext()) {
+          closeCurrent();
+          if (!remaining.hasNext()) {
+            return false;
+          }
+          current =
+              readScanFile(path, scanState, KernelInternals.scanFileFromJson(remaining.next()));
+        }
+        return true;
+      }
+
+      @Override
+      public Map<String, Object> next() {
+        if (!hasNext()) {
+          throw new java.util.NoSuchElementException();
+        }
+        return current.next();
+      }
+
+      private void closeCurrent() {
+        if (current != null) {
+          try {
+            current.close();
+          } catch (IOException e) {
+            throw new UncheckedIOException("Cannot close a data file of Delta table " + path, e);
+          } finally {
+            current = null;
+          }
+        }
+      }
+
+      @Override
+      public void close() {
+        closeCurrent();
+      }
+    };
+  }
+
   private CloseableIterator<Map<String, Object>> readScanFile(
       String path, io.delta.kernel.data.Row scanState, io.delta.kernel.data.Row scanFile) {
     FileStatus file = KernelInternals.dataFileStatus(scanFile);

@@ -157,6 +157,79 @@ public final class Finalization {
         });
   }
 
+  /**
+   * The control row of {@code table}, as stored (fields of {@link ControlTable#SCHEMA}).
+   *
+   * @param table the target's path or name, as the job was given it
+   * @return the row, or empty when the control table or its row does not exist
+   */
+  public Optional<Row> row(String table) {
+    if (!tables.exists(controlPath)) {
+      return Optional.empty();
+    }
+    for (Row row : tables.scan(controlPath, ControlTable.SCHEMA)) {
+      if (table.equals(row.getString(ControlTable.TABLE_NAME))) {
+        return Optional.of(row);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Sets a silver table's position fields of its control row ({@code applied_lsn}, {@code
+   * snapshot_lsn}, {@code open_snapshot_lsn}, {@code snapshot_wave}; BEHAVIOUR.md 10.2 step 15),
+   * inserting the row (without a verdict) when missing; the verdict fields are left as they are.
+   * Nothing is written when the row already holds these values. Retried on conflicts like {@link
+   * #advance}. The silver table's own domain metadata is the truth; this copy is for readers of the
+   * control table and is repaired from it by the next apply.
+   *
+   * @param table the silver table's path or name
+   * @param appliedLsn highest bronze LSN applied, or null
+   * @param snapshotLsn LSN of the snapshot last rebuilt from, or null
+   * @param openSnapshotLsn S of the open chunked snapshot being applied, or null
+   * @param snapshotWave last wave of that snapshot applied, or null
+   * @return true when the row was written
+   * @throws DeltaConflictException when concurrent writers kept winning for about a minute
+   */
+  public boolean recordSilverPosition(
+      String table,
+      @Nullable String appliedLsn,
+      @Nullable String snapshotLsn,
+      @Nullable String openSnapshotLsn,
+      @Nullable Integer snapshotWave) {
+    if (!controlTableOpened) {
+      tables.createIfAbsent(controlPath, ControlTable.definition());
+      controlTableOpened = true;
+    }
+    return rewriteWithRetries(
+        rows -> {
+          List<Row> updated = new ArrayList<>(rows.size() + 1);
+          Row mine = null;
+          for (Row row : rows) {
+            if (table.equals(row.getString(ControlTable.TABLE_NAME))) {
+              mine = row;
+            } else {
+              updated.add(row);
+            }
+          }
+          if (mine != null
+              && Objects.equals(appliedLsn, mine.getString(ControlTable.APPLIED_LSN))
+              && Objects.equals(snapshotLsn, mine.getString(ControlTable.SNAPSHOT_LSN))
+              && Objects.equals(openSnapshotLsn, mine.getString(ControlTable.OPEN_SNAPSHOT_LSN))
+              && Objects.equals(snapshotWave, mine.getInt32(ControlTable.SNAPSHOT_WAVE))) {
+            return new Rewrite<>(null, false);
+          }
+          updated.add(
+              Row.fromRow(mine == null ? newRow(table) : mine)
+                  .withFieldValue(ControlTable.APPLIED_LSN, appliedLsn)
+                  .withFieldValue(ControlTable.SNAPSHOT_LSN, snapshotLsn)
+                  .withFieldValue(ControlTable.OPEN_SNAPSHOT_LSN, openSnapshotLsn)
+                  .withFieldValue(ControlTable.SNAPSHOT_WAVE, snapshotWave)
+                  .build());
+          return new Rewrite<>(updated, true);
+        });
+  }
+
   /** The control rows to write (null: write nothing) and the result to return once written. */
   private record Rewrite<T>(@Nullable List<Row> rows, T result) {}
 

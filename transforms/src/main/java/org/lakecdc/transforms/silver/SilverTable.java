@@ -1,0 +1,113 @@
+package org.lakecdc.transforms.silver;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.beam.sdk.schemas.Schema;
+import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
+import org.lakecdc.io.mssqlcdc.schema.OutputType;
+import org.lakecdc.transforms.delta.DeltaColumn;
+import org.lakecdc.transforms.delta.TableDefinition;
+import org.lakecdc.transforms.delta.TableKind;
+
+/**
+ * Silver's schema and definition (docs/tables.md "Silver", DESIGN.md §6b): one row per key, the
+ * captured columns of the key's latest image, then {@value #START_LSN} and {@value #COMMIT_TS} of
+ * that image.
+ */
+public final class SilverTable {
+  /** STRING, not null: {@code __$start_lsn} of the row's image (canonical LSN text). */
+  public static final String START_LSN = MetadataColumns.START_LSN;
+
+  /** TIMESTAMP_NTZ, nullable: the commit time (UTC) of the row's {@code _start_lsn}. */
+  public static final String COMMIT_TS = MetadataColumns.COMMIT_TS;
+
+  /** Delta's table property that turns deletion vectors on. */
+  public static final String ENABLE_DELETION_VECTORS = "delta.enableDeletionVectors";
+
+  static final String START_LSN_COMMENT =
+      "__$start_lsn of the row's latest image (0x + 20 upper-case hex digits; text order is commit"
+          + " order); on rows from a snapshot the snapshot's LSN";
+
+  static final String COMMIT_TS_COMMENT =
+      "Commit time of _start_lsn from cdc.lsn_time_mapping, converted to UTC";
+
+  private SilverTable() {}
+
+  /**
+   * The captured columns of a bronze schema: every bronze field except the metadata and bronze
+   * columns ({@code _capture_instance, _start_lsn, _seqval, _operation, _command_id, _commit_ts,
+   * _batch_id, _snapshot, _chunk}, compared ignoring case), in bronze's order.
+   *
+   * @param bronzeSchema bronze's row schema
+   * @return the field names, bronze's spelling
+   */
+  public static List<String> capturedColumns(Schema bronzeSchema) {
+    List<String> names = new ArrayList<>();
+    for (Schema.Field field : bronzeSchema.getFields()) {
+      if (!MetadataColumns.isReserved(field.getName())) {
+        names.add(field.getName());
+      }
+    }
+    return names;
+  }
+
+  /**
+   * Silver's row schema: the captured columns (bronze's field types, nullable as in bronze, with
+   * bronze's descriptions), then {@value #START_LSN} STRING not null, then {@value #COMMIT_TS}
+   * TIMESTAMP_NTZ nullable, both with their comments as descriptions.
+   *
+   * @param bronzeSchema bronze's row schema
+   * @return the schema
+   * @throws IllegalArgumentException when bronze has no captured column
+   */
+  public static Schema schema(Schema bronzeSchema) {
+    List<Schema.Field> fields = new ArrayList<>();
+    for (String name : capturedColumns(bronzeSchema)) {
+      fields.add(bronzeSchema.getField(name));
+    }
+    if (fields.isEmpty()) {
+      throw new IllegalArgumentException(
+          "The bronze schema has no captured column (only metadata columns): " + bronzeSchema);
+    }
+    fields.add(DeltaColumn.required(START_LSN, OutputType.STRING, START_LSN_COMMENT).toBeamField());
+    fields.add(
+        DeltaColumn.nullable(COMMIT_TS, OutputType.TIMESTAMP_NTZ, COMMIT_TS_COMMENT).toBeamField());
+    return Schema.of(fields.toArray(Schema.Field[]::new));
+  }
+
+  /**
+   * Silver's table definition for {@link org.lakecdc.transforms.delta.DeltaTables#createIfAbsent}:
+   * kind {@link TableKind#SILVER} and its table comment, the schema's columns ({@value #START_LSN}
+   * and {@value #COMMIT_TS} with their comments, the captured columns with their descriptions if
+   * any), and {@value #ENABLE_DELETION_VECTORS} = {@code true}, which makes Kernel create the table
+   * at protocol reader 3 / writer 7 with table feature {@code deletionVectors}. No change data
+   * feed, no row tracking.
+   *
+   * @param silverSchema silver's row schema ({@link #schema})
+   * @return the definition
+   * @throws IllegalArgumentException when the schema lacks {@value #START_LSN} or a field type has
+   *     no output type
+   */
+  public static TableDefinition definition(Schema silverSchema) {
+    if (!silverSchema.hasField(START_LSN)) {
+      throw new IllegalArgumentException(
+          "A silver schema needs the column " + START_LSN + ": " + silverSchema);
+    }
+    List<DeltaColumn> columns = new ArrayList<>();
+    for (DeltaColumn column : DeltaColumn.fromBeamSchema(silverSchema)) {
+      if (column.name().equals(START_LSN)) {
+        columns.add(new DeltaColumn(START_LSN, column.type(), false, START_LSN_COMMENT));
+      } else if (column.name().equals(COMMIT_TS)) {
+        columns.add(new DeltaColumn(COMMIT_TS, column.type(), true, COMMIT_TS_COMMENT));
+      } else {
+        columns.add(column);
+      }
+    }
+    return new TableDefinition(
+        TableKind.SILVER,
+        columns,
+        TableKind.SILVER.tableComment(),
+        Map.of(ENABLE_DELETION_VECTORS, "true"));
+  }
+}

@@ -296,12 +296,30 @@ public final class CdcToDelta {
         throw new IllegalArgumentException("--columns: " + firstLine(e));
       }
     }
-    return JobConfig.builder(
-            clientFactory(o),
-            ci,
-            tablePath("target", target),
-            tablePath("factsTable", o.getFactsTable()),
-            tablePath("controlTable", o.getControlTable()))
+    String bronze = tablePath("target", target);
+    String facts = tablePath("factsTable", o.getFactsTable());
+    String control = tablePath("controlTable", o.getControlTable());
+    String silver = o.getSilver() == null ? null : tablePath("silver", o.getSilver());
+    if (silver != null) {
+      for (String[] other :
+          new String[][] {{"target", bronze}, {"factsTable", facts}, {"controlTable", control}}) {
+        if (silver.equals(other[1])) {
+          throw new IllegalArgumentException(
+              "--silver must be a table of its own, not the --" + other[0] + " " + other[1]);
+        }
+      }
+    }
+    List<String> keys = keys(o.getKeys());
+    if (silver == null && !keys.isEmpty()) {
+      throw new IllegalArgumentException(
+          "--keys are the key columns of a silver table: pass --silver (or --silverTemplate with"
+              + " --tables) with it");
+    }
+    if (o.getSilverWaveRows() < 1) {
+      throw new IllegalArgumentException(
+          "--silverWaveRows must be a positive integer, not '" + o.getSilverWaveRows() + "'");
+    }
+    return JobConfig.builder(clientFactory(o), ci, bronze, facts, control)
         .appId(o.getAppId() != null ? required("appId", o.getAppId()) : ci)
         .bootstrap(o.getBootstrap())
         .startingLsn(start)
@@ -314,7 +332,38 @@ public final class CdcToDelta {
         .schemaChangePolicy(schemaChangePolicy)
         .seed(seed)
         .hadoopConf(hadoopConf(o))
+        .silverPath(silver)
+        .keys(keys)
+        .silverWaveRows(o.getSilverWaveRows())
         .build();
+  }
+
+  /**
+   * The columns of {@code --keys}, or empty when it is not given.
+   *
+   * @throws IllegalArgumentException for an empty column or a column listed twice (ignoring case)
+   */
+  static List<String> keys(String value) {
+    if (value == null) {
+      return List.of();
+    }
+    List<String> keys = new ArrayList<>();
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    for (String key : value.split(",", -1)) {
+      if (key.isBlank()) {
+        throw new IllegalArgumentException(
+            "--keys must list captured columns separated by commas (order_id or o_id,line),"
+                + " without an empty one: '"
+                + value
+                + "'");
+      }
+      if (!seen.add(key.strip().toLowerCase(Locale.ROOT))) {
+        throw new IllegalArgumentException(
+            "--keys lists the column " + key.strip() + " twice: '" + value + "'");
+      }
+      keys.add(key.strip());
+    }
+    return keys;
   }
 
   /**

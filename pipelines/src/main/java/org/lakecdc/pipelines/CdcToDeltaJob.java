@@ -10,6 +10,7 @@ import java.util.Optional;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.PCollection;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.TableFailure;
@@ -20,6 +21,8 @@ import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.finalization.ControlTable;
 import org.lakecdc.transforms.position.StreamPosition;
+import org.lakecdc.transforms.silver.ApplyChangesToSilver;
+import org.lakecdc.transforms.silver.SilverTarget;
 import org.lakecdc.transforms.write.CommittedBatch;
 import org.lakecdc.transforms.write.RecordedFailure;
 import org.lakecdc.transforms.write.TableWrite;
@@ -160,6 +163,22 @@ public final class CdcToDeltaJob {
    */
   public static PCollection<CommittedBatch> expand(
       Pipeline pipeline, List<TableWrite> tables, boolean isolate, boolean continuous) {
+    return expand(pipeline, tables, List.of(), isolate, continuous);
+  }
+
+  /**
+   * {@link #expand(Pipeline, List, boolean, boolean)}, then the silver tables of {@code silvers}
+   * applied after each bronze commit of their tables ({@link ApplyChangesToSilver}).
+   *
+   * @param silvers the silver tables of some of {@code tables} (by app id), possibly none
+   * @return the committed batches
+   */
+  public static PCollection<CommittedBatch> expand(
+      Pipeline pipeline,
+      List<TableWrite> tables,
+      List<SilverTarget> silvers,
+      boolean isolate,
+      boolean continuous) {
     String names = String.join(",", tables.stream().map(TableWrite::captureInstance).toList());
     PCollection<CommittedBatch> committed;
     if (continuous) {
@@ -180,6 +199,9 @@ public final class CdcToDeltaJob {
                       tables.get(0).read(), tables.get(0).target(), tables.get(0).changeSchema()));
     }
     committed.apply(RunCounters.count());
+    if (!silvers.isEmpty()) {
+      committed.apply("Apply changes to silver", ApplyChangesToSilver.of(silvers, isolate));
+    }
     return committed;
   }
 
@@ -231,8 +253,12 @@ public final class CdcToDeltaJob {
     if (!reading.isEmpty()) {
       Pipeline pipeline = Pipeline.create(beamOptions);
       List<TableWrite> writes = new ArrayList<>();
+      List<SilverTarget> silvers = new ArrayList<>();
       for (TablePlan plan : reading) {
         writes.add(plan.write(null));
+        if (plan.silver() != null) {
+          silvers.add(plan.silver());
+        }
         out.printf(
             "Reading %s after %s (%s) up to max_lsn %s%n",
             plan.config().captureInstance(),
@@ -240,7 +266,7 @@ public final class CdcToDeltaJob {
             JobSummary.batchText(plan.start().batchId()),
             max);
       }
-      expand(pipeline, writes, isolate, false);
+      expand(pipeline, writes, silvers, isolate, false);
       result = JobExit.run(pipeline);
     }
     return outcomes(planned, idle, result, isolate, out, streamBegan);
@@ -344,9 +370,32 @@ public final class CdcToDeltaJob {
               + " instances with sys.sp_cdc_help_change_data_capture, or the simulator's"
               + " catalog)");
     }
+    Map<String, String> silvers = new LinkedHashMap<>();
+    for (JobConfig config : configs) {
+      if (config.silverPath() == null) {
+        continue;
+      }
+      String other = silvers.putIfAbsent(config.silverPath(), config.captureInstance());
+      if (other == null && targets.containsKey(config.silverPath())) {
+        other = targets.get(config.silverPath());
+      }
+      if (other != null) {
+        throw new OptionRefusedException(
+            "--tables: "
+                + other
+                + " and "
+                + config.captureInstance()
+                + " would both write the table "
+                + config.silverPath()
+                + ": give each table its own silver (a --silverTemplate with {ci}); nothing was"
+                + " written");
+      }
+    }
     for (JobConfig config : configs) {
       DeltaTables tables = config.hadoopConf().tables();
-      TablePlan.check(config, tables, TablePlan.read(config).outputSchema(), out);
+      Schema changeSchema = TablePlan.read(config).outputSchema();
+      TablePlan.check(config, tables, changeSchema, out);
+      SilverPlan.target(config, changeSchema, Instant.now());
     }
     JobConfig first = configs.get(0);
     DeltaTables tables = first.hadoopConf().tables();
@@ -418,6 +467,9 @@ public final class CdcToDeltaJob {
       long streamBegan) {
     double streamSeconds = (System.nanoTime() - streamBegan) / 1e9;
     List<TableOutcome> outcomes = new ArrayList<>();
+    for (TablePlan plan : planned.plans()) {
+      SilverRun.catchUp(plan, result, isolate, out);
+    }
     for (TablePlan plan : planned.plans()) {
       JobConfig config = plan.config();
       JobSummary summary = idle.get(plan);

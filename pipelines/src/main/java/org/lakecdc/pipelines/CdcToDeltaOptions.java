@@ -105,6 +105,39 @@ public interface CdcToDeltaOptions extends OutputOptions, SqlServerOptions {
 
   void setTarget(String value);
 
+  @Description(
+      "Path or URI of a silver Delta table to keep current after each bronze commit: one row per"
+          + " key, the latest image from bronze (docs/tables.md \"Silver\"). Unset: no silver."
+          + " With --tables, use --silverTemplate or a table's own --silver in --tablesFile.")
+  String getSilver();
+
+  void setSilver(String value);
+
+  @Description(
+      "With --tables or --tablesFile: each table's silver path or URI; {ci} is replaced by the"
+          + " capture instance in lower case. Must contain {ci}. Unset: no silver (a table's own"
+          + " --silver in --tablesFile still gives it one).")
+  String getSilverTemplate();
+
+  void setSilverTemplate(String value);
+
+  @Description(
+      "Silver's key columns, comma-separated captured columns (order_id or o_id,line). Default:"
+          + " the columns of the unique index the capture instance uses (its table's primary key).")
+  @Accepts("captured columns separated by commas")
+  String getKeys();
+
+  void setKeys(String value);
+
+  @Description(
+      "Silver: at most this many bronze rows one wave of an apply holds in memory; a larger"
+          + " change is applied in several waves (commits).")
+  @Default.Integer(100000)
+  @Accepts("a positive integer")
+  int getSilverWaveRows();
+
+  void setSilverWaveRows(int value);
+
   @Description("Path or URI of the facts Delta table (may be shared by several targets).")
   @Default.String("lakecdc-demo/delta/facts")
   String getFactsTable();

@@ -10,6 +10,7 @@ import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.lakecdc.io.mssqlcdc.StopCondition;
 import org.lakecdc.transforms.Counts;
+import org.lakecdc.transforms.silver.SilverTarget;
 import org.lakecdc.transforms.write.TableWrite;
 import org.lakecdc.transforms.write.WriteChangeStreamToDelta;
 
@@ -69,7 +70,11 @@ final class ContinuousRunner {
     if (!planned.plans().isEmpty()) {
       Pipeline pipeline = Pipeline.create(beamOptions);
       List<TableWrite> writes = new ArrayList<>();
+      List<SilverTarget> silvers = new ArrayList<>();
       for (TablePlan plan : planned.plans()) {
+        if (plan.silver() != null) {
+          silvers.add(plan.silver());
+        }
         writes.add(
             plan.write(
                 plan.read()
@@ -87,7 +92,7 @@ final class ContinuousRunner {
                 ? "until stopped"
                 : "for " + continuous.runFor().toSeconds() + " s or until stopped");
       }
-      CdcToDeltaJob.expand(pipeline, writes, isolate, true);
+      CdcToDeltaJob.expand(pipeline, writes, silvers, isolate, true);
       result = JobExit.run(pipeline);
       out.println("Stopped: every batch read was committed");
     }

@@ -1,5 +1,6 @@
 package org.lakecdc.pipelines;
 
+import java.util.List;
 import java.util.Objects;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
@@ -39,6 +40,11 @@ import org.lakecdc.transforms.write.CrashPoint;
  *     (docs/options.md "Seeding from a copy"), or null
  * @param hadoopConf the Hadoop configuration every Delta table is opened with, on the launcher and
  *     on every worker
+ * @param silverPath the silver table kept current after each bronze commit ({@code --silver}),
+ *     normalized, or null for none
+ * @param keys silver's key columns as given ({@code --keys}), or empty for the source's key columns
+ *     (the unique index the capture instance uses)
+ * @param silverWaveRows at most this many bronze rows per silver wave (positive)
  */
 public record JobConfig(
     CdcClientFactory clientFactory,
@@ -60,7 +66,10 @@ public record JobConfig(
     long crashBatch,
     CrashPoint.@Nullable Failure crashFailure,
     @Nullable SeedCopy seed,
-    HadoopConf hadoopConf) {
+    HadoopConf hadoopConf,
+    @Nullable String silverPath,
+    List<String> keys,
+    int silverWaveRows) {
   public JobConfig {
     Objects.requireNonNull(hadoopConf, "hadoopConf");
     Objects.requireNonNull(clientFactory, "clientFactory");
@@ -77,7 +86,14 @@ public record JobConfig(
     Objects.requireNonNull(granularity, "granularity");
     Objects.requireNonNull(isolation, "isolation");
     Objects.requireNonNull(schemaChangePolicy, "schemaChangePolicy");
+    if (silverPath != null) {
+      silverPath = TablePaths.normalize(silverPath);
+    }
+    keys = List.copyOf(keys);
   }
+
+  /** {@code --silverWaveRows}'s default: bronze rows per silver wave. */
+  public static final int DEFAULT_SILVER_WAVE_ROWS = 100_000;
 
   /** The same configuration with another app id. */
   public JobConfig withAppId(String otherAppId) {
@@ -140,7 +156,10 @@ public record JobConfig(
         .crashBatch(crashBatch)
         .crashFailure(crashFailure)
         .seed(seed)
-        .hadoopConf(hadoopConf);
+        .hadoopConf(hadoopConf)
+        .silverPath(silverPath)
+        .keys(keys)
+        .silverWaveRows(silverWaveRows);
   }
 
   /**
@@ -169,6 +188,9 @@ public record JobConfig(
     private CrashPoint.@Nullable Failure crashFailure;
     private @Nullable SeedCopy seed;
     private HadoopConf hadoopConf = HadoopConf.empty();
+    private @Nullable String silverPath;
+    private List<String> keys = List.of();
+    private int silverWaveRows = DEFAULT_SILVER_WAVE_ROWS;
 
     private Builder(
         CdcClientFactory clientFactory,
@@ -274,6 +296,26 @@ public record JobConfig(
       return this;
     }
 
+    /** The silver table to keep current, or null for none (default null). */
+    public Builder silverPath(@Nullable String silverPath) {
+      this.silverPath = silverPath;
+      return this;
+    }
+
+    /** Silver's key columns, or empty for the source's (default empty). */
+    public Builder keys(List<String> keys) {
+      this.keys = keys;
+      return this;
+    }
+
+    /**
+     * At most this many bronze rows per silver wave (default {@value #DEFAULT_SILVER_WAVE_ROWS}).
+     */
+    public Builder silverWaveRows(int silverWaveRows) {
+      this.silverWaveRows = silverWaveRows;
+      return this;
+    }
+
     /** The configuration; throws when a required value is null. */
     public JobConfig build() {
       return new JobConfig(
@@ -296,7 +338,10 @@ public record JobConfig(
           crashBatch,
           crashFailure,
           seed,
-          hadoopConf);
+          hadoopConf,
+          silverPath,
+          keys,
+          silverWaveRows);
     }
   }
 }

@@ -17,6 +17,7 @@ import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.finalization.ControlTable;
 import org.lakecdc.transforms.finalization.Finalization;
 import org.lakecdc.transforms.position.StreamPosition;
+import org.lakecdc.transforms.silver.SilverTarget;
 import org.lakecdc.transforms.write.DeltaTarget;
 import org.lakecdc.transforms.write.TableWrite;
 
@@ -38,6 +39,7 @@ import org.lakecdc.transforms.write.TableWrite;
  * @param snapshotSeconds wall seconds of that snapshot, 0 when none
  * @param startedAt when the table's run started (UTC)
  * @param began {@link System#nanoTime} when the table's run started
+ * @param silver the silver table kept current after each bronze commit, or null for none
  */
 record TablePlan(
     JobConfig config,
@@ -49,7 +51,8 @@ record TablePlan(
     long snapshotRows,
     double snapshotSeconds,
     Instant startedAt,
-    long began) {
+    long began,
+    @Nullable SilverTarget silver) {
 
   /** The table's target for the committers: bronze, facts and control, from {@link #start}. */
   DeltaTarget target() {
@@ -117,6 +120,7 @@ record TablePlan(
     MssqlCdcIO.Read read = read(config);
     Schema changeSchema = read.outputSchema();
     Seeding.Plan seed = check(config, tables, changeSchema, out);
+    SilverTarget silver = SilverPlan.target(config, changeSchema, startedAt);
     boolean created =
         tables.createIfAbsent(config.bronzePath(), BronzeTable.definition(changeSchema)).created();
     String bronzeId = tables.tableId(config.bronzePath());
@@ -166,7 +170,8 @@ record TablePlan(
         snapshotRows,
         snapshotSeconds,
         startedAt,
-        began);
+        began,
+        silver);
   }
 
   /**

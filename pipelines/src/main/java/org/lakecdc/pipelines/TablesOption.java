@@ -17,9 +17,9 @@ import org.lakecdc.io.mssqlcdc.client.FileErrors;
 /**
  * The tables of a run of many ({@code --tables} or {@code --tablesFile}) and each table's command
  * line: the run's options, then the table's own (which win, their names matched ignoring case),
- * then the table's capture instance, target ({@code --targetTemplate}) and app id ({@code
- * --appIdTemplate}) unless its own options name a target or an app id. A table's capture instance
- * is always the one it is listed under.
+ * then the table's capture instance, target ({@code --targetTemplate}), app id ({@code
+ * --appIdTemplate}) and silver ({@code --silverTemplate}, when given) unless its own options name
+ * them. A table's capture instance is always the one it is listed under.
  *
  * <p>{@code --tablesFile} format: one table a line; the first word is the capture instance, the
  * rest are options of that table in the command line's {@code --name=value} form (a value with
@@ -39,6 +39,7 @@ final class TablesOption {
           "tablesFile",
           "targetTemplate",
           "appIdTemplate",
+          "silverTemplate",
           "captureInstance",
           "fakePath",
           "buildDemo",
@@ -90,7 +91,11 @@ final class TablesOption {
    */
   static void refuseTemplatesWithoutTables(String[] args) {
     for (String[] option :
-        new String[][] {{"targetTemplate", "--target"}, {"appIdTemplate", "--appId"}}) {
+        new String[][] {
+          {"targetTemplate", "--target"},
+          {"appIdTemplate", "--appId"},
+          {"silverTemplate", "--silver"}
+        }) {
       if (!CommandLine.values(args, option[0]).isEmpty()) {
         throw new IllegalArgumentException(
             "--"
@@ -125,6 +130,14 @@ final class TablesOption {
     }
     requireTemplate("targetTemplate", o.getTargetTemplate());
     requireTemplate("appIdTemplate", o.getAppIdTemplate());
+    if (o.getSilverTemplate() != null) {
+      requireTemplate("silverTemplate", o.getSilverTemplate());
+    }
+    if (!CommandLine.values(args, "silver").isEmpty()) {
+      throw new IllegalArgumentException(
+          "--silver names one table's silver; with --tables or --tablesFile use --silverTemplate"
+              + " (with {ci}), or a table's own --silver in --tablesFile");
+    }
     List<Table> tables = new ArrayList<>();
     if (o.getTables() != null) {
       for (String name : o.getTables().split(",", -1)) {
@@ -166,7 +179,8 @@ final class TablesOption {
     List<String> out = new ArrayList<>();
     for (String arg : shared) {
       String name = name(arg);
-      if (Set.of("tables", "tablesFile", "targetTemplate", "appIdTemplate").contains(name)
+      if (Set.of("tables", "tablesFile", "targetTemplate", "appIdTemplate", "silverTemplate")
+              .contains(name)
           || own.contains(name)) {
         continue;
       }
@@ -182,6 +196,12 @@ final class TablesOption {
     }
     if (!own.contains("appId")) {
       out.add("--appId=" + o.getAppIdTemplate().replace(CI, table.captureInstance()));
+    }
+    if (!own.contains("silver") && o.getSilverTemplate() != null) {
+      out.add(
+          "--silver="
+              + o.getSilverTemplate()
+                  .replace(CI, table.captureInstance().toLowerCase(Locale.ROOT)));
     }
     return out.toArray(String[]::new);
   }

@@ -1,0 +1,154 @@
+package org.lakecdc.pipelines;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.beam.sdk.schemas.Schema;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.io.mssqlcdc.client.CaptureInstance;
+import org.lakecdc.io.mssqlcdc.client.CdcClient;
+import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
+import org.lakecdc.transforms.delta.HadoopConf;
+import org.lakecdc.transforms.finalization.Granularity;
+import org.lakecdc.transforms.silver.SilverTable;
+import org.lakecdc.transforms.silver.SilverTarget;
+
+/**
+ * The silver table of one table of a run, resolved on the launcher before anything is written: its
+ * key columns ({@code --keys}, matched to the captured columns ignoring case, or else the columns
+ * of the unique index the capture instance uses) and the capture instances whose bronze rows are
+ * its own (every instance of the source table, lower-cased), asked of the source.
+ */
+final class SilverPlan {
+  private SilverPlan() {}
+
+  /**
+   * The silver target of {@code config}, or null when it has none.
+   *
+   * @param changeSchema the read's output schema (bronze's columns)
+   * @param runStartedAt when the table's run started (UTC)
+   * @throws OptionRefusedException a key that is not a captured column, or no {@code --keys} for an
+   *     instance without a unique index (one line naming {@code --keys})
+   */
+  static @Nullable SilverTarget target(
+      JobConfig config, Schema changeSchema, Instant runStartedAt) {
+    if (config.silverPath() == null) {
+      return null;
+    }
+    Resolved resolved =
+        resolve(
+            config.clientFactory(),
+            config.captureInstance(),
+            config.keys(),
+            SilverTable.capturedColumns(changeSchema));
+    return new SilverTarget(
+        config.appId(),
+        config.bronzePath(),
+        config.silverPath(),
+        config.controlPath(),
+        config.factsPath(),
+        resolved.captureInstances(),
+        resolved.keys(),
+        config.granularity(),
+        config.silverWaveRows(),
+        runStartedAt,
+        config.hadoopConf());
+  }
+
+  /**
+   * A silver table's capture instances (lower-cased) and key columns (in the captured columns'
+   * spelling).
+   */
+  record Resolved(List<String> captureInstances, List<String> keys) {}
+
+  /**
+   * Resolves the capture instances and keys of {@code captureInstance}'s silver.
+   *
+   * @param keys {@code --keys} as given, or empty for the source's
+   * @param captured the captured columns (bronze's)
+   * @throws OptionRefusedException naming {@code --keys}
+   * @throws org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError for an unknown instance
+   */
+  static Resolved resolve(
+      CdcClientFactory factory, String captureInstance, List<String> keys, List<String> captured) {
+    List<CaptureInstance> instances;
+    try (CdcClient client = factory.open()) {
+      instances = client.captureInstances(captureInstance);
+    }
+    List<String> names = new ArrayList<>();
+    CaptureInstance named = instances.get(instances.size() - 1);
+    for (CaptureInstance instance : instances) {
+      names.add(instance.name().toLowerCase(Locale.ROOT));
+      if (instance.name().equalsIgnoreCase(captureInstance)) {
+        named = instance;
+      }
+    }
+    List<String> given = keys;
+    if (given.isEmpty()) {
+      given = named.keyColumns();
+      if (given.isEmpty()) {
+        throw new OptionRefusedException(
+            "--keys: capture instance "
+                + named.name()
+                + " has no unique index (no primary key or index CDC uses), so silver's key"
+                + " columns are not known: pass --keys=<captured columns>, e.g. --keys="
+                + (captured.isEmpty() ? "id" : captured.get(0)));
+      }
+    }
+    Map<String, String> byLowerCase = new LinkedHashMap<>();
+    for (String column : captured) {
+      byLowerCase.put(column.toLowerCase(Locale.ROOT), column);
+    }
+    List<String> resolved = new ArrayList<>();
+    List<String> unknown = new ArrayList<>();
+    for (String key : given) {
+      String column = byLowerCase.get(key.toLowerCase(Locale.ROOT));
+      if (column == null) {
+        unknown.add(key);
+      } else {
+        resolved.add(column);
+      }
+    }
+    if (!unknown.isEmpty()) {
+      throw new OptionRefusedException(
+          "--keys: "
+              + String.join(", ", unknown)
+              + (unknown.size() == 1 ? " is not a captured column" : " are not captured columns")
+              + " of "
+              + named.name()
+              + " (captured: "
+              + String.join(", ", captured)
+              + ")");
+    }
+    return new Resolved(names, resolved);
+  }
+
+  /** Kept for {@link ApplyChanges}: a target from resolved parts. */
+  static SilverTarget target(
+      String appId,
+      String bronze,
+      String silver,
+      String control,
+      String facts,
+      Resolved resolved,
+      Granularity granularity,
+      int waveRows,
+      Instant runStartedAt,
+      HadoopConf hadoopConf) {
+    return new SilverTarget(
+        appId,
+        bronze,
+        silver,
+        control,
+        facts,
+        resolved.captureInstances(),
+        resolved.keys(),
+        granularity,
+        waveRows,
+        runStartedAt,
+        hadoopConf);
+  }
+}

@@ -1,0 +1,250 @@
+package org.lakecdc.transforms.silver;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.beam.sdk.coders.BooleanCoder;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.metrics.Metrics;
+import org.apache.beam.sdk.state.StateSpec;
+import org.apache.beam.sdk.state.StateSpecs;
+import org.apache.beam.sdk.state.ValueState;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.Filter;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.SerializableFunction;
+import org.apache.beam.sdk.transforms.WithKeys;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.TypeDescriptors;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.transforms.write.CommittedBatch;
+import org.lakecdc.transforms.write.CommittedBatchCoder;
+import org.lakecdc.transforms.write.RecordedFailure;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps silver tables current inside the change pipeline: after each bronze batch of a table is
+ * committed (its {@link CommittedBatch}, emitted once bronze's facts row and verdict for it are
+ * written), one {@link SilverApplier#apply} of that table's silver ({@link SilverTarget}) brings
+ * silver up to what bronze holds, and caps silver's verdict at bronze's.
+ *
+ * <pre>
+ * committed batches ── those of tables with silver ── key by app id (one key per silver table)
+ *   ── Apply to silver (stateful: one apply at a time per table, in the order the batches arrive)
+ * </pre>
+ *
+ * <p>The {@link SilverApplier} is a field of the {@code DoFn} instance, made in {@code @Setup}: its
+ * key index (SilverMerge's cache) lives as long as the worker's instance. Each key's state holds
+ * the bronze end LSN silver was last applied up to: a batch not after it (a replay, or one an
+ * earlier apply already covered) applies nothing. An apply reads bronze from silver's own position
+ * (silver's domain metadata), so it is idempotent and a crash anywhere is repaired by the next one;
+ * the job's launcher also applies once after the pipeline, so a run that commits nothing still
+ * brings silver up to bronze.
+ *
+ * <p>Failures: with one table ({@code isolate} false) a failed apply fails the pipeline. With many
+ * tables a failed apply stops that table's silver alone for the rest of the run: a {@code
+ * table_failed} facts row ({@link RecordedFailure}, target = the silver path, message starting with
+ * {@code silver}) and a warning; bronze, and the other tables, go on. The launcher reads the record
+ * and exits with code 3.
+ *
+ * <p>Bounded and continuous: in the bounded form the committed batches of a table arrive after the
+ * bronze commits of the whole run; the first apply brings silver to bronze's end and the others
+ * find nothing new. In the continuous form each batch is applied as it is committed. Stateful
+ * processing in the global window: Direct, Spark (batch) and Flink.
+ *
+ * <p>Counters per table, namespace {@code lakecdc.table.<appId>}: {@code silver_applies}, {@code
+ * silver_waves}, {@code silver_keys_applied}, {@code silver_rebuilds}.
+ */
+public final class ApplyChangesToSilver
+    extends PTransform<PCollection<CommittedBatch>, PCollection<Void>> {
+  /** Counter names (namespace {@code lakecdc.table.<appId>}). */
+  public static final String APPLIES = "silver_applies";
+
+  /** Waves merged. */
+  public static final String WAVES = "silver_waves";
+
+  /** Keys whose images were applied. */
+  public static final String KEYS_APPLIED = "silver_keys_applied";
+
+  /** Applies that rebuilt silver from a snapshot. */
+  public static final String REBUILDS = "silver_rebuilds";
+
+  private final Map<String, SilverTarget> targets;
+  private final boolean isolate;
+
+  private ApplyChangesToSilver(Map<String, SilverTarget> targets, boolean isolate) {
+    this.targets = targets;
+    this.isolate = isolate;
+  }
+
+  /**
+   * Applies the committed batches of each of {@code silvers}' tables (matched by app id; batches of
+   * other tables are ignored) to its silver table.
+   *
+   * @param silvers the silver tables, at most one per app id
+   * @param isolate true in a run of many tables: a failed apply stops that table's silver alone
+   *     (recorded); false: it fails the pipeline
+   * @throws IllegalArgumentException when two silver tables share an app id or a silver path
+   */
+  public static ApplyChangesToSilver of(List<SilverTarget> silvers, boolean isolate) {
+    Map<String, SilverTarget> byAppId = new LinkedHashMap<>();
+    Map<String, String> paths = new HashMap<>();
+    for (SilverTarget silver : silvers) {
+      if (byAppId.put(silver.appId(), silver) != null) {
+        throw new IllegalArgumentException("Two silver tables for the app id " + silver.appId());
+      }
+      String other = paths.put(silver.silver(), silver.appId());
+      if (other != null) {
+        throw new IllegalArgumentException(
+            "The tables of "
+                + other
+                + " and "
+                + silver.appId()
+                + " would both write the silver table "
+                + silver.silver());
+      }
+    }
+    return new ApplyChangesToSilver(byAppId, isolate);
+  }
+
+  @Override
+  public PCollection<Void> expand(PCollection<CommittedBatch> committed) {
+    java.util.Set<String> appIds = new java.util.HashSet<>(targets.keySet());
+    return committed
+        .apply(
+            "Batches of tables with silver",
+            Filter.by(
+                (SerializableFunction<CommittedBatch, Boolean>) b -> appIds.contains(b.appId())))
+        .apply(
+            "Key by silver table",
+            WithKeys.of((SerializableFunction<CommittedBatch, String>) CommittedBatch::appId)
+                .withKeyType(TypeDescriptors.strings()))
+        .setCoder(KvCoder.of(StringUtf8Coder.of(), CommittedBatchCoder.of()))
+        .apply("Apply to silver", ParDo.of(new ApplyFn(targets, isolate)));
+  }
+
+  /** The stateful apply of one key (app id) = one silver table at a time. */
+  static final class ApplyFn extends DoFn<KV<String, CommittedBatch>, Void> {
+    private static final Logger LOG = LoggerFactory.getLogger(ApplyChangesToSilver.class);
+
+    private final Map<String, SilverTarget> targets;
+    private final boolean isolate;
+
+    /** The bronze end LSN (canonical text) silver was last applied up to. */
+    @StateId("appliedUpTo")
+    private final StateSpec<ValueState<String>> appliedSpec =
+        StateSpecs.value(StringUtf8Coder.of());
+
+    /** True once the table's silver failed in this run (isolated runs only). */
+    @StateId("failed")
+    private final StateSpec<ValueState<Boolean>> failedSpec = StateSpecs.value(BooleanCoder.of());
+
+    /** Per app id: the applier of its silver table, made in {@link #setup}. */
+    private transient Map<String, SilverApplier> appliers;
+
+    ApplyFn(Map<String, SilverTarget> targets, boolean isolate) {
+      this.targets = new LinkedHashMap<>(targets);
+      this.isolate = isolate;
+    }
+
+    @Setup
+    public void setup() {
+      appliers = new HashMap<>();
+      for (Map.Entry<String, SilverTarget> e : targets.entrySet()) {
+        appliers.put(
+            e.getKey(), new SilverApplier(e.getValue().hadoopConf().tables(), Clock.systemUTC()));
+      }
+    }
+
+    @ProcessElement
+    public void process(
+        @Element KV<String, CommittedBatch> element,
+        @StateId("appliedUpTo") ValueState<String> appliedState,
+        @StateId("failed") ValueState<Boolean> failedState) {
+      CommittedBatch batch = element.getValue();
+      SilverTarget target = targets.get(element.getKey());
+      if (target == null || Boolean.TRUE.equals(failedState.read()) || batch.failed()) {
+        return; // no silver, its silver stopped, or bronze stopped before this batch
+      }
+      Lsn end = Lsn.parse(batch.endLsn());
+      String applied = appliedState.read();
+      if (applied != null && !end.isAfter(Lsn.parse(applied))) {
+        return; // silver already holds bronze up to this batch
+      }
+      ApplyResult result;
+      try {
+        result = appliers.get(element.getKey()).apply(target.spec());
+      } catch (RuntimeException e) {
+        if (!isolate) {
+          throw e;
+        }
+        RecordedFailure failure =
+            failure(target, batch.batchId(), end, batch.endCommitTime(), Instant.now(), e);
+        failure.write(target.hadoopConf().tables(), target.facts());
+        LOG.warn(
+            "Silver {} of {} stopped for the rest of this run (bronze goes on): {}",
+            target.silver(),
+            target.appId(),
+            failure.text());
+        failedState.write(true);
+        return;
+      }
+      appliedState.write(end.toString());
+      String table = "lakecdc.table." + target.appId();
+      Metrics.counter(table, APPLIES).inc();
+      Metrics.counter(table, WAVES).inc(result.waves());
+      Metrics.counter(table, KEYS_APPLIED).inc(result.keysApplied());
+      if (result.rebuilt()) {
+        Metrics.counter(table, REBUILDS).inc();
+      }
+      LOG.info(
+          "{} silver after batch {}: {}{} wave(s), {} key(s) applied, applied_lsn {},"
+              + " finalized_until {}",
+          target.appId(),
+          batch.batchId(),
+          result.rebuilt() ? "rebuilt, " : "",
+          result.waves(),
+          result.keysApplied(),
+          result.appliedLsn(),
+          result.finalizedUntil());
+    }
+  }
+
+  /**
+   * The record of a failed apply of {@code target}'s silver ({@code table_failed} in facts): bronze
+   * stood at batch {@code batchId} ending at {@code positionLsn}; the message is {@code silver
+   * <path> could not be applied: <first line of the error>}.
+   *
+   * @param positionCommitTime bronze's end commit time (UTC), or null
+   * @param writtenAt when the failure is recorded (UTC)
+   */
+  public static RecordedFailure failure(
+      SilverTarget target,
+      long batchId,
+      Lsn positionLsn,
+      @Nullable Instant positionCommitTime,
+      Instant writtenAt,
+      RuntimeException e) {
+    String message = e.getMessage() == null ? e.toString() : e.getMessage();
+    String first = message.lines().findFirst().orElse(message);
+    return new RecordedFailure(
+        target.appId(),
+        target.silver(),
+        e.getClass().getSimpleName(),
+        "silver " + target.silver() + " could not be applied: " + first,
+        batchId + 1,
+        positionLsn.increment(),
+        positionLsn,
+        positionCommitTime,
+        target.runStartedAt(),
+        writtenAt);
+  }
+}

@@ -1,0 +1,79 @@
+package org.lakecdc.transforms.silver;
+
+import java.io.Serializable;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.transforms.delta.HadoopConf;
+import org.lakecdc.transforms.finalization.Granularity;
+
+/**
+ * One silver table a pipeline keeps current after its bronze commits, as shipped to the workers
+ * with {@link ApplyChangesToSilver}: the {@link SilverSpec} of its applies, plus who it belongs to
+ * (the bronze target's app id) and where a failure is recorded. Serializable (every component is).
+ *
+ * @param appId the bronze target's app id: the key of its committed batches
+ * @param bronze path or URI of the bronze table (normalized)
+ * @param silver path or URI of the silver table (normalized)
+ * @param control path or URI of the control table (shared with bronze)
+ * @param facts path or URI of the facts table (shared with bronze); where a failure is recorded
+ * @param captureInstances the capture instances whose bronze rows are silver's, lower-cased
+ * @param keys silver's key columns (captured columns, in key order; at least one)
+ * @param granularity the verdict's period, bronze's
+ * @param waveRows at most this many bronze rows held in memory by one wave (positive)
+ * @param runStartedAt when the run started (UTC): a recorded failure's run
+ * @param hadoopConf the Hadoop configuration every table is opened with, on every worker
+ */
+public record SilverTarget(
+    String appId,
+    String bronze,
+    String silver,
+    String control,
+    String facts,
+    List<String> captureInstances,
+    List<String> keys,
+    Granularity granularity,
+    int waveRows,
+    Instant runStartedAt,
+    HadoopConf hadoopConf)
+    implements Serializable {
+  public SilverTarget {
+    Objects.requireNonNull(appId, "appId");
+    Objects.requireNonNull(bronze, "bronze");
+    Objects.requireNonNull(silver, "silver");
+    Objects.requireNonNull(control, "control");
+    Objects.requireNonNull(facts, "facts");
+    Objects.requireNonNull(granularity, "granularity");
+    Objects.requireNonNull(runStartedAt, "runStartedAt");
+    Objects.requireNonNull(hadoopConf, "hadoopConf");
+    captureInstances = List.copyOf(captureInstances);
+    keys = List.copyOf(keys);
+    if (keys.isEmpty()) {
+      throw new IllegalArgumentException("Silver " + silver + " needs at least one key column");
+    }
+    if (waveRows < 1) {
+      throw new IllegalArgumentException(
+          "Silver " + silver + ": waveRows must be positive, not " + waveRows);
+    }
+  }
+
+  /** The spec of one apply of this silver table. */
+  public SilverSpec spec() {
+    return spec(facts);
+  }
+
+  /** The spec of one apply, reading the snapshot facts from {@code factsPath} (null: none). */
+  public SilverSpec spec(@Nullable String factsPath) {
+    return new SilverSpec(
+        bronze,
+        silver,
+        control,
+        factsPath,
+        Set.copyOf(captureInstances),
+        keys,
+        granularity,
+        waveRows);
+  }
+}

@@ -11,8 +11,6 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.client.CaptureInstance;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
-import org.lakecdc.transforms.delta.HadoopConf;
-import org.lakecdc.transforms.finalization.Granularity;
 import org.lakecdc.transforms.silver.SilverTable;
 import org.lakecdc.transforms.silver.SilverTarget;
 
@@ -68,12 +66,16 @@ final class SilverPlan {
    * Resolves the capture instances and keys of {@code captureInstance}'s silver.
    *
    * @param keys {@code --keys} as given, or empty for the source's
-   * @param captured the captured columns (bronze's)
+   * @param captured the captured columns (bronze's), or null when bronze does not exist yet (the
+   *     keys are then taken as given)
    * @throws OptionRefusedException naming {@code --keys}
    * @throws org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError for an unknown instance
    */
   static Resolved resolve(
-      CdcClientFactory factory, String captureInstance, List<String> keys, List<String> captured) {
+      CdcClientFactory factory,
+      String captureInstance,
+      List<String> keys,
+      @Nullable List<String> captured) {
     List<CaptureInstance> instances;
     try (CdcClient client = factory.open()) {
       instances = client.captureInstances(captureInstance);
@@ -95,8 +97,11 @@ final class SilverPlan {
                 + named.name()
                 + " has no unique index (no primary key or index CDC uses), so silver's key"
                 + " columns are not known: pass --keys=<captured columns>, e.g. --keys="
-                + (captured.isEmpty() ? "id" : captured.get(0)));
+                + (captured == null || captured.isEmpty() ? "id" : captured.get(0)));
       }
+    }
+    if (captured == null) {
+      return new Resolved(names, List.copyOf(given));
     }
     Map<String, String> byLowerCase = new LinkedHashMap<>();
     for (String column : captured) {
@@ -124,31 +129,5 @@ final class SilverPlan {
               + ")");
     }
     return new Resolved(names, resolved);
-  }
-
-  /** Kept for {@link ApplyChanges}: a target from resolved parts. */
-  static SilverTarget target(
-      String appId,
-      String bronze,
-      String silver,
-      String control,
-      String facts,
-      Resolved resolved,
-      Granularity granularity,
-      int waveRows,
-      Instant runStartedAt,
-      HadoopConf hadoopConf) {
-    return new SilverTarget(
-        appId,
-        bronze,
-        silver,
-        control,
-        facts,
-        resolved.captureInstances(),
-        resolved.keys(),
-        granularity,
-        waveRows,
-        runStartedAt,
-        hadoopConf);
   }
 }

@@ -206,7 +206,7 @@ final class TablesOption {
     return out.toArray(String[]::new);
   }
 
-  private static void requireTemplate(String option, String value) {
+  static void requireTemplate(String option, String value) {
     if (value == null || !value.contains(CI)) {
       throw new IllegalArgumentException(
           "--" + option + "='" + value + "' must contain '" + CI + "' (the capture instance)");

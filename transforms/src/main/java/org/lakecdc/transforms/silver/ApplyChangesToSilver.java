@@ -183,7 +183,7 @@ public final class ApplyChangesToSilver
       try {
         result = appliers.get(element.getKey()).apply(target.spec());
       } catch (RuntimeException e) {
-        if (!isolate) {
+        if (!isolate || target.facts() == null) {
           throw e;
         }
         RecordedFailure failure =

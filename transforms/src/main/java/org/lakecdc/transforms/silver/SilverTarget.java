@@ -18,7 +18,9 @@ import org.lakecdc.transforms.finalization.Granularity;
  * @param bronze path or URI of the bronze table (normalized)
  * @param silver path or URI of the silver table (normalized)
  * @param control path or URI of the control table (shared with bronze)
- * @param facts path or URI of the facts table (shared with bronze); where a failure is recorded
+ * @param facts path or URI of the facts table (shared with bronze): the snapshot facts of the
+ *     applies, and where {@link ApplyChangesToSilver} records a failure; null for none (the applies
+ *     read no snapshot facts, and a run of many tables cannot record a failure)
  * @param captureInstances the capture instances whose bronze rows are silver's, lower-cased
  * @param keys silver's key columns (captured columns, in key order; at least one)
  * @param granularity the verdict's period, bronze's
@@ -31,7 +33,7 @@ public record SilverTarget(
     String bronze,
     String silver,
     String control,
-    String facts,
+    @Nullable String facts,
     List<String> captureInstances,
     List<String> keys,
     Granularity granularity,
@@ -44,7 +46,6 @@ public record SilverTarget(
     Objects.requireNonNull(bronze, "bronze");
     Objects.requireNonNull(silver, "silver");
     Objects.requireNonNull(control, "control");
-    Objects.requireNonNull(facts, "facts");
     Objects.requireNonNull(granularity, "granularity");
     Objects.requireNonNull(runStartedAt, "runStartedAt");
     Objects.requireNonNull(hadoopConf, "hadoopConf");

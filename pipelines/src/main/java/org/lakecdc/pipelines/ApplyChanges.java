@@ -1,0 +1,368 @@
+package org.lakecdc.pipelines;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.metrics.Metrics;
+import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
+import org.lakecdc.io.mssqlcdc.client.CdcException;
+import org.lakecdc.io.mssqlcdc.client.SourceTimeZone;
+import org.lakecdc.io.mssqlcdc.fake.FakeCdcClientFactory;
+import org.lakecdc.pipelines.demo.DemoDatabase;
+import org.lakecdc.transforms.Counts;
+import org.lakecdc.transforms.delta.DeltaColumn;
+import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.delta.HadoopConf;
+import org.lakecdc.transforms.delta.TablePaths;
+import org.lakecdc.transforms.finalization.Granularity;
+import org.lakecdc.transforms.silver.ApplyChangesToSilver;
+import org.lakecdc.transforms.silver.ApplyResult;
+import org.lakecdc.transforms.silver.SilverApplier;
+import org.lakecdc.transforms.silver.SilverTable;
+import org.lakecdc.transforms.silver.SilverTarget;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code ApplyChanges} job: brings silver tables up to the bronze tables the main job wrote,
+ * one {@link SilverApplier#apply} per table in a Beam pipeline on the chosen runner (Direct, Spark,
+ * Flink), then prints one line per table: whether it was rebuilt, its position {@code applied_lsn},
+ * its verdict {@code finalized_until} (UTC), the waves and the keys applied.
+ *
+ * <p>Tables: one ({@code --captureInstance}, {@code --bronze}, {@code --silver}) or many ({@code
+ * --tables} with {@code --bronzeTemplate} and {@code --silverTemplate}). Each table's key columns
+ * ({@code --keys}, else the unique index its capture instance uses) and capture instances (every
+ * instance of its source table) come from the source ({@code --fakePath}, default the demo's, or
+ * {@code --connectionUrl}), checked before anything is written.
+ *
+ * <p>Exit codes ({@link JobExit}): 0 every table applied; 2 a bad option (one {@code error:} line
+ * naming it; nothing written); 3 a table's apply failed (the others were applied; one {@code
+ * error:} line naming the failed tables and why); 1 any other failure.
+ */
+public final class ApplyChanges {
+  private static final Logger LOG = LoggerFactory.getLogger(ApplyChanges.class);
+
+  private ApplyChanges() {}
+
+  /** Entry point; {@link ApplyChangesOptions} lists the options. Exits the JVM with the code. */
+  public static void main(String[] args) {
+    JobExit.main(() -> run(args, System.out, System.err));
+  }
+
+  /** One table of a run: its capture instance, bronze and silver (normalized). */
+  record Table(String captureInstance, String bronze, String silver) {}
+
+  /**
+   * Runs a command line and returns its exit code instead of exiting (what {@link #main} runs).
+   *
+   * @param args the command line
+   * @param out where the per-table lines go
+   * @param err where {@code warning:} and {@code error:} lines go
+   * @return {@link JobExit#OK}, {@link JobExit#BAD_OPTION}, {@link JobExit#TABLE_FAILED} or {@link
+   *     JobExit#FAILED}
+   */
+  static int run(String[] args, PrintStream out, PrintStream err) {
+    ApplyChangesOptions options;
+    List<Table> tables;
+    Granularity granularity;
+    List<String> keys;
+    HadoopConf conf;
+    String control;
+    String facts;
+    CdcClientFactory source;
+    try {
+      options = CommandLine.parse(args, ApplyChangesOptions.class);
+      HadoopConf.checkOccurrences("hadoopConf", CommandLine.values(args, "hadoopConf"));
+      tables = tables(options, args);
+      try {
+        granularity = Granularity.parse(options.getGranularity());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("--" + e.getMessage());
+      }
+      keys = CdcToDelta.keys(options.getKeys());
+      if (options.getSilverWaveRows() < 1) {
+        throw new IllegalArgumentException(
+            "--silverWaveRows must be a positive integer, not '"
+                + options.getSilverWaveRows()
+                + "'");
+      }
+      control = tablePath("control", options.getControl());
+      facts = tablePath("facts", options.getFacts());
+      conf = hadoopConf(options);
+      source = source(options);
+    } catch (IllegalArgumentException e) {
+      err.println("error: " + CommandLine.firstLine(e));
+      return JobExit.BAD_OPTION;
+    }
+    try {
+      DeltaTables delta = conf.tables();
+      String factsOrNull = facts;
+      if (!delta.exists(facts)) {
+        err.println(
+            "warning: no facts table at "
+                + facts
+                + ": silver is applied without snapshot facts (its verdict stays unset while a"
+                + " snapshot cannot be ruled out)");
+        factsOrNull = null;
+      }
+      Instant startedAt = Instant.now();
+      Map<String, SilverTarget> targets = new LinkedHashMap<>();
+      for (Table table : tables) {
+        List<String> captured =
+            delta.exists(table.bronze())
+                ? SilverTable.capturedColumns(
+                    DeltaColumn.toBeamSchema(delta.describe(table.bronze()).columns()))
+                : null;
+        SilverPlan.Resolved resolved =
+            SilverPlan.resolve(source, table.captureInstance(), keys, captured);
+        targets.put(
+            table.captureInstance(),
+            new SilverTarget(
+                table.captureInstance(),
+                table.bronze(),
+                table.silver(),
+                control,
+                factsOrNull,
+                resolved.captureInstances(),
+                resolved.keys(),
+                granularity,
+                options.getSilverWaveRows(),
+                startedAt,
+                conf));
+      }
+      Pipeline pipeline = Pipeline.create(options);
+      pipeline
+          .apply("Tables", Create.of(List.copyOf(targets.keySet())).withCoder(StringUtf8Coder.of()))
+          .apply("Apply changes to silver", ParDo.of(new ApplyFn(targets)));
+      PipelineResult result = JobExit.run(pipeline);
+      List<String> failed = new ArrayList<>();
+      for (SilverTarget target : targets.values()) {
+        String name = target.appId();
+        ApplyResult applied;
+        try {
+          // Nothing new after the pipeline's apply: this reads the position and the verdict, and
+          // applies what reached bronze since (or what a failed apply left).
+          applied = new SilverApplier(delta, Clock.systemUTC()).apply(target.spec());
+        } catch (RuntimeException e) {
+          String line = CommandLine.firstLine(e);
+          out.printf("Silver %s %s: FAILED: %s%n", name, target.silver(), line);
+          failed.add(name + ": " + line);
+          continue;
+        }
+        String table = RunCounters.tableNamespace(name);
+        out.println(
+            SilverRun.line(
+                name,
+                target.silver(),
+                applied,
+                applied.rebuilt()
+                    || RunCounters.counter(result, table, ApplyChangesToSilver.REBUILDS) > 0,
+                applied.waves() + RunCounters.counter(result, table, ApplyChangesToSilver.WAVES),
+                applied.keysApplied()
+                    + RunCounters.counter(result, table, ApplyChangesToSilver.KEYS_APPLIED)));
+      }
+      if (!failed.isEmpty()) {
+        err.println(
+            "error: "
+                + Counts.of(failed.size(), "table", "tables")
+                + " of "
+                + targets.size()
+                + " failed, the others were applied: "
+                + String.join(" | ", failed));
+        return JobExit.TABLE_FAILED;
+      }
+    } catch (Throwable t) {
+      if (t instanceof IllegalArgumentException || t instanceof CdcException) {
+        if (options.getVerbose()) {
+          t.printStackTrace(err);
+        }
+        err.println("error: " + CommandLine.firstLine(t));
+        return t instanceof OptionRefusedException ? JobExit.BAD_OPTION : JobExit.FAILED;
+      }
+      return JobExit.report(t, err, options.getVerbose());
+    }
+    return JobExit.OK;
+  }
+
+  /**
+   * The tables of the command line: one, or those of {@code --tables} with the templates.
+   *
+   * @throws IllegalArgumentException naming the option and what it accepts
+   */
+  static List<Table> tables(ApplyChangesOptions o, String[] args) {
+    if (o.getTables() == null) {
+      for (String[] option :
+          new String[][] {{"bronzeTemplate", "--bronze"}, {"silverTemplate", "--silver"}}) {
+        if (!CommandLine.values(args, option[0]).isEmpty()) {
+          throw new IllegalArgumentException(
+              "--"
+                  + option[0]
+                  + " applies to the tables of --tables; for the one table of --captureInstance"
+                  + " give "
+                  + option[1]);
+        }
+      }
+      String ci = required("captureInstance", o.getCaptureInstance());
+      String bronze =
+          o.getBronze() != null
+              ? o.getBronze()
+              : "lakecdc-demo/delta/" + ci.toLowerCase(Locale.ROOT);
+      if (o.getSilver() == null) {
+        throw new IllegalArgumentException(
+            "--silver must name the silver table to apply to (a path or URI, e.g."
+                + " lakecdc-demo/delta/silver/"
+                + ci.toLowerCase(Locale.ROOT)
+                + ")");
+      }
+      return List.of(
+          table(ci, tablePath("bronze", bronze), tablePath("silver", o.getSilver()), "--silver"));
+    }
+    for (String single : List.of("captureInstance", "bronze", "silver")) {
+      if (!CommandLine.values(args, single).isEmpty()) {
+        throw new IllegalArgumentException(
+            "--"
+                + single
+                + " names one table; with --tables each table has its own (use --bronzeTemplate"
+                + " and --silverTemplate)");
+      }
+    }
+    TablesOption.requireTemplate("bronzeTemplate", o.getBronzeTemplate());
+    TablesOption.requireTemplate("silverTemplate", o.getSilverTemplate());
+    List<Table> tables = new ArrayList<>();
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    for (String name : o.getTables().split(",", -1)) {
+      if (name.isBlank()) {
+        throw new IllegalArgumentException(
+            "--tables must list capture instances separated by commas (dbo_orders,dbo_lineitem),"
+                + " without an empty one: '"
+                + o.getTables()
+                + "'");
+      }
+      String ci = name.strip();
+      String lower = ci.toLowerCase(Locale.ROOT);
+      if (!seen.add(lower)) {
+        throw new IllegalArgumentException(
+            "--tables: capture instance " + ci + " is listed twice (names match ignoring case)");
+      }
+      tables.add(
+          table(
+              ci,
+              tablePath("bronzeTemplate", o.getBronzeTemplate().replace(TablesOption.CI, lower)),
+              tablePath("silverTemplate", o.getSilverTemplate().replace(TablesOption.CI, lower)),
+              "--silverTemplate"));
+    }
+    return tables;
+  }
+
+  private static Table table(String ci, String bronze, String silver, String silverOption) {
+    if (bronze.equals(silver)) {
+      throw new IllegalArgumentException(
+          silverOption + " must be a table of its own, not the bronze table " + bronze);
+    }
+    return new Table(ci, bronze, silver);
+  }
+
+  /** The simulator of {@code --fakePath} (default the demo's), or the SQL Server. */
+  private static CdcClientFactory source(ApplyChangesOptions o) {
+    SourceTimeZone zone = SqlServerSource.checkTimeoutAndZone(o);
+    if (o.getConnectionUrl() != null) {
+      if (o.getFakePath() != null) {
+        throw new IllegalArgumentException(
+            "--fakePath is for the simulator and --connectionUrl for a real SQL Server: pass one"
+                + " of them, not both");
+      }
+      return SqlServerSource.factory(o, zone, null);
+    }
+    Path path =
+        o.getFakePath() == null
+            ? DemoDatabase.DEFAULT_DIRECTORY
+            : Path.of(required("fakePath", o.getFakePath()));
+    if (!TableReading.isSimulator(path)) {
+      throw new IllegalArgumentException(
+          "--fakePath "
+              + path
+              + " holds no simulator database (no server.json; docs/fake-format.md describes the"
+              + " directory): give the --fakePath the bronze tables were read from");
+    }
+    return new FakeCdcClientFactory(path.toString());
+  }
+
+  private static HadoopConf hadoopConf(ApplyChangesOptions o) {
+    HadoopConf conf = HadoopConf.empty();
+    if (o.getHadoopConfFile() != null) {
+      conf =
+          HadoopConf.readFile("hadoopConfFile", required("hadoopConfFile", o.getHadoopConfFile()));
+    }
+    if (o.getHadoopConf() != null) {
+      conf = conf.overriddenBy(HadoopConf.parseEntries("hadoopConf", o.getHadoopConf()));
+    }
+    return conf;
+  }
+
+  private static String tablePath(String option, @Nullable String value) {
+    required(option, value);
+    try {
+      return TablePaths.normalize(value);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--" + option + ": " + e.getMessage());
+    }
+  }
+
+  private static String required(String option, @Nullable String value) {
+    if (value == null || value.isBlank()) {
+      throw new IllegalArgumentException("--" + option + " must not be empty");
+    }
+    return value;
+  }
+
+  /**
+   * Applies each table's silver once, one table per element; a failed apply is logged and counted
+   * ({@code silver_failures} of the table), and the launcher's apply after the pipeline reports it.
+   */
+  static final class ApplyFn extends DoFn<String, Void> {
+    private final Map<String, SilverTarget> targets;
+    private transient SilverApplier applier;
+
+    ApplyFn(Map<String, SilverTarget> targets) {
+      this.targets = new LinkedHashMap<>(targets);
+    }
+
+    @Setup
+    public void setup() {
+      applier =
+          new SilverApplier(
+              targets.values().iterator().next().hadoopConf().tables(), Clock.systemUTC());
+    }
+
+    @ProcessElement
+    public void process(@Element String name) {
+      SilverTarget target = targets.get(name);
+      String table = RunCounters.tableNamespace(name);
+      try {
+        ApplyResult result = applier.apply(target.spec());
+        Metrics.counter(table, ApplyChangesToSilver.APPLIES).inc();
+        Metrics.counter(table, ApplyChangesToSilver.WAVES).inc(result.waves());
+        Metrics.counter(table, ApplyChangesToSilver.KEYS_APPLIED).inc(result.keysApplied());
+        if (result.rebuilt()) {
+          Metrics.counter(table, ApplyChangesToSilver.REBUILDS).inc();
+        }
+      } catch (RuntimeException e) {
+        Metrics.counter(table, "silver_failures").inc();
+        LOG.warn("Silver {} of {} could not be applied: {}", target.silver(), name, e.toString());
+      }
+    }
+  }
+}

@@ -1,0 +1,380 @@
+package org.lakecdc.pipelines;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.lakecdc.pipelines.JobFixture.ORDERS;
+import static org.lakecdc.pipelines.JobFixture.at;
+import static org.lakecdc.pipelines.JobFixture.order;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
+import org.apache.beam.sdk.values.Row;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
+import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
+import org.lakecdc.transforms.delta.DeltaColumn;
+import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.write.CrashPoint;
+
+/**
+ * Silver kept current by the jobs on the DirectRunner: the main job with {@code --silver} (bounded,
+ * continuous, many tables with {@code --silverTemplate}, after a crash between a bronze commit and
+ * its silver apply) and {@link ApplyChanges} on an existing bronze. After each run silver equals
+ * the latest image per key computed here, independently of the engine, from bronze's rows (ranked
+ * by {@code _start_lsn}, {@code _command_id}, {@code _seqval}, {@code _operation}, descending; a
+ * delete or an update's before-image removes the key), and equals the simulator's table.
+ */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
+class SilverJobTest {
+  private static final Duration WAIT = Duration.ofSeconds(120);
+
+  @TempDir Path dir;
+
+  private final DeltaTables tables = DeltaTables.create();
+
+  private String silver(String name) {
+    return dir.resolve("delta/silver").resolve(name).toString();
+  }
+
+  /** Every row of a table, read with its own schema. */
+  private List<Row> scan(String path) {
+    return tables.scan(path, DeltaColumn.toBeamSchema(tables.describe(path).columns()));
+  }
+
+  /** Silver's rows as "key/status/amount", sorted. */
+  private List<String> silverRows(String path, String key) {
+    List<String> out = new ArrayList<>();
+    for (Row r : scan(path)) {
+      out.add(text(r.getValue(key), r.getValue("status"), r.getValue("amount")));
+    }
+    out.sort(null);
+    return out;
+  }
+
+  /**
+   * The latest image per key of bronze's rows, as "key/status/amount", sorted: the greatest by
+   * {@code _start_lsn}, then {@code _command_id} (nulls first), {@code _seqval} (nulls first),
+   * {@code _operation}; none when it is a delete (1) or a before-image (3).
+   */
+  private List<String> latestFromBronze(String bronze, String key) {
+    Comparator<Row> order =
+        Comparator.comparing((Row r) -> r.getString(MetadataColumns.START_LSN))
+            .thenComparing(
+                r -> r.getValue(MetadataColumns.COMMAND_ID),
+                Comparator.nullsFirst(Comparator.comparing(v -> ((Number) v).longValue())))
+            .thenComparing(
+                r -> r.getString(MetadataColumns.SEQVAL),
+                Comparator.nullsFirst(Comparator.<String>naturalOrder()))
+            .thenComparing(r -> r.getInt32(MetadataColumns.OPERATION));
+    Map<Object, Row> latest = new HashMap<>();
+    for (Row r : scan(bronze)) {
+      latest.merge(r.getValue(key), r, (a, b) -> order.compare(a, b) >= 0 ? a : b);
+    }
+    List<String> out = new ArrayList<>();
+    for (Row r : latest.values()) {
+      int op = r.getInt32(MetadataColumns.OPERATION);
+      if (op != 1 && op != 3) {
+        out.add(text(r.getValue(key), r.getValue("status"), r.getValue("amount")));
+      }
+    }
+    out.sort(null);
+    return out;
+  }
+
+  /** The simulator's current rows of {@code table}, as "key/status/amount", sorted. */
+  private static List<String> sourceRows(JobFixture f, String table, String key) {
+    List<String> out = new ArrayList<>();
+    for (Map<String, Object> r : f.db.rows(table)) {
+      out.add(text(r.get(key), r.get("status"), r.get("amount")));
+    }
+    out.sort(null);
+    return out;
+  }
+
+  private static String text(Object key, Object status, Object amount) {
+    return key
+        + "/"
+        + status
+        + "/"
+        + (amount instanceof BigDecimal d ? d.toPlainString() : Objects.toString(amount));
+  }
+
+  /** A run's exit code, what it printed and its error lines. */
+  private record Run(int code, String out, String err) {}
+
+  private static Run main(List<String> args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    PrintStream console = System.out;
+    int code;
+    try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+      System.setOut(o);
+      try {
+        code = CdcToDelta.run(args.toArray(String[]::new), e, UnaryOperator.identity());
+      } finally {
+        System.setOut(console);
+      }
+    }
+    return new Run(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  private static Run applyChanges(List<String> args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code;
+    try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+      code = ApplyChanges.run(args.toArray(String[]::new), o, e);
+    }
+    return new Run(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  /** The main job's options over {@code f}'s tables: no bootstrap, 4 commits a batch. */
+  private List<String> jobArgs(JobFixture f, String... more) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--fakePath=" + dir.resolve("source"),
+                "--target=" + f.bronze,
+                "--factsTable=" + f.facts,
+                "--controlTable=" + f.control,
+                "--bootstrap=false",
+                "--maxCommitsPerBatch=4",
+                "--logFile=" + dir.resolve("run.log")));
+    args.addAll(List.of(more));
+    return args;
+  }
+
+  /** The line the run printed for a table's silver. */
+  private static String silverLine(Run run, String ci) {
+    return run.out()
+        .lines()
+        .filter(l -> l.startsWith("Silver " + ci + " "))
+        .reduce((a, b) -> b)
+        .orElseThrow(() -> new AssertionError("no silver line: " + run.out() + run.err()));
+  }
+
+  /**
+   * {@code --silver} on the history of JobFixture: silver holds the 24 orders the source holds (100
+   * updated to paid, 200 deleted, 900 inserted), equal to bronze's latest images; a rerun with
+   * nothing new applies nothing.
+   */
+  @Test
+  void theMainJobKeepsSilverEqualToTheLatestImagePerKey() {
+    JobFixture f = JobFixture.history(dir);
+    String path = silver("dbo_orders");
+    Run run = main(jobArgs(f, "--silver=" + path));
+    assertEquals(0, run.code(), run.out() + run.err());
+
+    List<String> expected = latestFromBronze(f.bronze, "order_id");
+    assertEquals(24, expected.size(), expected.toString());
+    assertTrue(expected.contains("100/paid/100.00"), expected.toString());
+    assertTrue(expected.stream().noneMatch(s -> s.startsWith("200/")), expected.toString());
+    assertEquals(expected, silverRows(path, "order_id"));
+    assertEquals(sourceRows(f, ORDERS, "order_id"), silverRows(path, "order_id"));
+    assertTrue(
+        silverLine(run, "dbo_orders").startsWith("Silver dbo_orders " + path + ": "),
+        silverLine(run, "dbo_orders"));
+
+    long version = tables.version(path);
+    Run again = main(jobArgs(f, "--silver=" + path));
+    assertEquals(0, again.code(), again.out() + again.err());
+    assertTrue(
+        silverLine(again, "dbo_orders").endsWith(", 0 waves, 0 keys applied"),
+        silverLine(again, "dbo_orders"));
+    assertEquals(version, tables.version(path), "no silver commit when nothing is new");
+  }
+
+  /**
+   * A crash after a batch's bronze and facts commits, before the silver apply of the batch: the
+   * rerun converges (silver equals the latest images), also when the crash was at the last batch
+   * and the rerun has nothing new to read.
+   */
+  @Test
+  void aCrashBetweenTheBronzeCommitAndTheSilverApplyIsRepairedByTheRerun() {
+    JobFixture f = JobFixture.history(dir);
+    String path = silver("dbo_orders");
+    String[] args = jobArgs(f, "--silver=" + path).toArray(String[]::new);
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int crashed =
+        CdcToDelta.run(
+            args,
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            c -> c.withCrash(CrashPoint.AFTER_FACTS_COMMIT, 2));
+    assertEquals(1, crashed, err.toString(StandardCharsets.UTF_8));
+    assertEquals(
+        List.of(
+            "0:12:0x0000002A000001000031",
+            "1:12:0x0000002A000001000071",
+            "2:4:0x0000002A0000010000A1"),
+        f.factBatches(),
+        "every batch is in bronze and facts");
+
+    Run rerun = main(List.of(args));
+    assertEquals(0, rerun.code(), rerun.out() + rerun.err());
+    assertTrue(rerun.out().contains("Nothing new"), rerun.out());
+    assertEquals(latestFromBronze(f.bronze, "order_id"), silverRows(path, "order_id"));
+    assertEquals(sourceRows(f, ORDERS, "order_id"), silverRows(path, "order_id"));
+  }
+
+  /** The continuous job applies each batch as it is committed, while it runs. */
+  @Test
+  void aContinuousRunAppliesTheBatchesAsTheyArrive() throws Exception {
+    JobFixture f = new JobFixture(dir);
+    f.db.enableCdc(ORDERS);
+    for (int t = 0; t < 5; t++) {
+      f.insertCommit(t, 2);
+    }
+    String path = silver("dbo_orders");
+    JobConfig config = f.config().toBuilder().silverPath(path).build();
+    ContinuousMode.Stop stop = ContinuousMode.Stop.create();
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+    CompletableFuture<JobSummary> job =
+        CompletableFuture.supplyAsync(
+            () ->
+                CdcToDeltaJob.runContinuously(
+                    config,
+                    JobFixture.direct(),
+                    out,
+                    () -> {},
+                    new Continuous(
+                        Continuous.Form.STREAM,
+                        Duration.ofSeconds(1),
+                        WAIT.multipliedBy(2),
+                        stop)));
+    try {
+      await("the first orders are in silver", () -> rowsOrNone(path).size() == 10, job);
+      f.db
+          .transaction(at(30))
+          .insert(ORDERS, order(3000, "new", "30.00"))
+          .update(ORDERS, List.of(100), Map.of("status", "paid"))
+          .commit();
+      f.db.transaction(at(31)).delete(ORDERS, List.of(0)).commit();
+      await(
+          "the later commits are in silver",
+          () -> rowsOrNone(path).contains("100/paid/100.00") && rowsOrNone(path).size() == 10,
+          job);
+    } finally {
+      stop.request();
+    }
+    job.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    stop.forget();
+    assertEquals(sourceRows(f, ORDERS, "order_id"), silverRows(path, "order_id"));
+    assertEquals(latestFromBronze(f.bronze, "order_id"), silverRows(path, "order_id"));
+  }
+
+  /** Silver's rows, or none while it does not exist. */
+  private List<String> rowsOrNone(String path) {
+    try {
+      return tables.exists(path) ? silverRows(path, "order_id") : List.of();
+    } catch (RuntimeException e) {
+      return List.of();
+    }
+  }
+
+  private static void await(String what, BooleanSupplier condition, CompletableFuture<?> job)
+      throws Exception {
+    long until = System.nanoTime() + WAIT.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (job.isDone()) {
+        job.get();
+        throw new AssertionError("the job ended before " + what);
+      }
+      assertTrue(System.nanoTime() < until, "timed out waiting until " + what);
+      Thread.sleep(200);
+    }
+  }
+
+  /**
+   * Many tables with {@code --silverTemplate}: each table's silver is its own, keyed by its own
+   * primary key, and equals its source table.
+   */
+  @Test
+  void manyTablesEachKeepTheirOwnSilver() {
+    JobFixture f = JobFixture.history(dir);
+    f.db.createTable(
+        "dbo.customers",
+        List.of(
+            ColumnDefinition.of("id", "int"),
+            ColumnDefinition.of("status", "varchar(20)"),
+            ColumnDefinition.of("amount", "int")),
+        List.of("id"));
+    f.db.enableCdc("dbo.customers");
+    f.db
+        .transaction(at(40))
+        .insert("dbo.customers", Map.of("id", 7, "status", "a", "amount", 1))
+        .insert("dbo.customers", Map.of("id", 8, "status", "b", "amount", 2))
+        .commit();
+    f.db.transaction(at(41)).update("dbo.customers", List.of(7), Map.of("status", "c")).commit();
+    f.db.transaction(at(42)).delete("dbo.customers", List.of(8)).commit();
+    Run run =
+        main(
+            List.of(
+                "--fakePath=" + dir.resolve("source"),
+                "--tables=dbo_orders,dbo_customers",
+                "--targetTemplate=" + dir.resolve("delta/bronze_{ci}"),
+                "--silverTemplate=" + silver("{ci}"),
+                "--factsTable=" + f.facts,
+                "--controlTable=" + f.control,
+                "--bootstrap=false",
+                "--maxCommitsPerBatch=4",
+                "--logFile=" + dir.resolve("run.log")));
+    assertEquals(0, run.code(), run.out() + run.err());
+    assertEquals(sourceRows(f, ORDERS, "order_id"), silverRows(silver("dbo_orders"), "order_id"));
+    assertEquals(List.of("7/c/1"), silverRows(silver("dbo_customers"), "id"));
+    assertEquals(
+        latestFromBronze(dir.resolve("delta/bronze_dbo_customers").toString(), "id"),
+        silverRows(silver("dbo_customers"), "id"));
+    assertTrue(silverLine(run, "dbo_orders").contains(silver("dbo_orders")), run.out());
+    assertTrue(silverLine(run, "dbo_customers").contains(silver("dbo_customers")), run.out());
+  }
+
+  /** ApplyChanges on a bronze table the main job wrote without silver; a rerun applies nothing. */
+  @Test
+  void applyChangesBuildsSilverFromAnExistingBronze() {
+    JobFixture f = JobFixture.history(dir);
+    Run bronze = main(jobArgs(f));
+    assertEquals(0, bronze.code(), bronze.out() + bronze.err());
+    String path = silver("dbo_orders");
+    List<String> args =
+        List.of(
+            "--fakePath=" + dir.resolve("source"),
+            "--captureInstance=dbo_orders",
+            "--bronze=" + f.bronze,
+            "--silver=" + path,
+            "--control=" + f.control,
+            "--facts=" + f.facts,
+            "--logFile=" + dir.resolve("run.log"));
+    Run run = applyChanges(args);
+    assertEquals(0, run.code(), run.out() + run.err());
+    assertEquals(latestFromBronze(f.bronze, "order_id"), silverRows(path, "order_id"));
+    assertEquals(sourceRows(f, ORDERS, "order_id"), silverRows(path, "order_id"));
+    assertEquals(1, run.out().lines().filter(l -> l.startsWith("Silver ")).count(), run.out());
+
+    long version = tables.version(path);
+    Run again = applyChanges(args);
+    assertEquals(0, again.code(), again.out() + again.err());
+    assertTrue(silverLine(again, "dbo_orders").endsWith(", 0 waves, 0 keys applied"), again.out());
+    assertEquals(version, tables.version(path));
+  }
+}

@@ -965,8 +965,8 @@ public final class DeltaTables {
    *
    * @param path the table path or URI
    * @param version the table version to read ({@code VERSION AS OF})
-   * @param fileFilter a Kernel predicate on the table's columns (e.g. {@code new Predicate(">",
-   *     new Column("_start_lsn"), Literal.ofString("0x..."))}), or null to read every file
+   * @param fileFilter a Kernel predicate on the table's columns (e.g. {@code new Predicate(">", new
+   *     Column("_start_lsn"), Literal.ofString("0x..."))}), or null to read every file
    * @return the rows, file by file in the log's order; close it when done
    * @throws IllegalStateException {@code No Delta table at <path>} when none exists, or when the
    *     version does not exist

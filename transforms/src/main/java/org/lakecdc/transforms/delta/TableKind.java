@@ -2,6 +2,7 @@ package org.lakecdc.transforms.delta;
 
 import java.util.List;
 import java.util.Locale;
+import org.lakecdc.io.mssqlcdc.schema.OutputType;
 
 /**
  * The kinds of Delta tables this project writes (docs/tables.md), each with its table comment and
@@ -10,10 +11,12 @@ import java.util.Locale;
  * #currentVersion()} is the number this build knows. Opening a table at a lower version applies the
  * missing migrations ({@link DeltaTables#open}); a table at a higher version is refused.
  *
- * <p>Every kind is at version 1. Migration 1 of every kind records the kind ({@link
- * TableProperties#TABLE_KIND}) and the kind's table comment, so that a table created without them
- * (version 0: by hand, or by a tool that did not stamp it) is adopted. Later migrations are
- * appended to a kind's list, never inserted.
+ * <p>Every kind is at version 1 except control, at version 2. Migration 1 of every kind records the
+ * kind ({@link TableProperties#TABLE_KIND}) and the kind's table comment, so that a table created
+ * without them (version 0: by hand, or by a tool that did not stamp it) is adopted. Control's
+ * migration 2 adds silver's position columns ({@code applied_lsn}, {@code snapshot_lsn}, {@code
+ * open_snapshot_lsn}, {@code snapshot_wave}) such a table lacks and rewrites the {@code
+ * finalized_until} comment. Later migrations are appended to a kind's list, never inserted.
  */
 public enum TableKind {
   /** The append-only change log of one source table (docs/tables.md "Bronze"). */
@@ -32,7 +35,8 @@ public enum TableKind {
   /** The completeness verdict, one row per target table (docs/tables.md "Control"). */
   CONTROL(
       "Completeness verdict per CDC-fed table: every period before finalized_until is complete in"
-          + " the target. Gate downstream work on it."),
+          + " the target. Gate downstream work on it.",
+      Later.controlSilverPosition()),
   /** The current state of a source table, one row per key (silver; not written yet). */
   SILVER(
       "Current state of the SQL Server table built from bronze: one row per key, deleted rows"
@@ -46,15 +50,56 @@ public enum TableKind {
   private final String tableComment;
   private final List<Migration> migrations;
 
-  TableKind(String tableComment) {
+  TableKind(String tableComment, Migration... later) {
     this.tableComment = tableComment;
-    this.migrations =
-        Migration.checkOrdered(
-            List.of(
-                new Migration(
-                    1,
-                    "record the table kind and the table comment",
-                    List.of(new SchemaChange.SetTableComment(tableComment)))));
+    List<Migration> all = new java.util.ArrayList<>();
+    all.add(
+        new Migration(
+            1,
+            "record the table kind and the table comment",
+            List.of(new SchemaChange.SetTableComment(tableComment))));
+    all.addAll(List.of(later));
+    this.migrations = Migration.checkOrdered(all);
+  }
+
+  /** The migrations after the first, per kind (never edited once shipped). */
+  private static final class Later {
+    private Later() {}
+
+    /**
+     * Control, version 2: a control table adopted at version 0 (made by hand or by an older tool,
+     * with only the verdict columns) gains silver's position columns, and the {@code
+     * finalized_until} comment is rewritten to the current text (C172).
+     */
+    static Migration controlSilverPosition() {
+      return new Migration(
+          2,
+          "add silver's applied_lsn, snapshot_lsn, open_snapshot_lsn and snapshot_wave",
+          List.of(
+              new SchemaChange.AddColumns(
+                  List.of(
+                      DeltaColumn.nullable(
+                          "applied_lsn",
+                          OutputType.STRING,
+                          "Silver tables: highest bronze change LSN applied; NULL otherwise"),
+                      DeltaColumn.nullable(
+                          "snapshot_lsn",
+                          OutputType.STRING,
+                          "Silver tables: LSN of the bronze snapshot last rebuilt from"),
+                      DeltaColumn.nullable(
+                          "open_snapshot_lsn",
+                          OutputType.STRING,
+                          "Silver tables: S of the open chunked snapshot being applied wave by"
+                              + " wave"),
+                      DeltaColumn.nullable(
+                          "snapshot_wave",
+                          OutputType.INT,
+                          "Silver tables: last wave of that snapshot applied"))),
+              new SchemaChange.SetColumnComment(
+                  "finalized_until",
+                  "The verdict (UTC): every period ending at or before it is complete in the"
+                      + " table; only moves forward")));
+    }
   }
 
   /**

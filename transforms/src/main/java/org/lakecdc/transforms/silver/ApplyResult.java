@@ -13,8 +13,8 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * @param finalizedUntil silver's verdict after the call (UTC), or null when it has none
  * @param bronzeFound false when no bronze table exists at the path (nothing was read or written)
  * @param waves the silver commits this call made (rebuilds and waves)
- * @param bronzeRowsRead the bronze rows applied: the snapshot rows of a rebuild plus the change rows
- *     of every wave (rows read again for a hash partition counted once per partition read)
+ * @param bronzeRowsRead the bronze rows applied: the snapshot rows of a rebuild plus the change
+ *     rows of every wave (rows read again for a hash partition counted once per partition read)
  * @param keysApplied the latest images merged, summed over the waves (snapshot rows included)
  * @param silverVersion silver's Delta version after the call, or -1 when there is no silver table
  */

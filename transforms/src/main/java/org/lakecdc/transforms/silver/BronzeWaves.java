@@ -82,7 +82,8 @@ final class BronzeWaves {
           new Predicate(
               "AND",
               filter,
-              new Predicate(">=", new Column(MetadataColumns.START_LSN), Literal.ofString(atLeast)));
+              new Predicate(
+                  ">=", new Column(MetadataColumns.START_LSN), Literal.ofString(atLeast)));
     }
     String[] max = {null};
     forEach(
@@ -132,8 +133,8 @@ final class BronzeWaves {
    * @param lower the exclusive lower bound, or null for all changes
    * @param waveRows the most rows of a wave
    * @return the wave, or null when no change row is after {@code lower}
-   * @throws IllegalArgumentException when a change row after {@code lower} is of an instance outside
-   *     the set
+   * @throws IllegalArgumentException when a change row after {@code lower} is of an instance
+   *     outside the set
    */
   @Nullable Plan plan(@Nullable String lower, int waveRows) {
     TreeMap<String, Long> counts = new TreeMap<>();

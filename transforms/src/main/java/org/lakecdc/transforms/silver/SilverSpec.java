@@ -53,7 +53,8 @@ public record SilverSpec(
       lower.add(instance.toLowerCase(Locale.ROOT));
     }
     if (lower.isEmpty()) {
-      throw new IllegalArgumentException("captureInstances must name at least one capture instance");
+      throw new IllegalArgumentException(
+          "captureInstances must name at least one capture instance");
     }
     captureInstances = Set.copyOf(lower);
     keys = List.copyOf(Objects.requireNonNull(keys, "keys"));

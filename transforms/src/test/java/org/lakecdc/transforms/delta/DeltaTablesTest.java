@@ -558,24 +558,88 @@ class DeltaTablesTest {
 
   @Test
   void aTableWithoutTheVersionPropertyIsMigratedAndStamped() {
-    String path = path("control");
+    String path = path("reconcile");
     createBareTable(path, ORDERS, Map.of());
     assertEquals(0, tables.describe(path).schemaVersion());
 
-    OpenResult opened = tables.open(path, TableKind.CONTROL);
+    OpenResult opened = tables.open(path, TableKind.RECONCILE);
 
     assertEquals(1, opened.migrationsApplied());
     assertEquals(1, opened.schemaVersion());
     TableInfo info = tables.describe(path);
     assertEquals(1, info.schemaVersion());
-    assertEquals("control", info.kind().orElseThrow());
-    assertEquals(TableKind.CONTROL.tableComment(), info.description());
+    assertEquals("reconcile", info.kind().orElseThrow());
+    assertEquals(TableKind.RECONCILE.tableComment(), info.description());
     assertEquals(1, opened.version());
 
     // Nothing is written when the table is current.
-    OpenResult again = tables.open(path, TableKind.CONTROL);
+    OpenResult again = tables.open(path, TableKind.RECONCILE);
     assertEquals(0, again.migrationsApplied());
     assertEquals(1, tables.version(path));
+  }
+
+  @Test
+  void c172AControlTableAtVersion0GainsSilversPositionColumns() {
+    String path = path("control");
+    createBareTable(
+        path,
+        List.of(
+            DeltaColumn.required("table_name", OutputType.STRING, null),
+            DeltaColumn.nullable("finalized_until", OutputType.TIMESTAMP_NTZ, "old text"),
+            DeltaColumn.nullable("end_lsn", OutputType.STRING, null),
+            DeltaColumn.nullable("end_commit_ts", OutputType.TIMESTAMP_NTZ, null),
+            DeltaColumn.nullable("updated_at", OutputType.TIMESTAMP_NTZ, null)),
+        Map.of());
+
+    OpenResult opened = tables.open(path, TableKind.CONTROL);
+
+    assertEquals(2, opened.migrationsApplied());
+    assertEquals(2, opened.schemaVersion());
+    TableInfo info = tables.describe(path);
+    assertEquals(2, info.schemaVersion());
+    assertEquals(
+        List.of(
+            "table_name",
+            "finalized_until",
+            "end_lsn",
+            "end_commit_ts",
+            "updated_at",
+            "applied_lsn",
+            "snapshot_lsn",
+            "open_snapshot_lsn",
+            "snapshot_wave"),
+        info.columns().stream().map(DeltaColumn::name).toList());
+    assertEquals(
+        DeltaColumn.nullable(
+            "applied_lsn",
+            OutputType.STRING,
+            "Silver tables: highest bronze change LSN applied; NULL otherwise"),
+        info.column("applied_lsn").orElseThrow());
+    assertEquals(
+        DeltaColumn.nullable(
+            "snapshot_lsn",
+            OutputType.STRING,
+            "Silver tables: LSN of the bronze snapshot last rebuilt from"),
+        info.column("snapshot_lsn").orElseThrow());
+    assertEquals(
+        DeltaColumn.nullable(
+            "open_snapshot_lsn",
+            OutputType.STRING,
+            "Silver tables: S of the open chunked snapshot being applied wave by wave"),
+        info.column("open_snapshot_lsn").orElseThrow());
+    assertEquals(
+        DeltaColumn.nullable(
+            "snapshot_wave", OutputType.INT, "Silver tables: last wave of that snapshot applied"),
+        info.column("snapshot_wave").orElseThrow());
+    assertEquals(
+        "The verdict (UTC): every period ending at or before it is complete in the table; only"
+            + " moves forward",
+        info.column("finalized_until").orElseThrow().comment());
+    // A new control table has the columns migration 2 adds, with the same comments.
+    List<DeltaColumn> current =
+        org.lakecdc.transforms.finalization.ControlTable.definition().columns();
+    assertEquals(current.subList(5, 9), info.columns().subList(5, 9));
+    assertEquals(current.get(1), info.columns().get(1));
   }
 
   @Test
@@ -682,7 +746,7 @@ class DeltaTablesTest {
     assertEquals(
         "Delta table "
             + path
-            + " is at control schema version 99 (mssql_cdc.schema_version), newer than 1, the"
+            + " is at control schema version 99 (mssql_cdc.schema_version), newer than 2, the"
             + " newest control version this build knows; upgrade lakecdc to write it",
         e.getMessage());
     assertEquals(0, tables.version(path));
@@ -961,9 +1025,9 @@ class DeltaTablesTest {
   }
 
   @Test
-  void everyKindIsAtVersionOneWithItsCommentAndPropertyValue() {
+  void everyKindIsAtVersionOneButControlWithItsCommentAndPropertyValue() {
     for (TableKind kind : TableKind.values()) {
-      assertEquals(1, kind.currentVersion(), kind.name());
+      assertEquals(kind == TableKind.CONTROL ? 2 : 1, kind.currentVersion(), kind.name());
       assertEquals(1, kind.migrations().get(0).version());
       assertEquals(
           List.of(new SchemaChange.SetTableComment(kind.tableComment())),

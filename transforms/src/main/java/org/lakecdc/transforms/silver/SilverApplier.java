@@ -1,0 +1,549 @@
+package org.lakecdc.transforms.silver;
+
+import io.delta.kernel.expressions.Column;
+import io.delta.kernel.expressions.Literal;
+import io.delta.kernel.expressions.Predicate;
+import io.delta.kernel.utils.CloseableIterator;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.values.Row;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
+import org.lakecdc.transforms.delta.CommitResult;
+import org.lakecdc.transforms.delta.DeltaColumn;
+import org.lakecdc.transforms.delta.DeltaConflictException;
+import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.facts.FactsTable;
+import org.lakecdc.transforms.finalization.ControlTable;
+import org.lakecdc.transforms.finalization.Finalization;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One call of {@code apply_changes} (BEHAVIOUR.md 10.2) for whole snapshots: reads bronze since
+ * silver's position in waves of at most {@link SilverSpec#waveRows()} rows, ranks the latest image
+ * per key ({@link LatestImage}), merges each wave through {@link SilverMerge}, records the position
+ * ({@link SilverPosition} in silver's domain metadata, atomically with the wave; then silver's
+ * control row), and advances silver's verdict to bronze's (never ahead). Chunked snapshots and
+ * their range deletes (steps 4's {@code opened}, 11 and 14's range deletes) are not applied here:
+ * {@code open_snapshot_lsn} and {@code snapshot_wave} are kept as recorded.
+ *
+ * <p>Steps, in order: read bronze's control row ({@code end_lsn}, {@code end_commit_ts}) and
+ * silver's; bronze missing: a warning, nothing written ({@code bronzeFound=false}); with facts, the
+ * newest {@code bootstrap}/{@code resnapshot} fact of this bronze; pin bronze's latest version;
+ * {@code whole} = the newest whole snapshot in bronze; {@code snapshot} = the later of both;
+ * rebuild when nothing was applied yet or {@code snapshot} is after the snapshot silver was last
+ * rebuilt from. A rebuild with a snapshot replaces silver's content with the snapshot's rows (one
+ * commit), then merges the changes after it; without one (a first apply) it empties silver when it
+ * has rows, then merges every change. Otherwise the changes after {@code applied_lsn} are merged.
+ * Each wave is one silver commit carrying the position reached (app id {@value
+ * SilverPosition#APP_ID}, version = wave number), so a crash at any point is recovered by the next
+ * call: a row only takes an image newer than its own {@code _start_lsn}, so nothing is applied
+ * twice or resurrected. When nothing is new, nothing is committed.
+ *
+ * <p>The verdict: only with a facts table (without one an open snapshot cannot be ruled out),
+ * {@link Finalization#advance} of silver to bronze's verdict as read first, so silver never claims
+ * more than the bronze version it read held.
+ *
+ * <p>One instance per worker: it holds a {@link SilverMerge} (and its key index) and remembers the
+ * warnings given once. One apply per silver table at a time; a silver commit that loses to another
+ * writer (maintenance) restarts the call, at most {@value #ATTEMPTS} times.
+ */
+public final class SilverApplier {
+  private static final Logger LOG = LoggerFactory.getLogger(SilverApplier.class);
+
+  /** How many times a call starts over after losing a silver commit to another writer. */
+  static final int ATTEMPTS = 5;
+
+  static final String EVENT_RESNAPSHOT = "resnapshot";
+
+  /** Test hook points: after bronze is pinned, after a rebuild's commit, after each commit. */
+  interface Hook {
+    void at(String point);
+  }
+
+  private final DeltaTables tables;
+  private final Clock clock;
+  private final SilverMerge merge;
+  private final Consumer<String> warnings;
+  private final Set<String> warnedOnce = ConcurrentHashMap.newKeySet();
+  private final Map<String, Finalization> finalizations = new ConcurrentHashMap<>();
+  private volatile Hook hook = point -> {};
+
+  /**
+   * @param tables the Delta access
+   * @param clock the clock of the control table's {@code updated_at}
+   */
+  public SilverApplier(DeltaTables tables, Clock clock) {
+    this(tables, clock, message -> {});
+  }
+
+  /** With a sink that receives every warning's text too (tests). */
+  SilverApplier(DeltaTables tables, Clock clock, Consumer<String> warnings) {
+    this.tables = Objects.requireNonNull(tables, "tables");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.merge = new SilverMerge(tables);
+    this.warnings = warnings;
+  }
+
+  /** Sets the test hook. */
+  void hook(Hook hook) {
+    this.hook = hook;
+  }
+
+  /**
+   * Applies bronze's new rows to silver (BEHAVIOUR.md 10.2), see the class comment. Idempotent;
+   * safe after a crash at any step.
+   *
+   * @param spec the tables, keys and capture instances
+   * @return the outcome
+   * @throws IllegalArgumentException when a key is not a captured column of bronze ({@code keys
+   *     [..] are not captured columns of bronze <path>; captured: [..]}), or a bronze row to apply
+   *     is of a capture instance outside {@link SilverSpec#captureInstances()} ({@code ... capture
+   *     instance '<name>' ... pass options ...})
+   * @throws DeltaConflictException when silver commits kept losing to other writers
+   */
+  public ApplyResult apply(SilverSpec spec) {
+    DeltaConflictException last = null;
+    for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+      try {
+        return applyOnce(spec);
+      } catch (DeltaConflictException e) {
+        LOG.info(
+            "Silver {}: a commit lost to another writer (attempt {} of {}); starting over: {}",
+            spec.silver(),
+            attempt,
+            ATTEMPTS,
+            e.getMessage());
+        last = e;
+      }
+    }
+    throw last;
+  }
+
+  private ApplyResult applyOnce(SilverSpec spec) {
+    Finalization finalization =
+        finalizations.computeIfAbsent(spec.control(), c -> new Finalization(tables, c, clock));
+    if (spec.facts() == null) {
+      warnOnce(
+          "facts:" + spec.silver(),
+          "Silver "
+              + spec.silver()
+              + " is applied without facts_table: no snapshot event can be seen, so its verdict"
+              + " is never advanced (pass the bronze stream's facts table)");
+    }
+    // Step 2: the verdict rows first; bronze commits rows before its verdict.
+    tables.createIfAbsent(spec.control(), ControlTable.definition());
+    Row bronzeRow = finalization.row(spec.bronze()).orElse(null);
+    Row silverRow = finalization.row(spec.silver()).orElse(null);
+    LocalDateTime storedVerdict =
+        silverRow == null
+            ? null
+            : silverRow.getLogicalTypeValue(ControlTable.FINALIZED_UNTIL, LocalDateTime.class);
+    if (!tables.exists(spec.bronze())) {
+      warn(
+          "Bronze table "
+              + spec.bronze()
+              + " does not exist; silver "
+              + spec.silver()
+              + " is left as it is");
+      return new ApplyResult(
+          false,
+          silverRow == null ? null : silverRow.getString(ControlTable.APPLIED_LSN),
+          storedVerdict,
+          false,
+          0,
+          0,
+          0,
+          tables.exists(spec.silver()) ? tables.version(spec.silver()) : -1);
+    }
+    String newest = spec.facts() == null ? null : newestSnapshotFact(spec);
+    long bronzeVersion = tables.version(spec.bronze());
+    hook.at("pinned");
+
+    Schema bronzeSchema = DeltaColumn.toBeamSchema(tables.describe(spec.bronze()).columns());
+    List<String> keys = resolveKeys(spec, bronzeSchema);
+    boolean withCommandId = bronzeSchema.hasField(MetadataColumns.COMMAND_ID);
+    if (!withCommandId) {
+      warnOnce(
+          "command_id:" + spec.bronze(),
+          "Bronze table "
+              + spec.bronze()
+              + " has no "
+              + MetadataColumns.COMMAND_ID
+              + " column: changes of one transaction are ordered by _seqval only");
+    }
+    BronzeWaves bronze =
+        new BronzeWaves(
+            tables, spec.bronze(), bronzeVersion, spec.captureInstances(), keys, withCommandId);
+
+    SilverPosition position =
+        SilverPosition.read(tables, spec.silver()).orElse(SilverPosition.NONE);
+    String applied = position.appliedLsn();
+    String rebuiltFrom = position.snapshotLsn();
+    String whole = bronze.whole(rebuiltFrom);
+    String snapshot = later(newest, whole);
+    boolean rebuild =
+        (applied == null && position.openSnapshotLsn() == null)
+            || (snapshot != null && (rebuiltFrom == null || snapshot.compareTo(rebuiltFrom) > 0));
+
+    Schema silverSchema = ensureSilver(spec, bronzeSchema);
+    Converter converter = new Converter(silverSchema, keys);
+    int waves = 0;
+    long rowsRead = 0;
+    long keysApplied = 0;
+    boolean merged = false;
+    String lower;
+    if (rebuild && snapshot != null) {
+      SilverPosition next = position.next(snapshot, snapshot);
+      long[] count = {0};
+      WaveResult result;
+      try (CloseableIterator<Map<String, Object>> rows = bronze.snapshotRows(snapshot)) {
+        Iterator<Row> silverRows =
+            rows.map(
+                row -> {
+                  count[0]++;
+                  return converter.upsert(row);
+                });
+        result =
+            merge.replaceAll(
+                spec.silver(),
+                keys,
+                silverRows,
+                SilverPosition.APP_ID,
+                next.wave(),
+                next.domainMetadata());
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot read Delta table " + spec.bronze(), e);
+      }
+      position = committed(spec, result, next);
+      waves++;
+      rowsRead += count[0];
+      keysApplied += count[0];
+      merged = true;
+      LOG.info(
+          "Silver {}: rebuilt from the snapshot at {} of bronze {} ({} rows)",
+          spec.silver(),
+          snapshot,
+          spec.bronze(),
+          count[0]);
+      hook.at("rebuilt");
+      lower = snapshot;
+    } else if (rebuild) {
+      if (tables.hasDataFiles(spec.silver())) {
+        SilverPosition next = position.next(null, null);
+        WaveResult result =
+            merge.replaceAll(
+                spec.silver(),
+                keys,
+                Collections.emptyIterator(),
+                SilverPosition.APP_ID,
+                next.wave(),
+                next.domainMetadata());
+        position = committed(spec, result, next);
+        waves++;
+        hook.at("rebuilt");
+      }
+      lower = null;
+    } else {
+      lower = applied;
+    }
+
+    for (BronzeWaves.Plan plan = bronze.plan(lower, spec.waveRows());
+        plan != null;
+        plan = bronze.plan(lower, spec.waveRows())) {
+      int partitions =
+          plan.rows() > spec.waveRows()
+              ? (int)
+                  Math.min(Integer.MAX_VALUE, (plan.rows() + spec.waveRows() - 1) / spec.waveRows())
+              : 1;
+      for (int partition = 0; partition < partitions; partition++) {
+        long[] read = {0};
+        Map<List<Object>, Map<String, Object>> latest =
+            bronze.latest(lower, plan.upper(), partition, partitions, read);
+        List<SilverImage> images = new ArrayList<>(latest.size());
+        for (Map<String, Object> row : latest.values()) {
+          images.add(
+              LatestImage.deletes(BronzeWaves.operation(row))
+                  ? SilverImage.delete(converter.delete(row))
+                  : SilverImage.upsert(converter.upsert(row)));
+        }
+        boolean lastPartition = partition == partitions - 1;
+        SilverPosition next =
+            position.next(
+                lastPartition ? plan.upper() : position.appliedLsn(), position.snapshotLsn());
+        WaveResult result =
+            merge.merge(
+                spec.silver(),
+                keys,
+                images,
+                SilverPosition.APP_ID,
+                next.wave(),
+                next.domainMetadata());
+        position = committed(spec, result, next);
+        waves++;
+        rowsRead += read[0];
+        keysApplied += images.size();
+        merged = true;
+        LOG.info(
+            "Silver {}: wave {} applied bronze {} up to {}{}: {} rows, {} keys ({} inserted, {}"
+                + " updated, {} deleted)",
+            spec.silver(),
+            next.wave(),
+            spec.bronze(),
+            plan.upper(),
+            partitions > 1 ? " (hash partition " + (partition + 1) + " of " + partitions + ")" : "",
+            read[0],
+            images.size(),
+            result.inserted(),
+            result.updated(),
+            result.deleted());
+        hook.at("committed");
+      }
+      lower = plan.upper();
+    }
+
+    // Step 15: the control row copies the position (repaired here after a crash).
+    if (position.wave() > 0) {
+      finalization.recordSilverPosition(
+          spec.silver(),
+          position.appliedLsn(),
+          position.snapshotLsn(),
+          position.openSnapshotLsn(),
+          position.snapshotWave());
+    }
+    // Step 16: the verdict, bronze's as read first, only with facts.
+    LocalDateTime verdict = storedVerdict;
+    if (spec.facts() != null && bronzeRow != null) {
+      String endLsn = bronzeRow.getString(ControlTable.END_LSN);
+      LocalDateTime endCommitTs =
+          bronzeRow.getLogicalTypeValue(ControlTable.END_COMMIT_TS, LocalDateTime.class);
+      if (endLsn != null && endCommitTs != null) {
+        verdict =
+            finalization.advance(
+                spec.silver(),
+                Lsn.parse(endLsn),
+                endCommitTs.toInstant(ZoneOffset.UTC),
+                spec.granularity());
+      }
+    }
+    return new ApplyResult(
+        rebuild && merged,
+        position.appliedLsn(),
+        verdict,
+        true,
+        waves,
+        rowsRead,
+        keysApplied,
+        tables.version(spec.silver()));
+  }
+
+  /** The position after a silver commit; a replay of the same position is accepted. */
+  private SilverPosition committed(SilverSpec spec, WaveResult result, SilverPosition next) {
+    if (result.status() == CommitResult.Status.COMMITTED) {
+      return next;
+    }
+    String stored = tables.domainMetadata(spec.silver(), SilverPosition.DOMAIN).orElse(null);
+    if (next.toJson().equals(stored)) {
+      return next;
+    }
+    throw new IllegalStateException(
+        "Silver "
+            + spec.silver()
+            + " already has wave "
+            + next.wave()
+            + " of "
+            + SilverPosition.APP_ID
+            + " with another position ("
+            + stored
+            + "): another apply is writing this silver table; run one apply per silver table at a"
+            + " time");
+  }
+
+  /** Step 4: max {@code max_lsn} of the bootstrap/resnapshot facts rows of this bronze. */
+  private @Nullable String newestSnapshotFact(SilverSpec spec) {
+    String facts = spec.facts();
+    Set<String> targets = new TreeSet<>();
+    String newest = null;
+    if (tables.exists(facts)) {
+      Predicate snapshotEvents =
+          new Predicate(
+              "OR",
+              new Predicate(
+                  "=", new Column(FactsTable.EVENT), Literal.ofString(FactsTable.EVENT_BOOTSTRAP)),
+              new Predicate("=", new Column(FactsTable.EVENT), Literal.ofString(EVENT_RESNAPSHOT)));
+      try (CloseableIterator<Map<String, Object>> rows =
+          tables.scanAtVersion(facts, tables.version(facts), snapshotEvents)) {
+        while (rows.hasNext()) {
+          Map<String, Object> row = rows.next();
+          Object event = row.get(FactsTable.EVENT);
+          if (!FactsTable.EVENT_BOOTSTRAP.equals(event) && !EVENT_RESNAPSHOT.equals(event)) {
+            continue;
+          }
+          Object target = row.get(FactsTable.TARGET);
+          if (target == null) {
+            continue;
+          }
+          targets.add((String) target);
+          Object maxLsn = row.get(FactsTable.MAX_LSN);
+          if (spec.bronze().equals(target)
+              && maxLsn != null
+              && (newest == null || ((String) maxLsn).compareTo(newest) > 0)) {
+            newest = (String) maxLsn;
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot read Delta table " + facts, e);
+      }
+    }
+    if (newest == null) {
+      warnOnce(
+          "target:" + spec.silver() + ":" + spec.bronze(),
+          "Facts table "
+              + facts
+              + " has no row for target "
+              + spec.bronze()
+              + " among its bootstrap/resnapshot events; targets with one: "
+              + targets
+              + " (pass bronze spelled as the bronze job was given it)");
+    }
+    return newest;
+  }
+
+  /** Step 13: keys must be captured columns; returns them in bronze's spelling. */
+  private static List<String> resolveKeys(SilverSpec spec, Schema bronzeSchema) {
+    List<String> captured = SilverTable.capturedColumns(bronzeSchema);
+    Map<String, String> byLower = new HashMap<>();
+    for (String column : captured) {
+      byLower.put(column.toLowerCase(Locale.ROOT), column);
+    }
+    List<String> keys = new ArrayList<>();
+    List<String> missing = new ArrayList<>();
+    for (String key : spec.keys()) {
+      String column = byLower.get(key.toLowerCase(Locale.ROOT));
+      if (column == null) {
+        missing.add(key);
+      } else {
+        keys.add(column);
+      }
+    }
+    if (!missing.isEmpty()) {
+      throw new IllegalArgumentException(
+          "keys "
+              + missing
+              + " are not captured columns of bronze "
+              + spec.bronze()
+              + "; captured: "
+              + captured);
+    }
+    return keys;
+  }
+
+  /** Step 13: creates silver, adds the captured columns bronze gained; silver's row schema. */
+  private Schema ensureSilver(SilverSpec spec, Schema bronzeSchema) {
+    Schema wanted = SilverTable.schema(bronzeSchema);
+    tables.createIfAbsent(spec.silver(), SilverTable.definition(wanted));
+    List<DeltaColumn> existing = tables.describe(spec.silver()).columns();
+    Set<String> have = new java.util.HashSet<>();
+    for (DeltaColumn column : existing) {
+      have.add(column.name().toLowerCase(Locale.ROOT));
+    }
+    List<DeltaColumn> gained = new ArrayList<>();
+    for (DeltaColumn column : DeltaColumn.fromBeamSchema(wanted)) {
+      if (!have.contains(column.name().toLowerCase(Locale.ROOT))) {
+        gained.add(new DeltaColumn(column.name(), column.type(), true, column.comment()));
+      }
+    }
+    if (!gained.isEmpty()) {
+      List<String> added = tables.addColumns(spec.silver(), gained);
+      LOG.info("Silver {}: added columns {} that bronze gained", spec.silver(), added);
+    }
+    return DeltaColumn.toBeamSchema(tables.describe(spec.silver()).columns());
+  }
+
+  private static @Nullable String later(@Nullable String a, @Nullable String b) {
+    if (a == null) {
+      return b;
+    }
+    return b == null || a.compareTo(b) >= 0 ? a : b;
+  }
+
+  private void warnOnce(String id, String message) {
+    if (warnedOnce.add(id)) {
+      warn(message);
+    }
+  }
+
+  private void warn(String message) {
+    LOG.warn(message);
+    warnings.accept(message);
+  }
+
+  /** Bronze rows (as scanned) to silver rows of silver's current schema. */
+  private static final class Converter {
+    private final Schema schema;
+    private final Set<String> keep;
+
+    Converter(Schema schema, List<String> keys) {
+      this.schema = schema;
+      this.keep = new java.util.HashSet<>();
+      for (String key : keys) {
+        keep.add(key.toLowerCase(Locale.ROOT));
+      }
+      keep.add(SilverTable.START_LSN);
+      keep.add(SilverTable.COMMIT_TS);
+    }
+
+    Row upsert(Map<String, Object> bronzeRow) {
+      List<Object> values = new ArrayList<>(schema.getFieldCount());
+      for (Schema.Field field : schema.getFields()) {
+        values.add(value(bronzeRow, field.getName()));
+      }
+      return Row.withSchema(schema).addValues(values).build();
+    }
+
+    Row delete(Map<String, Object> bronzeRow) {
+      List<Object> values = new ArrayList<>(schema.getFieldCount());
+      for (Schema.Field field : schema.getFields()) {
+        values.add(
+            keep.contains(field.getName().toLowerCase(Locale.ROOT))
+                ? value(bronzeRow, field.getName())
+                : null);
+      }
+      return Row.withSchema(schema).attachValues(values);
+    }
+
+    private static @Nullable Object value(Map<String, Object> bronzeRow, String name) {
+      Object value = bronzeRow.get(name);
+      if (value == null && !bronzeRow.containsKey(name)) {
+        for (Map.Entry<String, Object> entry : bronzeRow.entrySet()) {
+          if (entry.getKey().equalsIgnoreCase(name)) {
+            value = entry.getValue();
+            break;
+          }
+        }
+      }
+      if (value instanceof java.time.Instant instant) {
+        return LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
+      }
+      return value;
+    }
+  }
+}

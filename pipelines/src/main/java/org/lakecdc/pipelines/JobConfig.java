@@ -122,7 +122,8 @@ public record JobConfig(
    * A builder with the command line's defaults for everything but the tables and the source: app id
    * the capture instance, bootstrap on, starting LSN earliest, 100 commits per batch, one
    * partition, hourly verdict, {@code _command_id} read, inferred columns, read-committed snapshot
-   * reads, schema changes classified, no crash point and no seed.
+   * reads, schema changes classified, no crash point, no seed and no silver (the source's keys,
+   * {@value #DEFAULT_SILVER_WAVE_ROWS} bronze rows per wave).
    *
    * @param clientFactory opens CDC clients
    * @param captureInstance the capture instance to read

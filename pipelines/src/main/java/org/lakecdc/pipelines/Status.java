@@ -326,7 +326,18 @@ public final class Status {
       Instant readAt,
       boolean sourceGiven,
       Optional<Commit> newest,
-      List<TableStatus> tables) {}
+      List<TableStatus> tables,
+      List<SilverStatus> silvers) {}
+
+  /**
+   * A silver table's row of the control table: its position and verdict.
+   *
+   * @param table the silver table's path, as its job was given it
+   * @param appliedLsn the bronze LSN silver holds every change up to, or null
+   * @param finalizedUntil silver's verdict (UTC), or null
+   */
+  record SilverStatus(
+      String table, @Nullable String appliedLsn, @Nullable LocalDateTime finalizedUntil) {}
 
   /**
    * Reads the status: streams the facts rows into per-table aggregates, then reads each table's
@@ -404,7 +415,7 @@ public final class Status {
     for (TableFacts t : byTable.values()) {
       result.add(status(tables, facts, t, failures.get(t.appId), verdicts, newest));
     }
-    return new Report(facts, control, now, sourceGiven, newest, result);
+    return new Report(facts, control, now, sourceGiven, newest, result, silvers(tables, control));
   }
 
   private static int compareKeys(List<String> a, List<String> b) {
@@ -426,6 +437,34 @@ public final class Status {
         TableReading.utc(row.get(FactsTable.SOURCE_MAX_COMMIT_TS)),
         (String) row.get(FactsTable.DETAIL),
         TableReading.utc(row.get(FactsTable.WRITTEN_AT)));
+  }
+
+  /**
+   * The silver tables' control rows (those with an {@code applied_lsn}), in table-name order; empty
+   * when there is no control table.
+   */
+  private static List<SilverStatus> silvers(DeltaTables tables, String control) {
+    List<SilverStatus> silvers = new ArrayList<>();
+    if (!tables.exists(control)) {
+      return silvers;
+    }
+    for (DeltaTables.ScanFile file : tables.scanFiles(control)) {
+      try (var rows = tables.readScanFile(file)) {
+        while (rows.hasNext()) {
+          Map<String, Object> row = rows.next();
+          if (row.get(ControlTable.TABLE_NAME) instanceof String table
+              && row.get(ControlTable.APPLIED_LSN) instanceof String applied) {
+            silvers.add(
+                new SilverStatus(
+                    table, applied, (LocalDateTime) row.get(ControlTable.FINALIZED_UNTIL)));
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot read the control table " + control, e);
+      }
+    }
+    silvers.sort(Comparator.comparing(SilverStatus::table));
+    return silvers;
   }
 
   /** The control rows of the tables' targets, streamed; empty when there is no control table. */
@@ -674,6 +713,17 @@ public final class Status {
         out.printf("  %-17s %s%n", line.getKey(), line.getValue());
       }
     }
+    for (SilverStatus silver : report.silvers()) {
+      out.println();
+      out.println(silver.table() + "  (silver)");
+      out.printf("  %-17s %s%n", "applied_lsn", silver.appliedLsn());
+      out.printf(
+          "  %-17s %s%n",
+          "finalized_until",
+          silver.finalizedUntil() == null
+              ? "none yet"
+              : TableReading.text(silver.finalizedUntil()));
+    }
   }
 
   /** The JSON form (docs/status.md lists the fields). */
@@ -685,6 +735,13 @@ public final class Status {
     ObjectNode source = root.putObject("source");
     source.put("given", report.sourceGiven());
     putCommit(source, report.newest().orElse(null));
+    ArrayNode silvers = root.putArray("silver_tables");
+    for (SilverStatus silver : report.silvers()) {
+      ObjectNode node = silvers.addObject();
+      node.put("table", silver.table());
+      node.put("applied_lsn", silver.appliedLsn());
+      TableReading.put(node, "finalized_until", silver.finalizedUntil());
+    }
     ArrayNode list = root.putArray("tables");
     for (TableStatus t : report.tables()) {
       ObjectNode node = list.addObject();

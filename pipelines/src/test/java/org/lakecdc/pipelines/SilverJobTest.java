@@ -2,6 +2,7 @@ package org.lakecdc.pipelines;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.lakecdc.pipelines.JobFixture.ORDERS;
 import static org.lakecdc.pipelines.JobFixture.at;
 import static org.lakecdc.pipelines.JobFixture.order;
@@ -26,6 +27,8 @@ import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
 import org.lakecdc.transforms.delta.DeltaColumn;
@@ -194,6 +197,35 @@ class SilverJobTest {
     assertTrue(
         silverLine(run, "dbo_orders").startsWith("Silver dbo_orders " + path + ": "),
         silverLine(run, "dbo_orders"));
+
+    // Status shows silver's position and verdict from its control row: those the run printed.
+    String line = silverLine(run, "dbo_orders");
+    String applied = line.replaceAll(".*applied_lsn (0x[0-9A-F]{20}),.*", "$1");
+    String verdict = line.replaceAll(".*finalized_until ([^,]*) UTC,.*", "$1");
+    ByteArrayOutputStream status = new ByteArrayOutputStream();
+    int code =
+        Status.run(
+            new String[] {
+              "--factsTable=" + f.facts,
+              "--controlTable=" + f.control,
+              "--fakePath=" + dir.resolve("source"),
+              "--logFile=" + dir.resolve("run.log")
+            },
+            new PrintStream(status, true, StandardCharsets.UTF_8),
+            System.err,
+            java.time.Clock.systemUTC(),
+            dir.resolve("none"));
+    assertEquals(0, code);
+    String shown = status.toString(StandardCharsets.UTF_8);
+    assertTrue(
+        shown.contains(
+            path
+                + "  (silver)\n  applied_lsn       "
+                + applied
+                + "\n  finalized_until   "
+                + java.time.LocalDateTime.parse(verdict).toInstant(java.time.ZoneOffset.UTC)
+                + "\n"),
+        line + "\n" + shown);
 
     long version = tables.version(path);
     Run again = main(jobArgs(f, "--silver=" + path));
@@ -376,5 +408,73 @@ class SilverJobTest {
     assertEquals(0, again.code(), again.out() + again.err());
     assertTrue(silverLine(again, "dbo_orders").endsWith(", 0 waves, 0 keys applied"), again.out());
     assertEquals(version, tables.version(path));
+  }
+
+  /**
+   * Many tables, one of whose silver cannot be written (its path holds a facts table): that table
+   * is stopped alone with a {@code table_failed} facts row naming its silver, the other table's
+   * silver is applied, and the run exits with code 3.
+   */
+  @Test
+  void aTableWhoseSilverFailsStopsAloneAndTheRunExits3() {
+    JobFixture f = JobFixture.history(dir);
+    f.db.createTable(
+        "dbo.customers",
+        List.of(
+            ColumnDefinition.of("id", "int"),
+            ColumnDefinition.of("status", "varchar(20)"),
+            ColumnDefinition.of("amount", "int")),
+        List.of("id"));
+    f.db.enableCdc("dbo.customers");
+    f.db
+        .transaction(at(40))
+        .insert("dbo.customers", Map.of("id", 7, "status", "a", "amount", 1))
+        .commit();
+    String broken = silver("dbo_customers");
+    tables.createIfAbsent(broken, org.lakecdc.transforms.facts.FactsTable.definition());
+    Run run =
+        main(
+            List.of(
+                "--fakePath=" + dir.resolve("source"),
+                "--tables=dbo_orders,dbo_customers",
+                "--targetTemplate=" + dir.resolve("delta/bronze_{ci}"),
+                "--silverTemplate=" + silver("{ci}"),
+                "--factsTable=" + f.facts,
+                "--controlTable=" + f.control,
+                "--bootstrap=false",
+                "--maxCommitsPerBatch=4",
+                "--logFile=" + dir.resolve("run.log")));
+    assertEquals(3, run.code(), run.out() + run.err());
+    assertEquals(sourceRows(f, ORDERS, "order_id"), silverRows(silver("dbo_orders"), "order_id"));
+    org.lakecdc.transforms.write.RecordedFailure failure =
+        org.lakecdc.transforms.write.RecordedFailure.last(tables, f.facts, "dbo_customers")
+            .orElseThrow();
+    assertEquals(broken, failure.target());
+    assertTrue(
+        failure.message().startsWith("silver " + broken + " could not be applied: "),
+        failure.message());
+    assertTrue(
+        run.err()
+            .startsWith(
+                "error: 1 table of 2 failed and stopped alone, the others completed:"
+                    + " dbo_customers: "),
+        run.err());
+    assertEquals(
+        List.of("7/a/1"),
+        latestFromBronze(dir.resolve("delta/bronze_dbo_customers").toString(), "id"),
+        "bronze went on");
+  }
+
+  /** The main job with a silver table on the SparkRunner and the FlinkRunner. */
+  @ParameterizedTest
+  @ValueSource(strings = {Runners.SPARK, Runners.FLINK})
+  void theMainJobKeepsSilverCurrentOnEveryRunner(String runner) {
+    assumeTrue(Runners.available(runner), Runners.missing(runner));
+    JobFixture f = JobFixture.history(dir);
+    String path = silver("dbo_orders");
+    f.run(f.config().toBuilder().silverPath(path).build(), Runners.options(runner), () -> {});
+    assertEquals(latestFromBronze(f.bronze, "order_id"), silverRows(path, "order_id"));
+    assertEquals(sourceRows(f, ORDERS, "order_id"), silverRows(path, "order_id"));
+    assertTrue(f.lastOutput.contains("Silver dbo_orders " + path + ": "), f.lastOutput);
   }
 }

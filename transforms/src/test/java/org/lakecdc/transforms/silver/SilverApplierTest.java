@@ -399,6 +399,8 @@ class SilverApplierTest {
             + ", which is not among the capture instances given [dbo_orders]: if it is the same"
             + " table's, pass options (all the table's capture instances)",
         e.getMessage());
+    assertTrue(SilverPosition.read(tables, path("silver")).isEmpty());
+    assertFalse(tables.hasDataFiles(path("silver")));
 
     SilverSpec both =
         new SilverSpec(

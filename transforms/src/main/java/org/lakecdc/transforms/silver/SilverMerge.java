@@ -461,8 +461,8 @@ public final class SilverMerge {
     indexes.remove(silverPath);
     scans.incrementAndGet();
     int keyCount = columns.keys.size();
-    KeyIndex[] building = {maxIndexKeys > 0 ? new KeyIndex(tableId, version, 16) : null};
-    KeyIndex waveOnly = new KeyIndex(tableId, version, waveKeys.size());
+    KeyIndex[] building = {maxIndexKeys > 0 ? new KeyIndex(tableId, version) : null};
+    KeyIndex waveOnly = new KeyIndex(tableId, version);
     long rows =
         tables.scanLiveRows(
             silverPath,

@@ -210,7 +210,10 @@ public final class SilverApplier {
     long rowsRead = 0;
     long keysApplied = 0;
     boolean merged = false;
-    String lower;
+    String lower = rebuild ? snapshot : applied;
+    // The first wave is planned before anything is committed: a row of another capture instance
+    // fails the call with silver untouched.
+    BronzeWaves.Plan plan = bronze.plan(lower, spec.waveRows());
     if (rebuild && snapshot != null) {
       SilverPosition next = position.next(snapshot, snapshot);
       long[] count = {0};
@@ -245,7 +248,6 @@ public final class SilverApplier {
           spec.bronze(),
           count[0]);
       hook.at("rebuilt");
-      lower = snapshot;
     } else if (rebuild) {
       if (tables.hasDataFiles(spec.silver())) {
         SilverPosition next = position.next(null, null);
@@ -261,14 +263,9 @@ public final class SilverApplier {
         waves++;
         hook.at("rebuilt");
       }
-      lower = null;
-    } else {
-      lower = applied;
     }
 
-    for (BronzeWaves.Plan plan = bronze.plan(lower, spec.waveRows());
-        plan != null;
-        plan = bronze.plan(lower, spec.waveRows())) {
+    for (; plan != null; plan = bronze.plan(lower, spec.waveRows())) {
       int partitions =
           plan.rows() > spec.waveRows()
               ? (int)

@@ -147,4 +147,28 @@ class FinalizationTest {
     assertEquals(Optional.of(LocalDateTime.of(2026, 9, 28, 17, 0)), other.verdict("t"));
     assertEquals(2, tables.scan(control, ControlTable.SCHEMA).size());
   }
+
+  @Test
+  void recordSilverPositionInsertsUpdatesAndKeepsTheVerdict() {
+    DeltaTables tables = DeltaTables.create();
+    String control = dir.resolve("control").toString();
+    Finalization finalization = new Finalization(tables, control, clock);
+
+    assertTrue(finalization.recordSilverPosition("silver", L1.toString(), null, null, null));
+    assertFalse(finalization.recordSilverPosition("silver", L1.toString(), null, null, null));
+    finalization.advance("silver", L1, Instant.parse("2026-09-28T13:10:00Z"), Granularity.HOUR);
+    assertTrue(
+        finalization.recordSilverPosition("silver", L2.toString(), L1.toString(), "0x01", 3));
+
+    Row row = finalization.row("silver").orElseThrow();
+    assertEquals(L2.toString(), row.getString(ControlTable.APPLIED_LSN));
+    assertEquals(L1.toString(), row.getString(ControlTable.SNAPSHOT_LSN));
+    assertEquals("0x01", row.getString(ControlTable.OPEN_SNAPSHOT_LSN));
+    assertEquals(3, row.getInt32(ControlTable.SNAPSHOT_WAVE));
+    assertEquals(
+        LocalDateTime.of(2026, 9, 28, 13, 0),
+        row.getLogicalTypeValue(ControlTable.FINALIZED_UNTIL, LocalDateTime.class));
+    assertEquals(L1.toString(), row.getString(ControlTable.END_LSN));
+    assertEquals(Optional.empty(), finalization.row("other"));
+  }
 }

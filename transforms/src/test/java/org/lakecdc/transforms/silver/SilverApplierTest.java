@@ -399,6 +399,8 @@ class SilverApplierTest {
             + ", which is not among the capture instances given [dbo_orders]: if it is the same"
             + " table's, pass options (all the table's capture instances)",
         e.getMessage());
+    assertTrue(SilverPosition.read(tables, path("silver")).isEmpty());
+    assertFalse(tables.hasDataFiles(path("silver")));
 
     SilverSpec both =
         new SilverSpec(
@@ -450,6 +452,29 @@ class SilverApplierTest {
     assertEquals(
         List.of("order_id", "status", "_start_lsn", "_commit_ts", "note"),
         tables.describe(path("silver")).columns().stream().map(DeltaColumn::name).toList());
+  }
+
+  @Test
+  void wavesHoldAtMostWaveRowsAndALargerTransactionIsCutInHashPartitions() {
+    BronzeLog log = log(true);
+    for (int t = 1; t <= 10; t++) {
+      log.change(t, ins(t * 10, "new"), ins(t * 10 + 1, "new"), ins(t * 10 + 2, "new"));
+    }
+    // 3 rows per transaction, at most 7 per wave: 2 transactions per wave.
+    ApplyResult result = applier.apply(spec(log, false, 7));
+    assertEquals(
+        new ApplyResult(true, lsn(10), null, true, 5, 30, 30, result.silverVersion()), result);
+    assertEquals(30, silverRows().size());
+
+    log.change(11, ins(500, "x"), ins(501, "x"), ins(502, "x"), ins(503, "x"), ins(504, "x"));
+    // 5 rows, at most 2 per wave: 3 hash partitions of the keys, each read again.
+    ApplyResult partitioned = applier.apply(spec(log, false, 2));
+    assertEquals(3, partitioned.waves());
+    assertEquals(5, partitioned.bronzeRowsRead());
+    assertEquals(5, partitioned.keysApplied());
+    assertEquals(lsn(11), partitioned.appliedLsn());
+    assertEquals(35, silverRows().size());
+    assertEquals(new SilverPosition(lsn(11), null, null, null, 8), position("silver"));
   }
 
   /** The bronze of the crash tests: a snapshot, then changes in three waves of 2 rows. */

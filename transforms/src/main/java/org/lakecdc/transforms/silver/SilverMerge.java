@@ -225,6 +225,7 @@ public final class SilverMerge {
       String appId,
       long txnVersion,
       Map<String, String> domainMetadata) {
+    long tStart = System.nanoTime();
     long version = tables.version(silverPath);
     Optional<WaveResult> replay = alreadyCommitted(silverPath, appId, txnVersion, version);
     if (replay.isPresent()) {
@@ -264,6 +265,7 @@ public final class SilverMerge {
     }
 
     Map<Object, KeyIndex.Location> found = new HashMap<>();
+    long tImages = System.nanoTime();
     KeyIndex index = locate(silverPath, version, columns, images.keySet(), found);
 
     // Decide per image.
@@ -302,6 +304,7 @@ public final class SilverMerge {
 
     // The new images, sorted by key, into new data files.
     inserts.sort(Map.Entry.comparingByKey(KeyIndex.ORDER));
+    long tLocate = System.nanoTime();
     List<DataFileAction> added =
         inserts.isEmpty()
             ? List.of()
@@ -311,6 +314,7 @@ public final class SilverMerge {
                 () -> inserts.stream().map(Map.Entry::getValue).iterator());
 
     // The touched files' new vectors, in one vector file.
+    long tWrite = System.nanoTime();
     byte[] vectorFile = null;
     List<DeltaTables.DeletionVectorUpdate> updates = new ArrayList<>();
     if (!deletions.isEmpty()) {
@@ -336,6 +340,7 @@ public final class SilverMerge {
       }
     }
 
+    long tVectors = System.nanoTime();
     beforeCommit.run();
     CommitResult result;
     try {
@@ -349,16 +354,23 @@ public final class SilverMerge {
     if (!result.committed()) {
       return new WaveResult(result.status(), result.version(), 0, 0, 0, 0);
     }
+    long tCommit = System.nanoTime();
     updateIndex(silverPath, index, result.version(), removedKeys, inserts, added, columns);
     LOG.debug(
-        "Silver {}: wave {} inserted {}, updated {}, deleted {} keys; {} files touched (version {})",
+        "Silver {}: wave {} inserted {}, updated {}, deleted {} keys; {} files touched (version {});"
+            + " ms: prepare {}, locate {}, write {}, vectors {}, commit {}",
         silverPath,
         txnVersion,
         inserted,
         updated,
         deleted,
         updates.size(),
-        result.version());
+        result.version(),
+        (tImages - tStart) / 1_000_000,
+        (tLocate - tImages) / 1_000_000,
+        (tWrite - tLocate) / 1_000_000,
+        (tVectors - tWrite) / 1_000_000,
+        (tCommit - tVectors) / 1_000_000);
     return new WaveResult(
         CommitResult.Status.COMMITTED,
         result.version(),

@@ -1,13 +1,18 @@
 package org.lakecdc.transforms.delta;
 
+import io.delta.kernel.Scan;
 import io.delta.kernel.Snapshot;
+import io.delta.kernel.data.FilteredColumnarBatch;
 import io.delta.kernel.data.Row;
 import io.delta.kernel.defaults.engine.fileio.FileIO;
 import io.delta.kernel.defaults.internal.json.JsonUtils;
 import io.delta.kernel.defaults.internal.parquet.ParquetStatsReader;
+import io.delta.kernel.engine.Engine;
 import io.delta.kernel.expressions.Column;
 import io.delta.kernel.internal.InternalScanFileUtils;
+import io.delta.kernel.internal.ScanImpl;
 import io.delta.kernel.internal.actions.AddFile;
+import io.delta.kernel.internal.actions.DeletionVectorDescriptor;
 import io.delta.kernel.internal.actions.Metadata;
 import io.delta.kernel.internal.actions.SingleAction;
 import io.delta.kernel.internal.data.ScanStateRow;
@@ -17,12 +22,14 @@ import io.delta.kernel.internal.util.VectorUtils;
 import io.delta.kernel.statistics.DataFileStatistics;
 import io.delta.kernel.types.DataType;
 import io.delta.kernel.types.StructType;
+import io.delta.kernel.utils.CloseableIterator;
 import io.delta.kernel.utils.FileStatus;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * The only class that uses Delta Kernel's internal packages ({@code io.delta.kernel.internal.*},
@@ -54,6 +61,10 @@ import java.util.Optional;
  *       ParquetDataFiles} wrote (Kernel's writer takes no footer metadata, so this project writes
  *       the files itself), read from its footer by Kernel's own {@code ParquetStatsReader}, as
  *       Kernel's writer reads them for its files.
+ *   <li>Maintenance (compaction, vacuum): a scan's files with their statistics (Kernel's public
+ *       {@code getScanFiles} omits them), a file's row count and deletion vector (cardinality, file
+ *       path), a {@code remove} marked {@code dataChange = false}, and the file of a deletion
+ *       vector descriptor read from a log's {@code remove} action.
  * </ul>
  */
 final class KernelInternals {
@@ -110,6 +121,65 @@ final class KernelInternals {
     AddFile add = new AddFile(scanFile.getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL));
     return SingleAction.createRemoveFileSingleAction(
         add.toRemoveFileRow(true, Optional.of(deletionTimestampMillis)));
+  }
+
+  /**
+   * The {@code remove} action of a scan file's data file (with its deletion vector, if any) with
+   * this deletion time; {@code dataChange = false} for a rewrite that keeps every row (compaction:
+   * the rows are in the files the same commit adds).
+   */
+  static Row removeAction(Row scanFile, long deletionTimestampMillis, boolean dataChange) {
+    AddFile add = new AddFile(scanFile.getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL));
+    return SingleAction.createRemoveFileSingleAction(
+        add.toRemoveFileRow(dataChange, Optional.of(deletionTimestampMillis)));
+  }
+
+  /**
+   * A scan's files with each {@code add}'s {@code stats} (the row count among them), which Kernel's
+   * public {@code Scan.getScanFiles} leaves out unless a data skipping filter needs them.
+   */
+  static CloseableIterator<FilteredColumnarBatch> scanFilesWithStats(Scan scan, Engine engine) {
+    return ((ScanImpl) scan).getScanFiles(engine, true /* includeStats */);
+  }
+
+  /** The row count ({@code stats.numRecords}) of a scan file's data file, or -1 when unknown. */
+  static long numRecords(Row scanFile) {
+    Row add = scanFile.getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL);
+    if (add.getSchema().indexOf("stats") < 0) {
+      return -1;
+    }
+    return new AddFile(add).getNumRecords().orElse(-1L);
+  }
+
+  /** The rows a scan file's deletion vector deletes (its cardinality), 0 without one. */
+  static long deletedRows(Row scanFile) {
+    DeletionVectorDescriptor dv =
+        InternalScanFileUtils.getDeletionVectorDescriptorFromRow(scanFile);
+    return dv == null ? 0 : dv.getCardinality();
+  }
+
+  /**
+   * The absolute path of the file holding a scan file's deletion vector, or null when it has none
+   * or holds it inline.
+   */
+  static @Nullable String deletionVectorFile(Row scanFile, String tableRoot) {
+    DeletionVectorDescriptor dv =
+        InternalScanFileUtils.getDeletionVectorDescriptorFromRow(scanFile);
+    return dv == null || !dv.isOnDisk() ? null : dv.getAbsolutePath(tableRoot);
+  }
+
+  /**
+   * The absolute path of the file of a deletion vector given by its descriptor's fields (as a log's
+   * {@code remove.deletionVector} has them: {@code storageType} {@code u} = a UUID-named file in
+   * the table root or a prefix directory, {@code p} = an absolute path, {@code i} = inline), or
+   * null for an inline vector.
+   */
+  static @Nullable String deletionVectorFile(
+      String tableRoot, String storageType, String pathOrInlineDv, int sizeInBytes) {
+    DeletionVectorDescriptor dv =
+        new DeletionVectorDescriptor(
+            storageType, pathOrInlineDv, Optional.empty(), sizeInBytes, 0L);
+    return dv.isOnDisk() ? dv.getAbsolutePath(tableRoot) : null;
   }
 
   /** The table comment ({@code metaData.description}) of a snapshot, if set. */

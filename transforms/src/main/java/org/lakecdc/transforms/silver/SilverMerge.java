@@ -65,6 +65,12 @@ public final class SilverMerge {
   /** The lock of each silver path: one merge at a time per path and instance. */
   private final Map<String, Object> locks = new ConcurrentHashMap<>();
 
+  private final java.util.concurrent.atomic.AtomicLong scans =
+      new java.util.concurrent.atomic.AtomicLong();
+
+  /** Runs after a wave read the table and wrote its files, just before its commit (tests). */
+  private volatile Runnable beforeCommit = () -> {};
+
   /**
    * An engine with the default key index cap ({@value #DEFAULT_MAX_INDEX_KEYS} keys per path).
    *
@@ -330,6 +336,7 @@ public final class SilverMerge {
       }
     }
 
+    beforeCommit.run();
     CommitResult result;
     try {
       result =
@@ -364,6 +371,32 @@ public final class SilverMerge {
   // ------------------------------------------------------------------------------------------
   // Helpers
   // ------------------------------------------------------------------------------------------
+
+  /**
+   * How many times this instance scanned a silver table's key columns to find a wave's keys (the
+   * key index was stale, absent or above the cap): for tests and benchmarks.
+   *
+   * @return the count since the instance was created
+   */
+  public long keyScans() {
+    return scans.get();
+  }
+
+  /**
+   * The number of keys the key index holds for a silver path, or -1 when it has none.
+   *
+   * @param silverPath silver's path as given to {@link #merge}
+   * @return the key count or -1
+   */
+  public long indexedKeys(String silverPath) {
+    KeyIndex index = indexes.get(silverPath);
+    return index == null ? -1 : index.size();
+  }
+
+  /** Sets the hook run just before a wave's commit (tests: a concurrent commit lands there). */
+  void beforeCommit(Runnable hook) {
+    this.beforeCommit = Objects.requireNonNull(hook, "hook");
+  }
 
   private Object lock(String silverPath) {
     return locks.computeIfAbsent(silverPath, p -> new Object());
@@ -426,9 +459,10 @@ public final class SilverMerge {
       return kept;
     }
     indexes.remove(silverPath);
+    scans.incrementAndGet();
     int keyCount = columns.keys.size();
-    KeyIndex[] building = {maxIndexKeys > 0 ? new KeyIndex(tableId, version, 16) : null};
-    KeyIndex waveOnly = new KeyIndex(tableId, version, waveKeys.size());
+    KeyIndex[] building = {maxIndexKeys > 0 ? new KeyIndex(tableId, version) : null};
+    KeyIndex waveOnly = new KeyIndex(tableId, version);
     long rows =
         tables.scanLiveRows(
             silverPath,

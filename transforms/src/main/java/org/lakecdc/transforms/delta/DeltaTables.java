@@ -949,6 +949,176 @@ public final class DeltaTables {
   }
 
   /**
+   * The data files of the table's latest version with their sizes, row counts and deletion vectors
+   * (for compaction and vacuum): read from the Delta log only, statistics included.
+   *
+   * @param path the table path or URI
+   * @return the files, in the log's order; their {@link DataFileDetail#scanFile()}s carry the
+   *     version they were listed at
+   * @throws IllegalStateException when no table exists
+   */
+  public List<DataFileDetail> dataFileDetails(String path) {
+    Snapshot snapshot = requireTable(path);
+    long version = snapshot.getVersion();
+    List<DataFileDetail> files = new ArrayList<>();
+    forEachScanFile(
+        snapshot.getScanBuilder().build(),
+        true,
+        (scanState, scanFile) -> {
+          FileStatus status = KernelInternals.dataFileStatus(scanFile);
+          files.add(
+              new DataFileDetail(
+                  new ScanFile(path, version, KernelInternals.scanFileToJson(scanFile)),
+                  status.getPath(),
+                  status.getSize(),
+                  status.getModificationTime(),
+                  KernelInternals.numRecords(scanFile).orElse(-1L),
+                  KernelInternals.deletionVectorCardinality(scanFile),
+                  KernelInternals.deletionVectorFile(scanFile, snapshot.getPath())));
+        });
+    return files;
+  }
+
+  /**
+   * Replaces data files by files holding the same rows (compaction), in one commit: a {@code
+   * remove} with {@code dataChange = false} for each removed file (its deletion vector included)
+   * and each added file's {@code add} with {@code dataChange = false}, so streaming readers of the
+   * table skip the commit. No transaction identifier; the table's domain metadata are kept as they
+   * are. The caller guarantees that the added files hold exactly the rows the removed ones show
+   * (deletion vectors applied). Committed with {@code withMaxRetries(0)} on the version the removed
+   * files were listed at: a commit that landed since makes it fail, because Kernel's conflict
+   * resolution does not check removed files (a concurrent wave may have changed their deletion
+   * vectors).
+   *
+   * @param path the table path or URI
+   * @param removed files listed by {@link #dataFileDetails} (or {@link #scanFiles}), all at the
+   *     same version; at least one
+   * @param added files written by {@link #writeDataFiles} or {@link #openDataFileWriter}; may be
+   *     empty (the removed files' rows were all deleted)
+   * @return the commit's version, files added and removed
+   * @throws IllegalArgumentException when nothing is removed, or the files were listed at different
+   *     versions or of another table
+   * @throws DeltaConflictException when the table is no longer at the version the files were listed
+   *     at, or another commit landed before this one: nothing is committed; the added files stay
+   *     uncommitted orphans ({@link #vacuum} deletes them)
+   */
+  public CommitResult rearrangeFiles(
+      String path, List<ScanFile> removed, List<DataFileAction> added) {
+    if (removed.isEmpty()) {
+      throw new IllegalArgumentException(
+          "Delta table " + path + ": a rearrangement removes at least one file");
+    }
+    long readVersion = removed.get(0).version();
+    for (ScanFile file : removed) {
+      if (file.version() != readVersion || !file.tablePath().equals(path)) {
+        throw new IllegalArgumentException(
+            "Delta table "
+                + path
+                + ": the files to remove must be listed at one version of this table, got "
+                + file.tablePath()
+                + " version "
+                + file.version()
+                + " and version "
+                + readVersion);
+      }
+    }
+    Snapshot snapshot = requireTable(path);
+    if (snapshot.getVersion() != readVersion) {
+      throw new DeltaConflictException(
+          "Delta table "
+              + path
+              + ": the rearrangement read version "
+              + readVersion
+              + " but the table is at version "
+              + snapshot.getVersion()
+              + "; list the files again",
+          null);
+    }
+    Transaction txn =
+        snapshot
+            .buildUpdateTableTransaction(ENGINE_INFO, Operation.MANUAL_UPDATE)
+            .withMaxRetries(0)
+            .build(engine);
+    long now = clock.millis();
+    List<io.delta.kernel.data.Row> actions = new ArrayList<>(removed.size() + added.size());
+    for (ScanFile file : removed) {
+      actions.add(
+          KernelInternals.removeAction(KernelInternals.scanFileFromJson(file.json()), now, false));
+    }
+    for (DataFileAction file : added) {
+      actions.add(KernelInternals.addActionFromJson(withoutDataChange(file.actionJson())));
+    }
+    try {
+      TransactionCommitResult result =
+          txn.commit(
+              engine, CloseableIterable.inMemoryIterable(KernelIterators.of(actions.iterator())));
+      rememberCommitted(path, result);
+      runPostCommitHooks(path, result);
+      return new CommitResult(
+          CommitResult.Status.COMMITTED, result.getVersion(), added.size(), removed.size());
+    } catch (MaxCommitRetryLimitReachedException | ConcurrentWriteException e) {
+      throw new DeltaConflictException(
+          "Delta table "
+              + path
+              + ": the rearrangement read version "
+              + readVersion
+              + " but another commit landed first; list the files again",
+          e);
+    }
+  }
+
+  /** An {@code add} action's JSON ({@code {"add":{...}}}) with {@code dataChange} false. */
+  private static String withoutDataChange(String addJson) {
+    try {
+      com.fasterxml.jackson.databind.node.ObjectNode action =
+          (com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(addJson);
+      ((com.fasterxml.jackson.databind.node.ObjectNode) action.get("add")).put("dataChange", false);
+      return JSON.writeValueAsString(action);
+    } catch (IOException | ClassCastException | NullPointerException e) {
+      throw new IllegalArgumentException("Not a Delta add action: " + addJson, e);
+    }
+  }
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
+
+  /**
+   * Deletes the files of the table no version a reader may still read references, by the Delta
+   * protocol's {@code VACUUM} rule: a file is kept when the latest version references it (a data
+   * file or its deletion vector file), when a {@code remove} of it (or of a file whose deletion
+   * vector it holds) has a {@code deletionTimestamp} at or after {@code cutoff} (the tombstone has
+   * not expired: versions before that remove still read it), or when it was modified at or after
+   * {@code cutoff} (a write not committed yet). The rest of the {@code *.parquet} data files and
+   * {@code deletion_vector_*.bin} files under the table directory are deleted, uncommitted orphans
+   * included; {@code _delta_log} and other hidden directories ({@code _*}, {@code .*}) are never
+   * touched, nor other files. With {@code cutoff = now - retention}, every version committed within
+   * the retention stays readable (time travel), and so does the version in force at the cutoff.
+   *
+   * <p>Unsafe with a retention shorter than the longest write to the table: a writer still writing
+   * files it will commit may lose them (delta-spark refuses retentions under 7 days by default for
+   * this reason). Tombstones are read from the commit files modified at or after {@code cutoff}
+   * less one hour; commit files removed by log cleanup ({@code delta.logRetentionDuration}, 30 days
+   * by default) are not read, so a cutoff older than the log retention keeps less than it says.
+   *
+   * @param path the table path or URI
+   * @param cutoff tombstones deleted before it have expired; files modified before it may go
+   * @param dryRun true to delete nothing and return what would be deleted
+   * @return the files deleted (or to delete)
+   * @throws IllegalStateException when no table exists
+   * @throws UncheckedIOException when listing, reading the log or deleting fails
+   */
+  public VacuumResult vacuum(String path, java.time.Instant cutoff, boolean dryRun) {
+    java.util.Set<String> referenced = new java.util.HashSet<>();
+    for (DataFileDetail file : dataFileDetails(path)) {
+      referenced.add(file.path());
+      if (file.deletionVectorPath() != null) {
+        referenced.add(file.deletionVectorPath());
+      }
+    }
+    return TableVacuum.run(hadoopConf, path, referenced, cutoff.toEpochMilli(), dryRun);
+  }
+
+  /**
    * The rows of one data file listed by {@link #scanFiles}, read as {@link #scan(String)} reads
    * them (the same Java values, deletion vectors and partition values applied), a Parquet batch at
    * a time: the whole file is never held in memory. The table is opened at the file's version.

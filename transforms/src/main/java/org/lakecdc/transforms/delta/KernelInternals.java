@@ -34,6 +34,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * The only class that uses Delta Kernel's internal packages ({@code io.delta.kernel.internal.*},
@@ -65,6 +66,9 @@ import java.util.UUID;
  *       ParquetDataFiles} wrote (Kernel's writer takes no footer metadata, so this project writes
  *       the files itself), read from its footer by Kernel's own {@code ParquetStatsReader}, as
  *       Kernel's writer reads them for its files.
+ *   <li>Maintenance (compaction, vacuum): the file of a scan file's deletion vector, a {@code
+ *       remove} marked {@code dataChange = false}, and the file of a deletion vector descriptor
+ *       read from a log's {@code remove} action.
  *   <li>Deletion vectors: Kernel 4.4 reads them ({@code DeletionVectorUtils}, {@code
  *       DeletionVectorStoredBitmap}) but has no writer and no public API to commit an {@code add}
  *       that carries one. The bitmaps and files are written by {@code
@@ -128,6 +132,41 @@ final class KernelInternals {
     AddFile add = new AddFile(scanFile.getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL));
     return SingleAction.createRemoveFileSingleAction(
         add.toRemoveFileRow(true, Optional.of(deletionTimestampMillis)));
+  }
+
+  /**
+   * The {@code remove} action of a scan file's data file (with its deletion vector, if any) with
+   * this deletion time; {@code dataChange = false} for a rewrite that keeps every row (compaction:
+   * the rows are in the files the same commit adds).
+   */
+  static Row removeAction(Row scanFile, long deletionTimestampMillis, boolean dataChange) {
+    AddFile add = new AddFile(scanFile.getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL));
+    return SingleAction.createRemoveFileSingleAction(
+        add.toRemoveFileRow(dataChange, Optional.of(deletionTimestampMillis)));
+  }
+
+  /**
+   * The absolute path of the file holding a scan file's deletion vector, or null when it has none
+   * or holds it inline.
+   */
+  static @Nullable String deletionVectorFile(Row scanFile, String tableRoot) {
+    DeletionVectorDescriptor dv =
+        InternalScanFileUtils.getDeletionVectorDescriptorFromRow(scanFile);
+    return dv == null || !dv.isOnDisk() ? null : dv.getAbsolutePath(tableRoot);
+  }
+
+  /**
+   * The absolute path of the file of a deletion vector given by its descriptor's fields (as a log's
+   * {@code remove.deletionVector} has them: {@code storageType} {@code u} = a UUID-named file in
+   * the table root or a prefix directory, {@code p} = an absolute path, {@code i} = inline), or
+   * null for an inline vector.
+   */
+  static @Nullable String deletionVectorFile(
+      String tableRoot, String storageType, String pathOrInlineDv, int sizeInBytes) {
+    DeletionVectorDescriptor dv =
+        new DeletionVectorDescriptor(
+            storageType, pathOrInlineDv, Optional.empty(), sizeInBytes, 0L);
+    return dv.isOnDisk() ? dv.getAbsolutePath(tableRoot) : null;
   }
 
   /** The table comment ({@code metaData.description}) of a snapshot, if set. */

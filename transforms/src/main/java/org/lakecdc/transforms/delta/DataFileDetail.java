@@ -1,0 +1,57 @@
+package org.lakecdc.transforms.delta;
+
+import java.util.Objects;
+import org.checkerframework.checker.nullness.qual.Nullable;
+
+/**
+ * One data file of a table version with what maintenance decides on ({@link
+ * DeltaTables#dataFileDetails}): its size, row count and deletion vector.
+ *
+ * @param scanFile the file as {@link DeltaTables#scanFiles} lists it (to read it with {@link
+ *     DeltaTables#readScanFile(DeltaTables.ScanFile)}, or remove it with {@link
+ *     DeltaTables#rearrangeFiles})
+ * @param path the data file's absolute URI, e.g. {@code file:/data/silver/orders/<uuid>.parquet}
+ * @param sizeBytes the data file's size in bytes
+ * @param modificationTimeMillis the data file's {@code add.modificationTime}, milliseconds since
+ *     the epoch (UTC)
+ * @param numRecords the rows the data file holds ({@code stats.numRecords}, deleted rows included),
+ *     or -1 when its {@code add} has no statistics
+ * @param deletedRows the rows its deletion vector deletes (the vector's cardinality); 0 without one
+ * @param deletionVectorPath the absolute URI of the file holding its deletion vector ({@code
+ *     deletion_vector_<uuid>.bin}), or null without a vector or for an inline one
+ */
+public record DataFileDetail(
+    DeltaTables.ScanFile scanFile,
+    String path,
+    long sizeBytes,
+    long modificationTimeMillis,
+    long numRecords,
+    long deletedRows,
+    @Nullable String deletionVectorPath) {
+  /**
+   * Checks the components.
+   *
+   * @param scanFile the scan file
+   * @param path the data file URI
+   * @param sizeBytes the size
+   * @param modificationTimeMillis the modification time
+   * @param numRecords the row count or -1
+   * @param deletedRows the deleted rows
+   * @param deletionVectorPath the vector's file or null
+   * @throws NullPointerException when the scan file or path is null
+   */
+  public DataFileDetail {
+    Objects.requireNonNull(scanFile, "scanFile");
+    Objects.requireNonNull(path, "path");
+  }
+
+  /**
+   * The rows a reader sees in the file: {@code numRecords - deletedRows}, or -1 when the row count
+   * is unknown.
+   *
+   * @return the live rows
+   */
+  public long liveRows() {
+    return numRecords < 0 ? -1 : numRecords - deletedRows;
+  }
+}

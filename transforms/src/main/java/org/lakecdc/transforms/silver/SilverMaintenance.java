@@ -1,0 +1,426 @@
+package org.lakecdc.transforms.silver;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.PriorityQueue;
+import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.values.Row;
+import org.lakecdc.transforms.delta.CommitResult;
+import org.lakecdc.transforms.delta.DataFileAction;
+import org.lakecdc.transforms.delta.DataFileDetail;
+import org.lakecdc.transforms.delta.DataFileWriter;
+import org.lakecdc.transforms.delta.DeltaColumn;
+import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.delta.VacuumResult;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps silver's files few and its deleted rows purged (DESIGN.md §6b "maintenance"): {@link
+ * #compact} rewrites files whose deletion vectors delete a large fraction of their rows and
+ * bin-packs small files (the one file each wave adds) into files near a target size; {@link
+ * #vacuum} deletes the data files and deletion vector files no readable version references.
+ * Kernel's checkpoint (every {@code delta.checkpointInterval} commits, 10 by default) runs after
+ * every commit, compaction's included ({@link DeltaTables#rearrangeFiles}), which keeps the log
+ * short.
+ *
+ * <p>Compaction changes no row: the rows of the files it removes (deletion vectors applied) are
+ * exactly the rows of the files it adds, and both actions say {@code dataChange = false}. It is one
+ * commit with {@code withMaxRetries(0)} on the version it listed; a wave committed meanwhile makes
+ * it fail with {@link org.lakecdc.transforms.delta.DeltaConflictException} and nothing visible, so
+ * it is safe beside the silver committer (which then simply wins). Run it between waves, by the
+ * committer or on a schedule.
+ *
+ * <p>Memory: rows stream file by file into the Parquet writer, a batch at a time; with keys, the
+ * files of one output are merged by key (each input open at one Parquet batch), never sorted in
+ * memory. At most {@link CompactionOptions#maxFilesPerBin} inputs are open at once.
+ *
+ * <p>Thread-safe (no state beyond its {@link DeltaTables}).
+ */
+public final class SilverMaintenance {
+  private static final Logger LOG = LoggerFactory.getLogger(SilverMaintenance.class);
+
+  /** Delta's default retention of removed files ({@code delta.deletedFileRetentionDuration}). */
+  public static final Duration DEFAULT_RETENTION = Duration.ofDays(7);
+
+  private final DeltaTables tables;
+  private final Clock clock;
+
+  /**
+   * Maintenance on the system clock (UTC).
+   *
+   * @param tables the Delta tables
+   */
+  public SilverMaintenance(DeltaTables tables) {
+    this(tables, Clock.systemUTC());
+  }
+
+  /**
+   * Maintenance whose vacuum measures the retention back from this clock.
+   *
+   * @param tables the Delta tables
+   * @param clock the clock {@link #vacuum} reads "now" from
+   */
+  public SilverMaintenance(DeltaTables tables, Clock clock) {
+    this.tables = Objects.requireNonNull(tables, "tables");
+    this.clock = Objects.requireNonNull(clock, "clock");
+  }
+
+  /**
+   * What {@link #compact} rewrites.
+   *
+   * @param deletedFractionThreshold a file whose deletion vector deletes at least this fraction of
+   *     its rows ({@code cardinality / numRecords}) is rewritten without them; in {@code (0, 1]}
+   * @param targetFileBytes the size, in bytes, that files are packed up to: files smaller than it
+   *     are bin-packed together into outputs whose inputs add up to at most this (inputs with
+   *     deleted rows counted at their live fraction); at least 1
+   * @param maxFilesPerBin the most files one output is written from (each is open at once while
+   *     their rows are merged by key); at least 2
+   */
+  public record CompactionOptions(
+      double deletedFractionThreshold, long targetFileBytes, int maxFilesPerBin) {
+    /** Threshold 0.2, target 128 MiB (Kernel's default file size), 100 files per output. */
+    public static final CompactionOptions DEFAULTS =
+        new CompactionOptions(0.2, 128L * 1024 * 1024, 100);
+
+    /**
+     * Checks the values.
+     *
+     * @param deletedFractionThreshold the threshold
+     * @param targetFileBytes the target size
+     * @param maxFilesPerBin the files per output
+     * @throws IllegalArgumentException naming the value and what is accepted
+     */
+    public CompactionOptions {
+      if (!(deletedFractionThreshold > 0 && deletedFractionThreshold <= 1)) {
+        throw new IllegalArgumentException(
+            "deletedFractionThreshold must be in (0, 1], was " + deletedFractionThreshold);
+      }
+      if (targetFileBytes < 1) {
+        throw new IllegalArgumentException(
+            "targetFileBytes must be at least 1, was " + targetFileBytes);
+      }
+      if (maxFilesPerBin < 2) {
+        throw new IllegalArgumentException(
+            "maxFilesPerBin must be at least 2, was " + maxFilesPerBin);
+      }
+    }
+  }
+
+  /**
+   * What one {@link #compact} did.
+   *
+   * @param committed true when it committed; false when no file needed rewriting
+   * @param version the version it committed, else the table's version it looked at
+   * @param filesRemoved data files it removed
+   * @param filesAdded data files it added
+   * @param rowsWritten rows written into the added files (equal to the live rows of the removed
+   *     ones)
+   * @param deletedRowsPurged rows the removed files' deletion vectors deleted, gone from storage
+   */
+  public record CompactionResult(
+      boolean committed,
+      long version,
+      int filesRemoved,
+      int filesAdded,
+      long rowsWritten,
+      long deletedRowsPurged) {}
+
+  /**
+   * {@link #compact(String, List, CompactionOptions)} with {@link CompactionOptions#DEFAULTS}.
+   *
+   * @param silverPath silver's path or URI
+   * @param keys the key columns (outputs are sorted by them); empty for no sorting
+   * @return what was done
+   */
+  public CompactionResult compact(String silverPath, List<String> keys) {
+    return compact(silverPath, keys, CompactionOptions.DEFAULTS);
+  }
+
+  /**
+   * Compacts silver's latest version in one commit. Selected: every file whose deleted fraction is
+   * at least the threshold, and every file smaller than the target. The selected files, in the
+   * log's order, are packed into bins of at most {@code targetFileBytes} (estimated live bytes) and
+   * {@code maxFilesPerBin} files; a bin of one file is rewritten only when its deleted fraction
+   * passes the threshold (else nothing would be gained). Each bin's live rows, read through Kernel
+   * with the deletion vectors applied (delta-spark's included), are written to new files (cut at
+   * the writer's file size) merged by key when keys are given: sorted by key when every input is
+   * (as every silver file is), key values ascending, NULL first. Then one commit removes the bins'
+   * files and adds the new ones, both {@code dataChange = false} ({@link
+   * DeltaTables#rearrangeFiles}).
+   *
+   * @param silverPath silver's path or URI
+   * @param keys the key columns (silver column names, matched ignoring case); empty for no sorting
+   * @param options what is rewritten
+   * @return what was done; not committed when nothing needed rewriting
+   * @throws IllegalArgumentException when a key is not a column of silver
+   * @throws IllegalStateException when no table exists, or a file's rows read back differ in count
+   *     from its statistics less its deletion vector (nothing is committed)
+   * @throws org.lakecdc.transforms.delta.DeltaConflictException when another commit landed after
+   *     the version compaction listed: nothing is visible; the files it wrote stay orphans that
+   *     {@link #vacuum} deletes
+   */
+  public CompactionResult compact(String silverPath, List<String> keys, CompactionOptions options) {
+    return compact(silverPath, keys, options, () -> {});
+  }
+
+  /** {@link #compact(String, List, CompactionOptions)} running a test hook before the commit. */
+  CompactionResult compact(
+      String silverPath, List<String> keys, CompactionOptions options, Runnable beforeCommit) {
+    Objects.requireNonNull(options, "options");
+    List<DeltaColumn> columns = tables.describe(silverPath).columns();
+    Schema schema = DeltaColumn.toBeamSchema(columns);
+    List<String> keyColumns = keyColumns(silverPath, columns, keys);
+    List<DataFileDetail> files = tables.dataFileDetails(silverPath);
+    long version = files.isEmpty() ? tables.version(silverPath) : files.get(0).scanFile().version();
+    List<List<DataFileDetail>> bins = bins(files, options);
+    if (bins.isEmpty()) {
+      return new CompactionResult(false, version, 0, 0, 0, 0);
+    }
+    List<DeltaTables.ScanFile> removed = new ArrayList<>();
+    List<DataFileAction> added = new ArrayList<>();
+    long rowsWritten = 0;
+    long purged = 0;
+    for (List<DataFileDetail> bin : bins) {
+      long written = writeBin(silverPath, schema, keyColumns, bin, added);
+      long expected = 0;
+      for (DataFileDetail file : bin) {
+        removed.add(file.scanFile());
+        purged += file.deletedRows();
+        expected = expected < 0 || file.liveRows() < 0 ? -1 : expected + file.liveRows();
+      }
+      if (expected >= 0 && written != expected) {
+        throw new IllegalStateException(
+            "Silver table "
+                + silverPath
+                + ": compaction read "
+                + written
+                + " rows from "
+                + bin.size()
+                + " files whose statistics less their deletion vectors say "
+                + expected
+                + "; nothing committed");
+      }
+      rowsWritten += written;
+    }
+    beforeCommit.run();
+    CommitResult result = tables.rearrangeFiles(silverPath, removed, added);
+    LOG.info(
+        "Silver table {}: compacted {} files ({} deleted rows purged) into {} files of {} rows,"
+            + " version {}",
+        silverPath,
+        removed.size(),
+        purged,
+        added.size(),
+        rowsWritten,
+        result.version());
+    return new CompactionResult(
+        true, result.version(), removed.size(), added.size(), rowsWritten, purged);
+  }
+
+  /** The files to rewrite, packed into bins (see {@link #compact}). */
+  static List<List<DataFileDetail>> bins(List<DataFileDetail> files, CompactionOptions options) {
+    List<List<DataFileDetail>> bins = new ArrayList<>();
+    List<DataFileDetail> bin = new ArrayList<>();
+    double binBytes = 0;
+    for (DataFileDetail file : files) {
+      boolean mostlyDeleted = passesThreshold(file, options);
+      if (!mostlyDeleted && file.sizeBytes() >= options.targetFileBytes()) {
+        continue;
+      }
+      double liveBytes =
+          file.numRecords() > 0
+              ? file.sizeBytes() * (double) file.liveRows() / file.numRecords()
+              : file.sizeBytes();
+      if (!bin.isEmpty()
+          && (binBytes + liveBytes > options.targetFileBytes()
+              || bin.size() >= options.maxFilesPerBin())) {
+        addBin(bins, bin, options);
+        bin = new ArrayList<>();
+        binBytes = 0;
+      }
+      bin.add(file);
+      binBytes += liveBytes;
+    }
+    if (!bin.isEmpty()) {
+      addBin(bins, bin, options);
+    }
+    return bins;
+  }
+
+  private static void addBin(
+      List<List<DataFileDetail>> bins, List<DataFileDetail> bin, CompactionOptions options) {
+    if (bin.size() > 1 || passesThreshold(bin.get(0), options)) {
+      bins.add(List.copyOf(bin));
+    }
+  }
+
+  private static boolean passesThreshold(DataFileDetail file, CompactionOptions options) {
+    return file.deletedRows() > 0
+        && file.numRecords() > 0
+        && file.deletedRows() >= options.deletedFractionThreshold() * file.numRecords();
+  }
+
+  /** Writes one bin's live rows into new files (appended to {@code added}); returns the rows. */
+  private long writeBin(
+      String silverPath,
+      Schema schema,
+      List<String> keyColumns,
+      List<DataFileDetail> bin,
+      List<DataFileAction> added) {
+    try (DataFileWriter writer = tables.openDataFileWriter(silverPath, schema)) {
+      if (keyColumns.isEmpty()) {
+        for (DataFileDetail file : bin) {
+          try (var rows = tables.readScanFile(file.scanFile())) {
+            while (rows.hasNext()) {
+              writer.write(toRow(schema, rows.next()));
+            }
+          }
+        }
+      } else {
+        mergeByKey(schema, keyColumns, bin, writer);
+      }
+      long written = writer.rowCount();
+      added.addAll(writer.finish());
+      return written;
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot close a data file of silver table " + silverPath, e);
+    }
+  }
+
+  /** One input of a key merge: its open rows and the row at its head. */
+  private static final class Head {
+    final io.delta.kernel.utils.CloseableIterator<Map<String, Object>> rows;
+    Map<String, Object> row;
+    final int order;
+
+    Head(io.delta.kernel.utils.CloseableIterator<Map<String, Object>> rows, int order) {
+      this.rows = rows;
+      this.order = order;
+    }
+  }
+
+  /** Writes the bin's rows merged by key: each input is read once, a batch at a time. */
+  private void mergeByKey(
+      Schema schema, List<String> keyColumns, List<DataFileDetail> bin, DataFileWriter writer)
+      throws IOException {
+    Comparator<Map<String, Object>> byKey = keyComparator(keyColumns);
+    PriorityQueue<Head> heads =
+        new PriorityQueue<>(
+            Comparator.<Head, Map<String, Object>>comparing(h -> h.row, byKey)
+                .thenComparingInt(h -> h.order));
+    List<Head> open = new ArrayList<>(bin.size());
+    try {
+      for (DataFileDetail file : bin) {
+        Head head = new Head(tables.readScanFile(file.scanFile()), open.size());
+        open.add(head);
+        if (head.rows.hasNext()) {
+          head.row = head.rows.next();
+          heads.add(head);
+        }
+      }
+      while (!heads.isEmpty()) {
+        Head head = heads.poll();
+        writer.write(toRow(schema, head.row));
+        if (head.rows.hasNext()) {
+          head.row = head.rows.next();
+          heads.add(head);
+        }
+      }
+    } finally {
+      IOException failure = null;
+      for (Head head : open) {
+        try {
+          head.rows.close();
+        } catch (IOException e) {
+          failure = e;
+        }
+      }
+      if (failure != null) {
+        throw failure;
+      }
+    }
+  }
+
+  /** Orders rows by the key columns' values, ascending, NULL first. */
+  static Comparator<Map<String, Object>> keyComparator(List<String> keyColumns) {
+    Comparator<Map<String, Object>> comparator = (a, b) -> 0;
+    for (String column : keyColumns) {
+      comparator =
+          comparator.thenComparing(row -> row.get(column), SilverMaintenance::compareValues);
+    }
+    return comparator;
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static int compareValues(Object a, Object b) {
+    if (a == null || b == null) {
+      return a == null ? (b == null ? 0 : -1) : 1;
+    }
+    if (a instanceof byte[] x && b instanceof byte[] y) {
+      return Arrays.compareUnsigned(x, y);
+    }
+    return ((Comparable) a).compareTo(b);
+  }
+
+  /** The table's spelling of each key column. */
+  private static List<String> keyColumns(
+      String silverPath, List<DeltaColumn> columns, List<String> keys) {
+    List<String> names = new ArrayList<>(keys.size());
+    for (String key : keys) {
+      String name =
+          columns.stream()
+              .map(DeltaColumn::name)
+              .filter(n -> n.toLowerCase(Locale.ROOT).equals(key.toLowerCase(Locale.ROOT)))
+              .findFirst()
+              .orElseThrow(
+                  () ->
+                      new IllegalArgumentException(
+                          "Key column '"
+                              + key
+                              + "' is not a column of silver table "
+                              + silverPath
+                              + "; its columns: "
+                              + columns.stream().map(DeltaColumn::name).toList()));
+      names.add(name);
+    }
+    return names;
+  }
+
+  /** A row read through Kernel (the table's columns, in order) as a Beam row of the schema. */
+  private static Row toRow(Schema schema, Map<String, Object> values) {
+    return Row.withSchema(schema).addValues(new ArrayList<>(values.values())).build();
+  }
+
+  /**
+   * Deletes the data files and deletion vector files of silver that no version within the retention
+   * references ({@link DeltaTables#vacuum} with cutoff = now - retention): every version committed
+   * within the retention, and the one in force at its start, stays readable by time travel; files
+   * not committed yet (written within the retention) are kept. {@code _delta_log} is never touched.
+   *
+   * @param silverPath silver's path or URI
+   * @param retention how long removed files stay; not negative. Delta's default is {@link
+   *     #DEFAULT_RETENTION}; shorter than the longest write to the table is unsafe (a write in
+   *     flight may lose its files)
+   * @param dryRun true to delete nothing and return what would be deleted
+   * @return the files deleted (or to delete), with their total size
+   * @throws IllegalArgumentException when the retention is negative
+   * @throws IllegalStateException when no table exists
+   * @throws UncheckedIOException when listing, reading the log or deleting fails
+   */
+  public VacuumResult vacuum(String silverPath, Duration retention, boolean dryRun) {
+    if (retention.isNegative()) {
+      throw new IllegalArgumentException("retention must not be negative, was " + retention);
+    }
+    return tables.vacuum(silverPath, clock.instant().minus(retention), dryRun);
+  }
+}

@@ -20,12 +20,13 @@ import org.apache.spark.sql.SparkSession;
  * <p>Each wave is a Parquet file {@code <wave dir>/wave-<i>.parquet} (i from 1): the silver columns
  * and a BOOLEAN {@code _delete}. It is read and cached first (its count forces that); only the
  * {@code MERGE} is timed. Afterwards the table's rows are counted and, when a silver table is
- * given, compared with it column by column as multisets ({@code exceptAll} both ways).
+ * given, compared with it as multisets of rows (their row counts, and the sums of a 64-bit hash of
+ * each row's columns, {@link #digest}).
  *
  * <p>Usage: {@code DeltaSparkMerge <table> <wave dir> <waves> <comma-separated keys> [<silver
  * table>]}. Prints one line per wave, {@code DELTASPARK_MERGE wave=<i> seconds=<s>} (the MERGE's
  * wall time), then {@code DELTASPARK_COUNT rows=<n>}, then with a silver table {@code
- * DELTASPARK_COMPARE silver_rows=<n> only_in_merged=<a> only_in_silver=<b>}.
+ * DELTASPARK_COMPARE silver_rows=<n> merged_digest=<d> silver_digest=<d>}.
  */
 public final class DeltaSparkMerge {
   private DeltaSparkMerge() {}
@@ -74,22 +75,20 @@ public final class DeltaSparkMerge {
         wave.unpersist();
       }
       Dataset<Row> merged = spark.read().format("delta").load(table);
-      System.out.println("DELTASPARK_COUNT rows=" + merged.count());
+      String[] mergedDigest = digest(merged, columns);
+      System.out.println("DELTASPARK_COUNT rows=" + mergedDigest[0]);
       if (args.length == 5) {
-        Dataset<Row> silver =
-            spark
-                .read()
-                .format("delta")
-                .load(Path.of(args[4]).toAbsolutePath().toString())
-                .selectExpr(quoted(columns));
-        Dataset<Row> mergedRows = merged.selectExpr(quoted(columns));
+        String[] silverDigest =
+            digest(
+                spark.read().format("delta").load(Path.of(args[4]).toAbsolutePath().toString()),
+                columns);
         System.out.println(
             "DELTASPARK_COMPARE silver_rows="
-                + silver.count()
-                + " only_in_merged="
-                + mergedRows.exceptAll(silver).count()
-                + " only_in_silver="
-                + silver.exceptAll(mergedRows).count());
+                + silverDigest[0]
+                + " merged_digest="
+                + mergedDigest[1]
+                + " silver_digest="
+                + silverDigest[1]);
       }
     } finally {
       spark.stop();
@@ -131,8 +130,20 @@ public final class DeltaSparkMerge {
         + ")";
   }
 
-  private static String[] quoted(String[] columns) {
-    return Arrays.stream(columns).map(DeltaSparkMerge::quote).toArray(String[]::new);
+  /**
+   * A table's row count and the digest of its rows as a multiset: the sum over rows of {@code
+   * xxhash64} of all the columns (as DECIMAL(38,0), so it cannot overflow). Equal multisets give
+   * equal digests; different ones differ but with a chance of 2^-64. One scan, no shuffle.
+   */
+  static String[] digest(Dataset<Row> table, String[] columns) {
+    String all = String.join(", ", Arrays.stream(columns).map(DeltaSparkMerge::quote).toList());
+    Row r =
+        table
+            .selectExpr(
+                "count(*) AS n", "sum(CAST(xxhash64(" + all + ") AS DECIMAL(38,0))) AS digest")
+            .collectAsList()
+            .get(0);
+    return new String[] {String.valueOf(r.getLong(0)), String.valueOf(r.get(1))};
   }
 
   private static String quote(String name) {

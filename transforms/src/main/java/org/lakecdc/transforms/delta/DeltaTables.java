@@ -656,6 +656,17 @@ public final class DeltaTables {
       @Nullable String appId,
       long txnVersion,
       Runnable beforeCommit) {
+    return rewrite(path, rowSchema, rows, appId, txnVersion, Map.of(), beforeCommit);
+  }
+
+  private CommitResult rewrite(
+      String path,
+      Schema rowSchema,
+      Iterable<Row> rows,
+      @Nullable String appId,
+      long txnVersion,
+      Map<String, String> domainMetadata,
+      Runnable beforeCommit) {
     Snapshot snapshot = requireTable(path);
     UpdateTableTransactionBuilder builder =
         snapshot.buildUpdateTableTransaction(ENGINE_INFO, Operation.WRITE).withMaxRetries(0);
@@ -678,6 +689,7 @@ public final class DeltaTables {
     for (DataFileAction file : added) {
       actions.add(KernelInternals.addActionFromJson(file.actionJson()));
     }
+    domainMetadata.forEach(txn::addDomainMetadata);
     beforeCommit.run();
     try {
       TransactionCommitResult result =
@@ -1049,6 +1061,410 @@ public final class DeltaTables {
   }
 
   // ------------------------------------------------------------------------------------------
+  // Deletion vectors (silver's MERGE, DESIGN.md §6b)
+  // ------------------------------------------------------------------------------------------
+
+  /** Receives the live rows of {@link #scanLiveRows}. */
+  @FunctionalInterface
+  public interface LiveRowVisitor {
+    /**
+     * One row no deletion vector deletes.
+     *
+     * @param file the data file's {@code add} path as the log holds it (relative to the table root,
+     *     URI-encoded), which {@link DeletionVectorUpdate#file()} takes
+     * @param position the row's position in the file, from 0 (Parquet row order)
+     * @param values the requested columns' values, in the requested order, as {@link #scan(String)}
+     *     gives them; the array is reused for the next row
+     */
+    void visit(String file, long position, Object[] values);
+  }
+
+  /**
+   * Reads some columns of every live row of a table version with the row's file and position: one
+   * pass over the data files reading only these columns, skipping the rows the files' deletion
+   * vectors delete (whoever wrote them: this project or delta-spark). Memory holds one Parquet
+   * batch and one file's deleted positions.
+   *
+   * @param path the table path or URI
+   * @param version the table version to read
+   * @param columns column names (matched ignoring case), at least one
+   * @param visitor receives each live row
+   * @return the number of live rows visited
+   * @throws IllegalStateException when no table exists or the version is no longer readable
+   * @throws IllegalArgumentException when a column is not in the table
+   * @throws UncheckedIOException when a data file or a deletion vector cannot be read
+   */
+  public long scanLiveRows(
+      String path, long version, List<String> columns, LiveRowVisitor visitor) {
+    Snapshot snapshot = snapshotAt(path, version);
+    StructType tableSchema = snapshot.getSchema();
+    List<io.delta.kernel.types.StructField> fields = new ArrayList<>();
+    for (String column : columns) {
+      io.delta.kernel.types.StructField found = null;
+      for (io.delta.kernel.types.StructField field : tableSchema.fields()) {
+        if (field.getName().equalsIgnoreCase(column)) {
+          found = field;
+        }
+      }
+      if (found == null) {
+        throw new IllegalArgumentException(
+            "Delta table " + path + " has no column '" + column + "'; it has " + tableSchema);
+      }
+      fields.add(found);
+    }
+    if (fields.isEmpty()) {
+      throw new IllegalArgumentException("scanLiveRows needs at least one column");
+    }
+    fields.add(io.delta.kernel.types.StructField.DEFAULT_ROW_INDEX_COLUMN);
+    StructType readSchema = new StructType(fields);
+    int positionOrdinal = fields.size() - 1;
+    String tableRoot = snapshot.getPath();
+    Object[] values = new Object[columns.size()];
+    long[] visited = {0};
+    forEachScanFile(
+        snapshot.getScanBuilder().build(),
+        (scanState, scanFile) -> {
+          String file = KernelInternals.addPath(scanFile);
+          FileStatus status = KernelInternals.dataFileStatus(scanFile);
+          try {
+            long[] deleted = KernelInternals.deletedRowPositions(engine, tableRoot, scanFile);
+            int next = 0;
+            try (CloseableIterator<FileReadResult> batches =
+                engine
+                    .getParquetHandler()
+                    .readParquetFiles(
+                        KernelIterators.single(status), readSchema, Optional.empty())) {
+              while (batches.hasNext()) {
+                ColumnarBatch batch = batches.next().getData();
+                io.delta.kernel.data.ColumnVector positions =
+                    batch.getColumnVector(positionOrdinal);
+                try (CloseableIterator<io.delta.kernel.data.Row> rows = batch.getRows()) {
+                  int r = 0;
+                  while (rows.hasNext()) {
+                    io.delta.kernel.data.Row row = rows.next();
+                    long position = positions.getLong(r++);
+                    while (next < deleted.length && deleted[next] < position) {
+                      next++;
+                    }
+                    if (next < deleted.length && deleted[next] == position) {
+                      continue;
+                    }
+                    for (int i = 0; i < values.length; i++) {
+                      values[i] = RowBatches.javaValue(path, row, i);
+                    }
+                    visitor.visit(file, position, values);
+                    visited[0]++;
+                  }
+                }
+              }
+            }
+          } catch (IOException e) {
+            throw new UncheckedIOException(
+                "Cannot read " + status.getPath() + " of Delta table " + path, e);
+          }
+        });
+    return visited[0];
+  }
+
+  /**
+   * The row positions the deletion vectors of some data files of a table version delete.
+   *
+   * @param path the table path or URI
+   * @param version the table version
+   * @param files data files by their {@code add} path ({@link LiveRowVisitor#visit}'s {@code file})
+   * @return per file asked for, its deleted positions ascending (empty without a vector)
+   * @throws IllegalStateException when no table exists or a file is not in the version
+   * @throws UncheckedIOException when a vector cannot be read
+   */
+  public Map<String, long[]> deletedRowPositions(
+      String path, long version, java.util.Collection<String> files) {
+    Snapshot snapshot = snapshotAt(path, version);
+    java.util.Set<String> wanted = new java.util.HashSet<>(files);
+    Map<String, long[]> result = new HashMap<>();
+    forEachScanFile(
+        snapshot.getScanBuilder().build(),
+        (scanState, scanFile) -> {
+          String file = KernelInternals.addPath(scanFile);
+          if (wanted.contains(file)) {
+            try {
+              result.put(
+                  file, KernelInternals.deletedRowPositions(engine, snapshot.getPath(), scanFile));
+            } catch (IOException e) {
+              throw new UncheckedIOException(
+                  "Cannot read a deletion vector of Delta table " + path, e);
+            }
+          }
+        });
+    for (String file : wanted) {
+      if (!result.containsKey(file)) {
+        throw new IllegalStateException(
+            "Delta table " + path + " has no data file " + file + " at version " + version);
+      }
+    }
+    return result;
+  }
+
+  /**
+   * One data file of a table version with its row counts.
+   *
+   * @param file the {@code add} path as the log holds it
+   * @param sizeBytes the file's size
+   * @param numRecords the rows the file holds (its statistics' {@code numRecords}), -1 when it has
+   *     no statistics
+   * @param deletedRows the rows its deletion vector deletes (the vector's cardinality), 0 without
+   */
+  public record DataFileRows(String file, long sizeBytes, long numRecords, long deletedRows) {}
+
+  /**
+   * The data files of a table version with their row and deleted-row counts, from the log only (no
+   * data file or vector is read).
+   *
+   * @param path the table path or URI
+   * @param version the table version
+   * @return the files, in the log's order
+   * @throws IllegalStateException when no table exists or the version is no longer readable
+   */
+  public List<DataFileRows> dataFileRows(String path, long version) {
+    Snapshot snapshot = snapshotAt(path, version);
+    List<DataFileRows> files = new ArrayList<>();
+    forEachScanFile(
+        snapshot.getScanBuilder().build(),
+        true,
+        (scanState, scanFile) ->
+            files.add(
+                new DataFileRows(
+                    KernelInternals.addPath(scanFile),
+                    KernelInternals.dataFileStatus(scanFile).getSize(),
+                    KernelInternals.numRecords(scanFile).orElse(-1L),
+                    KernelInternals.deletionVectorCardinality(scanFile))));
+    return files;
+  }
+
+  /**
+   * A data file's new deletion vector, stored in the vector file of {@link #commitDeletionVectors}.
+   *
+   * @param file the data file's {@code add} path as the log holds it
+   * @param offset where the vector's size field starts in the vector file
+   * @param sizeInBytes the serialized vector's length
+   * @param cardinality the rows the vector deletes (the old vector's rows included)
+   */
+  public record DeletionVectorUpdate(String file, int offset, int sizeInBytes, long cardinality) {}
+
+  /**
+   * Commits new deletion vectors for some data files and new data files, in one commit on exactly
+   * the version read: writes {@code vectorFile} as {@code deletion_vector_<uuid>.bin} in the table
+   * directory (when there is an update), then commits per update a {@code remove} of the file's
+   * {@code add} (with its old vector) and an {@code add} of the same file with the new vector
+   * (statistics marked {@code tightBounds = false}), the {@code added} files, the transaction
+   * identifier and the domain metadata, with {@code withMaxRetries(0)}: any commit after {@code
+   * readVersion} makes it fail, since the vectors were computed from that version.
+   *
+   * @param path the table path or URI; the table must have table feature {@code deletionVectors}
+   * @param readVersion the version the updates were computed from
+   * @param vectorFile the vector file's content (the vectors the updates point into), or null when
+   *     there is no update
+   * @param updates new vectors, at most one per file, each replacing the file's old vector
+   * @param added data files written by {@link #writeDataFiles}
+   * @param appId the transaction app id, or null
+   * @param txnVersion the transaction version, ignored when {@code appId} is null
+   * @param domainMetadata domain name to configuration
+   * @return the outcome; {@link CommitResult#filesRemoved()} counts the files whose vector changed;
+   *     {@link CommitResult.Status#ALREADY_COMMITTED} when {@code (appId, txnVersion)} is already
+   *     in
+   * @throws DeltaConflictException when the table is past {@code readVersion} or another commit
+   *     landed first; nothing is visible
+   * @throws IllegalArgumentException when an update's file is not in the version, or two updates
+   *     name the same file, or updates come without a vector file
+   * @throws UncheckedIOException when the vector file cannot be written
+   */
+  public CommitResult commitDeletionVectors(
+      String path,
+      long readVersion,
+      byte @Nullable [] vectorFile,
+      List<DeletionVectorUpdate> updates,
+      List<DataFileAction> added,
+      @Nullable String appId,
+      long txnVersion,
+      Map<String, String> domainMetadata) {
+    return commitDeletionVectors(
+        path, readVersion, vectorFile, updates, added, appId, txnVersion, domainMetadata, () -> {});
+  }
+
+  /** {@link #commitDeletionVectors} running a test hook just before the commit. */
+  CommitResult commitDeletionVectors(
+      String path,
+      long readVersion,
+      byte @Nullable [] vectorFile,
+      List<DeletionVectorUpdate> updates,
+      List<DataFileAction> added,
+      @Nullable String appId,
+      long txnVersion,
+      Map<String, String> domainMetadata,
+      Runnable beforeCommit) {
+    if (!updates.isEmpty() && vectorFile == null) {
+      throw new IllegalArgumentException("Deletion vector updates need their vector file");
+    }
+    Snapshot latest = requireTable(path);
+    if (latest.getVersion() != readVersion) {
+      if (appId != null) {
+        Optional<Long> committed = latest.getLatestTransactionVersion(engine, appId);
+        if (committed.isPresent() && committed.get() >= txnVersion) {
+          return alreadyCommitted(path, appId, txnVersion, latest.getVersion());
+        }
+      }
+      throw conflict(path, readVersion, latest.getVersion(), null);
+    }
+    UpdateTableTransactionBuilder builder =
+        latest.buildUpdateTableTransaction(ENGINE_INFO, Operation.WRITE).withMaxRetries(0);
+    if (appId != null) {
+      builder = builder.withTransactionId(appId, txnVersion);
+    }
+    Transaction txn;
+    try {
+      txn = builder.build(engine);
+    } catch (ConcurrentTransactionException e) {
+      return alreadyCommitted(path, appId, txnVersion, latest.getVersion());
+    }
+    Map<String, DeletionVectorUpdate> byFile = new HashMap<>();
+    for (DeletionVectorUpdate update : updates) {
+      if (byFile.put(update.file(), update) != null) {
+        throw new IllegalArgumentException(
+            "Two deletion vector updates for data file " + update.file() + " of " + path);
+      }
+    }
+    List<io.delta.kernel.data.Row> actions = new ArrayList<>();
+    java.util.UUID vectorId = java.util.UUID.randomUUID();
+    long now = clock.millis();
+    if (!byFile.isEmpty()) {
+      java.util.Set<String> found = new java.util.HashSet<>();
+      forEachScanFile(
+          latest.getScanBuilder().build(),
+          true,
+          (scanState, scanFile) -> {
+            DeletionVectorUpdate update = byFile.get(KernelInternals.addPath(scanFile));
+            if (update != null) {
+              found.add(update.file());
+              actions.add(KernelInternals.removeAction(scanFile, now));
+              actions.add(
+                  KernelInternals.addWithDeletionVector(
+                      scanFile,
+                      vectorId,
+                      update.offset(),
+                      update.sizeInBytes(),
+                      update.cardinality()));
+            }
+          });
+      if (found.size() != byFile.size()) {
+        java.util.Set<String> missing = new java.util.TreeSet<>(byFile.keySet());
+        missing.removeAll(found);
+        throw new IllegalArgumentException(
+            "Delta table " + path + " has no data file " + missing + " at version " + readVersion);
+      }
+      writeFile(KernelInternals.deletionVectorFilePath(latest.getPath(), vectorId), vectorFile);
+    }
+    for (DataFileAction file : added) {
+      actions.add(KernelInternals.addActionFromJson(file.actionJson()));
+    }
+    domainMetadata.forEach(txn::addDomainMetadata);
+    beforeCommit.run();
+    try {
+      TransactionCommitResult result =
+          txn.commit(
+              engine, CloseableIterable.inMemoryIterable(KernelIterators.of(actions.iterator())));
+      rememberCommitted(path, result);
+      runPostCommitHooks(path, result);
+      return new CommitResult(
+          CommitResult.Status.COMMITTED, result.getVersion(), added.size(), byFile.size());
+    } catch (ConcurrentTransactionException e) {
+      return alreadyCommitted(path, appId, txnVersion, version(path));
+    } catch (MaxCommitRetryLimitReachedException | ConcurrentWriteException e) {
+      throw conflict(path, readVersion, -1, e);
+    }
+  }
+
+  private static DeltaConflictException conflict(
+      String path, long readVersion, long latestVersion, @Nullable Exception cause) {
+    return new DeltaConflictException(
+        "Delta table "
+            + path
+            + ": the merge read version "
+            + readVersion
+            + " but another commit landed first"
+            + (latestVersion >= 0 ? " (the table is at version " + latestVersion + ")" : "")
+            + "; re-read the table and merge again",
+        cause);
+  }
+
+  /** Writes a new file (never overwriting one) with this content. */
+  private void writeFile(String file, byte[] content) {
+    org.apache.hadoop.fs.Path target = new org.apache.hadoop.fs.Path(file);
+    try {
+      org.apache.hadoop.fs.FileSystem fs = target.getFileSystem(hadoopConf);
+      try (org.apache.hadoop.fs.FSDataOutputStream out = fs.create(target, false)) {
+        out.write(content);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot write " + file, e);
+    }
+  }
+
+  /**
+   * {@link #rewrite(String, Schema, Iterable, String, long)} on exactly the version read, with
+   * domain metadata: removes every data file of {@code readVersion} and adds files with these rows
+   * (streamed, files cut at the writer's size), one commit with {@code withMaxRetries(0)}.
+   *
+   * @param path the table path or URI
+   * @param readVersion the version the caller read (e.g. counted the rows of)
+   * @param rowSchema the schema of the rows
+   * @param rows the table's new content
+   * @param appId a transaction app id, or null
+   * @param txnVersion the transaction version, ignored when {@code appId} is null
+   * @param domainMetadata domain name to configuration, committed with the rows
+   * @return the outcome: version, files added and removed
+   * @throws DeltaConflictException when the table is past {@code readVersion} or another commit
+   *     landed first
+   */
+  public CommitResult rewrite(
+      String path,
+      long readVersion,
+      Schema rowSchema,
+      Iterable<Row> rows,
+      @Nullable String appId,
+      long txnVersion,
+      Map<String, String> domainMetadata) {
+    Snapshot latest = requireTable(path);
+    if (latest.getVersion() != readVersion) {
+      if (appId != null) {
+        Optional<Long> committed = latest.getLatestTransactionVersion(engine, appId);
+        if (committed.isPresent() && committed.get() >= txnVersion) {
+          return alreadyCommitted(path, appId, txnVersion, latest.getVersion());
+        }
+      }
+      throw conflict(path, readVersion, latest.getVersion(), null);
+    }
+    return rewrite(path, rowSchema, rows, appId, txnVersion, domainMetadata, () -> {});
+  }
+
+  /**
+   * The snapshot of a version: the kept latest one when it is that version, else read from the log.
+   */
+  private Snapshot snapshotAt(String path, long version) {
+    Snapshot latest = requireTable(path);
+    if (latest.getVersion() == version) {
+      return latest;
+    }
+    try {
+      return Table.forPath(engine, path).getSnapshotAsOfVersion(engine, version);
+    } catch (TableNotFoundException e) {
+      throw new IllegalStateException("No Delta table at " + path, e);
+    } catch (RuntimeException e) {
+      throw new IllegalStateException(
+          "Delta table " + path + " cannot be read at version " + version + ": " + e.getMessage(),
+          e);
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
   // Helpers
   // ------------------------------------------------------------------------------------------
 
@@ -1057,8 +1473,14 @@ public final class DeltaTables {
   }
 
   private void forEachScanFile(Scan scan, ScanFileConsumer consumer) {
+    forEachScanFile(scan, false, consumer);
+  }
+
+  /** Every scan file of a scan; with {@code includeStats} their {@code add.stats} too. */
+  private void forEachScanFile(Scan scan, boolean includeStats, ScanFileConsumer consumer) {
     io.delta.kernel.data.Row scanState = scan.getScanState(engine);
-    try (CloseableIterator<FilteredColumnarBatch> batches = scan.getScanFiles(engine)) {
+    try (CloseableIterator<FilteredColumnarBatch> batches =
+        scan.getScanFiles(engine, includeStats)) {
       while (batches.hasNext()) {
         try (CloseableIterator<io.delta.kernel.data.Row> files = batches.next().getRows()) {
           while (files.hasNext()) {

@@ -1,16 +1,25 @@
 package org.lakecdc.transforms.delta;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.delta.kernel.Snapshot;
 import io.delta.kernel.data.Row;
 import io.delta.kernel.defaults.engine.fileio.FileIO;
 import io.delta.kernel.defaults.internal.json.JsonUtils;
 import io.delta.kernel.defaults.internal.parquet.ParquetStatsReader;
+import io.delta.kernel.engine.Engine;
 import io.delta.kernel.expressions.Column;
 import io.delta.kernel.internal.InternalScanFileUtils;
 import io.delta.kernel.internal.actions.AddFile;
+import io.delta.kernel.internal.actions.DeletionVectorDescriptor;
 import io.delta.kernel.internal.actions.Metadata;
 import io.delta.kernel.internal.actions.SingleAction;
 import io.delta.kernel.internal.data.ScanStateRow;
+import io.delta.kernel.internal.deletionvectors.Base85Codec;
+import io.delta.kernel.internal.deletionvectors.DeletionVectorStoredBitmap;
+import io.delta.kernel.internal.deletionvectors.DeletionVectorUtils;
+import io.delta.kernel.internal.deletionvectors.RoaringBitmapArray;
 import io.delta.kernel.internal.types.TypeWideningChecker;
 import io.delta.kernel.internal.util.SchemaUtils;
 import io.delta.kernel.internal.util.VectorUtils;
@@ -19,10 +28,12 @@ import io.delta.kernel.types.DataType;
 import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.FileStatus;
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 
 /**
  * The only class that uses Delta Kernel's internal packages ({@code io.delta.kernel.internal.*},
@@ -54,6 +65,13 @@ import java.util.Optional;
  *       ParquetDataFiles} wrote (Kernel's writer takes no footer metadata, so this project writes
  *       the files itself), read from its footer by Kernel's own {@code ParquetStatsReader}, as
  *       Kernel's writer reads them for its files.
+ *   <li>Deletion vectors: Kernel 4.4 reads them ({@code DeletionVectorUtils}, {@code
+ *       DeletionVectorStoredBitmap}) but has no writer and no public API to commit an {@code add}
+ *       that carries one. The bitmaps and files are written by {@code
+ *       org.lakecdc.transforms.silver.DeletionVectors} from the Delta protocol; here are the
+ *       descriptor ({@code DeletionVectorDescriptor}, its Base85 UUID path), loading a scan file's
+ *       existing vector (also one delta-spark wrote), and the {@code add} of the same file with a
+ *       new vector (silver's MERGE, DESIGN.md §6b).
  * </ul>
  */
 final class KernelInternals {
@@ -192,5 +210,143 @@ final class KernelInternals {
       throws IOException {
     return ParquetStatsReader.readDataFileStatistics(
         fileIO.newInputFile(path, size), schema, columns);
+  }
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** The storage type of a deletion vector in a file named by a UUID ({@code "u"}). */
+  static final String UUID_DV_STORAGE = DeletionVectorDescriptor.UUID_DV_MARKER;
+
+  /**
+   * The {@code path} of a scan file's {@code add} action, as the log holds it (relative to the
+   * table root and URI-encoded for files in the table directory): what a {@code remove} and an
+   * {@code add} of the same file refer to it by.
+   */
+  static String addPath(Row scanFile) {
+    return new AddFile(scanFile.getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL)).getPath();
+  }
+
+  /**
+   * The {@code numRecords} of a scan file's statistics (listed with statistics: {@code
+   * getScanFiles(engine, true)}), or empty when the file has none.
+   */
+  static Optional<Long> numRecords(Row scanFile) {
+    return new AddFile(scanFile.getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL)).getNumRecords();
+  }
+
+  /** The cardinality of a scan file's deletion vector: rows it deletes; 0 without a vector. */
+  static long deletionVectorCardinality(Row scanFile) {
+    DeletionVectorDescriptor dv =
+        InternalScanFileUtils.getDeletionVectorDescriptorFromRow(scanFile);
+    return dv == null ? 0 : dv.getCardinality();
+  }
+
+  /**
+   * The row positions a scan file's deletion vector deletes, ascending; empty when it has none.
+   * Inline ({@code "i"}), UUID-named ({@code "u"}) and absolute-path ({@code "p"}) vectors are read
+   * by Kernel's own reader (size and CRC checked), whoever wrote them (delta-spark included).
+   *
+   * @param tableRoot the table's root path as Kernel resolved it ({@code Snapshot.getPath()})
+   * @throws IOException when the vector's file cannot be read
+   */
+  static long[] deletedRowPositions(Engine engine, String tableRoot, Row scanFile)
+      throws IOException {
+    DeletionVectorDescriptor dv =
+        InternalScanFileUtils.getDeletionVectorDescriptorFromRow(scanFile);
+    if (dv == null) {
+      return new long[0];
+    }
+    RoaringBitmapArray bitmap;
+    try {
+      bitmap = DeletionVectorUtils.loadNewDvAndBitmap(engine, tableRoot, dv)._2;
+    } catch (RuntimeException e) {
+      throw new IOException(
+          "Cannot read the deletion vector " + dv + " of " + addPath(scanFile) + ": " + e, e);
+    }
+    long[] positions = bitmap.toArray();
+    Arrays.sort(positions);
+    return positions;
+  }
+
+  /**
+   * The row positions of a deletion vector given by its descriptor fields, read by Kernel's {@code
+   * DeletionVectorStoredBitmap} (for tests of the writer: the reader Kernel's scans use).
+   *
+   * @param storageType {@code "u"}, {@code "i"} or {@code "p"}
+   * @param pathOrInlineDv the Base85 UUID (optionally prefixed), inline data or absolute path
+   * @param offset the offset of the vector in its file, or null for inline vectors
+   */
+  static long[] readDeletionVector(
+      Engine engine,
+      String tableRoot,
+      String storageType,
+      String pathOrInlineDv,
+      @org.checkerframework.checker.nullness.qual.Nullable Integer offset,
+      int sizeInBytes,
+      long cardinality)
+      throws IOException {
+    DeletionVectorDescriptor dv =
+        new DeletionVectorDescriptor(
+            storageType, pathOrInlineDv, Optional.ofNullable(offset), sizeInBytes, cardinality);
+    long[] positions =
+        new DeletionVectorStoredBitmap(dv, Optional.of(tableRoot))
+            .load(engine.getFileSystemClient())
+            .toArray();
+    Arrays.sort(positions);
+    return positions;
+  }
+
+  /** A UUID in Delta's Base85 encoding (20 characters): a {@code "u"} vector's {@code path}. */
+  static String encodeUuid(UUID id) {
+    return Base85Codec.encodeUUID(id);
+  }
+
+  /** Bytes in Delta's Base85 encoding: an inline ({@code "i"}) vector's data. */
+  static String encodeBase85(byte[] bytes) {
+    return Base85Codec.encodeBytes(bytes);
+  }
+
+  /**
+   * The absolute path of the file of a {@code "u"} deletion vector named by this UUID: {@code
+   * <tableRoot>/deletion_vector_<uuid>.bin}, as Kernel resolves it when reading.
+   */
+  static String deletionVectorFilePath(String tableRoot, UUID id) {
+    return new DeletionVectorDescriptor(UUID_DV_STORAGE, encodeUuid(id), Optional.of(1), 0, 1)
+        .getAbsolutePath(tableRoot);
+  }
+
+  /**
+   * The {@code add} action of a scan file's data file with a new deletion vector in place of its
+   * old one ({@code "u"} storage: the vector at {@code offset} in the file named by {@code
+   * vectorFile}), {@code dataChange = true}, and its statistics kept but marked {@code tightBounds
+   * = false} (Delta requires it for a file with a vector: the bounds may be those of deleted rows).
+   * Every other field (path, size, modification time, partition values, tags) is the scan file's.
+   * The scan file must be listed with statistics ({@code getScanFiles(engine, true)}); a file
+   * without statistics gets none.
+   */
+  static Row addWithDeletionVector(
+      Row scanFile, UUID vectorFile, int offset, int sizeInBytes, long cardinality) {
+    try {
+      ObjectNode scan = (ObjectNode) JSON.readTree(JsonUtils.rowToJson(scanFile));
+      ObjectNode add = (ObjectNode) scan.get("add").deepCopy();
+      ObjectNode dv = JSON.createObjectNode();
+      dv.put("storageType", UUID_DV_STORAGE);
+      dv.put("pathOrInlineDv", encodeUuid(vectorFile));
+      dv.put("offset", offset);
+      dv.put("sizeInBytes", sizeInBytes);
+      dv.put("cardinality", cardinality);
+      add.set("deletionVector", dv);
+      add.put("dataChange", true);
+      if (add.hasNonNull("stats")) {
+        ObjectNode stats = (ObjectNode) JSON.readTree(add.get("stats").asText());
+        stats.put("tightBounds", false);
+        add.put("stats", JSON.writeValueAsString(stats));
+      }
+      ObjectNode action = JSON.createObjectNode();
+      action.set("add", add);
+      return addActionFromJson(JSON.writeValueAsString(action));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("Cannot rebuild the add action of " + addPath(scanFile), e);
+    }
   }
 }

@@ -1,12 +1,32 @@
 package org.lakecdc.transforms.silver;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.transforms.delta.CommitResult;
+import org.lakecdc.transforms.delta.DataFileAction;
+import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaTables;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The MERGE engine of silver: merge-on-read with Delta deletion vectors (DESIGN.md §6b).
@@ -33,8 +53,23 @@ public final class SilverMerge {
   /** The default cap of the key index: keys above it are not indexed (every wave scans). */
   public static final int DEFAULT_MAX_INDEX_KEYS = 20_000_000;
 
+  private static final Logger LOG = LoggerFactory.getLogger(SilverMerge.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   private final DeltaTables tables;
   private final int maxIndexKeys;
+
+  /** The key index per silver path (absent: none, or the table is above the cap). */
+  private final Map<String, KeyIndex> indexes = new ConcurrentHashMap<>();
+
+  /** The lock of each silver path: one merge at a time per path and instance. */
+  private final Map<String, Object> locks = new ConcurrentHashMap<>();
+
+  private final java.util.concurrent.atomic.AtomicLong scans =
+      new java.util.concurrent.atomic.AtomicLong();
+
+  /** Runs after a wave read the table and wrote its files, just before its commit (tests). */
+  private volatile Runnable beforeCommit = () -> {};
 
   /**
    * An engine with the default key index cap ({@value #DEFAULT_MAX_INDEX_KEYS} keys per path).
@@ -98,7 +133,12 @@ public final class SilverMerge {
       String appId,
       long txnVersion,
       Map<String, String> domainMetadata) {
-    throw new UnsupportedOperationException("SilverMerge.merge: being implemented (H1)");
+    Objects.requireNonNull(silverPath, "silverPath");
+    Objects.requireNonNull(wave, "wave");
+    Objects.requireNonNull(domainMetadata, "domainMetadata");
+    synchronized (lock(silverPath)) {
+      return mergeLocked(silverPath, keys, wave, appId, txnVersion, domainMetadata);
+    }
   }
 
   /**
@@ -126,6 +166,554 @@ public final class SilverMerge {
       String appId,
       long txnVersion,
       Map<String, String> domainMetadata) {
-    throw new UnsupportedOperationException("SilverMerge.replaceAll: being implemented (H1)");
+    Objects.requireNonNull(silverPath, "silverPath");
+    Objects.requireNonNull(rows, "rows");
+    Objects.requireNonNull(domainMetadata, "domainMetadata");
+    synchronized (lock(silverPath)) {
+      long version = tables.version(silverPath);
+      Optional<WaveResult> replay = alreadyCommitted(silverPath, appId, txnVersion, version);
+      if (replay.isPresent()) {
+        return replay.get();
+      }
+      Columns columns = columns(silverPath, keys);
+      List<DeltaTables.DataFileRows> files = tables.dataFileRows(silverPath, version);
+      long before = 0;
+      for (DeltaTables.DataFileRows file : files) {
+        if (file.numRecords() < 0) {
+          // A file without statistics (not written here): count the live rows instead.
+          before =
+              tables.scanLiveRows(silverPath, version, List.of(columns.startLsn), (f, p, v) -> {});
+          break;
+        }
+        before += file.numRecords() - file.deletedRows();
+      }
+      int filesBefore = files.size();
+      PeekingRows peeking = new PeekingRows(rows);
+      Schema rowSchema = peeking.schema().orElse(columns.tableSchema);
+      indexes.remove(silverPath);
+      CommitResult result =
+          tables.rewrite(
+              silverPath, version, rowSchema, peeking, appId, txnVersion, domainMetadata);
+      if (!result.committed()) {
+        return new WaveResult(result.status(), result.version(), 0, 0, 0, 0);
+      }
+      LOG.info(
+          "Silver {}: replaced {} rows in {} files by {} rows (version {})",
+          silverPath,
+          before,
+          filesBefore,
+          peeking.count,
+          result.version());
+      return new WaveResult(
+          CommitResult.Status.COMMITTED,
+          result.version(),
+          peeking.count,
+          0,
+          before,
+          result.filesRemoved());
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // The wave
+  // ------------------------------------------------------------------------------------------
+
+  private WaveResult mergeLocked(
+      String silverPath,
+      List<String> keys,
+      Collection<SilverImage> wave,
+      String appId,
+      long txnVersion,
+      Map<String, String> domainMetadata) {
+    long version = tables.version(silverPath);
+    Optional<WaveResult> replay = alreadyCommitted(silverPath, appId, txnVersion, version);
+    if (replay.isPresent()) {
+      return replay.get();
+    }
+    Columns columns = columns(silverPath, keys);
+
+    // The wave's images by key; at most one per key.
+    Map<Object, SilverImage> images = new LinkedHashMap<>();
+    Schema imageSchema = null;
+    for (SilverImage image : wave) {
+      Row row = image.row();
+      if (imageSchema == null) {
+        imageSchema = row.getSchema();
+      } else if (!imageSchema.equals(row.getSchema())) {
+        throw new IllegalArgumentException(
+            "Silver "
+                + silverPath
+                + ": the images of a wave must share one schema; "
+                + imageSchema
+                + " vs "
+                + row.getSchema());
+      }
+      Object key = columns.key(row);
+      if (columns.startLsn(row) == null) {
+        throw new IllegalArgumentException(
+            "Silver " + silverPath + ": an image has no " + SilverTable.START_LSN + ": " + row);
+      }
+      if (images.put(key, image) != null) {
+        throw new IllegalArgumentException(
+            "Silver "
+                + silverPath
+                + ": two images of one wave have the same key "
+                + columns.keyText(row)
+                + " (one image per key)");
+      }
+    }
+
+    Map<Object, KeyIndex.Location> found = new HashMap<>();
+    KeyIndex index = locate(silverPath, version, columns, images.keySet(), found);
+
+    // Decide per image.
+    Map<String, List<Long>> deletions = new TreeMap<>();
+    List<Map.Entry<Object, Row>> inserts = new ArrayList<>();
+    Set<Object> removedKeys = new HashSet<>();
+    long inserted = 0;
+    long updated = 0;
+    long deleted = 0;
+    for (Map.Entry<Object, SilverImage> entry : images.entrySet()) {
+      SilverImage image = entry.getValue();
+      String imageLsn = columns.startLsn(image.row());
+      KeyIndex.Location location = found.get(entry.getKey());
+      if (location != null) {
+        if (location.startLsn().compareTo(imageLsn) >= 0) {
+          continue; // a replay or a stale image: silver already holds this image or a newer one
+        }
+        String file = index.file(location.file());
+        deletions.computeIfAbsent(file, f -> new ArrayList<>()).add(location.position());
+        removedKeys.add(entry.getKey());
+        if (image.delete()) {
+          deleted++;
+        } else {
+          updated++;
+          inserts.add(Map.entry(entry.getKey(), image.row()));
+        }
+      } else if (!image.delete()) {
+        inserted++;
+        inserts.add(Map.entry(entry.getKey(), image.row()));
+      }
+    }
+
+    if (deletions.isEmpty() && inserts.isEmpty() && domainsEqual(silverPath, domainMetadata)) {
+      return new WaveResult(CommitResult.Status.ALREADY_COMMITTED, version, 0, 0, 0, 0);
+    }
+
+    // The new images, sorted by key, into new data files.
+    inserts.sort(Map.Entry.comparingByKey(KeyIndex.ORDER));
+    List<DataFileAction> added =
+        inserts.isEmpty()
+            ? List.of()
+            : tables.writeDataFiles(
+                silverPath,
+                imageSchema,
+                () -> inserts.stream().map(Map.Entry::getValue).iterator());
+
+    // The touched files' new vectors, in one vector file.
+    byte[] vectorFile = null;
+    List<DeltaTables.DeletionVectorUpdate> updates = new ArrayList<>();
+    if (!deletions.isEmpty()) {
+      Map<String, long[]> existing =
+          tables.deletedRowPositions(silverPath, version, deletions.keySet());
+      List<String> files = new ArrayList<>(deletions.keySet());
+      List<byte[]> vectors = new ArrayList<>(files.size());
+      List<long[]> merged = new ArrayList<>(files.size());
+      for (String file : files) {
+        long[] positions =
+            deletions.get(file).stream().mapToLong(Long::longValue).sorted().toArray();
+        long[] all = DeletionVectors.union(existing.get(file), positions);
+        merged.add(all);
+        vectors.add(DeletionVectors.serialize(all));
+      }
+      DeletionVectors.VectorFile content = DeletionVectors.file(vectors);
+      vectorFile = content.bytes();
+      for (int i = 0; i < files.size(); i++) {
+        DeletionVectors.Placement placement = content.placements().get(i);
+        updates.add(
+            new DeltaTables.DeletionVectorUpdate(
+                files.get(i), placement.offset(), placement.sizeInBytes(), merged.get(i).length));
+      }
+    }
+
+    beforeCommit.run();
+    CommitResult result;
+    try {
+      result =
+          tables.commitDeletionVectors(
+              silverPath, version, vectorFile, updates, added, appId, txnVersion, domainMetadata);
+    } catch (RuntimeException e) {
+      indexes.remove(silverPath);
+      throw e;
+    }
+    if (!result.committed()) {
+      return new WaveResult(result.status(), result.version(), 0, 0, 0, 0);
+    }
+    updateIndex(silverPath, index, result.version(), removedKeys, inserts, added, columns);
+    LOG.debug(
+        "Silver {}: wave {} inserted {}, updated {}, deleted {} keys; {} files touched (version {})",
+        silverPath,
+        txnVersion,
+        inserted,
+        updated,
+        deleted,
+        updates.size(),
+        result.version());
+    return new WaveResult(
+        CommitResult.Status.COMMITTED,
+        result.version(),
+        inserted,
+        updated,
+        deleted,
+        updates.size());
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Helpers
+  // ------------------------------------------------------------------------------------------
+
+  /**
+   * How many times this instance scanned a silver table's key columns to find a wave's keys (the
+   * key index was stale, absent or above the cap): for tests and benchmarks.
+   *
+   * @return the count since the instance was created
+   */
+  public long keyScans() {
+    return scans.get();
+  }
+
+  /**
+   * The number of keys the key index holds for a silver path, or -1 when it has none.
+   *
+   * @param silverPath silver's path as given to {@link #merge}
+   * @return the key count or -1
+   */
+  public long indexedKeys(String silverPath) {
+    KeyIndex index = indexes.get(silverPath);
+    return index == null ? -1 : index.size();
+  }
+
+  /** Sets the hook run just before a wave's commit (tests: a concurrent commit lands there). */
+  void beforeCommit(Runnable hook) {
+    this.beforeCommit = Objects.requireNonNull(hook, "hook");
+  }
+
+  private Object lock(String silverPath) {
+    return locks.computeIfAbsent(silverPath, p -> new Object());
+  }
+
+  /** A replay's result when {@code (appId, txnVersion)} is already in the table. */
+  private Optional<WaveResult> alreadyCommitted(
+      String silverPath, @Nullable String appId, long txnVersion, long version) {
+    if (appId == null) {
+      return Optional.empty();
+    }
+    java.util.OptionalLong committed = tables.latestTransactionVersion(silverPath, appId);
+    if (committed.isPresent() && committed.getAsLong() >= txnVersion) {
+      LOG.info(
+          "Silver {}: transaction (appId {}, version {}) is already committed; skipped",
+          silverPath,
+          appId,
+          txnVersion);
+      return Optional.of(
+          new WaveResult(CommitResult.Status.ALREADY_COMMITTED, version, 0, 0, 0, 0));
+    }
+    return Optional.empty();
+  }
+
+  private boolean domainsEqual(String silverPath, Map<String, String> domainMetadata) {
+    for (Map.Entry<String, String> domain : domainMetadata.entrySet()) {
+      if (!tables
+          .domainMetadata(silverPath, domain.getKey())
+          .equals(Optional.of(domain.getValue()))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Finds the live rows of the wave's keys at {@code version}: from the key index when it describes
+   * that version of this table, else by one scan of the key columns and {@code _start_lsn} that
+   * also rebuilds the index (when the table is within the cap).
+   *
+   * @param found receives each wave key's location
+   * @return the index whose file numbers the locations use: the kept index, or one holding only the
+   *     wave's keys when the table is above the cap
+   */
+  private KeyIndex locate(
+      String silverPath,
+      long version,
+      Columns columns,
+      Set<Object> waveKeys,
+      Map<Object, KeyIndex.Location> found) {
+    String tableId = tables.tableId(silverPath);
+    KeyIndex kept = indexes.get(silverPath);
+    if (kept != null && kept.version() == version && kept.tableId().equals(tableId)) {
+      for (Object key : waveKeys) {
+        KeyIndex.Location location = kept.get(key);
+        if (location != null) {
+          found.put(key, location);
+        }
+      }
+      return kept;
+    }
+    indexes.remove(silverPath);
+    scans.incrementAndGet();
+    int keyCount = columns.keys.size();
+    KeyIndex[] building = {maxIndexKeys > 0 ? new KeyIndex(tableId, version, 16) : null};
+    KeyIndex waveOnly = new KeyIndex(tableId, version, waveKeys.size());
+    long rows =
+        tables.scanLiveRows(
+            silverPath,
+            version,
+            columns.scanColumns(),
+            (file, position, values) -> {
+              Object key = KeyIndex.key(values, keyCount);
+              String lsn = (String) values[keyCount];
+              KeyIndex index = building[0];
+              if (index != null) {
+                index.put(key, file, position, lsn);
+                if (index.size() > maxIndexKeys) {
+                  for (Object waveKey : waveKeys) {
+                    KeyIndex.Location location = index.get(waveKey);
+                    if (location != null) {
+                      waveOnly.put(
+                          waveKey,
+                          index.file(location.file()),
+                          location.position(),
+                          location.startLsn());
+                    }
+                  }
+                  building[0] = null;
+                }
+              } else if (waveKeys.contains(key)) {
+                waveOnly.put(key, file, position, lsn);
+              }
+            });
+    KeyIndex result = building[0] != null ? building[0] : waveOnly;
+    if (building[0] != null) {
+      indexes.put(silverPath, building[0]);
+    }
+    LOG.debug(
+        "Silver {}: scanned {} live rows at version {}; key index {}",
+        silverPath,
+        rows,
+        version,
+        building[0] != null ? "rebuilt" : "not kept (above " + maxIndexKeys + " keys)");
+    for (Object key : waveKeys) {
+      KeyIndex.Location location = result.get(key);
+      if (location != null) {
+        found.put(key, location);
+      }
+    }
+    return result;
+  }
+
+  /**
+   * Brings the kept index to the version this instance's commit created: the replaced keys leave,
+   * the inserted ones point into the new files (rows were written in the sorted order); dropped
+   * instead when anything is unknown (a file without a row count) or it passes the cap.
+   */
+  private void updateIndex(
+      String silverPath,
+      KeyIndex used,
+      long newVersion,
+      Set<Object> removedKeys,
+      List<Map.Entry<Object, Row>> inserts,
+      List<DataFileAction> added,
+      Columns columns) {
+    if (indexes.get(silverPath) != used) {
+      return;
+    }
+    for (Object key : removedKeys) {
+      used.remove(key);
+    }
+    int next = 0;
+    for (DataFileAction action : added) {
+      if (action.rowCount() < 0 || next + action.rowCount() > inserts.size()) {
+        indexes.remove(silverPath);
+        return;
+      }
+      String file = addPath(action);
+      for (long position = 0; position < action.rowCount(); position++) {
+        Map.Entry<Object, Row> insert = inserts.get(next++);
+        used.put(insert.getKey(), file, position, columns.startLsn(insert.getValue()));
+      }
+    }
+    if (next != inserts.size() || used.size() > maxIndexKeys) {
+      indexes.remove(silverPath);
+      return;
+    }
+    used.setVersion(newVersion);
+  }
+
+  /** The {@code add.path} of a written file's action, as the log will hold it. */
+  private static String addPath(DataFileAction action) {
+    try {
+      JsonNode add = JSON.readTree(action.actionJson()).get("add");
+      return add.get("path").asText();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Not a Delta add action: " + action.actionJson(), e);
+    }
+  }
+
+  private Columns columns(String silverPath, List<String> keys) {
+    return new Columns(
+        silverPath, DeltaColumn.toBeamSchema(tables.describe(silverPath).columns()), keys);
+  }
+
+  /** Silver's columns, its key columns (table spelling) and how to read them from rows. */
+  private static final class Columns {
+    private final String silverPath;
+    final Schema tableSchema;
+    final List<String> keys;
+    final String startLsn;
+    private final Map<Schema, int[]> ordinals = new HashMap<>();
+
+    Columns(String silverPath, Schema tableSchema, List<String> keys) {
+      this.silverPath = silverPath;
+      this.tableSchema = tableSchema;
+      if (keys == null || keys.isEmpty()) {
+        throw new IllegalArgumentException(
+            "Silver " + silverPath + ": keys must name at least one column");
+      }
+      List<String> resolved = new ArrayList<>();
+      Set<String> seen = new HashSet<>();
+      for (String key : keys) {
+        String name = tableName(key);
+        if (name == null) {
+          throw new IllegalArgumentException(
+              "Silver "
+                  + silverPath
+                  + " has no key column '"
+                  + key
+                  + "'; its columns are "
+                  + tableSchema.getFieldNames());
+        }
+        if (!seen.add(name.toLowerCase(Locale.ROOT))) {
+          throw new IllegalArgumentException(
+              "Silver " + silverPath + ": key column '" + key + "' is given twice");
+        }
+        resolved.add(name);
+      }
+      this.keys = List.copyOf(resolved);
+      String lsn = tableName(SilverTable.START_LSN);
+      if (lsn == null) {
+        throw new IllegalArgumentException(
+            "Silver " + silverPath + " has no column " + SilverTable.START_LSN);
+      }
+      this.startLsn = lsn;
+    }
+
+    private @Nullable String tableName(String name) {
+      for (String field : tableSchema.getFieldNames()) {
+        if (field.equalsIgnoreCase(name)) {
+          return field;
+        }
+      }
+      return null;
+    }
+
+    /** The key columns, then {@code _start_lsn}. */
+    List<String> scanColumns() {
+      List<String> columns = new ArrayList<>(keys);
+      columns.add(startLsn);
+      return columns;
+    }
+
+    /** Ordinals in a row schema of the key fields, then {@code _start_lsn}. */
+    private int[] ordinals(Schema schema) {
+      return ordinals.computeIfAbsent(
+          schema,
+          s -> {
+            List<String> names = scanColumns();
+            int[] result = new int[names.size()];
+            for (int i = 0; i < names.size(); i++) {
+              result[i] = -1;
+              for (int f = 0; f < s.getFieldCount(); f++) {
+                if (s.getField(f).getName().equalsIgnoreCase(names.get(i))) {
+                  result[i] = f;
+                }
+              }
+              if (result[i] < 0) {
+                throw new IllegalArgumentException(
+                    "Silver "
+                        + silverPath
+                        + ": an image lacks the field '"
+                        + names.get(i)
+                        + "'; image fields are "
+                        + s.getFieldNames());
+              }
+            }
+            return result;
+          });
+    }
+
+    Object key(Row row) {
+      int[] ordinals = ordinals(row.getSchema());
+      Object[] values = new Object[keys.size()];
+      for (int i = 0; i < values.length; i++) {
+        values[i] = row.getValue(ordinals[i]);
+      }
+      return KeyIndex.key(values, values.length);
+    }
+
+    String keyText(Row row) {
+      int[] ordinals = ordinals(row.getSchema());
+      Map<String, Object> values = new LinkedHashMap<>();
+      for (int i = 0; i < keys.size(); i++) {
+        values.put(keys.get(i), row.getValue(ordinals[i]));
+      }
+      return values.toString();
+    }
+
+    @Nullable String startLsn(Row row) {
+      return row.getValue(ordinals(row.getSchema())[keys.size()]);
+    }
+  }
+
+  /** The rows of a rebuild, read once, counted; the first one is peeked for its schema. */
+  private static final class PeekingRows implements Iterable<Row> {
+    private final Iterator<Row> rows;
+    private @Nullable Row first;
+    private boolean used;
+    long count;
+
+    PeekingRows(Iterator<Row> rows) {
+      this.rows = rows;
+      this.first = rows.hasNext() ? rows.next() : null;
+    }
+
+    Optional<Schema> schema() {
+      return first == null ? Optional.empty() : Optional.of(first.getSchema());
+    }
+
+    @Override
+    public Iterator<Row> iterator() {
+      if (used) {
+        throw new IllegalStateException("The rows of a silver rebuild can be read once");
+      }
+      used = true;
+      return new Iterator<>() {
+        @Override
+        public boolean hasNext() {
+          return first != null || rows.hasNext();
+        }
+
+        @Override
+        public Row next() {
+          Row row;
+          if (first != null) {
+            row = first;
+            first = null;
+          } else {
+            row = rows.next();
+          }
+          count++;
+          return row;
+        }
+      };
+    }
   }
 }

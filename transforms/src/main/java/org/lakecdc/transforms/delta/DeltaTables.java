@@ -43,6 +43,7 @@ import org.apache.beam.sdk.values.Row;
 import org.apache.hadoop.conf.Configuration;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.client.SchemaChangedError;
+import org.lakecdc.io.mssqlcdc.schema.OutputType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -1115,6 +1116,10 @@ public final class DeltaTables {
     if (fields.isEmpty()) {
       throw new IllegalArgumentException("scanLiveRows needs at least one column");
     }
+    OutputType[] types = new OutputType[fields.size()];
+    for (int i = 0; i < types.length; i++) {
+      types[i] = DeltaTypes.outputType(path, fields.get(i));
+    }
     fields.add(io.delta.kernel.types.StructField.DEFAULT_ROW_INDEX_COLUMN);
     StructType readSchema = new StructType(fields);
     int positionOrdinal = fields.size() - 1;
@@ -1138,23 +1143,25 @@ public final class DeltaTables {
                 ColumnarBatch batch = batches.next().getData();
                 io.delta.kernel.data.ColumnVector positions =
                     batch.getColumnVector(positionOrdinal);
-                try (CloseableIterator<io.delta.kernel.data.Row> rows = batch.getRows()) {
-                  int r = 0;
-                  while (rows.hasNext()) {
-                    io.delta.kernel.data.Row row = rows.next();
-                    long position = positions.getLong(r++);
-                    while (next < deleted.length && deleted[next] < position) {
-                      next++;
-                    }
-                    if (next < deleted.length && deleted[next] == position) {
-                      continue;
-                    }
-                    for (int i = 0; i < values.length; i++) {
-                      values[i] = RowBatches.javaValue(path, row, i);
-                    }
-                    visitor.visit(file, position, values);
-                    visited[0]++;
+                io.delta.kernel.data.ColumnVector[] vectors =
+                    new io.delta.kernel.data.ColumnVector[values.length];
+                for (int i = 0; i < values.length; i++) {
+                  vectors[i] = batch.getColumnVector(i);
+                }
+                int size = batch.getSize();
+                for (int r = 0; r < size; r++) {
+                  long position = positions.getLong(r);
+                  while (next < deleted.length && deleted[next] < position) {
+                    next++;
                   }
+                  if (next < deleted.length && deleted[next] == position) {
+                    continue;
+                  }
+                  for (int i = 0; i < values.length; i++) {
+                    values[i] = columnValue(types[i], vectors[i], r);
+                  }
+                  visitor.visit(file, position, values);
+                  visited[0]++;
                 }
               }
             }
@@ -1379,6 +1386,48 @@ public final class DeltaTables {
       return alreadyCommitted(path, appId, txnVersion, version(path));
     } catch (MaxCommitRetryLimitReachedException | ConcurrentWriteException e) {
       throw conflict(path, readVersion, -1, e);
+    }
+  }
+
+  /** The Java value of row {@code r} of a column vector, as {@link #scan(String)} gives it. */
+  private static @Nullable Object columnValue(
+      OutputType type, io.delta.kernel.data.ColumnVector vector, int r) {
+    if (vector.isNullAt(r)) {
+      return null;
+    }
+    switch (type.kind()) {
+      case BOOLEAN:
+        return vector.getBoolean(r);
+      case SMALLINT:
+        return vector.getShort(r);
+      case INT:
+        return vector.getInt(r);
+      case BIGINT:
+        return vector.getLong(r);
+      case FLOAT:
+        return vector.getFloat(r);
+      case DOUBLE:
+        return vector.getDouble(r);
+      case DECIMAL:
+        return vector.getDecimal(r);
+      case DATE:
+        return java.time.LocalDate.ofEpochDay(vector.getInt(r));
+      case TIMESTAMP_NTZ:
+        long ntz = vector.getLong(r);
+        return java.time.LocalDateTime.ofEpochSecond(
+            Math.floorDiv(ntz, 1_000_000L),
+            (int) Math.floorMod(ntz, 1_000_000L) * 1_000,
+            java.time.ZoneOffset.UTC);
+      case TIMESTAMP:
+        long micros = vector.getLong(r);
+        return java.time.Instant.ofEpochSecond(
+            Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1_000L);
+      case STRING:
+        return vector.getString(r);
+      case BINARY:
+        return vector.getBinary(r);
+      default:
+        throw new IllegalStateException("Unhandled output type " + type);
     }
   }
 

@@ -17,8 +17,14 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *
  * <p>Keys are the encoded forms of {@link #key}: a single-column key is its value itself (a boxed
  * Integer, Long, String, ...), a composite key a list of values; NULL is one value ({@link #NULL}),
- * equal to itself. Files are numbered, LSN texts shared between rows that have the same one (a
- * snapshot's rows all do), so an entry costs one map node, one small object and the key.
+ * equal to itself.
+ *
+ * <p>Memory: a single SMALLINT, INT or BIGINT key with a canonical LSN ({@code 0x} + 20 upper-case
+ * hex digits) and a row position below 2^31 is held in primitive arrays (open addressing, linear
+ * probing, at most 3/4 full): key 8 bytes, file number 4, position 4, LSN 10 (80 bits), about 35 to
+ * 50 bytes per key, no object per entry (5M keys: about 250 MB). Other keys (strings, composite,
+ * NULL) take a hash map entry, the key object and a small location object each (about 100 bytes
+ * plus the key). {@link SilverMerge}'s cap bounds the keys per table.
  *
  * <p>Not thread-safe: {@link SilverMerge} uses an index under its per-path lock.
  */
@@ -38,13 +44,33 @@ final class KeyIndex {
   private long version;
   private final List<String> files = new ArrayList<>();
   private final Map<String, Integer> fileIds = new HashMap<>();
-  private final Map<Object, Location> entries;
+
+  /** Keys that are not primitive-held, with their locations. */
+  private final Map<Object, Location> objects = new HashMap<>();
+
   private final Map<String, String> lsns = new HashMap<>();
 
-  KeyIndex(String tableId, long version, int expectedKeys) {
+  // The primitive table: slot i is used when fileSlots[i] != 0 (file number + 1).
+  private long[] longKeys;
+  private int[] fileSlots;
+  private int[] positions;
+  private long[] lsnHigh;
+  private char[] lsnLow;
+  private int longCount;
+
+  KeyIndex(String tableId, long version) {
     this.tableId = tableId;
     this.version = version;
-    this.entries = new HashMap<>(Math.max(16, (int) Math.min(1 << 30, expectedKeys * 4L / 3 + 1)));
+    allocate(16);
+  }
+
+  private void allocate(int capacity) {
+    longKeys = new long[capacity];
+    fileSlots = new int[capacity];
+    positions = new int[capacity];
+    lsnHigh = new long[capacity];
+    lsnLow = new char[capacity];
+    longCount = 0;
   }
 
   String tableId() {
@@ -61,7 +87,7 @@ final class KeyIndex {
   }
 
   int size() {
-    return entries.size();
+    return objects.size() + longCount;
   }
 
   /** The number a data file path has here, given one on first use. */
@@ -81,7 +107,14 @@ final class KeyIndex {
   }
 
   @Nullable Location get(Object key) {
-    return entries.get(key);
+    if (isIntegral(key)) {
+      int slot = find(((Number) key).longValue());
+      if (slot >= 0) {
+        return new Location(
+            fileSlots[slot] - 1, positions[slot], decodeLsn(lsnHigh[slot], lsnLow[slot]));
+      }
+    }
+    return objects.get(key);
   }
 
   /**
@@ -89,16 +122,166 @@ final class KeyIndex {
    * this engine never writes), the row with the newer {@code _start_lsn} is kept.
    */
   void put(Object key, String file, long position, String startLsn) {
-    Location location =
-        new Location(fileId(file), position, lsns.computeIfAbsent(startLsn, s -> s));
-    Location previous = entries.put(key, location);
-    if (previous != null && previous.startLsn().compareTo(startLsn) > 0) {
-      entries.put(key, previous);
+    if (isIntegral(key) && position <= Integer.MAX_VALUE && isCanonicalLsn(startLsn)) {
+      long longKey = ((Number) key).longValue();
+      long high = hex(startLsn, 2, 18);
+      char low = (char) hex(startLsn, 18, 22);
+      int slot = find(longKey);
+      if (slot >= 0) {
+        int c = Long.compareUnsigned(lsnHigh[slot], high);
+        if (c > 0 || (c == 0 && lsnLow[slot] > low)) {
+          return;
+        }
+        fileSlots[slot] = fileId(file) + 1;
+        positions[slot] = (int) position;
+        lsnHigh[slot] = high;
+        lsnLow[slot] = low;
+        return;
+      }
+      Location other = objects.get(key);
+      if (other != null) {
+        if (other.startLsn().compareTo(startLsn) > 0) {
+          return;
+        }
+        objects.remove(key);
+      }
+      putLong(longKey, fileId(file), (int) position, high, low);
+      return;
     }
+    Location previous = get(key);
+    if (previous != null && previous.startLsn().compareTo(startLsn) > 0) {
+      return;
+    }
+    remove(key);
+    objects.put(key, new Location(fileId(file), position, lsns.computeIfAbsent(startLsn, l -> l)));
+  }
+
+  /** The value of the hex digits {@code text[from, to)} (canonical: checked before). */
+  private static long hex(String text, int from, int to) {
+    long value = 0;
+    for (int i = from; i < to; i++) {
+      char c = text.charAt(i);
+      value = (value << 4) | (c <= '9' ? c - '0' : c - 'A' + 10);
+    }
+    return value;
   }
 
   void remove(Object key) {
-    entries.remove(key);
+    if (isIntegral(key)) {
+      int slot = find(((Number) key).longValue());
+      if (slot >= 0) {
+        removeSlot(slot);
+        return;
+      }
+    }
+    objects.remove(key);
+  }
+
+  private static boolean isIntegral(Object key) {
+    return key instanceof Long || key instanceof Integer || key instanceof Short;
+  }
+
+  private static int hash(long key) {
+    long h = key * 0x9E3779B97F4A7C15L;
+    return (int) (h ^ (h >>> 32));
+  }
+
+  private int find(long key) {
+    int mask = longKeys.length - 1;
+    for (int slot = hash(key) & mask; fileSlots[slot] != 0; slot = (slot + 1) & mask) {
+      if (longKeys[slot] == key) {
+        return slot;
+      }
+    }
+    return -1;
+  }
+
+  private void putLong(long key, int fileId, int position, long high, char low) {
+    if ((longCount + 1) * 4L > longKeys.length * 3L) {
+      grow();
+    }
+    int mask = longKeys.length - 1;
+    int slot = hash(key) & mask;
+    while (fileSlots[slot] != 0) {
+      slot = (slot + 1) & mask;
+    }
+    longKeys[slot] = key;
+    fileSlots[slot] = fileId + 1;
+    positions[slot] = position;
+    lsnHigh[slot] = high;
+    lsnLow[slot] = low;
+    longCount++;
+  }
+
+  private void grow() {
+    long[] keys = longKeys;
+    int[] fileIds = fileSlots;
+    int[] pos = positions;
+    long[] high = lsnHigh;
+    char[] low = lsnLow;
+    allocate(keys.length * 2);
+    int mask = longKeys.length - 1;
+    for (int i = 0; i < keys.length; i++) {
+      if (fileIds[i] != 0) {
+        int slot = hash(keys[i]) & mask;
+        while (fileSlots[slot] != 0) {
+          slot = (slot + 1) & mask;
+        }
+        longKeys[slot] = keys[i];
+        fileSlots[slot] = fileIds[i];
+        positions[slot] = pos[i];
+        lsnHigh[slot] = high[i];
+        lsnLow[slot] = low[i];
+        longCount++;
+      }
+    }
+  }
+
+  /** Empties a slot, shifting later entries of its probe run back (no tombstones). */
+  private void removeSlot(int slot) {
+    int mask = longKeys.length - 1;
+    int hole = slot;
+    int next = slot;
+    while (true) {
+      next = (next + 1) & mask;
+      if (fileSlots[next] == 0) {
+        break;
+      }
+      int home = hash(longKeys[next]) & mask;
+      // The entry at next may fill the hole unless its home lies cyclically in (hole, next].
+      boolean stays = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next);
+      if (stays) {
+        continue;
+      }
+      longKeys[hole] = longKeys[next];
+      fileSlots[hole] = fileSlots[next];
+      positions[hole] = positions[next];
+      lsnHigh[hole] = lsnHigh[next];
+      lsnLow[hole] = lsnLow[next];
+      hole = next;
+    }
+    fileSlots[hole] = 0;
+    longCount--;
+  }
+
+  /** Whether an LSN is {@code 0x} and 20 upper-case hex digits (the canonical text). */
+  static boolean isCanonicalLsn(String lsn) {
+    if (lsn.length() != 22 || lsn.charAt(0) != '0' || lsn.charAt(1) != 'x') {
+      return false;
+    }
+    for (int i = 2; i < 22; i++) {
+      char c = lsn.charAt(i);
+      if (!((c >= '0' && c <= '9') || (c >= 'A' && c <= 'F'))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static String decodeLsn(long high, char low) {
+    String h = Long.toHexString(high).toUpperCase(java.util.Locale.ROOT);
+    String l = Integer.toHexString(low).toUpperCase(java.util.Locale.ROOT);
+    return "0x" + "0".repeat(16 - h.length()) + h + "0".repeat(4 - l.length()) + l;
   }
 
   // ------------------------------------------------------------------------------------------

@@ -254,6 +254,23 @@ class SilverMergeTest {
             3,
             Map.of("mssql_cdc.silver", "{\"wave\":3}"));
     assertEquals(committed(v + 3, 2, 2, 0, 2), third);
+    // The first file's remove carries its old vector (3 rows); its new add the union (4 rows).
+    JsonNode removeOfFirst = null;
+    JsonNode addOfFirst = null;
+    for (String line :
+        Files.readAllLines(dir.resolve(String.format("waves/_delta_log/%020d.json", v + 3)))) {
+      JsonNode action = JSON.readTree(line);
+      if (action.has("remove")
+          && action.get("remove").get("path").asText().equals(withVector.get("path").asText())) {
+        removeOfFirst = action.get("remove");
+      }
+      if (action.has("add")
+          && action.get("add").get("path").asText().equals(withVector.get("path").asText())) {
+        addOfFirst = action.get("add");
+      }
+    }
+    assertEquals(dv, removeOfFirst.get("deletionVector"));
+    assertEquals(4, addOfFirst.get("deletionVector").get("cardinality").asLong());
     put(2L, "b3", 30);
     put(1L, "a3", 30);
     put(4L, "d", 30);
@@ -496,5 +513,109 @@ class SilverMergeTest {
         committed(v + 3, 0, 0, 3, 2),
         merge.replaceAll(path, List.of("id"), List.<Row>of().iterator(), APP, 5, Map.of()));
     assertEquals(List.of(), tables.scan(path));
+  }
+
+  static final Schema COMPOSITE_BRONZE =
+      DeltaColumn.toBeamSchema(
+          List.of(
+              DeltaColumn.required("_capture_instance", OutputType.STRING, null),
+              DeltaColumn.required("_start_lsn", OutputType.STRING, null),
+              DeltaColumn.nullable("_seqval", OutputType.STRING, null),
+              DeltaColumn.required("_operation", OutputType.INT, null),
+              DeltaColumn.nullable("_command_id", OutputType.INT, null),
+              DeltaColumn.nullable("_commit_ts", OutputType.TIMESTAMP_NTZ, null),
+              DeltaColumn.nullable("region", OutputType.STRING, null),
+              DeltaColumn.required("no", OutputType.INT, null),
+              DeltaColumn.nullable("amount", OutputType.decimal(10, 2), null),
+              DeltaColumn.nullable("_batch_id", OutputType.INT, null),
+              DeltaColumn.nullable("_snapshot", OutputType.STRING, null),
+              DeltaColumn.nullable("_chunk", OutputType.INT, null)));
+
+  static final Schema COMPOSITE = SilverTable.schema(COMPOSITE_BRONZE);
+
+  static SilverImage image(boolean delete, String region, int no, String amount, long lsn) {
+    Row row =
+        Row.withSchema(COMPOSITE)
+            .addValues(
+                region,
+                no,
+                amount == null ? null : new java.math.BigDecimal(amount),
+                lsn(lsn),
+                ts(lsn))
+            .build();
+    return new SilverImage(row, delete);
+  }
+
+  private List<List<Object>> compositeRows(String path) {
+    return tables.scan(path).stream()
+        .map(r -> Arrays.asList(r.get("region"), r.get("no"), r.get("amount"), r.get("_start_lsn")))
+        .sorted(BY_TEXT)
+        .collect(Collectors.toList());
+  }
+
+  private static List<Object> crow(String region, int no, String amount, long lsn) {
+    return Arrays.asList(region, no, new java.math.BigDecimal(amount), lsn(lsn));
+  }
+
+  @Test
+  void compositeKeysWithANullColumnAndKeyMoves() {
+    String path = dir.resolve("composite").toString();
+    tables.createIfAbsent(path, SilverTable.definition(COMPOSITE));
+    SilverMerge merge = new SilverMerge(tables);
+    List<String> keys = List.of("region", "no");
+    merge.merge(
+        path,
+        keys,
+        List.of(
+            image(false, "eu", 1, "1.00", 10),
+            image(false, "us", 1, "2.00", 10),
+            image(false, null, 1, "3.00", 10),
+            image(false, "eu", 2, "4.00", 10)),
+        APP,
+        1,
+        Map.of());
+    // (eu, 1) moves to (us, 7): a delete of the old key and an upsert of the new one; the NULL
+    // region row is updated; (us, 1) is not (eu, 1).
+    WaveResult move =
+        merge.merge(
+            path,
+            keys,
+            List.of(
+                image(true, "eu", 1, null, 20),
+                image(false, "us", 7, "1.50", 20),
+                image(false, null, 1, "3.50", 20)),
+            APP,
+            2,
+            Map.of());
+    assertEquals(committed(tables.version(path), 1, 1, 1, 1), move);
+    assertEquals(
+        List.of(
+                crow("eu", 2, "4.00", 10),
+                crow("us", 1, "2.00", 10),
+                crow("us", 7, "1.50", 20),
+                crow(null, 1, "3.50", 20))
+            .stream()
+            .sorted(BY_TEXT)
+            .collect(Collectors.toList()),
+        compositeRows(path));
+    // The same through a fresh engine (index rebuilt by a scan): the moved key comes back.
+    SilverMerge fresh = new SilverMerge(DeltaTables.create());
+    fresh.merge(
+        path,
+        keys,
+        List.of(image(false, "eu", 1, "9.00", 30), image(true, "us", 7, null, 30)),
+        APP,
+        3,
+        Map.of());
+    assertEquals(
+        List.of(
+                crow("eu", 1, "9.00", 30),
+                crow("eu", 2, "4.00", 10),
+                crow("us", 1, "2.00", 10),
+                crow(null, 1, "3.50", 20))
+            .stream()
+            .sorted(BY_TEXT)
+            .collect(Collectors.toList()),
+        compositeRows(path));
   }
 }

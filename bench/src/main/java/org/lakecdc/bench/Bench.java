@@ -366,7 +366,14 @@ public final class Bench {
     int keys = options.getSilverWaveKeys();
     boolean spark = !skip.contains("deltasparkmerge");
     SilverBench.Result r =
-        new SilverBench(benchDir, newRunDir("silver"), options.getJobHeap(), out)
+        new SilverBench(
+                benchDir,
+                newRunDir("silver"),
+                options.getJobHeap(),
+                options.getSilverJfr() == null
+                    ? null
+                    : Path.of(options.getSilverJfr()).toAbsolutePath(),
+                out)
             .measure(big, small, keys, options.getSilverWaves(), spark);
     String waves =
         String.format(

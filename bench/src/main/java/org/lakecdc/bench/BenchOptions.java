@@ -111,4 +111,13 @@ public interface BenchOptions extends PipelineOptions {
   int getSilverWaves();
 
   void setSilverWaves(int value);
+
+  /**
+   * A file for a flight recording (JFR, the JDK's {@code profile} settings) of the large table's
+   * warm silver waves, taken in its silver JVM; none when unset.
+   */
+  @Description("A JFR file: records the large silver table's warm waves in its JVM (profiling)")
+  String getSilverJfr();
+
+  void setSilverJfr(String value);
 }

@@ -52,6 +52,7 @@ final class SilverBench {
   private final Path run;
   private final PrintStream out;
   private final String heap;
+  private final Path jfr;
 
   /**
    * A measurement in a run directory.
@@ -59,12 +60,15 @@ final class SilverBench {
    * @param benchDir the bench module's directory
    * @param run the run directory (tables, wave files, logs)
    * @param heap the silver JVMs' {@code -Xmx}
+   * @param jfr where the large table's silver JVM writes a flight recording of its warm waves, or
+   *     null for none
    * @param out where progress lines go
    */
-  SilverBench(Path benchDir, Path run, String heap, PrintStream out) {
+  SilverBench(Path benchDir, Path run, String heap, Path jfr, PrintStream out) {
     this.benchDir = benchDir;
     this.run = run;
     this.heap = heap;
+    this.jfr = jfr;
     this.out = out;
   }
 
@@ -187,17 +191,23 @@ final class SilverBench {
   private List<Double> waves(Path table, long rows, int waveKeys, int total, String label)
       throws InterruptedException {
     Path target = benchDir.resolve("target");
-    ChildJvm jvm =
-        ChildJvm.start(
-            ChildJvm.classpath(target.resolve("job-classpath.txt"), target.resolve("classes")),
-            List.of("-Xmx" + heap),
-            SilverProbe.class.getName(),
+    List<String> args =
+        new ArrayList<>(
             List.of(
                 table.toString(),
                 String.valueOf(rows),
                 String.valueOf(waveKeys),
                 String.valueOf(total),
-                String.valueOf(SEED)),
+                String.valueOf(SEED)));
+    if (jfr != null && label.equals("large")) {
+      args.add(jfr.toString());
+    }
+    ChildJvm jvm =
+        ChildJvm.start(
+            ChildJvm.classpath(target.resolve("job-classpath.txt"), target.resolve("classes")),
+            List.of("-Xmx" + heap),
+            SilverProbe.class.getName(),
+            args,
             run.resolve("silver-" + label + "-output.log"));
     jvm.await(6 * 3600);
     List<Double> seconds = new ArrayList<>();

@@ -1,7 +1,12 @@
 package org.lakecdc.bench;
 
+import java.io.IOException;
+import java.nio.file.Path;
+import java.text.ParseException;
 import java.util.Locale;
 import java.util.Map;
+import jdk.jfr.Configuration;
+import jdk.jfr.Recording;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.silver.SilverMerge;
 import org.lakecdc.transforms.silver.WaveResult;
@@ -18,9 +23,10 @@ import org.lakecdc.transforms.silver.WaveResult;
  * updates, deletes and inserts as {@link WaveResult#updated()}, {@link WaveResult#deleted()} and
  * {@link WaveResult#inserted()}; otherwise it fails (exit code 1) naming the wave.
  *
- * <p>Usage: {@code SilverProbe <table> <rows> <wave keys> <waves> <seed>}. Prints one line per
- * wave: {@code SILVER_WAVE wave=<i> seconds=<s> inserted=<n> updated=<n> deleted=<n>
- * files=<touched>}.
+ * <p>Usage: {@code SilverProbe <table> <rows> <wave keys> <waves> <seed> [<jfr file>]}. With a JFR
+ * file, a flight recording (JDK's {@code profile} settings) covers the warm waves (from the third
+ * on) and is written there. Prints one line per wave: {@code SILVER_WAVE wave=<i> seconds=<s>
+ * inserted=<n> updated=<n> deleted=<n> files=<touched>}.
  */
 public final class SilverProbe {
   /** Silver's transaction app id (SILVER-API.md). */
@@ -33,11 +39,13 @@ public final class SilverProbe {
    *
    * @param args the silver table, its initial rows, keys per wave, waves, the seed
    * @throws IllegalStateException when a wave's result differs from the wave
+   * @throws IOException when the flight recording cannot be written
+   * @throws ParseException when the JDK's {@code profile} settings cannot be read
    */
-  public static void main(String[] args) {
-    if (args.length != 5) {
+  public static void main(String[] args) throws IOException, ParseException {
+    if (args.length != 5 && args.length != 6) {
       throw new IllegalArgumentException(
-          "usage: SilverProbe <table> <rows> <wave keys> <waves> <seed>");
+          "usage: SilverProbe <table> <rows> <wave keys> <waves> <seed> [<jfr file>]");
     }
     String table = args[0];
     SilverWaves waves =
@@ -48,9 +56,19 @@ public final class SilverProbe {
     long start = System.nanoTime();
     SilverMerge merge = new SilverMerge(DeltaTables.create());
     run(merge, table, first, start);
+    Recording recording = null;
     for (int i = 2; i <= count; i++) {
       SilverWaves.Wave wave = waves.next();
+      if (i == SilverBench.UNMEASURED + 1 && args.length == 6) {
+        recording = new Recording(Configuration.getConfiguration("profile"));
+        recording.start();
+      }
       run(merge, table, wave, System.nanoTime());
+    }
+    if (recording != null) {
+      recording.stop();
+      recording.dump(Path.of(args[5]));
+      recording.close();
     }
   }
 

@@ -44,7 +44,16 @@ import org.lakecdc.pipelines.CommandLine;
  */
 public final class Bench {
   /** Measurements {@code --skip} accepts. */
-  static final Set<String> PARTS = Set.of("parquet", "deltaspark", "overhead", "heap", "latency");
+  static final Set<String> PARTS =
+      Set.of(
+          "bronze",
+          "parquet",
+          "deltaspark",
+          "overhead",
+          "heap",
+          "latency",
+          "silver",
+          "deltasparkmerge");
 
   private static final String JOB_MAIN = "org.lakecdc.pipelines.CdcToDelta";
 
@@ -148,6 +157,35 @@ public final class Bench {
               + o.getJobHeap()
               + "'");
     }
+    for (String[] rows :
+        new String[][] {
+          {"--silverRows", String.valueOf(o.getSilverRows())},
+          {"--silverSmallRows", String.valueOf(o.getSilverSmallRows())}
+        }) {
+      long n = Long.parseLong(rows[1]);
+      if (n < 1 || n > Integer.MAX_VALUE / 2) {
+        throw new IllegalArgumentException(
+            rows[0]
+                + " must be an integer from 1 to "
+                + Integer.MAX_VALUE / 2
+                + ", not '"
+                + n
+                + "'");
+      }
+    }
+    long fewest = Math.min(o.getSilverRows(), o.getSilverSmallRows());
+    int keys = o.getSilverWaveKeys();
+    if (keys < 1 || SilverWaves.updates(keys) + SilverWaves.deletes(keys) > fewest) {
+      throw new IllegalArgumentException(
+          "--silverWaveKeys must be a positive integer whose 89% (its updates and deletes) is at"
+              + " most --silverRows and --silverSmallRows, not '"
+              + keys
+              + "'");
+    }
+    if (o.getSilverWaves() < 1) {
+      throw new IllegalArgumentException(
+          "--silverWaves must be a positive integer, not '" + o.getSilverWaves() + "'");
+    }
     Set<String> skip = new TreeSet<>();
     for (String part : o.getSkip().split(",")) {
       String p = part.strip().toLowerCase(Locale.ROOT);
@@ -182,29 +220,36 @@ public final class Bench {
   private void measure() throws InterruptedException {
     long rows = options.getRows();
     int perTransaction = options.getRowsPerTransaction();
-    long t = System.nanoTime();
-    Path db = SourceDatabase.ensure(work, rows, perTransaction);
-    out.printf(
-        Locale.ROOT,
-        "Source: %,d orders in %s (%s), ready in %.1f s%n",
-        rows,
-        db,
-        perTransaction == 0
-            ? "one transaction"
-            : String.format("%,d per transaction", perTransaction),
-        (System.nanoTime() - t) / 1e9);
+    boolean bronzeRuns = !skip.contains("bronze");
+    Path db = null;
+    if (bronzeRuns || !skip.contains("heap")) {
+      long t = System.nanoTime();
+      db = SourceDatabase.ensure(work, rows, perTransaction);
+      out.printf(
+          Locale.ROOT,
+          "Source: %,d orders in %s (%s), ready in %.1f s%n",
+          rows,
+          db,
+          perTransaction == 0
+              ? "one transaction"
+              : String.format("%,d per transaction", perTransaction),
+          (System.nanoTime() - t) / 1e9);
+    }
 
     // (1) the job's bronze ingest, one batch; its heap is the one-batch heap figure.
-    List<Double> rates = new ArrayList<>();
+    double bronze = Double.NaN;
     List<Double> heaps = new ArrayList<>();
-    for (int i = 0; i < options.getRepeats(); i++) {
-      Probe p = job("bronze", db, 0, "DirectRunner", rows);
-      rates.add(rows / p.seconds());
-      heaps.add(p.heapMb());
+    if (bronzeRuns) {
+      List<Double> rates = new ArrayList<>();
+      for (int i = 0; i < options.getRepeats(); i++) {
+        Probe p = job("bronze", db, 0, "DirectRunner", rows);
+        rates.add(rows / p.seconds());
+        heaps.add(p.heapMb());
+      }
+      bronze = median(rates);
+      figures.put("bronze_rows_per_s", bronze);
+      row("job, DirectRunner, maxCommitsPerBatch=0", rows / bronze, "s", bronze, "rows/s");
     }
-    double bronze = median(rates);
-    figures.put("bronze_rows_per_s", bronze);
-    row("job, DirectRunner, maxCommitsPerBatch=0", rows / bronze, "s", bronze, "rows/s");
 
     // (2) parquet-java, and (3) delta-spark appending the rows of the same file.
     Path parquetFile = work.resolve("parquet/orders-" + rows + "-" + perTransaction + ".parquet");
@@ -226,14 +271,18 @@ public final class Bench {
       if (!skip.contains("parquet")) {
         double parquet = median(parquetRates);
         figures.put("parquet_rows_per_s", parquet);
-        figures.put("bronze_vs_parquet", bronze / parquet);
+        if (bronzeRuns) {
+          figures.put("bronze_vs_parquet", bronze / parquet);
+        }
         row("parquet-java, one local file, snappy", rows / parquet, "s", parquet, "rows/s");
       }
     }
     if (!skip.contains("deltaspark")) {
       double spark = deltaSpark(parquetFile, rows);
       figures.put("deltaspark_rows_per_s", spark);
-      figures.put("bronze_vs_deltaspark", bronze / spark);
+      if (bronzeRuns) {
+        figures.put("bronze_vs_deltaspark", bronze / spark);
+      }
       row("delta-spark 3.3 append, Spark local[2]", rows / spark, "s", spark, "rows/s");
     }
 
@@ -263,8 +312,10 @@ public final class Bench {
         figures.put("heap_mb_batch_" + m, median(h));
         row("job heap after GC, maxCommitsPerBatch=" + m, Double.NaN, "", median(h), "MB");
       }
-      figures.put("heap_mb_one_batch", median(heaps));
-      row("job heap after GC, maxCommitsPerBatch=0", Double.NaN, "", median(heaps), "MB");
+      if (bronzeRuns) {
+        figures.put("heap_mb_one_batch", median(heaps));
+        row("job heap after GC, maxCommitsPerBatch=0", Double.NaN, "", median(heaps), "MB");
+      }
     }
 
     // (6) continuous-mode latency.
@@ -284,7 +335,12 @@ public final class Bench {
       row("  p95", Double.NaN, "", latency[1], "ms");
     }
 
-    // (7) the other runners.
+    // (7) silver: waves of latest images merged into silver, and delta-spark's MERGE of them.
+    if (!skip.contains("silver")) {
+      silver();
+    }
+
+    // (8) the other runners.
     if (options.getRunners().equals("all")) {
       for (String runner : List.of("SparkRunner", "FlinkRunner")) {
         List<Double> r = new ArrayList<>();
@@ -301,6 +357,60 @@ public final class Bench {
             "rows/s");
       }
     }
+  }
+
+  /** The silver figures ({@link SilverBench}). */
+  private void silver() throws InterruptedException {
+    long big = options.getSilverRows();
+    long small = options.getSilverSmallRows();
+    int keys = options.getSilverWaveKeys();
+    boolean spark = !skip.contains("deltasparkmerge");
+    SilverBench.Result r =
+        new SilverBench(
+                benchDir,
+                newRunDir("silver"),
+                options.getJobHeap(),
+                options.getSilverJfr() == null
+                    ? null
+                    : Path.of(options.getSilverJfr()).toAbsolutePath(),
+                out)
+            .measure(big, small, keys, options.getSilverWaves(), spark);
+    String waves =
+        String.format(
+            Locale.ROOT, "median of %d warm waves of %,d keys", options.getSilverWaves(), keys);
+    figures.put("silver_wave_s", r.waveSeconds());
+    row(
+        String.format(Locale.ROOT, "silver, %s into %,d rows", waves, big),
+        r.waveSeconds(),
+        "s",
+        r.waveSeconds(),
+        "s");
+    if (spark) {
+      figures.put("deltaspark_merge_s", r.deltaSparkSeconds());
+      figures.put("silver_vs_deltaspark_merge", r.deltaSparkSeconds() / r.waveSeconds());
+      row(
+          String.format(Locale.ROOT, "delta-spark 3.3 MERGE, the same waves, Spark local[2]"),
+          r.deltaSparkSeconds(),
+          "s",
+          r.deltaSparkSeconds() / r.waveSeconds(),
+          "x silver's time");
+    }
+    figures.put("silver_wave_s_1m", r.smallWaveSeconds());
+    figures.put("silver_wave_s_5m", r.waveSeconds());
+    figures.put("silver_wave_5m_vs_1m", r.waveSeconds() / r.smallWaveSeconds());
+    row(
+        String.format(Locale.ROOT, "silver, %s into %,d rows", waves, small),
+        r.smallWaveSeconds(),
+        "s",
+        r.waveSeconds() / r.smallWaveSeconds(),
+        String.format(Locale.ROOT, "(%,d rows' wave / this)", big));
+    figures.put("silver_cold_wave_s", r.coldSeconds());
+    row(
+        String.format(Locale.ROOT, "silver, a fresh JVM's first wave into %,d rows", big),
+        r.coldSeconds(),
+        "s",
+        r.coldSeconds(),
+        "s");
   }
 
   /** What the job JVM measured. */

@@ -40,11 +40,14 @@ public interface BenchOptions extends PipelineOptions {
   void setWorkDir(String value);
 
   /**
-   * Measurements to leave out, comma-separated: {@code parquet}, {@code deltaspark}, {@code
-   * overhead}, {@code heap}, {@code latency}; their figures are not printed. The bronze ingest
-   * always runs.
+   * Measurements to leave out, comma-separated: {@code bronze}, {@code parquet}, {@code
+   * deltaspark}, {@code overhead}, {@code heap}, {@code latency}, {@code silver}, {@code
+   * deltasparkmerge}; their figures are not printed, nor the ratios that need them ({@code silver}
+   * also leaves out the delta-spark MERGE).
    */
-  @Description("Comma-separated measurements to skip: parquet, deltaspark, overhead, heap, latency")
+  @Description(
+      "Comma-separated measurements to skip: bronze, parquet, deltaspark, overhead, heap, latency,"
+          + " silver, deltasparkmerge")
   @Default.String("")
   String getSkip();
 
@@ -77,4 +80,44 @@ public interface BenchOptions extends PipelineOptions {
   String getJobHeap();
 
   void setJobHeap(String value);
+
+  /** Rows of the silver table the headline wave figures merge into (dense integer keys). */
+  @Description("Rows of the silver table of silver_wave_s, silver_wave_s_5m and the cold wave")
+  @Default.Long(5_000_000)
+  long getSilverRows();
+
+  void setSilverRows(long value);
+
+  /** Rows of the smaller silver table of {@code silver_wave_s_1m} (the same waves' size). */
+  @Description("Rows of the smaller silver table of silver_wave_s_1m")
+  @Default.Long(1_000_000)
+  long getSilverSmallRows();
+
+  void setSilverSmallRows(long value);
+
+  /** Keys each silver wave changes: 80% updates, 9% deletes, 11% inserts of new keys. */
+  @Description("Keys per silver wave (80% updates, 9% deletes, 11% inserts); default 1% of 5M")
+  @Default.Integer(50_000)
+  int getSilverWaveKeys();
+
+  void setSilverWaveKeys(int value);
+
+  /**
+   * Warm silver waves measured (the figures are their median), after the cold first wave and one
+   * warm-up wave.
+   */
+  @Description("Warm silver waves measured per table (after a cold and a warm-up wave); median")
+  @Default.Integer(5)
+  int getSilverWaves();
+
+  void setSilverWaves(int value);
+
+  /**
+   * A file for a flight recording (JFR, the JDK's {@code profile} settings) of the large table's
+   * warm silver waves, taken in its silver JVM; none when unset.
+   */
+  @Description("A JFR file: records the large silver table's warm waves in its JVM (profiling)")
+  String getSilverJfr();
+
+  void setSilverJfr(String value);
 }

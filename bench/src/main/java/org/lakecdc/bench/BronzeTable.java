@@ -18,10 +18,10 @@ import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
 
 /**
- * Reads a Delta table the job wrote, with Delta Kernel's public API only (not the project's own
- * classes, which the job's write path may change): its row count, from the latest snapshot's data
- * files and their Parquet footers. Footers already read are remembered, so polling a growing table
- * reads each new file's footer once.
+ * Reads a Delta table the job or the silver engine wrote, with Delta Kernel's public API only (not
+ * the project's own classes, which the write paths may change): its row count, from the latest
+ * snapshot's data files, their Parquet footers and their deletion vectors' cardinalities. Footers
+ * already read are remembered, so polling a growing table reads each new file's footer once.
  */
 final class BronzeTable {
   private final Path path;
@@ -35,7 +35,8 @@ final class BronzeTable {
   }
 
   /**
-   * The rows in the table's latest version: the sum of its data files' row counts.
+   * The rows in the table's latest version: the sum of its data files' row counts, less the rows
+   * their deletion vectors delete (each {@code add}'s {@code deletionVector.cardinality}).
    *
    * @return the count, 0 when the table does not exist yet
    * @throws UncheckedIOException when a file cannot be read
@@ -62,6 +63,11 @@ final class BronzeTable {
               rowsByFile.put(relative, rows);
             }
             total += rows;
+            int dv = add.getSchema().indexOf("deletionVector");
+            if (dv >= 0 && !add.isNullAt(dv)) {
+              Row vector = add.getStruct(dv);
+              total -= vector.getLong(vector.getSchema().indexOf("cardinality"));
+            }
           }
         }
       }

@@ -33,10 +33,10 @@ class BenchTest {
     assertThat(
         refused("--runners=spark"), is("error: --runners must be 'direct' or 'all', not 'spark'"));
     assertThat(
-        refused("--skip=parquet,bronze"),
+        refused("--skip=parquet,gold"),
         is(
-            "error: --skip takes a comma-separated list of deltaspark, heap, latency, overhead,"
-                + " parquet, not 'bronze'"));
+            "error: --skip takes a comma-separated list of bronze, deltaspark, deltasparkmerge,"
+                + " heap, latency, overhead, parquet, silver, not 'gold'"));
     assertThat(
         refused("--overheadCommits=1"),
         is("error: --overheadCommits must be an integer of at least 2, not '1'"));
@@ -54,6 +54,19 @@ class BenchTest {
     assertThat(
         refused("--latencyTransactions=0"),
         is("error: --latencyTransactions must be a positive integer, not '0'"));
+    assertThat(
+        refused("--silverRows=0"),
+        is("error: --silverRows must be an integer from 1 to 1073741823, not '0'"));
+    assertThat(
+        refused("--silverSmallRows=2000000000"),
+        is("error: --silverSmallRows must be an integer from 1 to 1073741823, not '2000000000'"));
+    assertThat(
+        refused("--silverSmallRows=1000", "--silverWaveKeys=1200"),
+        is(
+            "error: --silverWaveKeys must be a positive integer whose 89% (its updates and"
+                + " deletes) is at most --silverRows and --silverSmallRows, not '1200'"));
+    assertThat(
+        refused("--silverWaves=0"), is("error: --silverWaves must be a positive integer, not '0'"));
     assertThat(refused("--rows=abc"), is("error: --rows must be an integer, not 'abc'"));
     assertThat(
         refused("--rowz=5"),

@@ -43,15 +43,21 @@ import org.slf4j.LoggerFactory;
  * that version, updated incrementally after this instance's own commit, and rebuilt by one scan of
  * the key columns and {@code _start_lsn} of every file (honouring existing deletion vectors,
  * including ones delta-spark wrote) when the table is at any other version. Above {@code
- * maxIndexKeys} keys no index is kept and every wave scans.
+ * maxIndexKeys} keys no index is kept and every wave scans (holding only the wave's keys), so
+ * memory stays bounded by the cap: a single integer key with canonical LSNs costs about 35 to 50
+ * bytes per key, other keys about 100 bytes plus the key objects.
  *
  * <p>Thread-safe: calls on the same silver path are serialized by this instance; silver has one
  * committer at a time (another committer's commit makes this one fail with {@link
  * org.lakecdc.transforms.delta.DeltaConflictException}, never a wrong table).
  */
 public final class SilverMerge {
-  /** The default cap of the key index: keys above it are not indexed (every wave scans). */
-  public static final int DEFAULT_MAX_INDEX_KEYS = 20_000_000;
+  /**
+   * The default cap of the key index per silver table: a table with more keys is not indexed (every
+   * wave scans). At the cap an index of integer keys takes about 350 to 500 MB, one of string or
+   * composite keys about 1 GB plus the keys themselves (see {@code KeyIndex}).
+   */
+  public static final int DEFAULT_MAX_INDEX_KEYS = 10_000_000;
 
   private static final Logger LOG = LoggerFactory.getLogger(SilverMerge.class);
   private static final ObjectMapper JSON = new ObjectMapper();

@@ -590,6 +590,9 @@ public final class CdcToDelta {
         "Tables (Delta):%n  bronze  %s%n  facts   %s%n  control %s%n",
         // Normalized: a local table's absolute path, or the URI as given (s3a://...).
         config.bronzePath(), config.factsPath(), config.controlPath());
+    if (config.silverPath() != null) {
+      out.printf("  silver  %s%n", config.silverPath());
+    }
     out.printf(
         "Query them with Spark and delta-spark, e.g.%n  spark.read.format(\"delta\").load(\"%s\")"
             + ".orderBy(\"_start_lsn\", \"_command_id\", \"_seqval\", \"_operation\").show()%n",

@@ -197,6 +197,7 @@ class SilverJobTest {
     assertTrue(
         silverLine(run, "dbo_orders").startsWith("Silver dbo_orders " + path + ": "),
         silverLine(run, "dbo_orders"));
+    assertTrue(run.out().contains("\n  silver  " + path + "\n"), run.out());
 
     // Status shows silver's position and verdict from its control row: those the run printed.
     String line = silverLine(run, "dbo_orders");

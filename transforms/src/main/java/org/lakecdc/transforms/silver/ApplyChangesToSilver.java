@@ -197,13 +197,22 @@ public final class ApplyChangesToSilver
         failedState.write(true);
         return;
       }
-      appliedState.write(end.toString());
+      // The apply brought silver to what bronze held, maybe past this batch: later batches up to
+      // there need no apply of their own.
+      Lsn reached = end;
+      if (result.appliedLsn() != null && Lsn.parse(result.appliedLsn()).isAfter(end)) {
+        reached = Lsn.parse(result.appliedLsn());
+      }
+      appliedState.write(reached.toString());
       String table = "lakecdc.table." + target.appId();
       Metrics.counter(table, APPLIES).inc();
       Metrics.counter(table, WAVES).inc(result.waves());
       Metrics.counter(table, KEYS_APPLIED).inc(result.keysApplied());
       if (result.rebuilt()) {
         Metrics.counter(table, REBUILDS).inc();
+      }
+      if (result.waves() == 0) {
+        return; // nothing was new: the launcher's silver line says where silver stands
       }
       LOG.info(
           "{} silver after batch {}: {}{} wave(s), {} key(s) applied, applied_lsn {},"

@@ -417,6 +417,20 @@ class SilverApplierTest {
   }
 
   @Test
+  void aRowOfAnotherInstanceAfterANewerSnapshotFailsBeforeTheRebuildIsCommitted() {
+    BronzeLog log = log(true);
+    log.change(1, ins(1, "new"));
+    applier.apply(spec(log, true, 1000));
+    long version = tables.version(path("silver"));
+    log.whole(5, 1, "snap");
+    log.fact(FactsTable.EVENT_BOOTSTRAP, 5);
+    log.instance("dbo_orders_v2").change(6, ins(2, "new"));
+    assertThrows(IllegalArgumentException.class, () -> applier.apply(spec(log, true, 1000)));
+    assertEquals(version, tables.version(path("silver")));
+    assertEquals(List.of("1:new"), silverRows());
+  }
+
+  @Test
   void c170KeysMustBeCapturedColumns() {
     BronzeLog log = log(true);
     log.change(1, ins(1, "new"));

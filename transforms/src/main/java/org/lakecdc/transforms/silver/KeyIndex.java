@@ -122,17 +122,48 @@ final class KeyIndex {
    * this engine never writes), the row with the newer {@code _start_lsn} is kept.
    */
   void put(Object key, String file, long position, String startLsn) {
+    if (isIntegral(key) && position <= Integer.MAX_VALUE && isCanonicalLsn(startLsn)) {
+      long longKey = ((Number) key).longValue();
+      long high = hex(startLsn, 2, 18);
+      char low = (char) hex(startLsn, 18, 22);
+      int slot = find(longKey);
+      if (slot >= 0) {
+        int c = Long.compareUnsigned(lsnHigh[slot], high);
+        if (c > 0 || (c == 0 && lsnLow[slot] > low)) {
+          return;
+        }
+        fileSlots[slot] = fileId(file) + 1;
+        positions[slot] = (int) position;
+        lsnHigh[slot] = high;
+        lsnLow[slot] = low;
+        return;
+      }
+      Location other = objects.get(key);
+      if (other != null) {
+        if (other.startLsn().compareTo(startLsn) > 0) {
+          return;
+        }
+        objects.remove(key);
+      }
+      putLong(longKey, fileId(file), (int) position, high, low);
+      return;
+    }
     Location previous = get(key);
     if (previous != null && previous.startLsn().compareTo(startLsn) > 0) {
       return;
     }
     remove(key);
-    int fileId = fileId(file);
-    if (isIntegral(key) && position <= Integer.MAX_VALUE && isCanonicalLsn(startLsn)) {
-      putLong(((Number) key).longValue(), fileId, (int) position, startLsn);
-    } else {
-      objects.put(key, new Location(fileId, position, lsns.computeIfAbsent(startLsn, l -> l)));
+    objects.put(key, new Location(fileId(file), position, lsns.computeIfAbsent(startLsn, l -> l)));
+  }
+
+  /** The value of the hex digits {@code text[from, to)} (canonical: checked before). */
+  private static long hex(String text, int from, int to) {
+    long value = 0;
+    for (int i = from; i < to; i++) {
+      char c = text.charAt(i);
+      value = (value << 4) | (c <= '9' ? c - '0' : c - 'A' + 10);
     }
+    return value;
   }
 
   void remove(Object key) {
@@ -165,7 +196,7 @@ final class KeyIndex {
     return -1;
   }
 
-  private void putLong(long key, int fileId, int position, String startLsn) {
+  private void putLong(long key, int fileId, int position, long high, char low) {
     if ((longCount + 1) * 4L > longKeys.length * 3L) {
       grow();
     }
@@ -177,8 +208,8 @@ final class KeyIndex {
     longKeys[slot] = key;
     fileSlots[slot] = fileId + 1;
     positions[slot] = position;
-    lsnHigh[slot] = Long.parseUnsignedLong(startLsn.substring(2, 18), 16);
-    lsnLow[slot] = (char) Integer.parseInt(startLsn.substring(18, 22), 16);
+    lsnHigh[slot] = high;
+    lsnLow[slot] = low;
     longCount++;
   }
 

@@ -43,15 +43,21 @@ import org.slf4j.LoggerFactory;
  * that version, updated incrementally after this instance's own commit, and rebuilt by one scan of
  * the key columns and {@code _start_lsn} of every file (honouring existing deletion vectors,
  * including ones delta-spark wrote) when the table is at any other version. Above {@code
- * maxIndexKeys} keys no index is kept and every wave scans.
+ * maxIndexKeys} keys no index is kept and every wave scans (holding only the wave's keys), so
+ * memory stays bounded by the cap: a single integer key with canonical LSNs costs about 35 to 50
+ * bytes per key, other keys about 100 bytes plus the key objects.
  *
  * <p>Thread-safe: calls on the same silver path are serialized by this instance; silver has one
  * committer at a time (another committer's commit makes this one fail with {@link
  * org.lakecdc.transforms.delta.DeltaConflictException}, never a wrong table).
  */
 public final class SilverMerge {
-  /** The default cap of the key index: keys above it are not indexed (every wave scans). */
-  public static final int DEFAULT_MAX_INDEX_KEYS = 20_000_000;
+  /**
+   * The default cap of the key index per silver table: a table with more keys is not indexed (every
+   * wave scans). At the cap an index of integer keys takes about 350 to 500 MB, one of string or
+   * composite keys about 1 GB plus the keys themselves (see {@code KeyIndex}).
+   */
+  public static final int DEFAULT_MAX_INDEX_KEYS = 10_000_000;
 
   private static final Logger LOG = LoggerFactory.getLogger(SilverMerge.class);
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -225,6 +231,7 @@ public final class SilverMerge {
       String appId,
       long txnVersion,
       Map<String, String> domainMetadata) {
+    long tStart = System.nanoTime();
     long version = tables.version(silverPath);
     Optional<WaveResult> replay = alreadyCommitted(silverPath, appId, txnVersion, version);
     if (replay.isPresent()) {
@@ -264,6 +271,7 @@ public final class SilverMerge {
     }
 
     Map<Object, KeyIndex.Location> found = new HashMap<>();
+    long tImages = System.nanoTime();
     KeyIndex index = locate(silverPath, version, columns, images.keySet(), found);
 
     // Decide per image.
@@ -302,6 +310,7 @@ public final class SilverMerge {
 
     // The new images, sorted by key, into new data files.
     inserts.sort(Map.Entry.comparingByKey(KeyIndex.ORDER));
+    long tLocate = System.nanoTime();
     List<DataFileAction> added =
         inserts.isEmpty()
             ? List.of()
@@ -311,6 +320,7 @@ public final class SilverMerge {
                 () -> inserts.stream().map(Map.Entry::getValue).iterator());
 
     // The touched files' new vectors, in one vector file.
+    long tWrite = System.nanoTime();
     byte[] vectorFile = null;
     List<DeltaTables.DeletionVectorUpdate> updates = new ArrayList<>();
     if (!deletions.isEmpty()) {
@@ -336,6 +346,7 @@ public final class SilverMerge {
       }
     }
 
+    long tVectors = System.nanoTime();
     beforeCommit.run();
     CommitResult result;
     try {
@@ -349,16 +360,23 @@ public final class SilverMerge {
     if (!result.committed()) {
       return new WaveResult(result.status(), result.version(), 0, 0, 0, 0);
     }
+    long tCommit = System.nanoTime();
     updateIndex(silverPath, index, result.version(), removedKeys, inserts, added, columns);
     LOG.debug(
-        "Silver {}: wave {} inserted {}, updated {}, deleted {} keys; {} files touched (version {})",
+        "Silver {}: wave {} inserted {}, updated {}, deleted {} keys; {} files touched (version {});"
+            + " ms: prepare {}, locate {}, write {}, vectors {}, commit {}",
         silverPath,
         txnVersion,
         inserted,
         updated,
         deleted,
         updates.size(),
-        result.version());
+        result.version(),
+        (tImages - tStart) / 1_000_000,
+        (tLocate - tImages) / 1_000_000,
+        (tWrite - tLocate) / 1_000_000,
+        (tVectors - tWrite) / 1_000_000,
+        (tCommit - tVectors) / 1_000_000);
     return new WaveResult(
         CommitResult.Status.COMMITTED,
         result.version(),

@@ -692,6 +692,36 @@ public final class DeltaTables {
     }
     domainMetadata.forEach(txn::addDomainMetadata);
     beforeCommit.run();
+    return commitOnce(
+        path,
+        txn,
+        actions,
+        appId,
+        txnVersion,
+        added.size(),
+        removed,
+        "the rewrite read version "
+            + snapshot.getVersion()
+            + " but another commit landed first; re-read the table and rewrite again");
+  }
+
+  /**
+   * Commits a transaction built with {@code withMaxRetries(0)} (a rewrite, a rearrangement, a
+   * deletion-vector wave: Kernel's conflict resolution does not check removed files, so such a
+   * commit is never rebased), runs the post-commit hooks and says what was committed.
+   *
+   * @param conflict the message after {@code Delta table <path>: } when another commit landed first
+   * @throws DeltaConflictException when another commit landed first
+   */
+  private CommitResult commitOnce(
+      String path,
+      Transaction txn,
+      List<io.delta.kernel.data.Row> actions,
+      @Nullable String appId,
+      long txnVersion,
+      int filesAdded,
+      int filesRemoved,
+      String conflict) {
     try {
       TransactionCommitResult result =
           txn.commit(
@@ -699,17 +729,11 @@ public final class DeltaTables {
       rememberCommitted(path, result);
       runPostCommitHooks(path, result);
       return new CommitResult(
-          CommitResult.Status.COMMITTED, result.getVersion(), added.size(), removed);
+          CommitResult.Status.COMMITTED, result.getVersion(), filesAdded, filesRemoved);
     } catch (ConcurrentTransactionException e) {
       return alreadyCommitted(path, appId, txnVersion, version(path));
     } catch (MaxCommitRetryLimitReachedException | ConcurrentWriteException e) {
-      throw new DeltaConflictException(
-          "Delta table "
-              + path
-              + ": the rewrite read version "
-              + snapshot.getVersion()
-              + " but another commit landed first; re-read the table and rewrite again",
-          e);
+      throw new DeltaConflictException("Delta table " + path + ": " + conflict, e);
     }
   }
 
@@ -1048,23 +1072,17 @@ public final class DeltaTables {
     for (DataFileAction file : added) {
       actions.add(KernelInternals.addActionFromJson(withoutDataChange(file.actionJson())));
     }
-    try {
-      TransactionCommitResult result =
-          txn.commit(
-              engine, CloseableIterable.inMemoryIterable(KernelIterators.of(actions.iterator())));
-      rememberCommitted(path, result);
-      runPostCommitHooks(path, result);
-      return new CommitResult(
-          CommitResult.Status.COMMITTED, result.getVersion(), added.size(), removed.size());
-    } catch (MaxCommitRetryLimitReachedException | ConcurrentWriteException e) {
-      throw new DeltaConflictException(
-          "Delta table "
-              + path
-              + ": the rearrangement read version "
-              + readVersion
-              + " but another commit landed first; list the files again",
-          e);
-    }
+    return commitOnce(
+        path,
+        txn,
+        actions,
+        null,
+        0,
+        added.size(),
+        removed.size(),
+        "the rearrangement read version "
+            + readVersion
+            + " but another commit landed first; list the files again");
   }
 
   /** An {@code add} action's JSON ({@code {"add":{...}}}) with {@code dataChange} false. */
@@ -1623,19 +1641,15 @@ public final class DeltaTables {
     }
     domainMetadata.forEach(txn::addDomainMetadata);
     beforeCommit.run();
-    try {
-      TransactionCommitResult result =
-          txn.commit(
-              engine, CloseableIterable.inMemoryIterable(KernelIterators.of(actions.iterator())));
-      rememberCommitted(path, result);
-      runPostCommitHooks(path, result);
-      return new CommitResult(
-          CommitResult.Status.COMMITTED, result.getVersion(), added.size(), byFile.size());
-    } catch (ConcurrentTransactionException e) {
-      return alreadyCommitted(path, appId, txnVersion, version(path));
-    } catch (MaxCommitRetryLimitReachedException | ConcurrentWriteException e) {
-      throw conflict(path, readVersion, -1, e);
-    }
+    return commitOnce(
+        path,
+        txn,
+        actions,
+        appId,
+        txnVersion,
+        added.size(),
+        byFile.size(),
+        conflictMessage(readVersion, -1));
   }
 
   /** The Java value of row {@code r} of a column vector, as {@link #scan(String)} gives it. */
@@ -1683,14 +1697,15 @@ public final class DeltaTables {
   private static DeltaConflictException conflict(
       String path, long readVersion, long latestVersion, @Nullable Exception cause) {
     return new DeltaConflictException(
-        "Delta table "
-            + path
-            + ": the merge read version "
-            + readVersion
-            + " but another commit landed first"
-            + (latestVersion >= 0 ? " (the table is at version " + latestVersion + ")" : "")
-            + "; re-read the table and merge again",
-        cause);
+        "Delta table " + path + ": " + conflictMessage(readVersion, latestVersion), cause);
+  }
+
+  private static String conflictMessage(long readVersion, long latestVersion) {
+    return "the merge read version "
+        + readVersion
+        + " but another commit landed first"
+        + (latestVersion >= 0 ? " (the table is at version " + latestVersion + ")" : "")
+        + "; re-read the table and merge again";
   }
 
   /** Writes a new file (never overwriting one) with this content. */

@@ -404,6 +404,16 @@ public final class Bench {
         "s",
         r.waveSeconds() / r.smallWaveSeconds(),
         String.format(Locale.ROOT, "(%,d rows' wave / this)", big));
+    figures.put("silver_wave_cpu_s_1m", r.smallWaveCpuSeconds());
+    figures.put("silver_wave_cpu_s_5m", r.waveCpuSeconds());
+    figures.put("silver_wave_cpu_5m_vs_1m", r.waveCpuSeconds() / r.smallWaveCpuSeconds());
+    row(
+        String.format(
+            Locale.ROOT, "silver, CPU time of those waves into %,d / %,d rows", small, big),
+        r.smallWaveCpuSeconds(),
+        "s / " + fmt(r.waveCpuSeconds()) + " s",
+        r.waveCpuSeconds() / r.smallWaveCpuSeconds(),
+        "(ratio)");
     figures.put("silver_cold_wave_s", r.coldSeconds());
     row(
         String.format(Locale.ROOT, "silver, a fresh JVM's first wave into %,d rows", big),
@@ -640,14 +650,21 @@ public final class Bench {
 
   private void print() {
     out.println();
-    out.printf(
-        Locale.ROOT,
-        "Benchmark: %,d rows (%s), %s%n",
-        options.getRows(),
-        options.getRowsPerTransaction() == 0
-            ? "one transaction"
-            : String.format(Locale.ROOT, "%,d per transaction", options.getRowsPerTransaction()),
-        options.getRepeats() == 1 ? "one run each" : "median of " + options.getRepeats() + " runs");
+    if (skip.containsAll(
+        Set.of("bronze", "parquet", "deltaspark", "overhead", "heap", "latency"))) {
+      out.println("Benchmark: silver only");
+    } else {
+      out.printf(
+          Locale.ROOT,
+          "Benchmark: %,d rows (%s), %s%n",
+          options.getRows(),
+          options.getRowsPerTransaction() == 0
+              ? "one transaction"
+              : String.format(Locale.ROOT, "%,d per transaction", options.getRowsPerTransaction()),
+          options.getRepeats() == 1
+              ? "one run each"
+              : "median of " + options.getRepeats() + " runs");
+    }
     int w0 = "What".length();
     int w1 = "Time".length();
     for (String[] r : table) {

@@ -44,9 +44,19 @@ final class SilverBench {
    * @param coldSeconds the large table's first wave in a fresh JVM
    * @param smallWaveSeconds median of the small table's warm waves
    * @param deltaSparkSeconds median of delta-spark's MERGE of the same warm waves; NaN when skipped
+   * @param waveCpuSeconds median of the large table's warm waves' CPU time (the silver JVM's)
+   * @param smallWaveCpuSeconds median of the small table's warm waves' CPU time
    */
   record Result(
-      double waveSeconds, double coldSeconds, double smallWaveSeconds, double deltaSparkSeconds) {}
+      double waveSeconds,
+      double coldSeconds,
+      double smallWaveSeconds,
+      double deltaSparkSeconds,
+      double waveCpuSeconds,
+      double smallWaveCpuSeconds) {}
+
+  /** A silver JVM's waves: wall and CPU seconds of each, in wave order. */
+  record Waves(List<Double> seconds, List<Double> cpuSeconds) {}
 
   private final Path benchDir;
   private final Path run;
@@ -94,13 +104,13 @@ final class SilverBench {
       copyTable(large, copy);
     }
     long expected = writeWaves(rows, waveKeys, total, deltaSpark ? waveDir : null);
-    List<Double> big = waves(large, rows, waveKeys, total, "large");
+    Waves big = waves(large, rows, waveKeys, total, "large");
     checkRows(large, expected);
 
     Path small = run.resolve("silver-small");
     build(small, smallRows, waveKeys);
     long expectedSmall = writeWaves(smallRows, waveKeys, total, null);
-    List<Double> little = waves(small, smallRows, waveKeys, total, "small");
+    Waves little = waves(small, smallRows, waveKeys, total, "small");
     checkRows(small, expectedSmall);
 
     double spark = Double.NaN;
@@ -136,10 +146,12 @@ final class SilverBench {
           expected);
     }
     return new Result(
-        Bench.median(big.subList(UNMEASURED, total)),
-        big.get(0),
-        Bench.median(little.subList(UNMEASURED, total)),
-        spark);
+        Bench.median(big.seconds().subList(UNMEASURED, total)),
+        big.seconds().get(0),
+        Bench.median(little.seconds().subList(UNMEASURED, total)),
+        spark,
+        Bench.median(big.cpuSeconds().subList(UNMEASURED, total)),
+        Bench.median(little.cpuSeconds().subList(UNMEASURED, total)));
   }
 
   /** Creates silver at {@code path} and fills it with the generator's initial rows. */
@@ -187,8 +199,8 @@ final class SilverBench {
     return waves.liveRows();
   }
 
-  /** Runs the waves in a {@link SilverProbe} JVM; returns each wave's seconds. */
-  private List<Double> waves(Path table, long rows, int waveKeys, int total, String label)
+  /** Runs the waves in a {@link SilverProbe} JVM; returns each wave's wall and CPU seconds. */
+  private Waves waves(Path table, long rows, int waveKeys, int total, String label)
       throws InterruptedException {
     Path target = benchDir.resolve("target");
     List<String> args =
@@ -211,9 +223,12 @@ final class SilverBench {
             run.resolve("silver-" + label + "-output.log"));
     jvm.await(6 * 3600);
     List<Double> seconds = new ArrayList<>();
+    List<Double> cpu = new ArrayList<>();
     for (String line : DeltaSparkAnchor.lines(jvm.log())) {
       if (line.startsWith("SILVER_WAVE ")) {
-        seconds.add(Double.parseDouble(DeltaSparkAnchor.value(line.split(" ")[2], "seconds")));
+        String[] f = line.split(" ");
+        seconds.add(Double.parseDouble(DeltaSparkAnchor.value(f[2], "seconds")));
+        cpu.add(Double.parseDouble(DeltaSparkAnchor.value(f[3], "cpu_seconds")));
       }
     }
     if (seconds.size() != total) {
@@ -227,13 +242,14 @@ final class SilverBench {
     }
     out.printf(
         Locale.ROOT,
-        "  %-24s %d waves of %,d keys into %,d rows: %s s (first: a fresh JVM's)%n",
+        "  %-24s %d waves of %,d keys into %,d rows: %s s, CPU %s s (first: a fresh JVM's)%n",
         "silver " + label,
         total,
         waveKeys,
         rows,
-        seconds(seconds));
-    return seconds;
+        seconds(seconds),
+        seconds(cpu));
+    return new Waves(seconds, cpu);
   }
 
   /** Checks silver's row count (footers less deletion vectors). */

@@ -1,6 +1,8 @@
 package org.lakecdc.bench;
 
+import com.sun.management.OperatingSystemMXBean;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.text.ParseException;
 import java.util.Locale;
@@ -18,6 +20,8 @@ import org.lakecdc.transforms.silver.WaveResult;
  * is the JVM's first: its time counts from before the {@link DeltaTables} and the {@link
  * SilverMerge} are made (class loading, the engine's first key index: the cold wave); each later
  * wave's time is its {@code merge} call only. Each wave's images are made before its clock starts.
+ * Beside the wall time, the JVM's CPU time over the same span (all its threads: GC and JIT
+ * included), which a machine shared with other jobs changes less than the wall time.
  *
  * <p>Every wave's result is checked against the generator: a commit, and exactly the wave's
  * updates, deletes and inserts as {@link WaveResult#updated()}, {@link WaveResult#deleted()} and
@@ -26,7 +30,7 @@ import org.lakecdc.transforms.silver.WaveResult;
  * <p>Usage: {@code SilverProbe <table> <rows> <wave keys> <waves> <seed> [<jfr file>]}. With a JFR
  * file, a flight recording (JDK's {@code profile} settings) covers the warm waves (from the third
  * on) and is written there. Prints one line per wave: {@code SILVER_WAVE wave=<i> seconds=<s>
- * inserted=<n> updated=<n> deleted=<n> files=<touched>}.
+ * cpu_seconds=<s> inserted=<n> updated=<n> deleted=<n> files=<touched>}.
  */
 public final class SilverProbe {
   /** Silver's transaction app id (SILVER-API.md). */
@@ -53,9 +57,10 @@ public final class SilverProbe {
             Long.parseLong(args[1]), Integer.parseInt(args[2]), Long.parseLong(args[4]));
     int count = Integer.parseInt(args[3]);
     SilverWaves.Wave first = waves.next();
+    long cpuStart = cpuNanos();
     long start = System.nanoTime();
     SilverMerge merge = new SilverMerge(DeltaTables.create());
-    run(merge, table, first, start);
+    run(merge, table, first, start, cpuStart);
     Recording recording = null;
     for (int i = 2; i <= count; i++) {
       SilverWaves.Wave wave = waves.next();
@@ -63,7 +68,7 @@ public final class SilverProbe {
         recording = new Recording(Configuration.getConfiguration("profile"));
         recording.start();
       }
-      run(merge, table, wave, System.nanoTime());
+      run(merge, table, wave, System.nanoTime(), cpuNanos());
     }
     if (recording != null) {
       recording.stop();
@@ -72,10 +77,18 @@ public final class SilverProbe {
     }
   }
 
-  private static void run(SilverMerge merge, String table, SilverWaves.Wave wave, long start) {
+  /** The CPU time of every thread of this JVM so far (GC and JIT included), in nanoseconds. */
+  private static long cpuNanos() {
+    return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
+  }
+
+  private static void run(
+      SilverMerge merge, String table, SilverWaves.Wave wave, long start, long cpuStart) {
     WaveResult r =
         merge.merge(table, SilverWaves.KEYS, wave.images(), APP_ID, wave.number(), Map.of());
     double seconds = (System.nanoTime() - start) / 1e9;
+    double cpuSeconds = (cpuNanos() - cpuStart) / 1e9;
     if (!r.committed()
         || r.updated() != wave.updates()
         || r.deleted() != wave.deletes()
@@ -95,9 +108,11 @@ public final class SilverProbe {
     System.out.println(
         String.format(
             Locale.ROOT,
-            "SILVER_WAVE wave=%d seconds=%s inserted=%d updated=%d deleted=%d files=%d",
+            "SILVER_WAVE wave=%d seconds=%s cpu_seconds=%s inserted=%d updated=%d deleted=%d"
+                + " files=%d",
             wave.number(),
             seconds,
+            cpuSeconds,
             r.inserted(),
             r.updated(),
             r.deleted(),

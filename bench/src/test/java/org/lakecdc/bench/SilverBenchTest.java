@@ -54,6 +54,9 @@ class SilverBenchTest {
                 "silver_wave_s_1m",
                 "silver_wave_s_5m",
                 "silver_wave_5m_vs_1m",
+                "silver_wave_cpu_s_1m",
+                "silver_wave_cpu_s_5m",
+                "silver_wave_cpu_5m_vs_1m",
                 "silver_cold_wave_s")));
     // Three waves (cold, warm-up, one measured) of 80 updates, 9 deletes and 11 inserts each.
     Path run = work.resolve("runs/01-silver");

@@ -26,6 +26,7 @@ import org.lakecdc.io.mssqlcdc.fake.FakeCdcClientFactory;
 import org.lakecdc.pipelines.demo.DemoDatabase;
 import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.delta.DeltaColumn;
+import org.lakecdc.transforms.delta.DeltaConflictException;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.HadoopConf;
 import org.lakecdc.transforms.delta.TablePaths;
@@ -291,7 +292,8 @@ public final class ApplyChanges {
   /**
    * Runs the maintenance on each table's silver, one line per table: "Silver maintenance {ci}
    * {silver}: " then, for compact, "compacted F files into N (R rows, P deleted rows purged)" or
-   * "nothing to compact", and for vacuum "vacuumed V files (B bytes)".
+   * "nothing to compact" (or "compaction skipped ..." when a concurrent commit won, logged at
+   * INFO), and for vacuum "vacuumed V files (B bytes)".
    *
    * @return {@link JobExit#OK}, or {@link JobExit#TABLE_FAILED} when a table's maintenance failed
    *     (the others ran)
@@ -310,19 +312,27 @@ public final class ApplyChanges {
       List<String> done = new ArrayList<>();
       try {
         if (operations.contains("compact")) {
-          CompactionResult c = maintenance.compact(target.silver(), target.keys(), compaction);
+          CompactionResult c = null;
+          try {
+            c = maintenance.compact(target.silver(), target.keys(), compaction);
+          } catch (DeltaConflictException e) {
+            // A silver apply committed meanwhile and wins; its files stay orphans for the vacuum.
+            LOG.info("Compaction of {} skipped, a concurrent commit won: {}", target.silver(), e);
+          }
           done.add(
-              c.committed()
-                  ? "compacted "
-                      + Counts.of(c.filesRemoved(), "file", "files")
-                      + " into "
-                      + c.filesAdded()
-                      + " ("
-                      + Counts.of(c.rowsWritten(), "row", "rows")
-                      + ", "
-                      + c.deletedRowsPurged()
-                      + " deleted rows purged)"
-                  : "nothing to compact");
+              c == null
+                  ? "compaction skipped (a concurrent commit won; run it again)"
+                  : c.committed()
+                      ? "compacted "
+                          + Counts.of(c.filesRemoved(), "file", "files")
+                          + " into "
+                          + c.filesAdded()
+                          + " ("
+                          + Counts.of(c.rowsWritten(), "row", "rows")
+                          + ", "
+                          + c.deletedRowsPurged()
+                          + " deleted rows purged)"
+                      : "nothing to compact");
         }
         if (operations.contains("vacuum")) {
           VacuumResult v = maintenance.vacuum(target.silver(), retention, false);

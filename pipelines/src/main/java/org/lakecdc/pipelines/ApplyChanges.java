@@ -3,12 +3,14 @@ package org.lakecdc.pipelines;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
@@ -24,13 +26,18 @@ import org.lakecdc.io.mssqlcdc.fake.FakeCdcClientFactory;
 import org.lakecdc.pipelines.demo.DemoDatabase;
 import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.delta.DeltaColumn;
+import org.lakecdc.transforms.delta.DeltaConflictException;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.HadoopConf;
 import org.lakecdc.transforms.delta.TablePaths;
+import org.lakecdc.transforms.delta.VacuumResult;
 import org.lakecdc.transforms.finalization.Granularity;
 import org.lakecdc.transforms.silver.ApplyChangesToSilver;
 import org.lakecdc.transforms.silver.ApplyResult;
 import org.lakecdc.transforms.silver.SilverApplier;
+import org.lakecdc.transforms.silver.SilverMaintenance;
+import org.lakecdc.transforms.silver.SilverMaintenance.CompactionOptions;
+import org.lakecdc.transforms.silver.SilverMaintenance.CompactionResult;
 import org.lakecdc.transforms.silver.SilverTable;
 import org.lakecdc.transforms.silver.SilverTarget;
 import org.slf4j.Logger;
@@ -47,6 +54,11 @@ import org.slf4j.LoggerFactory;
  * ({@code --keys}, else the unique index its capture instance uses) and capture instances (every
  * instance of its source table) come from the source ({@code --fakePath}, default the demo's, or
  * {@code --connectionUrl}), checked before anything is written.
+ *
+ * <p>With {@code --maintenance=compact,vacuum} (or one of them) the job applies nothing and instead
+ * runs {@link SilverMaintenance} on each table's silver: compaction ({@code
+ * --silverCompactDeletedFraction}) then vacuum ({@code --silverVacuumRetentionHours}, at least 1),
+ * one {@code Silver maintenance} line per table.
  *
  * <p>Exit codes ({@link JobExit}): 0 every table applied; 2 a bad option (one {@code error:} line
  * naming it; nothing written); 3 a table's apply failed (the others were applied; one {@code
@@ -75,7 +87,18 @@ public final class ApplyChanges {
    *     JobExit#FAILED}
    */
   static int run(String[] args, PrintStream out, PrintStream err) {
+    return run(args, out, err, Clock.systemUTC());
+  }
+
+  /**
+   * {@link #run(String[], PrintStream, PrintStream)} whose vacuum measures the retention back from
+   * {@code clock} (tests).
+   */
+  static int run(String[] args, PrintStream out, PrintStream err, Clock clock) {
     ApplyChangesOptions options;
+    Set<String> maintenance;
+    CompactionOptions compaction;
+    Duration retention;
     List<Table> tables;
     Granularity granularity;
     List<String> keys;
@@ -99,6 +122,9 @@ public final class ApplyChanges {
                 + options.getSilverWaveRows()
                 + "'");
       }
+      maintenance = maintenance(options.getMaintenance());
+      compaction = compaction(options.getSilverCompactDeletedFraction());
+      retention = retention(options.getSilverVacuumRetentionHours());
       control = tablePath("control", options.getControl());
       facts = tablePath("facts", options.getFacts());
       conf = hadoopConf(options);
@@ -142,6 +168,16 @@ public final class ApplyChanges {
                 options.getSilverWaveRows(),
                 startedAt,
                 conf));
+      }
+      if (!maintenance.isEmpty()) {
+        return maintain(
+            targets.values(),
+            new SilverMaintenance(delta, clock),
+            maintenance,
+            compaction,
+            retention,
+            out,
+            err);
       }
       Pipeline pipeline = Pipeline.create(options);
       pipeline
@@ -193,6 +229,137 @@ public final class ApplyChanges {
         return t instanceof OptionRefusedException ? JobExit.BAD_OPTION : JobExit.FAILED;
       }
       return JobExit.report(t, err, options.getVerbose());
+    }
+    return JobExit.OK;
+  }
+
+  /** The operations {@code --maintenance} accepts, in the order they run. */
+  static final List<String> MAINTENANCE = List.of("compact", "vacuum");
+
+  /**
+   * The operations of {@code --maintenance}: empty when it is not given (the job applies).
+   *
+   * @throws IllegalArgumentException naming the option and what it accepts
+   */
+  static Set<String> maintenance(@Nullable String value) {
+    Set<String> chosen = new java.util.LinkedHashSet<>();
+    if (value == null) {
+      return chosen;
+    }
+    for (String part : value.split(",", -1)) {
+      String op = part.strip().toLowerCase(Locale.ROOT);
+      if (!MAINTENANCE.contains(op) || !chosen.add(op)) {
+        throw new IllegalArgumentException(
+            "--maintenance must be compact, vacuum or compact,vacuum, not '" + value + "'");
+      }
+    }
+    return chosen;
+  }
+
+  /**
+   * The compaction of {@code --silverCompactDeletedFraction} (other values: {@link
+   * CompactionOptions#DEFAULTS}).
+   *
+   * @throws IllegalArgumentException naming the option and what it accepts
+   */
+  static CompactionOptions compaction(double deletedFraction) {
+    if (!(deletedFraction > 0 && deletedFraction <= 1)) {
+      throw new IllegalArgumentException(
+          "--silverCompactDeletedFraction must be a number greater than 0 and at most 1, not '"
+              + deletedFraction
+              + "'");
+    }
+    CompactionOptions d = CompactionOptions.DEFAULTS;
+    return new CompactionOptions(deletedFraction, d.targetFileBytes(), d.maxFilesPerBin());
+  }
+
+  /**
+   * The retention of {@code --silverVacuumRetentionHours}.
+   *
+   * @throws IllegalArgumentException when it is below 1 hour
+   */
+  static Duration retention(long hours) {
+    if (hours < 1) {
+      throw new IllegalArgumentException(
+          "--silverVacuumRetentionHours must be a whole number of hours, at least 1 (a shorter"
+              + " retention can delete the files of a write in flight), not '"
+              + hours
+              + "'");
+    }
+    return Duration.ofHours(hours);
+  }
+
+  /**
+   * Runs the maintenance on each table's silver, one line per table: "Silver maintenance {ci}
+   * {silver}: " then, for compact, "compacted F files into N (R rows, P deleted rows purged)" or
+   * "nothing to compact" (or "compaction skipped ..." when a concurrent commit won, logged at
+   * INFO), and for vacuum "vacuumed V files (B bytes)".
+   *
+   * @return {@link JobExit#OK}, or {@link JobExit#TABLE_FAILED} when a table's maintenance failed
+   *     (the others ran)
+   */
+  private static int maintain(
+      java.util.Collection<SilverTarget> targets,
+      SilverMaintenance maintenance,
+      Set<String> operations,
+      CompactionOptions compaction,
+      Duration retention,
+      PrintStream out,
+      PrintStream err) {
+    List<String> failed = new ArrayList<>();
+    for (SilverTarget target : targets) {
+      String name = target.appId();
+      List<String> done = new ArrayList<>();
+      try {
+        if (operations.contains("compact")) {
+          CompactionResult c = null;
+          try {
+            c = maintenance.compact(target.silver(), target.keys(), compaction);
+          } catch (DeltaConflictException e) {
+            // A silver apply committed meanwhile and wins; its files stay orphans for the vacuum.
+            LOG.info("Compaction of {} skipped, a concurrent commit won: {}", target.silver(), e);
+          }
+          done.add(
+              c == null
+                  ? "compaction skipped (a concurrent commit won; run it again)"
+                  : c.committed()
+                      ? "compacted "
+                          + Counts.of(c.filesRemoved(), "file", "files")
+                          + " into "
+                          + c.filesAdded()
+                          + " ("
+                          + Counts.of(c.rowsWritten(), "row", "rows")
+                          + ", "
+                          + c.deletedRowsPurged()
+                          + " deleted rows purged)"
+                      : "nothing to compact");
+        }
+        if (operations.contains("vacuum")) {
+          VacuumResult v = maintenance.vacuum(target.silver(), retention, false);
+          done.add(
+              "vacuumed "
+                  + Counts.of(v.files().size(), "file", "files")
+                  + " ("
+                  + v.bytes()
+                  + " bytes)");
+        }
+      } catch (RuntimeException e) {
+        String line = CommandLine.firstLine(e);
+        out.printf("Silver maintenance %s %s: FAILED: %s%n", name, target.silver(), line);
+        failed.add(name + ": " + line);
+        continue;
+      }
+      out.printf("Silver maintenance %s %s: %s%n", name, target.silver(), String.join(", ", done));
+    }
+    if (!failed.isEmpty()) {
+      err.println(
+          "error: maintenance of "
+              + Counts.of(failed.size(), "table", "tables")
+              + " of "
+              + targets.size()
+              + " failed, the others ran: "
+              + String.join(" | ", failed));
+      return JobExit.TABLE_FAILED;
     }
     return JobExit.OK;
   }

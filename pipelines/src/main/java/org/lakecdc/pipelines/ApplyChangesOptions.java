@@ -87,6 +87,34 @@ public interface ApplyChangesOptions extends OutputOptions, SqlServerOptions {
   void setSilverWaveRows(int value);
 
   @Description(
+      "Maintenance to run on each silver table instead of applying bronze: compact (rewrite files"
+          + " whose deleted fraction reaches --silverCompactDeletedFraction and bin-pack small"
+          + " files, dataChange=false), vacuum (delete files no version within"
+          + " --silverVacuumRetentionHours references), or compact,vacuum. Default: none (apply).")
+  @Accepts("compact, vacuum or compact,vacuum")
+  String getMaintenance();
+
+  void setMaintenance(String value);
+
+  @Description(
+      "Silver compaction: a file whose deletion vector deletes at least this fraction of its rows"
+          + " is rewritten without them.")
+  @Default.Double(0.2)
+  @Accepts("a number greater than 0 and at most 1")
+  double getSilverCompactDeletedFraction();
+
+  void setSilverCompactDeletedFraction(double value);
+
+  @Description(
+      "Silver vacuum: hours a removed file stays (time travel within them keeps working); at"
+          + " least 1. Default: 168 (7 days, Delta's).")
+  @Default.Long(168)
+  @Accepts("a whole number of hours, at least 1")
+  long getSilverVacuumRetentionHours();
+
+  void setSilverVacuumRetentionHours(long value);
+
+  @Description(
       "Period of the completeness verdict finalized_until: minute, hour or day (bronze's).")
   @Default.String("hour")
   String getGranularity();

@@ -466,6 +466,134 @@ class SilverJobTest {
         "bronze went on");
   }
 
+  /** ApplyChanges's options for the maintenance of {@code silver}, over {@code f}'s tables. */
+  private List<String> maintenanceArgs(JobFixture f, String silver, String... more) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--fakePath=" + dir.resolve("source"),
+                "--captureInstance=dbo_orders",
+                "--bronze=" + f.bronze,
+                "--silver=" + silver,
+                "--control=" + f.control,
+                "--facts=" + f.facts,
+                "--logFile=" + dir.resolve("run.log")));
+    args.addAll(List.of(more));
+    return args;
+  }
+
+  /** Bad maintenance options: one error line naming the option, exit 2, nothing written. */
+  @Test
+  void badMaintenanceOptionsAreRefusedBeforeAnythingIsWritten() {
+    JobFixture f = JobFixture.history(dir);
+    String path = silver("dbo_orders");
+    Map<String, String> refused = new java.util.LinkedHashMap<>();
+    refused.put(
+        "--maintenance=compact,optimize",
+        "error: --maintenance must be compact, vacuum or compact,vacuum, not 'compact,optimize'\n");
+    refused.put(
+        "--maintenance=vacuum,vacuum",
+        "error: --maintenance must be compact, vacuum or compact,vacuum, not 'vacuum,vacuum'\n");
+    refused.put(
+        "--silverCompactDeletedFraction=0",
+        "error: --silverCompactDeletedFraction must be a number greater than 0 and at most 1, not"
+            + " '0.0'\n");
+    refused.put(
+        "--silverCompactDeletedFraction=1.5",
+        "error: --silverCompactDeletedFraction must be a number greater than 0 and at most 1, not"
+            + " '1.5'\n");
+    refused.put(
+        "--silverVacuumRetentionHours=0",
+        "error: --silverVacuumRetentionHours must be a whole number of hours, at least 1 (a"
+            + " shorter retention can delete the files of a write in flight), not '0'\n");
+    for (Map.Entry<String, String> e : refused.entrySet()) {
+      String[] more =
+          e.getKey().startsWith("--maintenance=")
+              ? new String[] {e.getKey()}
+              : new String[] {"--maintenance=compact,vacuum", e.getKey()};
+      Run run = applyChanges(maintenanceArgs(f, path, more));
+      assertEquals(2, run.code(), e.getKey() + ": " + run.out() + run.err());
+      assertEquals(e.getValue(), run.err(), e.getKey());
+      assertEquals("", run.out(), e.getKey());
+    }
+    assertTrue(!tables.exists(path), "nothing written");
+  }
+
+  /**
+   * {@code ApplyChanges --maintenance=compact,vacuum} on the silver the main job kept over
+   * JobFixture's history: compaction rewrites its files into one without deletion vectors and the
+   * rows stay those of the source; vacuum (retention 1 hour, the clock 2 hours on) deletes the
+   * removed files, their vectors and an orphan, and the table stays readable.
+   */
+  @Test
+  void applyChangesMaintenanceCompactsAndVacuumsSilver() throws java.io.IOException {
+    JobFixture f = JobFixture.history(dir);
+    String path = silver("dbo_orders");
+    Run bronze = main(jobArgs(f));
+    assertEquals(0, bronze.code(), bronze.out() + bronze.err());
+    // Waves of 2 bronze rows: many small files, and deletion vectors where later waves change keys.
+    Run built = applyChanges(maintenanceArgs(f, path, "--silverWaveRows=2"));
+    assertEquals(0, built.code(), built.out() + built.err());
+    List<String> rows = silverRows(path, "order_id");
+    List<DeltaTables.DataFileRows> before = tables.dataFileRows(path, tables.version(path));
+    assertEquals(18, before.size(), before.toString());
+    assertEquals(2, before.stream().filter(d -> d.deletedRows() > 0).count(), before.toString());
+    List<String> vectors =
+        filesOnDisk(path).stream().filter(n -> n.startsWith("deletion_vector_")).toList();
+    assertEquals(1, vectors.size(), vectors.toString());
+    long removedBytes =
+        before.stream().mapToLong(DeltaTables.DataFileRows::sizeBytes).sum()
+            + java.nio.file.Files.size(Path.of(path, vectors.get(0)));
+
+    Run compacted = applyChanges(maintenanceArgs(f, path, "--maintenance=compact"));
+    assertEquals(0, compacted.code(), compacted.out() + compacted.err());
+    assertEquals(
+        "Silver maintenance dbo_orders "
+            + path
+            + ": compacted 18 files into 1 (24 rows, 2 deleted rows purged)\n",
+        compacted.out());
+    assertEquals(rows, silverRows(path, "order_id"));
+    List<DeltaTables.DataFileRows> after = tables.dataFileRows(path, tables.version(path));
+    assertEquals(1, after.size(), after.toString());
+    assertEquals(24, after.get(0).numRecords());
+    assertEquals(0, after.get(0).deletedRows());
+    assertEquals(20, filesOnDisk(path).size(), "removed files stay until the vacuum");
+
+    java.nio.file.Files.writeString(dir.resolve("delta/silver/dbo_orders/orphan.parquet"), "x");
+    java.time.Clock later =
+        java.time.Clock.offset(java.time.Clock.systemUTC(), Duration.ofHours(2));
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    int code =
+        ApplyChanges.run(
+            maintenanceArgs(f, path, "--maintenance=vacuum", "--silverVacuumRetentionHours=1")
+                .toArray(String[]::new),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            System.err,
+            later);
+    assertEquals(0, code);
+    assertEquals(
+        "Silver maintenance dbo_orders "
+            + path
+            + ": vacuumed 20 files ("
+            + (removedBytes + 1)
+            + " bytes)\n",
+        out.toString(StandardCharsets.UTF_8));
+    assertEquals(List.of(after.get(0).file()), filesOnDisk(path));
+    assertEquals(rows, silverRows(path, "order_id"));
+    assertEquals(sourceRows(f, ORDERS, "order_id"), silverRows(path, "order_id"));
+  }
+
+  /** The data and deletion vector files in a table's directory, by name, sorted. */
+  private static List<String> filesOnDisk(String table) throws java.io.IOException {
+    try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(Path.of(table))) {
+      return files
+          .map(p -> p.getFileName().toString())
+          .filter(n -> n.endsWith(".parquet") || n.endsWith(".bin"))
+          .sorted()
+          .toList();
+    }
+  }
+
   /** The main job with a silver table on the SparkRunner and the FlinkRunner. */
   @ParameterizedTest
   @ValueSource(strings = {Runners.SPARK, Runners.FLINK})

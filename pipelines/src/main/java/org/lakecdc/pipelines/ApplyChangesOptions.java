@@ -12,7 +12,7 @@ import org.apache.beam.sdk.options.Description;
  * ("ApplyChanges") is the reference. Names shared with {@link CdcToDeltaOptions} have its types and
  * defaults (Beam requires it).
  */
-public interface ApplyChangesOptions extends OutputOptions, SqlServerOptions {
+public interface ApplyChangesOptions extends OutputOptions, SqlServerOptions, SilverOptions {
   @Description("Capture instance whose bronze table is applied (one table; not with --tables).")
   @Default.String("dbo_orders")
   String getCaptureInstance();
@@ -68,23 +68,6 @@ public interface ApplyChangesOptions extends OutputOptions, SqlServerOptions {
   String getFacts();
 
   void setFacts(String value);
-
-  @Description(
-      "Silver's key columns, comma-separated captured columns (order_id or o_id,line). Default:"
-          + " the columns of the unique index the capture instance uses (its table's primary key).")
-  @Accepts("captured columns separated by commas")
-  String getKeys();
-
-  void setKeys(String value);
-
-  @Description(
-      "Silver: at most this many bronze rows one wave of an apply holds in memory; a larger"
-          + " change is applied in several waves (commits).")
-  @Default.Integer(100000)
-  @Accepts("a positive integer")
-  int getSilverWaveRows();
-
-  void setSilverWaveRows(int value);
 
   @Description(
       "Maintenance to run on each silver table instead of applying bronze: compact (rewrite files"

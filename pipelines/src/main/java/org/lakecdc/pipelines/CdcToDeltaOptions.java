@@ -9,7 +9,7 @@ import org.apache.beam.sdk.options.Description;
  * Options of the main job {@link CdcToDelta}, in Beam's {@code --camelCase=value} form. Every value
  * is validated before anything runs; docs/options.md is the reference.
  */
-public interface CdcToDeltaOptions extends OutputOptions, SqlServerOptions {
+public interface CdcToDeltaOptions extends OutputOptions, SqlServerOptions, SilverOptions {
   @Description(
       "Directory of the file-backed SQL Server CDC simulator to read (the embedded default)."
           + " Default: lakecdc-demo/source, where the demo database (TPC-H orders and lineitem"
@@ -120,23 +120,6 @@ public interface CdcToDeltaOptions extends OutputOptions, SqlServerOptions {
   String getSilverTemplate();
 
   void setSilverTemplate(String value);
-
-  @Description(
-      "Silver's key columns, comma-separated captured columns (order_id or o_id,line). Default:"
-          + " the columns of the unique index the capture instance uses (its table's primary key).")
-  @Accepts("captured columns separated by commas")
-  String getKeys();
-
-  void setKeys(String value);
-
-  @Description(
-      "Silver: at most this many bronze rows one wave of an apply holds in memory; a larger"
-          + " change is applied in several waves (commits).")
-  @Default.Integer(100000)
-  @Accepts("a positive integer")
-  int getSilverWaveRows();
-
-  void setSilverWaveRows(int value);
 
   @Description("Path or URI of the facts Delta table (may be shared by several targets).")
   @Default.String("lakecdc-demo/delta/facts")

@@ -332,15 +332,20 @@ final class TablesOption {
     return words;
   }
 
-  /** The options of {@link CdcToDeltaOptions} a table may set, by lower-cased name. */
+  /**
+   * The options of {@link CdcToDeltaOptions} (its own and {@link SilverOptions}') a table may set,
+   * by lower-cased name.
+   */
   private static Map<String, String> tableOptions() {
     Map<String, String> names = new LinkedHashMap<>();
-    for (java.lang.reflect.Method m : CdcToDeltaOptions.class.getDeclaredMethods()) {
-      Optional<String> property = property(m.getName());
-      if (property.isPresent()
-          && m.getParameterCount() == 0
-          && !RUN_ONLY.contains(property.get())) {
-        names.put(property.get().toLowerCase(Locale.ROOT), property.get());
+    for (Class<?> options : List.of(CdcToDeltaOptions.class, SilverOptions.class)) {
+      for (java.lang.reflect.Method m : options.getDeclaredMethods()) {
+        Optional<String> property = property(m.getName());
+        if (property.isPresent()
+            && m.getParameterCount() == 0
+            && !RUN_ONLY.contains(property.get())) {
+          names.put(property.get().toLowerCase(Locale.ROOT), property.get());
+        }
       }
     }
     return names;

@@ -131,7 +131,12 @@ class CommandLineTest {
 
   @Test
   void everyNumericOptionOfEveryJobSaysWhatItAccepts() {
-    for (Class<?> options : List.of(CdcToDeltaOptions.class, PrintChangesOptions.class)) {
+    for (Class<?> options :
+        List.of(
+            CdcToDeltaOptions.class,
+            SilverOptions.class,
+            ApplyChangesOptions.class,
+            PrintChangesOptions.class)) {
       for (Method getter : options.getDeclaredMethods()) {
         Class<?> type = getter.getReturnType();
         if (getter.getName().startsWith("get")

@@ -159,6 +159,22 @@ class SilverOptionsTest {
                 "--bootstrap=false")));
   }
 
+  /** A table's own --keys in --tablesFile is that table's (and checked against its columns). */
+  @Test
+  void aTablesOwnKeysInATablesFileAreChecked() throws Exception {
+    source();
+    Path file = dir.resolve("tables.txt");
+    Files.writeString(file, "dbo_orders\ndbo_customers --keys=name,order_id\n");
+    assertEquals(
+        "error: --keys: order_id is not a captured column of dbo_customers (captured: id, name)",
+        refused(
+            args(
+                "--tablesFile=" + file,
+                "--targetTemplate=" + delta("{ci}"),
+                "--silverTemplate=" + delta("silver_{ci}"),
+                "--bootstrap=false")));
+  }
+
   /** Two tables whose silver paths coincide (a table's own --silver in --tablesFile). */
   @Test
   void twoTablesCannotShareASilverTable() throws Exception {

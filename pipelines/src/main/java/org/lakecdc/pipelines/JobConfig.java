@@ -11,6 +11,7 @@ import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
 import org.lakecdc.transforms.delta.HadoopConf;
 import org.lakecdc.transforms.delta.TablePaths;
 import org.lakecdc.transforms.finalization.Granularity;
+import org.lakecdc.transforms.silver.SilverTarget;
 import org.lakecdc.transforms.write.CrashPoint;
 
 /**
@@ -45,6 +46,9 @@ import org.lakecdc.transforms.write.CrashPoint;
  * @param keys silver's key columns as given ({@code --keys}), or empty for the source's key columns
  *     (the unique index the capture instance uses)
  * @param silverWaveRows at most this many bronze rows per silver wave (positive)
+ * @param silverCrashBatch crash tests only: the silver apply after this bronze batch stops in its
+ *     second wave, after the wave's files are written and before its silver commit ({@link
+ *     SilverTarget#withCrash}); -1 for none
  */
 public record JobConfig(
     CdcClientFactory clientFactory,
@@ -69,7 +73,8 @@ public record JobConfig(
     HadoopConf hadoopConf,
     @Nullable String silverPath,
     List<String> keys,
-    int silverWaveRows) {
+    int silverWaveRows,
+    long silverCrashBatch) {
   public JobConfig {
     Objects.requireNonNull(hadoopConf, "hadoopConf");
     Objects.requireNonNull(clientFactory, "clientFactory");
@@ -160,7 +165,8 @@ public record JobConfig(
         .hadoopConf(hadoopConf)
         .silverPath(silverPath)
         .keys(keys)
-        .silverWaveRows(silverWaveRows);
+        .silverWaveRows(silverWaveRows)
+        .silverCrashBatch(silverCrashBatch);
   }
 
   /**
@@ -192,6 +198,7 @@ public record JobConfig(
     private @Nullable String silverPath;
     private List<String> keys = List.of();
     private int silverWaveRows = DEFAULT_SILVER_WAVE_ROWS;
+    private long silverCrashBatch = -1;
 
     private Builder(
         CdcClientFactory clientFactory,
@@ -317,6 +324,15 @@ public record JobConfig(
       return this;
     }
 
+    /**
+     * Crash tests only: the silver apply after bronze batch {@code batch} stops in its second wave,
+     * after the wave's files are written and before its silver commit (default -1: never).
+     */
+    public Builder silverCrashBatch(long batch) {
+      this.silverCrashBatch = batch;
+      return this;
+    }
+
     /** The configuration; throws when a required value is null. */
     public JobConfig build() {
       return new JobConfig(
@@ -342,7 +358,8 @@ public record JobConfig(
           hadoopConf,
           silverPath,
           keys,
-          silverWaveRows);
+          silverWaveRows,
+          silverCrashBatch);
     }
   }
 }

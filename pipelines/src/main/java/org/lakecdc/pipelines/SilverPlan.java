@@ -53,7 +53,8 @@ final class SilverPlan {
         config.granularity(),
         config.silverWaveRows(),
         runStartedAt,
-        config.hadoopConf());
+        config.hadoopConf(),
+        config.silverCrashBatch());
   }
 
   /**

@@ -1564,8 +1564,12 @@ public final class DeltaTables {
         path, readVersion, vectorFile, updates, added, appId, txnVersion, domainMetadata, () -> {});
   }
 
-  /** {@link #commitDeletionVectors} running a test hook just before the commit. */
-  CommitResult commitDeletionVectors(
+  /**
+   * {@link #commitDeletionVectors} running {@code beforeCommit} after the vector file is written,
+   * just before the commit: for tests only (a concurrent commit landing there, or a simulated crash
+   * that leaves the written files unreferenced).
+   */
+  public CommitResult commitDeletionVectors(
       String path,
       long readVersion,
       byte @Nullable [] vectorFile,

@@ -180,8 +180,18 @@ public final class ApplyChangesToSilver
         return; // silver already holds bronze up to this batch
       }
       ApplyResult result;
+      SilverApplier applier = appliers.get(element.getKey());
+      if (batch.batchId() == target.crashBatch()) {
+        int[] waves = {0};
+        applier.beforeWaveCommit(
+            () -> {
+              if (++waves[0] == 2) {
+                throw new SilverTarget.SimulatedSilverCrash(target.silver(), batch.batchId());
+              }
+            });
+      }
       try {
-        result = appliers.get(element.getKey()).apply(target.spec());
+        result = applier.apply(target.spec());
       } catch (RuntimeException e) {
         if (!isolate || target.facts() == null) {
           throw e;
@@ -196,6 +206,8 @@ public final class ApplyChangesToSilver
             failure.text());
         failedState.write(true);
         return;
+      } finally {
+        applier.beforeWaveCommit(() -> {});
       }
       // The apply brought silver to what bronze held, maybe past this batch: later batches up to
       // there need no apply of their own.

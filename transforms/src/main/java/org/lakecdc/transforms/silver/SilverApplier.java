@@ -109,6 +109,14 @@ public final class SilverApplier {
   }
 
   /**
+   * Sets the hook run in every merge wave after its files (Parquet, deletion vector file) are
+   * written, just before its silver commit (crash tests; {@link SilverMerge#beforeCommit}).
+   */
+  void beforeWaveCommit(Runnable hook) {
+    merge.beforeCommit(hook);
+  }
+
+  /**
    * Applies bronze's new rows to silver (BEHAVIOUR.md 10.2), see the class comment. Idempotent;
    * safe after a crash at any step.
    *

@@ -74,7 +74,10 @@ public final class SilverMerge {
   private final java.util.concurrent.atomic.AtomicLong scans =
       new java.util.concurrent.atomic.AtomicLong();
 
-  /** Runs after a wave read the table and wrote its files, just before its commit (tests). */
+  /**
+   * Runs after a wave read the table and wrote its files (new Parquet files and the deletion vector
+   * file), just before its commit (tests).
+   */
   private volatile Runnable beforeCommit = () -> {};
 
   /**
@@ -347,12 +350,19 @@ public final class SilverMerge {
     }
 
     long tVectors = System.nanoTime();
-    beforeCommit.run();
     CommitResult result;
     try {
       result =
           tables.commitDeletionVectors(
-              silverPath, version, vectorFile, updates, added, appId, txnVersion, domainMetadata);
+              silverPath,
+              version,
+              vectorFile,
+              updates,
+              added,
+              appId,
+              txnVersion,
+              domainMetadata,
+              beforeCommit);
     } catch (RuntimeException e) {
       indexes.remove(silverPath);
       throw e;
@@ -411,7 +421,10 @@ public final class SilverMerge {
     return index == null ? -1 : index.size();
   }
 
-  /** Sets the hook run just before a wave's commit (tests: a concurrent commit lands there). */
+  /**
+   * Sets the hook run just before a wave's commit, after its files are written (tests: a concurrent
+   * commit lands there, or a crash).
+   */
   void beforeCommit(Runnable hook) {
     this.beforeCommit = Objects.requireNonNull(hook, "hook");
   }

@@ -27,6 +27,9 @@ import org.lakecdc.transforms.finalization.Granularity;
  * @param waveRows at most this many bronze rows held in memory by one wave (positive)
  * @param runStartedAt when the run started (UTC): a recorded failure's run
  * @param hadoopConf the Hadoop configuration every table is opened with, on every worker
+ * @param crashBatch crash tests only: the apply after bronze batch {@code crashBatch} throws {@link
+ *     SimulatedSilverCrash} in its second wave, after the wave's Parquet file and deletion vector
+ *     file are written and before its silver commit (its first wave is committed); -1 for none
  */
 public record SilverTarget(
     String appId,
@@ -39,7 +42,8 @@ public record SilverTarget(
     Granularity granularity,
     int waveRows,
     Instant runStartedAt,
-    HadoopConf hadoopConf)
+    HadoopConf hadoopConf,
+    long crashBatch)
     implements Serializable {
   public SilverTarget {
     Objects.requireNonNull(appId, "appId");
@@ -57,6 +61,75 @@ public record SilverTarget(
     if (waveRows < 1) {
       throw new IllegalArgumentException(
           "Silver " + silver + ": waveRows must be positive, not " + waveRows);
+    }
+  }
+
+  /** A silver table without a crash point ({@code crashBatch} -1). */
+  public SilverTarget(
+      String appId,
+      String bronze,
+      String silver,
+      String control,
+      @Nullable String facts,
+      List<String> captureInstances,
+      List<String> keys,
+      Granularity granularity,
+      int waveRows,
+      Instant runStartedAt,
+      HadoopConf hadoopConf) {
+    this(
+        appId,
+        bronze,
+        silver,
+        control,
+        facts,
+        captureInstances,
+        keys,
+        granularity,
+        waveRows,
+        runStartedAt,
+        hadoopConf,
+        -1);
+  }
+
+  /**
+   * The same target, whose apply after bronze batch {@code batch} stops mid-wave (crash tests: see
+   * {@code crashBatch}).
+   */
+  public SilverTarget withCrash(long batch) {
+    return new SilverTarget(
+        appId,
+        bronze,
+        silver,
+        control,
+        facts,
+        captureInstances,
+        keys,
+        granularity,
+        waveRows,
+        runStartedAt,
+        hadoopConf,
+        batch);
+  }
+
+  /**
+   * What a silver crash test throws mid-wave: the wave's files are written, its commit is not, so
+   * they are left unreferenced and the next apply must read silver as if they did not exist.
+   */
+  public static final class SimulatedSilverCrash extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    /**
+     * @param silver the silver table's path
+     * @param batchId the bronze batch whose apply stopped
+     */
+    public SimulatedSilverCrash(String silver, long batchId) {
+      super(
+          "Simulated crash of silver "
+              + silver
+              + " in the apply after batch "
+              + batchId
+              + ": wave files written, before the silver commit");
     }
   }
 

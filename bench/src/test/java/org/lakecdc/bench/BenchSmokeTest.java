@@ -17,9 +17,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The harness end to end on a few rows: the job (in its own JVMs, through CdcToDelta) ingests 2,000
  * rows, parquet-java writes them, and the continuous-mode latency is measured. delta-spark, the
- * per-batch cost and the heap runs are left out to keep the test short: their code paths are {@link
- * DeltaSparkAnchorTest}, {@link BenchTest} (the per-batch arithmetic), {@link JobProbeTest} and the
- * same job runs as the bronze one. Only the figures' presence and form are checked, never a time.
+ * per-batch cost, the heap runs and silver are left out to keep the test short: their code paths
+ * are {@link DeltaSparkAnchorTest}, {@link BenchTest} (the per-batch arithmetic), {@link
+ * JobProbeTest}, the same job runs as the bronze one and {@link SilverBenchTest}. Only the figures'
+ * presence and form are checked, never a time.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class BenchSmokeTest {
@@ -34,7 +35,7 @@ class BenchSmokeTest {
             new String[] {
               "--rows=2000",
               "--latencyTransactions=2",
-              "--skip=deltaspark,heap,overhead",
+              "--skip=deltaspark,heap,overhead,silver",
               "--jobHeap=1g",
               "--workDir=" + work
             },

@@ -6,6 +6,7 @@ import static org.hamcrest.Matchers.is;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -14,22 +15,24 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The silver measurements end to end on tiny tables: silver's waves in their own JVMs,
- * delta-spark's MERGE of the same waves, the checks, and the figures' names and order (never their
- * values).
+ * The silver measurements end to end on tiny tables: silver's waves in their own JVMs, the checks,
+ * and the figures' names and order (never their values). delta-spark's MERGE of the same waves is
+ * left out ({@code --skip=deltasparkmerge}) to keep the test run short: a Spark JVM's start and
+ * three MERGEs cost more than the rest together; every real bench run checks its answer (the same
+ * row count and row digest as silver) before printing a figure.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class SilverBenchTest {
   @TempDir Path work;
 
   @Test
-  void silverAndDeltaSparkEndWithTheSameRowsAndEverySilverFigureIsPrinted() {
+  void silverEndsWithTheExpectedRowsAndEverySilverFigureIsPrinted() {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int code =
         Bench.run(
             new String[] {
-              "--skip=bronze,parquet,deltaspark,overhead,heap,latency",
+              "--skip=bronze,parquet,deltaspark,overhead,heap,latency,deltasparkmerge",
               "--silverRows=3000",
               "--silverSmallRows=1000",
               "--silverWaveKeys=100",
@@ -49,8 +52,6 @@ class SilverBenchTest {
         is(
             List.of(
                 "silver_wave_s",
-                "deltaspark_merge_s",
-                "silver_vs_deltaspark_merge",
                 "silver_wave_s_1m",
                 "silver_wave_s_5m",
                 "silver_wave_5m_vs_1m",
@@ -61,11 +62,11 @@ class SilverBenchTest {
     // Three waves (cold, warm-up, one measured) of 80 updates, 9 deletes and 11 inserts each.
     Path run = work.resolve("runs/01-silver");
     assertThat(new BronzeTable(run.resolve("silver-large")).rows(), is(3006L));
-    assertThat(new BronzeTable(run.resolve("deltaspark-large")).rows(), is(3006L));
+    assertThat(Files.exists(run.resolve("deltaspark-large")), is(false));
     assertThat(new BronzeTable(run.resolve("silver-small")).rows(), is(1006L));
     assertThat(
         text,
-        text.contains("both tables hold the same 3,006 rows")
+        !text.contains("deltaspark merge")
             && text.contains("3 waves of 100 keys into 3,000 rows")
             && text.contains("3 waves of 100 keys into 1,000 rows"),
         is(true));

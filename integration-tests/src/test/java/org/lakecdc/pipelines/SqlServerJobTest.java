@@ -52,7 +52,7 @@ import org.lakecdc.transforms.facts.FactsTable;
  * scripts and read as the least-privilege login, with the options a user passes on the command line
  * ({@code --connectionUrl}, {@code --user}, {@code --passwordFile}): the {@code [SQL Server]}
  * scenarios of docs/scenarios.md sections 1 to 6 and 13 to 15 that concern the job (C012 to C014,
- * C045 to C049, C061, C075, C086, C087, C212, C243). The server's clock is America/Sao_Paulo
+ * C045 to C049, C061, C075, C086, C087, C184, C212, C243). The server's clock is America/Sao_Paulo
  * (UTC-3). Runs in the integration profile ({@code mvn -B -Pit verify}) where a Docker engine is
  * available; otherwise every test reports skipped with the reason.
  */
@@ -302,6 +302,66 @@ class SqlServerJobTest {
     assertEquals(0, third.batches());
     assertTrue(t.lastOutput.contains("Nothing new"), t.lastOutput);
     assertEquals(10, t.bronzeRows().size());
+  }
+
+  // ---- 11. Silver (C184) -----------------------------------------------------------------------
+
+  /**
+   * C184: silver with a composite primary key (its keys taken from the unique index, no --keys)
+   * converges to the table; SQL Server records the update of a key column as a delete and an
+   * insert, never as an update's before-image of the old key.
+   */
+  @Test
+  void c184SilverWithACompositeKeyConvergesAndAKeyUpdateArrivesAsDeleteAndInsert() {
+    String table = "pair";
+    server.createTable(
+        table,
+        List.of(
+            ColumnDefinition.of("a", "int"),
+            ColumnDefinition.of("b", "varchar(10)"),
+            ColumnDefinition.of("v", "varchar(10)")),
+        List.of("a", "b"));
+    server.execute(
+        "INSERT INTO dbo.pair (a, b, v) VALUES (1, 'x', 'old')",
+        "INSERT INTO dbo.pair (a, b, v) VALUES (1, 'y', 'old')",
+        "INSERT INTO dbo.pair (a, b, v) VALUES (2, 'w', 'old')");
+    server.enableCapture(table, "dbo_pair", true);
+    Target t = new Target(table);
+    String silver = dir.resolve(table + "/silver").toString();
+    t.run("dbo_pair", "--bootstrap=true", "--silver=" + silver);
+    assertEquals(List.of("1 x old", "1 y old", "2 w old"), silverRows(t, silver));
+
+    server.transaction("UPDATE dbo.pair SET v = 'new' WHERE a = 1 AND b = 'y'");
+    server.transaction("DELETE FROM dbo.pair WHERE a = 2");
+    server.transaction("UPDATE dbo.pair SET b = 'z' WHERE a = 1 AND b = 'x'");
+    t.run("dbo_pair", "--bootstrap=true", "--silver=" + silver);
+
+    List<String> inTable =
+        server.rows("SELECT a, b, v FROM dbo.pair").stream()
+            .map(r -> r.get(0) + " " + r.get(1) + " " + r.get(2))
+            .sorted()
+            .toList();
+    assertEquals(List.of("1 y new", "1 z old"), inTable);
+    assertEquals(inTable, silverRows(t, silver));
+    List<String> operations =
+        t.bronzeRows().stream()
+            .filter(r -> r.getInt32(MetadataColumns.OPERATION) != 0)
+            .map(r -> r.getInt32(MetadataColumns.OPERATION) + " " + r.getString("b"))
+            .toList();
+    assertTrue(operations.contains("1 x"), operations.toString());
+    assertTrue(operations.contains("2 z"), operations.toString());
+    assertFalse(operations.contains("3 x"), operations.toString());
+  }
+
+  /** Silver's rows as "a b v", sorted. */
+  private static List<String> silverRows(Target t, String silver) {
+    return t
+        .tables
+        .scan(silver, DeltaColumn.toBeamSchema(t.tables.describe(silver).columns()))
+        .stream()
+        .map(r -> r.getInt32("a") + " " + r.getString("b") + " " + r.getString("v"))
+        .sorted()
+        .toList();
   }
 
   // ---- 6. Seed (C087)

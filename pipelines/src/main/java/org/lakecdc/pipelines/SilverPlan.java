@@ -11,6 +11,8 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.client.CaptureInstance;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
+import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.delta.TableKind;
 import org.lakecdc.transforms.silver.SilverTable;
 import org.lakecdc.transforms.silver.SilverTarget;
 
@@ -28,14 +30,16 @@ final class SilverPlan {
    *
    * @param changeSchema the read's output schema (bronze's columns)
    * @param runStartedAt when the table's run started (UTC)
-   * @throws OptionRefusedException a key that is not a captured column, or no {@code --keys} for an
-   *     instance without a unique index (one line naming {@code --keys})
+   * @throws OptionRefusedException a key that is not a captured column, no {@code --keys} for an
+   *     instance without a unique index (one line naming {@code --keys}), or a table of another
+   *     kind (another table's bronze, a facts table) at the silver path (naming {@code --silver})
    */
   static @Nullable SilverTarget target(
       JobConfig config, Schema changeSchema, Instant runStartedAt) {
     if (config.silverPath() == null) {
       return null;
     }
+    refuseAnotherKind(config.hadoopConf().tables(), config.silverPath());
     Resolved resolved =
         resolve(
             config.clientFactory(),
@@ -55,6 +59,33 @@ final class SilverPlan {
         runStartedAt,
         config.hadoopConf(),
         config.silverCrashBatch());
+  }
+
+  /**
+   * Refuses a silver path that holds a Delta table of another kind (e.g. another table's bronze):
+   * silver would fail there only after bronze had been written.
+   *
+   * @throws OptionRefusedException naming {@code --silver}, the path and the kind found
+   */
+  static void refuseAnotherKind(DeltaTables tables, String silverPath) {
+    if (!tables.exists(silverPath)) {
+      return;
+    }
+    String silverKind = TableKind.SILVER.propertyValue();
+    tables
+        .describe(silverPath)
+        .kind()
+        .filter(kind -> !kind.equals(silverKind))
+        .ifPresent(
+            kind -> {
+              throw new OptionRefusedException(
+                  "--silver: "
+                      + silverPath
+                      + " is a "
+                      + kind
+                      + " table, not a silver table: give silver a path of its own; nothing was"
+                      + " written");
+            });
   }
 
   /**

@@ -159,6 +159,25 @@ class SilverOptionsTest {
                 "--bootstrap=false")));
   }
 
+  /** Another table's bronze at the silver path is refused before this table's bronze is written. */
+  @Test
+  void anotherTablesBronzeAsSilverIsRefusedBeforeAnythingIsWritten() {
+    source();
+    org.lakecdc.transforms.delta.DeltaTables tables =
+        org.lakecdc.transforms.delta.DeltaTables.create();
+    String other = dir.resolve("other").resolve("dbo_customers").toString();
+    tables.createIfAbsent(
+        other,
+        org.lakecdc.transforms.bronze.BronzeTable.definition(
+            org.apache.beam.sdk.schemas.Schema.builder().addInt32Field("id").build()));
+    assertEquals(
+        "error: --silver: "
+            + other
+            + " is a bronze table, not a silver table: give silver a path of its own; nothing"
+            + " was written",
+        refused(args("--silver=" + other, "--target=" + delta("dbo_orders"))));
+  }
+
   /** A table's own --keys in --tablesFile is that table's (and checked against its columns). */
   @Test
   void aTablesOwnKeysInATablesFileAreChecked() throws Exception {

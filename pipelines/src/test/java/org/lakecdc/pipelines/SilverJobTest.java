@@ -431,8 +431,26 @@ class SilverJobTest {
         .transaction(at(40))
         .insert("dbo.customers", Map.of("id", 7, "status", "a", "amount", 1))
         .commit();
+    // A silver table whose status column is an INT: bronze's varchar cannot be written to it, which
+    // only the apply finds (a table of another kind at the path is refused before the run).
     String broken = silver("dbo_customers");
-    tables.createIfAbsent(broken, org.lakecdc.transforms.facts.FactsTable.definition());
+    tables.createIfAbsent(
+        broken,
+        org.lakecdc.transforms.silver.SilverTable.definition(
+            org.lakecdc.transforms.delta.DeltaColumn.toBeamSchema(
+                List.of(
+                    org.lakecdc.transforms.delta.DeltaColumn.nullable(
+                        "id", org.lakecdc.io.mssqlcdc.schema.OutputType.INT, null),
+                    org.lakecdc.transforms.delta.DeltaColumn.nullable(
+                        "status", org.lakecdc.io.mssqlcdc.schema.OutputType.INT, null),
+                    org.lakecdc.transforms.delta.DeltaColumn.nullable(
+                        "amount", org.lakecdc.io.mssqlcdc.schema.OutputType.INT, null),
+                    org.lakecdc.transforms.delta.DeltaColumn.nullable(
+                        "_start_lsn", org.lakecdc.io.mssqlcdc.schema.OutputType.STRING, null),
+                    org.lakecdc.transforms.delta.DeltaColumn.nullable(
+                        "_commit_ts",
+                        org.lakecdc.io.mssqlcdc.schema.OutputType.TIMESTAMP_NTZ,
+                        null)))));
     Run run =
         main(
             List.of(

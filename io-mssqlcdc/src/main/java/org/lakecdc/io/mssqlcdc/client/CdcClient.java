@@ -197,6 +197,80 @@ public interface CdcClient extends AutoCloseable {
       String schema, String table, List<String> keyColumns, int n, IsolationLevel isolation);
 
   /**
+   * {@code MIN} and {@code MAX} of one key column over the table's rows with a non-NULL value (two
+   * index seeks: {@code TOP (1) ... ORDER BY k} and {@code ORDER BY k DESC}), under {@code
+   * isolation}. Values in the Java types of {@link ChangeRow}; strings compare under the column's
+   * collation.
+   *
+   * @return {@code [min, max]}, or empty when no row has a non-NULL key
+   * @throws CdcException for an unknown table or column
+   */
+  default Optional<List<Object>> keyRange(
+      String schema, String table, String keyColumn, IsolationLevel isolation) {
+    throw new UnsupportedOperationException("issue 12: keyRange");
+  }
+
+  /**
+   * The last key tuple in {@code ORDER BY} order ({@code SELECT TOP (1) <keys> ... ORDER BY k1
+   * DESC, ..., kn DESC}), under {@code isolation}.
+   *
+   * @return the key, or empty for an empty table
+   */
+  default Optional<List<Object>> keyMax(
+      String schema, String table, List<String> keyColumns, IsolationLevel isolation) {
+    throw new UnsupportedOperationException("issue 12: keyMax");
+  }
+
+  /**
+   * The key at offset {@code n} (0-based: the (n+1)-th key) in {@code ORDER BY} order among the
+   * rows with {@code lower <= (keys) < upper} (SCENARIOS C103): each seekable piece of the range
+   * takes its own {@code TOP (n + 1)} ordered by the key, and the union is ordered and offset by n
+   * rows, so at most a few times n keys are read.
+   *
+   * @param lowerInclusive the range's first key, or empty for the start (NULL keys included)
+   * @param upperExclusive the first key after the range, or empty for the end
+   * @param n at least 0
+   * @return the key, or empty when the range holds n keys or fewer
+   */
+  default Optional<List<Object>> keyBound(
+      String schema,
+      String table,
+      List<String> keyColumns,
+      Optional<List<Object>> lowerInclusive,
+      Optional<List<Object>> upperExclusive,
+      long n,
+      IsolationLevel isolation) {
+    throw new UnsupportedOperationException("issue 12: keyBound");
+  }
+
+  /**
+   * Row counts per slice of a fixed grid over one integer key column, in one server-side {@code
+   * GROUP BY}: slice = {@code floor(key / width)} (negative keys floored), rows with a NULL key
+   * excluded, restricted to {@code low <= key <= high}.
+   *
+   * @param width at least 1
+   * @return slice number to its row count, ascending, only non-empty slices
+   */
+  default java.util.SortedMap<Long, Long> keySlices(
+      String schema,
+      String table,
+      String keyColumn,
+      long width,
+      long low,
+      long high,
+      IsolationLevel isolation) {
+    throw new UnsupportedOperationException("issue 12: keySlices");
+  }
+
+  /**
+   * The table's row estimate from {@code EXEC sys.sp_spaceused @objname = ?} (its {@code rows}
+   * column), never a count.
+   */
+  default long rowEstimate(String schema, String table) {
+    throw new UnsupportedOperationException("issue 12: rowEstimate");
+  }
+
+  /**
    * The source server's current time, UTC, where the client knows it without asking the server: the
    * simulator's clock ({@link org.lakecdc.io.mssqlcdc.fake.FileBackedCdcClient}), whose history may
    * lie anywhere in time. The job measures {@code capture_lag_seconds} against it, so a simulated

@@ -1,0 +1,717 @@
+package org.lakecdc.transforms.snapshot;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.NullNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.delta.kernel.expressions.Column;
+import io.delta.kernel.expressions.Literal;
+import io.delta.kernel.expressions.Predicate;
+import io.delta.kernel.utils.CloseableIterator;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import org.apache.beam.sdk.values.Row;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.facts.FactsTable;
+
+/**
+ * The facts rows of chunked snapshots (BEHAVIOUR.md 6.7, 6.9; docs/tables.md "Chunked snapshots"),
+ * written and read back. Every row has {@code min_lsn = max_lsn = S} but a chunk's, whose {@code
+ * min_lsn} is its stamp L and {@code max_lsn} the {@code max_lsn} read after its read. Times are
+ * UTC.
+ *
+ * <p>Idempotency keys (Delta transaction ids of the facts table):
+ *
+ * <ul>
+ *   <li>{@code snapshot_open}: {@link #openAppId} version = generation (one per generation);
+ *   <li>{@code snapshot_plan}: {@link #planAppId} version 0 (a concurrent plan loses to the stored
+ *       one);
+ *   <li>{@code snapshot_chunk}: {@link #chunkFactsAppId} version = chunk index;
+ *   <li>completion ({@code bootstrap}/{@code resnapshot}): the target's events app id, version =
+ *       generation.
+ * </ul>
+ *
+ * The chunk's bronze commit uses {@link #bronzeAppId} version = chunk index.
+ */
+public final class ChunkedSnapshotFacts {
+  /** Event names. */
+  public static final String EVENT_SNAPSHOT_OPEN = "snapshot_open",
+      EVENT_SNAPSHOT_PLAN = "snapshot_plan",
+      EVENT_SNAPSHOT_CHUNK = "snapshot_chunk",
+      EVENT_RESNAPSHOT = "resnapshot";
+
+  /** Snapshot modes of an open row. */
+  public static final String MODE_CHUNKED = "chunked", MODE_FULL = "full";
+
+  /** Snapshot kinds of an open row: what its completion row is. */
+  public static final String KIND_BOOTSTRAP = "bootstrap", KIND_RESNAPSHOT = "resnapshot";
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private ChunkedSnapshotFacts() {}
+
+  /** Facts transaction app id of a stream's opens: {@code <appId>#snapshots}. */
+  public static String openAppId(String appId) {
+    return appId + "#snapshots";
+  }
+
+  /** Facts transaction app id of the plan of S: {@code <appId>#snapplan.<S>}. */
+  public static String planAppId(String appId, Lsn s) {
+    return appId + "#snapplan." + s;
+  }
+
+  /** Bronze transaction app id of the chunks of S: {@code <appId>#snap.<S>}. */
+  public static String bronzeAppId(String appId, Lsn s) {
+    return appId + "#snap." + s;
+  }
+
+  /** Facts transaction app id of the chunk rows of S: {@code <appId>#snapchunks.<S>}. */
+  public static String chunkFactsAppId(String appId, Lsn s) {
+    return appId + "#snapchunks." + s;
+  }
+
+  /**
+   * A {@code snapshot_open} row.
+   *
+   * @param appId the stream's app id (of the generation: {@code <appId>} or {@code <appId>.g<n>})
+   * @param target the bronze table's path
+   * @param s the snapshot LSN S
+   * @param sCommitTime the commit time of S (UTC), or null when unknown
+   * @param mode {@link #MODE_CHUNKED} or {@link #MODE_FULL}
+   * @param kind {@link #KIND_BOOTSTRAP} or {@link #KIND_RESNAPSHOT}
+   * @param generation the stream generation the snapshot starts, from 0
+   * @param keys the key columns the snapshot is planned over
+   * @param extentJson the key's extent ({@code SnapshotExtent#toJson}), or null (a full open)
+   * @param lostFrom a re-snapshot's lost gap start (UTC), else null
+   * @param lostTo a re-snapshot's lost gap end (UTC), else null
+   * @param writtenAt when the row was written (UTC); null on a row not yet written
+   */
+  public record Open(
+      String appId,
+      String target,
+      Lsn s,
+      @Nullable Instant sCommitTime,
+      String mode,
+      String kind,
+      int generation,
+      List<String> keys,
+      @Nullable String extentJson,
+      @Nullable Instant lostFrom,
+      @Nullable Instant lostTo,
+      @Nullable Instant writtenAt) {
+    public Open {
+      keys = List.copyOf(keys);
+    }
+
+    /** Whether this opens a chunked snapshot. */
+    public boolean chunked() {
+      return MODE_CHUNKED.equals(mode);
+    }
+
+    /**
+     * The detail JSON: {@code {"mode","kind","keys","plan","generation","lost_from_ts",
+     * "lost_to_ts"}}.
+     */
+    public String detail() {
+      ObjectNode node = JSON.createObjectNode();
+      node.put("mode", mode);
+      node.put("kind", kind);
+      ArrayNode k = node.putArray("keys");
+      keys.forEach(k::add);
+      node.set("plan", extentJson == null ? NullNode.getInstance() : parse(extentJson));
+      node.put("generation", generation);
+      putTime(node, "lost_from_ts", lostFrom);
+      putTime(node, "lost_to_ts", lostTo);
+      return node.toString();
+    }
+
+    /** The facts row, written at {@code now}. */
+    public Row toRow(Instant now) {
+      return FactsTable.row()
+          .set(FactsTable.APP_ID, appId)
+          .set(FactsTable.ROWS, 0L)
+          .set(FactsTable.MIN_LSN, s.toString())
+          .set(FactsTable.MAX_LSN, s.toString())
+          .set(FactsTable.MIN_COMMIT_TS, sCommitTime)
+          .set(FactsTable.MAX_COMMIT_TS, sCommitTime)
+          .set(FactsTable.EVENT, EVENT_SNAPSHOT_OPEN)
+          .set(FactsTable.LOST_FROM_TS, lostFrom)
+          .set(FactsTable.LOST_TO_TS, lostTo)
+          .set(FactsTable.DETAIL, detail())
+          .set(FactsTable.TARGET, target)
+          .set(FactsTable.WRITTEN_AT, now)
+          .build();
+    }
+  }
+
+  /**
+   * A {@code snapshot_plan} row: every chunk of S, planned once.
+   *
+   * @param appId the generation's app id
+   * @param target the bronze table's path
+   * @param s the snapshot LSN S
+   * @param kind the extent's kind ({@code int} or {@code keyset})
+   * @param keys the key columns
+   * @param chunkRows the most rows per chunk the plan was made with
+   * @param chunksPerWave chunks per wave, fixed with the plan: wave w is chunks {@code [w*k,
+   *     (w+1)*k)}
+   * @param chunksJson the chunks, {@code [[index, lo, hi], ...]} ({@code ChunkBounds#planJson})
+   * @param startedAt when planning started (UTC)
+   * @param durationMs how long planning took
+   */
+  public record Plan(
+      String appId,
+      String target,
+      Lsn s,
+      String kind,
+      List<String> keys,
+      long chunkRows,
+      int chunksPerWave,
+      String chunksJson,
+      Instant startedAt,
+      long durationMs) {
+    public Plan {
+      keys = List.copyOf(keys);
+      if (chunksPerWave < 1) {
+        throw new IllegalArgumentException(
+            "chunksPerWave must be at least 1, not " + chunksPerWave);
+      }
+    }
+
+    /** The number of chunks planned. */
+    public int chunkCount() {
+      return parse(chunksJson).size();
+    }
+
+    /** The wave chunk {@code chunk} belongs to. */
+    public int waveOf(int chunk) {
+      return chunk / chunksPerWave;
+    }
+
+    /** The number of waves. */
+    public int waveCount() {
+      return (chunkCount() + chunksPerWave - 1) / chunksPerWave;
+    }
+
+    /**
+     * The detail JSON: {@code {"snapshot","kind","keys","chunk_rows","chunks_per_wave","chunks"}}.
+     */
+    public String detail() {
+      ObjectNode node = JSON.createObjectNode();
+      node.put("snapshot", s.toString());
+      node.put("kind", kind);
+      ArrayNode k = node.putArray("keys");
+      keys.forEach(k::add);
+      node.put("chunk_rows", chunkRows);
+      node.put("chunks_per_wave", chunksPerWave);
+      node.set("chunks", parse(chunksJson));
+      return node.toString();
+    }
+
+    /** The facts row, written at {@code now}. */
+    public Row toRow(Instant now) {
+      return FactsTable.row()
+          .set(FactsTable.APP_ID, appId)
+          .set(FactsTable.ROWS, 0L)
+          .set(FactsTable.MIN_LSN, s.toString())
+          .set(FactsTable.MAX_LSN, s.toString())
+          .set(FactsTable.STARTED_AT, startedAt)
+          .set(FactsTable.DURATION_MS, durationMs)
+          .set(FactsTable.EVENT, EVENT_SNAPSHOT_PLAN)
+          .set(FactsTable.DETAIL, detail())
+          .set(FactsTable.TARGET, target)
+          .set(FactsTable.WRITTEN_AT, now)
+          .build();
+    }
+  }
+
+  /**
+   * A {@code snapshot_chunk} row: one chunk read and committed to bronze.
+   *
+   * @param appId the generation's app id
+   * @param target the bronze table's path
+   * @param s the snapshot LSN S
+   * @param chunk the chunk's index
+   * @param wave the chunk's wave
+   * @param loJson the chunk's lower bound as JSON ({@code null} open)
+   * @param hiJson the chunk's upper bound as JSON, as read (the re-sought end of an open last
+   *     chunk)
+   * @param last whether it is the plan's last chunk
+   * @param rows the rows read
+   * @param stamp L, the {@code _start_lsn} of its rows (at least S)
+   * @param stampCommitTime the commit time of L (UTC)
+   * @param highLsn {@code max_lsn} read after the read, or null
+   * @param highCommitTime its commit time, or null
+   * @param startedAt when its read started (UTC)
+   * @param durationMs from {@code startedAt} to its bronze commit
+   * @param readSeconds seconds its read took, or null when unknown (rebuilt after a crash)
+   */
+  public record ChunkFact(
+      String appId,
+      String target,
+      Lsn s,
+      int chunk,
+      int wave,
+      String loJson,
+      String hiJson,
+      boolean last,
+      long rows,
+      Lsn stamp,
+      @Nullable Instant stampCommitTime,
+      @Nullable Lsn highLsn,
+      @Nullable Instant highCommitTime,
+      @Nullable Instant startedAt,
+      @Nullable Long durationMs,
+      @Nullable Double readSeconds) {
+
+    /** The detail JSON: {@code {"snapshot","wave","chunk","lo","hi","last"}}. */
+    public String detail() {
+      ObjectNode node = JSON.createObjectNode();
+      node.put("snapshot", s.toString());
+      node.put("wave", wave);
+      node.put("chunk", chunk);
+      node.set("lo", parse(loJson));
+      node.set("hi", parse(hiJson));
+      node.put("last", last);
+      return node.toString();
+    }
+
+    /** The facts row, written at {@code now}. */
+    public Row toRow(Instant now) {
+      return FactsTable.row()
+          .set(FactsTable.APP_ID, appId)
+          .set(FactsTable.ROWS, rows)
+          .set(FactsTable.MIN_LSN, stamp.toString())
+          .set(FactsTable.MAX_LSN, (highLsn == null ? stamp : highLsn).toString())
+          .set(FactsTable.MIN_COMMIT_TS, stampCommitTime)
+          .set(FactsTable.MAX_COMMIT_TS, highLsn == null ? stampCommitTime : highCommitTime)
+          .set(FactsTable.INSERTS, 0L)
+          .set(FactsTable.UPDATES, 0L)
+          .set(FactsTable.DELETES, 0L)
+          .set(FactsTable.STARTED_AT, startedAt)
+          .set(FactsTable.DURATION_MS, durationMs)
+          .set(FactsTable.READ_SECONDS, readSeconds)
+          .set(FactsTable.EVENT, EVENT_SNAPSHOT_CHUNK)
+          .set(FactsTable.DETAIL, detail())
+          .set(FactsTable.TARGET, target)
+          .set(FactsTable.WRITTEN_AT, now)
+          .build();
+    }
+
+    /** The JSON of the bronze domain {@link #BRONZE_DOMAIN} recording this chunk's commit. */
+    public String toJson() {
+      ObjectNode node = JSON.createObjectNode();
+      node.put("app_id", appId);
+      node.put("target", target);
+      node.put("snapshot", s.toString());
+      node.put("chunk", chunk);
+      node.put("wave", wave);
+      node.set("lo", parse(loJson));
+      node.set("hi", parse(hiJson));
+      node.put("last", last);
+      node.put("rows", rows);
+      node.put("stamp", stamp.toString());
+      putTime(node, "stamp_commit_ts", stampCommitTime);
+      if (highLsn == null) {
+        node.putNull("high_lsn");
+      } else {
+        node.put("high_lsn", highLsn.toString());
+      }
+      putTime(node, "high_commit_ts", highCommitTime);
+      putTime(node, "started_at", startedAt);
+      if (durationMs == null) {
+        node.putNull("duration_ms");
+      } else {
+        node.put("duration_ms", durationMs);
+      }
+      if (readSeconds == null) {
+        node.putNull("read_seconds");
+      } else {
+        node.put("read_seconds", readSeconds);
+      }
+      return node.toString();
+    }
+
+    /**
+     * {@link #toJson}'s form read back.
+     *
+     * @throws IllegalArgumentException when it is not of that form
+     */
+    public static ChunkFact fromJson(String json) {
+      JsonNode n = parse(json);
+      try {
+        return new ChunkFact(
+            n.get("app_id").asText(),
+            n.get("target").asText(),
+            Lsn.parse(n.get("snapshot").asText()),
+            n.get("chunk").asInt(),
+            n.get("wave").asInt(),
+            n.get("lo").toString(),
+            n.get("hi").toString(),
+            n.get("last").asBoolean(),
+            n.get("rows").asLong(),
+            Lsn.parse(n.get("stamp").asText()),
+            time(n.get("stamp_commit_ts")),
+            n.path("high_lsn").isTextual() ? Lsn.parse(n.get("high_lsn").asText()) : null,
+            time(n.get("high_commit_ts")),
+            time(n.get("started_at")),
+            n.path("duration_ms").isNumber() ? n.get("duration_ms").asLong() : null,
+            n.path("read_seconds").isNumber() ? n.get("read_seconds").asDouble() : null);
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException("Not a snapshot chunk record: " + json, e);
+      }
+    }
+  }
+
+  /** Bronze domain of the last chunk committed: {@link ChunkFact#toJson()}. */
+  public static final String BRONZE_DOMAIN = "mssql_cdc.snapshot_chunk";
+
+  /**
+   * The completion row of a chunked snapshot: {@code bootstrap} (generation 0) or {@code
+   * resnapshot}, {@code min_lsn = max_lsn = end_lsn = S}, rows = the sum of its chunks' rows,
+   * {@code started_at} = the open row's {@code written_at}, {@code duration_ms} = open to {@code
+   * now}, detail {@code {"snapshot","chunks","rows","last_lsn"}} (the largest stamp).
+   */
+  public static Row completionRow(Open open, long rows, int chunks, Lsn lastLsn, Instant now) {
+    ObjectNode detail = JSON.createObjectNode();
+    detail.put("snapshot", open.s().toString());
+    detail.put("chunks", chunks);
+    detail.put("rows", rows);
+    detail.put("last_lsn", lastLsn.toString());
+    Instant opened = open.writtenAt();
+    return FactsTable.row()
+        .set(FactsTable.APP_ID, open.appId())
+        .set(FactsTable.ROWS, rows)
+        .set(FactsTable.MIN_LSN, open.s().toString())
+        .set(FactsTable.MAX_LSN, open.s().toString())
+        .set(FactsTable.END_LSN, open.s().toString())
+        .set(FactsTable.END_COMMIT_TS, open.sCommitTime())
+        .set(FactsTable.STARTED_AT, opened)
+        .set(
+            FactsTable.DURATION_MS,
+            opened == null ? null : Math.max(0, now.toEpochMilli() - opened.toEpochMilli()))
+        .set(
+            FactsTable.EVENT,
+            KIND_RESNAPSHOT.equals(open.kind()) ? EVENT_RESNAPSHOT : FactsTable.EVENT_BOOTSTRAP)
+        .set(FactsTable.LOST_FROM_TS, open.lostFrom())
+        .set(FactsTable.LOST_TO_TS, open.lostTo())
+        .set(FactsTable.DETAIL, detail.toString())
+        .set(FactsTable.TARGET, open.target())
+        .set(FactsTable.WRITTEN_AT, now)
+        .build();
+  }
+
+  /**
+   * A chunked snapshot as its facts rows tell it.
+   *
+   * @param open the newest chunked open of the stream family for the target (highest S)
+   * @param plan its plan, or empty before the first wave planned it
+   * @param chunks its recorded chunks by index
+   * @param complete whether a {@code bootstrap}/{@code resnapshot} row of the family for the target
+   *     has {@code max_lsn >= S}
+   */
+  public record State(
+      Open open, Optional<Plan> plan, SortedMap<Integer, ChunkFact> chunks, boolean complete) {
+    public State {
+      chunks = Collections.unmodifiableSortedMap(new TreeMap<>(chunks));
+    }
+
+    /** Chunks recorded. */
+    public int chunksDone() {
+      return chunks.size();
+    }
+
+    /** Chunks planned, or -1 before planning. */
+    public int chunksTotal() {
+      return plan.map(Plan::chunkCount).orElse(-1);
+    }
+
+    /** Rows of the recorded chunks. */
+    public long rowsDone() {
+      return chunks.values().stream().mapToLong(ChunkFact::rows).sum();
+    }
+
+    /** The first chunk index not recorded (chunks commit in index order). */
+    public int nextChunk() {
+      return chunks.isEmpty() ? 0 : chunks.lastKey() + 1;
+    }
+
+    /**
+     * The highest wave whose every chunk is recorded (waves commit in order), or -1 when none is
+     * (or before planning).
+     */
+    public int lastCompleteWave() {
+      if (plan.isEmpty()) {
+        return -1;
+      }
+      Plan p = plan.get();
+      int next = nextChunk();
+      if (next >= p.chunkCount()) {
+        return p.waveCount() - 1;
+      }
+      return p.waveOf(next) - 1;
+    }
+
+    /** The largest stamp of the recorded chunks, or empty. */
+    public Optional<Lsn> maxStamp() {
+      return chunks.values().stream().map(ChunkFact::stamp).max(Lsn::compareTo);
+    }
+  }
+
+  /**
+   * What the facts table says about the snapshots of one stream family (app id {@code appId} and
+   * its generations {@code appId.g<n>}) for one target.
+   *
+   * @param chunked the newest chunked snapshot (highest S), or empty
+   * @param fullOpen the newest full open, or empty
+   * @param fullOpenComplete whether a completion row has {@code max_lsn >=} the full open's S
+   * @param newestCompletion the highest {@code max_lsn} of the family's completion rows, or empty
+   */
+  public record Snapshots(
+      Optional<State> chunked,
+      Optional<Open> fullOpen,
+      boolean fullOpenComplete,
+      Optional<Lsn> newestCompletion) {}
+
+  /**
+   * Reads the snapshot rows of {@code appId}'s family for {@code target} from the facts table at
+   * its latest version (file skipping on {@code event}); memory holds the rows of that one family
+   * and target only.
+   *
+   * @return what they say; all empty when the facts table does not exist
+   * @throws UncheckedIOException when the facts table cannot be read
+   */
+  public static Snapshots read(DeltaTables tables, String factsPath, String appId, String target) {
+    if (!tables.exists(factsPath)) {
+      return new Snapshots(Optional.empty(), Optional.empty(), false, Optional.empty());
+    }
+    Predicate events = null;
+    for (String e :
+        List.of(
+            EVENT_SNAPSHOT_OPEN,
+            EVENT_SNAPSHOT_PLAN,
+            EVENT_SNAPSHOT_CHUNK,
+            FactsTable.EVENT_BOOTSTRAP,
+            EVENT_RESNAPSHOT)) {
+      Predicate one = new Predicate("=", new Column(FactsTable.EVENT), Literal.ofString(e));
+      events = events == null ? one : new Predicate("OR", events, one);
+    }
+    List<Open> opens = new ArrayList<>();
+    List<Map<String, Object>> plans = new ArrayList<>();
+    List<Map<String, Object>> chunkRows = new ArrayList<>();
+    Lsn newestCompletion = null;
+    try (CloseableIterator<Map<String, Object>> rows =
+        tables.scanAtVersion(factsPath, tables.version(factsPath), events)) {
+      while (rows.hasNext()) {
+        Map<String, Object> row = rows.next();
+        if (!target.equals(row.get(FactsTable.TARGET))
+            || !ofFamily(row.get(FactsTable.APP_ID), appId)) {
+          continue;
+        }
+        Object event = row.get(FactsTable.EVENT);
+        if (EVENT_SNAPSHOT_OPEN.equals(event)) {
+          Open open = openOf(row);
+          if (open != null) {
+            opens.add(open);
+          }
+        } else if (EVENT_SNAPSHOT_PLAN.equals(event)) {
+          plans.add(row);
+        } else if (EVENT_SNAPSHOT_CHUNK.equals(event)) {
+          chunkRows.add(row);
+        } else if (FactsTable.EVENT_BOOTSTRAP.equals(event) || EVENT_RESNAPSHOT.equals(event)) {
+          Object max = row.get(FactsTable.MAX_LSN);
+          if (max instanceof String text) {
+            Lsn lsn = Lsn.parse(text);
+            if (newestCompletion == null || lsn.isAfter(newestCompletion)) {
+              newestCompletion = lsn;
+            }
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read Delta table " + factsPath, e);
+    }
+    Open chunkedOpen = null;
+    Open fullOpen = null;
+    for (Open open : opens) {
+      if (open.chunked()) {
+        if (chunkedOpen == null || open.s().isAfter(chunkedOpen.s())) {
+          chunkedOpen = open;
+        }
+      } else if (fullOpen == null || !fullOpen.s().isAfter(open.s())) {
+        fullOpen = open;
+      }
+    }
+    Lsn completion = newestCompletion;
+    Optional<State> state = Optional.empty();
+    if (chunkedOpen != null) {
+      Lsn s = chunkedOpen.s();
+      Optional<Plan> plan = Optional.empty();
+      for (Map<String, Object> row : plans) {
+        Plan p = planOf(row);
+        if (p != null && p.s().equals(s)) {
+          plan = Optional.of(p);
+        }
+      }
+      SortedMap<Integer, ChunkFact> chunks = new TreeMap<>();
+      for (Map<String, Object> row : chunkRows) {
+        ChunkFact c = chunkOf(row);
+        if (c != null && c.s().equals(s)) {
+          chunks.put(c.chunk(), c);
+        }
+      }
+      state =
+          Optional.of(
+              new State(chunkedOpen, plan, chunks, completion != null && !completion.isBefore(s)));
+    }
+    Open full = fullOpen;
+    return new Snapshots(
+        state,
+        Optional.ofNullable(full),
+        full != null && completion != null && !completion.isBefore(full.s()),
+        Optional.ofNullable(completion));
+  }
+
+  /** Whether a row's app id is {@code appId} or one of its generations {@code appId.g<n>}. */
+  static boolean ofFamily(@Nullable Object rowAppId, String appId) {
+    if (!(rowAppId instanceof String id)) {
+      return false;
+    }
+    if (id.equals(appId)) {
+      return true;
+    }
+    String prefix = appId + ".g";
+    return id.startsWith(prefix)
+        && id.length() > prefix.length()
+        && id.substring(prefix.length()).chars().allMatch(Character::isDigit);
+  }
+
+  private static @Nullable Open openOf(Map<String, Object> row) {
+    JsonNode d = detailOf(row);
+    if (d == null || !(row.get(FactsTable.MIN_LSN) instanceof String s)) {
+      return null;
+    }
+    List<String> keys = new ArrayList<>();
+    d.path("keys").forEach(k -> keys.add(k.asText()));
+    JsonNode plan = d.path("plan");
+    return new Open(
+        (String) row.get(FactsTable.APP_ID),
+        (String) row.get(FactsTable.TARGET),
+        Lsn.parse(s),
+        utc(row.get(FactsTable.MIN_COMMIT_TS)),
+        d.path("mode").asText(MODE_FULL),
+        d.path("kind").asText(KIND_BOOTSTRAP),
+        d.path("generation").asInt(0),
+        keys,
+        plan.isMissingNode() || plan.isNull() ? null : plan.toString(),
+        utc(row.get(FactsTable.LOST_FROM_TS)),
+        utc(row.get(FactsTable.LOST_TO_TS)),
+        utc(row.get(FactsTable.WRITTEN_AT)));
+  }
+
+  private static @Nullable Plan planOf(Map<String, Object> row) {
+    JsonNode d = detailOf(row);
+    if (d == null || !d.path("snapshot").isTextual() || !d.path("chunks").isArray()) {
+      return null;
+    }
+    List<String> keys = new ArrayList<>();
+    d.path("keys").forEach(k -> keys.add(k.asText()));
+    Object started = row.get(FactsTable.STARTED_AT);
+    Object duration = row.get(FactsTable.DURATION_MS);
+    return new Plan(
+        (String) row.get(FactsTable.APP_ID),
+        (String) row.get(FactsTable.TARGET),
+        Lsn.parse(d.get("snapshot").asText()),
+        d.path("kind").asText(),
+        keys,
+        d.path("chunk_rows").asLong(),
+        Math.max(1, d.path("chunks_per_wave").asInt(1)),
+        d.get("chunks").toString(),
+        started == null ? Instant.EPOCH : utc(started),
+        duration instanceof Number n ? n.longValue() : 0L);
+  }
+
+  private static @Nullable ChunkFact chunkOf(Map<String, Object> row) {
+    JsonNode d = detailOf(row);
+    if (d == null
+        || !d.path("snapshot").isTextual()
+        || !(row.get(FactsTable.MIN_LSN) instanceof String min)) {
+      return null;
+    }
+    Object max = row.get(FactsTable.MAX_LSN);
+    Object rows = row.get(FactsTable.ROWS);
+    Object duration = row.get(FactsTable.DURATION_MS);
+    Object read = row.get(FactsTable.READ_SECONDS);
+    return new ChunkFact(
+        (String) row.get(FactsTable.APP_ID),
+        (String) row.get(FactsTable.TARGET),
+        Lsn.parse(d.get("snapshot").asText()),
+        d.path("chunk").asInt(),
+        d.path("wave").asInt(),
+        d.path("lo").toString(),
+        d.path("hi").toString(),
+        d.path("last").asBoolean(),
+        rows instanceof Number n ? n.longValue() : 0L,
+        Lsn.parse(min),
+        utc(row.get(FactsTable.MIN_COMMIT_TS)),
+        max instanceof String m ? Lsn.parse(m) : null,
+        utc(row.get(FactsTable.MAX_COMMIT_TS)),
+        utc(row.get(FactsTable.STARTED_AT)),
+        duration instanceof Number n ? n.longValue() : null,
+        read instanceof Number n ? n.doubleValue() : null);
+  }
+
+  private static @Nullable JsonNode detailOf(Map<String, Object> row) {
+    Object detail = row.get(FactsTable.DETAIL);
+    if (!(detail instanceof String text)) {
+      return null;
+    }
+    try {
+      JsonNode node = JSON.readTree(text);
+      return node != null && node.isObject() ? node : null;
+    } catch (JsonProcessingException e) {
+      return null;
+    }
+  }
+
+  private static JsonNode parse(String json) {
+    try {
+      return JSON.readTree(json);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("Not JSON: " + json, e);
+    }
+  }
+
+  private static void putTime(ObjectNode node, String name, @Nullable Instant time) {
+    if (time == null) {
+      node.putNull(name);
+    } else {
+      node.put(name, time.toString());
+    }
+  }
+
+  private static @Nullable Instant time(@Nullable JsonNode node) {
+    return node == null || !node.isTextual() ? null : Instant.parse(node.asText());
+  }
+
+  private static @Nullable Instant utc(@Nullable Object value) {
+    if (value instanceof LocalDateTime t) {
+      return t.toInstant(ZoneOffset.UTC);
+    }
+    return value instanceof Instant i ? i : null;
+  }
+}

@@ -30,8 +30,9 @@ final class Bootstrap {
 
   /**
    * Takes the bootstrap snapshot of a new target: records S ({@code max_lsn} before any row is
-   * read; docs/tables.md "Bronze"), reads the table in key ranges and writes the rows to bronze in
-   * one commit that also records S and the position at S.
+   * read; docs/tables.md "Bronze"), writes the full {@code snapshot_open} facts row at S, reads the
+   * table in key ranges and writes the rows to bronze in one commit that also records S and the
+   * position at S.
    *
    * @return the snapshot's rows
    */
@@ -69,6 +70,8 @@ final class Bootstrap {
     StreamPosition atS =
         new StreamPosition(config.appId(), 0, -1, s, time, config.captureInstance())
             .ofTarget(config.bronzePath(), bronzeId);
+    // The mode lock's record that a whole snapshot is being read (BEHAVIOUR.md 6.10).
+    ChunkedSnapshot.writeFullOpen(config, tables, s, time, ChunkedSnapshot.keyColumns(config));
     out.printf(
         "New target %s: taking a snapshot of %s stamped with S = %s (committed at %s)%n",
         config.bronzePath(), config.captureInstance(), s, time);

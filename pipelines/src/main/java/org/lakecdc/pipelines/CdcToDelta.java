@@ -256,6 +256,12 @@ public final class CdcToDelta {
               + " needs --seedTable (the path or URI of a Delta table holding a copy of the"
               + " source table)");
     }
+    SnapshotSettings snapshot = SnapshotSettings.of(o);
+    if (snapshot.chunked() && seed != null) {
+      throw new IllegalArgumentException(
+          "--snapshot=chunked cannot be combined with --seedTable (the seed is the new target's"
+              + " snapshot): pass one or the other");
+    }
     StartingLsn start = StartingLsn.earliest();
     if (o.getStartingLsn() != null) {
       if (o.getBootstrap()) {
@@ -335,6 +341,7 @@ public final class CdcToDelta {
         .silverPath(silver)
         .keys(keys)
         .silverWaveRows(o.getSilverWaveRows())
+        .snapshot(snapshot)
         .build();
   }
 

@@ -9,7 +9,8 @@ import org.apache.beam.sdk.options.Description;
  * Options of the main job {@link CdcToDelta}, in Beam's {@code --camelCase=value} form. Every value
  * is validated before anything runs; docs/options.md is the reference.
  */
-public interface CdcToDeltaOptions extends OutputOptions, SqlServerOptions, SilverOptions {
+public interface CdcToDeltaOptions
+    extends OutputOptions, SqlServerOptions, SilverOptions, ChunkedSnapshotOptions {
   @Description(
       "Directory of the file-backed SQL Server CDC simulator to read (the embedded default)."
           + " Default: lakecdc-demo/source, where the demo database (TPC-H orders and lineitem"

@@ -49,6 +49,7 @@ import org.lakecdc.transforms.write.CrashPoint;
  * @param silverCrashBatch crash tests only: the silver apply after this bronze batch stops in its
  *     second wave, after the wave's files are written and before its silver commit ({@link
  *     SilverTarget#withCrash}); -1 for none
+ * @param snapshot how the target's snapshots are taken (whole or chunked; {@link SnapshotSettings})
  */
 public record JobConfig(
     CdcClientFactory clientFactory,
@@ -74,7 +75,8 @@ public record JobConfig(
     @Nullable String silverPath,
     List<String> keys,
     int silverWaveRows,
-    long silverCrashBatch) {
+    long silverCrashBatch,
+    SnapshotSettings snapshot) {
   public JobConfig {
     Objects.requireNonNull(hadoopConf, "hadoopConf");
     Objects.requireNonNull(clientFactory, "clientFactory");
@@ -95,6 +97,7 @@ public record JobConfig(
       silverPath = TablePaths.normalize(silverPath);
     }
     keys = List.copyOf(keys);
+    Objects.requireNonNull(snapshot, "snapshot");
   }
 
   /** {@code --silverWaveRows}'s default: bronze rows per silver wave. */
@@ -128,7 +131,7 @@ public record JobConfig(
    * the capture instance, bootstrap on, starting LSN earliest, 100 commits per batch, one
    * partition, hourly verdict, {@code _command_id} read, inferred columns, read-committed snapshot
    * reads, schema changes classified, no crash point, no seed and no silver (the source's keys,
-   * {@value #DEFAULT_SILVER_WAVE_ROWS} bronze rows per wave).
+   * {@value #DEFAULT_SILVER_WAVE_ROWS} bronze rows per wave), whole snapshots.
    *
    * @param clientFactory opens CDC clients
    * @param captureInstance the capture instance to read
@@ -166,7 +169,8 @@ public record JobConfig(
         .silverPath(silverPath)
         .keys(keys)
         .silverWaveRows(silverWaveRows)
-        .silverCrashBatch(silverCrashBatch);
+        .silverCrashBatch(silverCrashBatch)
+        .snapshot(snapshot);
   }
 
   /**
@@ -199,6 +203,7 @@ public record JobConfig(
     private List<String> keys = List.of();
     private int silverWaveRows = DEFAULT_SILVER_WAVE_ROWS;
     private long silverCrashBatch = -1;
+    private SnapshotSettings snapshot = SnapshotSettings.DEFAULTS;
 
     private Builder(
         CdcClientFactory clientFactory,
@@ -333,6 +338,12 @@ public record JobConfig(
       return this;
     }
 
+    /** How snapshots are taken (default {@link SnapshotSettings#DEFAULTS}: whole). */
+    public Builder snapshot(SnapshotSettings snapshot) {
+      this.snapshot = snapshot;
+      return this;
+    }
+
     /** The configuration; throws when a required value is null. */
     public JobConfig build() {
       return new JobConfig(
@@ -359,7 +370,8 @@ public record JobConfig(
           silverPath,
           keys,
           silverWaveRows,
-          silverCrashBatch);
+          silverCrashBatch,
+          snapshot);
     }
   }
 }

@@ -101,13 +101,18 @@ record TablePlan(
     }
     TargetIdentity.check(config, tables, out);
     TargetIdentity.requireTargetsFacts(config, tables);
+    if (config.bootstrap() && seed == null) {
+      ChunkedSnapshot.checkModeLock(config, tables, config.snapshot().mode(), "running with");
+    }
     return seed;
   }
 
   /**
    * Plans {@code config}'s table: {@link #check}, then creates the missing tables, makes bronze
    * take the change schema, reads and repairs the target's position, and takes the bootstrap
-   * snapshot (or the seed) of a new target, recording its {@code bootstrap} facts event.
+   * snapshot (or the seed) of a new target, recording its {@code bootstrap} facts event; with
+   * {@code --snapshot=chunked} a new target's snapshot is opened instead ({@link
+   * ChunkedSnapshot#open}): the stream starts at its S.
    *
    * @throws IllegalArgumentException when the configuration is refused (see {@link #check})
    * @throws org.lakecdc.io.mssqlcdc.client.SchemaChangedError when bronze cannot take the change
@@ -146,6 +151,8 @@ record TablePlan(
       out.printf(
           "Target %s holds the seed at LSN %s (committed at %s): nothing written again%n",
           config.bronzePath(), seed.lsn(), seed.commitTime());
+    } else if (position.isEmpty() && config.bootstrap() && config.snapshot().chunked()) {
+      position = Optional.of(ChunkedSnapshot.open(config, tables, out));
     } else if (position.isEmpty() && config.bootstrap()) {
       snapshotRows = Bootstrap.snapshot(config, tables, beamOptions, out, bronzeId);
       position = Recovery.resumePosition(config, tables, out);

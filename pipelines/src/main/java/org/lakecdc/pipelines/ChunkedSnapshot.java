@@ -49,11 +49,12 @@ final class ChunkedSnapshot {
    * right after its S (a purged one can never complete, and a chunked open of its generation
    * supersedes it).
    *
+   * @param what what the refused run is, for the message ({@code running with --snapshot=whole})
    * @throws OptionRefusedException one line naming the target, the open snapshot's mode, S and
    *     generation, and what to do
    */
   static void checkModeLock(
-      JobConfig config, DeltaTables tables, SnapshotSettings.Mode mode, String runWith) {
+      JobConfig config, DeltaTables tables, SnapshotSettings.Mode mode, String what) {
     Snapshots snapshots = read(config, tables);
     if (mode == SnapshotSettings.Mode.WHOLE) {
       Optional<State> chunked = snapshots.chunked().filter(s -> !s.complete());
@@ -70,8 +71,7 @@ final class ChunkedSnapshot {
                 + progress(chunked.get())
                 + ") that is not complete: run Backfill (or CdcToDelta with"
                 + " --snapshot=chunked) until it is done before "
-                + runWith
-                + " --snapshot=whole");
+                + what);
       }
       return;
     }
@@ -97,8 +97,7 @@ final class ChunkedSnapshot {
             + open.generation()
             + ") that is not complete: rerun with --snapshot=whole to finish it, or wait until"
             + " CDC cleanup passes its S, before "
-            + runWith
-            + " --snapshot=chunked");
+            + what);
   }
 
   /** {@code chunks d/n, r rows} of a state ({@code not planned yet} before its plan). */

@@ -102,7 +102,11 @@ record TablePlan(
     TargetIdentity.check(config, tables, out);
     TargetIdentity.requireTargetsFacts(config, tables);
     if (config.bootstrap() && seed == null) {
-      ChunkedSnapshot.checkModeLock(config, tables, config.snapshot().mode(), "running with");
+      ChunkedSnapshot.checkModeLock(
+          config,
+          tables,
+          config.snapshot().mode(),
+          "running with --snapshot=" + config.snapshot().mode());
     }
     return seed;
   }

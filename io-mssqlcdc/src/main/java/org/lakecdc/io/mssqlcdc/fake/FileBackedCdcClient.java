@@ -599,10 +599,14 @@ public final class FileBackedCdcClient implements CdcClient {
    * {@inheritDoc}
    *
    * <p>Reads {@code <schema>.<table>.jsonl}; table and column names match ignoring case. Keys are
-   * compared as the fake stores them (NULL first, strings in binary order: collations are not
-   * modelled). When the range is over the table's own key, rows stream in file order (the writer
-   * keeps the file in key order); over other columns they are sorted in memory. Computed columns
-   * read NULL. The isolation level has no effect: the fake's files only ever hold committed rows.
+   * compared as SQL Server compares them ({@code KeyTuple}): NULL first, character values under
+   * their column's collation ({@code sys.columns.collation_name}; case- and accent-insensitive as
+   * the name says, trailing spaces never counting), so a bound {@code 'N'} equals a stored {@code
+   * 'n'} under {@code _CI_}. Values are returned as stored. When the range is over the table's own
+   * key, rows stream in file order (the writer keeps the file in key order under the collations,
+   * and a file out of that order, or holding one key twice, fails naming its line); over other
+   * columns they are sorted in memory, rows with equal keys in file order. Computed columns read
+   * NULL. The isolation level has no effect: the fake's files only ever hold committed rows.
    *
    * @throws CdcException for an unknown table or key column
    */
@@ -650,10 +654,13 @@ public final class FileBackedCdcClient implements CdcClient {
             for (Catalog.Column k : keys) {
               keyValues.add(stored(n, k, where));
             }
-            KeyTuple key = new KeyTuple(keyValues);
+            KeyTuple key = KeyTuple.of(keys, keyValues);
             if (fileOrder) {
               if (previous != null && key.compareTo(previous) <= 0) {
-                throw new CdcException(where + ": source rows must be sorted by their key");
+                throw new CdcException(
+                    where
+                        + ": source rows must be sorted by their key, each key once, comparing"
+                        + " character keys under their columns' collations (docs/fake-format.md)");
               }
               previous = key;
               if (upper != null && key.compareTo(upper) >= 0) {
@@ -705,8 +712,9 @@ public final class FileBackedCdcClient implements CdcClient {
    * {@inheritDoc}
    *
    * <p>Reads the key columns of every row in key order through {@link #readTable} (so keys compare
-   * as there: NULL first, strings in binary order) and picks the first key of each tile after the
-   * first. The simulator holds the key tuples in memory; SQL Server computes the tiles itself.
+   * as there: NULL first, character keys under their columns' collations) and picks the first key
+   * of each tile after the first. The simulator holds the key tuples in memory; SQL Server computes
+   * the tiles itself.
    */
   @Override
   public List<List<Object>> keyTiles(
@@ -748,7 +756,7 @@ public final class FileBackedCdcClient implements CdcClient {
       Catalog.Column k = keys.get(i);
       stored.add(SqlValues.normalize(k.name(), k.type(), values.get(i)));
     }
-    return new KeyTuple(stored);
+    return KeyTuple.of(keys, stored);
   }
 
   private static Object stored(JsonNode row, Catalog.Column c, String where) {

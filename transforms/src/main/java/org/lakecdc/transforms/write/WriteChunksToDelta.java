@@ -218,7 +218,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
     private final @Nullable CrashPoint crashPoint;
     private final int crashChunk;
     private final Map<Integer, String[]> bounds = new HashMap<>();
-    private final long runStarted = System.nanoTime();
+    private @Nullable Instant runStarted;
     private int runChunks;
     private long runRows;
     private boolean crashed;
@@ -344,6 +344,9 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
       } else {
         runChunks++;
         runRows += fact.rows();
+        if (runStarted == null || read.startedAt().isBefore(runStarted)) {
+          runStarted = read.startedAt();
+        }
       }
       crashIf(CrashPoint.AFTER_BRONZE_COMMIT, c);
       writeFacts(fact);
@@ -370,7 +373,9 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
                 state.rowsDone(),
                 runChunks,
                 runRows,
-                (System.nanoTime() - runStarted) / 1e9));
+                runStarted == null
+                    ? 0
+                    : (Instant.now().toEpochMilli() - runStarted.toEpochMilli()) / 1e3));
         if (fact.last()) {
           completed = complete(state);
         }

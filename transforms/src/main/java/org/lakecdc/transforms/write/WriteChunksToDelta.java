@@ -108,7 +108,8 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
    * Reads the chunks {@code read} is configured with and commits them to {@code spec}'s tables
    * (which must exist). The read's S and capture instance default to the spec's.
    *
-   * @throws IllegalArgumentException when the read's S or capture instance is not the spec's
+   * @throws IllegalArgumentException when the read's S or capture instance is not the spec's, or a
+   *     chunk's index is not in the plan
    */
   public static WriteChunksToDelta of(MssqlCdcIO.SnapshotChunks read, ChunkedSnapshotSpec spec) {
     Objects.requireNonNull(read, "read");
@@ -129,6 +130,18 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
               + ci
               + " is not the snapshot's "
               + spec.captureInstance());
+    }
+    int planned = spec.plan().chunkCount();
+    for (org.lakecdc.io.mssqlcdc.chunk.Chunk chunk : read.chunks()) {
+      if (chunk.index() >= planned) {
+        throw new IllegalArgumentException(
+            "Chunk "
+                + chunk.index()
+                + " is not in the plan of snapshot "
+                + spec.s()
+                + ", which has chunks 0 to "
+                + (planned - 1));
+      }
     }
     return new WriteChunksToDelta(read, spec, HadoopConf.empty(), null, -1);
   }

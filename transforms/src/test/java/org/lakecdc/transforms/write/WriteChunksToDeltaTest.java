@@ -633,4 +633,26 @@ class WriteChunksToDeltaTest {
     assertEquals(Map.of(0, 0L, 1, 0L, 2, 0L), chunkRows());
     assertEquals(1, factsRows(FactsTable.EVENT_BOOTSTRAP).size());
   }
+
+  @Test
+  void aReadOfAnotherSnapshotOrOfChunksOutsideThePlanIsRefused() {
+    orders();
+    ChunkedSnapshotSpec spec = open(2);
+    assertEquals(
+        "Chunk 3 is not in the plan of snapshot " + s + ", which has chunks 0 to 2",
+        assertThrows(
+                IllegalArgumentException.class,
+                () ->
+                    WriteChunksToDelta.of(
+                        read(db.clientFactory()).withChunks(List.of(new Chunk(3, null, null))),
+                        spec))
+            .getMessage());
+    Lsn other = Lsn.parse("0x00000001000000010001");
+    assertEquals(
+        "The chunk read's snapshotLsn " + other + " is not the open snapshot's S " + s,
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> WriteChunksToDelta.of(read(db.clientFactory()).withSnapshotLsn(other), spec))
+            .getMessage());
+  }
 }

@@ -697,4 +697,27 @@ class WriteChunksToDeltaTest {
     assertEquals(detail(0, 1, "3", "7", true), chunkFacts().get(1).get(FactsTable.DETAIL));
     assertEquals(6L, factsRows(FactsTable.EVENT_BOOTSTRAP).get(0).get(FactsTable.ROWS));
   }
+
+  @Test
+  void aCrashPointWithoutAChunkStopsAtTheFirstChunkTheRunCommits() {
+    orders();
+    ChunkedSnapshotSpec spec = open(2);
+    Pipeline crashing = pipeline();
+    crashing.apply(
+        WriteChunksToDelta.of(read(db.clientFactory()), spec)
+            .withCrashPoint(CrashPoint.AFTER_BRONZE_COMMIT));
+    runToCrash(crashing, CrashPoint.AFTER_BRONZE_COMMIT, 0);
+    assertEquals(List.of(0L), bronzeChunkCommits());
+    assertTrue(chunkRows().isEmpty());
+
+    assertEquals(1, WriteChunksToDelta.repair(tables, spec));
+
+    assertEquals(Map.of(0, 2L), chunkRows());
+    assertEquals(
+        1,
+        ChunkedSnapshotFacts.read(tables, facts, "app", bronze)
+            .chunked()
+            .orElseThrow()
+            .nextChunk());
+  }
 }

@@ -112,6 +112,11 @@ class WriteChunksToDeltaTest {
 
   /** Creates bronze and facts, writes the open and plan rows and reads them back. */
   private ChunkedSnapshotSpec open(int chunksPerWave) {
+    return openWithPlan(chunksPerWave, PLAN);
+  }
+
+  /** {@link #open(int)} with the plan {@code planJson} ({@code [[index, lo, hi], ...]}). */
+  private ChunkedSnapshotSpec openWithPlan(int chunksPerWave, String planJson) {
     bronze = dir.resolve("bronze").toString();
     facts = dir.resolve("facts").toString();
     tables.createIfAbsent(bronze, BronzeTable.definition(read(db.clientFactory()).outputSchema()));
@@ -146,7 +151,7 @@ class WriteChunksToDeltaTest {
             List.of("order_id"),
             2,
             chunksPerWave,
-            PLAN,
+            planJson,
             T0.plusSeconds(61),
             5);
     tables.append(
@@ -654,5 +659,65 @@ class WriteChunksToDeltaTest {
                 IllegalArgumentException.class,
                 () -> WriteChunksToDelta.of(read(db.clientFactory()).withSnapshotLsn(other), spec))
             .getMessage());
+  }
+
+  /**
+   * Needs H1's {@code keyBound} and {@code ChunkBounds}: enable after {@code git merge chunk-base}.
+   */
+  @Test
+  @org.junit.jupiter.api.Disabled(
+      "issue 12: FileBackedCdcClient.keyBound and ChunkBounds.toJson land with H1 (merge chunk-base)")
+  void anOpenLastChunksReSoughtEndIsItsFactsRowsHi() {
+    orders();
+    ChunkedSnapshotSpec spec = openWithPlan(2, "[[0,null,3],[1,3,null]]");
+    FakeSqlServer.open(dir.resolve("src"))
+        .transaction(T0.plusSeconds(3600))
+        .insert("dbo.orders", Map.of("order_id", 7, "status", "s7"))
+        .insert("dbo.orders", Map.of("order_id", 8, "status", "s8"))
+        .commit();
+
+    Pipeline p = pipeline();
+    p.apply(
+        WriteChunksToDelta.of(
+            read(db.clientFactory())
+                .withChunks(List.of(new Chunk(0, null, List.of(3)), new Chunk(1, List.of(3), null)))
+                .withOpenEndAfter(List.of(5)),
+            spec));
+    run(p);
+
+    assertEquals(
+        List.of(
+            List.of(0, 0),
+            List.of(0, 1),
+            List.of(0, 2),
+            List.of(1, 3),
+            List.of(1, 4),
+            List.of(1, 5)),
+        chunkIds());
+    assertEquals(detail(0, 1, "3", "7", true), chunkFacts().get(1).get(FactsTable.DETAIL));
+    assertEquals(6L, factsRows(FactsTable.EVENT_BOOTSTRAP).get(0).get(FactsTable.ROWS));
+  }
+
+  @Test
+  void aCrashPointWithoutAChunkStopsAtTheFirstChunkTheRunCommits() {
+    orders();
+    ChunkedSnapshotSpec spec = open(2);
+    Pipeline crashing = pipeline();
+    crashing.apply(
+        WriteChunksToDelta.of(read(db.clientFactory()), spec)
+            .withCrashPoint(CrashPoint.AFTER_BRONZE_COMMIT));
+    runToCrash(crashing, CrashPoint.AFTER_BRONZE_COMMIT, 0);
+    assertEquals(List.of(0L), bronzeChunkCommits());
+    assertTrue(chunkRows().isEmpty());
+
+    assertEquals(1, WriteChunksToDelta.repair(tables, spec));
+
+    assertEquals(Map.of(0, 2L), chunkRows());
+    assertEquals(
+        1,
+        ChunkedSnapshotFacts.read(tables, facts, "app", bronze)
+            .chunked()
+            .orElseThrow()
+            .nextChunk());
   }
 }

@@ -12,6 +12,7 @@ import java.io.UncheckedIOException;
 import java.math.BigInteger;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
+import java.time.LocalTime;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -156,9 +157,12 @@ final class OpenChunkedSnapshot {
 
   /**
    * The range of a chunk's bounds as the engine compares them, or empty when it holds no engine
-   * value (a lower bound past the type's largest value). Integers compare as BIGINT (an upper bound
-   * beyond BIGINT is open); {@code datetime2(7)}'s microsecond rule: a lower bound with
-   * sub-microsecond digits moves up one microsecond, an upper one is truncated.
+   * value (a lower bound past the type's largest value). Integers (JSON numbers or their text)
+   * compare as BIGINT (an upper bound beyond BIGINT is open); dates and date-times are ISO-8601
+   * text with {@code T} or a space; {@code datetime2(7)}'s microsecond rule: a lower bound with
+   * sub-microsecond digits moves up one microsecond, an upper one is truncated, so keys of that
+   * microsecond are never in the range; a {@code DATE} bound with a time of day likewise moves up
+   * to the next day (lower) or is truncated (upper).
    *
    * @throws IllegalArgumentException when a bound does not read as the key's type
    */
@@ -183,8 +187,15 @@ final class OpenChunkedSnapshot {
         }
       }
       case DATE -> {
-        low = lo.isNull() ? null : LocalDate.parse(text(lo, chunk));
-        high = hi.isNull() ? null : LocalDate.parse(text(hi, chunk));
+        // A bound with a time of day: the lower moves up to the next day, the upper is truncated.
+        if (!lo.isNull()) {
+          LocalDateTime v = timestamp(lo, chunk);
+          low =
+              v.toLocalTime().equals(LocalTime.MIDNIGHT)
+                  ? v.toLocalDate()
+                  : v.toLocalDate().plusDays(1);
+        }
+        high = hi.isNull() ? null : timestamp(hi, chunk).toLocalDate();
       }
       default -> {
         if (!lo.isNull()) {

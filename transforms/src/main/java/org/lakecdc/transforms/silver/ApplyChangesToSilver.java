@@ -40,14 +40,16 @@ import org.slf4j.LoggerFactory;
  * silver up to what bronze holds, and caps silver's verdict at bronze's.
  *
  * <pre>
- * committed batches ── those of tables with silver ── key by app id (one key per silver table)
- *   ── Apply to silver (stateful: one apply at a time per table, in the order the batches arrive)
+ * committed batches ── those of tables with silver ── key by app id (one key per silver table) ─┐
+ * committed chunks ({@link #withChunks}) ── those of tables with silver ── key by app id ──────┴─
+ *   flatten ── Apply to silver (stateful: one apply at a time per table, in arrival order)
  * </pre>
  *
  * <p>The {@link SilverApplier} is a field of the {@code DoFn} instance, made in {@code @Setup}: its
  * key index (SilverMerge's cache) lives as long as the worker's instance. Each key's state holds
  * the bronze end LSN silver was last applied up to: a batch not after it (a replay, or one an
- * earlier apply already covered) applies nothing. An apply reads bronze from silver's own position
+ * earlier apply already covered) applies nothing; a committed chunk always applies (a wave of a
+ * chunked snapshot is not an LSN after it). An apply reads bronze from silver's own position
  * (silver's domain metadata), so it is idempotent and a crash anywhere is repaired by the next one;
  * the job's launcher also applies once after the pipeline, so a run that commits nothing still
  * brings silver up to bronze.

@@ -41,13 +41,28 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One call of {@code apply_changes} (BEHAVIOUR.md 10.2) for whole snapshots: reads bronze since
- * silver's position in waves of at most {@link SilverSpec#waveRows()} rows, ranks the latest image
- * per key ({@link LatestImage}), merges each wave through {@link SilverMerge}, records the position
- * ({@link SilverPosition} in silver's domain metadata, atomically with the wave; then silver's
- * control row), and advances silver's verdict to bronze's (never ahead). Chunked snapshots and
- * their range deletes (steps 4's {@code opened}, 11 and 14's range deletes) are not applied here:
- * {@code open_snapshot_lsn} and {@code snapshot_wave} are kept as recorded.
+ * One call of {@code apply_changes} (BEHAVIOUR.md 10.2): reads bronze since silver's position in
+ * waves of at most {@link SilverSpec#waveRows()} rows, ranks the latest image per key ({@link
+ * LatestImage}), merges each wave through {@link SilverMerge}, records the position ({@link
+ * SilverPosition} in silver's domain metadata, atomically with the wave; then silver's control
+ * row), and advances silver's verdict to bronze's (never ahead).
+ *
+ * <p>Chunked snapshots (steps 4, 7, 8, 11, 14–16; 10.4): with facts, the newest chunked {@code
+ * snapshot_open} row for bronze (whatever stream family wrote it; its plan and chunks through
+ * {@link ChunkedSnapshotFacts#read}) is open while it is newer than every completed snapshot. While
+ * open, after the changes, each complete wave ({@link ChunkedSnapshotFacts.State#lastCompleteWave})
+ * after silver's {@code snapshot_wave} of that S is merged in a commit of its own: the wave's chunk
+ * rows ({@code _operation = 0}, {@code _snapshot = S}, {@code _chunk} in the wave; file skipping on
+ * {@code _chunk} and {@code _start_lsn}) ranked with every change after S of their keys, so a chunk
+ * row stamped L never outranks a delete committed after L; when silver's key is exactly the open
+ * row's one key column of an integer, {@code DATE} or {@code TIMESTAMP_NTZ} type, each silver key
+ * inside a chunk's range that the wave does not hold and whose image is older than the chunk's
+ * stamp L is deleted at L ({@link OpenChunkedSnapshot#range}: BIGINT bounds, the microsecond rule).
+ * The position records {@code open_snapshot_lsn = S} and the last wave applied; the verdict is
+ * held. At completion (a {@code bootstrap}/{@code resnapshot} row with {@code max_lsn >= S}) silver
+ * is rebuilt from S: every chunk's rows of S plus the changes after S, keys absent from both
+ * deleted, and {@code open_snapshot_lsn}/{@code snapshot_wave} become NULL. Chunk rows in bronze
+ * without a facts table, or without a chunked open row for bronze in it, fail the call.
  *
  * <p>Steps, in order: read bronze's control row ({@code end_lsn}, {@code end_commit_ts}) and
  * silver's; bronze missing: a warning, nothing written ({@code bronzeFound=false}); with facts, the
@@ -127,9 +142,12 @@ public final class SilverApplier {
    * @param spec the tables, keys and capture instances
    * @return the outcome
    * @throws IllegalArgumentException when a key is not a captured column of bronze ({@code keys
-   *     [..] are not captured columns of bronze <path>; captured: [..]}), or a bronze row to apply
-   *     is of a capture instance outside {@link SilverSpec#captureInstances()} ({@code ... capture
-   *     instance '<name>' ... pass options ...})
+   *     [..] are not captured columns of bronze <path>; captured: [..]}), a bronze row to apply is
+   *     of a capture instance outside {@link SilverSpec#captureInstances()} ({@code ... capture
+   *     instance '<name>' ... pass options ...}), bronze holds chunk rows but no facts table is
+   *     given ({@code ... cannot apply without facts_table ...}) or the facts have no chunked
+   *     {@code snapshot_open} row for bronze ({@code ... targets with one: [..] ...}), or a chunk's
+   *     bound does not read as the key's type
    * @throws DeltaConflictException when silver commits kept losing to other writers
    */
   public ApplyResult apply(SilverSpec spec) {

@@ -224,6 +224,76 @@ class SilverChunkedTest {
         control.getLogicalTypeValue(ControlTable.FINALIZED_UNTIL, LocalDateTime.class));
   }
 
+  /** Silver's position but its commit number, as (applied, rebuilt_from, open, wave). */
+  private List<Object> progress() {
+    SilverPosition p = position();
+    return java.util.Arrays.asList(
+        p.appliedLsn(), p.snapshotLsn(), p.openSnapshotLsn(), p.snapshotWave());
+  }
+
+  @Test
+  void c175AnOpenBootstrapAppliesItsWavesWithoutResurrectingDeletesAndHoldsTheVerdict() {
+    BronzeLog log = log(FieldType.INT32);
+    Open open = open(log, 100, ChunkedSnapshotFacts.KIND_BOOTSTRAP);
+    plan(log, 100, "int", 2, "[[0,null,4],[1,4,7],[2,7,null]]");
+    log.change(101, del(2));
+    log.change(102, ins(10, "new"));
+    log.change(111, del(5));
+    log.verdict(111);
+    ApplyResult result = applier.apply(spec(log));
+    assertEquals(List.of("10:new"), silverRows());
+    assertNull(result.finalizedUntil(), "held while the snapshot is open");
+    assertEquals(java.util.Arrays.asList(lsn(111), null, lsn(100), null), progress());
+
+    chunk(log, 100, 2, 0, "null", "4", false, 110, 1, "new", 3, "new");
+    chunk(log, 100, 2, 1, "4", "7", false, 110, 4, "new", 5, "new", 6, "new");
+    log.change(112, upd(4, "new", "paid"));
+    log.verdict(112);
+    result = applier.apply(spec(log));
+    // 5 stays deleted: its delete (111) is newer than the stamp (110).
+    assertEquals(List.of("10:new", "1:new", "3:new", "4:paid", "6:new"), silverRows());
+    assertEquals(false, result.rebuilt());
+    assertNull(result.finalizedUntil());
+    assertEquals(java.util.Arrays.asList(lsn(112), null, lsn(100), 0), progress());
+
+    chunk(log, 100, 2, 2, "7", "null", true, 120, 7, "new", 8, "new", 10, "new");
+    log.change(121, del(1));
+    log.change(122, BronzeLog.move(6, 66, "new"));
+    log.verdict(122);
+    applier.apply(spec(log));
+    List<String> rows = List.of("10:new", "3:new", "4:paid", "66:new", "7:new", "8:new");
+    assertEquals(rows, silverRows());
+    assertEquals(java.util.Arrays.asList(lsn(122), null, lsn(100), 1), progress());
+
+    long version = tables.version(path("silver"));
+    assertEquals(0, applier.apply(spec(log)).waves());
+    assertEquals(version, tables.version(path("silver")));
+
+    // A crash that left the position at wave 0: wave 1 is replayed, with the same outcome.
+    long next = position().wave() + 1;
+    new SilverMerge(tables)
+        .merge(
+            path("silver"),
+            List.of("order_id"),
+            List.of(),
+            SilverPosition.APP_ID,
+            next,
+            new SilverPosition(lsn(122), null, lsn(100), 0, next).domainMetadata());
+    assertEquals(java.util.Arrays.asList(lsn(122), null, lsn(100), 0), progress());
+    assertEquals(1, applier.apply(spec(log)).waves());
+    assertEquals(rows, silverRows());
+    assertEquals(java.util.Arrays.asList(lsn(122), null, lsn(100), 1), progress());
+
+    complete(log, open, 8, 3, 120);
+    LocalDateTime released = log.verdict(122);
+    result = applier.apply(spec(log));
+    assertEquals(true, result.rebuilt());
+    assertEquals(rows, silverRows());
+    assertEquals(released, result.finalizedUntil());
+    assertEquals(java.util.Arrays.asList(lsn(122), lsn(100), null, null), progress());
+    assertEquals(false, applier.apply(spec(log)).rebuilt());
+  }
+
   @Test
   void aDeleteCommittedAfterAChunksStampIsNeverResurrected() {
     BronzeLog log = log(FieldType.INT32);

@@ -368,6 +368,36 @@ class SilverChunkedTest {
   }
 
   @Test
+  void aStaleNullKeyIsRangeDeletedOnlyByAWholeTableChunk() {
+    BronzeLog log = log(FieldType.INT32);
+    log.whole(2, null, "old", 1, "old", 2, "old");
+    log.fact("bootstrap", 2);
+    applier.apply(spec(log));
+
+    // NULL and 2 were deleted in a purged gap; a two-chunk re-snapshot keeps NULL until completion.
+    Open open = open(log, 20, ChunkedSnapshotFacts.KIND_RESNAPSHOT);
+    plan(log, 20, "int", 2, "[[0,null,2],[1,2,null]]");
+    chunk(log, 20, 2, 0, "null", "2", false, 21, 1, "snap");
+    chunk(log, 20, 2, 1, "2", "null", true, 21);
+    applier.apply(spec(log));
+    assertEquals(List.of("1:snap", "null:old"), silverRows());
+    complete(log, open, 1, 2, 21);
+    applier.apply(spec(log));
+    assertEquals(List.of("1:snap"), silverRows());
+
+    // A later re-snapshot in one chunk over the whole table: the stale NULL key goes at its wave.
+    log.change(30, ins(null, "back"), ins(3, "new"));
+    applier.apply(spec(log));
+    assertEquals(List.of("1:snap", "3:new", "null:back"), silverRows());
+    open(log, 40, ChunkedSnapshotFacts.KIND_RESNAPSHOT);
+    plan(log, 40, "int", 1, "[[0,null,null]]");
+    chunk(log, 40, 1, 0, "null", "null", true, 41, 1, "snap", 3, "new");
+    applier.apply(spec(log));
+    assertEquals(List.of("1:snap", "3:new"), silverRows());
+    assertEquals(lsn(40), position().openSnapshotLsn());
+  }
+
+  @Test
   void c114StaleDatetime2KeysAreRangeDeletedButOneInsideABoundsMicrosecondIsKept() {
     BronzeLog log = log(FieldType.logicalType(SqlTypes.DATETIME));
     LocalDateTime base = LocalDateTime.of(2026, 1, 1, 10, 0);

@@ -1,5 +1,7 @@
 package org.lakecdc.pipelines;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -16,6 +18,7 @@ import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -42,6 +45,7 @@ import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.finalization.ControlTable;
 import org.lakecdc.transforms.finalization.Granularity;
 import org.lakecdc.transforms.position.StreamPosition;
+import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
 
 /**
  * The {@code status} command: where every table the main job writes stands, read from its facts and
@@ -66,8 +70,15 @@ import org.lakecdc.transforms.position.StreamPosition;
  *   <li>its failure: the newest {@value FactsTable#EVENT_TABLE_FAILED} row of its app id when it
  *       was written after the last batch ({@code detail} {@code "<ErrorClass>: <message>"}, {@code
  *       end_lsn} where it failed);
- *   <li>its newest bootstrap snapshot (rows, LSN S, when), and an open snapshot: a newest {@code
- *       snapshot_open} row whose S no bootstrap at or after it completes.
+ *   <li>its newest bootstrap snapshot (rows, LSN S, when; a chunked one's chunk count), and its
+ *       open snapshot: the {@code snapshot_open} row with the highest S among the chunked ones,
+ *       else among the full ones, that no {@code bootstrap}/{@code resnapshot} row of the stream
+ *       family ({@code app_id} and {@code app_id.g<n>}) with {@code max_lsn >= S} completes; a full
+ *       open does not count next to a chunked open of the same app id (BEHAVIOUR.md 6.10). A
+ *       chunked one shows its mode, kind, generation, when it was opened, and from its {@code
+ *       snapshot_plan} and {@code snapshot_chunk} rows ({@link ChunkedSnapshotFacts}) the chunks
+ *       done of those planned, the complete waves, the rows so far and the newest chunk's {@code
+ *       written_at}.
  * </ul>
  *
  * <p>Memory is bounded by the number of tables, not of facts rows: the facts table is read one data
@@ -80,7 +91,7 @@ public final class Status {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /** The event that opens a snapshot, completed by a {@code bootstrap} row at or after its S. */
-  static final String EVENT_SNAPSHOT_OPEN = "snapshot_open";
+  static final String EVENT_SNAPSHOT_OPEN = ChunkedSnapshotFacts.EVENT_SNAPSHOT_OPEN;
 
   private Status() {}
 
@@ -242,10 +253,13 @@ public final class Status {
       @Nullable Instant sourceMaxCommitTime,
       @Nullable String detail,
       @Nullable Instant writtenAt) {
+    /** Orders {@code written_at} times, NULL first. */
+    static final Comparator<@Nullable Instant> WRITTEN_AT =
+        Comparator.nullsFirst(Comparator.<Instant>naturalOrder());
+
     /** Orders rows by {@code written_at} (NULL first), then by batch id (NULL first). */
     static final Comparator<FactsEvent> WRITTEN =
-        Comparator.comparing(
-                FactsEvent::writtenAt, Comparator.nullsFirst(Comparator.<Instant>naturalOrder()))
+        Comparator.comparing(FactsEvent::writtenAt, WRITTEN_AT)
             .thenComparing(
                 FactsEvent::batchId, Comparator.nullsFirst(Comparator.<Long>naturalOrder()));
 
@@ -255,6 +269,45 @@ public final class Status {
     }
   }
 
+  /**
+   * A {@code snapshot_open} row: its S, and from its detail JSON the mode, kind and generation (a
+   * row without detail reads as a full bootstrap of generation 0).
+   */
+  record OpenFact(Lsn s, String mode, String kind, int generation, @Nullable Instant writtenAt) {
+    boolean chunked() {
+      return ChunkedSnapshotFacts.MODE_CHUNKED.equals(mode);
+    }
+
+    /**
+     * The later of {@code a} and {@code b} by S, then by {@code written_at}; {@code b} when equal.
+     */
+    static @Nullable OpenFact later(@Nullable OpenFact a, OpenFact b) {
+      if (a == null) {
+        return b;
+      }
+      int byS = b.s().compareTo(a.s());
+      if (byS != 0) {
+        return byS > 0 ? b : a;
+      }
+      return FactsEvent.WRITTEN_AT.compare(b.writtenAt(), a.writtenAt()) >= 0 ? b : a;
+    }
+  }
+
+  /**
+   * What the facts rows of one snapshot LSN S of a table say about its chunked snapshot: its open
+   * row, its plan's size and the chunks recorded. Chunk rows are counted once per chunk index (a
+   * bit each), so memory is a few bytes per chunk of the table's own snapshots.
+   */
+  static final class ChunkedFacts {
+    @Nullable OpenFact open;
+    int planned = -1;
+    int chunksPerWave;
+    long chunkRows;
+    final BitSet done = new BitSet();
+    long rows;
+    @Nullable Instant newestChunkAt;
+  }
+
   /** The per-table aggregate of the facts rows: what the status keeps while streaming them. */
   static final class TableFacts {
     final String appId;
@@ -262,13 +315,60 @@ public final class Status {
     @Nullable FactsEvent lastBatch;
     long rowsToday;
     @Nullable FactsEvent bootstrap;
-    @Nullable FactsEvent snapshotOpen;
+    @Nullable OpenFact fullOpen;
+
+    /** The chunked snapshots' rows by S (open, plan and chunk rows may come in any file order). */
+    final Map<Lsn, ChunkedFacts> chunked = new TreeMap<>();
 
     TableFacts(String appId, @Nullable String target) {
       this.appId = appId;
       this.target = target;
     }
+
+    ChunkedFacts chunked(Lsn s) {
+      return chunked.computeIfAbsent(s, k -> new ChunkedFacts());
+    }
   }
+
+  /**
+   * An open snapshot of a table.
+   *
+   * @param mode {@code chunked} or {@code full}
+   * @param kind {@code bootstrap} or {@code resnapshot}
+   * @param lsn its S
+   * @param generation the stream generation it starts
+   * @param openedAt its open row's {@code written_at} (UTC), or null
+   * @param chunks a chunked snapshot's progress, or null for a full one
+   */
+  record OpenSnapshot(
+      String mode,
+      String kind,
+      Lsn lsn,
+      int generation,
+      @Nullable Instant openedAt,
+      @Nullable ChunkProgress chunks) {}
+
+  /**
+   * A chunked snapshot's progress.
+   *
+   * @param done chunks recorded ({@code snapshot_chunk} rows, one per index)
+   * @param planned chunks planned, or -1 before the {@code snapshot_plan} row
+   * @param chunksPerWave the plan's chunks per wave (0 before planning)
+   * @param chunkRows the plan's most rows per chunk (0 before planning)
+   * @param wavesDone waves whose every chunk is recorded (waves commit in order), 0 before planning
+   * @param wavesPlanned waves of the plan, or -1 before planning
+   * @param rows rows of the recorded chunks
+   * @param newestChunkAt the newest chunk row's {@code written_at} (UTC), or null when none
+   */
+  record ChunkProgress(
+      int done,
+      int planned,
+      int chunksPerWave,
+      long chunkRows,
+      int wavesDone,
+      int wavesPlanned,
+      long rows,
+      @Nullable Instant newestChunkAt) {}
 
   /** The verdict row of a table in the control table. */
   record Verdict(@Nullable LocalDateTime finalizedUntil, @Nullable LocalDateTime endCommitTime) {}
@@ -291,7 +391,9 @@ public final class Status {
    *     the last batch's
    * @param failure the table's failure, or null
    * @param bootstrap the newest bootstrap row, or null
-   * @param openSnapshot the open snapshot's {@code snapshot_open} row, or null
+   * @param bootstrapChunks the newest bootstrap's chunk count when a chunked snapshot wrote it, or
+   *     null
+   * @param openSnapshot the open snapshot, or null
    */
   record TableStatus(
       @Nullable String target,
@@ -308,7 +410,8 @@ public final class Status {
       boolean lagFromSource,
       @Nullable FactsEvent failure,
       @Nullable FactsEvent bootstrap,
-      @Nullable FactsEvent openSnapshot) {}
+      @Nullable Integer bootstrapChunks,
+      @Nullable OpenSnapshot openSnapshot) {}
 
   /**
    * The whole status.
@@ -364,6 +467,7 @@ public final class Status {
     Instant todayTo = dayStart.plusDays(1).toInstant(ZoneOffset.UTC);
     Map<List<String>, TableFacts> byTable = new TreeMap<>(Status::compareKeys);
     Map<String, FactsEvent> failures = new HashMap<>();
+    Map<List<String>, Lsn> completions = new HashMap<>();
     for (DeltaTables.ScanFile file : tables.scanFiles(facts)) {
       try (var rows = tables.readScanFile(file)) {
         while (rows.hasNext()) {
@@ -393,10 +497,11 @@ public final class Status {
                 && written.isBefore(todayTo)) {
               table.rowsToday += fact.rows();
             }
-          } else if (FactsTable.EVENT_BOOTSTRAP.equals(event)) {
-            table.bootstrap = FactsEvent.later(table.bootstrap, fact);
-          } else if (EVENT_SNAPSHOT_OPEN.equals(event)) {
-            table.snapshotOpen = FactsEvent.later(table.snapshotOpen, fact);
+          } else {
+            if (FactsTable.EVENT_BOOTSTRAP.equals(event)) {
+              table.bootstrap = FactsEvent.later(table.bootstrap, fact);
+            }
+            snapshotRow(table, completions, event, row);
           }
         }
       } catch (IOException e) {
@@ -413,9 +518,170 @@ public final class Status {
     Map<String, Verdict> verdicts = verdicts(tables, control, byTable.values());
     List<TableStatus> result = new ArrayList<>();
     for (TableFacts t : byTable.values()) {
-      result.add(status(tables, facts, t, failures.get(t.appId), verdicts, newest));
+      Lsn completed = completions.get(java.util.Arrays.asList(familyOf(t.appId), t.target));
+      result.add(status(tables, facts, t, failures.get(t.appId), verdicts, newest, completed));
     }
     return new Report(facts, control, now, sourceGiven, newest, result, silvers(tables, control));
+  }
+
+  /**
+   * Folds a snapshot row into its table's aggregate: a {@code snapshot_open} (full: the highest S;
+   * chunked: by S), a {@code snapshot_plan} (its chunk count), a {@code snapshot_chunk} (counted
+   * once per index), or a completion ({@code bootstrap}/{@code resnapshot}: the highest {@code
+   * max_lsn} of the stream family and target). Rows whose LSNs or detail do not parse tell nothing
+   * and are left out.
+   */
+  private static void snapshotRow(
+      TableFacts table, Map<List<String>, Lsn> completions, String event, Map<String, Object> row) {
+    if (FactsTable.EVENT_BOOTSTRAP.equals(event)
+        || ChunkedSnapshotFacts.EVENT_RESNAPSHOT.equals(event)) {
+      Lsn max = lsn(row.get(FactsTable.MAX_LSN));
+      if (max != null) {
+        completions.merge(
+            java.util.Arrays.asList(familyOf(table.appId), table.target),
+            max,
+            (a, b) -> b.isAfter(a) ? b : a);
+      }
+      return;
+    }
+    Instant written = TableReading.utc(row.get(FactsTable.WRITTEN_AT));
+    JsonNode detail = detailOf(row.get(FactsTable.DETAIL));
+    if (EVENT_SNAPSHOT_OPEN.equals(event)) {
+      Lsn s = lsn(row.get(FactsTable.MIN_LSN));
+      if (s == null) {
+        s = lsn(row.get(FactsTable.END_LSN));
+      }
+      if (s == null) {
+        return;
+      }
+      OpenFact open =
+          new OpenFact(
+              s,
+              detail.path("mode").asText(ChunkedSnapshotFacts.MODE_FULL),
+              detail.path("kind").asText(ChunkedSnapshotFacts.KIND_BOOTSTRAP),
+              detail.path("generation").asInt(0),
+              written);
+      if (open.chunked()) {
+        ChunkedFacts c = table.chunked(s);
+        c.open = OpenFact.later(c.open, open);
+      } else {
+        table.fullOpen = OpenFact.later(table.fullOpen, open);
+      }
+      return;
+    }
+    Lsn s = lsn(detail.path("snapshot").asText(null));
+    if (s == null) {
+      return;
+    }
+    if (ChunkedSnapshotFacts.EVENT_SNAPSHOT_PLAN.equals(event) && detail.path("chunks").isArray()) {
+      ChunkedFacts c = table.chunked(s);
+      c.planned = detail.get("chunks").size();
+      c.chunksPerWave = Math.max(1, detail.path("chunks_per_wave").asInt(1));
+      c.chunkRows = detail.path("chunk_rows").asLong();
+    } else if (ChunkedSnapshotFacts.EVENT_SNAPSHOT_CHUNK.equals(event)
+        && detail.path("chunk").canConvertToInt()
+        && detail.get("chunk").asInt() >= 0) {
+      ChunkedFacts c = table.chunked(s);
+      int index = detail.get("chunk").asInt();
+      if (!c.done.get(index)) {
+        c.done.set(index);
+        if (row.get(FactsTable.ROWS) instanceof Long rows) {
+          c.rows += rows;
+        }
+      }
+      if (FactsEvent.WRITTEN_AT.compare(written, c.newestChunkAt) > 0) {
+        c.newestChunkAt = written;
+      }
+    }
+  }
+
+  /**
+   * The stream family of an app id: {@code x} for {@code x} and for a generation {@code x.g<n>}.
+   */
+  static String familyOf(String appId) {
+    int dot = appId.lastIndexOf(".g");
+    if (dot > 0
+        && dot + 2 < appId.length()
+        && appId.substring(dot + 2).chars().allMatch(Character::isDigit)) {
+      return appId.substring(0, dot);
+    }
+    return appId;
+  }
+
+  /**
+   * The table's open snapshot: the newest (highest S) chunked open when no completion of its family
+   * reaches its S, else the newest full open under the same condition when the table has no chunked
+   * open at all (a full open beside a chunked one is dead, BEHAVIOUR.md 6.10).
+   */
+  private static @Nullable OpenSnapshot openSnapshot(TableFacts t, @Nullable Lsn completed) {
+    Lsn newestChunked = null;
+    ChunkedFacts c = null;
+    for (Map.Entry<Lsn, ChunkedFacts> e : t.chunked.entrySet()) {
+      if (e.getValue().open != null) {
+        newestChunked = e.getKey();
+        c = e.getValue();
+      }
+    }
+    if (c != null && c.open != null) {
+      if (completed != null && !completed.isBefore(newestChunked)) {
+        return null;
+      }
+      int wavesPlanned = -1;
+      int wavesDone = 0;
+      if (c.planned >= 0) {
+        wavesPlanned = (c.planned + c.chunksPerWave - 1) / c.chunksPerWave;
+        int firstMissing = c.done.nextClearBit(0);
+        wavesDone = firstMissing >= c.planned ? wavesPlanned : firstMissing / c.chunksPerWave;
+      }
+      OpenFact open = c.open;
+      return new OpenSnapshot(
+          open.mode(),
+          open.kind(),
+          open.s(),
+          open.generation(),
+          open.writtenAt(),
+          new ChunkProgress(
+              c.done.cardinality(),
+              c.planned,
+              c.chunksPerWave,
+              c.chunkRows,
+              wavesDone,
+              wavesPlanned,
+              c.rows,
+              c.newestChunkAt));
+    }
+    OpenFact full = t.fullOpen;
+    if (full == null || (completed != null && !completed.isBefore(full.s()))) {
+      return null;
+    }
+    return new OpenSnapshot(
+        full.mode(), full.kind(), full.s(), full.generation(), full.writtenAt(), null);
+  }
+
+  /** A facts row's detail as a JSON object; an empty object when it is not one. */
+  private static JsonNode detailOf(@Nullable Object detail) {
+    if (detail instanceof String text && text.startsWith("{")) {
+      try {
+        JsonNode node = JSON.readTree(text);
+        if (node != null && node.isObject()) {
+          return node;
+        }
+      } catch (JsonProcessingException e) {
+        // Free text that merely starts with a brace: no snapshot detail.
+      }
+    }
+    return JSON.createObjectNode();
+  }
+
+  private static @Nullable Lsn lsn(@Nullable Object text) {
+    if (!(text instanceof String value)) {
+      return null;
+    }
+    try {
+      return Lsn.parse(value);
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
   }
 
   private static int compareKeys(List<String> a, List<String> b) {
@@ -502,7 +768,8 @@ public final class Status {
       TableFacts t,
       @Nullable FactsEvent failure,
       Map<String, Verdict> verdicts,
-      Optional<Commit> newest) {
+      Optional<Commit> newest,
+      @Nullable Lsn completed) {
     boolean exists = t.target != null && tables.exists(t.target);
     Optional<StreamPosition> position = position(tables, facts, t, exists);
     String lsn;
@@ -529,14 +796,11 @@ public final class Status {
         && FactsEvent.WRITTEN.compare(failure, t.lastBatch) <= 0) {
       failure = null;
     }
-    FactsEvent open = t.snapshotOpen;
-    if (open != null
-        && open.lsn() != null
-        && t.bootstrap != null
-        && t.bootstrap.lsn() != null
-        && Lsn.parse(t.bootstrap.lsn()).compareTo(Lsn.parse(open.lsn())) >= 0) {
-      open = null;
-    }
+    JsonNode bootstrapDetail = t.bootstrap == null ? null : detailOf(t.bootstrap.detail());
+    Integer bootstrapChunks =
+        bootstrapDetail != null && bootstrapDetail.path("chunks").canConvertToInt()
+            ? bootstrapDetail.get("chunks").asInt()
+            : null;
     Verdict verdict = t.target == null ? null : verdicts.get(t.target);
     return new TableStatus(
         t.target,
@@ -553,7 +817,8 @@ public final class Status {
         fromSource,
         failure,
         t.bootstrap,
-        open);
+        bootstrapChunks,
+        openSnapshot(t, completed));
   }
 
   /**
@@ -694,16 +959,28 @@ public final class Status {
                       : Counts.of(t.bootstrap().rows(), "row", "rows"))
                   + " at S "
                   + t.bootstrap().lsn()
+                  + (t.bootstrapChunks() == null
+                      ? ""
+                      : " in " + Counts.of(t.bootstrapChunks(), "chunk", "chunks"))
                   + ", written at "
                   + TableReading.text(t.bootstrap().writtenAt()));
+      OpenSnapshot open = t.openSnapshot();
       lines.put(
           "snapshot",
-          t.openSnapshot() == null
+          open == null
               ? "no open snapshot"
-              : "open at S "
-                  + t.openSnapshot().lsn()
-                  + " since "
-                  + TableReading.text(t.openSnapshot().writtenAt()));
+              : open.mode()
+                  + " "
+                  + open.kind()
+                  + " open at S "
+                  + open.lsn()
+                  + ", generation "
+                  + open.generation()
+                  + ", since "
+                  + TableReading.text(open.openedAt()));
+      if (open != null && open.chunks() != null) {
+        lines.put("chunks", progressText(open.chunks()));
+      }
       out.println();
       out.println(
           t.target() == null
@@ -724,6 +1001,32 @@ public final class Status {
               ? "none yet"
               : TableReading.text(silver.finalizedUntil()));
     }
+  }
+
+  /**
+   * A chunked snapshot's progress line, e.g. {@code 2 of 4 done, 1 of 2 waves (2 chunks each),
+   * 1,200 rows, newest chunk at 2030-01-02T03:10:00Z}, or {@code not planned yet} before its plan.
+   */
+  static String progressText(ChunkProgress p) {
+    String rows =
+        Counts.of(p.rows(), "row", "rows")
+            + (p.newestChunkAt() == null
+                ? ", no chunk yet"
+                : ", newest chunk at " + TableReading.text(p.newestChunkAt()));
+    if (p.planned() < 0) {
+      return "not planned yet" + (p.done() == 0 ? "" : ", " + p.done() + " done, " + rows);
+    }
+    return p.done()
+        + " of "
+        + p.planned()
+        + " done, "
+        + p.wavesDone()
+        + " of "
+        + p.wavesPlanned()
+        + " waves ("
+        + Counts.of(p.chunksPerWave(), "chunk", "chunks")
+        + " each), "
+        + rows;
   }
 
   /** The JSON form (docs/status.md lists the fields). */
@@ -785,13 +1088,33 @@ public final class Status {
         bootstrap.put("rows", t.bootstrap().rows());
         bootstrap.put("snapshot_lsn", t.bootstrap().lsn());
         bootstrap.put("written_at", instant(t.bootstrap().writtenAt()));
+        bootstrap.put("chunks", t.bootstrapChunks());
       }
-      if (t.openSnapshot() == null) {
+      OpenSnapshot o = t.openSnapshot();
+      if (o == null) {
         node.putNull("open_snapshot");
       } else {
         ObjectNode open = node.putObject("open_snapshot");
-        open.put("snapshot_lsn", t.openSnapshot().lsn());
-        open.put("written_at", instant(t.openSnapshot().writtenAt()));
+        open.put("mode", o.mode());
+        open.put("kind", o.kind());
+        open.put("snapshot_lsn", o.lsn().toString());
+        open.put("generation", o.generation());
+        open.put("written_at", instant(o.openedAt()));
+        ChunkProgress p = o.chunks();
+        if (p == null) {
+          open.putNull("chunks");
+        } else {
+          boolean planned = p.planned() >= 0;
+          ObjectNode chunks = open.putObject("chunks");
+          chunks.put("planned", planned ? p.planned() : null);
+          chunks.put("done", p.done());
+          chunks.put("chunks_per_wave", planned ? p.chunksPerWave() : null);
+          chunks.put("chunk_rows", planned ? p.chunkRows() : null);
+          chunks.put("waves_planned", planned ? p.wavesPlanned() : null);
+          chunks.put("waves_done", planned ? p.wavesDone() : null);
+          chunks.put("rows", p.rows());
+          chunks.put("newest_chunk_at", instant(p.newestChunkAt()));
+        }
       }
     }
     return root;

@@ -23,7 +23,9 @@ import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.transforms.facts.FactsTable;
+import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
 
 /**
  * {@link Status} on the tables of real job runs (the {@link JobFixture} history on the simulator):
@@ -207,6 +209,10 @@ class StatusTest {
     assertEquals("0x0000002A0000010000A1", t.get("bootstrap").get("snapshot_lsn").asText());
     assertEquals("0x0000002A0000010000B1", t.get("open_snapshot").get("snapshot_lsn").asText());
     assertEquals("2030-01-02T03:04:05Z", t.get("open_snapshot").get("written_at").asText());
+    assertEquals("full", t.get("open_snapshot").get("mode").asText(), "a row without detail");
+    assertEquals("bootstrap", t.get("open_snapshot").get("kind").asText());
+    assertTrue(t.get("open_snapshot").get("chunks").isNull());
+    assertTrue(t.get("bootstrap").get("chunks").isNull(), "a whole snapshot");
   }
 
   @Test
@@ -280,6 +286,204 @@ class StatusTest {
             "  bootstrap         none",
             "  snapshot          no open snapshot"),
         status.lines());
+  }
+
+  private static final Instant OPENED = Instant.parse("2030-01-02T03:00:00Z");
+
+  private static ChunkedSnapshotFacts.Open open(
+      String appId, String target, String s, String mode, String kind, int generation) {
+    return new ChunkedSnapshotFacts.Open(
+        appId,
+        target,
+        Lsn.parse(s),
+        Instant.parse("2026-09-28T16:00:00Z"),
+        mode,
+        kind,
+        generation,
+        List.of("order_id"),
+        mode.equals(ChunkedSnapshotFacts.MODE_CHUNKED)
+            ? "{\"kind\":\"int\",\"lo\":0,\"hi\":7,\"rows\":8}"
+            : null,
+        null,
+        null,
+        OPENED);
+  }
+
+  private static ChunkedSnapshotFacts.Plan plan(String appId, String target, String s) {
+    return new ChunkedSnapshotFacts.Plan(
+        appId,
+        target,
+        Lsn.parse(s),
+        "int",
+        List.of("order_id"),
+        2,
+        2,
+        "[[0,null,2],[1,2,4],[2,4,6],[3,6,8]]",
+        OPENED.plusSeconds(30),
+        15);
+  }
+
+  private static Row chunk(
+      String appId, String target, String s, int index, long rows, String written) {
+    String[] bounds = {"null", "2", "4", "6", "8"};
+    return new ChunkedSnapshotFacts.ChunkFact(
+            appId,
+            target,
+            Lsn.parse(s),
+            index,
+            index / 2,
+            bounds[index],
+            bounds[index + 1],
+            index == 3,
+            rows,
+            Lsn.parse("0x0000002A0000010000C1"),
+            Instant.parse("2026-09-28T16:05:00Z"),
+            null,
+            null,
+            Instant.parse(written).minusSeconds(5),
+            5000L,
+            0.25)
+        .toRow(Instant.parse(written));
+  }
+
+  @Test
+  void openChunkedSnapshotsShowTheirChunksWavesAndRowsAndACompletedOneShowsAsTheBootstrap()
+      throws Exception {
+    JobFixture f = new JobFixture(dir);
+    f.tables.createIfAbsent(f.facts, FactsTable.definition());
+    String target = dir.resolve("delta/dbo_orders_chunked").toString();
+    String s = "0x0000002A0000010000B1";
+    String c = ChunkedSnapshotFacts.MODE_CHUNKED;
+    String full = ChunkedSnapshotFacts.MODE_FULL;
+    String boot = ChunkedSnapshotFacts.KIND_BOOTSTRAP;
+    ChunkedSnapshotFacts.Open done = open("done", target, s, c, boot, 0);
+    ChunkedSnapshotFacts.Open superseded = open("fam", target, s, c, boot, 0);
+    ChunkedSnapshotFacts.Open resnapshot =
+        open("fam.g1", target, "0x0000002A0000010000D1", full, "resnapshot", 1);
+    appendFacts(
+        f,
+        // "chunked": planned, chunks 0, 1 and 2 in (chunk 1 recorded twice counts once).
+        open("chunked", target, s, c, boot, 0).toRow(OPENED),
+        plan("chunked", target, s).toRow(OPENED.plusSeconds(45)),
+        chunk("chunked", target, s, 0, 2, "2030-01-02T03:01:00Z"),
+        chunk("chunked", target, s, 1, 2, "2030-01-02T03:02:00Z"),
+        chunk("chunked", target, s, 1, 2, "2030-01-02T03:02:30Z"),
+        chunk("chunked", target, s, 2, 1, "2030-01-02T03:03:00Z"),
+        // "done": every chunk in and the completion row.
+        done.toRow(OPENED),
+        plan("done", target, s).toRow(OPENED.plusSeconds(45)),
+        chunk("done", target, s, 0, 2, "2030-01-02T03:01:00Z"),
+        chunk("done", target, s, 1, 2, "2030-01-02T03:02:00Z"),
+        chunk("done", target, s, 2, 2, "2030-01-02T03:03:00Z"),
+        chunk("done", target, s, 3, 1, "2030-01-02T03:04:00Z"),
+        ChunkedSnapshotFacts.completionRow(
+            done, 7, 4, Lsn.parse("0x0000002A0000010000C1"), Instant.parse("2030-01-02T03:05:00Z")),
+        // "fam": a chunked open its next generation's full re-snapshot (at a higher S) completes.
+        superseded.toRow(OPENED),
+        ChunkedSnapshotFacts.completionRow(
+            resnapshot,
+            8,
+            0,
+            Lsn.parse("0x0000002A0000010000D1"),
+            Instant.parse("2030-01-02T04:00:00Z")),
+        // "full": a whole bootstrap's open, not yet completed.
+        open("full", target, s, full, boot, 0).toRow(OPENED),
+        // "unplanned": opened, its first wave not run yet.
+        open("unplanned", target, s, c, boot, 0).toRow(OPENED));
+    Output status =
+        status(
+            clockAt(Instant.parse("2030-01-02T12:00:00Z")),
+            "--factsTable=" + f.facts,
+            "--controlTable=" + f.control);
+    assertEquals(0, status.code(), status.err());
+    List<String> common =
+        List.of(
+            "  capture instance  unknown",
+            "  position          none",
+            "  last batch        none",
+            "  rows today        0",
+            "  finalized_until   none yet",
+            "  lag               unknown",
+            "  failure           none");
+    List<String> expected = new java.util.ArrayList<>();
+    expected.add("6 tables in " + f.facts + ", read at 2030-01-02T12:00:00Z");
+    expected.add(
+        "Source: none given; each lag is the last batch's (source_max_commit_ts - end_commit_ts)");
+    Object[][] tables = {
+      {
+        "chunked",
+        "  bootstrap         none",
+        "  snapshot          chunked bootstrap open at S " + s + ", generation 0, since " + OPENED,
+        "  chunks            3 of 4 done, 1 of 2 waves (2 chunks each), 5 rows, newest chunk at"
+            + " 2030-01-02T03:03:00Z"
+      },
+      {
+        "done",
+        "  bootstrap         7 rows at S " + s + " in 4 chunks, written at 2030-01-02T03:05:00Z",
+        "  snapshot          no open snapshot"
+      },
+      {"fam", "  bootstrap         none", "  snapshot          no open snapshot"},
+      // Only its completion row: a resnapshot, not a bootstrap.
+      {"fam.g1", "  bootstrap         none", "  snapshot          no open snapshot"},
+      {
+        "full",
+        "  bootstrap         none",
+        "  snapshot          full bootstrap open at S " + s + ", generation 0, since " + OPENED
+      },
+      {
+        "unplanned",
+        "  bootstrap         none",
+        "  snapshot          chunked bootstrap open at S " + s + ", generation 0, since " + OPENED,
+        "  chunks            not planned yet"
+      },
+    };
+    for (Object[] t : tables) {
+      expected.add("");
+      expected.add(target + "  (no Delta table there)");
+      expected.add("  app id            " + t[0]);
+      expected.addAll(common);
+      for (int i = 1; i < t.length; i++) {
+        expected.add((String) t[i]);
+      }
+    }
+    assertEquals(expected, status.lines());
+
+    Output json =
+        status(
+            clockAt(Instant.parse("2030-01-02T12:00:00Z")),
+            "--factsTable=" + f.facts,
+            "--controlTable=" + f.control,
+            "--json");
+    assertEquals(0, json.code(), json.err());
+    JsonNode root = new ObjectMapper().readTree(json.out());
+    JsonNode t = root.get("tables");
+    assertEquals(6, t.size());
+    assertEquals(
+        "{\"mode\":\"chunked\",\"kind\":\"bootstrap\",\"snapshot_lsn\":\""
+            + s
+            + "\",\"generation\":0,\"written_at\":\"2030-01-02T03:00:00Z\",\"chunks\":"
+            + "{\"planned\":4,\"done\":3,\"chunks_per_wave\":2,\"chunk_rows\":2,"
+            + "\"waves_planned\":2,\"waves_done\":1,\"rows\":5,"
+            + "\"newest_chunk_at\":\"2030-01-02T03:03:00Z\"}}",
+        t.get(0).get("open_snapshot").toString());
+    assertTrue(t.get(0).get("bootstrap").isNull());
+    assertEquals(
+        "{\"rows\":7,\"snapshot_lsn\":\""
+            + s
+            + "\",\"written_at\":\"2030-01-02T03:05:00Z\",\"chunks\":4}",
+        t.get(1).get("bootstrap").toString());
+    assertTrue(t.get(1).get("open_snapshot").isNull());
+    assertTrue(t.get(2).get("open_snapshot").isNull(), "fam: completed by fam.g1's resnapshot");
+    assertEquals("fam.g1", t.get(3).get("app_id").asText());
+    assertEquals(
+        "{\"mode\":\"full\",\"kind\":\"bootstrap\",\"snapshot_lsn\":\""
+            + s
+            + "\",\"generation\":0,\"written_at\":\"2030-01-02T03:00:00Z\",\"chunks\":null}",
+        t.get(4).get("open_snapshot").toString());
+    assertEquals(
+        "{\"planned\":null,\"done\":0,\"chunks_per_wave\":null,\"chunk_rows\":null,"
+            + "\"waves_planned\":null,\"waves_done\":null,\"rows\":0,\"newest_chunk_at\":null}",
+        t.get(5).get("open_snapshot").get("chunks").toString());
   }
 
   @Test

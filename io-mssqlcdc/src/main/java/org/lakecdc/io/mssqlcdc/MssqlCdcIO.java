@@ -186,6 +186,19 @@ public final class MssqlCdcIO {
         .build();
   }
 
+  /**
+   * A chunked snapshot read with defaults: {@code READ COMMITTED}, {@code _command_id} in the
+   * schema (NULL), columns inferred, no open end to seek. S and the chunks are required. See {@link
+   * SnapshotChunks}.
+   */
+  public static SnapshotChunks snapshotChunks() {
+    return new AutoValue_MssqlCdcIO_SnapshotChunks.Builder()
+        .setIsolationLevel(IsolationLevel.READ_COMMITTED)
+        .setIncludeCommandId(true)
+        .setChunks(List.of())
+        .build();
+  }
+
   /** The change read. See {@link MssqlCdcIO}. */
   @AutoValue
   public abstract static class Read extends PTransform<PBegin, PCollection<Row>> {
@@ -956,6 +969,293 @@ public final class MssqlCdcIO {
     @Override
     public void populateDisplayData(DisplayData.Builder builder) {
       read.populateDisplayData(builder);
+    }
+  }
+
+  /**
+   * The read of some chunks of a chunked snapshot (BEHAVIOUR.md 6.7, 6.9; docs/tables.md "Chunked
+   * snapshots"), each written through a {@link RowSink} in the reading stage: {@link
+   * #writeTo(RowSink)} emits one {@link ChunkRead} per chunk, in no particular order.
+   *
+   * <pre>{@code
+   * PCollection<ChunkRead<SnapshotFiles>> reads =
+   *     pipeline.apply(
+   *         MssqlCdcIO.snapshotChunks()
+   *             .withCaptureInstance("dbo_orders")
+   *             .withClientFactory(clientFactory)
+   *             .withSnapshotLsn(s)                 // S of the open snapshot
+   *             .withChunks(chunksOfThisWave)       // from the plan
+   *             .writeTo(sink));
+   * }</pre>
+   *
+   * <h2>Per chunk, on the worker</h2>
+   *
+   * The chunk's stamp L is the snapshot-LSN rule read right before its {@code SELECT} ({@link
+   * SnapshotLsn}); a stamp below S fails the read ({@link IllegalStateException}: the chunks are
+   * read from another server than S came from, e.g. a readable secondary). Its rows ({@code lo <=
+   * (keys) < hi}, {@link CdcClient#readTable} under the isolation level, never NOLOCK) are snapshot
+   * rows stamped L: {@code _start_lsn} = L, {@code _commit_ts} = the UTC commit time of L (of the
+   * last commit before L when L is no commit LSN), {@code _seqval} and {@code _command_id} NULL,
+   * {@code _operation} 0. They go to the sink with the chunk's index as the sequence; no row
+   * becomes an element. {@code max_lsn} is read after the read ({@link ChunkRead#highLsn()}). With
+   * {@link #withOpenEndAfter(List)}, a chunk whose {@code hi} is open reads only up to the first
+   * key after that MAX now ({@link CdcClient#keyBound} at offset 1), or to the end when there is
+   * none. The chunks are reshuffled first, so a runner reads them in parallel.
+   *
+   * <p>Counters {@code mssqlcdc/snapshot_rows} and {@code mssqlcdc/snapshot_chunks_read},
+   * distribution {@code mssqlcdc/snapshot_chunk_read_ms}.
+   *
+   * <h2>Errors</h2>
+   *
+   * Building ({@code expand}) fails with {@link IllegalArgumentException} naming the option for a
+   * missing capture instance, client factory or S, a bad {@code columns} list or an unmappable
+   * type; with {@link org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError} for an unknown
+   * instance. Running fails for a stamp below S and when {@code cdc.lsn_time_mapping} has no commit
+   * at or before a stamp.
+   */
+  @AutoValue
+  public abstract static class SnapshotChunks implements java.io.Serializable {
+    private static final long serialVersionUID = 1L;
+
+    abstract @Nullable String getCaptureInstance();
+
+    abstract @Nullable CdcClientFactory getClientFactory();
+
+    abstract @Nullable Lsn getSnapshotLsn();
+
+    abstract IsolationLevel getIsolationLevel();
+
+    abstract boolean getIncludeCommandId();
+
+    abstract @Nullable String getColumns();
+
+    abstract List<org.lakecdc.io.mssqlcdc.chunk.Chunk> getChunks();
+
+    abstract @Nullable List<Object> getOpenEndAfter();
+
+    abstract Builder toBuilder();
+
+    @AutoValue.Builder
+    abstract static class Builder {
+      abstract Builder setCaptureInstance(String captureInstance);
+
+      abstract Builder setClientFactory(CdcClientFactory clientFactory);
+
+      abstract Builder setSnapshotLsn(Lsn snapshotLsn);
+
+      abstract Builder setIsolationLevel(IsolationLevel isolationLevel);
+
+      abstract Builder setIncludeCommandId(boolean includeCommandId);
+
+      abstract Builder setColumns(String columns);
+
+      abstract Builder setChunks(List<org.lakecdc.io.mssqlcdc.chunk.Chunk> chunks);
+
+      abstract Builder setOpenEndAfter(@Nullable List<Object> openEndAfter);
+
+      abstract SnapshotChunks build();
+    }
+
+    /** The capture instance configured ({@link #withCaptureInstance}), or null. */
+    public @Nullable String captureInstance() {
+      return getCaptureInstance();
+    }
+
+    /** S configured ({@link #withSnapshotLsn}), or null. */
+    public @Nullable Lsn snapshotLsn() {
+      return getSnapshotLsn();
+    }
+
+    /** The chunks to read, in the order given. */
+    public List<org.lakecdc.io.mssqlcdc.chunk.Chunk> chunks() {
+      return getChunks();
+    }
+
+    /**
+     * The capture instance whose table is read; rows carry it as {@code _capture_instance}.
+     *
+     * @throws IllegalArgumentException when null
+     */
+    public SnapshotChunks withCaptureInstance(String captureInstance) {
+      checkArgumentNotNull(captureInstance, "withCaptureInstance() needs a name, not null");
+      return toBuilder().setCaptureInstance(captureInstance).build();
+    }
+
+    /** How to open a {@link CdcClient}: the SQL Server client's factory, or the simulator's. */
+    public SnapshotChunks withClientFactory(CdcClientFactory clientFactory) {
+      checkArgumentNotNull(clientFactory, "withClientFactory() needs a factory, not null");
+      return toBuilder().setClientFactory(clientFactory).build();
+    }
+
+    /**
+     * S, the snapshot LSN recorded when the chunked snapshot opened: no chunk's stamp may be below
+     * it. Required.
+     *
+     * @throws IllegalArgumentException for null or {@link Lsn#ZERO}
+     */
+    public SnapshotChunks withSnapshotLsn(Lsn snapshotLsn) {
+      checkArgumentNotNull(snapshotLsn, "withSnapshotLsn() needs an LSN, not null");
+      require(
+          !snapshotLsn.isZero(),
+          "snapshotLsn must be the LSN S recorded at the open (above %s), not %s",
+          Lsn.ZERO,
+          snapshotLsn);
+      return toBuilder().setSnapshotLsn(snapshotLsn).build();
+    }
+
+    /**
+     * The isolation level of every chunk's reads (default {@link IsolationLevel#READ_COMMITTED}).
+     */
+    public SnapshotChunks withIsolationLevel(IsolationLevel isolationLevel) {
+      checkArgumentNotNull(isolationLevel, "withIsolationLevel() needs a level, not null");
+      return toBuilder().setIsolationLevel(isolationLevel).build();
+    }
+
+    /** Whether the schema has {@code _command_id} (default true), NULL on snapshot rows. */
+    public SnapshotChunks withIncludeCommandId(boolean includeCommandId) {
+      return toBuilder().setIncludeCommandId(includeCommandId).build();
+    }
+
+    /** Declares the captured columns and their output types, as {@link Read#withColumns}. */
+    public SnapshotChunks withColumns(String columns) {
+      checkArgumentNotNull(columns, "withColumns() needs a column list, not null");
+      return toBuilder().setColumns(columns).build();
+    }
+
+    /**
+     * The chunks to read (of the snapshot's plan): at least one, distinct indexes.
+     *
+     * @throws IllegalArgumentException when empty, null or an index repeats
+     */
+    public SnapshotChunks withChunks(List<org.lakecdc.io.mssqlcdc.chunk.Chunk> chunks) {
+      checkArgumentNotNull(chunks, "withChunks() needs chunks, not null");
+      require(!chunks.isEmpty(), "withChunks() needs at least one chunk");
+      Set<Integer> seen = new HashSet<>();
+      for (org.lakecdc.io.mssqlcdc.chunk.Chunk chunk : chunks) {
+        require(seen.add(chunk.index()), "withChunks(): chunk %d is given twice", chunk.index());
+      }
+      return toBuilder().setChunks(List.copyOf(chunks)).build();
+    }
+
+    /**
+     * The keyset MAX recorded at the open, after which an open last chunk's end is sought right
+     * before its read (BEHAVIOUR.md 6.8); null (default) reads an open chunk to the table's end.
+     */
+    public SnapshotChunks withOpenEndAfter(@Nullable List<Object> max) {
+      return toBuilder()
+          .setOpenEndAfter(
+              max == null ? null : java.util.Collections.unmodifiableList(new ArrayList<>(max)))
+          .build();
+    }
+
+    /**
+     * The Beam schema of the rows read (the change read's), resolved as {@code expand()} does.
+     *
+     * @throws IllegalArgumentException for an invalid configuration
+     */
+    public Schema outputSchema() {
+      OutputColumns.checkConfigured("snapshotChunks()", getCaptureInstance(), getClientFactory());
+      return OutputColumns.resolve(
+              "snapshotChunks()",
+              getCaptureInstance(),
+              getClientFactory(),
+              getColumns(),
+              getIncludeCommandId())
+          .schema();
+    }
+
+    /**
+     * Reads each chunk and writes its rows through {@code sink} in the reading stage: the output is
+     * one {@link ChunkRead} per chunk (the sink's result inside), in no particular order,
+     * timestamped with the commit time of its stamp, coded with {@link ChunkRead#coder} over the
+     * sink's {@link RowSink#resultCoder()}.
+     *
+     * @param <R> what the sink returns per chunk
+     * @throws IllegalArgumentException when {@code sink} is null
+     */
+    public <R> WriteChunks<R> writeTo(RowSink<R> sink) {
+      checkArgumentNotNull(sink, "writeTo() needs a sink, not null");
+      return new WriteChunks<>(this, sink);
+    }
+
+    /** Validates the configuration and fixes the source table, key and output schema. */
+    ChunkSpec resolve() {
+      OutputColumns.checkConfigured("snapshotChunks()", getCaptureInstance(), getClientFactory());
+      Lsn s = getSnapshotLsn();
+      require(s != null, "MssqlCdcIO.snapshotChunks() needs S: withSnapshotLsn() is required");
+      require(
+          !getChunks().isEmpty(),
+          "MssqlCdcIO.snapshotChunks() needs chunks: withChunks() is required");
+      OutputColumns output =
+          OutputColumns.resolve(
+              "snapshotChunks()",
+              getCaptureInstance(),
+              getClientFactory(),
+              getColumns(),
+              getIncludeCommandId());
+      org.lakecdc.io.mssqlcdc.client.CaptureInstance instance;
+      try (CdcClient client = getClientFactory().open()) {
+        instance = client.captureInstances(getCaptureInstance()).get(0);
+      }
+      return new ChunkSpec(
+          getCaptureInstance(),
+          getClientFactory(),
+          s,
+          instance.sourceSchema(),
+          instance.sourceTable(),
+          instance.keyColumns(),
+          getIsolationLevel(),
+          getIncludeCommandId(),
+          output.columns(),
+          output.schema(),
+          getOpenEndAfter());
+    }
+
+    /** Display data of the read. */
+    void populateDisplayData(DisplayData.Builder builder) {
+      Lsn s = getSnapshotLsn();
+      builder
+          .addIfNotNull(DisplayData.item("captureInstance", getCaptureInstance()))
+          .addIfNotNull(DisplayData.item("snapshotLsn", s == null ? null : s.toString()))
+          .add(DisplayData.item("chunks", getChunks().size()))
+          .add(DisplayData.item("isolationLevel", getIsolationLevel().name()))
+          .add(DisplayData.item("includeCommandId", getIncludeCommandId()))
+          .addIfNotNull(DisplayData.item("columns", getColumns()));
+    }
+  }
+
+  /**
+   * The chunked snapshot read writing through a {@link RowSink}: see {@link
+   * SnapshotChunks#writeTo(RowSink)}.
+   *
+   * @param <R> what the sink returns per chunk
+   */
+  public static final class WriteChunks<R> extends PTransform<PBegin, PCollection<ChunkRead<R>>> {
+    private final SnapshotChunks read;
+    private final RowSink<R> sink;
+
+    WriteChunks(SnapshotChunks read, RowSink<R> sink) {
+      this.read = read;
+      this.sink = sink;
+    }
+
+    @Override
+    public PCollection<ChunkRead<R>> expand(PBegin input) {
+      ChunkSpec spec = read.resolve();
+      return input
+          .apply(
+              "Chunks of " + spec.captureInstance().toLowerCase(Locale.ROOT),
+              Create.of(read.getChunks()).withCoder(ChunkCoder.of()))
+          .apply("Spread chunks", Reshuffle.viaRandomKey())
+          .apply("Read and write chunks", ParDo.of(new ReadChunkFn<>(spec, sink)))
+          .setCoder(ChunkRead.coder(sink.resultCoder()));
+    }
+
+    @Override
+    public void populateDisplayData(DisplayData.Builder builder) {
+      super.populateDisplayData(builder);
+      read.populateDisplayData(builder);
+      builder.add(DisplayData.item("sink", sink.getClass().getName()));
     }
   }
 }

@@ -99,8 +99,7 @@ final class SnapshotRangeCoder extends AtomicCoder<SnapshotRange> {
         this, "A key bound may hold floating point values, whose encoding is not deterministic");
   }
 
-  private static void encodeBound(@Nullable List<Object> bound, OutputStream out)
-      throws IOException {
+  static void encodeBound(@Nullable List<Object> bound, OutputStream out) throws IOException {
     if (bound == null) {
       INT.encode(0, out);
       return;
@@ -111,7 +110,7 @@ final class SnapshotRangeCoder extends AtomicCoder<SnapshotRange> {
     }
   }
 
-  private static @Nullable List<Object> decodeBound(InputStream in) throws IOException {
+  static @Nullable List<Object> decodeBound(InputStream in) throws IOException {
     int sizePlusOne = INT.decode(in);
     if (sizePlusOne == 0) {
       return null;

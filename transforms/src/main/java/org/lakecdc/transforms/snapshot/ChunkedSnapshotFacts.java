@@ -112,7 +112,8 @@ public final class ChunkedSnapshotFacts {
       @Nullable String extentJson,
       @Nullable Instant lostFrom,
       @Nullable Instant lostTo,
-      @Nullable Instant writtenAt) {
+      @Nullable Instant writtenAt)
+      implements java.io.Serializable {
     public Open {
       keys = List.copyOf(keys);
     }
@@ -183,7 +184,8 @@ public final class ChunkedSnapshotFacts {
       int chunksPerWave,
       String chunksJson,
       Instant startedAt,
-      long durationMs) {
+      long durationMs)
+      implements java.io.Serializable {
     public Plan {
       keys = List.copyOf(keys);
       if (chunksPerWave < 1) {

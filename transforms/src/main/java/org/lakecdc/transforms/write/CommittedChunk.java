@@ -13,8 +13,8 @@ import java.io.Serializable;
  * @param wave the chunk's wave
  * @param rows the chunk's rows
  * @param stamp the chunk's stamp L, canonical text
- * @param bronzeVersion the bronze version of its commit, or -1 when none was made (no rows, or it
- *     was committed before: a replay)
+ * @param bronzeVersion the bronze version of its commit (an empty chunk commits too, with no data
+ *     file), or -1 when it was committed before (a replay)
  * @param skipped true when the chunk was already in the tables
  * @param completed true when this chunk completed the snapshot (its completion row is written)
  */

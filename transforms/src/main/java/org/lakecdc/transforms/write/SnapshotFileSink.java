@@ -23,6 +23,10 @@ import org.lakecdc.transforms.delta.DeltaTables;
  * files roll at Kernel's target size ({@code delta.kernel.default.parquet.writer.targetMaxFileSize}
  * in the Hadoop configuration, 128 MiB by default).
  *
+ * <p>Made with {@link #forChunks} for a chunked snapshot ({@code
+ * MssqlCdcIO.SnapshotChunks#writeTo}), each row's {@code _chunk} is the write's sequence, the
+ * chunk's index.
+ *
  * <p>A repeated write (a retried bundle) writes new files under new random names; the ones of the
  * failed attempt are never committed ({@code VACUUM} removes them). The bronze table must exist.
  */
@@ -39,6 +43,7 @@ public final class SnapshotFileSink implements RowSink<SnapshotFiles> {
   private final String snapshot;
   private final TreeMap<String, String> hadoopConf;
   private final @Nullable RowListener listener;
+  private final boolean chunked;
   private transient @Nullable DeltaTables tables;
   private transient @Nullable Schema changeSchema;
   private transient @Nullable Schema bronzeSchema;
@@ -57,10 +62,35 @@ public final class SnapshotFileSink implements RowSink<SnapshotFiles> {
       String snapshot,
       Map<String, String> hadoopConf,
       @Nullable RowListener listener) {
+    this(bronzePath, snapshot, hadoopConf, listener, false);
+  }
+
+  private SnapshotFileSink(
+      String bronzePath,
+      String snapshot,
+      Map<String, String> hadoopConf,
+      @Nullable RowListener listener,
+      boolean chunked) {
     this.bronzePath = Objects.requireNonNull(bronzePath, "bronzePath");
     this.snapshot = Objects.requireNonNull(snapshot, "snapshot");
     this.hadoopConf = new TreeMap<>(hadoopConf);
     this.listener = listener;
+    this.chunked = chunked;
+  }
+
+  /**
+   * A sink of a chunked snapshot's chunks: as {@link #SnapshotFileSink(String, String, Map,
+   * RowListener)}, and each row's {@code _chunk} is the sequence {@link #write} is given (the
+   * chunk's index, 0 to {@link Integer#MAX_VALUE}).
+   *
+   * @param snapshot S as {@code 0x} and 20 hex digits, the {@code _snapshot} of every row
+   */
+  public static SnapshotFileSink forChunks(
+      String bronzePath,
+      String snapshot,
+      Map<String, String> hadoopConf,
+      @Nullable RowListener listener) {
+    return new SnapshotFileSink(bronzePath, snapshot, hadoopConf, listener, true);
   }
 
   @Override
@@ -83,9 +113,17 @@ public final class SnapshotFileSink implements RowSink<SnapshotFiles> {
       open = DeltaTables.create(hadoopConf);
       tables = open;
     }
+    Integer chunk = null;
+    if (chunked) {
+      if (sequence < 0 || sequence > Integer.MAX_VALUE) {
+        throw new IllegalArgumentException(
+            "A chunk index must be from 0 to " + Integer.MAX_VALUE + ", not " + sequence);
+      }
+      chunk = (int) sequence;
+    }
     Row first = rows.next();
     Schema bronze = bronzeSchema(first.getSchema());
-    BronzeRows bronzeRows = new BronzeRows(bronze, first, rows);
+    BronzeRows bronzeRows = new BronzeRows(bronze, first, rows, chunk);
     // A one-pass Iterable: writeDataFiles asks for its iterator once.
     java.util.List<org.lakecdc.transforms.delta.DataFileAction> files =
         open.writeDataFiles(bronzePath, bronze, () -> bronzeRows);
@@ -116,13 +154,15 @@ public final class SnapshotFileSink implements RowSink<SnapshotFiles> {
   private final class BronzeRows implements Iterator<Row> {
     private final Schema bronze;
     private final Iterator<Row> rest;
+    private final @Nullable Integer chunk;
     private @Nullable Row first;
     private long count;
 
-    BronzeRows(Schema bronze, Row first, Iterator<Row> rest) {
+    BronzeRows(Schema bronze, Row first, Iterator<Row> rest, @Nullable Integer chunk) {
       this.bronze = bronze;
       this.first = first;
       this.rest = rest;
+      this.chunk = chunk;
     }
 
     @Override
@@ -144,7 +184,7 @@ public final class SnapshotFileSink implements RowSink<SnapshotFiles> {
       if (listener != null) {
         listener.rowWritten();
       }
-      return BronzeTable.toBronzeRow(bronze, change, null, snapshot, null);
+      return BronzeTable.toBronzeRow(bronze, change, null, snapshot, chunk);
     }
   }
 }

@@ -36,8 +36,17 @@ final class Catalog {
     Instant clock;
   }
 
-  /** A column of a source table ({@code sys.columns}). */
-  record Column(String name, int columnId, SqlServerType type, boolean computed, int keyOrdinal) {}
+  /**
+   * A column of a source table ({@code sys.columns}); {@code collation} is that of a character
+   * column ({@code collation_name}) and null for other types.
+   */
+  record Column(
+      String name,
+      int columnId,
+      SqlServerType type,
+      boolean computed,
+      int keyOrdinal,
+      Collation collation) {}
 
   /** A source table ({@code sys.tables}) and its live columns, by {@code column_id}. */
   static final class Table {
@@ -184,13 +193,23 @@ final class Catalog {
       Table t =
           catalog.tables.computeIfAbsent(key(schema, tableName), k -> new Table(schema, tableName));
       Integer keyOrdinal = FakeFormat.optionalInt(row, "key_ordinal");
+      String name = FakeFormat.text(row, "name", where);
+      SqlServerType type = FakeFormat.type(row, where);
+      Collation collation;
+      try {
+        collation =
+            Collation.of(name, type, FakeFormat.optionalText(row, FakeFormat.COLLATION_NAME));
+      } catch (IllegalArgumentException e) {
+        throw new CdcException(where + ": " + e.getMessage(), e);
+      }
       Column c =
           new Column(
-              FakeFormat.text(row, "name", where),
+              name,
               FakeFormat.integer(row, "column_id", where),
-              FakeFormat.type(row, where),
+              type,
               FakeFormat.bool(row, "is_computed"),
-              keyOrdinal == null ? 0 : keyOrdinal);
+              keyOrdinal == null ? 0 : keyOrdinal,
+              collation);
       t.columns.add(c);
       t.maxColumnIdUsed = Math.max(t.maxColumnIdUsed, c.columnId());
     }
@@ -356,6 +375,9 @@ final class Catalog {
         n.put("name", c.name());
         n.put("column_id", c.columnId());
         FakeFormat.putType(n, c.type());
+        if (c.collation() != null) {
+          n.put(FakeFormat.COLLATION_NAME, c.collation().name());
+        }
         n.put("is_computed", c.computed());
         n.put("key_ordinal", c.keyOrdinal());
         rows.add(n);

@@ -8,10 +8,11 @@ import org.lakecdc.io.mssqlcdc.schema.SqlServerType;
 /**
  * What a DDL command text does to a table's columns, as far as the fake models it: {@code ADD
  * <column> <type>}, {@code DROP COLUMN <column>} and {@code ALTER COLUMN <column> <type>} (one
- * column per command; names bare or in brackets). Any other command is only recorded in {@code
+ * column per command; names bare or in brackets), the type optionally followed by {@code COLLATE
+ * <name>} ({@link #collation}, null when absent). Any other command is only recorded in {@code
  * cdc.ddl_history}.
  */
-record DdlCommand(Kind kind, String column, SqlServerType type) {
+record DdlCommand(Kind kind, String column, SqlServerType type, String collation) {
   enum Kind {
     ADD_COLUMN,
     DROP_COLUMN,
@@ -21,7 +22,8 @@ record DdlCommand(Kind kind, String column, SqlServerType type) {
 
   private static final String NAME = "(\\[(?:[^\\]]|\\]\\])+\\]|[A-Za-z_@#][\\w@#$]*)";
   private static final String TYPE =
-      "([A-Za-z][A-Za-z0-9_]*(?:\\s*\\(\\s*(?:max|\\d+)\\s*(?:,\\s*\\d+\\s*)?\\))?)";
+      "([A-Za-z][A-Za-z0-9_]*(?:\\s*\\(\\s*(?:max|\\d+)\\s*(?:,\\s*\\d+\\s*)?\\))?)"
+          + "(?:\\s+COLLATE\\s+([A-Za-z0-9_]+))?";
 
   private static final Pattern DROP =
       Pattern.compile(
@@ -41,18 +43,19 @@ record DdlCommand(Kind kind, String column, SqlServerType type) {
   static DdlCommand parse(String command) {
     Matcher m = DROP.matcher(command);
     if (m.find()) {
-      return new DdlCommand(Kind.DROP_COLUMN, unquote(m.group(1)), null);
+      return new DdlCommand(Kind.DROP_COLUMN, unquote(m.group(1)), null, null);
     }
     m = ALTER.matcher(command);
     if (m.find()) {
       return new DdlCommand(
-          Kind.ALTER_COLUMN, unquote(m.group(1)), SqlServerType.parse(m.group(2)));
+          Kind.ALTER_COLUMN, unquote(m.group(1)), SqlServerType.parse(m.group(2)), m.group(3));
     }
     m = ADD.matcher(command);
     if (m.find()) {
-      return new DdlCommand(Kind.ADD_COLUMN, unquote(m.group(1)), SqlServerType.parse(m.group(2)));
+      return new DdlCommand(
+          Kind.ADD_COLUMN, unquote(m.group(1)), SqlServerType.parse(m.group(2)), m.group(3));
     }
-    return new DdlCommand(Kind.OTHER, null, null);
+    return new DdlCommand(Kind.OTHER, null, null, null);
   }
 
   /** {@code [a]]b]} → {@code a]b}; a bare name stays. */

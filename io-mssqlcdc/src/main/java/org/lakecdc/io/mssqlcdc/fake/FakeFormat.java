@@ -104,6 +104,12 @@ final class FakeFormat {
   static final String NUMERIC_SCALE = "numeric_scale";
   static final String DATETIME_PRECISION = "datetime_precision";
 
+  /**
+   * The collation of a character column in {@code sys.columns}, named as there; absent means {@link
+   * Collation#DEFAULT_NAME}.
+   */
+  static final String COLLATION_NAME = "collation_name";
+
   private static boolean hasLength(String name) {
     switch (name) {
       case "char":

@@ -62,8 +62,9 @@ import org.lakecdc.io.mssqlcdc.time.CommitTimeConverter;
  *       (operation 3) n; {@code __$command_id} = n + k, k the instance's index among its table's
  *       instances (0 older, 1 newer). An update is an operation-3 and an operation-4 row with the
  *       same start LSN and seqval; an update of a key column is a delete (1) of the old key and an
- *       insert (2) of the new; an update whose captured before and after images are equal writes no
- *       row in that instance.
+ *       insert (2) of the new (an update to a key equal under the collation, {@code 'n'} to {@code
+ *       'N'} under {@code _CI_}, is an update of the same row: 3 and 4); an update whose captured
+ *       before and after images are equal writes no row in that instance.
  *   <li>Values CDC does not store: computed columns are NULL in every change row; {@code text},
  *       {@code ntext} and {@code image} are NULL in operations 1 and 3; {@code varchar(max)},
  *       {@code nvarchar(max)} and {@code varbinary(max)} are NULL in operation 3 unless the update
@@ -72,6 +73,13 @@ import org.lakecdc.io.mssqlcdc.time.CommitTimeConverter;
  *   <li>{@code cdc.lsn_time_mapping}: one row per transaction that wrote at least one change row (a
  *       transaction that changes only uncaptured columns or untracked tables takes an LSN and no
  *       row), one per idle entry (no change rows, {@code tran_id} 0x00…), none for DDL.
+ *   <li>Keys: compared as SQL Server compares them, character columns under their collation ({@link
+ *       ColumnDefinition#collate}; default {@code SQL_Latin1_General_CP1_CI_AS}): {@code
+ *       _CI}/{@code _CS}, {@code _AI}/{@code _AS}, {@code _BIN}/{@code _BIN2}, trailing spaces
+ *       never counting. A row whose key equals an existing row's key under the collation ({@code
+ *       'N'} after {@code 'n'}, {@code 'ab '} after {@code 'ab'}) is refused with SQL Server's
+ *       error 2627 text; a statement's key finds the row whose key equals it under the collation;
+ *       source rows are kept and written in that order, NULL first. Values are stored as given.
  *   <li>Instances: at most two per table; a newer instance's start LSN S is the next LSN to be
  *       issued when it is enabled, and from S every commit is in both. Cleanup moves the instance's
  *       low watermark ({@code cdc.change_tables.start_lsn}) first, then deletes its change rows
@@ -409,7 +417,9 @@ public final class FakeSqlServer {
    *
    * @param table {@code schema.table} or {@code table} (schema {@code dbo}); names are matched
    *     ignoring case afterwards
-   * @param columns the columns in order ({@code column_id} 1, 2, …)
+   * @param columns the columns in order ({@code column_id} 1, 2, …); character columns compare
+   *     under their collation ({@link ColumnDefinition#collate}, {@code
+   *     SQL_Latin1_General_CP1_CI_AS} unless declared)
    * @param keyColumns the primary key columns, in key order; not computed
    * @return this server
    * @throws IllegalArgumentException when the table exists, a name is invalid or repeated, a type
@@ -475,7 +485,8 @@ public final class FakeSqlServer {
               t.maxColumnIdUsed,
               c.type(),
               c.computed(),
-              keyOrdinals.getOrDefault(c.name().toLowerCase(Locale.ROOT), 0)));
+              keyOrdinals.getOrDefault(c.name().toLowerCase(Locale.ROOT), 0),
+              Collation.of(c.name(), c.type(), c.collation())));
     }
     catalog.tables.put(Catalog.key(schema, tableName), t);
     rows.put(Catalog.key(schema, tableName), new TreeMap<>());
@@ -539,9 +550,9 @@ public final class FakeSqlServer {
   }
 
   /**
-   * The source table's current rows in key order (NULL keys first), by column name, as a reader
-   * returns values ({@link org.lakecdc.io.mssqlcdc.client.ChangeRow} types). For tests: "the table
-   * now".
+   * The source table's current rows in key order (NULL keys first, character keys under their
+   * columns' collations), by column name, as a reader returns values ({@link
+   * org.lakecdc.io.mssqlcdc.client.ChangeRow} types). For tests: "the table now".
    *
    * @param table {@code schema.table} or {@code table} (schema {@code dbo}), ignoring case
    * @return the rows, each a map of every live column in column order
@@ -779,13 +790,15 @@ public final class FakeSqlServer {
    * capture instance of the table. The command's effect on the columns is recognised from its text:
    *
    * <ul>
-   *   <li>{@code ADD <column> <type>}: a new source column with a new {@code column_id}; no
-   *       instance captures it (a newer instance can).
+   *   <li>{@code ADD <column> <type> [COLLATE <name>]}: a new source column with a new {@code
+   *       column_id}; no instance captures it (a newer instance can). A character column without
+   *       {@code COLLATE} gets {@code SQL_Latin1_General_CP1_CI_AS}.
    *   <li>{@code DROP COLUMN <column>}: the column leaves the source table and its stored rows; it
    *       stays captured and reads NULL from now on.
-   *   <li>{@code ALTER COLUMN <column> <type>}: the column's type changes in the source table and
-   *       in every instance capturing it ({@code required_column_update} = 1); stored rows are
-   *       converted.
+   *   <li>{@code ALTER COLUMN <column> <type> [COLLATE <name>]}: the column's type changes in the
+   *       source table and in every instance capturing it ({@code required_column_update} = 1);
+   *       stored rows are converted. As on SQL Server, a character type without {@code COLLATE}
+   *       takes the default collation, not the column's old one.
    * </ul>
    *
    * Other commands are only recorded.
@@ -795,8 +808,8 @@ public final class FakeSqlServer {
    * @param at the statement's time (UTC), or null for the server's current time
    * @return the DDL's LSN
    * @throws IllegalArgumentException for an unknown table, adding an existing column, dropping or
-   *     altering a missing or key column, a type the fake does not know, or stored values that do
-   *     not convert
+   *     altering a missing or key column, a type the fake does not know, a {@code COLLATE} the fake
+   *     does not understand or on a type without collation, or stored values that do not convert
    */
   public Lsn ddl(String table, String command, Instant at) {
     Catalog.Table t = table(table);
@@ -816,6 +829,7 @@ public final class FakeSqlServer {
         }
         checkIdentifier(effect.column(), "column");
         SqlValues.family(effect.type());
+        Collation.of(effect.column(), effect.type(), effect.collation());
         break;
       case DROP_COLUMN:
       case ALTER_COLUMN:
@@ -832,6 +846,7 @@ public final class FakeSqlServer {
         }
         if (effect.kind() == DdlCommand.Kind.ALTER_COLUMN) {
           SqlValues.family(effect.type());
+          Collation.of(column.name(), effect.type(), effect.collation());
           converted = convertColumn(t, column, effect.type());
         }
         break;
@@ -919,7 +934,13 @@ public final class FakeSqlServer {
       case ADD_COLUMN:
         t.maxColumnIdUsed++;
         t.columns.add(
-            new Catalog.Column(effect.column(), t.maxColumnIdUsed, effect.type(), false, 0));
+            new Catalog.Column(
+                effect.column(),
+                t.maxColumnIdUsed,
+                effect.type(),
+                false,
+                0,
+                Collation.of(effect.column(), effect.type(), effect.collation())));
         tablesDirty = true;
         break;
       case DROP_COLUMN:
@@ -938,7 +959,8 @@ public final class FakeSqlServer {
                 column.columnId(),
                 effect.type(),
                 column.computed(),
-                column.keyOrdinal()));
+                column.keyOrdinal(),
+                Collation.of(column.name(), effect.type(), effect.collation())));
         rowsOf(t).putAll(converted);
         for (Catalog.Instance i : catalog.instancesOf(t)) {
           for (int k = 0; k < i.columns.size(); k++) {
@@ -1288,11 +1310,12 @@ public final class FakeSqlServer {
   }
 
   private static KeyTuple keyOf(Catalog.Table t, Map<String, Object> row) {
+    List<Catalog.Column> keyColumns = t.keyColumns();
     List<Object> values = new ArrayList<>();
-    for (Catalog.Column k : t.keyColumns()) {
+    for (Catalog.Column k : keyColumns) {
       values.add(row.get(k.name()));
     }
-    return new KeyTuple(values);
+    return KeyTuple.of(keyColumns, values);
   }
 
   private static KeyTuple keyTuple(Catalog.Table t, List<Object> key) {
@@ -1313,7 +1336,7 @@ public final class FakeSqlServer {
       Catalog.Column c = keyColumns.get(i);
       values.add(SqlValues.normalize(c.name(), c.type(), key.get(i)));
     }
-    return new KeyTuple(values);
+    return KeyTuple.of(keyColumns, values);
   }
 
   private static IllegalArgumentException duplicateKey(Catalog.Table t, KeyTuple key) {

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.Iterator;
@@ -17,6 +18,7 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import org.lakecdc.io.mssqlcdc.client.CaptureInstance;
 import org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError;
@@ -599,10 +601,14 @@ public final class FileBackedCdcClient implements CdcClient {
    * {@inheritDoc}
    *
    * <p>Reads {@code <schema>.<table>.jsonl}; table and column names match ignoring case. Keys are
-   * compared as the fake stores them (NULL first, strings in binary order: collations are not
-   * modelled). When the range is over the table's own key, rows stream in file order (the writer
-   * keeps the file in key order); over other columns they are sorted in memory. Computed columns
-   * read NULL. The isolation level has no effect: the fake's files only ever hold committed rows.
+   * compared as SQL Server compares them ({@code KeyTuple}): NULL first, character values under
+   * their column's collation ({@code sys.columns.collation_name}; case- and accent-insensitive as
+   * the name says, trailing spaces never counting), so a bound {@code 'N'} equals a stored {@code
+   * 'n'} under {@code _CI_}. Values are returned as stored. When the range is over the table's own
+   * key, rows stream in file order (the writer keeps the file in key order under the collations,
+   * and a file out of that order, or holding one key twice, fails naming its line); over other
+   * columns they are sorted in memory, rows with equal keys in file order. Computed columns read
+   * NULL. The isolation level has no effect: the fake's files only ever hold committed rows.
    *
    * @throws CdcException for an unknown table or key column
    */
@@ -650,10 +656,13 @@ public final class FileBackedCdcClient implements CdcClient {
             for (Catalog.Column k : keys) {
               keyValues.add(stored(n, k, where));
             }
-            KeyTuple key = new KeyTuple(keyValues);
+            KeyTuple key = KeyTuple.of(keys, keyValues);
             if (fileOrder) {
               if (previous != null && key.compareTo(previous) <= 0) {
-                throw new CdcException(where + ": source rows must be sorted by their key");
+                throw new CdcException(
+                    where
+                        + ": source rows must be sorted by their key, each key once, comparing"
+                        + " character keys under their columns' collations (docs/fake-format.md)");
               }
               previous = key;
               if (upper != null && key.compareTo(upper) >= 0) {
@@ -705,8 +714,9 @@ public final class FileBackedCdcClient implements CdcClient {
    * {@inheritDoc}
    *
    * <p>Reads the key columns of every row in key order through {@link #readTable} (so keys compare
-   * as there: NULL first, strings in binary order) and picks the first key of each tile after the
-   * first. The simulator holds the key tuples in memory; SQL Server computes the tiles itself.
+   * as there: NULL first, character keys under their columns' collations) and picks the first key
+   * of each tile after the first. The simulator holds the key tuples in memory; SQL Server computes
+   * the tiles itself.
    */
   @Override
   public List<List<Object>> keyTiles(
@@ -738,6 +748,188 @@ public final class FileBackedCdcClient implements CdcClient {
     return Collections.unmodifiableList(out);
   }
 
+  // ---- chunk planning (issue 12): all through readTable's key stream, so keys compare as there --
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Streams the column's values in key order through {@link #readTable} (NULL first, strings as
+   * {@link #readTable} compares them) and takes the first and last non-NULL value.
+   */
+  @Override
+  public Optional<List<Object>> keyRange(
+      String schema, String table, String keyColumn, IsolationLevel isolation) {
+    Object min = null;
+    Object max = null;
+    try (CloseableIterator<List<Object>> keys =
+        keyStream(
+            schema, table, List.of(keyColumn), Optional.empty(), Optional.empty(), isolation)) {
+      while (keys.hasNext()) {
+        Object v = keys.next().get(0);
+        if (v != null) {
+          if (min == null) {
+            min = v;
+          }
+          max = v;
+        }
+      }
+    }
+    return min == null ? Optional.empty() : Optional.of(Arrays.asList(min, max));
+  }
+
+  /** {@inheritDoc} The last key tuple of {@link #readTable}'s key order. */
+  @Override
+  public Optional<List<Object>> keyMax(
+      String schema, String table, List<String> keyColumns, IsolationLevel isolation) {
+    requireKeys(schema, table, keyColumns);
+    List<Object> last = null;
+    try (CloseableIterator<List<Object>> keys =
+        keyStream(schema, table, keyColumns, Optional.empty(), Optional.empty(), isolation)) {
+      while (keys.hasNext()) {
+        last = keys.next();
+      }
+    }
+    return Optional.ofNullable(last);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Reads the range's keys in order through {@link #readTable} and skips n of them.
+   *
+   * @throws IllegalArgumentException when {@code n < 0} or {@code keyColumns} is empty
+   */
+  @Override
+  public Optional<List<Object>> keyBound(
+      String schema,
+      String table,
+      List<String> keyColumns,
+      Optional<List<Object>> lowerInclusive,
+      Optional<List<Object>> upperExclusive,
+      long n,
+      IsolationLevel isolation) {
+    if (n < 0) {
+      throw new IllegalArgumentException("n must be at least 0, got " + n);
+    }
+    requireKeys(schema, table, keyColumns);
+    try (CloseableIterator<List<Object>> keys =
+        keyStream(schema, table, keyColumns, lowerInclusive, upperExclusive, isolation)) {
+      for (long skipped = 0; keys.hasNext(); skipped++) {
+        List<Object> key = keys.next();
+        if (skipped == n) {
+          return Optional.of(key);
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Streams the column's values through {@link #readTable} and counts them per {@code
+   * Math.floorDiv(value, width)}.
+   *
+   * @throws IllegalArgumentException when {@code width < 1}
+   * @throws CdcException when the column holds values that are not integers
+   */
+  @Override
+  public SortedMap<Long, Long> keySlices(
+      String schema,
+      String table,
+      String keyColumn,
+      long width,
+      long low,
+      long high,
+      IsolationLevel isolation) {
+    if (width < 1) {
+      throw new IllegalArgumentException("width must be at least 1, got " + width);
+    }
+    TreeMap<Long, Long> slices = new TreeMap<>();
+    try (CloseableIterator<List<Object>> keys =
+        keyStream(
+            schema, table, List.of(keyColumn), Optional.empty(), Optional.empty(), isolation)) {
+      while (keys.hasNext()) {
+        Object v = keys.next().get(0);
+        if (v == null) {
+          continue;
+        }
+        if (!(v instanceof Short || v instanceof Integer || v instanceof Long)) {
+          throw new CdcException(
+              "Key column '"
+                  + keyColumn
+                  + "' of "
+                  + schema
+                  + "."
+                  + table
+                  + " is not an integer column; slices need one");
+        }
+        long k = ((Number) v).longValue();
+        if (k >= low && k <= high) {
+          slices.merge(Math.floorDiv(k, width), 1L, Long::sum);
+        }
+      }
+    }
+    return Collections.unmodifiableSortedMap(slices);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The simulator's estimate is exact: the number of rows of the table's file.
+   *
+   * @throws CdcException for an unknown table
+   */
+  @Override
+  public long rowEstimate(String schema, String table) {
+    Catalog.Table t = catalog().tables.get(Catalog.key(schema, table));
+    if (t == null) {
+      throw new CdcException(
+          "Invalid object name '" + schema + "." + table + "' (fake " + directory + ")");
+    }
+    List<String> keys = new ArrayList<>();
+    for (Catalog.Column c : t.keyColumns()) {
+      keys.add(c.name());
+    }
+    long rows = 0;
+    try (CloseableIterator<List<Object>> it =
+        readTable(
+            new TableQuery(
+                schema,
+                table,
+                List.of(),
+                keys,
+                Optional.empty(),
+                Optional.empty(),
+                IsolationLevel.READ_COMMITTED))) {
+      while (it.hasNext()) {
+        it.next();
+        rows++;
+      }
+    }
+    return rows;
+  }
+
+  /** The key tuples of a range in key order, as {@link #readTable} reads them. */
+  private CloseableIterator<List<Object>> keyStream(
+      String schema,
+      String table,
+      List<String> keyColumns,
+      Optional<List<Object>> lowerInclusive,
+      Optional<List<Object>> upperExclusive,
+      IsolationLevel isolation) {
+    return readTable(
+        new TableQuery(
+            schema, table, keyColumns, keyColumns, lowerInclusive, upperExclusive, isolation));
+  }
+
+  private static void requireKeys(String schema, String table, List<String> keyColumns) {
+    if (keyColumns.isEmpty()) {
+      throw new IllegalArgumentException(
+          "Key queries of " + schema + "." + table + " need at least one key column");
+    }
+  }
+
   private static KeyTuple bound(List<Catalog.Column> keys, List<Object> values) {
     if (values.size() != keys.size()) {
       throw new IllegalArgumentException(
@@ -748,7 +940,7 @@ public final class FileBackedCdcClient implements CdcClient {
       Catalog.Column k = keys.get(i);
       stored.add(SqlValues.normalize(k.name(), k.type(), values.get(i)));
     }
-    return new KeyTuple(stored);
+    return KeyTuple.of(keys, stored);
   }
 
   private static Object stored(JsonNode row, Catalog.Column c, String where) {

@@ -294,6 +294,66 @@ class CollationTest {
         read("t", key, key, List.of("AB", 1), List.of("b", 0)));
   }
 
+  /**
+   * The chunk planner (issue 12) over case-variant and trailing-space keys, one column and
+   * composite: at every chunk size the chunks {@code [lo, hi)} read every row exactly once, in key
+   * order, because every bound is compared by the server (here the simulator) under the collation.
+   */
+  @Test
+  void chunkPlansOverCaseInsensitiveKeysReadEveryRowExactlyOnce() {
+    FakeSqlServer db =
+        keyed(
+            "one", ColumnDefinition.of("k", "varchar(10)"), "d ", "B", "a", "C", "e", "Ab", "f  ");
+    db.createTable(
+        "dbo.t",
+        List.of(ColumnDefinition.of("name", "varchar(10)"), ColumnDefinition.of("n", "int")),
+        List.of("name", "n"));
+    Object[][] keys = {{"n", 1}, {"N", 2}, {"n ", 3}, {"a", 2}, {"A", 1}, {"b ", 1}, {"B", 2}};
+    List<Map<String, Object>> rows = new ArrayList<>();
+    for (Object[] k : keys) {
+      rows.add(Map.of("name", k[0], "n", k[1]));
+    }
+    db.loadRows("dbo.t", rows);
+    org.lakecdc.io.mssqlcdc.schema.SqlServerType varchar =
+        org.lakecdc.io.mssqlcdc.schema.SqlServerType.parse("varchar(10)");
+    org.lakecdc.io.mssqlcdc.schema.SqlServerType integer =
+        org.lakecdc.io.mssqlcdc.schema.SqlServerType.parse("int");
+    Object[][] tables = {
+      {"one", List.of("k"), List.of(varchar)},
+      {"t", List.of("name", "n"), List.of(varchar, integer)}
+    };
+    try (CdcClient client = new FileBackedCdcClient(dir)) {
+      for (Object[] table : tables) {
+        String name = (String) table[0];
+        @SuppressWarnings("unchecked")
+        List<String> key = (List<String>) table[1];
+        @SuppressWarnings("unchecked")
+        List<org.lakecdc.io.mssqlcdc.schema.SqlServerType> types =
+            (List<org.lakecdc.io.mssqlcdc.schema.SqlServerType>) table[2];
+        List<List<Object>> all = read(name, key, key, null, null);
+        assertEquals(7, all.size());
+        org.lakecdc.io.mssqlcdc.chunk.ChunkPlanner planner =
+            new org.lakecdc.io.mssqlcdc.chunk.ChunkPlanner(client, "dbo", name, key, types, RC);
+        org.lakecdc.io.mssqlcdc.chunk.SnapshotExtent extent = planner.extent();
+        assertEquals(all.get(all.size() - 1), extent.max(), name);
+        for (long chunkRows = 1; chunkRows <= 8; chunkRows++) {
+          List<List<Object>> chunked = new ArrayList<>();
+          List<org.lakecdc.io.mssqlcdc.chunk.Chunk> plan = planner.plan(extent, chunkRows);
+          for (org.lakecdc.io.mssqlcdc.chunk.Chunk c : plan) {
+            List<List<Object>> part = read(name, key, key, c.lo(), c.hi());
+            // The keyset plan seeks bounds in [lo, MAX): the last chunk also holds MAX.
+            long most = c.index() == plan.size() - 1 ? chunkRows + 1 : chunkRows;
+            assertTrue(
+                part.size() <= most, name + " chunk " + c + " of " + chunkRows + ": " + part);
+            chunked.addAll(part);
+          }
+          assertEquals(all, chunked, name + " in chunks of " + chunkRows + ": " + plan);
+        }
+      }
+    }
+    assertEquals(List.of("a", "Ab", "B", "C", "d ", "e", "f  "), keysOf("one", null, null));
+  }
+
   /** Every row of {@code dbo.t} over the ranges the bounds cut, in range order. */
   private List<List<Object>> readAcross(List<String> key, List<List<Object>> bounds) {
     List<List<Object>> out = new ArrayList<>();

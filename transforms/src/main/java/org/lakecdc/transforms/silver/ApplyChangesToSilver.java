@@ -15,17 +15,20 @@ import org.apache.beam.sdk.state.StateSpecs;
 import org.apache.beam.sdk.state.ValueState;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.Filter;
+import org.apache.beam.sdk.transforms.Flatten;
+import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.SerializableFunction;
-import org.apache.beam.sdk.transforms.WithKeys;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionList;
+import org.apache.beam.sdk.values.TypeDescriptor;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.transforms.write.CommittedBatch;
-import org.lakecdc.transforms.write.CommittedBatchCoder;
+import org.lakecdc.transforms.write.CommittedChunk;
 import org.lakecdc.transforms.write.RecordedFailure;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,14 +40,16 @@ import org.slf4j.LoggerFactory;
  * silver up to what bronze holds, and caps silver's verdict at bronze's.
  *
  * <pre>
- * committed batches ── those of tables with silver ── key by app id (one key per silver table)
- *   ── Apply to silver (stateful: one apply at a time per table, in the order the batches arrive)
+ * committed batches ── those of tables with silver ── key by app id (one key per silver table) ─┐
+ * committed chunks ({@link #withChunks}) ── those of tables with silver ── key by app id ──────┴─
+ *   flatten ── Apply to silver (stateful: one apply at a time per table, in arrival order)
  * </pre>
  *
  * <p>The {@link SilverApplier} is a field of the {@code DoFn} instance, made in {@code @Setup}: its
  * key index (SilverMerge's cache) lives as long as the worker's instance. Each key's state holds
  * the bronze end LSN silver was last applied up to: a batch not after it (a replay, or one an
- * earlier apply already covered) applies nothing. An apply reads bronze from silver's own position
+ * earlier apply already covered) applies nothing; a committed chunk always applies (a wave of a
+ * chunked snapshot is not an LSN after it). An apply reads bronze from silver's own position
  * (silver's domain metadata), so it is idempotent and a crash anywhere is repaired by the next one;
  * the job's launcher also applies once after the pipeline, so a run that commits nothing still
  * brings silver up to bronze.
@@ -79,10 +84,39 @@ public final class ApplyChangesToSilver
 
   private final Map<String, SilverTarget> targets;
   private final boolean isolate;
+  private final transient @Nullable PCollection<CommittedChunk> chunks;
 
-  private ApplyChangesToSilver(Map<String, SilverTarget> targets, boolean isolate) {
+  private ApplyChangesToSilver(
+      Map<String, SilverTarget> targets,
+      boolean isolate,
+      @Nullable PCollection<CommittedChunk> chunks) {
     this.targets = targets;
     this.isolate = isolate;
+    this.chunks = chunks;
+  }
+
+  /**
+   * Also applies after each committed chunk of a chunked snapshot (its {@link CommittedChunk},
+   * emitted once the chunk's bronze commit and facts row are written), so silver takes each wave as
+   * soon as its last chunk is in. A chunk belongs to the silver table whose app id is its app id,
+   * or the stream family's ({@code <appId>} of a generation {@code <appId>.g<n>}); chunks of other
+   * tables are ignored. Chunk and batch applies share the table's key (its app id): one apply at a
+   * time per silver table. A chunk always applies (its wave is not an LSN after the last batch).
+   *
+   * @param chunks the committed chunks of the pipeline's chunked snapshots
+   * @return a transform applying after batches and chunks alike
+   */
+  public ApplyChangesToSilver withChunks(PCollection<CommittedChunk> chunks) {
+    return new ApplyChangesToSilver(targets, isolate, java.util.Objects.requireNonNull(chunks));
+  }
+
+  /** The silver table's app id of a chunk's app id, or null when no silver table has it. */
+  static @Nullable String targetOf(java.util.Set<String> appIds, String chunkAppId) {
+    if (appIds.contains(chunkAppId)) {
+      return chunkAppId;
+    }
+    String family = chunkAppId.replaceFirst("\\.g[0-9]+$", "");
+    return appIds.contains(family) ? family : null;
   }
 
   /**
@@ -112,27 +146,57 @@ public final class ApplyChangesToSilver
                 + silver.silver());
       }
     }
-    return new ApplyChangesToSilver(byAppId, isolate);
+    return new ApplyChangesToSilver(byAppId, isolate, null);
   }
 
   @Override
   public PCollection<Void> expand(PCollection<CommittedBatch> committed) {
     java.util.Set<String> appIds = new java.util.HashSet<>(targets.keySet());
-    return committed
-        .apply(
-            "Batches of tables with silver",
-            Filter.by(
-                (SerializableFunction<CommittedBatch, Boolean>) b -> appIds.contains(b.appId())))
-        .apply(
-            "Key by silver table",
-            WithKeys.of((SerializableFunction<CommittedBatch, String>) CommittedBatch::appId)
-                .withKeyType(TypeDescriptors.strings()))
-        .setCoder(KvCoder.of(StringUtf8Coder.of(), CommittedBatchCoder.of()))
-        .apply("Apply to silver", ParDo.of(new ApplyFn(targets, isolate)));
+    KvCoder<String, ApplyTrigger> coder = KvCoder.of(StringUtf8Coder.of(), ApplyTrigger.Coder.of());
+    PCollection<KV<String, ApplyTrigger>> triggers =
+        committed
+            .apply(
+                "Batches of tables with silver",
+                Filter.by(
+                    (SerializableFunction<CommittedBatch, Boolean>)
+                        b -> appIds.contains(b.appId())))
+            .apply(
+                "Key by silver table",
+                MapElements.into(
+                        TypeDescriptors.kvs(
+                            TypeDescriptors.strings(), TypeDescriptor.of(ApplyTrigger.class)))
+                    .via(
+                        (SerializableFunction<CommittedBatch, KV<String, ApplyTrigger>>)
+                            b -> KV.of(b.appId(), ApplyTrigger.of(b))))
+            .setCoder(coder);
+    if (chunks != null) {
+      PCollection<KV<String, ApplyTrigger>> chunkTriggers =
+          chunks
+              .apply(
+                  "Chunks of tables with silver",
+                  Filter.by(
+                      (SerializableFunction<CommittedChunk, Boolean>)
+                          c -> targetOf(appIds, c.appId()) != null))
+              .apply(
+                  "Key chunks by silver table",
+                  MapElements.into(
+                          TypeDescriptors.kvs(
+                              TypeDescriptors.strings(), TypeDescriptor.of(ApplyTrigger.class)))
+                      .via(
+                          (SerializableFunction<CommittedChunk, KV<String, ApplyTrigger>>)
+                              c -> KV.of(targetOf(appIds, c.appId()), ApplyTrigger.of(c))))
+              .setCoder(coder);
+      triggers =
+          PCollectionList.of(triggers)
+              .and(chunkTriggers)
+              .apply("Batches and chunks", Flatten.pCollections())
+              .setCoder(coder);
+    }
+    return triggers.apply("Apply to silver", ParDo.of(new ApplyFn(targets, isolate)));
   }
 
   /** The stateful apply of one key (app id) = one silver table at a time. */
-  static final class ApplyFn extends DoFn<KV<String, CommittedBatch>, Void> {
+  static final class ApplyFn extends DoFn<KV<String, ApplyTrigger>, Void> {
     private static final Logger LOG = LoggerFactory.getLogger(ApplyChangesToSilver.class);
 
     private final Map<String, SilverTarget> targets;
@@ -166,22 +230,30 @@ public final class ApplyChangesToSilver
 
     @ProcessElement
     public void process(
-        @Element KV<String, CommittedBatch> element,
+        @Element KV<String, ApplyTrigger> element,
         @StateId("appliedUpTo") ValueState<String> appliedState,
         @StateId("failed") ValueState<Boolean> failedState) {
-      CommittedBatch batch = element.getValue();
+      CommittedBatch batch = element.getValue().batch();
+      CommittedChunk chunk = element.getValue().chunk();
       SilverTarget target = targets.get(element.getKey());
-      if (target == null || Boolean.TRUE.equals(failedState.read()) || batch.failed()) {
+      if (target == null
+          || Boolean.TRUE.equals(failedState.read())
+          || (batch != null && batch.failed())) {
         return; // no silver, its silver stopped, or bronze stopped before this batch
       }
-      Lsn end = Lsn.parse(batch.endLsn());
       String applied = appliedState.read();
-      if (applied != null && !end.isAfter(Lsn.parse(applied))) {
+      // A chunk is applied whatever LSN silver reached: its wave is not an LSN after it.
+      Lsn end =
+          batch != null
+              ? Lsn.parse(batch.endLsn())
+              : applied != null ? Lsn.parse(applied) : Lsn.parse(chunk.stamp());
+      if (batch != null && applied != null && !end.isAfter(Lsn.parse(applied))) {
         return; // silver already holds bronze up to this batch
       }
+      long batchId = batch != null ? batch.batchId() : -1;
       ApplyResult result;
       SilverApplier applier = appliers.get(element.getKey());
-      if (batch.batchId() == target.crashBatch()) {
+      if (batch != null && batch.batchId() == target.crashBatch()) {
         int[] waves = {0};
         applier.beforeWaveCommit(
             () -> {
@@ -197,7 +269,13 @@ public final class ApplyChangesToSilver
           throw e;
         }
         RecordedFailure failure =
-            failure(target, batch.batchId(), end, batch.endCommitTime(), Instant.now(), e);
+            failure(
+                target,
+                batchId,
+                end,
+                batch != null ? batch.endCommitTime() : null,
+                Instant.now(),
+                e);
         failure.write(target.hadoopConf().tables(), target.facts());
         LOG.warn(
             "Silver {} of {} stopped for the rest of this run (bronze goes on): {}",
@@ -211,11 +289,14 @@ public final class ApplyChangesToSilver
       }
       // The apply brought silver to what bronze held, maybe past this batch: later batches up to
       // there need no apply of their own.
-      Lsn reached = end;
-      if (result.appliedLsn() != null && Lsn.parse(result.appliedLsn()).isAfter(end)) {
+      Lsn reached = batch != null || applied != null ? end : null;
+      if (result.appliedLsn() != null
+          && (reached == null || Lsn.parse(result.appliedLsn()).isAfter(reached))) {
         reached = Lsn.parse(result.appliedLsn());
       }
-      appliedState.write(reached.toString());
+      if (reached != null) {
+        appliedState.write(reached.toString());
+      }
       String table = "lakecdc.table." + target.appId();
       Metrics.counter(table, APPLIES).inc();
       Metrics.counter(table, WAVES).inc(result.waves());
@@ -227,10 +308,12 @@ public final class ApplyChangesToSilver
         return; // nothing was new: the launcher's silver line says where silver stands
       }
       LOG.info(
-          "{} silver after batch {}: {}{} wave(s), {} key(s) applied, applied_lsn {},"
+          "{} silver after {}: {}{} wave(s), {} key(s) applied, applied_lsn {},"
               + " finalized_until {}",
           target.appId(),
-          batch.batchId(),
+          batch != null
+              ? "batch " + batch.batchId()
+              : "chunk " + chunk.chunk() + " of the snapshot at " + chunk.snapshot(),
           result.rebuilt() ? "rebuilt, " : "",
           result.waves(),
           result.keysApplied(),

@@ -69,13 +69,23 @@ final class BronzeWaves {
   }
 
   /**
-   * The newest whole snapshot of ours: max {@code coalesce(_snapshot, _start_lsn)} of operation-0
-   * rows of our instances without {@code _chunk} (BEHAVIOUR.md 10.2 step 7).
+   * The newest whole snapshot of ours and the chunk rows of ours (BEHAVIOUR.md 10.2 step 7).
    *
-   * @param atLeast when known, only snapshots at or after it count (file skipping)
-   * @return the LSN text, or null when there is none
+   * @param whole max {@code coalesce(_snapshot, _start_lsn)} of operation-0 rows without {@code
+   *     _chunk}, or null when there is none
+   * @param chunkRows the operation-0 rows with a {@code _chunk}
    */
-  @Nullable String whole(@Nullable String atLeast) {
+  record Snapshots(@Nullable String whole, long chunkRows) {}
+
+  /**
+   * The newest whole snapshot of ours: max {@code coalesce(_snapshot, _start_lsn)} of operation-0
+   * rows of our instances without {@code _chunk}, and how many chunk rows of ours bronze holds
+   * (BEHAVIOUR.md 10.2 step 7).
+   *
+   * @param atLeast when known, only rows with {@code _start_lsn} at or after it count (file
+   *     skipping)
+   */
+  Snapshots snapshots(@Nullable String atLeast) {
     Predicate filter = new Predicate("=", new Column(MetadataColumns.OPERATION), Literal.ofInt(0));
     if (atLeast != null) {
       filter =
@@ -86,12 +96,19 @@ final class BronzeWaves {
                   ">=", new Column(MetadataColumns.START_LSN), Literal.ofString(atLeast)));
     }
     String[] max = {null};
+    long[] chunkRows = {0};
     forEach(
         filter,
         row -> {
-          if (operation(row) != MetadataColumns.OP_SNAPSHOT
-              || row.get(MetadataColumns.CHUNK) != null
-              || !ours(row)) {
+          if (operation(row) != MetadataColumns.OP_SNAPSHOT || !ours(row)) {
+            return;
+          }
+          String lsn = (String) row.get(MetadataColumns.START_LSN);
+          if (atLeast != null && lsn.compareTo(atLeast) < 0) {
+            return;
+          }
+          if (row.get(MetadataColumns.CHUNK) != null) {
+            chunkRows[0]++;
             return;
           }
           String s = snapshotOf(row);
@@ -100,11 +117,18 @@ final class BronzeWaves {
             max[0] = s;
           }
         });
-    return max[0];
+    return new Snapshots(max[0], chunkRows[0]);
+  }
+
+  /** {@link #snapshots}' whole snapshot alone. */
+  @Nullable String whole(@Nullable String atLeast) {
+    return snapshots(atLeast).whole();
   }
 
   /**
-   * The operation-0 rows with {@code coalesce(_snapshot, _start_lsn) = snapshot}, streamed.
+   * The operation-0 rows with {@code coalesce(_snapshot, _start_lsn) = snapshot}, streamed: a whole
+   * snapshot's rows and every chunk's rows of a chunked snapshot at {@code snapshot} (stamped at or
+   * after it).
    *
    * @throws IllegalArgumentException when one is of an instance outside the set
    */
@@ -113,7 +137,12 @@ final class BronzeWaves {
         new Predicate(
             "AND",
             new Predicate("=", new Column(MetadataColumns.OPERATION), Literal.ofInt(0)),
-            new Predicate("<=", new Column(MetadataColumns.START_LSN), Literal.ofString(snapshot)));
+            new Predicate(
+                "OR",
+                new Predicate(
+                    "<=", new Column(MetadataColumns.START_LSN), Literal.ofString(snapshot)),
+                new Predicate(
+                    "=", new Column(MetadataColumns.SNAPSHOT), Literal.ofString(snapshot))));
     CloseableIterator<Map<String, Object>> rows = scan(filter);
     return rows.filter(
         row -> {
@@ -189,6 +218,79 @@ final class BronzeWaves {
           latest.merge(key, row, (a, b) -> order.compare(a, b) >= 0 ? a : b);
         });
     return latest;
+  }
+
+  /**
+   * The rows of chunks {@code chunks} of the chunked snapshot at {@code s} (operation 0, {@code
+   * _snapshot = s}, {@code _chunk} among them), by chunk index, streamed once with file skipping on
+   * {@code _chunk} and {@code _start_lsn}.
+   *
+   * @throws IllegalArgumentException when one is of an instance outside the set
+   */
+  Map<Integer, List<Map<String, Object>>> chunkRows(String s, Set<Integer> chunks) {
+    Map<Integer, List<Map<String, Object>>> byChunk = new TreeMap<>();
+    if (chunks.isEmpty()) {
+      return byChunk;
+    }
+    for (int chunk : chunks) {
+      byChunk.put(chunk, new ArrayList<>());
+    }
+    int min = java.util.Collections.min(chunks);
+    int max = java.util.Collections.max(chunks);
+    Predicate filter =
+        new Predicate(
+            "AND",
+            new Predicate(
+                "AND",
+                new Predicate("=", new Column(MetadataColumns.OPERATION), Literal.ofInt(0)),
+                new Predicate(">=", new Column(MetadataColumns.START_LSN), Literal.ofString(s))),
+            new Predicate(
+                "AND",
+                new Predicate(">=", new Column(MetadataColumns.CHUNK), Literal.ofInt(min)),
+                new Predicate("<=", new Column(MetadataColumns.CHUNK), Literal.ofInt(max))));
+    forEach(
+        filter,
+        row -> {
+          Object chunk = row.get(MetadataColumns.CHUNK);
+          if (operation(row) != MetadataColumns.OP_SNAPSHOT
+              || !(chunk instanceof Number n)
+              || !chunks.contains(n.intValue())
+              || !s.equals(row.get(MetadataColumns.SNAPSHOT))) {
+            return;
+          }
+          requireOurs(row);
+          byChunk.get(n.intValue()).add(row);
+        });
+    return byChunk;
+  }
+
+  /**
+   * The change rows after {@code after} whose key is among {@code keys} (the null-safe semi-join of
+   * BEHAVIOUR.md 10.2 step 14), streamed once.
+   *
+   * @throws IllegalArgumentException when one is of an instance outside the set
+   */
+  List<Map<String, Object>> changesOfKeys(String after, Set<List<Object>> keys) {
+    List<Map<String, Object>> rows = new ArrayList<>();
+    if (keys.isEmpty()) {
+      return rows;
+    }
+    forEach(
+        changesAfter(after, null),
+        row -> {
+          String lsn = (String) row.get(MetadataColumns.START_LSN);
+          if (!isChange(row) || lsn.compareTo(after) <= 0 || !keys.contains(key(row))) {
+            return;
+          }
+          requireOurs(row);
+          rows.add(row);
+        });
+    return rows;
+  }
+
+  /** The ranking of {@link LatestImage}: the later row first. */
+  Comparator<Map<String, Object>> order() {
+    return order;
   }
 
   /** The key values of a row, null-safe and comparable by value (binary keys wrapped). */

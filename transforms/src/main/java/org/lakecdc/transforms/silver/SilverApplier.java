@@ -11,12 +11,14 @@ import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,6 +28,7 @@ import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
+import org.lakecdc.io.mssqlcdc.schema.OutputType;
 import org.lakecdc.transforms.delta.CommitResult;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaConflictException;
@@ -33,17 +36,33 @@ import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.finalization.ControlTable;
 import org.lakecdc.transforms.finalization.Finalization;
+import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One call of {@code apply_changes} (BEHAVIOUR.md 10.2) for whole snapshots: reads bronze since
- * silver's position in waves of at most {@link SilverSpec#waveRows()} rows, ranks the latest image
- * per key ({@link LatestImage}), merges each wave through {@link SilverMerge}, records the position
- * ({@link SilverPosition} in silver's domain metadata, atomically with the wave; then silver's
- * control row), and advances silver's verdict to bronze's (never ahead). Chunked snapshots and
- * their range deletes (steps 4's {@code opened}, 11 and 14's range deletes) are not applied here:
- * {@code open_snapshot_lsn} and {@code snapshot_wave} are kept as recorded.
+ * One call of {@code apply_changes} (BEHAVIOUR.md 10.2): reads bronze since silver's position in
+ * waves of at most {@link SilverSpec#waveRows()} rows, ranks the latest image per key ({@link
+ * LatestImage}), merges each wave through {@link SilverMerge}, records the position ({@link
+ * SilverPosition} in silver's domain metadata, atomically with the wave; then silver's control
+ * row), and advances silver's verdict to bronze's (never ahead).
+ *
+ * <p>Chunked snapshots (steps 4, 7, 8, 11, 14–16; 10.4): with facts, the newest chunked {@code
+ * snapshot_open} row for bronze (whatever stream family wrote it; its plan and chunks through
+ * {@link ChunkedSnapshotFacts#read}) is open while it is newer than every completed snapshot. While
+ * open, after the changes, each complete wave ({@link ChunkedSnapshotFacts.State#lastCompleteWave})
+ * after silver's {@code snapshot_wave} of that S is merged in a commit of its own: the wave's chunk
+ * rows ({@code _operation = 0}, {@code _snapshot = S}, {@code _chunk} in the wave; file skipping on
+ * {@code _chunk} and {@code _start_lsn}) ranked with every change after S of their keys, so a chunk
+ * row stamped L never outranks a delete committed after L; when silver's key is exactly the open
+ * row's one key column of an integer, {@code DATE} or {@code TIMESTAMP_NTZ} type, each silver key
+ * inside a chunk's range that the wave does not hold and whose image is older than the chunk's
+ * stamp L is deleted at L ({@link OpenChunkedSnapshot#range}: BIGINT bounds, the microsecond rule).
+ * The position records {@code open_snapshot_lsn = S} and the last wave applied; the verdict is
+ * held. At completion (a {@code bootstrap}/{@code resnapshot} row with {@code max_lsn >= S}) silver
+ * is rebuilt from S: every chunk's rows of S plus the changes after S, keys absent from both
+ * deleted, and {@code open_snapshot_lsn}/{@code snapshot_wave} become NULL. Chunk rows in bronze
+ * without a facts table, or without a chunked open row for bronze in it, fail the call.
  *
  * <p>Steps, in order: read bronze's control row ({@code end_lsn}, {@code end_commit_ts}) and
  * silver's; bronze missing: a warning, nothing written ({@code bronzeFound=false}); with facts, the
@@ -123,9 +142,12 @@ public final class SilverApplier {
    * @param spec the tables, keys and capture instances
    * @return the outcome
    * @throws IllegalArgumentException when a key is not a captured column of bronze ({@code keys
-   *     [..] are not captured columns of bronze <path>; captured: [..]}), or a bronze row to apply
-   *     is of a capture instance outside {@link SilverSpec#captureInstances()} ({@code ... capture
-   *     instance '<name>' ... pass options ...})
+   *     [..] are not captured columns of bronze <path>; captured: [..]}), a bronze row to apply is
+   *     of a capture instance outside {@link SilverSpec#captureInstances()} ({@code ... capture
+   *     instance '<name>' ... pass options ...}), bronze holds chunk rows but no facts table is
+   *     given ({@code ... cannot apply without facts_table ...}) or the facts have no chunked
+   *     {@code snapshot_open} row for bronze ({@code ... targets with one: [..] ...}), or a chunk's
+   *     bound does not read as the key's type
    * @throws DeltaConflictException when silver commits kept losing to other writers
    */
   public ApplyResult apply(SilverSpec spec) {
@@ -206,11 +228,26 @@ public final class SilverApplier {
         SilverPosition.read(tables, spec.silver()).orElse(SilverPosition.NONE);
     String applied = position.appliedLsn();
     String rebuiltFrom = position.snapshotLsn();
-    String whole = bronze.whole(rebuiltFrom);
+    BronzeWaves.Snapshots found = bronze.snapshots(rebuiltFrom);
+    String whole = found.whole();
+    // Steps 4 and 7: the newest chunked open of this bronze; chunk rows need one.
+    ChunkedSnapshotFacts.State opened = openedSnapshot(spec, found.chunkRows());
     String snapshot = later(newest, whole);
+    // Step 8: a chunked open newer than every completed snapshot is open.
+    String sOpen = opened == null ? null : opened.open().s().toString();
+    boolean isOpen = sOpen != null && (snapshot == null || sOpen.compareTo(snapshot) > 0);
     boolean rebuild =
         (applied == null && position.openSnapshotLsn() == null)
             || (snapshot != null && (rebuiltFrom == null || snapshot.compareTo(rebuiltFrom) > 0));
+    // Step 11: the waves of the open snapshot applied already.
+    int after =
+        !rebuild
+                && isOpen
+                && sOpen.equals(position.openSnapshotLsn())
+                && position.snapshotWave() != null
+            ? position.snapshotWave()
+            : -1;
+    position = position.withProgress(isOpen ? sOpen : null, isOpen && after >= 0 ? after : null);
 
     Schema silverSchema = ensureSilver(spec, bronzeSchema);
     Converter converter = new Converter(silverSchema, keys);
@@ -325,6 +362,59 @@ public final class SilverApplier {
       lower = plan.upper();
     }
 
+    // Steps 11 and 14: the complete waves of the open snapshot not applied yet, one commit each.
+    if (isOpen && opened.plan().isPresent()) {
+      ChunkedSnapshotFacts.Plan chunkPlan = opened.plan().get();
+      OutputType.Kind rangeKind =
+          OpenChunkedSnapshot.rangeKind(keys, opened.open().keys(), keyType(spec, keys));
+      for (int w = after + 1; w <= opened.lastCompleteWave(); w++) {
+        Set<Integer> chunks = new TreeSet<>();
+        for (int c = w * chunkPlan.chunksPerWave();
+            c < Math.min((w + 1) * chunkPlan.chunksPerWave(), chunkPlan.chunkCount());
+            c++) {
+          chunks.add(c);
+        }
+        long[] read = {0};
+        Map<List<Object>, Map<String, Object>> latest =
+            chunkWave(spec, bronze, opened, chunks, rangeKind, keys, read);
+        List<SilverImage> images = new ArrayList<>(latest.size());
+        for (Map<String, Object> row : latest.values()) {
+          images.add(
+              LatestImage.deletes(BronzeWaves.operation(row))
+                  ? SilverImage.delete(converter.delete(row))
+                  : SilverImage.upsert(converter.upsert(row)));
+        }
+        SilverPosition next =
+            position.next(position.appliedLsn(), position.snapshotLsn()).withProgress(sOpen, w);
+        WaveResult result =
+            merge.merge(
+                spec.silver(),
+                keys,
+                images,
+                SilverPosition.APP_ID,
+                next.wave(),
+                next.domainMetadata());
+        position = committed(spec, result, next);
+        waves++;
+        rowsRead += read[0];
+        keysApplied += images.size();
+        merged = true;
+        LOG.info(
+            "Silver {}: wave {} of the chunked snapshot at {} applied (chunks {}): {} rows, {} keys"
+                + " ({} inserted, {} updated, {} deleted)",
+            spec.silver(),
+            w,
+            sOpen,
+            chunks,
+            read[0],
+            images.size(),
+            result.inserted(),
+            result.updated(),
+            result.deleted());
+        hook.at("committed");
+      }
+    }
+
     // Step 15: the control row copies the position (repaired here after a crash).
     if (position.wave() > 0) {
       finalization.recordSilverPosition(
@@ -336,7 +426,7 @@ public final class SilverApplier {
     }
     // Step 16: the verdict, bronze's as read first, only with facts.
     LocalDateTime verdict = storedVerdict;
-    if (spec.facts() != null && bronzeRow != null) {
+    if (spec.facts() != null && bronzeRow != null && !isOpen) {
       String endLsn = bronzeRow.getString(ControlTable.END_LSN);
       LocalDateTime endCommitTs =
           bronzeRow.getLogicalTypeValue(ControlTable.END_COMMIT_TS, LocalDateTime.class);
@@ -380,6 +470,175 @@ public final class SilverApplier {
             + stored
             + "): another apply is writing this silver table; run one apply per silver table at a"
             + " time");
+  }
+
+  /**
+   * Steps 4 and 7: the newest chunked snapshot of this bronze in the facts, or null; checks that
+   * bronze's chunk rows have facts and an open row.
+   */
+  private ChunkedSnapshotFacts.@Nullable State openedSnapshot(SilverSpec spec, long chunkRows) {
+    String facts = spec.facts();
+    if (facts == null) {
+      if (chunkRows > 0) {
+        throw new IllegalArgumentException(
+            "Bronze table "
+                + spec.bronze()
+                + " holds "
+                + chunkRows
+                + " row(s) of a chunked snapshot, which silver "
+                + spec.silver()
+                + " cannot apply without facts_table (pass the bronze stream's facts table)");
+      }
+      return null;
+    }
+    OpenChunkedSnapshot.Found found = OpenChunkedSnapshot.read(tables, facts, spec.bronze());
+    if (found.state().isEmpty() && chunkRows > 0) {
+      throw new IllegalArgumentException(
+          "Bronze table "
+              + spec.bronze()
+              + " holds "
+              + chunkRows
+              + " row(s) of a chunked snapshot but facts table "
+              + facts
+              + " has no chunked snapshot_open row for target "
+              + spec.bronze()
+              + "; targets with one: "
+              + found.targets()
+              + " (pass bronze spelled as the bronze job was given it)");
+    }
+    return found.state().orElse(null);
+  }
+
+  /**
+   * One wave of the open snapshot ranked (BEHAVIOUR.md 10.2 step 14): the chunks' rows, the range
+   * deletes of 10.4 when {@code rangeKind} is not null, and every change after S of their keys; the
+   * latest image per key.
+   */
+  private Map<List<Object>, Map<String, Object>> chunkWave(
+      SilverSpec spec,
+      BronzeWaves bronze,
+      ChunkedSnapshotFacts.State opened,
+      Set<Integer> chunks,
+      OutputType.@Nullable Kind rangeKind,
+      List<String> keys,
+      long[] read) {
+    String s = opened.open().s().toString();
+    Comparator<Map<String, Object>> order = bronze.order();
+    Map<List<Object>, Map<String, Object>> latest = new HashMap<>();
+    for (List<Map<String, Object>> rows : bronze.chunkRows(s, chunks).values()) {
+      for (Map<String, Object> row : rows) {
+        read[0]++;
+        latest.merge(bronze.key(row), row, (a, b) -> order.compare(a, b) >= 0 ? a : b);
+      }
+    }
+    if (rangeKind != null) {
+      for (Map<String, Object> delete :
+          rangeDeletes(spec, opened, chunks, rangeKind, keys, latest)) {
+        latest.merge(bronze.key(delete), delete, (a, b) -> order.compare(a, b) >= 0 ? a : b);
+      }
+    }
+    for (Map<String, Object> row :
+        bronze.changesOfKeys(s, new java.util.HashSet<>(latest.keySet()))) {
+      read[0]++;
+      latest.merge(bronze.key(row), row, (a, b) -> order.compare(a, b) >= 0 ? a : b);
+    }
+    return latest;
+  }
+
+  /**
+   * Range deletes (BEHAVIOUR.md 10.4): each silver key inside a chunk's range that the wave does
+   * not hold and whose image is older than the chunk's stamp L, as a delete row at L.
+   */
+  private List<Map<String, Object>> rangeDeletes(
+      SilverSpec spec,
+      ChunkedSnapshotFacts.State opened,
+      Set<Integer> chunks,
+      OutputType.Kind kind,
+      List<String> keys,
+      Map<List<Object>, Map<String, Object>> held) {
+    List<ChunkedSnapshotFacts.ChunkFact> facts = new ArrayList<>();
+    List<OpenChunkedSnapshot.Range> ranges = new ArrayList<>();
+    String maxStamp = null;
+    for (int chunk : chunks) {
+      ChunkedSnapshotFacts.ChunkFact fact = opened.chunks().get(chunk);
+      if (fact == null) {
+        continue;
+      }
+      Optional<OpenChunkedSnapshot.Range> range = OpenChunkedSnapshot.range(fact, kind);
+      if (range.isEmpty()) {
+        continue;
+      }
+      facts.add(fact);
+      ranges.add(range.get());
+      String stamp = fact.stamp().toString();
+      maxStamp = maxStamp == null || stamp.compareTo(maxStamp) > 0 ? stamp : maxStamp;
+    }
+    List<Map<String, Object>> deletes = new ArrayList<>();
+    if (maxStamp == null || !tables.hasDataFiles(spec.silver())) {
+      return deletes;
+    }
+    String key = keys.get(0);
+    Predicate older =
+        new Predicate("<", new Column(SilverTable.START_LSN), Literal.ofString(maxStamp));
+    try (CloseableIterator<Map<String, Object>> rows =
+        tables.scanAtVersion(spec.silver(), tables.version(spec.silver()), older)) {
+      while (rows.hasNext()) {
+        Map<String, Object> row = rows.next();
+        Object value = valueOf(row, key);
+        String lsn = (String) row.get(SilverTable.START_LSN);
+        if (held.containsKey(java.util.Collections.singletonList(value))) {
+          continue;
+        }
+        for (int i = 0; i < facts.size(); i++) {
+          ChunkedSnapshotFacts.ChunkFact fact = facts.get(i);
+          String stamp = fact.stamp().toString();
+          if (lsn != null && lsn.compareTo(stamp) < 0 && ranges.get(i).contains(value, kind)) {
+            Map<String, Object> delete = new HashMap<>();
+            delete.put(key, value);
+            delete.put(MetadataColumns.START_LSN, stamp);
+            delete.put(MetadataColumns.OPERATION, MetadataColumns.OP_DELETE);
+            delete.put(MetadataColumns.COMMIT_TS, fact.stampCommitTime());
+            delete.put(MetadataColumns.SEQVAL, null);
+            delete.put(MetadataColumns.COMMAND_ID, null);
+            deletes.add(delete);
+            break;
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read Delta table " + spec.silver(), e);
+    }
+    if (!deletes.isEmpty()) {
+      LOG.info(
+          "Silver {}: {} key(s) of chunks {} are gone from the source (range deletes)",
+          spec.silver(),
+          deletes.size(),
+          chunks);
+    }
+    return deletes;
+  }
+
+  private static @Nullable Object valueOf(Map<String, Object> row, String column) {
+    if (row.containsKey(column)) {
+      return row.get(column);
+    }
+    for (Map.Entry<String, Object> entry : row.entrySet()) {
+      if (entry.getKey().equalsIgnoreCase(column)) {
+        return entry.getValue();
+      }
+    }
+    return null;
+  }
+
+  /** The Delta type of silver's first key column. */
+  private OutputType keyType(SilverSpec spec, List<String> keys) {
+    for (DeltaColumn column : tables.describe(spec.silver()).columns()) {
+      if (column.name().equalsIgnoreCase(keys.get(0))) {
+        return column.type();
+      }
+    }
+    throw new IllegalStateException(
+        "Silver " + spec.silver() + " has no key column " + keys.get(0));
   }
 
   /** Step 4: max {@code max_lsn} of the bootstrap/resnapshot facts rows of this bronze. */

@@ -19,9 +19,9 @@ import org.lakecdc.transforms.delta.DeltaTables;
  *
  * @param appliedLsn highest bronze LSN applied, or null before any
  * @param snapshotLsn LSN of the snapshot silver was last rebuilt from, or null
- * @param openSnapshotLsn S of an open chunked snapshot being applied wave by wave (issue 12), or
- *     null; kept as read
- * @param snapshotWave last wave of that snapshot applied (issue 12), or null; kept as read
+ * @param openSnapshotLsn S of the open chunked snapshot being applied wave by wave, or null when
+ *     none is open (BEHAVIOUR.md 10.2 step 15)
+ * @param snapshotWave the last wave of that snapshot applied, or null before its first
  * @param wave the sequence number of the silver commit that wrote this position: its transaction
  *     version for app id {@value #APP_ID}; the next commit uses {@code wave + 1}
  */
@@ -90,5 +90,10 @@ public record SilverPosition(
   /** This position with the next wave number and the given applied and snapshot LSNs. */
   SilverPosition next(@Nullable String applied, @Nullable String snapshot) {
     return new SilverPosition(applied, snapshot, openSnapshotLsn, snapshotWave, wave + 1);
+  }
+
+  /** This position with the progress of an open chunked snapshot (both null when none is open). */
+  SilverPosition withProgress(@Nullable String openSnapshot, @Nullable Integer wave) {
+    return new SilverPosition(appliedLsn, snapshotLsn, openSnapshot, wave, this.wave);
   }
 }

@@ -108,7 +108,8 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
    * Reads the chunks {@code read} is configured with and commits them to {@code spec}'s tables
    * (which must exist). The read's S and capture instance default to the spec's.
    *
-   * @throws IllegalArgumentException when the read's S or capture instance is not the spec's
+   * @throws IllegalArgumentException when the read's S or capture instance is not the spec's, or a
+   *     chunk's index is not in the plan
    */
   public static WriteChunksToDelta of(MssqlCdcIO.SnapshotChunks read, ChunkedSnapshotSpec spec) {
     Objects.requireNonNull(read, "read");
@@ -129,6 +130,18 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
               + ci
               + " is not the snapshot's "
               + spec.captureInstance());
+    }
+    int planned = spec.plan().chunkCount();
+    for (org.lakecdc.io.mssqlcdc.chunk.Chunk chunk : read.chunks()) {
+      if (chunk.index() >= planned) {
+        throw new IllegalArgumentException(
+            "Chunk "
+                + chunk.index()
+                + " is not in the plan of snapshot "
+                + spec.s()
+                + ", which has chunks 0 to "
+                + (planned - 1));
+      }
     }
     return new WriteChunksToDelta(read, spec, HadoopConf.empty(), null, -1);
   }
@@ -218,7 +231,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
     private final @Nullable CrashPoint crashPoint;
     private final int crashChunk;
     private final Map<Integer, String[]> bounds = new HashMap<>();
-    private final long runStarted = System.nanoTime();
+    private @Nullable Instant runStarted;
     private int runChunks;
     private long runRows;
     private boolean crashed;
@@ -344,6 +357,9 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
       } else {
         runChunks++;
         runRows += fact.rows();
+        if (runStarted == null || read.startedAt().isBefore(runStarted)) {
+          runStarted = read.startedAt();
+        }
       }
       crashIf(CrashPoint.AFTER_BRONZE_COMMIT, c);
       writeFacts(fact);
@@ -370,7 +386,9 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
                 state.rowsDone(),
                 runChunks,
                 runRows,
-                (System.nanoTime() - runStarted) / 1e9));
+                runStarted == null
+                    ? 0
+                    : (Instant.now().toEpochMilli() - runStarted.toEpochMilli()) / 1e3));
         if (fact.last()) {
           completed = complete(state);
         }

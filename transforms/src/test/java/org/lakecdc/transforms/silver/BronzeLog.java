@@ -35,13 +35,13 @@ final class BronzeLog {
   static final String INSTANCE = "dbo_orders";
 
   /** One change row of a transaction: op, key, status; {@code sameCommand} shares the last j. */
-  record Op(int operation, @Nullable Integer key, @Nullable String status, boolean sameCommand) {}
+  record Op(int operation, @Nullable Object key, @Nullable String status, boolean sameCommand) {}
 
-  static Op ins(@Nullable Integer key, String status) {
+  static Op ins(@Nullable Object key, String status) {
     return new Op(2, key, status, false);
   }
 
-  static Op del(@Nullable Integer key) {
+  static Op del(@Nullable Object key) {
     return new Op(1, key, "gone", false);
   }
 
@@ -63,12 +63,23 @@ final class BronzeLog {
   private String instance = INSTANCE;
 
   BronzeLog(DeltaTables tables, String bronze, String facts, String control, boolean commandId) {
+    this(tables, bronze, facts, control, commandId, FieldType.INT32);
+  }
+
+  /** With {@code order_id} of another type (Java values of {@link DeltaTables#scan}). */
+  BronzeLog(
+      DeltaTables tables,
+      String bronze,
+      String facts,
+      String control,
+      boolean commandId,
+      FieldType keyType) {
     this.tables = tables;
     this.bronze = bronze;
     this.facts = facts;
     this.control = control;
     List<Field> fields = new ArrayList<>(ChangeSchema.metadataFields(commandId));
-    fields.add(Field.nullable("order_id", FieldType.INT32));
+    fields.add(Field.nullable("order_id", keyType));
     fields.add(Field.nullable("status", FieldType.STRING));
     Schema change = Schema.of(fields.toArray(Field[]::new));
     this.schema = BronzeTable.schema(change);
@@ -116,16 +127,30 @@ final class BronzeLog {
   void whole(long n, Object... keyStatus) {
     List<Row> rows = new ArrayList<>();
     for (int i = 0; i < keyStatus.length; i += 2) {
+      rows.add(row(lsn(n), null, 0, null, ts(n), keyStatus[i], (String) keyStatus[i + 1], lsn(n)));
+    }
+    append(rows);
+  }
+
+  /**
+   * One chunk of the chunked snapshot at {@code lsn(s)} read at stamp {@code lsn(stamp)}: op-0 rows
+   * of key/status pairs with {@code _snapshot = lsn(s)}, {@code _start_lsn = lsn(stamp)}, {@code
+   * _chunk = chunk}, {@code _seqval}/{@code _command_id} NULL (one bronze commit).
+   */
+  void chunk(long s, long stamp, int chunk, Object... keyStatus) {
+    List<Row> rows = new ArrayList<>();
+    for (int i = 0; i < keyStatus.length; i += 2) {
       rows.add(
           row(
-              lsn(n),
+              lsn(stamp),
               null,
               0,
               null,
-              ts(n),
-              (Integer) keyStatus[i],
+              ts(stamp),
+              keyStatus[i],
               (String) keyStatus[i + 1],
-              lsn(n)));
+              lsn(s),
+              chunk));
     }
     append(rows);
   }
@@ -159,9 +184,22 @@ final class BronzeLog {
       int operation,
       @Nullable Integer commandId,
       LocalDateTime commitTs,
-      @Nullable Integer key,
+      @Nullable Object key,
       @Nullable String status,
       @Nullable String snapshot) {
+    return row(startLsn, seqval, operation, commandId, commitTs, key, status, snapshot, null);
+  }
+
+  private Row row(
+      String startLsn,
+      @Nullable String seqval,
+      int operation,
+      @Nullable Integer commandId,
+      LocalDateTime commitTs,
+      @Nullable Object key,
+      @Nullable String status,
+      @Nullable String snapshot,
+      @Nullable Integer chunk) {
     Row.Builder b = Row.withSchema(schema);
     for (Field field : schema.getFields()) {
       b.addValue(
@@ -175,6 +213,7 @@ final class BronzeLog {
             case "order_id" -> key;
             case "status" -> status;
             case "_snapshot" -> snapshot;
+            case "_chunk" -> chunk;
             default -> null;
           });
     }
@@ -182,6 +221,9 @@ final class BronzeLog {
   }
 
   private void append(List<Row> rows) {
+    if (rows.isEmpty()) {
+      return;
+    }
     tables.append(bronze, schema, rows, null, 0, Map.of());
   }
 

@@ -221,7 +221,11 @@ public final class SqlServerCdcTestDatabase implements CdcTestDatabase {
       ddl.add(
           c.computed()
               ? "[" + c.name() + "] AS CAST(NULL AS " + c.type() + ")"
-              : "[" + c.name() + "] " + c.type());
+              : "["
+                  + c.name()
+                  + "] "
+                  + c.type()
+                  + (c.collation() == null ? "" : " COLLATE " + c.collation()));
     }
     ddl.add("CONSTRAINT [pk_" + table + "] PRIMARY KEY (" + String.join(", ", key) + ")");
     execute(ddl.toString());

@@ -3,6 +3,7 @@ package org.lakecdc.io.mssqlcdc.client;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.SortedMap;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 
 /**
@@ -198,17 +199,15 @@ public interface CdcClient extends AutoCloseable {
 
   /**
    * {@code MIN} and {@code MAX} of one key column over the table's rows with a non-NULL value (two
-   * index seeks: {@code TOP (1) ... ORDER BY k} and {@code ORDER BY k DESC}), under {@code
-   * isolation}. Values in the Java types of {@link ChangeRow}; strings compare under the column's
-   * collation.
+   * index seeks in one statement, {@code SELECT (SELECT MIN(k) ...) AS lo, (SELECT MAX(k) ...) AS
+   * hi}), under {@code isolation}. Values in the Java types of {@link ChangeRow}; strings compare
+   * under the column's collation.
    *
    * @return {@code [min, max]}, or empty when no row has a non-NULL key
    * @throws CdcException for an unknown table or column
    */
-  default Optional<List<Object>> keyRange(
-      String schema, String table, String keyColumn, IsolationLevel isolation) {
-    throw new UnsupportedOperationException("issue 12: keyRange");
-  }
+  Optional<List<Object>> keyRange(
+      String schema, String table, String keyColumn, IsolationLevel isolation);
 
   /**
    * The last key tuple in {@code ORDER BY} order ({@code SELECT TOP (1) <keys> ... ORDER BY k1
@@ -216,10 +215,8 @@ public interface CdcClient extends AutoCloseable {
    *
    * @return the key, or empty for an empty table
    */
-  default Optional<List<Object>> keyMax(
-      String schema, String table, List<String> keyColumns, IsolationLevel isolation) {
-    throw new UnsupportedOperationException("issue 12: keyMax");
-  }
+  Optional<List<Object>> keyMax(
+      String schema, String table, List<String> keyColumns, IsolationLevel isolation);
 
   /**
    * The key at offset {@code n} (0-based: the (n+1)-th key) in {@code ORDER BY} order among the
@@ -232,16 +229,14 @@ public interface CdcClient extends AutoCloseable {
    * @param n at least 0
    * @return the key, or empty when the range holds n keys or fewer
    */
-  default Optional<List<Object>> keyBound(
+  Optional<List<Object>> keyBound(
       String schema,
       String table,
       List<String> keyColumns,
       Optional<List<Object>> lowerInclusive,
       Optional<List<Object>> upperExclusive,
       long n,
-      IsolationLevel isolation) {
-    throw new UnsupportedOperationException("issue 12: keyBound");
-  }
+      IsolationLevel isolation);
 
   /**
    * Row counts per slice of a fixed grid over one integer key column, in one server-side {@code
@@ -251,24 +246,22 @@ public interface CdcClient extends AutoCloseable {
    * @param width at least 1
    * @return slice number to its row count, ascending, only non-empty slices
    */
-  default java.util.SortedMap<Long, Long> keySlices(
+  SortedMap<Long, Long> keySlices(
       String schema,
       String table,
       String keyColumn,
       long width,
       long low,
       long high,
-      IsolationLevel isolation) {
-    throw new UnsupportedOperationException("issue 12: keySlices");
-  }
+      IsolationLevel isolation);
 
   /**
    * The table's row estimate from {@code EXEC sys.sp_spaceused @objname = ?} (its {@code rows}
-   * column), never a count.
+   * column), never a count (the simulator, whose tables are small files, counts).
+   *
+   * @throws CdcException for an unknown table
    */
-  default long rowEstimate(String schema, String table) {
-    throw new UnsupportedOperationException("issue 12: rowEstimate");
-  }
+  long rowEstimate(String schema, String table);
 
   /**
    * The source server's current time, UTC, where the client knows it without asking the server: the

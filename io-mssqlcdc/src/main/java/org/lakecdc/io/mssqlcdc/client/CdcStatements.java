@@ -522,6 +522,158 @@ final class CdcStatements {
         + ") AS x) AS y WHERE y.rn = 1 AND y.tile > 1 ORDER BY y.tile";
   }
 
+  // ---- chunk planning (issue 12; BEHAVIOUR.md 6.8) ----------------------------------------------
+
+  /**
+   * MIN and MAX of one key column ({@code NULL}s ignored), two seeks in one statement: {@code
+   * SELECT (SELECT MIN([k]) FROM [s].[t]) AS lo, (SELECT MAX([k]) FROM [s].[t]) AS hi}. No
+   * parameters.
+   *
+   * @return the statement (without the session prefix)
+   */
+  static String keyRange(String schema, String table, String keyColumn) {
+    String from = " FROM " + SqlIdentifiers.quote(schema) + "." + SqlIdentifiers.quote(table);
+    String k = SqlIdentifiers.quote(keyColumn);
+    return "SELECT (SELECT MIN("
+        + k
+        + ")"
+        + from
+        + ") AS lo, (SELECT MAX("
+        + k
+        + ")"
+        + from
+        + ") AS hi";
+  }
+
+  /**
+   * The last key in {@code ORDER BY} order: {@code SELECT TOP (1) [a], [b] FROM [s].[t] ORDER BY
+   * [a] DESC, [b] DESC}. No parameters.
+   *
+   * @return the statement (without the session prefix)
+   */
+  static String keyMax(String schema, String table, List<String> keyColumns) {
+    StringJoiner keys = new StringJoiner(", ");
+    StringJoiner desc = new StringJoiner(", ");
+    for (String k : keyColumns) {
+      keys.add(SqlIdentifiers.quote(k));
+      desc.add(SqlIdentifiers.quote(k) + " DESC");
+    }
+    return "SELECT TOP (1) "
+        + keys
+        + " FROM "
+        + SqlIdentifiers.quote(schema)
+        + "."
+        + SqlIdentifiers.quote(table)
+        + " ORDER BY "
+        + desc;
+  }
+
+  /**
+   * The key at offset n of a key range (SCENARIOS C103): each seekable piece takes its own {@code
+   * TOP (n + 1)} ordered by the key, the union is ordered and {@code OFFSET n ROWS FETCH NEXT 1
+   * ROWS ONLY} picks the bound, so at most (pieces × (n + 1)) keys are read. Parameters: the
+   * pieces' bound values, in order.
+   *
+   * @param pieces the WHERE conditions of the range's pieces ({@link KeyRangeSql}; an empty one
+   *     reads the whole table); at least one
+   * @param n the offset, 0 to {@code Long.MAX_VALUE - 1}, inlined
+   * @return the statement (without the session prefix)
+   */
+  static String keyBound(
+      String schema, String table, List<String> keyColumns, List<String> pieces, long n) {
+    if (pieces.isEmpty()) {
+      throw new IllegalArgumentException("A key bound needs at least one piece");
+    }
+    if (n < 0 || n == Long.MAX_VALUE) {
+      throw new IllegalArgumentException("n must be at least 0 and below 2^63 - 1, got " + n);
+    }
+    StringJoiner keys = new StringJoiner(", ");
+    for (String k : keyColumns) {
+      keys.add(SqlIdentifiers.quote(k));
+    }
+    String from = " FROM " + SqlIdentifiers.quote(schema) + "." + SqlIdentifiers.quote(table);
+    StringJoiner union = new StringJoiner(" UNION ALL ");
+    for (int i = 0; i < pieces.size(); i++) {
+      String where = pieces.get(i);
+      union.add(
+          "SELECT * FROM (SELECT TOP ("
+              + (n + 1)
+              + ") "
+              + keys
+              + from
+              + (where.isEmpty() ? "" : " WHERE " + where)
+              + " ORDER BY "
+              + keys
+              + ") p"
+              + i);
+    }
+    return "SELECT "
+        + keys
+        + " FROM ("
+        + union
+        + ") u ORDER BY "
+        + keys
+        + " OFFSET "
+        + n
+        + " ROWS FETCH NEXT 1 ROWS ONLY";
+  }
+
+  /**
+   * Row counts per slice {@code floor(k / width)} of one integer key column, in one {@code GROUP
+   * BY}: integer division truncates towards zero, so a negative key with a remainder is moved one
+   * slice down; rows with a NULL key are excluded. Parameters: the bounds' texts for the conditions
+   * present.
+   *
+   * @param keyColumn the checked column
+   * @param lowerCast the cast of the lower bound ({@code CAST(? AS int)}), or null for none
+   * @param upperCast the cast of the upper bound, or null for none
+   * @param width at least 1, inlined as a bigint
+   * @return the statement (without the session prefix): slice, count, ascending by slice
+   */
+  static String keySlices(
+      String schema,
+      String table,
+      String keyColumn,
+      String lowerCast,
+      String upperCast,
+      long width) {
+    if (width < 1) {
+      throw new IllegalArgumentException("width must be at least 1, got " + width);
+    }
+    String k = SqlIdentifiers.quote(keyColumn);
+    String big = "CAST(" + k + " AS bigint)";
+    String w = "CAST(" + width + " AS bigint)";
+    List<String> where = new ArrayList<>();
+    where.add(k + " IS NOT NULL");
+    if (lowerCast != null) {
+      where.add(k + " >= " + lowerCast);
+    }
+    if (upperCast != null) {
+      where.add(k + " <= " + upperCast);
+    }
+    return "SELECT x.slice, COUNT_BIG(*) FROM (SELECT "
+        + big
+        + " / "
+        + w
+        + " - CASE WHEN "
+        + big
+        + " % "
+        + w
+        + " < 0 THEN 1 ELSE 0 END AS slice FROM "
+        + SqlIdentifiers.quote(schema)
+        + "."
+        + SqlIdentifiers.quote(table)
+        + " WHERE "
+        + String.join(" AND ", where)
+        + ") AS x GROUP BY x.slice ORDER BY x.slice";
+  }
+
+  /**
+   * The table's row estimate: {@code EXEC sys.sp_spaceused @objname = ?} with the two-part
+   * bracket-quoted name; its {@code rows} column (char(20), e.g. {@code "1234"} padded) holds it.
+   */
+  static final String ROW_ESTIMATE = "EXEC sys.sp_spaceused @objname = ?";
+
   /**
    * A key-range read of a source table (docs/architecture.md "Data flow"): the disjoint pieces of
    * {@link KeyRangeSql} as a {@code UNION ALL}, each of the "equalities on leading key columns, one

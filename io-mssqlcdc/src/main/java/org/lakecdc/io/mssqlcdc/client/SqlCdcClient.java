@@ -21,6 +21,8 @@ import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.beam.sdk.util.BackOff;
@@ -629,6 +631,282 @@ public final class SqlCdcClient implements CdcClient {
           }
           return Collections.unmodifiableList(out);
         });
+  }
+
+  // ---- chunk planning (issue 12) ----------------------------------------------------------------
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One statement of two seeks ({@code SELECT (SELECT MIN([k]) ...) AS lo, (SELECT MAX([k]) ...)
+   * AS hi}), under the lock timeout and {@code isolation}.
+   */
+  @Override
+  public Optional<List<Object>> keyRange(
+      String schema, String table, String keyColumn, IsolationLevel isolation) {
+    requireKeyColumns(schema, table, List.of(keyColumn));
+    return call(
+        "Reading the key range of " + schema + "." + table,
+        c -> {
+          SourceColumn k = keyColumns(c, schema, table, List.of(keyColumn)).get(0);
+          String sql = prefix(isolation) + CdcStatements.keyRange(schema, table, k.name());
+          try (PreparedStatement ps = c.prepareStatement(sql);
+              ResultSet rs = ps.executeQuery()) {
+            if (!rs.next()) {
+              return Optional.<List<Object>>empty();
+            }
+            String[] types = types(rs);
+            Object lo = JdbcValues.read(rs, 1, types[0]);
+            Object hi = JdbcValues.read(rs, 2, types[1]);
+            if (lo == null || hi == null) {
+              return Optional.<List<Object>>empty();
+            }
+            return Optional.of(Collections.unmodifiableList(java.util.Arrays.asList(lo, hi)));
+          }
+        });
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>{@code SELECT TOP (1) <keys> ... ORDER BY <keys DESC>}, under the lock timeout and {@code
+   * isolation}.
+   */
+  @Override
+  public Optional<List<Object>> keyMax(
+      String schema, String table, List<String> keyColumns, IsolationLevel isolation) {
+    requireKeyColumns(schema, table, keyColumns);
+    return call(
+        "Reading the last key of " + schema + "." + table,
+        c -> {
+          List<String> keys = columnNames(keyColumns(c, schema, table, keyColumns));
+          String sql = prefix(isolation) + CdcStatements.keyMax(schema, table, keys);
+          try (PreparedStatement ps = c.prepareStatement(sql);
+              ResultSet rs = ps.executeQuery()) {
+            return rs.next() ? Optional.of(tuple(rs, keys.size())) : Optional.<List<Object>>empty();
+          }
+        });
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The range's seekable pieces ({@link KeyRangeSql}, bounds bound as text and cast to the key
+   * columns' declared types from {@code sys.columns}) each take {@code TOP (n + 1)} ordered by the
+   * key; the union is ordered and offset by n rows. Under the lock timeout and {@code isolation}.
+   *
+   * @throws IllegalArgumentException when {@code n < 0}, a bound has the wrong size, or a key type
+   *     bounds cannot be cast to
+   */
+  @Override
+  public Optional<List<Object>> keyBound(
+      String schema,
+      String table,
+      List<String> keyColumns,
+      Optional<List<Object>> lowerInclusive,
+      Optional<List<Object>> upperExclusive,
+      long n,
+      IsolationLevel isolation) {
+    requireKeyColumns(schema, table, keyColumns);
+    if (n < 0) {
+      throw new IllegalArgumentException("n must be at least 0, got " + n);
+    }
+    return call(
+        "Seeking a key bound of " + schema + "." + table,
+        c -> {
+          List<SourceColumn> columns = keyColumns(c, schema, table, keyColumns);
+          List<KeyRangeSql.KeyColumn> keys = new ArrayList<>();
+          for (SourceColumn col : columns) {
+            keys.add(col.keyColumn());
+          }
+          List<KeyRangeSql.Piece> pieces = KeyRangeSql.pieces(keys, lowerInclusive, upperExclusive);
+          if (pieces.isEmpty()) {
+            return Optional.<List<Object>>empty();
+          }
+          List<String> where = new ArrayList<>();
+          List<String> parameters = new ArrayList<>();
+          for (KeyRangeSql.Piece p : pieces) {
+            where.add(p.where());
+            parameters.addAll(p.parameters());
+          }
+          String sql =
+              prefix(isolation)
+                  + CdcStatements.keyBound(schema, table, columnNames(columns), where, n);
+          try (PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.size(); i++) {
+              ps.setString(i + 1, parameters.get(i));
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+              return rs.next()
+                  ? Optional.of(tuple(rs, columns.size()))
+                  : Optional.<List<Object>>empty();
+            }
+          }
+        });
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One {@code GROUP BY} of {@code k / width} (bigint arithmetic, one slice lower for a negative
+   * key with a remainder), bounds bound as text and cast to the column's type (a bound beyond the
+   * type's range is left out), under the lock timeout and {@code isolation}.
+   *
+   * @throws IllegalArgumentException when {@code width < 1} or the column is not {@code tinyint},
+   *     {@code smallint}, {@code int} or {@code bigint}
+   */
+  @Override
+  public SortedMap<Long, Long> keySlices(
+      String schema,
+      String table,
+      String keyColumn,
+      long width,
+      long low,
+      long high,
+      IsolationLevel isolation) {
+    requireKeyColumns(schema, table, List.of(keyColumn));
+    if (width < 1) {
+      throw new IllegalArgumentException("width must be at least 1, got " + width);
+    }
+    return call(
+        "Counting key slices of " + schema + "." + table,
+        c -> {
+          SourceColumn k = keyColumns(c, schema, table, List.of(keyColumn)).get(0);
+          long[] range = integerRange(k);
+          KeyRangeSql.KeyColumn key = k.keyColumn();
+          List<String> parameters = new ArrayList<>();
+          String lower = null;
+          String upper = null;
+          if (low > range[0]) {
+            lower = key.cast();
+            parameters.add(Long.toString(Math.min(low, range[1])));
+          }
+          if (high < range[1]) {
+            upper = key.cast();
+            parameters.add(Long.toString(Math.max(high, range[0])));
+          }
+          TreeMap<Long, Long> slices = new TreeMap<>();
+          if (low > high) {
+            return Collections.unmodifiableSortedMap(slices);
+          }
+          String sql =
+              prefix(isolation)
+                  + CdcStatements.keySlices(schema, table, k.name(), lower, upper, width);
+          try (PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.size(); i++) {
+              ps.setString(i + 1, parameters.get(i));
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+              while (rs.next()) {
+                slices.put(rs.getLong(1), rs.getLong(2));
+              }
+            }
+          }
+          return Collections.unmodifiableSortedMap(slices);
+        });
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>{@code EXEC sys.sp_spaceused @objname = ?} with {@code [schema].[table]}; the {@code rows}
+   * column (char(20), e.g. {@code "1234"} padded with spaces) is read up to its first non-digit.
+   *
+   * @throws CdcException for an unknown table, or a {@code rows} column without a number
+   */
+  @Override
+  public long rowEstimate(String schema, String table) {
+    SqlIdentifiers.name(schema);
+    SqlIdentifiers.name(table);
+    return call(
+        "Estimating the rows of " + schema + "." + table,
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(CdcStatements.ROW_ESTIMATE)) {
+            ps.setString(1, SqlIdentifiers.quote(schema) + "." + SqlIdentifiers.quote(table));
+            try (ResultSet rs = ps.executeQuery()) {
+              if (!rs.next()) {
+                throw new CdcException("sp_spaceused answered no row for " + schema + "." + table);
+              }
+              return parseRows(rs.getString("rows"), schema + "." + table);
+            }
+          }
+        });
+  }
+
+  /** The leading number of sp_spaceused's {@code rows} text ({@code "1234 rows"} reads 1234). */
+  static long parseRows(String text, String table) {
+    Matcher m = LEADING_NUMBER.matcher(text == null ? "" : text);
+    if (!m.lookingAt()) {
+      throw new CdcException(
+          "sp_spaceused answered rows '" + text + "' for " + table + ", not a number");
+    }
+    return Long.parseLong(m.group(1));
+  }
+
+  private static final Pattern LEADING_NUMBER = Pattern.compile("\\s*(\\d{1,18})");
+
+  private String prefix(IsolationLevel isolation) {
+    return CdcStatements.sourceReadPrefix(config.lockTimeoutMs().orElse(-1), isolation);
+  }
+
+  private static void requireKeyColumns(String schema, String table, List<String> keyColumns) {
+    SqlIdentifiers.name(schema);
+    SqlIdentifiers.name(table);
+    if (keyColumns.isEmpty()) {
+      throw new IllegalArgumentException(
+          "Key queries of " + schema + "." + table + " need at least one key column");
+    }
+    keyColumns.forEach(SqlIdentifiers::name);
+  }
+
+  /** The named columns of the source table, as SQL Server spells them. */
+  private static List<SourceColumn> keyColumns(
+      Connection c, String schema, String table, List<String> keyColumns) throws SQLException {
+    Map<String, SourceColumn> columns = sourceColumns(c, schema, table);
+    List<SourceColumn> out = new ArrayList<>();
+    for (String k : keyColumns) {
+      SourceColumn col = columns.get(k.toLowerCase(Locale.ROOT));
+      if (col == null) {
+        throw new CdcException(
+            "Invalid column name '" + k + "' in table '" + schema + "." + table + "'");
+      }
+      out.add(col);
+    }
+    return out;
+  }
+
+  private static List<String> columnNames(List<SourceColumn> columns) {
+    List<String> out = new ArrayList<>();
+    for (SourceColumn col : columns) {
+      out.add(col.name());
+    }
+    return out;
+  }
+
+  private static List<Object> tuple(ResultSet rs, int n) throws SQLException {
+    String[] types = types(rs);
+    List<Object> out = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      out.add(JdbcValues.read(rs, i + 1, types[i]));
+    }
+    return Collections.unmodifiableList(out);
+  }
+
+  /** {@code [min, max]} of an integer column's type. */
+  private static long[] integerRange(SourceColumn k) {
+    return switch (k.type().toLowerCase(Locale.ROOT)) {
+      case "tinyint" -> new long[] {0, 255};
+      case "smallint" -> new long[] {Short.MIN_VALUE, Short.MAX_VALUE};
+      case "int" -> new long[] {Integer.MIN_VALUE, Integer.MAX_VALUE};
+      case "bigint" -> new long[] {Long.MIN_VALUE, Long.MAX_VALUE};
+      default ->
+          throw new IllegalArgumentException(
+              "Key column '"
+                  + k.name()
+                  + "' has type "
+                  + k.type()
+                  + "; slices need tinyint, smallint, int or bigint");
+    };
   }
 
   /** Closes the connection; idempotent. Later calls raise {@link IllegalStateException}. */

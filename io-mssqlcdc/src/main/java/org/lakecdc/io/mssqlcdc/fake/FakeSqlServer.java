@@ -62,8 +62,9 @@ import org.lakecdc.io.mssqlcdc.time.CommitTimeConverter;
  *       (operation 3) n; {@code __$command_id} = n + k, k the instance's index among its table's
  *       instances (0 older, 1 newer). An update is an operation-3 and an operation-4 row with the
  *       same start LSN and seqval; an update of a key column is a delete (1) of the old key and an
- *       insert (2) of the new; an update whose captured before and after images are equal writes no
- *       row in that instance.
+ *       insert (2) of the new (an update to a key equal under the collation, {@code 'n'} to {@code
+ *       'N'} under {@code _CI_}, is an update of the same row: 3 and 4); an update whose captured
+ *       before and after images are equal writes no row in that instance.
  *   <li>Values CDC does not store: computed columns are NULL in every change row; {@code text},
  *       {@code ntext} and {@code image} are NULL in operations 1 and 3; {@code varchar(max)},
  *       {@code nvarchar(max)} and {@code varbinary(max)} are NULL in operation 3 unless the update
@@ -549,9 +550,9 @@ public final class FakeSqlServer {
   }
 
   /**
-   * The source table's current rows in key order (NULL keys first), by column name, as a reader
-   * returns values ({@link org.lakecdc.io.mssqlcdc.client.ChangeRow} types). For tests: "the table
-   * now".
+   * The source table's current rows in key order (NULL keys first, character keys under their
+   * columns' collations), by column name, as a reader returns values ({@link
+   * org.lakecdc.io.mssqlcdc.client.ChangeRow} types). For tests: "the table now".
    *
    * @param table {@code schema.table} or {@code table} (schema {@code dbo}), ignoring case
    * @return the rows, each a map of every live column in column order

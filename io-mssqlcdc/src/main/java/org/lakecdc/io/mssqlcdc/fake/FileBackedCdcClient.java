@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.Iterator;
@@ -17,6 +18,7 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import org.lakecdc.io.mssqlcdc.client.CaptureInstance;
 import org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError;
@@ -744,6 +746,188 @@ public final class FileBackedCdcClient implements CdcClient {
       out.add(keys.get(t * size + Math.min(t, extra)));
     }
     return Collections.unmodifiableList(out);
+  }
+
+  // ---- chunk planning (issue 12): all through readTable's key stream, so keys compare as there --
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Streams the column's values in key order through {@link #readTable} (NULL first, strings as
+   * {@link #readTable} compares them) and takes the first and last non-NULL value.
+   */
+  @Override
+  public Optional<List<Object>> keyRange(
+      String schema, String table, String keyColumn, IsolationLevel isolation) {
+    Object min = null;
+    Object max = null;
+    try (CloseableIterator<List<Object>> keys =
+        keyStream(
+            schema, table, List.of(keyColumn), Optional.empty(), Optional.empty(), isolation)) {
+      while (keys.hasNext()) {
+        Object v = keys.next().get(0);
+        if (v != null) {
+          if (min == null) {
+            min = v;
+          }
+          max = v;
+        }
+      }
+    }
+    return min == null ? Optional.empty() : Optional.of(Arrays.asList(min, max));
+  }
+
+  /** {@inheritDoc} The last key tuple of {@link #readTable}'s key order. */
+  @Override
+  public Optional<List<Object>> keyMax(
+      String schema, String table, List<String> keyColumns, IsolationLevel isolation) {
+    requireKeys(schema, table, keyColumns);
+    List<Object> last = null;
+    try (CloseableIterator<List<Object>> keys =
+        keyStream(schema, table, keyColumns, Optional.empty(), Optional.empty(), isolation)) {
+      while (keys.hasNext()) {
+        last = keys.next();
+      }
+    }
+    return Optional.ofNullable(last);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Reads the range's keys in order through {@link #readTable} and skips n of them.
+   *
+   * @throws IllegalArgumentException when {@code n < 0} or {@code keyColumns} is empty
+   */
+  @Override
+  public Optional<List<Object>> keyBound(
+      String schema,
+      String table,
+      List<String> keyColumns,
+      Optional<List<Object>> lowerInclusive,
+      Optional<List<Object>> upperExclusive,
+      long n,
+      IsolationLevel isolation) {
+    if (n < 0) {
+      throw new IllegalArgumentException("n must be at least 0, got " + n);
+    }
+    requireKeys(schema, table, keyColumns);
+    try (CloseableIterator<List<Object>> keys =
+        keyStream(schema, table, keyColumns, lowerInclusive, upperExclusive, isolation)) {
+      for (long skipped = 0; keys.hasNext(); skipped++) {
+        List<Object> key = keys.next();
+        if (skipped == n) {
+          return Optional.of(key);
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Streams the column's values through {@link #readTable} and counts them per {@code
+   * Math.floorDiv(value, width)}.
+   *
+   * @throws IllegalArgumentException when {@code width < 1}
+   * @throws CdcException when the column holds values that are not integers
+   */
+  @Override
+  public SortedMap<Long, Long> keySlices(
+      String schema,
+      String table,
+      String keyColumn,
+      long width,
+      long low,
+      long high,
+      IsolationLevel isolation) {
+    if (width < 1) {
+      throw new IllegalArgumentException("width must be at least 1, got " + width);
+    }
+    TreeMap<Long, Long> slices = new TreeMap<>();
+    try (CloseableIterator<List<Object>> keys =
+        keyStream(
+            schema, table, List.of(keyColumn), Optional.empty(), Optional.empty(), isolation)) {
+      while (keys.hasNext()) {
+        Object v = keys.next().get(0);
+        if (v == null) {
+          continue;
+        }
+        if (!(v instanceof Short || v instanceof Integer || v instanceof Long)) {
+          throw new CdcException(
+              "Key column '"
+                  + keyColumn
+                  + "' of "
+                  + schema
+                  + "."
+                  + table
+                  + " is not an integer column; slices need one");
+        }
+        long k = ((Number) v).longValue();
+        if (k >= low && k <= high) {
+          slices.merge(Math.floorDiv(k, width), 1L, Long::sum);
+        }
+      }
+    }
+    return Collections.unmodifiableSortedMap(slices);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The simulator's estimate is exact: the number of rows of the table's file.
+   *
+   * @throws CdcException for an unknown table
+   */
+  @Override
+  public long rowEstimate(String schema, String table) {
+    Catalog.Table t = catalog().tables.get(Catalog.key(schema, table));
+    if (t == null) {
+      throw new CdcException(
+          "Invalid object name '" + schema + "." + table + "' (fake " + directory + ")");
+    }
+    List<String> keys = new ArrayList<>();
+    for (Catalog.Column c : t.keyColumns()) {
+      keys.add(c.name());
+    }
+    long rows = 0;
+    try (CloseableIterator<List<Object>> it =
+        readTable(
+            new TableQuery(
+                schema,
+                table,
+                List.of(),
+                keys,
+                Optional.empty(),
+                Optional.empty(),
+                IsolationLevel.READ_COMMITTED))) {
+      while (it.hasNext()) {
+        it.next();
+        rows++;
+      }
+    }
+    return rows;
+  }
+
+  /** The key tuples of a range in key order, as {@link #readTable} reads them. */
+  private CloseableIterator<List<Object>> keyStream(
+      String schema,
+      String table,
+      List<String> keyColumns,
+      Optional<List<Object>> lowerInclusive,
+      Optional<List<Object>> upperExclusive,
+      IsolationLevel isolation) {
+    return readTable(
+        new TableQuery(
+            schema, table, keyColumns, keyColumns, lowerInclusive, upperExclusive, isolation));
+  }
+
+  private static void requireKeys(String schema, String table, List<String> keyColumns) {
+    if (keyColumns.isEmpty()) {
+      throw new IllegalArgumentException(
+          "Key queries of " + schema + "." + table + " need at least one key column");
+    }
   }
 
   private static KeyTuple bound(List<Catalog.Column> keys, List<Object> values) {

@@ -456,7 +456,9 @@ final class SqlValues {
 
   /**
    * Orders two stored values of one column: NULL first, binary unsigned byte by byte,
-   * datetimeoffset by instant, everything else by its natural order (strings in binary collation).
+   * datetimeoffset by instant, everything else by its natural order (strings in UTF-16 code unit
+   * order, collation sort keys by their collation). Keys are compared through {@link KeyTuple},
+   * which hands this method a character column's {@link Collation#sortKey} instead of the value.
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
   static int compare(Object a, Object b) {

@@ -446,6 +446,59 @@ abstract class CdcClientContract {
                 "dbo", t + "_nope", List.of("order_id"), 2, IsolationLevel.READ_COMMITTED));
   }
 
+  /**
+   * Character keys compare under the column's collation on both servers (issue 12): under {@code
+   * SQL_Latin1_General_CP1_CI_AS} {@code 'n' = 'N'} (distinct rows by the second key column) and
+   * trailing spaces never count, in order and in bounds; under {@code Latin1_General_BIN2} upper
+   * case sorts first. Values come back as stored.
+   */
+  @Test
+  void shouldCompareCharacterKeysUnderTheColumnsCollation() {
+    String t = table("coll");
+    db.createCapturedTable(
+        t,
+        List.of(
+            ColumnDefinition.of("name", "varchar(5)").collate("SQL_Latin1_General_CP1_CI_AS"),
+            ColumnDefinition.of("n", "int"),
+            ColumnDefinition.of("tag", "varchar(5)").collate("Latin1_General_BIN2")),
+        List.of("name", "n"));
+    String[][] rows = {{"n", "1", "c"}, {"N", "2", "B"}, {"b ", "1", "a"}, {"B", "2", "A"}};
+    List<Change> inserts = new ArrayList<>();
+    for (String[] r : rows) {
+      inserts.add(Change.insert(t, Map.of("name", r[0], "n", Integer.parseInt(r[1]), "tag", r[2])));
+    }
+    inserts.add(Change.insert(t, Map.of("name", "a", "n", 3)));
+    db.commit(inserts);
+    List<String> key = List.of("name", "n");
+    IsolationLevel rc = IsolationLevel.READ_COMMITTED;
+    assertEquals(
+        List.of(values("a", 3), values("b ", 1), values("B", 2), values("n", 1), values("N", 2)),
+        read(client, new TableQuery("dbo", t, key, key, Optional.empty(), Optional.empty(), rc)));
+    assertEquals(
+        List.of(values("b ", 1), values("B", 2)),
+        read(
+            client,
+            new TableQuery(
+                "dbo",
+                t,
+                key,
+                key,
+                Optional.of(values("B  ", 1)),
+                Optional.of(values("N", 1)),
+                rc)));
+    assertEquals(
+        List.of(values("N", 2)),
+        read(
+            client,
+            new TableQuery(
+                "dbo", t, key, key, Optional.of(values("n ", 2)), Optional.empty(), rc)));
+    assertEquals(List.of(values("n", 1)), client.keyTiles("dbo", t, key, 2, rc));
+    List<String> tag = List.of("tag");
+    assertEquals(
+        List.of(values((Object) null), values("A"), values("B"), values("a"), values("c")),
+        read(client, new TableQuery("dbo", t, tag, tag, Optional.empty(), Optional.empty(), rc)));
+  }
+
   private static TableQuery range(String t, Integer lo, Integer hi, IsolationLevel isolation) {
     return new TableQuery(
         "dbo",

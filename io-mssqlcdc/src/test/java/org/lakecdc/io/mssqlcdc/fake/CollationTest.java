@@ -137,6 +137,25 @@ class CollationTest {
     assertEquals(List.of("a", "A", "b"), keysOf("cs", null, null));
   }
 
+  /**
+   * {@code UPDATE t SET k = 'N' WHERE k = 'n'} under CI changes the row's stored key in place: the
+   * same key under the collation, so an update (operations 3 and 4), not a duplicate key.
+   */
+  @Test
+  void anUpdateToAKeyEqualUnderTheCollationIsAnUpdateOfTheSameRow() throws IOException {
+    FakeSqlServer db = keyed("t", ColumnDefinition.of("k", "varchar(10)"), "n", "m");
+    db.enableCdc("dbo.t");
+    db.transaction(T0).update("dbo.t", List.of("n"), Map.of("k", "N")).commit();
+    assertEquals(List.of(Map.of("k", "m", "v", 1), Map.of("k", "N", "v", 0)), db.rows("dbo.t"));
+    List<String> changes = new ArrayList<>();
+    for (String line : Files.readAllLines(dir.resolve("cdc.dbo_t_CT.jsonl"))) {
+      var n = FakeFormat.MAPPER.readTree(line);
+      changes.add(n.get("__$operation").asInt() + ":" + n.get("k").asText());
+    }
+    assertEquals(List.of("3:n", "4:N"), changes);
+    assertEquals(List.of("m", "N"), fileKeys("t"));
+  }
+
   @Test
   void trailingSpacesNeverCountInKeysOrBounds() {
     FakeSqlServer db = keyed("t", ColumnDefinition.of("k", "varchar(10)"), "ab", "b", "a");
@@ -273,6 +292,66 @@ class CollationTest {
     assertEquals(
         List.of(List.of("ab", 1), List.of("AB", 2)),
         read("t", key, key, List.of("AB", 1), List.of("b", 0)));
+  }
+
+  /**
+   * The chunk planner (issue 12) over case-variant and trailing-space keys, one column and
+   * composite: at every chunk size the chunks {@code [lo, hi)} read every row exactly once, in key
+   * order, because every bound is compared by the server (here the simulator) under the collation.
+   */
+  @Test
+  void chunkPlansOverCaseInsensitiveKeysReadEveryRowExactlyOnce() {
+    FakeSqlServer db =
+        keyed(
+            "one", ColumnDefinition.of("k", "varchar(10)"), "d ", "B", "a", "C", "e", "Ab", "f  ");
+    db.createTable(
+        "dbo.t",
+        List.of(ColumnDefinition.of("name", "varchar(10)"), ColumnDefinition.of("n", "int")),
+        List.of("name", "n"));
+    Object[][] keys = {{"n", 1}, {"N", 2}, {"n ", 3}, {"a", 2}, {"A", 1}, {"b ", 1}, {"B", 2}};
+    List<Map<String, Object>> rows = new ArrayList<>();
+    for (Object[] k : keys) {
+      rows.add(Map.of("name", k[0], "n", k[1]));
+    }
+    db.loadRows("dbo.t", rows);
+    org.lakecdc.io.mssqlcdc.schema.SqlServerType varchar =
+        org.lakecdc.io.mssqlcdc.schema.SqlServerType.parse("varchar(10)");
+    org.lakecdc.io.mssqlcdc.schema.SqlServerType integer =
+        org.lakecdc.io.mssqlcdc.schema.SqlServerType.parse("int");
+    Object[][] tables = {
+      {"one", List.of("k"), List.of(varchar)},
+      {"t", List.of("name", "n"), List.of(varchar, integer)}
+    };
+    try (CdcClient client = new FileBackedCdcClient(dir)) {
+      for (Object[] table : tables) {
+        String name = (String) table[0];
+        @SuppressWarnings("unchecked")
+        List<String> key = (List<String>) table[1];
+        @SuppressWarnings("unchecked")
+        List<org.lakecdc.io.mssqlcdc.schema.SqlServerType> types =
+            (List<org.lakecdc.io.mssqlcdc.schema.SqlServerType>) table[2];
+        List<List<Object>> all = read(name, key, key, null, null);
+        assertEquals(7, all.size());
+        org.lakecdc.io.mssqlcdc.chunk.ChunkPlanner planner =
+            new org.lakecdc.io.mssqlcdc.chunk.ChunkPlanner(client, "dbo", name, key, types, RC);
+        org.lakecdc.io.mssqlcdc.chunk.SnapshotExtent extent = planner.extent();
+        assertEquals(all.get(all.size() - 1), extent.max(), name);
+        for (long chunkRows = 1; chunkRows <= 8; chunkRows++) {
+          List<List<Object>> chunked = new ArrayList<>();
+          List<org.lakecdc.io.mssqlcdc.chunk.Chunk> plan = planner.plan(extent, chunkRows);
+          for (org.lakecdc.io.mssqlcdc.chunk.Chunk c : plan) {
+            List<List<Object>> part = read(name, key, key, c.lo(), c.hi());
+            // The keyset plan seeks bounds in [lo, MAX): the last chunk also holds MAX.
+            long most = c.index() == plan.size() - 1 ? chunkRows + 1 : chunkRows;
+            assertTrue(
+                part.size() <= most, name + " chunk " + c + " of " + chunkRows + ": " + part);
+            chunked.addAll(part);
+          }
+          assertEquals(all, chunked, name + " in chunks of " + chunkRows + ": " + plan);
+        }
+      }
+    }
+    assertEquals(List.of("a", "Ab", "B", "C", "d ", "e", "f  "), keysOf("one", null, null));
   }
 
   /** Every row of {@code dbo.t} over the ranges the bounds cut, in range order. */

@@ -1,0 +1,87 @@
+package org.lakecdc.transforms.silver;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.Serializable;
+import org.apache.beam.sdk.coders.AtomicCoder;
+import org.apache.beam.sdk.coders.BooleanCoder;
+import org.apache.beam.sdk.coders.NullableCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.coders.VarIntCoder;
+import org.apache.beam.sdk.coders.VarLongCoder;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.transforms.write.CommittedBatch;
+import org.lakecdc.transforms.write.CommittedBatchCoder;
+import org.lakecdc.transforms.write.CommittedChunk;
+
+/**
+ * What starts one silver apply in {@link ApplyChangesToSilver}: a committed bronze batch or a
+ * committed chunk of a chunked snapshot (exactly one of them is set).
+ *
+ * @param batch the committed batch, or null
+ * @param chunk the committed chunk, or null
+ */
+record ApplyTrigger(@Nullable CommittedBatch batch, @Nullable CommittedChunk chunk)
+    implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  static ApplyTrigger of(CommittedBatch batch) {
+    return new ApplyTrigger(batch, null);
+  }
+
+  static ApplyTrigger of(CommittedChunk chunk) {
+    return new ApplyTrigger(null, chunk);
+  }
+
+  /** The coder of {@link ApplyTrigger}: a flag, then the batch's or the chunk's fields. */
+  static final class Coder extends AtomicCoder<ApplyTrigger> {
+    private static final Coder INSTANCE = new Coder();
+    private static final NullableCoder<CommittedBatch> BATCH =
+        NullableCoder.of(CommittedBatchCoder.of());
+
+    static Coder of() {
+      return INSTANCE;
+    }
+
+    @Override
+    public void encode(ApplyTrigger value, OutputStream out) throws IOException {
+      CommittedChunk chunk = value.chunk();
+      BooleanCoder.of().encode(chunk != null, out);
+      if (chunk == null) {
+        BATCH.encode(value.batch(), out);
+        return;
+      }
+      StringUtf8Coder.of().encode(chunk.appId(), out);
+      StringUtf8Coder.of().encode(chunk.snapshot(), out);
+      VarIntCoder.of().encode(chunk.chunk(), out);
+      VarIntCoder.of().encode(chunk.wave(), out);
+      VarLongCoder.of().encode(chunk.rows(), out);
+      StringUtf8Coder.of().encode(chunk.stamp(), out);
+      VarLongCoder.of().encode(chunk.bronzeVersion(), out);
+      BooleanCoder.of().encode(chunk.skipped(), out);
+      BooleanCoder.of().encode(chunk.completed(), out);
+    }
+
+    @Override
+    public ApplyTrigger decode(InputStream in) throws IOException {
+      if (!BooleanCoder.of().decode(in)) {
+        return new ApplyTrigger(BATCH.decode(in), null);
+      }
+      return ApplyTrigger.of(
+          new CommittedChunk(
+              StringUtf8Coder.of().decode(in),
+              StringUtf8Coder.of().decode(in),
+              VarIntCoder.of().decode(in),
+              VarIntCoder.of().decode(in),
+              VarLongCoder.of().decode(in),
+              StringUtf8Coder.of().decode(in),
+              VarLongCoder.of().decode(in),
+              BooleanCoder.of().decode(in),
+              BooleanCoder.of().decode(in)));
+    }
+
+    @Override
+    public void verifyDeterministic() {}
+  }
+}

@@ -9,9 +9,13 @@ import java.util.Map;
 import java.util.Optional;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.coders.SerializableCoder;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.transforms.Flatten;
 import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionList;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.TableFailure;
 import org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError;
@@ -24,6 +28,7 @@ import org.lakecdc.transforms.position.StreamPosition;
 import org.lakecdc.transforms.silver.ApplyChangesToSilver;
 import org.lakecdc.transforms.silver.SilverTarget;
 import org.lakecdc.transforms.write.CommittedBatch;
+import org.lakecdc.transforms.write.CommittedChunk;
 import org.lakecdc.transforms.write.RecordedFailure;
 import org.lakecdc.transforms.write.TableWrite;
 import org.lakecdc.transforms.write.WriteChangeStreamToDelta;
@@ -179,6 +184,55 @@ public final class CdcToDeltaJob {
       List<SilverTarget> silvers,
       boolean isolate,
       boolean continuous) {
+    return expand(pipeline, tables, silvers, List.of(), isolate, continuous);
+  }
+
+  /**
+   * {@link #expand(Pipeline, List, List, boolean, boolean)} with the chunks of open chunked
+   * snapshots read and committed beside the stream, in the same pipeline ({@link ChunkBackfill}):
+   * each table's chunks commit in index order, independently of its batches, and each committed
+   * chunk also triggers its table's silver apply ({@link ApplyChangesToSilver#withChunks}).
+   *
+   * @param tables the tables whose changes are read (possibly none: only chunks are read)
+   * @param backfills the chunks to read, at most one per table, possibly none
+   * @return the committed batches
+   */
+  static PCollection<CommittedBatch> expand(
+      Pipeline pipeline,
+      List<TableWrite> tables,
+      List<SilverTarget> silvers,
+      List<ChunkBackfill> backfills,
+      boolean isolate,
+      boolean continuous) {
+    PCollection<CommittedBatch> committed;
+    if (tables.isEmpty()) {
+      committed =
+          pipeline.apply(
+              "No change read", Create.empty(SerializableCoder.of(CommittedBatch.class)));
+    } else {
+      committed = expandStream(pipeline, tables, isolate, continuous);
+    }
+    committed.apply(RunCounters.count());
+    PCollection<CommittedChunk> chunks = null;
+    if (!backfills.isEmpty()) {
+      PCollectionList<CommittedChunk> each = PCollectionList.empty(pipeline);
+      for (ChunkBackfill backfill : backfills) {
+        each = each.and(backfill.expand(pipeline));
+      }
+      chunks = each.apply("Committed chunks", Flatten.pCollections());
+    }
+    if (!silvers.isEmpty()) {
+      ApplyChangesToSilver apply = ApplyChangesToSilver.of(silvers, isolate);
+      if (chunks != null) {
+        apply = apply.withChunks(chunks);
+      }
+      committed.apply("Apply changes to silver", apply);
+    }
+    return committed;
+  }
+
+  private static PCollection<CommittedBatch> expandStream(
+      Pipeline pipeline, List<TableWrite> tables, boolean isolate, boolean continuous) {
     String names = String.join(",", tables.stream().map(TableWrite::captureInstance).toList());
     PCollection<CommittedBatch> committed;
     if (continuous) {
@@ -197,10 +251,6 @@ public final class CdcToDeltaJob {
                   ? WriteChangesToDelta.fromAll(tables)
                   : WriteChangesToDelta.from(
                       tables.get(0).read(), tables.get(0).target(), tables.get(0).changeSchema()));
-    }
-    committed.apply(RunCounters.count());
-    if (!silvers.isEmpty()) {
-      committed.apply("Apply changes to silver", ApplyChangesToSilver.of(silvers, isolate));
     }
     return committed;
   }
@@ -225,7 +275,11 @@ public final class CdcToDeltaJob {
     }
     List<TablePlan> reading = new ArrayList<>();
     Map<TablePlan, JobSummary> idle = new LinkedHashMap<>();
+    List<ChunkBackfill> backfills = new ArrayList<>();
     for (TablePlan plan : planned.plans()) {
+      if (plan.backfill() != null) {
+        backfills.add(plan.backfill());
+      }
       StreamPosition start = plan.start();
       if (max.isAfter(start.endLsn())) {
         reading.add(plan);
@@ -250,15 +304,17 @@ public final class CdcToDeltaJob {
               (System.nanoTime() - plan.began()) / 1e9));
     }
     PipelineResult result = null;
-    if (!reading.isEmpty()) {
+    if (!reading.isEmpty() || !backfills.isEmpty()) {
       Pipeline pipeline = Pipeline.create(beamOptions);
       List<TableWrite> writes = new ArrayList<>();
       List<SilverTarget> silvers = new ArrayList<>();
-      for (TablePlan plan : reading) {
-        writes.add(plan.write(null));
-        if (plan.silver() != null) {
+      for (TablePlan plan : planned.plans()) {
+        if (plan.silver() != null && (reading.contains(plan) || plan.backfill() != null)) {
           silvers.add(plan.silver());
         }
+      }
+      for (TablePlan plan : reading) {
+        writes.add(plan.write(null));
         out.printf(
             "Reading %s after %s (%s) up to max_lsn %s%n",
             plan.config().captureInstance(),
@@ -266,7 +322,7 @@ public final class CdcToDeltaJob {
             JobSummary.batchText(plan.start().batchId()),
             max);
       }
-      expand(pipeline, writes, silvers, isolate, false);
+      expand(pipeline, writes, silvers, backfills, isolate, false);
       result = JobExit.run(pipeline);
     }
     return outcomes(planned, idle, result, isolate, out, streamBegan);
@@ -425,6 +481,29 @@ public final class CdcToDeltaJob {
     return recorded;
   }
 
+  /**
+   * Prints the progress of the target's chunked snapshot, when it has one and runs chunked: {@code
+   * Chunked snapshot of <ci> at S = <S>: chunks d/n, r rows, complete | open}.
+   */
+  static void printChunkedProgress(TablePlan plan, PrintStream out) {
+    JobConfig config = plan.config();
+    if (!config.snapshot().chunked()) {
+      return;
+    }
+    ChunkedSnapshot.read(config, plan.tables())
+        .chunked()
+        .ifPresent(
+            state ->
+                out.printf(
+                    "Chunked snapshot of %s at S = %s: %s, %s%n",
+                    config.captureInstance(),
+                    state.open().s(),
+                    ChunkedSnapshot.progress(state),
+                    state.complete()
+                        ? "complete"
+                        : "open (run Backfill, or CdcToDelta with --backfill, to read the rest)"));
+  }
+
   /** Writes the {@code nothing_new} facts row of a table whose position is at {@code max}. */
   private static void recordNothingNew(TablePlan plan, Lsn max) {
     JobConfig config = plan.config();
@@ -468,6 +547,7 @@ public final class CdcToDeltaJob {
     double streamSeconds = (System.nanoTime() - streamBegan) / 1e9;
     List<TableOutcome> outcomes = new ArrayList<>();
     for (TablePlan plan : planned.plans()) {
+      printChunkedProgress(plan, out);
       SilverRun.catchUp(plan, result, isolate, out);
     }
     for (TablePlan plan : planned.plans()) {

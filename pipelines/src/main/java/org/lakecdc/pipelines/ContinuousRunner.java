@@ -71,9 +71,13 @@ final class ContinuousRunner {
       Pipeline pipeline = Pipeline.create(beamOptions);
       List<TableWrite> writes = new ArrayList<>();
       List<SilverTarget> silvers = new ArrayList<>();
+      List<ChunkBackfill> backfills = new ArrayList<>();
       for (TablePlan plan : planned.plans()) {
         if (plan.silver() != null) {
           silvers.add(plan.silver());
+        }
+        if (plan.backfill() != null) {
+          backfills.add(plan.backfill());
         }
         writes.add(
             plan.write(
@@ -92,7 +96,7 @@ final class ContinuousRunner {
                 ? "until stopped"
                 : "for " + continuous.runFor().toSeconds() + " s or until stopped");
       }
-      CdcToDeltaJob.expand(pipeline, writes, silvers, isolate, true);
+      CdcToDeltaJob.expand(pipeline, writes, silvers, backfills, isolate, true);
       result = JobExit.run(pipeline);
       out.println("Stopped: every batch read was committed");
     }

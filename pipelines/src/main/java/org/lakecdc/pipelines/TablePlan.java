@@ -18,6 +18,7 @@ import org.lakecdc.transforms.finalization.ControlTable;
 import org.lakecdc.transforms.finalization.Finalization;
 import org.lakecdc.transforms.position.StreamPosition;
 import org.lakecdc.transforms.silver.SilverTarget;
+import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
 import org.lakecdc.transforms.write.DeltaTarget;
 import org.lakecdc.transforms.write.TableWrite;
 
@@ -40,6 +41,8 @@ import org.lakecdc.transforms.write.TableWrite;
  * @param startedAt when the table's run started (UTC)
  * @param began {@link System#nanoTime} when the table's run started
  * @param silver the silver table kept current after each bronze commit, or null for none
+ * @param backfill the chunks of the target's open chunked snapshot this run reads beside the stream
+ *     ({@code --snapshot=chunked --backfill=true}), or null for none
  */
 record TablePlan(
     JobConfig config,
@@ -52,7 +55,8 @@ record TablePlan(
     double snapshotSeconds,
     Instant startedAt,
     long began,
-    @Nullable SilverTarget silver) {
+    @Nullable SilverTarget silver,
+    @Nullable ChunkBackfill backfill) {
 
   /** The table's target for the committers: bronze, facts and control, from {@link #start}. */
   DeltaTarget target() {
@@ -171,6 +175,7 @@ record TablePlan(
     if (config.bootstrap() || seed != null) {
       Bootstrap.writeBootstrapFact(config, tables, start, snapshotRows);
     }
+    ChunkBackfill backfill = backfill(config, tables, out);
     return new TablePlan(
         config,
         tables,
@@ -182,7 +187,43 @@ record TablePlan(
         snapshotSeconds,
         startedAt,
         began,
-        silver);
+        silver,
+        backfill);
+  }
+
+  /**
+   * The chunks of the target's open chunked snapshot the run reads beside the stream (with {@code
+   * --snapshot=chunked} and {@code --backfill=true}): the snapshot planned at its first wave,
+   * repaired after a crash, then the chunks after the last recorded one, of at most {@code
+   * --maxWaves} waves.
+   *
+   * @return null when there is none to read
+   */
+  private static @Nullable ChunkBackfill backfill(
+      JobConfig config, DeltaTables tables, PrintStream out) {
+    if (!config.snapshot().chunked() || !config.snapshot().backfill()) {
+      return null;
+    }
+    Optional<ChunkedSnapshotFacts.State> open = ChunkedSnapshot.read(config, tables).chunked();
+    if (open.isEmpty() || open.get().complete()) {
+      return null;
+    }
+    ChunkedSnapshotFacts.State state = ChunkedSnapshot.plan(config, tables, open.get(), out);
+    state = ChunkBackfill.repair(config, tables, state, out);
+    Optional<ChunkBackfill> next =
+        ChunkBackfill.next(config, tables, state, config.snapshot().maxWaves());
+    next.ifPresent(
+        b ->
+            out.printf(
+                "Reading chunks %d..%d of %d (%s) of the chunked snapshot at S = %s of %s beside"
+                    + " the stream%n",
+                b.chunks().get(0).index(),
+                b.chunks().get(b.chunks().size() - 1).index(),
+                b.state().chunksTotal(),
+                b.waves(),
+                b.state().open().s(),
+                config.captureInstance()));
+    return next.orElse(null);
   }
 
   /**

@@ -338,7 +338,8 @@ final class TablesOption {
    */
   private static Map<String, String> tableOptions() {
     Map<String, String> names = new LinkedHashMap<>();
-    for (Class<?> options : List.of(CdcToDeltaOptions.class, SilverOptions.class)) {
+    for (Class<?> options :
+        List.of(CdcToDeltaOptions.class, SilverOptions.class, ChunkedSnapshotOptions.class)) {
       for (java.lang.reflect.Method m : options.getDeclaredMethods()) {
         Optional<String> property = property(m.getName());
         if (property.isPresent()

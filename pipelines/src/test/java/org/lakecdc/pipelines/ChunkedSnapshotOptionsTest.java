@@ -100,4 +100,36 @@ class ChunkedSnapshotOptionsTest {
         bytes.toString(StandardCharsets.UTF_8));
     assertFalse(Files.exists(dir.resolve("delta")), "nothing written");
   }
+
+  @Test
+  void aTablesFileLineTakesItsOwnSnapshotMode() throws Exception {
+    Path file = dir.resolve("tables.options");
+    Files.writeString(
+        file,
+        "dbo_orders --snapshot=chunked --snapshotChunkRows=5000 --chunksPerWave=2\n"
+            + "dbo_lineitem # whole, the command line's\n");
+    String[] args = {"--tablesFile=" + file, "--maxWaves=3"};
+    CdcToDeltaOptions options = CommandLine.parse(args, CdcToDeltaOptions.class);
+    java.util.List<String> settings = new java.util.ArrayList<>();
+    for (TablesOption.Table table : TablesOption.tables(options, args)) {
+      JobConfig config =
+          CdcToDelta.config(
+              CommandLine.parseOnly(
+                  TablesOption.tableArgs(args, table, options), CdcToDeltaOptions.class));
+      SnapshotSettings s = config.snapshot();
+      settings.add(
+          config.captureInstance()
+              + " "
+              + s.mode()
+              + " "
+              + s.chunkRows()
+              + " "
+              + s.chunksPerWave()
+              + " "
+              + s.maxWaves());
+    }
+    assertEquals(
+        java.util.List.of("dbo_orders chunked 5000 2 3", "dbo_lineitem whole 1000000 4 3"),
+        settings);
+  }
 }

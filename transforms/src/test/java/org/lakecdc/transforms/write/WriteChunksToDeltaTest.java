@@ -662,11 +662,10 @@ class WriteChunksToDeltaTest {
   }
 
   /**
-   * Needs H1's {@code keyBound} and {@code ChunkBounds}: enable after {@code git merge chunk-base}.
+   * A keyset plan's open last chunk reads up to the first key after MAX sought right before its
+   * read (rows inserted above MAX stay the stream's), and that end is its facts row's {@code hi}.
    */
   @Test
-  @org.junit.jupiter.api.Disabled(
-      "issue 12: FileBackedCdcClient.keyBound and ChunkBounds.toJson land with H1 (merge chunk-base)")
   void anOpenLastChunksReSoughtEndIsItsFactsRowsHi() {
     orders();
     ChunkedSnapshotSpec spec = openWithPlan(2, "[[0,null,3],[1,3,null]]");

@@ -499,6 +499,85 @@ abstract class CdcClientContract {
         read(client, new TableQuery("dbo", t, tag, tag, Optional.empty(), Optional.empty(), rc)));
   }
 
+  /**
+   * Chunk planning's key queries (docs/scenarios.md C117): a composite key {@code (a = n % 4, b =
+   * 'b' + n)} over 30 rows, and an int column {@code s = n - 15} for slices.
+   */
+  @Test
+  void shouldSeekCountAndEstimateKeysForChunkPlans() {
+    String t = table("chunks");
+    String ci =
+        db.createCapturedTable(
+            t,
+            List.of(
+                ColumnDefinition.of("a", "int"),
+                ColumnDefinition.of("b", "varchar(10)"),
+                ColumnDefinition.of("s", "int")),
+            List.of("a", "b"));
+    List<Change> rows = new ArrayList<>();
+    List<List<Object>> keys = new ArrayList<>();
+    for (int n = 0; n < 30; n++) {
+      Map<String, Object> row = new LinkedHashMap<>();
+      row.put("a", n % 4);
+      row.put("b", "b" + n);
+      row.put("s", n - 15);
+      rows.add(Change.insert(t, row));
+      keys.add(values(n % 4, "b" + n));
+    }
+    db.commit(rows);
+    keys.sort(
+        java.util.Comparator.<List<Object>, Integer>comparing(k -> (Integer) k.get(0))
+            .thenComparing(k -> (String) k.get(1)));
+    List<String> key = List.of("a", "b");
+    IsolationLevel rc = IsolationLevel.READ_COMMITTED;
+    assertEquals(30, client.rowEstimate("dbo", t));
+    assertEquals(Optional.of(keys.get(29)), client.keyMax("dbo", t, key, rc));
+    assertEquals(Optional.of(values(0, 3)), client.keyRange("dbo", t, "a", rc));
+    assertEquals(Optional.of(values("b0", "b9")), client.keyRange("dbo", t, "b", rc));
+    for (IsolationLevel isolation : IsolationLevel.values()) {
+      assertEquals(
+          Optional.of(keys.get(10)),
+          client.keyBound("dbo", t, key, Optional.empty(), Optional.empty(), 10, isolation));
+    }
+    assertEquals(
+        Optional.empty(),
+        client.keyBound("dbo", t, key, Optional.of(keys.get(10)), Optional.empty(), 25, rc));
+    assertEquals(
+        Optional.of(keys.get(19)),
+        client.keyBound(
+            "dbo", t, key, Optional.of(keys.get(10)), Optional.of(keys.get(20)), 9, rc));
+    assertEquals(
+        Optional.empty(),
+        client.keyBound(
+            "dbo", t, key, Optional.of(keys.get(10)), Optional.of(keys.get(20)), 10, rc));
+    assertEquals(
+        Optional.of(keys.get(0)),
+        client.keyBound("dbo", t, key, Optional.empty(), Optional.of(keys.get(1)), 0, rc));
+    assertEquals(
+        new java.util.TreeMap<>(Map.of(0L, 16L, 1L, 14L)),
+        client.keySlices("dbo", t, "a", 2, 0, 3, rc));
+    assertEquals(
+        new java.util.TreeMap<>(Map.of(-3L, 2L, -2L, 4L, -1L, 4L, 0L, 4L, 1L, 4L, 2L, 3L)),
+        client.keySlices("dbo", t, "s", 4, -10, 10, rc),
+        "negative keys are floored");
+    assertEquals(
+        new java.util.TreeMap<>(Map.of(-2L, 5L, -1L, 10L, 0L, 10L, 1L, 5L)),
+        client.keySlices("dbo", t, "s", 10, Long.MIN_VALUE, Long.MAX_VALUE, rc));
+    org.lakecdc.io.mssqlcdc.chunk.ChunkPlanner planner =
+        org.lakecdc.io.mssqlcdc.chunk.ChunkPlanner.forInstance(client, ci, rc);
+    org.lakecdc.io.mssqlcdc.chunk.SnapshotExtent extent = planner.extent();
+    assertEquals(org.lakecdc.io.mssqlcdc.chunk.SnapshotExtent.ofKeyset(keys.get(29)), extent);
+    assertEquals(
+        List.of(
+            new org.lakecdc.io.mssqlcdc.chunk.Chunk(0, null, keys.get(8)),
+            new org.lakecdc.io.mssqlcdc.chunk.Chunk(1, keys.get(8), keys.get(16)),
+            new org.lakecdc.io.mssqlcdc.chunk.Chunk(2, keys.get(16), keys.get(24)),
+            new org.lakecdc.io.mssqlcdc.chunk.Chunk(3, keys.get(24), null)),
+        planner.plan(extent, 8));
+    assertThrows(CdcException.class, () -> client.keyMax("dbo", t, List.of("nope"), rc));
+    assertThrows(CdcException.class, () -> client.rowEstimate("dbo", t + "_nope"));
+  }
+
   private static TableQuery range(String t, Integer lo, Integer hi, IsolationLevel isolation) {
     return new TableQuery(
         "dbo",

@@ -289,17 +289,28 @@ class ChunkedSnapshotSparkTest {
 
   private static int views;
 
-  /** Both EXCEPT ALL differences are empty and {@code actual} has one row per key. */
+  /**
+   * Both EXCEPT ALL differences are empty and {@code actual} has one row per key, its rows more
+   * than none. Each side is read from Delta once (checkpointed in memory), then two queries: the
+   * differences (whose rows a failure shows) and the counts.
+   */
   private static void assertSameRows(String actual, String expected, String what) {
     String a = "chunked_actual_" + ++views;
     String e = "chunked_expected_" + views;
     spark.sql(actual).localCheckpoint().createOrReplaceTempView(a);
     spark.sql(expected).localCheckpoint().createOrReplaceTempView(e);
-    List<String> missing = rows("SELECT * FROM " + e + " EXCEPT ALL SELECT * FROM " + a);
-    List<String> extra = rows("SELECT * FROM " + a + " EXCEPT ALL SELECT * FROM " + e);
-    assertTrue(
-        missing.isEmpty() && extra.isEmpty(),
-        what + ": missing " + missing + ", unexpected " + extra);
+    List<String> differences =
+        rows(
+            "SELECT 'missing', * FROM (SELECT * FROM "
+                + e
+                + " EXCEPT ALL SELECT * FROM "
+                + a
+                + ") UNION ALL SELECT 'unexpected', * FROM (SELECT * FROM "
+                + a
+                + " EXCEPT ALL SELECT * FROM "
+                + e
+                + ")");
+    assertEquals(List.of(), differences, what + ": silver EXCEPT ALL expected, both ways");
     Row keys = sql("SELECT count(*), count(DISTINCT order_id) FROM " + a).get(0);
     assertEquals(keys.getLong(0), keys.getLong(1), what + ": one row per key");
     assertTrue(keys.getLong(0) > 0, what + ": rows");

@@ -320,13 +320,7 @@ public final class SilverApplier {
         long[] read = {0};
         Map<List<Object>, Map<String, Object>> latest =
             bronze.latest(lower, plan.upper(), partition, partitions, read);
-        List<SilverImage> images = new ArrayList<>(latest.size());
-        for (Map<String, Object> row : latest.values()) {
-          images.add(
-              LatestImage.deletes(BronzeWaves.operation(row))
-                  ? SilverImage.delete(converter.delete(row))
-                  : SilverImage.upsert(converter.upsert(row)));
-        }
+        List<SilverImage> images = images(latest.values(), converter);
         boolean lastPartition = partition == partitions - 1;
         SilverPosition next =
             position.next(
@@ -377,13 +371,7 @@ public final class SilverApplier {
         long[] read = {0};
         Map<List<Object>, Map<String, Object>> latest =
             chunkWave(spec, bronze, opened, chunks, rangeKind, keys, read);
-        List<SilverImage> images = new ArrayList<>(latest.size());
-        for (Map<String, Object> row : latest.values()) {
-          images.add(
-              LatestImage.deletes(BronzeWaves.operation(row))
-                  ? SilverImage.delete(converter.delete(row))
-                  : SilverImage.upsert(converter.upsert(row)));
-        }
+        List<SilverImage> images = images(latest.values(), converter);
         SilverPosition next =
             position.next(position.appliedLsn(), position.snapshotLsn()).withProgress(sOpen, w);
         WaveResult result =
@@ -641,31 +629,59 @@ public final class SilverApplier {
         "Silver " + spec.silver() + " has no key column " + keys.get(0));
   }
 
+  /** Silver's image of each latest bronze row: a delete for operations 1 and 3, else an upsert. */
+  private static List<SilverImage> images(
+      java.util.Collection<Map<String, Object>> latest, Converter converter) {
+    List<SilverImage> images = new ArrayList<>(latest.size());
+    for (Map<String, Object> row : latest) {
+      images.add(
+          LatestImage.deletes(BronzeWaves.operation(row))
+              ? SilverImage.delete(converter.delete(row))
+              : SilverImage.upsert(converter.upsert(row)));
+    }
+    return images;
+  }
+
   /** Step 4: max {@code max_lsn} of the bootstrap/resnapshot facts rows of this bronze. */
   private @Nullable String newestSnapshotFact(SilverSpec spec) {
     String facts = spec.facts();
     Set<String> targets = new TreeSet<>();
     String newest = null;
+    boolean opened = false;
     if (tables.exists(facts)) {
       Predicate snapshotEvents =
           new Predicate(
               "OR",
               new Predicate(
-                  "=", new Column(FactsTable.EVENT), Literal.ofString(FactsTable.EVENT_BOOTSTRAP)),
-              new Predicate("=", new Column(FactsTable.EVENT), Literal.ofString(EVENT_RESNAPSHOT)));
+                  "OR",
+                  new Predicate(
+                      "=",
+                      new Column(FactsTable.EVENT),
+                      Literal.ofString(FactsTable.EVENT_BOOTSTRAP)),
+                  new Predicate(
+                      "=", new Column(FactsTable.EVENT), Literal.ofString(EVENT_RESNAPSHOT))),
+              new Predicate(
+                  "=",
+                  new Column(FactsTable.EVENT),
+                  Literal.ofString(ChunkedSnapshotFacts.EVENT_SNAPSHOT_OPEN)));
       try (CloseableIterator<Map<String, Object>> rows =
           tables.scanAtVersion(facts, tables.version(facts), snapshotEvents)) {
         while (rows.hasNext()) {
           Map<String, Object> row = rows.next();
           Object event = row.get(FactsTable.EVENT);
-          if (!FactsTable.EVENT_BOOTSTRAP.equals(event) && !EVENT_RESNAPSHOT.equals(event)) {
-            continue;
-          }
           Object target = row.get(FactsTable.TARGET);
           if (target == null) {
             continue;
           }
           targets.add((String) target);
+          if (ChunkedSnapshotFacts.EVENT_SNAPSHOT_OPEN.equals(event)) {
+            // A snapshot opened for this target (not complete yet) is a row for it too.
+            opened |= spec.bronze().equals(target);
+            continue;
+          }
+          if (!FactsTable.EVENT_BOOTSTRAP.equals(event) && !EVENT_RESNAPSHOT.equals(event)) {
+            continue;
+          }
           Object maxLsn = row.get(FactsTable.MAX_LSN);
           if (spec.bronze().equals(target)
               && maxLsn != null
@@ -677,14 +693,14 @@ public final class SilverApplier {
         throw new UncheckedIOException("Cannot read Delta table " + facts, e);
       }
     }
-    if (newest == null) {
+    if (newest == null && !opened) {
       warnOnce(
           "target:" + spec.silver() + ":" + spec.bronze(),
           "Facts table "
               + facts
               + " has no row for target "
               + spec.bronze()
-              + " among its bootstrap/resnapshot events; targets with one: "
+              + " among its bootstrap/resnapshot/snapshot_open events; targets with one: "
               + targets
               + " (pass bronze spelled as the bronze job was given it)");
     }

@@ -349,7 +349,7 @@ class SilverApplierTest {
                 + log.facts
                 + " has no row for target "
                 + log.bronze
-                + " among its bootstrap/resnapshot events; targets with one: [other/bronze] (pass"
+                + " among its bootstrap/resnapshot/snapshot_open events; targets with one: [other/bronze] (pass"
                 + " bronze spelled as the bronze job was given it)"),
         warnings);
   }

@@ -47,7 +47,8 @@ class SilverChunkedTest {
 
   private final DeltaTables tables = DeltaTables.create();
   private final Clock clock = Clock.fixed(NOW, ZoneOffset.UTC);
-  private final SilverApplier applier = new SilverApplier(tables, clock, message -> {});
+  private final List<String> warnings = new ArrayList<>();
+  private final SilverApplier applier = new SilverApplier(tables, clock, warnings::add);
 
   private String path(String name) {
     return dir.resolve(name).toString();
@@ -222,6 +223,8 @@ class SilverChunkedTest {
     assertEquals(
         bronzeVerdict,
         control.getLogicalTypeValue(ControlTable.FINALIZED_UNTIL, LocalDateTime.class));
+    // The open row is the target's snapshot row while no bootstrap row exists: no warning.
+    assertEquals(List.of(), warnings);
   }
 
   /** Silver's position but its commit number, as (applied, rebuilt_from, open, wave). */

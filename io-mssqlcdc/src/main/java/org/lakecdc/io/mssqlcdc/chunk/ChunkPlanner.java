@@ -27,33 +27,6 @@ public final class ChunkPlanner {
 
   private static final Set<String> INTEGER = Set.of("tinyint", "smallint", "int", "bigint");
 
-  /** Types a bound can be cast to (BEHAVIOUR.md 6.3); {@code time} cannot. */
-  private static final Set<String> RANGEABLE =
-      Set.of(
-          "bit",
-          "tinyint",
-          "smallint",
-          "int",
-          "bigint",
-          "decimal",
-          "numeric",
-          "money",
-          "smallmoney",
-          "real",
-          "float",
-          "date",
-          "datetime",
-          "datetime2",
-          "smalldatetime",
-          "datetimeoffset",
-          "char",
-          "varchar",
-          "nchar",
-          "nvarchar",
-          "binary",
-          "varbinary",
-          "uniqueidentifier");
-
   private final CdcClient client;
   private final String schema;
   private final String table;
@@ -143,7 +116,8 @@ public final class ChunkPlanner {
     }
     for (int i = 0; i < keyTypes.size(); i++) {
       SqlServerType t = keyTypes.get(i);
-      if (!RANGEABLE.contains(t.name())) {
+      // BEHAVIOUR.md 6.3: time keys are not rangeable in a plan.
+      if (!SqlServerType.boundCastable(t.name()) || t.name().equals("time")) {
         return false;
       }
       boolean sevenDigits =

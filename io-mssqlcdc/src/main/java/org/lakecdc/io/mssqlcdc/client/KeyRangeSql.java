@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
+import org.lakecdc.io.mssqlcdc.schema.SqlServerType;
 
 /**
  * Builds the WHERE conditions of a key-range read {@code lower <= (k1..kn) < upper} of a source
@@ -38,34 +38,6 @@ import java.util.Set;
  * bit as 1/0, others their string form.
  */
 final class KeyRangeSql {
-  /** SQL Server types a key bound can be cast to. */
-  private static final Set<String> RANGEABLE =
-      Set.of(
-          "bit",
-          "tinyint",
-          "smallint",
-          "int",
-          "bigint",
-          "decimal",
-          "numeric",
-          "money",
-          "smallmoney",
-          "real",
-          "float",
-          "date",
-          "datetime",
-          "datetime2",
-          "smalldatetime",
-          "datetimeoffset",
-          "time",
-          "char",
-          "varchar",
-          "nchar",
-          "nvarchar",
-          "binary",
-          "varbinary",
-          "uniqueidentifier");
-
   private static final DateTimeFormatter DATETIME =
       DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS", Locale.ROOT);
   private static final DateTimeFormatter DATETIME2 =
@@ -104,7 +76,7 @@ final class KeyRangeSql {
     static KeyColumn of(
         String name, String baseType, int maxLength, int precision, int scale, String collation) {
       String base = baseType.toLowerCase(Locale.ROOT);
-      if (!RANGEABLE.contains(base)) {
+      if (!SqlServerType.boundCastable(base)) {
         throw new IllegalArgumentException(
             "Key column '" + name + "' has type " + base + ", which key bounds cannot be cast to");
       }

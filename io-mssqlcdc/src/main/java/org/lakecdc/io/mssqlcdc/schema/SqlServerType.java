@@ -3,6 +3,7 @@ package org.lakecdc.io.mssqlcdc.schema;
 import java.io.Serializable;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -23,6 +24,38 @@ public record SqlServerType(String name, Integer precision, Integer scale) imple
       Pattern.compile(
           "\\s*([A-Za-z][A-Za-z0-9_ ]*?)\\s*(?:\\(\\s*(max|\\d+)\\s*(?:,\\s*(\\d+)\\s*)?\\))?\\s*",
           Pattern.CASE_INSENSITIVE);
+
+  /**
+   * Base types a key bound can be cast to from text ({@code CAST(? AS <type>)}, {@code
+   * CONVERT(<type>, ?, 1)} for binary; BEHAVIOUR.md 6.3): a key-range read over a column of another
+   * type is not possible.
+   */
+  private static final Set<String> BOUND_CASTABLE =
+      Set.of(
+          "bit",
+          "tinyint",
+          "smallint",
+          "int",
+          "bigint",
+          "decimal",
+          "numeric",
+          "money",
+          "smallmoney",
+          "real",
+          "float",
+          "date",
+          "datetime",
+          "datetime2",
+          "smalldatetime",
+          "datetimeoffset",
+          "time",
+          "char",
+          "varchar",
+          "nchar",
+          "nvarchar",
+          "binary",
+          "varbinary",
+          "uniqueidentifier");
 
   public SqlServerType {
     Objects.requireNonNull(name, "name");
@@ -55,6 +88,14 @@ public record SqlServerType(String name, Integer precision, Integer scale) imple
     }
     Integer scale = m.group(3) == null ? null : Integer.parseInt(m.group(3));
     return new SqlServerType(m.group(1), precision, scale);
+  }
+
+  /**
+   * Whether a key bound of base type {@code baseType} (any case) can be cast from its text form, so
+   * that a key-range read over a column of that type is possible.
+   */
+  public static boolean boundCastable(String baseType) {
+    return BOUND_CASTABLE.contains(baseType.toLowerCase(Locale.ROOT));
   }
 
   @Override

@@ -193,22 +193,27 @@ record TablePlan(
 
   /**
    * The chunks of the target's open chunked snapshot the run reads beside the stream (with {@code
-   * --snapshot=chunked} and {@code --backfill=true}): the snapshot planned at its first wave,
-   * repaired after a crash, then the chunks after the last recorded one, of at most {@code
-   * --maxWaves} waves.
+   * --snapshot=chunked} and {@code --backfill=true}): the snapshot planned (with {@code
+   * --backfill=false} too: the plan is then made here and read by the Backfill job), repaired after
+   * a crash, then the chunks after the last recorded one, of at most {@code --maxWaves} waves.
    *
    * @return null when there is none to read
    */
   private static @Nullable ChunkBackfill backfill(
       JobConfig config, DeltaTables tables, PrintStream out) {
-    if (!config.snapshot().chunked() || !config.snapshot().backfill()) {
+    if (!config.snapshot().chunked()) {
       return null;
     }
     Optional<ChunkedSnapshotFacts.State> open = ChunkedSnapshot.read(config, tables).chunked();
     if (open.isEmpty() || open.get().complete()) {
       return null;
     }
+    // Planned by the run that opens it, also with --backfill=false, so that the Backfill job reads
+    // the chunks this run's --snapshotChunkRows and --chunksPerWave asked for.
     ChunkedSnapshotFacts.State state = ChunkedSnapshot.plan(config, tables, open.get(), out);
+    if (!config.snapshot().backfill()) {
+      return null;
+    }
     state = ChunkBackfill.repair(config, tables, state, out);
     Optional<ChunkBackfill> next =
         ChunkBackfill.next(config, tables, state, config.snapshot().maxWaves());

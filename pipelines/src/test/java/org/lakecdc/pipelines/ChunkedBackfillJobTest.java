@@ -271,20 +271,55 @@ class ChunkedBackfillJobTest {
     f.run(config(f, 2, 0, false));
     Backfill.Result paused =
         Backfill.run(config, JobFixture.direct(), 0, 0.0, Clock.systemUTC(), out);
+    // The opening run planned it (--backfill=false too); nothing was read while paused.
     assertEquals(
         new Backfill.Result(
             BackfillState.WAITING_METRICS,
             "no facts row with retention_headroom_hours",
             0,
             0,
-            -1,
+            4,
             0),
         paused);
     assertEquals(
         "Backfill of dbo_orders: waiting_metrics (no facts row with retention_headroom_hours);"
-            + " not planned yet, 0 rows, 0 waves this run",
+            + " chunks 0/4, 0 rows, 0 waves this run",
         Backfill.stateLine(config, paused));
-    assertTrue(facts(f, "snapshot_plan").isEmpty(), "nothing planned while paused");
+    assertEquals(1, facts(f, "snapshot_plan").size());
+    assertTrue(facts(f, "snapshot_chunk").isEmpty(), "nothing read while paused");
+  }
+
+  @Test
+  void aSnapshotOpenedWithoutItsBackfillIsReadInTheChunksTheOpeningRunAskedFor() {
+    JobFixture f = ChunkedSnapshotJobTest.orders(dir, 8);
+    f.run(config(f, 3, 0, false));
+    assertTrue(facts(f, "snapshot_chunk").isEmpty(), "--backfill=false reads no chunk");
+    // Backfill with the default --snapshotChunkRows and --chunksPerWave reads the stored plan.
+    JobConfig defaults =
+        JobConfig.builder(f.db.clientFactory(), JobFixture.CI, f.bronze, f.facts, f.control)
+            .appId("chunk-v1")
+            .numPartitions(2)
+            .snapshot(
+                new SnapshotSettings(
+                    SnapshotSettings.Mode.CHUNKED,
+                    SnapshotSettings.DEFAULT_CHUNK_ROWS,
+                    SnapshotSettings.DEFAULT_CHUNKS_PER_WAVE,
+                    true,
+                    0,
+                    null,
+                    -1))
+            .build();
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+    Backfill.Result done =
+        Backfill.run(defaults, JobFixture.direct(), 0, null, Clock.systemUTC(), out);
+    assertEquals(new Backfill.Result(BackfillState.DONE, done.reason(), 2, 3, 3, 8), done);
+    assertEquals(
+        List.of(3L, 3L, 2L),
+        facts(f, "snapshot_chunk").stream()
+            .sorted(java.util.Comparator.comparing((Row r) -> r.getString(FactsTable.DETAIL)))
+            .map(r -> r.getInt64(FactsTable.ROWS))
+            .toList());
   }
 
   @Test

@@ -527,6 +527,25 @@ class JobTablesTest {
             expected.sTime(),
             "whole snapshot of " + CI,
             bronze()));
+    // The whole bootstrap's full open row, written before it read (the mode lock, issue 12).
+    want.add(
+        line(
+            CI,
+            null,
+            0,
+            expected.s(),
+            expected.s(),
+            expected.sTime(),
+            expected.sTime(),
+            null,
+            null,
+            null,
+            "snapshot_open",
+            null,
+            null,
+            "{\"mode\":\"full\",\"kind\":\"bootstrap\",\"keys\":[\"order_id\"],\"plan\":null,"
+                + "\"generation\":0,\"lost_from_ts\":null,\"lost_to_ts\":null}",
+            bronze()));
     want.sort(null);
 
     List<String> got =
@@ -543,6 +562,7 @@ class JobTablesTest {
             line(0, 5, LSN + "0041", null),
             line(1, 4, LSN + "0061", null),
             line(2, 0, LSN + "0071", null),
+            line(null, 0, null, "snapshot_open"),
             line(null, 4, LSN + "0021", "bootstrap")),
         lines(read(facts(), "batch_id, rows, end_lsn, event")));
     StructType schema = spark.read().format("delta").load(facts()).schema();

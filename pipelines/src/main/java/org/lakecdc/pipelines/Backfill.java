@@ -219,7 +219,7 @@ public final class Backfill {
           wave.chunks().get(wave.chunks().size() - 1).index(),
           state.chunksTotal());
       Pipeline pipeline = Pipeline.create(beamOptions);
-      wave.expand(pipeline);
+      wave.expand(pipeline, false);
       JobExit.run(pipeline);
       waves++;
       int doneBefore = state.chunksDone();

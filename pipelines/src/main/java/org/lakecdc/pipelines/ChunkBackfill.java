@@ -139,6 +139,14 @@ record ChunkBackfill(
 
   /** The chunks' read and commit, expanded into {@code pipeline}: the committed chunks. */
   PCollection<CommittedChunk> expand(Pipeline pipeline) {
+    return expand(pipeline, true);
+  }
+
+  /**
+   * {@link #expand(Pipeline)}, with the committer's progress line per wave or without it (the
+   * Backfill job prints its own after each wave's pipeline).
+   */
+  PCollection<CommittedChunk> expand(Pipeline pipeline, boolean waveLines) {
     MssqlCdcIO.SnapshotChunks read =
         MssqlCdcIO.snapshotChunks()
             .withCaptureInstance(config.captureInstance())
@@ -153,6 +161,9 @@ record ChunkBackfill(
     }
     WriteChunksToDelta write =
         WriteChunksToDelta.of(read, spec).withHadoopConf(config.hadoopConf());
+    if (!waveLines) {
+      write = write.withoutWaveLines();
+    }
     if (config.snapshot().crashPoint() != null) {
       write = write.withCrashPoint(config.snapshot().crashPoint(), config.snapshot().crashChunk());
     }

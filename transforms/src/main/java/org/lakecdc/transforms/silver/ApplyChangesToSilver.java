@@ -308,7 +308,7 @@ public final class ApplyChangesToSilver
         return; // nothing was new: the launcher's silver line says where silver stands
       }
       LOG.info(
-          "{} silver after {}: {}{} wave(s), {} key(s) applied, applied_lsn {},"
+          "{} silver up to bronze, applied after {}: {}{} wave(s), {} key(s) applied, applied_lsn {},"
               + " finalized_until {}",
           target.appId(),
           batch != null

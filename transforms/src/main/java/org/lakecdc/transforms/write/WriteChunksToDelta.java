@@ -90,18 +90,21 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
   private final HadoopConf hadoopConf;
   private final @Nullable CrashPoint crashPoint;
   private final int crashChunk;
+  private final boolean waveLines;
 
   private WriteChunksToDelta(
       MssqlCdcIO.SnapshotChunks read,
       ChunkedSnapshotSpec spec,
       HadoopConf hadoopConf,
       @Nullable CrashPoint crashPoint,
-      int crashChunk) {
+      int crashChunk,
+      boolean waveLines) {
     this.read = read;
     this.spec = spec;
     this.hadoopConf = hadoopConf;
     this.crashPoint = crashPoint;
     this.crashChunk = crashChunk;
+    this.waveLines = waveLines;
   }
 
   /**
@@ -143,7 +146,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
                 + (planned - 1));
       }
     }
-    return new WriteChunksToDelta(read, spec, HadoopConf.empty(), null, -1);
+    return new WriteChunksToDelta(read, spec, HadoopConf.empty(), null, -1, true);
   }
 
   /**
@@ -152,7 +155,15 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
    */
   public WriteChunksToDelta withHadoopConf(HadoopConf conf) {
     return new WriteChunksToDelta(
-        read, spec, Objects.requireNonNull(conf, "conf"), crashPoint, crashChunk);
+        read, spec, Objects.requireNonNull(conf, "conf"), crashPoint, crashChunk, waveLines);
+  }
+
+  /**
+   * The same write without the committer's progress line per wave, for a launcher that prints its
+   * own after each wave's pipeline (the Backfill job): one line per wave on the console.
+   */
+  public WriteChunksToDelta withoutWaveLines() {
+    return new WriteChunksToDelta(read, spec, hadoopConf, crashPoint, crashChunk, false);
   }
 
   /**
@@ -163,7 +174,8 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
    * row).
    */
   public WriteChunksToDelta withCrashPoint(CrashPoint point) {
-    return new WriteChunksToDelta(read, spec, hadoopConf, Objects.requireNonNull(point), -1);
+    return new WriteChunksToDelta(
+        read, spec, hadoopConf, Objects.requireNonNull(point), -1, waveLines);
   }
 
   /**
@@ -176,7 +188,8 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
     if (chunk < 0) {
       throw new IllegalArgumentException("A crash chunk must be at least 0, not " + chunk);
     }
-    return new WriteChunksToDelta(read, spec, hadoopConf, Objects.requireNonNull(point), chunk);
+    return new WriteChunksToDelta(
+        read, spec, hadoopConf, Objects.requireNonNull(point), chunk, waveLines);
   }
 
   @Override
@@ -190,7 +203,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
         .setCoder(KvCoder.of(StringUtf8Coder.of(), ChunkRead.coder(SnapshotFiles.coder())))
         .apply(
             "Commit chunks in order",
-            ParDo.of(new CommitInOrder(spec, hadoopConf, crashPoint, crashChunk)))
+            ParDo.of(new CommitInOrder(spec, hadoopConf, crashPoint, crashChunk, waveLines)))
         .setCoder(SerializableCoder.of(CommittedChunk.class));
   }
 
@@ -217,7 +230,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
    *     committed by other means)
    */
   public static int repair(DeltaTables tables, ChunkedSnapshotSpec spec) {
-    Committer committer = new Committer(spec, tables, null, -1);
+    Committer committer = new Committer(spec, tables, null, -1, false);
     return committer.repair();
   }
 
@@ -230,6 +243,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
     private final DeltaTables tables;
     private final @Nullable CrashPoint crashPoint;
     private final int crashChunk;
+    private final boolean waveLines;
     private final Map<Integer, String[]> bounds = new HashMap<>();
     private @Nullable Instant runStarted;
     private int runChunks;
@@ -240,7 +254,9 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
         ChunkedSnapshotSpec spec,
         DeltaTables tables,
         @Nullable CrashPoint crashPoint,
-        int crashChunk) {
+        int crashChunk,
+        boolean waveLines) {
+      this.waveLines = waveLines;
       this.spec = spec;
       this.tables = tables;
       this.crashPoint = crashPoint;
@@ -377,18 +393,20 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
       boolean waveEnd = fact.last() || spec.plan().waveOf(c + 1) != fact.wave();
       if (waveEnd) {
         ChunkedSnapshotFacts.State state = state().orElseThrow();
-        LOG.info(
-            BackfillProgress.line(
-                spec.captureInstance(),
-                fact.wave(),
-                state.chunksDone(),
-                spec.plan().chunkCount(),
-                state.rowsDone(),
-                runChunks,
-                runRows,
-                runStarted == null
-                    ? 0
-                    : (Instant.now().toEpochMilli() - runStarted.toEpochMilli()) / 1e3));
+        if (waveLines) {
+          LOG.info(
+              BackfillProgress.line(
+                  spec.captureInstance(),
+                  fact.wave(),
+                  state.chunksDone(),
+                  spec.plan().chunkCount(),
+                  state.rowsDone(),
+                  runChunks,
+                  runRows,
+                  runStarted == null
+                      ? 0
+                      : (Instant.now().toEpochMilli() - runStarted.toEpochMilli()) / 1e3));
+        }
         if (fact.last()) {
           completed = complete(state);
         }
@@ -529,6 +547,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
     private final HadoopConf hadoopConf;
     private final @Nullable CrashPoint crashPoint;
     private final int crashChunk;
+    private final boolean waveLines;
 
     @StateId("pending")
     private final StateSpec<BagState<ChunkRead<SnapshotFiles>>> pendingSpec =
@@ -543,17 +562,19 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
         ChunkedSnapshotSpec spec,
         HadoopConf hadoopConf,
         @Nullable CrashPoint crashPoint,
-        int crashChunk) {
+        int crashChunk,
+        boolean waveLines) {
       this.spec = spec;
       this.hadoopConf = hadoopConf;
       this.crashPoint = crashPoint;
       this.crashChunk = crashChunk;
+      this.waveLines = waveLines;
     }
 
     private Committer committer() {
       Committer c = committer;
       if (c == null) {
-        c = new Committer(spec, hadoopConf.tables(), crashPoint, crashChunk);
+        c = new Committer(spec, hadoopConf.tables(), crashPoint, crashChunk, waveLines);
         committer = c;
       }
       return c;

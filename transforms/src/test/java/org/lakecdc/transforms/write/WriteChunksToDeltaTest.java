@@ -613,7 +613,9 @@ class WriteChunksToDeltaTest {
     PCollection<CommittedChunk> out =
         p.apply(arrivals)
             .apply(
-                ParDo.of(new WriteChunksToDelta.CommitInOrder(spec, HadoopConf.empty(), null, -1)));
+                ParDo.of(
+                    new WriteChunksToDelta.CommitInOrder(
+                        spec, HadoopConf.empty(), null, -1, true)));
     PAssert.that(out)
         .satisfies(
             chunks -> {

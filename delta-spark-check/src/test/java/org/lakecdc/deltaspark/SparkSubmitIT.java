@@ -251,13 +251,18 @@ class SparkSubmitIT {
                 "max_lsn",
                 "end_lsn",
                 "target")
-            .orderBy("batch_id")
+            .orderBy("batch_id", "event")
             .collectAsList();
     // The job names its target by its absolute path, however it was given (TablePaths).
     String target = table("dbo_orders");
     assertEquals(
         List.of(
             "dbo_orders null bootstrap 1507 null null null " + (LSN + "0131 ").repeat(3) + target,
+            // The whole bootstrap's full open row, written before it read (issue 12).
+            "dbo_orders null snapshot_open 0 null null null "
+                + (LSN + "0131 ").repeat(2)
+                + "null "
+                + target,
             "dbo_orders 0 null 0 0 0 0 null null " + LSN + "01D1 " + target,
             "dbo_orders 1 null 9 7 1 0 " + LSN + "0201 " + LSN + "0281 " + LSN + "0281 " + target,
             "dbo_orders 2 null 17 2 7 1 " + LSN + "0291 " + LSN + "0331 " + LSN + "0331 " + target),

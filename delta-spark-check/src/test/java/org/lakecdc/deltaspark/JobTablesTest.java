@@ -386,7 +386,7 @@ class JobTablesTest {
     assertEquals("facts", facts.get("mssql_cdc.table_kind"));
     assertEquals("1", facts.get("mssql_cdc.schema_version"));
     assertEquals("control", control.get("mssql_cdc.table_kind"));
-    assertEquals("2", control.get("mssql_cdc.schema_version"));
+    assertEquals("3", control.get("mssql_cdc.schema_version"));
     assertThat(
         description(bronze()),
         startsWith(

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.options.PipelineOptions;
+import org.lakecdc.io.mssqlcdc.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
 import org.lakecdc.io.mssqlcdc.StartPositions;
 import org.lakecdc.io.mssqlcdc.StartingLsn;
@@ -42,6 +43,28 @@ final class Bootstrap {
       PipelineOptions beamOptions,
       PrintStream out,
       String bronzeId) {
+    MssqlCdcIO.Snapshot snapshot = snapshotRead(config);
+    Lsn s = snapshot.resolveSnapshotLsn();
+    Instant time;
+    try (CdcClient client = config.clientFactory().open()) {
+      time = ChunkedSnapshot.commitTime(client, s);
+    }
+    StreamPosition atS =
+        new StreamPosition(
+                config.streamAppId(), config.generation(), -1, s, time, config.captureInstance())
+            .ofTarget(config.bronzePath(), bronzeId);
+    // The mode lock's record that a whole snapshot is being read (BEHAVIOUR.md 6.10).
+    ChunkedSnapshot.writeFullOpen(config, tables, s, time, ChunkedSnapshot.keyColumns(config));
+    out.printf(
+        "New target %s: taking a snapshot of %s stamped with S = %s (committed at %s)%n",
+        config.bronzePath(), config.captureInstance(), s, time);
+    return readInto(config, tables, beamOptions, out, atS);
+  }
+
+  /**
+   * The whole-snapshot read of {@code config}'s table, with S resolved when the pipeline is built.
+   */
+  static MssqlCdcIO.Snapshot snapshotRead(JobConfig config) {
     MssqlCdcIO.Snapshot snapshot =
         MssqlCdcIO.snapshot()
             .withCaptureInstance(config.captureInstance())
@@ -52,38 +75,33 @@ final class Bootstrap {
     if (config.columns() != null) {
       snapshot = snapshot.withColumns(config.columns());
     }
-    Lsn s = snapshot.resolveSnapshotLsn();
-    Instant time;
-    try (CdcClient client = config.clientFactory().open()) {
-      time =
-          client
-              .lastCommitAtOrBefore(s)
-              .map(Commit::commitTime)
-              .orElseThrow(
-                  () ->
-                      new IllegalStateException(
-                          "Snapshot LSN "
-                              + s
-                              + " has no commit at or before it in cdc.lsn_time_mapping: run"
-                              + " again once the capture job has written one"));
-    }
-    StreamPosition atS =
-        new StreamPosition(config.appId(), 0, -1, s, time, config.captureInstance())
-            .ofTarget(config.bronzePath(), bronzeId);
-    // The mode lock's record that a whole snapshot is being read (BEHAVIOUR.md 6.10).
-    ChunkedSnapshot.writeFullOpen(config, tables, s, time, ChunkedSnapshot.keyColumns(config));
-    out.printf(
-        "New target %s: taking a snapshot of %s stamped with S = %s (committed at %s)%n",
-        config.bronzePath(), config.captureInstance(), s, time);
+    return snapshot;
+  }
+
+  /**
+   * Reads the table in key ranges, every row stamped with {@code atS}'s LSN, and writes the rows to
+   * bronze in one commit that records the snapshot (of {@code atS}'s generation) and {@code atS} as
+   * the position; a snapshot of that generation already committed is kept (a rerun).
+   *
+   * @return the rows of the generation's committed snapshot
+   */
+  static long readInto(
+      JobConfig config,
+      DeltaTables tables,
+      PipelineOptions beamOptions,
+      PrintStream out,
+      StreamPosition atS) {
     Pipeline pipeline = Pipeline.create(beamOptions);
     pipeline.apply(
         "Snapshot " + config.captureInstance() + " to bronze",
-        WriteSnapshotToDelta.from(snapshot)
+        WriteSnapshotToDelta.from(snapshotRead(config))
             .to(config.bronzePath(), atS)
             .withHadoopConf(config.hadoopConf())
             .withRowListener(SnapshotProgress.listener(config.captureInstance())));
     JobExit.run(pipeline);
-    if (WriteSnapshotToDelta.committedSnapshot(tables, config.bronzePath()).isEmpty()) {
+    if (WriteSnapshotToDelta.committedRecord(tables, config.bronzePath())
+        .filter(r -> r.generation() >= atS.generation())
+        .isEmpty()) {
       WriteSnapshotToDelta.commit(tables, config.bronzePath(), atS, List.of(), 0);
     }
     // The rows recorded with the snapshot commit: bronze is never scanned to count them.
@@ -101,7 +119,8 @@ final class Bootstrap {
       JobConfig config, DeltaTables tables, StreamPosition start, long snapshotRows) {
     Optional<WriteSnapshotToDelta.SnapshotRecord> record =
         WriteSnapshotToDelta.committedRecord(tables, config.bronzePath());
-    if (record.isEmpty()) {
+    if (record.isEmpty() || record.get().generation() > 0) {
+      // A re-snapshot's record: its event is the resnapshot row (Resnapshot).
       return;
     }
     Optional<Lsn> s = record.map(WriteSnapshotToDelta.SnapshotRecord::lsn);
@@ -169,11 +188,14 @@ final class Bootstrap {
     try (CdcClient client = config.clientFactory().open()) {
       Lsn last =
           StartPositions.lastProcessed(client, config.captureInstance(), config.startingLsn());
-      if (config.startingLsn().kind() == StartingLsn.Kind.EXPLICIT) {
+      if (config.startingLsn().kind() == StartingLsn.Kind.EXPLICIT
+          && config.onDataLoss() == DataLossPolicy.FAIL) {
+        // With skip the first batch records the gap; with resnapshot the pre-flight recovers.
         StartPositions.checkExplicit(client, config.captureInstance(), last);
       }
       Instant time = client.commit(last).map(Commit::commitTime).orElse(null);
-      return new StreamPosition(config.appId(), 0, -1, last, time, config.captureInstance());
+      return new StreamPosition(
+          config.streamAppId(), config.generation(), -1, last, time, config.captureInstance());
     }
   }
 }

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.UnaryOperator;
+import org.lakecdc.io.mssqlcdc.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.SchemaChangePolicy;
 import org.lakecdc.io.mssqlcdc.StartingLsn;
 import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
@@ -293,6 +294,19 @@ public final class CdcToDelta {
       throw new IllegalArgumentException(
           e.getMessage().startsWith("--") ? e.getMessage() : "--" + e.getMessage());
     }
+    DataLossPolicy onDataLoss;
+    try {
+      onDataLoss = DataLossPolicy.parse(required("onDataLoss", o.getOnDataLoss()));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          e.getMessage().startsWith("--") ? e.getMessage() : "--" + e.getMessage());
+    }
+    if (!(o.getResnapshotIntervalDays() >= 0) || Double.isInfinite(o.getResnapshotIntervalDays())) {
+      throw new IllegalArgumentException(
+          "--resnapshotIntervalDays must be 0 or a positive number of days, not '"
+              + o.getResnapshotIntervalDays()
+              + "'");
+    }
     String target =
         o.getTarget() != null ? o.getTarget() : "lakecdc-demo/delta/" + ci.toLowerCase(Locale.ROOT);
     if (o.getColumns() != null) {
@@ -342,6 +356,8 @@ public final class CdcToDelta {
         .keys(keys)
         .silverWaveRows(o.getSilverWaveRows())
         .snapshot(snapshot)
+        .onDataLoss(onDataLoss)
+        .resnapshotIntervalDays(o.getResnapshotIntervalDays())
         .build();
   }
 

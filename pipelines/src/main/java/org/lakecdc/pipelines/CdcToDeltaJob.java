@@ -17,9 +17,11 @@ import org.apache.beam.sdk.transforms.Flatten;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionList;
 import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.io.mssqlcdc.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.TableFailure;
 import org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
+import org.lakecdc.io.mssqlcdc.client.DataLossError;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.facts.FactsTable;
@@ -267,6 +269,98 @@ public final class CdcToDeltaJob {
       PrintStream out,
       Runnable beforeStream,
       boolean recordNothingNew) {
+    List<TableOutcome> outcomes;
+    try {
+      outcomes = boundedOnce(configs, isolate, beamOptions, out, beforeStream, recordNothingNew);
+    } catch (StreamMetDataLoss e) {
+      // One table alone: its read met the loss. Planned again, its pre-flight re-snapshots it.
+      out.printf(
+          "%s: CDC cleanup passed the stream during the run (%s); recovering with"
+              + " --onDataLoss=resnapshot%n",
+          configs.get(0).captureInstance(),
+          e.getCause().getMessage().lines().findFirst().orElse(""));
+      return boundedOnce(configs, isolate, beamOptions, out, () -> {}, recordNothingNew);
+    }
+    List<JobConfig> again = new ArrayList<>();
+    for (TableOutcome outcome : outcomes) {
+      if (metDataLossToRecover(outcome)) {
+        again.add(outcome.config());
+      }
+    }
+    if (again.isEmpty()) {
+      return outcomes;
+    }
+    for (JobConfig config : again) {
+      out.printf(
+          "%s: CDC cleanup passed the stream during the run; recovering with"
+              + " --onDataLoss=resnapshot while the other tables are done%n",
+          config.captureInstance());
+    }
+    List<TableOutcome> recovered =
+        boundedOnce(again, isolate, beamOptions, out, () -> {}, recordNothingNew);
+    List<TableOutcome> merged = new ArrayList<>();
+    for (TableOutcome outcome : outcomes) {
+      TableOutcome second =
+          recovered.stream()
+              .filter(r -> r.config().captureInstance().equals(outcome.config().captureInstance()))
+              .findFirst()
+              .orElse(null);
+      merged.add(
+          second == null
+              ? outcome
+              : new TableOutcome(
+                  second.config(), outcome.summary().plus(second.summary()), second.failure()));
+    }
+    return merged;
+  }
+
+  /**
+   * Whether a table of a run of many stopped because its read met data loss and is configured to
+   * re-snapshot ({@code --onDataLoss=resnapshot}): it is planned again, and its pre-flight
+   * recovers.
+   */
+  static boolean metDataLossToRecover(TableOutcome outcome) {
+    return outcome.failed()
+        && outcome.config().onDataLoss() == DataLossPolicy.RESNAPSHOT
+        && outcome.failure().get().errorClass().equals(DataLossError.class.getSimpleName());
+  }
+
+  /** The pipeline of one table failed because its read met data loss the table re-snapshots. */
+  static final class StreamMetDataLoss extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    StreamMetDataLoss(RuntimeException cause) {
+      super(cause.getMessage(), cause);
+    }
+  }
+
+  /**
+   * Runs {@code pipeline}; a failure of one table's pipeline ({@code isolate} false) whose cause is
+   * data loss, for a table that re-snapshots, is rethrown as {@link StreamMetDataLoss}.
+   */
+  static PipelineResult runRecoverable(
+      Pipeline pipeline, List<JobConfig> configs, boolean isolate) {
+    try {
+      return JobExit.run(pipeline);
+    } catch (RuntimeException e) {
+      if (!isolate
+          && configs.get(0).onDataLoss() == DataLossPolicy.RESNAPSHOT
+          && TableFailure.of(e)
+              .filter(f -> f.errorClass().equals(DataLossError.class.getSimpleName()))
+              .isPresent()) {
+        throw new StreamMetDataLoss(e);
+      }
+      throw e;
+    }
+  }
+
+  private static List<TableOutcome> boundedOnce(
+      List<JobConfig> configs,
+      boolean isolate,
+      PipelineOptions beamOptions,
+      PrintStream out,
+      Runnable beforeStream,
+      boolean recordNothingNew) {
     Planned planned = plan(configs, isolate, beamOptions, out, beforeStream);
     long streamBegan = System.nanoTime();
     Lsn max;
@@ -323,7 +417,7 @@ public final class CdcToDeltaJob {
             max);
       }
       expand(pipeline, writes, silvers, backfills, isolate, false);
-      result = JobExit.run(pipeline);
+      result = runRecoverable(pipeline, configs, isolate);
     }
     return outcomes(planned, idle, result, isolate, out, streamBegan);
   }
@@ -514,7 +608,7 @@ public final class CdcToDeltaJob {
             FactsTable.SCHEMA,
             List.of(
                 FactsTable.row()
-                    .set(FactsTable.APP_ID, config.appId())
+                    .set(FactsTable.APP_ID, config.streamAppId())
                     .set(FactsTable.ROWS, 0L)
                     .set(FactsTable.EVENT, FactsTable.EVENT_NOTHING_NEW)
                     .set(FactsTable.END_LSN, start.endLsn().toString())
@@ -556,9 +650,11 @@ public final class CdcToDeltaJob {
       if (summary == null) {
         summary =
             new JobSummary(
-                isolate ? RunCounters.batches(result, config.appId()) : RunCounters.batches(result),
                 isolate
-                    ? RunCounters.rowsByOperation(result, config.appId())
+                    ? RunCounters.batches(result, config.streamAppId())
+                    : RunCounters.batches(result),
+                isolate
+                    ? RunCounters.rowsByOperation(result, config.streamAppId())
                     : RunCounters.rowsByOperation(result),
                 plan.snapshotRows(),
                 plan.snapshotSeconds(),
@@ -569,7 +665,7 @@ public final class CdcToDeltaJob {
       }
       Optional<RecordedFailure> failure =
           isolate
-              ? RecordedFailure.last(plan.tables(), config.factsPath(), config.appId())
+              ? RecordedFailure.last(plan.tables(), config.factsPath(), config.streamAppId())
                   .filter(f -> f.runStartedAt().equals(plan.startedAt()))
               : Optional.empty();
       outcomes.add(new TableOutcome(config, summary, failure));

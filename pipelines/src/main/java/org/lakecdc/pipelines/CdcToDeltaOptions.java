@@ -228,6 +228,31 @@ public interface CdcToDeltaOptions
   void setSchemaChangePolicy(String value);
 
   @Description(
+      "What the stream does when CDC cleanup purged changes it had not read yet: fail (default)"
+          + " stops the table with the data-loss error; skip goes on from the capture instance's"
+          + " min_lsn and records the gap as a data_skipped facts event (the changes are lost, no"
+          + " verdict covers the gap); resnapshot takes a new snapshot of the table (--snapshot"
+          + " decides whole or chunked) into a new generation (app id <appId>.g<n>) and streams"
+          + " on from its snapshot LSN, before the stream starts and when a running stream meets"
+          + " the loss.")
+  @Default.String("fail")
+  @Accepts("fail, skip or resnapshot")
+  String getOnDataLoss();
+
+  void setOnDataLoss(String value);
+
+  @Description(
+      "With --onDataLoss=resnapshot: at most one automatic re-snapshot (or failed attempt) per this"
+          + " many days, so a stream that cannot keep up with the CDC retention fails loudly"
+          + " instead of re-snapshotting forever; set it above the retention (SQL Server's default"
+          + " is 3 days); 0 re-snapshots now.")
+  @Default.Double(7)
+  @Accepts("0 or a positive number of days")
+  double getResnapshotIntervalDays();
+
+  void setResnapshotIntervalDays(double value);
+
+  @Description(
       "Isolation of the snapshot's reads of the source table: readCommitted or snapshot (never"
           + " NOLOCK).")
   @Default.String("readCommitted")

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.SnapshotLsn;
 import org.lakecdc.io.mssqlcdc.chunk.Chunk;
 import org.lakecdc.io.mssqlcdc.chunk.ChunkBounds;
@@ -141,6 +142,32 @@ final class ChunkedSnapshot {
   }
 
   private static Open writeOpen(JobConfig config, DeltaTables tables, PrintStream out) {
+    Open stored = writeOpen(config, tables, ChunkedSnapshotFacts.KIND_BOOTSTRAP, 0, null, null);
+    out.printf(
+        "New target %s: opened a chunked snapshot of %s at S = %s (committed at %s); the"
+            + " stream starts at S now, the table is read in chunks%n",
+        config.bronzePath(), config.captureInstance(), stored.s(), stored.sCommitTime());
+    return stored;
+  }
+
+  /**
+   * Records S (BEHAVIOUR.md 6.1), then the key's extent after S, writes the {@code snapshot_open}
+   * row of a chunked snapshot of {@code kind} starting {@code generation} (app id {@code
+   * <appId>.g<n>}; transaction {@code <appId>#snapshots} version = the generation: one per
+   * generation) and reads it back: a concurrent open that was stored first is kept. Nothing is read
+   * from the table.
+   *
+   * @param lostFrom a re-snapshot's lost gap start (UTC), else null
+   * @param lostTo a re-snapshot's lost gap end (UTC), else null
+   * @return the stored open
+   */
+  static Open writeOpen(
+      JobConfig config,
+      DeltaTables tables,
+      String kind,
+      int generation,
+      @Nullable Instant lostFrom,
+      @Nullable Instant lostTo) {
     Open open;
     try (CdcClient client = config.clientFactory().open()) {
       Lsn s = SnapshotLsn.resolve(client, config.captureInstance());
@@ -150,17 +177,17 @@ final class ChunkedSnapshot {
       SnapshotExtent extent = planner.extent();
       open =
           new Open(
-              config.appId(),
+              JobConfig.streamAppId(config.appId(), generation),
               config.bronzePath(),
               s,
               time,
               ChunkedSnapshotFacts.MODE_CHUNKED,
-              ChunkedSnapshotFacts.KIND_BOOTSTRAP,
-              0,
+              kind,
+              generation,
               planner.keyColumns(),
               extent.toJson(planner.keyTypes()),
-              null,
-              null,
+              lostFrom,
+              lostTo,
               null);
     }
     tables.append(
@@ -170,27 +197,17 @@ final class ChunkedSnapshot {
         ChunkedSnapshotFacts.openAppId(config.appId()),
         open.generation(),
         Map.of());
-    State stored =
-        read(config, tables)
-            .chunked()
-            .orElseThrow(
-                () ->
-                    new IllegalStateException(
-                        "The snapshot_open row of "
-                            + config.bronzePath()
-                            + " was written but does not read back from "
-                            + config.factsPath()));
-    if (!stored.open().s().equals(open.s())) {
-      out.printf(
-          "Target %s: another run opened the chunked snapshot first, at S = %s: it is kept%n",
-          config.bronzePath(), stored.open().s());
-    } else {
-      out.printf(
-          "New target %s: opened a chunked snapshot of %s at S = %s (committed at %s); the"
-              + " stream starts at S now, the table is read in chunks%n",
-          config.bronzePath(), config.captureInstance(), open.s(), open.sCommitTime());
-    }
-    return stored.open();
+    return read(config, tables)
+        .chunked()
+        .filter(state -> state.open().generation() == generation)
+        .orElseThrow(
+            () ->
+                new IllegalStateException(
+                    "The snapshot_open row of "
+                        + config.bronzePath()
+                        + " was written but does not read back from "
+                        + config.factsPath()))
+        .open();
   }
 
   /**

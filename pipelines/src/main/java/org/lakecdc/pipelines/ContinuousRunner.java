@@ -1,6 +1,7 @@
 package org.lakecdc.pipelines;
 
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -8,9 +9,12 @@ import java.util.Map;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.options.PipelineOptions;
+import org.lakecdc.io.mssqlcdc.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.StopCondition;
+import org.lakecdc.io.mssqlcdc.client.DataLossError;
 import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.silver.SilverTarget;
+import org.lakecdc.transforms.write.RecordedFailure;
 import org.lakecdc.transforms.write.TableWrite;
 import org.lakecdc.transforms.write.WriteChangeStreamToDelta;
 
@@ -97,10 +101,164 @@ final class ContinuousRunner {
                 : "for " + continuous.runFor().toSeconds() + " s or until stopped");
       }
       CdcToDeltaJob.expand(pipeline, writes, silvers, backfills, isolate, true);
-      result = JobExit.run(pipeline);
+      Recoverer recoverer =
+          isolate ? new Recoverer(planned, beamOptions, out, continuous, stop) : null;
+      try {
+        result = CdcToDeltaJob.runRecoverable(pipeline, configs, isolate);
+      } catch (CdcToDeltaJob.StreamMetDataLoss e) {
+        // One table alone: planned again, its pre-flight re-snapshots it, and it follows on.
+        out.printf(
+            "%s: CDC cleanup passed the stream (%s); recovering with --onDataLoss=resnapshot%n",
+            configs.get(0).captureInstance(),
+            e.getCause().getMessage().lines().findFirst().orElse(""));
+        return runAll(
+            configs,
+            false,
+            beamOptions,
+            out,
+            () -> {},
+            new Continuous(Continuous.Form.STREAM, continuous.pollInterval(), Duration.ZERO, stop));
+      } finally {
+        if (recoverer != null) {
+          recoverer.close();
+        }
+      }
       out.println("Stopped: every batch read was committed");
+      List<CdcToDeltaJob.TableOutcome> outcomes =
+          CdcToDeltaJob.outcomes(planned, Map.of(), result, isolate, out, streamBegan);
+      return recoverer == null ? outcomes : recoverer.merge(outcomes);
     }
     return CdcToDeltaJob.outcomes(planned, Map.of(), result, isolate, out, streamBegan);
+  }
+
+  /**
+   * Recovers, while the pipeline of many tables runs, each table whose read met data loss and that
+   * re-snapshots ({@code --onDataLoss=resnapshot}): its read stopped alone with a {@code
+   * table_failed} row, the others go on; a watcher sees that row (the failure's domain in the facts
+   * table, once per poll interval), plans the table again (its pre-flight takes the re-snapshot
+   * into the next generation) and follows it in a pipeline of its own until the same stop, beside
+   * the running one. {@link #close} waits for those pipelines; {@link #merge} adds what they did to
+   * the tables' outcomes.
+   */
+  private static final class Recoverer implements AutoCloseable {
+    private final Map<String, TablePlan> watched = new LinkedHashMap<>();
+    private final Map<String, Thread> running = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, List<CdcToDeltaJob.TableOutcome>> recovered =
+        new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, Throwable> failures = new java.util.concurrent.ConcurrentHashMap<>();
+    private final StopCondition stop;
+    private final Thread watcher;
+    private volatile boolean closed;
+
+    Recoverer(
+        CdcToDeltaJob.Planned planned,
+        PipelineOptions beamOptions,
+        PrintStream out,
+        Continuous continuous,
+        StopCondition stop) {
+      this.stop = stop;
+      for (TablePlan plan : planned.plans()) {
+        if (plan.config().onDataLoss() == DataLossPolicy.RESNAPSHOT) {
+          watched.put(plan.config().captureInstance(), plan);
+        }
+      }
+      long every = Math.max(1000, continuous.pollInterval().toMillis());
+      watcher =
+          new Thread(
+              () -> {
+                while (!closed && !stop.shouldStop()) {
+                  for (TablePlan plan : watched.values()) {
+                    String ci = plan.config().captureInstance();
+                    if (!running.containsKey(ci) && metDataLoss(plan)) {
+                      Thread t =
+                          new Thread(
+                              () -> follow(plan, beamOptions, out, continuous), "recover-" + ci);
+                      running.put(ci, t);
+                      t.start();
+                    }
+                  }
+                  sleep(every);
+                }
+              },
+              "lakecdc-recoverer");
+      watcher.setDaemon(true);
+      if (!watched.isEmpty()) {
+        watcher.start();
+      }
+    }
+
+    /** Whether the table's read stopped in this run because it met data loss. */
+    private static boolean metDataLoss(TablePlan plan) {
+      JobConfig config = plan.config();
+      return RecordedFailure.last(plan.tables(), config.factsPath(), config.streamAppId())
+          .filter(f -> f.runStartedAt().equals(plan.startedAt()))
+          .filter(f -> f.errorClass().equals(DataLossError.class.getSimpleName()))
+          .isPresent();
+    }
+
+    private void follow(
+        TablePlan plan, PipelineOptions beamOptions, PrintStream out, Continuous continuous) {
+      String ci = plan.config().captureInstance();
+      out.printf(
+          "%s: CDC cleanup passed the stream; recovering with --onDataLoss=resnapshot while the"
+              + " other tables go on%n",
+          ci);
+      try {
+        recovered.put(
+            ci,
+            runAll(
+                List.of(plan.config()),
+                true,
+                beamOptions,
+                out,
+                () -> {},
+                new Continuous(
+                    Continuous.Form.STREAM, continuous.pollInterval(), Duration.ZERO, stop)));
+      } catch (Throwable t) {
+        failures.put(ci, t);
+        out.printf("%s: the recovery failed: %s%n", ci, JobExit.describe(t));
+      }
+    }
+
+    /** Stops watching and waits for the recovered tables' pipelines (they end at the stop). */
+    @Override
+    public void close() {
+      closed = true;
+      watcher.interrupt();
+      for (Thread t : running.values()) {
+        try {
+          t.join();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }
+
+    /** {@code outcomes} with what each recovered table's own run did added to its outcome. */
+    List<CdcToDeltaJob.TableOutcome> merge(List<CdcToDeltaJob.TableOutcome> outcomes) {
+      List<CdcToDeltaJob.TableOutcome> merged = new ArrayList<>();
+      for (CdcToDeltaJob.TableOutcome outcome : outcomes) {
+        List<CdcToDeltaJob.TableOutcome> again = recovered.get(outcome.config().captureInstance());
+        if (again == null || again.isEmpty()) {
+          merged.add(outcome);
+          continue;
+        }
+        CdcToDeltaJob.TableOutcome second = again.get(0);
+        merged.add(
+            new CdcToDeltaJob.TableOutcome(
+                second.config(), outcome.summary().plus(second.summary()), second.failure()));
+      }
+      return merged;
+    }
+
+    private static void sleep(long millis) {
+      try {
+        Thread.sleep(millis);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   private static List<CdcToDeltaJob.TableOutcome> repeatBoundedRuns(

@@ -3,6 +3,7 @@ package org.lakecdc.pipelines;
 import java.util.List;
 import java.util.Objects;
 import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.io.mssqlcdc.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
 import org.lakecdc.io.mssqlcdc.SchemaChangePolicy;
 import org.lakecdc.io.mssqlcdc.StartingLsn;
@@ -50,6 +51,13 @@ import org.lakecdc.transforms.write.CrashPoint;
  *     second wave, after the wave's files are written and before its silver commit ({@link
  *     SilverTarget#withCrash}); -1 for none
  * @param snapshot how the target's snapshots are taken (whole or chunked; {@link SnapshotSettings})
+ * @param onDataLoss what the stream does when CDC cleanup purged changes it had not read ({@code
+ *     --onDataLoss}; {@link Resnapshot})
+ * @param resnapshotIntervalDays at most one automatic re-snapshot (or failed attempt) per this many
+ *     days ({@code --resnapshotIntervalDays}, at least 0)
+ * @param generation the target's stream generation this configuration writes: 0 until a re-snapshot
+ *     starts generation 1 (resolved from bronze's position by {@link Resnapshot}); the generation's
+ *     app id is {@link #streamAppId()}
  */
 public record JobConfig(
     CdcClientFactory clientFactory,
@@ -76,7 +84,10 @@ public record JobConfig(
     List<String> keys,
     int silverWaveRows,
     long silverCrashBatch,
-    SnapshotSettings snapshot) {
+    SnapshotSettings snapshot,
+    DataLossPolicy onDataLoss,
+    double resnapshotIntervalDays,
+    int generation) {
   public JobConfig {
     Objects.requireNonNull(hadoopConf, "hadoopConf");
     Objects.requireNonNull(clientFactory, "clientFactory");
@@ -98,6 +109,35 @@ public record JobConfig(
     }
     keys = List.copyOf(keys);
     Objects.requireNonNull(snapshot, "snapshot");
+    Objects.requireNonNull(onDataLoss, "onDataLoss");
+    if (!(resnapshotIntervalDays >= 0)) {
+      throw new IllegalArgumentException(
+          "resnapshotIntervalDays must be 0 or more, not " + resnapshotIntervalDays);
+    }
+    if (generation < 0) {
+      throw new IllegalArgumentException("generation must be 0 or more, not " + generation);
+    }
+  }
+
+  /**
+   * The app id of generation {@code generation} of the stream family {@code appId}: {@code appId}
+   * itself for generation 0, {@code <appId>.g<n>} after the n-th re-snapshot (BEHAVIOUR.md 9.1).
+   */
+  public static String streamAppId(String appId, int generation) {
+    return generation == 0 ? appId : appId + ".g" + generation;
+  }
+
+  /**
+   * The app id this configuration writes under: {@link #appId()} in generation 0, {@code
+   * <appId>.g<n>} in generation n (bronze and facts transaction ids, positions, facts rows).
+   */
+  public String streamAppId() {
+    return streamAppId(appId, generation);
+  }
+
+  /** The same configuration writing generation {@code n} of its stream family. */
+  public JobConfig withGeneration(int n) {
+    return toBuilder().generation(n).build();
   }
 
   /** {@code --silverWaveRows}'s default: bronze rows per silver wave. */
@@ -170,7 +210,10 @@ public record JobConfig(
         .keys(keys)
         .silverWaveRows(silverWaveRows)
         .silverCrashBatch(silverCrashBatch)
-        .snapshot(snapshot);
+        .snapshot(snapshot)
+        .onDataLoss(onDataLoss)
+        .resnapshotIntervalDays(resnapshotIntervalDays)
+        .generation(generation);
   }
 
   /**
@@ -204,6 +247,9 @@ public record JobConfig(
     private int silverWaveRows = DEFAULT_SILVER_WAVE_ROWS;
     private long silverCrashBatch = -1;
     private SnapshotSettings snapshot = SnapshotSettings.DEFAULTS;
+    private DataLossPolicy onDataLoss = DataLossPolicy.FAIL;
+    private double resnapshotIntervalDays = Resnapshot.DEFAULT_INTERVAL_DAYS;
+    private int generation;
 
     private Builder(
         CdcClientFactory clientFactory,
@@ -344,6 +390,27 @@ public record JobConfig(
       return this;
     }
 
+    /** What the stream does when CDC cleanup purged unread changes (default fail). */
+    public Builder onDataLoss(DataLossPolicy onDataLoss) {
+      this.onDataLoss = onDataLoss;
+      return this;
+    }
+
+    /**
+     * At most one automatic re-snapshot per this many days (default {@value
+     * Resnapshot#DEFAULT_INTERVAL_DAYS}).
+     */
+    public Builder resnapshotIntervalDays(double days) {
+      this.resnapshotIntervalDays = days;
+      return this;
+    }
+
+    /** The stream generation written (default 0; resolved from bronze by {@link Resnapshot}). */
+    public Builder generation(int generation) {
+      this.generation = generation;
+      return this;
+    }
+
     /** The configuration; throws when a required value is null. */
     public JobConfig build() {
       return new JobConfig(
@@ -371,7 +438,10 @@ public record JobConfig(
           keys,
           silverWaveRows,
           silverCrashBatch,
-          snapshot);
+          snapshot,
+          onDataLoss,
+          resnapshotIntervalDays,
+          generation);
     }
   }
 }

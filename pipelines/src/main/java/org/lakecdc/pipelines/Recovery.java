@@ -2,6 +2,7 @@ package org.lakecdc.pipelines;
 
 import java.io.PrintStream;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -9,6 +10,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.values.Row;
+import org.lakecdc.io.mssqlcdc.SkippedRange;
 import org.lakecdc.io.mssqlcdc.client.CaptureInstance;
 import org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
@@ -16,6 +19,7 @@ import org.lakecdc.transforms.bronze.BronzeTable;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.finalization.Finalization;
+import org.lakecdc.transforms.finalization.LostPeriod;
 import org.lakecdc.transforms.position.StreamPosition;
 import org.lakecdc.transforms.write.BatchStats;
 
@@ -37,17 +41,19 @@ final class Recovery {
    * as {@code dbo_orders}; C043); any other app id mismatch is refused by {@link #resumePosition}.
    */
   static JobConfig continueUnderTargetAppId(JobConfig config, PrintStream out) {
-    if (!config.appId().equals(config.captureInstance())) {
-      return config;
-    }
     DeltaTables tables = config.hadoopConf().tables();
     if (!tables.exists(config.bronzePath())) {
+      return config;
+    }
+    // A target re-snapshotted after data loss writes generation n under <appId>.g<n>.
+    config = Resnapshot.resolveGeneration(config, tables);
+    if (!config.appId().equals(config.captureInstance())) {
       return config;
     }
     Optional<StreamPosition> recorded =
         StreamPosition.fromJson(
             tables.domainMetadata(config.bronzePath(), StreamPosition.BRONZE_DOMAIN));
-    if (recorded.isEmpty() || recorded.get().appId().equals(config.appId())) {
+    if (recorded.isEmpty() || recorded.get().appId().equals(config.streamAppId())) {
       return config;
     }
     Set<String> instances = new HashSet<>();
@@ -67,7 +73,7 @@ final class Recovery {
         "Target %s is written under app id '%s', from a capture instance of the same table as %s:"
             + " continuing under that app id%n",
         config.bronzePath(), appId, config.captureInstance());
-    return config.withAppId(appId);
+    return Resnapshot.resolveGeneration(config.withAppId(appId), tables);
   }
 
   /**
@@ -116,16 +122,17 @@ final class Recovery {
     Optional<StreamPosition> bronze =
         StreamPosition.fromJson(
             tables.domainMetadata(config.bronzePath(), StreamPosition.BRONZE_DOMAIN));
-    if (bronze.isPresent() && !bronze.get().appId().equals(config.appId())) {
+    if (bronze.isPresent() && !bronze.get().appId().equals(config.streamAppId())) {
+      String family = bronze.get().appId().replaceFirst("\\.g[0-9]+$", "");
       throw new IllegalArgumentException(
           "Target "
               + config.bronzePath()
               + " is written by app id '"
               + bronze.get().appId()
               + "', not '"
-              + config.appId()
+              + config.streamAppId()
               + "': run with --appId="
-              + bronze.get().appId()
+              + family
               + " or write a new target");
     }
     // The shared facts table's position counts only when it is this bronze table's own.
@@ -161,15 +168,37 @@ final class Recovery {
         "Writing the facts row of batch %d, which the previous run committed to bronze but not"
             + " to facts%n",
         stats.batchId());
+    String json =
+        tables.domainMetadata(config.bronzePath(), BatchStats.BRONZE_DOMAIN).orElseThrow();
+    List<SkippedRange> skipped = BatchStats.skippedOf(json);
+    List<Row> rows = new ArrayList<>();
+    Instant now = Instant.now();
+    rows.add(
+        stats
+            .factsRow(
+                config.streamAppId(), bronze.endLsn(), bronze.endCommitTime(), config.bronzePath())
+            .set(FactsTable.WRITTEN_AT, now)
+            .build());
+    List<LostPeriod> lost = new ArrayList<>();
+    for (SkippedRange gap : skipped) {
+      rows.add(
+          FactsTable.dataSkippedRow(
+              config.streamAppId(), stats.batchId(), config.bronzePath(), gap, now));
+      lost.add(
+          LostPeriod.of(
+              gap.lostFrom(),
+              gap.lostTo() == null ? bronze.endCommitTime() : gap.lostTo(),
+              config.granularity()));
+    }
+    if (!lost.isEmpty()) {
+      // Before the facts commit, as the committer does: no verdict ever covers a gap.
+      new Finalization(tables, config.controlPath(), java.time.Clock.systemUTC())
+          .recordLost(config.bronzePath(), lost);
+    }
     tables.append(
         config.factsPath(),
         FactsTable.SCHEMA,
-        List.of(
-            stats
-                .factsRow(
-                    config.appId(), bronze.endLsn(), bronze.endCommitTime(), config.bronzePath())
-                .set(FactsTable.WRITTEN_AT, Instant.now())
-                .build()),
+        rows,
         own.factsAppId(),
         stats.batchId(),
         Map.of(StreamPosition.factsDomain(config.appId()), own.toJson()));

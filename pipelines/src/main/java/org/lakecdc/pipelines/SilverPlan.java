@@ -47,7 +47,7 @@ final class SilverPlan {
             config.keys(),
             SilverTable.capturedColumns(changeSchema));
     return new SilverTarget(
-        config.appId(),
+        config.streamAppId(),
         config.bronzePath(),
         config.silverPath(),
         config.controlPath(),

@@ -6,6 +6,7 @@ import java.util.Optional;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.schemas.Schema;
 import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.io.mssqlcdc.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
 import org.lakecdc.io.mssqlcdc.StartPositions;
 import org.lakecdc.io.mssqlcdc.StartingLsn;
@@ -97,7 +98,8 @@ record TablePlan(
     if (seed == null
         && !tables.exists(config.bronzePath())
         && !config.bootstrap()
-        && config.startingLsn().kind() == StartingLsn.Kind.EXPLICIT) {
+        && config.startingLsn().kind() == StartingLsn.Kind.EXPLICIT
+        && config.onDataLoss() == DataLossPolicy.FAIL) {
       try (CdcClient client = config.clientFactory().open()) {
         StartPositions.checkExplicit(
             client, config.captureInstance(), config.startingLsn().lsn().orElseThrow());
@@ -171,6 +173,17 @@ record TablePlan(
           config.bronzePath(), position.get().endLsn(), config.startingLsn());
     }
     double snapshotSeconds = snapshotRows >= 0 ? (System.nanoTime() - snapshotBegan) / 1e9 : 0;
+    Optional<Resnapshot.Outcome> recovered =
+        Resnapshot.preflight(config, tables, position, beamOptions, out);
+    if (recovered.isPresent()) {
+      config = recovered.get().config();
+      position = Optional.of(recovered.get().start());
+      if (recovered.get().snapshotRows() >= 0) {
+        snapshotRows = recovered.get().snapshotRows();
+        snapshotSeconds = recovered.get().snapshotSeconds();
+      }
+      silver = SilverPlan.target(config, changeSchema, startedAt);
+    }
     StreamPosition start = position.get().ofTarget(config.bronzePath(), bronzeId);
     if (config.bootstrap() || seed != null) {
       Bootstrap.writeBootstrapFact(config, tables, start, snapshotRows);
@@ -276,7 +289,8 @@ record TablePlan(
             .withClientFactory(config.clientFactory())
             .withNumPartitions(config.numPartitions())
             .withIncludeCommandId(config.includeCommandId())
-            .withSchemaChangePolicy(config.schemaChangePolicy());
+            .withSchemaChangePolicy(config.schemaChangePolicy())
+            .withDataLoss(config.onDataLoss());
     if (config.maxCommitsPerBatch() > 0) {
       read = read.withMaxCommitsPerBatch(config.maxCommitsPerBatch());
     }

@@ -110,7 +110,7 @@ final class TargetIdentity {
     Optional<StreamPosition> bronze = bronzePosition(config, tables);
     if (bronze.isEmpty()
         || bronze.get().batchId() < 0
-        || !bronze.get().appId().equals(config.appId())) {
+        || !bronze.get().appId().equals(config.streamAppId())) {
       // No batch yet, or another app id's target, which resumePosition refuses.
       return;
     }
@@ -167,7 +167,8 @@ final class TargetIdentity {
       return Optional.empty();
     }
     return StreamPosition.fromJson(
-        tables.domainMetadata(config.factsPath(), StreamPosition.factsDomain(config.appId())));
+        tables.domainMetadata(
+            config.factsPath(), StreamPosition.factsDomain(config.streamAppId())));
   }
 
   private static boolean owns(JobConfig config, DeltaTables tables, StreamPosition recorded) {
@@ -176,10 +177,10 @@ final class TargetIdentity {
     }
     if (recorded.targetId() == null) {
       return bronzePosition(config, tables)
-          .filter(own -> own.appId().equals(config.appId()))
+          .filter(own -> own.appId().equals(config.streamAppId()))
           .isPresent();
     }
-    return recorded.isOf(config.appId(), tables.tableId(config.bronzePath()));
+    return recorded.isOf(config.streamAppId(), tables.tableId(config.bronzePath()));
   }
 
   private static boolean isLive(DeltaTables tables, StreamPosition p) {

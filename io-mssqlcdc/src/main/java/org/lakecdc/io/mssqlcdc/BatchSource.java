@@ -25,6 +25,9 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
  * @param ddl DDL on the table after the previous batch's end up to this batch's end ({@code
  *     sys.sp_cdc_get_ddl_history} of every capture instance of the table, one per LSN), LSN order
  * @param instances one entry per capture instance the batch read, oldest first
+ * @param skipped the changes of the batch's range CDC cleanup had purged, which a read with {@link
+ *     DataLossPolicy#SKIP} skipped (certain, found before the read) or may have missed (possible,
+ *     found after it); empty otherwise
  */
 public record BatchSource(
     @Nullable Instant retentionWatermark,
@@ -33,16 +36,38 @@ public record BatchSource(
     long readNanos,
     long readBytes,
     List<Ddl> ddl,
-    List<InstanceRead> instances)
+    List<InstanceRead> instances,
+    List<SkippedRange> skipped)
     implements Serializable {
   public BatchSource {
     ddl = List.copyOf(ddl);
     instances = List.copyOf(instances);
+    skipped = List.copyOf(skipped);
+  }
+
+  /** What the reader measured of a batch that skipped nothing. */
+  public BatchSource(
+      @Nullable Instant retentionWatermark,
+      @Nullable Instant sourceMaxCommitTime,
+      @Nullable Instant sourceTime,
+      long readNanos,
+      long readBytes,
+      List<Ddl> ddl,
+      List<InstanceRead> instances) {
+    this(
+        retentionWatermark,
+        sourceMaxCommitTime,
+        sourceTime,
+        readNanos,
+        readBytes,
+        ddl,
+        instances,
+        List.of());
   }
 
   /** Nothing measured: for batches made outside a reader (tests, tools). */
   public static final BatchSource NONE =
-      new BatchSource(null, null, null, 0, 0, List.of(), List.of());
+      new BatchSource(null, null, null, 0, 0, List.of(), List.of(), List.of());
 
   /**
    * One DDL statement of {@code sys.sp_cdc_get_ddl_history}.

@@ -82,6 +82,8 @@ public final class ChangeBatchCoder extends AtomicCoder<ChangeBatch> {
       ArrayNode lost = i.putArray("not_captured");
       each.notCaptured().forEach(lost::add);
     }
+    ArrayNode skipped = src.putArray("skipped");
+    source.skipped().forEach(k -> skipped.add(k.toJson()));
     TableFailure failure = batch.failure();
     if (failure != null) {
       ObjectNode f = node.putObject("failure");
@@ -113,6 +115,8 @@ public final class ChangeBatchCoder extends AtomicCoder<ChangeBatch> {
                 instant(i, "start_commit_ts"),
                 texts(i.get("not_captured"))));
       }
+      List<SkippedRange> skipped = new ArrayList<>();
+      src.path("skipped").forEach(k -> skipped.add(SkippedRange.fromJson(k)));
       return new ChangeBatch(
           node.get("capture_instance").asText(),
           Lsn.parse(node.get("from_lsn").asText()),
@@ -128,7 +132,8 @@ public final class ChangeBatchCoder extends AtomicCoder<ChangeBatch> {
               src.get("read_nanos").asLong(),
               src.get("read_bytes").asLong(),
               ddl,
-              instances),
+              instances,
+              skipped),
           node.hasNonNull("failure")
               ? new TableFailure(
                   node.get("failure").get("error_class").asText(),

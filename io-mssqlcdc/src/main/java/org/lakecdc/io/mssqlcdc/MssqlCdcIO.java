@@ -171,6 +171,7 @@ public final class MssqlCdcIO {
         .setMinRowsPerPartition(RangePlanner.DEFAULT_MIN_ROWS_PER_PARTITION)
         .setIncludeCommandId(true)
         .setSchemaChangePolicy(SchemaChangePolicy.CLASSIFY)
+        .setDataLossPolicy(DataLossPolicy.FAIL)
         .build();
   }
 
@@ -233,6 +234,8 @@ public final class MssqlCdcIO {
 
     abstract SchemaChangePolicy getSchemaChangePolicy();
 
+    abstract DataLossPolicy getDataLossPolicy();
+
     abstract Builder toBuilder();
 
     @AutoValue.Builder
@@ -260,6 +263,8 @@ public final class MssqlCdcIO {
       abstract Builder setColumns(String columns);
 
       abstract Builder setSchemaChangePolicy(SchemaChangePolicy schemaChangePolicy);
+
+      abstract Builder setDataLossPolicy(DataLossPolicy dataLossPolicy);
 
       abstract Read build();
     }
@@ -397,6 +402,20 @@ public final class MssqlCdcIO {
     }
 
     /**
+     * What the read does when the changes it needs next were purged by CDC cleanup: {@link
+     * DataLossPolicy#FAIL} (default) and {@link DataLossPolicy#RESNAPSHOT} fail the read with
+     * {@link org.lakecdc.io.mssqlcdc.client.DataLossError} (the job that runs it re-snapshots);
+     * {@link DataLossPolicy#SKIP} reads each batch from the capture instance's {@code min_lsn} on
+     * and reports the gap in the batch's {@link BatchSource#skipped()}, certain when found before
+     * the read, possible when cleanup moved {@code min_lsn} during it (BEHAVIOUR.md 3.8, 4.5). A
+     * batch's boundaries never change, so split parts keep their numbering.
+     */
+    public Read withDataLoss(DataLossPolicy dataLossPolicy) {
+      checkArgumentNotNull(dataLossPolicy, "withDataLoss() needs a policy, not null");
+      return toBuilder().setDataLossPolicy(dataLossPolicy).build();
+    }
+
+    /**
      * The Beam schema of the rows this read emits, resolved as {@code expand()} resolves it (from
      * the declared columns, or from CDC metadata through a client).
      *
@@ -440,7 +459,8 @@ public final class MssqlCdcIO {
           .add(DisplayData.item("numPartitions", getNumPartitions()))
           .add(DisplayData.item("includeCommandId", getIncludeCommandId()))
           .addIfNotNull(DisplayData.item("columns", getColumns()))
-          .add(DisplayData.item("schemaChangePolicy", getSchemaChangePolicy().toString()));
+          .add(DisplayData.item("schemaChangePolicy", getSchemaChangePolicy().toString()))
+          .add(DisplayData.item("onDataLoss", getDataLossPolicy().toString()));
     }
 
     /** Validates the configuration and fixes the output schema, reading CDC metadata. */
@@ -465,6 +485,7 @@ public final class MssqlCdcIO {
           getPollInterval(),
           getStopCondition(),
           getSchemaChangePolicy(),
+          getDataLossPolicy(),
           output.declared(),
           output.instances(),
           output.expectedTypes());

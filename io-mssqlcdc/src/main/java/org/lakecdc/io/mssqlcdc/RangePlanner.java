@@ -129,9 +129,38 @@ public final class RangePlanner {
               + committed
               + ". The changes in between are gone from cdc."
               + range.captureInstance()
-              + "_CT: a re-snapshot is required (or raise the CDC retention and start from a"
-              + " new snapshot).");
+              + "_CT: a re-snapshot is required (onDataLoss=resnapshot takes one automatically into"
+              + " a new generation, onDataLoss=skip skips ahead and records the gap; raise the CDC"
+              + " retention so the stream keeps up).");
     }
+  }
+
+  /**
+   * The loss test "the changes right after {@code last} are gone" (BEHAVIOUR.md 9.2): with {@code
+   * next = increment(last)}, the instance that would read {@code next} is the newest of the table's
+   * capture instances whose start LSN is at or before it (else the oldest); the changes are lost
+   * when {@code next} is below that instance's {@code min_lsn}. A stream positioned at {@code last}
+   * cannot go on without losing changes exactly when this returns a value.
+   *
+   * @param client the source
+   * @param captureInstance any capture instance of the table (the table's instances are listed)
+   * @param last the last processed LSN
+   * @return the reading instance's {@code min_lsn} (the first LSN it still holds) when the changes
+   *     right after {@code last} are gone; empty when they are held
+   * @throws org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError when the table has no
+   *     capture instance left
+   */
+  public static Optional<Lsn> lostAfter(CdcClient client, String captureInstance, Lsn last) {
+    Lsn next = client.incrementLsn(last);
+    List<CaptureInstance> instances = client.captureInstances(captureInstance);
+    CaptureInstance reading = instances.get(0);
+    for (CaptureInstance instance : instances) {
+      if (instance.startLsn().isPresent() && !instance.startLsn().get().isAfter(next)) {
+        reading = instance;
+      }
+    }
+    Lsn min = client.minLsn(reading.name());
+    return next.isBefore(min) ? Optional.of(min) : Optional.empty();
   }
 
   /**

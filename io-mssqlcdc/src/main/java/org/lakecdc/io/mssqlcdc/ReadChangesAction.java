@@ -283,13 +283,24 @@ final class ReadChangesAction {
     }
     List<String> disabled =
         RangePlanner.disabledInstances(captureInstance, spec.knownInstances(), instances);
+    List<SkippedRange> skipped = new ArrayList<>();
+    List<InstanceRange> toRead = new ArrayList<>();
     for (int i = 0; i < parts.size(); i++) {
       InstanceRange part = parts.get(i);
-      RangePlanner.checkRetention(
-          client, part, "before reading", i == 0 ? disabled : List.<String>of());
+      if (spec.dataLossPolicy() == DataLossPolicy.SKIP) {
+        Optional<InstanceRange> held = skipPurged(part, skipped);
+        if (held.isEmpty()) {
+          continue;
+        }
+        part = held.get();
+      } else {
+        RangePlanner.checkRetention(
+            client, part, "before reading", i == 0 ? disabled : List.<String>of());
+      }
       checkNewInstance(instances, part, end.lsn());
+      toRead.add(part);
     }
-    BatchRows rows = new BatchRows(parts);
+    BatchRows rows = new BatchRows(toRead, skipped);
     Object written = output.rows(sequence, rows);
     if (rows.hasNext()) {
       throw new IllegalStateException(
@@ -310,7 +321,8 @@ final class ReadChangesAction {
             rows.readNanos,
             rows.readBytes,
             ddlOfTable(instances, previousEnd, end.lsn()),
-            instanceReads(instances, readInstances));
+            instanceReads(instances, readInstances),
+            skipped);
     output.batch(
         new ChangeBatch(
             captureInstance,
@@ -327,12 +339,91 @@ final class ReadChangesAction {
   }
 
   /**
+   * The part of {@code part} CDC still holds, for a read that skips purged changes ({@link
+   * DataLossPolicy#SKIP}): when the capture instance's {@code min_lsn} is past the part's first
+   * LSN, the gap {@code [from, min_lsn)} is added to {@code skipped} (certain: found before
+   * reading) with a warning, and the part reads from {@code min_lsn} on, or not at all when nothing
+   * of it is held (BEHAVIOUR.md 3.8; a batch's boundaries never move, so split parts keep their
+   * numbering).
+   */
+  private Optional<InstanceRange> skipPurged(InstanceRange part, List<SkippedRange> skipped) {
+    Lsn min = client.minLsn(part.captureInstance());
+    if (!part.fromLsn().isBefore(min)) {
+      return Optional.of(part);
+    }
+    java.time.Instant lostTo = commitTimeAtOrBefore(min);
+    skipped.add(
+        new SkippedRange(
+            part.captureInstance(),
+            part.fromLsn(),
+            min,
+            commitTimeAtOrBefore(part.fromLsn().decrement()),
+            lostTo,
+            true,
+            null));
+    LOG.warn(
+        "{}: change data from {} was purged by CDC cleanup before reading the range {}..{}; the"
+            + " capture instance's min_lsn is now {}{}. onDataLoss=skip skips ahead: the changes in"
+            + " between are lost, recorded as a data_skipped facts event",
+        part.captureInstance(),
+        part.fromLsn(),
+        part.fromLsn(),
+        part.toLsn(),
+        min,
+        lostTo == null ? "" : " (committed at " + lostTo + ")");
+    if (min.isAfter(part.toLsn())) {
+      return Optional.empty();
+    }
+    return Optional.of(new InstanceRange(part.captureInstance(), min, part.toLsn()));
+  }
+
+  /**
+   * The retention guard after a part was read ("during the read"): fails with {@link
+   * org.lakecdc.io.mssqlcdc.client.DataLossError}, or, for a read that skips purged changes, adds a
+   * possible gap to {@code skipped} with a warning (cleanup moved {@code min_lsn} past the part's
+   * first LSN while it was read, so changes below it may be missing; BEHAVIOUR.md 4.5).
+   */
+  private void checkAfterRead(InstanceRange part, List<SkippedRange> skipped) {
+    if (spec.dataLossPolicy() != DataLossPolicy.SKIP) {
+      RangePlanner.checkRetention(client, part, "during the read");
+      return;
+    }
+    Lsn min = client.minLsn(part.captureInstance());
+    if (!part.fromLsn().isBefore(min)) {
+      return;
+    }
+    String reason =
+        "CDC cleanup moved min_lsn past the start of the range "
+            + part.fromLsn()
+            + ".."
+            + part.toLsn()
+            + " while it was read: its changes below min_lsn may be missing";
+    skipped.add(
+        new SkippedRange(
+            part.captureInstance(),
+            part.fromLsn(),
+            min,
+            commitTimeAtOrBefore(part.fromLsn().decrement()),
+            commitTimeAtOrBefore(min),
+            false,
+            reason));
+    LOG.warn(
+        "{}: onDataLoss=skip: {}; changes from {} up to min_lsn {} are recorded as a possible"
+            + " data_skipped facts event",
+        part.captureInstance(),
+        reason,
+        part.fromLsn(),
+        min);
+  }
+
+  /**
    * The change rows of a batch's parts in read order, read lazily: each part's query is opened when
    * the previous one is drained, and the retention guard runs again after each part ("during the
    * read"); the time spent reading and the size read are measured.
    */
   private final class BatchRows implements BatchRowsView {
     private final List<InstanceRange> parts;
+    private final List<SkippedRange> skipped;
     private final Schema schema = spec.schema();
     private int part = -1;
     private @Nullable CloseableIterator<ChangeRow> changes;
@@ -341,8 +432,9 @@ final class ReadChangesAction {
     long readNanos;
     long readBytes;
 
-    BatchRows(List<InstanceRange> parts) {
+    BatchRows(List<InstanceRange> parts, List<SkippedRange> skipped) {
       this.parts = parts;
+      this.skipped = skipped;
     }
 
     @Override
@@ -353,7 +445,7 @@ final class ReadChangesAction {
           if (changes != null) {
             changes.close();
             changes = null;
-            RangePlanner.checkRetention(client, parts.get(part), "during the read");
+            checkAfterRead(parts.get(part), skipped);
           }
           if (part + 1 >= parts.size()) {
             return false;

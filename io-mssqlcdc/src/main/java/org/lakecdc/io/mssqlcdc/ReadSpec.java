@@ -27,6 +27,7 @@ import org.lakecdc.io.mssqlcdc.schema.OutputType;
  * @param pollInterval how long the continuous form waits when caught up
  * @param stopCondition when the continuous form stops
  * @param schemaChangePolicy what DDL in a batch's range does (docs/scenarios.md "Schema change")
+ * @param dataLossPolicy what a batch whose changes were purged does ({@link DataLossPolicy})
  * @param columnsDeclared whether {@code columns} were declared rather than inferred
  * @param knownInstances the table's capture instances when the pipeline was built, oldest first:
  *     the schema accounts for them; a newer one gets the switch check (docs/sql-server.md
@@ -47,6 +48,7 @@ record ReadSpec(
     Duration pollInterval,
     StopCondition stopCondition,
     SchemaChangePolicy schemaChangePolicy,
+    DataLossPolicy dataLossPolicy,
     boolean columnsDeclared,
     List<String> knownInstances,
     Map<String, OutputType> expectedTypes)
@@ -60,6 +62,7 @@ record ReadSpec(
     Objects.requireNonNull(pollInterval, "pollInterval");
     Objects.requireNonNull(stopCondition, "stopCondition");
     Objects.requireNonNull(schemaChangePolicy, "schemaChangePolicy");
+    Objects.requireNonNull(dataLossPolicy, "dataLossPolicy");
     knownInstances = List.copyOf(knownInstances);
     expectedTypes = Map.copyOf(expectedTypes);
   }

@@ -309,8 +309,9 @@ class CaptureInstanceSwitchTest {
             + " by capture instance 'dbo_orders', disabled before the stream read them; the"
             + " capture instance's min_lsn is now 0x0000002A000001000051 (committed at"
             + " 2026-09-28T13:55:00Z). The changes in between are gone from cdc.dbo_orders_v2_CT:"
-            + " a re-snapshot is required (or raise the CDC retention and start from a new"
-            + " snapshot).",
+            + " a re-snapshot is required (onDataLoss=resnapshot takes one automatically into a new"
+            + " generation, onDataLoss=skip skips ahead and records the gap; raise the CDC"
+            + " retention so the stream keeps up).",
         e.getMessage());
     assertEquals(V2, e.captureInstance());
 

@@ -299,8 +299,9 @@ class ReadChangesDoFnTest {
             + " reading of the range 0x0000002A000001000012..0x0000002A000001000031; the capture"
             + " instance's min_lsn is now 0x0000002A000001000031 (committed at"
             + " 2026-09-28T15:50:00Z). The changes in between are gone from cdc.dbo_orders_CT: a"
-            + " re-snapshot is required (or raise the CDC retention and start from a new"
-            + " snapshot).",
+            + " re-snapshot is required (onDataLoss=resnapshot takes one automatically into a new"
+            + " generation, onDataLoss=skip skips ahead and records the gap; raise the CDC"
+            + " retention so the stream keeps up).",
         e.getMessage());
     assertEquals(last, e.minLsn());
     assertEquals(CI, e.captureInstance());

@@ -14,6 +14,16 @@ import org.joda.time.Instant;
 /** A {@link MultiOutputReceiver} that records what a DoFn emits, per tag, with timestamps. */
 final class RecordingReceiver implements MultiOutputReceiver {
   private final Map<TupleTag<?>, List<TimestampedValue<?>>> outputs = new HashMap<>();
+  private Runnable beforeFirst;
+
+  RecordingReceiver() {
+    this(() -> {});
+  }
+
+  /** A receiver that runs {@code beforeFirst} when the first value of any tag is emitted. */
+  RecordingReceiver(Runnable beforeFirst) {
+    this.beforeFirst = beforeFirst;
+  }
 
   @Override
   public <T> OutputReceiver<T> get(TupleTag<T> tag) {
@@ -26,6 +36,9 @@ final class RecordingReceiver implements MultiOutputReceiver {
 
       @Override
       public void outputWithTimestamp(T output, Instant timestamp) {
+        Runnable first = beforeFirst;
+        beforeFirst = () -> {};
+        first.run();
         values.add(TimestampedValue.of(output, timestamp));
       }
     };

@@ -11,12 +11,13 @@ import org.lakecdc.io.mssqlcdc.schema.OutputType;
  * #currentVersion()} is the number this build knows. Opening a table at a lower version applies the
  * missing migrations ({@link DeltaTables#open}); a table at a higher version is refused.
  *
- * <p>Every kind is at version 1 except control, at version 2. Migration 1 of every kind records the
+ * <p>Every kind is at version 1 except control, at version 3. Migration 1 of every kind records the
  * kind ({@link TableProperties#TABLE_KIND}) and the kind's table comment, so that a table created
  * without them (version 0: by hand, or by a tool that did not stamp it) is adopted. Control's
  * migration 2 adds silver's position columns ({@code applied_lsn}, {@code snapshot_lsn}, {@code
  * open_snapshot_lsn}, {@code snapshot_wave}) such a table lacks and rewrites the {@code
- * finalized_until} comment. Later migrations are appended to a kind's list, never inserted.
+ * finalized_until} comment; its migration 3 adds {@code lost_periods} (spans of purged changes no
+ * verdict covers). Later migrations are appended to a kind's list, never inserted.
  */
 public enum TableKind {
   /** The append-only change log of one source table (docs/tables.md "Bronze"). */
@@ -36,7 +37,8 @@ public enum TableKind {
   CONTROL(
       "Completeness verdict per CDC-fed table: every period before finalized_until is complete in"
           + " the target. Gate downstream work on it.",
-      Later.controlSilverPosition()),
+      Later.controlSilverPosition(),
+      Later.controlLostPeriods()),
   /** The current state of a source table, one row per key (silver; not written yet). */
   SILVER(
       "Current state of the SQL Server table built from bronze: one row per key, deleted rows"
@@ -99,6 +101,30 @@ public enum TableKind {
                   "finalized_until",
                   "The verdict (UTC): every period ending at or before it is complete in the"
                       + " table; only moves forward")));
+    }
+
+    /**
+     * Control, version 3: the {@code lost_periods} column (spans whose changes CDC cleanup purged
+     * before they were read, which no verdict covers), and the {@code finalized_until} comment that
+     * names it.
+     */
+    static Migration controlLostPeriods() {
+      return new Migration(
+          3,
+          "add lost_periods",
+          List.of(
+              new SchemaChange.AddColumns(
+                  List.of(
+                      DeltaColumn.nullable(
+                          "lost_periods",
+                          OutputType.STRING,
+                          "JSON [{from, to}] of UTC spans [from, to) whose changes CDC cleanup"
+                              + " purged before they were read (skipped or re-snapshotted past): a"
+                              + " period overlapping one is never complete; NULL when none"))),
+              new SchemaChange.SetColumnComment(
+                  "finalized_until",
+                  "The verdict (UTC): every period ending at or before it is complete in the"
+                      + " table, except periods overlapping lost_periods; only moves forward")));
     }
   }
 

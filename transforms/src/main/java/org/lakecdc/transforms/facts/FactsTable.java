@@ -146,6 +146,43 @@ public final class FactsTable {
     return TableDefinition.of(TableKind.FACTS, COLUMNS);
   }
 
+  /**
+   * The {@code data_skipped} event row of a gap a batch skipped (BEHAVIOUR.md 3.8, 4.5): {@code
+   * min_lsn = max_lsn = end_lsn} = the capture instance's {@code min_lsn} when the gap was found,
+   * {@code end_commit_ts} and {@code lost_to_ts} its commit time (also the {@code
+   * retention_watermark_ts}), {@code lost_from_ts} the commit time of the last commit before the
+   * gap, {@code detail} {@code {"capture_instance","from","to","certain"[,"reason"]}}, rows 0.
+   *
+   * @param appId the stream's app id (of its generation)
+   * @param batchId the batch that skipped the gap
+   * @param target the bronze table's path
+   * @param gap the gap
+   * @param now when the row is written (UTC)
+   */
+  public static Row dataSkippedRow(
+      String appId,
+      long batchId,
+      String target,
+      org.lakecdc.io.mssqlcdc.SkippedRange gap,
+      Instant now) {
+    return row()
+        .set(APP_ID, appId)
+        .set(BATCH_ID, batchId)
+        .set(ROWS, 0L)
+        .set(EVENT, EVENT_DATA_SKIPPED)
+        .set(MIN_LSN, gap.to().toString())
+        .set(MAX_LSN, gap.to().toString())
+        .set(END_LSN, gap.to().toString())
+        .set(END_COMMIT_TS, gap.lostTo())
+        .set(LOST_FROM_TS, gap.lostFrom())
+        .set(LOST_TO_TS, gap.lostTo())
+        .set(RETENTION_WATERMARK_TS, gap.lostTo())
+        .set(DETAIL, gap.detail())
+        .set(TARGET, target)
+        .set(WRITTEN_AT, now)
+        .build();
+  }
+
   /** A UTC instant as the zone-less date-time stored in TIMESTAMP_NTZ columns. */
   public static @Nullable LocalDateTime utc(@Nullable Instant instant) {
     return instant == null ? null : LocalDateTime.ofInstant(instant, ZoneOffset.UTC);

@@ -21,7 +21,19 @@ public final class ControlTable {
       APPLIED_LSN = "applied_lsn",
       SNAPSHOT_LSN = "snapshot_lsn",
       OPEN_SNAPSHOT_LSN = "open_snapshot_lsn",
-      SNAPSHOT_WAVE = "snapshot_wave";
+      SNAPSHOT_WAVE = "snapshot_wave",
+      LOST_PERIODS = "lost_periods";
+
+  /** The {@code finalized_until} column's comment (also set by control migration 3). */
+  public static final String FINALIZED_UNTIL_COMMENT =
+      "The verdict (UTC): every period ending at or before it is complete in the table, except"
+          + " periods overlapping lost_periods; only moves forward";
+
+  /** The {@code lost_periods} column's comment (control migration 3). */
+  public static final String LOST_PERIODS_COMMENT =
+      "JSON [{from, to}] of UTC spans [from, to) whose changes CDC cleanup purged before they"
+          + " were read (skipped or re-snapshotted past): a period overlapping one is never"
+          + " complete; NULL when none";
 
   private static final List<DeltaColumn> COLUMNS =
       List.of(
@@ -29,11 +41,7 @@ public final class ControlTable {
               TABLE_NAME,
               OutputType.STRING,
               "The table the verdict is about: its path or name, exactly as the job was given it"),
-          DeltaColumn.nullable(
-              FINALIZED_UNTIL,
-              OutputType.TIMESTAMP_NTZ,
-              "The verdict (UTC): every period ending at or before it is complete in the table;"
-                  + " only moves forward"),
+          DeltaColumn.nullable(FINALIZED_UNTIL, OutputType.TIMESTAMP_NTZ, FINALIZED_UNTIL_COMMENT),
           DeltaColumn.nullable(
               END_LSN, OutputType.STRING, "Batch end LSN that last moved the verdict"),
           DeltaColumn.nullable(
@@ -55,7 +63,8 @@ public final class ControlTable {
               OutputType.STRING,
               "Silver tables: S of the open chunked snapshot being applied wave by wave"),
           DeltaColumn.nullable(
-              SNAPSHOT_WAVE, OutputType.INT, "Silver tables: last wave of that snapshot applied"));
+              SNAPSHOT_WAVE, OutputType.INT, "Silver tables: last wave of that snapshot applied"),
+          DeltaColumn.nullable(LOST_PERIODS, OutputType.STRING, LOST_PERIODS_COMMENT));
 
   /** The Beam schema of control rows. */
   public static final Schema SCHEMA = DeltaColumn.toBeamSchema(COLUMNS);

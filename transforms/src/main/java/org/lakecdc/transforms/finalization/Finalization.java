@@ -260,6 +260,58 @@ public final class Finalization {
     }
   }
 
+  /**
+   * Records in the control row of {@code table} that the changes of {@code lost} are gone for good
+   * ({@link LostPeriod}; {@code lost_periods}, merged with those already recorded), inserting the
+   * row without a verdict when missing. Called before the verdict can move past the gap (before the
+   * facts commit of the batch that skipped it, before a re-snapshot's stream starts), so no verdict
+   * ever covers a lost period; recording the same span again changes nothing. Retried on conflicts
+   * like {@link #advance}.
+   *
+   * @param table the target's path or name
+   * @param lost the spans to record
+   * @return the table's lost periods after the call
+   * @throws DeltaConflictException when concurrent writers kept winning for about a minute
+   */
+  public List<LostPeriod> recordLost(String table, List<LostPeriod> lost) {
+    if (!controlTableOpened) {
+      tables.createIfAbsent(controlPath, ControlTable.definition());
+      controlTableOpened = true;
+    }
+    return rewriteWithRetries(
+        rows -> {
+          List<Row> updated = new ArrayList<>(rows.size() + 1);
+          Row mine = null;
+          for (Row row : rows) {
+            if (table.equals(row.getString(ControlTable.TABLE_NAME))) {
+              mine = row;
+            } else {
+              updated.add(row);
+            }
+          }
+          List<LostPeriod> before =
+              mine == null
+                  ? List.of()
+                  : LostPeriod.fromJson(mine.getString(ControlTable.LOST_PERIODS));
+          List<LostPeriod> after = LostPeriod.merge(before, lost);
+          if (after.equals(before)) {
+            return new Rewrite<>(null, after);
+          }
+          updated.add(
+              Row.fromRow(mine == null ? newRow(table) : mine)
+                  .withFieldValue(ControlTable.LOST_PERIODS, LostPeriod.toJson(after))
+                  .build());
+          return new Rewrite<>(updated, after);
+        });
+  }
+
+  /** The lost periods recorded for {@code table} ({@link #recordLost}), in order; none: empty. */
+  public List<LostPeriod> lostPeriods(String table) {
+    return row(table)
+        .map(r -> LostPeriod.fromJson(r.getString(ControlTable.LOST_PERIODS)))
+        .orElse(List.of());
+  }
+
   /** The stored verdict of {@code table}, if any. */
   public Optional<LocalDateTime> verdict(String table) {
     if (!tables.exists(controlPath)) {
@@ -275,13 +327,47 @@ public final class Finalization {
 
   /**
    * True when the period ending at {@code periodEndUtc} is complete in {@code table}: a verdict
-   * exists and {@code periodEnd <= finalized_until}. Consumers of {@code [start, end)} wait until
-   * this is true for {@code end}.
+   * exists, {@code periodEnd <= finalized_until}, and no lost period ({@link #recordLost}) holds
+   * the period of the verdict's granularity (or a finer one) that ends there ({@code from <
+   * periodEnd <= to}). Consumers of {@code [start, end)} wait until this is true for {@code end};
+   * for a coarser period use {@link #isFinal(String, LocalDateTime, LocalDateTime)}.
    *
    * @param periodEndUtc the period's end as a UTC date-time
    */
   public boolean isFinal(String table, LocalDateTime periodEndUtc) {
-    return verdict(table).map(v -> !periodEndUtc.isAfter(v)).orElse(false);
+    Optional<Row> row = row(table);
+    if (row.isEmpty() || finalizedUntil(row.get()) == null) {
+      return false;
+    }
+    if (periodEndUtc.isAfter(finalizedUntil(row.get()))) {
+      return false;
+    }
+    for (LostPeriod lost : LostPeriod.fromJson(row.get().getString(ControlTable.LOST_PERIODS))) {
+      if ((lost.from() == null || lost.from().isBefore(periodEndUtc))
+          && !periodEndUtc.isAfter(lost.to())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * True when the period {@code [periodStartUtc, periodEndUtc)} is complete in {@code table}: its
+   * end is at or before {@code finalized_until} and it overlaps none of the table's lost periods
+   * (changes CDC cleanup purged before they were read; {@link #recordLost}).
+   *
+   * @param periodStartUtc the period's start as a UTC date-time (inclusive)
+   * @param periodEndUtc the period's end as a UTC date-time (exclusive)
+   */
+  public boolean isFinal(String table, LocalDateTime periodStartUtc, LocalDateTime periodEndUtc) {
+    Optional<Row> row = row(table);
+    if (row.isEmpty()
+        || finalizedUntil(row.get()) == null
+        || periodEndUtc.isAfter(finalizedUntil(row.get()))) {
+      return false;
+    }
+    return LostPeriod.fromJson(row.get().getString(ControlTable.LOST_PERIODS)).stream()
+        .noneMatch(lost -> lost.overlaps(periodStartUtc, periodEndUtc));
   }
 
   /**

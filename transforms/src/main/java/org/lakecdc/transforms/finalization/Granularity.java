@@ -24,6 +24,11 @@ public enum Granularity {
     return utc.truncatedTo(unit);
   }
 
+  /** The start of the period after the one that contains {@code utc}. */
+  public LocalDateTime nextPeriod(LocalDateTime utc) {
+    return truncate(utc).plus(1, unit);
+  }
+
   /**
    * Parses {@code minute}, {@code hour} or {@code day}, any case.
    *

@@ -54,6 +54,13 @@ public final class ChunkedSnapshotFacts {
       EVENT_SNAPSHOT_CHUNK = "snapshot_chunk",
       EVENT_RESNAPSHOT = "resnapshot";
 
+  /**
+   * A re-snapshot after data loss that did not start its generation: its snapshot's own S was
+   * purged before the read ended (BEHAVIOUR.md 9.3 step 11). {@code detail} {@code
+   * {"generation","snapshot","reason"}}; counted by the anti-loop guard.
+   */
+  public static final String EVENT_RESNAPSHOT_FAILED = "resnapshot_failed";
+
   /** Snapshot modes of an open row. */
   public static final String MODE_CHUNKED = "chunked", MODE_FULL = "full";
 
@@ -588,8 +595,106 @@ public final class ChunkedSnapshotFacts {
         Optional.ofNullable(completion));
   }
 
+  /**
+   * The re-snapshots after data loss of one stream family for one target, as its facts rows tell
+   * them (BEHAVIOUR.md 9.3): each recovery's {@code snapshot_open} row (kind {@code resnapshot}),
+   * which generations completed (a {@code resnapshot} completion row) and which failed (a {@code
+   * resnapshot_failed} row, with when).
+   *
+   * @param opens the {@code snapshot_open} rows of kind {@code resnapshot}, by generation
+   * @param completed the generations with a {@code resnapshot} row
+   * @param failed when each failed generation's {@code resnapshot_failed} row was written (UTC)
+   */
+  public record Recoveries(
+      SortedMap<Integer, Open> opens,
+      java.util.Set<Integer> completed,
+      Map<Integer, Instant> failed) {
+    public Recoveries {
+      opens = Collections.unmodifiableSortedMap(new TreeMap<>(opens));
+      completed = java.util.Set.copyOf(completed);
+      failed = Map.copyOf(failed);
+    }
+
+    /**
+     * When the last automatic re-snapshot of the family started or failed (the newest {@code
+     * written_at} of its opens and failures), or empty when it never re-snapshotted: what the
+     * anti-loop guard measures from.
+     */
+    public Optional<Instant> lastAttempt() {
+      Instant last = null;
+      for (Open open : opens.values()) {
+        if (open.writtenAt() != null && (last == null || open.writtenAt().isAfter(last))) {
+          last = open.writtenAt();
+        }
+      }
+      for (Instant at : failed.values()) {
+        if (last == null || at.isAfter(last)) {
+          last = at;
+        }
+      }
+      return Optional.ofNullable(last);
+    }
+  }
+
+  /**
+   * Reads the re-snapshots of {@code appId}'s family for {@code target} ({@link Recoveries}) from
+   * the facts table at its latest version (file skipping on {@code event}).
+   *
+   * @return them; none when the facts table does not exist
+   * @throws UncheckedIOException when the facts table cannot be read
+   */
+  public static Recoveries recoveries(
+      DeltaTables tables, String factsPath, String appId, String target) {
+    SortedMap<Integer, Open> opens = new TreeMap<>();
+    java.util.Set<Integer> completed = new java.util.HashSet<>();
+    Map<Integer, Instant> failed = new java.util.HashMap<>();
+    if (!tables.exists(factsPath)) {
+      return new Recoveries(opens, completed, failed);
+    }
+    Predicate events = null;
+    for (String e : List.of(EVENT_SNAPSHOT_OPEN, EVENT_RESNAPSHOT, EVENT_RESNAPSHOT_FAILED)) {
+      Predicate one = new Predicate("=", new Column(FactsTable.EVENT), Literal.ofString(e));
+      events = events == null ? one : new Predicate("OR", events, one);
+    }
+    try (CloseableIterator<Map<String, Object>> rows =
+        tables.scanAtVersion(factsPath, tables.version(factsPath), events)) {
+      while (rows.hasNext()) {
+        Map<String, Object> row = rows.next();
+        if (!target.equals(row.get(FactsTable.TARGET))
+            || !ofFamily(row.get(FactsTable.APP_ID), appId)) {
+          continue;
+        }
+        Object event = row.get(FactsTable.EVENT);
+        if (EVENT_SNAPSHOT_OPEN.equals(event)) {
+          Open open = openOf(row);
+          if (open != null && KIND_RESNAPSHOT.equals(open.kind())) {
+            opens.put(open.generation(), open);
+          }
+        } else if (EVENT_RESNAPSHOT.equals(event)) {
+          completed.add(generationOf((String) row.get(FactsTable.APP_ID)));
+        } else {
+          JsonNode detail = detailOf(row);
+          Instant at = utc(row.get(FactsTable.WRITTEN_AT));
+          if (detail != null && at != null) {
+            failed.merge(detail.path("generation").asInt(), at, (a, b) -> a.isAfter(b) ? a : b);
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read Delta table " + factsPath, e);
+    }
+    return new Recoveries(opens, completed, failed);
+  }
+
+  /** The generation of a stream app id: n of {@code <appId>.g<n>}, 0 without the suffix. */
+  public static int generationOf(String streamAppId) {
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("\\.g([0-9]+)$").matcher(streamAppId);
+    return m.find() ? Integer.parseInt(m.group(1)) : 0;
+  }
+
   /** Whether a row's app id is {@code appId} or one of its generations {@code appId.g<n>}. */
-  static boolean ofFamily(@Nullable Object rowAppId, String appId) {
+  public static boolean ofFamily(@Nullable Object rowAppId, String appId) {
     if (!(rowAppId instanceof String id)) {
       return false;
     }

@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -13,6 +14,7 @@ import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.ChangeBatch;
+import org.lakecdc.io.mssqlcdc.SkippedRange;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.delta.CommitResult;
@@ -20,6 +22,7 @@ import org.lakecdc.transforms.delta.DataFileAction;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.finalization.Finalization;
+import org.lakecdc.transforms.finalization.LostPeriod;
 import org.lakecdc.transforms.position.StreamPosition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -128,6 +131,7 @@ final class BatchCommitter {
     }
     Instant bronzeDone = Instant.now();
     target.crashIf(CrashPoint.AFTER_BRONZE_COMMIT, batchId);
+    recordLost(position, batch);
     List<Row> facts =
         BatchFacts.rows(
             target,
@@ -175,6 +179,28 @@ final class BatchCommitter {
         bytes,
         target.appId(),
         null);
+  }
+
+  /**
+   * Records the spans of the gaps {@code batch} skipped as lost periods of the target's verdict
+   * ({@link Finalization#recordLost}) before its facts commit, so the verdict the batch then moves
+   * never covers them; a replayed batch records them again, which changes nothing.
+   */
+  private void recordLost(StreamPosition before, ChangeBatch batch) {
+    List<SkippedRange> skipped = batch.source().skipped();
+    if (skipped.isEmpty()) {
+      return;
+    }
+    List<LostPeriod> lost = new ArrayList<>();
+    for (SkippedRange each : skipped) {
+      SkippedRange gap = BatchFacts.withStart(each, before);
+      lost.add(
+          LostPeriod.of(
+              gap.lostFrom(),
+              gap.lostTo() == null ? batch.toCommitTime() : gap.lostTo(),
+              target.granularity()));
+    }
+    finalization.recordLost(target.bronzePath(), lost);
   }
 
   /**

@@ -12,6 +12,7 @@ import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.BatchSource;
 import org.lakecdc.io.mssqlcdc.ChangeBatch;
+import org.lakecdc.io.mssqlcdc.SkippedRange;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
 import org.lakecdc.transforms.facts.FactsTable;
@@ -28,9 +29,10 @@ final class BatchFacts {
   /**
    * The facts rows of {@code batch}, committed after {@code before}: the batch row (its counts, the
    * bronze write's duration, and the source measurements the reader took, {@link
-   * ChangeBatch#source()}), then one {@code schema_change} row per DDL in the batch's range and a
-   * {@code capture_instance_switched} row when the batch starts reading a newer capture instance.
-   * Calls no source: everything comes with the batch.
+   * ChangeBatch#source()}), then one {@code schema_change} row per DDL in the batch's range, one
+   * {@code data_skipped} row per gap of purged changes the batch skipped ({@link
+   * FactsTable#dataSkippedRow}), and a {@code capture_instance_switched} row when the batch starts
+   * reading a newer capture instance. Calls no source: everything comes with the batch.
    */
   static List<Row> rows(
       DeltaTarget target,
@@ -77,6 +79,11 @@ final class BatchFacts {
               .set(FactsTable.WRITTEN_AT, now)
               .build());
     }
+    for (SkippedRange gap : source.skipped()) {
+      rows.add(
+          FactsTable.dataSkippedRow(
+              target.appId(), stats.batchId(), target.bronzePath(), withStart(gap, before), now));
+    }
     switchEvent(before, batch)
         .ifPresent(
             e ->
@@ -95,6 +102,28 @@ final class BatchFacts {
                         .set(FactsTable.WRITTEN_AT, now)
                         .build()));
     return rows;
+  }
+
+  /**
+   * {@code gap} with its {@code lost_from_ts} taken from the position before the batch when the
+   * reader could not read it (cleanup also removed the {@code cdc.lsn_time_mapping} row of the last
+   * processed commit) and the gap starts right after that position: the changes committed after it
+   * are the ones lost (BEHAVIOUR.md 3.8).
+   */
+  static SkippedRange withStart(SkippedRange gap, StreamPosition before) {
+    if (gap.lostFrom() != null
+        || before.endCommitTime() == null
+        || !gap.from().equals(before.endLsn().increment())) {
+      return gap;
+    }
+    return new SkippedRange(
+        gap.captureInstance(),
+        gap.from(),
+        gap.to(),
+        before.endCommitTime(),
+        gap.lostTo(),
+        gap.certain(),
+        gap.reason());
   }
 
   private static @Nullable Double round(double value, int scale) {

@@ -3,14 +3,18 @@ package org.lakecdc.transforms.write;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.Serializable;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.ChangeBatch;
+import org.lakecdc.io.mssqlcdc.SkippedRange;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
 import org.lakecdc.transforms.facts.FactsTable;
@@ -156,13 +160,37 @@ public record BatchStats(
     return node;
   }
 
-  /** The JSON form stored with the bronze commit. */
+  /**
+   * The JSON form stored with the bronze commit: the stats, the batch's range and the gaps of
+   * purged changes it skipped ({@code "skipped"}, {@link SkippedRange#toJson}), so the facts rows
+   * of a batch whose facts commit did not happen are rebuilt whole ({@link #skippedOf}).
+   */
   public String toJson(ChangeBatch batch) {
     ObjectNode node = statsNode();
     node.put("from_lsn", batch.fromLsn().toString());
     node.put("end_lsn", batch.toLsn().toString());
     node.put("end_commit_ts", batch.toCommitTime().toString());
+    if (!batch.source().skipped().isEmpty()) {
+      ArrayNode skipped = node.putArray("skipped");
+      batch.source().skipped().forEach(gap -> skipped.add(gap.toJson()));
+    }
     return node.toString();
+  }
+
+  /**
+   * The gaps a batch skipped, from the JSON form of {@link #toJson(ChangeBatch)}; empty when it
+   * skipped none (or was recorded before gaps were).
+   *
+   * @throws IllegalArgumentException when the JSON is malformed
+   */
+  public static List<SkippedRange> skippedOf(String json) {
+    try {
+      List<SkippedRange> gaps = new ArrayList<>();
+      JSON.readTree(json).path("skipped").forEach(n -> gaps.add(SkippedRange.fromJson(n)));
+      return gaps;
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("Not the stats of a batch: " + json, e);
+    }
   }
 
   /**

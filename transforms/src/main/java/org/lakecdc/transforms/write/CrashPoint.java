@@ -2,12 +2,13 @@ package org.lakecdc.transforms.write;
 
 /**
  * Points of the commit sequence of a batch where crash tests stop the job: data files written but
- * not committed; bronze committed but not its facts row; facts committed but not the verdict. The
- * job throws {@link SimulatedCrash} there; a rerun must then write every change exactly once, one
- * facts row per batch, and a verdict that never moves backwards nor ahead of the data. What is
- * thrown is the test's {@link Failure}: by default the exception {@link SimulatedCrash}; the
- * fatal-error tests throw a real {@link OutOfMemoryError} or {@link StackOverflowError} on the
- * worker instead, to check that the job still ends.
+ * not committed; bronze committed but not its facts row; facts committed but not the verdict; and
+ * the steps of a re-snapshot after data loss (recovery recorded, snapshot committed, event
+ * written). The job throws {@link SimulatedCrash} there; a rerun must then write every change
+ * exactly once, one facts row per batch, and a verdict that never moves backwards nor ahead of the
+ * data. What is thrown is the test's {@link Failure}: by default the exception {@link
+ * SimulatedCrash}; the fatal-error tests throw a real {@link OutOfMemoryError} or {@link
+ * StackOverflowError} on the worker instead, to check that the job still ends.
  */
 public enum CrashPoint {
   /** After the batch's data files are written, before its bronze commit. */
@@ -15,7 +16,19 @@ public enum CrashPoint {
   /** After the batch's bronze commit, before its facts commit. */
   AFTER_BRONZE_COMMIT,
   /** After the batch's facts commit, before the verdict is advanced. */
-  AFTER_FACTS_COMMIT;
+  AFTER_FACTS_COMMIT,
+  /**
+   * A re-snapshot after data loss: after its recovery is recorded (the {@code snapshot_open} row of
+   * the new generation), before its snapshot is read.
+   */
+  AFTER_RECOVERY_RECORDED,
+  /**
+   * A re-snapshot: after its snapshot's bronze commit, which starts the new generation at S, before
+   * its {@code resnapshot} facts event.
+   */
+  AFTER_RESNAPSHOT_COMMIT,
+  /** A re-snapshot: after its {@code resnapshot} facts event, before the stream starts at S. */
+  AFTER_RESNAPSHOT_EVENT;
 
   /** What a crash test throws at its point. */
   public enum Failure {
@@ -50,6 +63,15 @@ public enum CrashPoint {
 
     private static long recurse(long depth) {
       return recurse(depth + 1) + 1;
+    }
+  }
+
+  /** Throws the default failure of {@code point} when it is {@code configured} (launcher steps). */
+  public static void crashIf(
+      @org.checkerframework.checker.nullness.qual.Nullable CrashPoint configured,
+      CrashPoint point) {
+    if (configured == point) {
+      throw new SimulatedCrash(point, -1);
     }
   }
 

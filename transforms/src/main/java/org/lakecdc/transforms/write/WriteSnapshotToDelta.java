@@ -232,15 +232,16 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
 
   /** The JSON of the snapshot record. */
   static String snapshotJson(Lsn lsn, Instant commitTime, long rows) {
-    return snapshotJson(lsn, commitTime, rows, null);
+    return snapshotJson(lsn, commitTime, rows, null, 0);
   }
 
   private static String snapshotJson(
-      Lsn lsn, Instant commitTime, long rows, @Nullable SeedSource seed) {
+      Lsn lsn, Instant commitTime, long rows, @Nullable SeedSource seed, int generation) {
     ObjectNode node = JSON.createObjectNode();
     node.put("lsn", lsn.toString());
     node.put("commit_ts", commitTime.toString());
     node.put("rows", rows);
+    node.put("generation", generation);
     if (seed != null) {
       node.put("kind", "seed");
       node.put("seed_table", seed.table());
@@ -271,8 +272,11 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
    * @param commitTime the UTC commit time of {@code lsn} ({@code _commit_ts} of the rows)
    * @param rows the rows committed, -1 when unknown
    * @param seed where a seed's rows came from, or null for a snapshot of the source table
+   * @param generation the stream generation the snapshot started: 0 for the bootstrap (or seed), n
+   *     for the re-snapshot that started generation n (0 in records written before generations)
    */
-  public record SnapshotRecord(Lsn lsn, Instant commitTime, long rows, @Nullable SeedSource seed) {}
+  public record SnapshotRecord(
+      Lsn lsn, Instant commitTime, long rows, @Nullable SeedSource seed, int generation) {}
 
   /**
    * The snapshot record committed to bronze, if any.
@@ -295,7 +299,8 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
           Lsn.parse(node.get("lsn").asText()),
           Instant.parse(node.get("commit_ts").asText()),
           node.path("rows").asLong(-1),
-          seed);
+          seed,
+          node.path("generation").asInt(0));
     } catch (JsonProcessingException | NullPointerException | java.time.DateTimeException e) {
       throw new IllegalArgumentException("Not a snapshot record: " + json, e);
     }
@@ -505,8 +510,10 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
   }
 
   /**
-   * Commits the snapshot's files with its record and the position, unless a snapshot is already
-   * recorded. Also used for an empty table (no files).
+   * Commits the snapshot's files with its record and the position, unless a snapshot of the
+   * position's generation (or a later one) is already recorded: the bootstrap is generation 0, a
+   * re-snapshot after data loss starts generation n under app id {@code <appId>.g<n>}. Also used
+   * for an empty table (no files).
    *
    * @return the rows committed, or -1 when a snapshot was already recorded
    */
@@ -533,15 +540,18 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
       List<DataFileAction> files,
       long rows,
       @Nullable SeedSource seed) {
-    if (committedSnapshot(tables, bronzePath).isPresent()) {
+    if (committedRecord(tables, bronzePath)
+        .filter(r -> r.generation() >= position.generation())
+        .isPresent()) {
       return -1;
     }
     return commitOnce(tables, bronzePath, position, files, rows, seed);
   }
 
   /**
-   * The transaction app id of a target's one snapshot (or seed) commit, version 0: {@code
-   * <appId>#snapshot}. Two runs that both found no snapshot and both took one race to commit; Delta
+   * The transaction app id of a target's one snapshot (or seed) commit of a generation, version 0:
+   * {@code <appId>#snapshot}, with the generation's app id ({@code <appId>.g<n>#snapshot} for a
+   * re-snapshot). Two runs that both found no snapshot and both took one race to commit; Delta
    * refuses the loser's commit ({@code ConcurrentTransactionException}), so bronze holds the rows
    * of one snapshot only.
    */
@@ -571,7 +581,7 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
             0,
             Map.of(
                 SNAPSHOT_DOMAIN,
-                snapshotJson(position.endLsn(), time, rows, seed),
+                snapshotJson(position.endLsn(), time, rows, seed, position.generation()),
                 StreamPosition.BRONZE_DOMAIN,
                 position.toJson()));
     return result.committed() ? rows : -1;

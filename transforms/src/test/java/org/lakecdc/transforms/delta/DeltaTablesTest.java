@@ -579,7 +579,7 @@ class DeltaTablesTest {
   }
 
   @Test
-  void c172AControlTableAtVersion0GainsSilversPositionColumns() {
+  void c172AControlTableAtVersion0GainsSilversPositionColumnsAndLostPeriods() {
     String path = path("control");
     createBareTable(
         path,
@@ -593,10 +593,10 @@ class DeltaTablesTest {
 
     OpenResult opened = tables.open(path, TableKind.CONTROL);
 
-    assertEquals(2, opened.migrationsApplied());
-    assertEquals(2, opened.schemaVersion());
+    assertEquals(3, opened.migrationsApplied());
+    assertEquals(3, opened.schemaVersion());
     TableInfo info = tables.describe(path);
-    assertEquals(2, info.schemaVersion());
+    assertEquals(3, info.schemaVersion());
     assertEquals(
         List.of(
             "table_name",
@@ -607,7 +607,8 @@ class DeltaTablesTest {
             "applied_lsn",
             "snapshot_lsn",
             "open_snapshot_lsn",
-            "snapshot_wave"),
+            "snapshot_wave",
+            "lost_periods"),
         info.columns().stream().map(DeltaColumn::name).toList());
     assertEquals(
         DeltaColumn.nullable(
@@ -632,13 +633,21 @@ class DeltaTablesTest {
             "snapshot_wave", OutputType.INT, "Silver tables: last wave of that snapshot applied"),
         info.column("snapshot_wave").orElseThrow());
     assertEquals(
-        "The verdict (UTC): every period ending at or before it is complete in the table; only"
-            + " moves forward",
+        DeltaColumn.nullable(
+            "lost_periods",
+            OutputType.STRING,
+            "JSON [{from, to}] of UTC spans [from, to) whose changes CDC cleanup purged before they"
+                + " were read (skipped or re-snapshotted past): a period overlapping one is never"
+                + " complete; NULL when none"),
+        info.column("lost_periods").orElseThrow());
+    assertEquals(
+        "The verdict (UTC): every period ending at or before it is complete in the table, except"
+            + " periods overlapping lost_periods; only moves forward",
         info.column("finalized_until").orElseThrow().comment());
-    // A new control table has the columns migration 2 adds, with the same comments.
+    // A new control table has the columns migrations 2 and 3 add, with the same comments.
     List<DeltaColumn> current =
         org.lakecdc.transforms.finalization.ControlTable.definition().columns();
-    assertEquals(current.subList(5, 9), info.columns().subList(5, 9));
+    assertEquals(current.subList(5, 10), info.columns().subList(5, 10));
     assertEquals(current.get(1), info.columns().get(1));
   }
 
@@ -746,7 +755,7 @@ class DeltaTablesTest {
     assertEquals(
         "Delta table "
             + path
-            + " is at control schema version 99 (mssql_cdc.schema_version), newer than 2, the"
+            + " is at control schema version 99 (mssql_cdc.schema_version), newer than 3, the"
             + " newest control version this build knows; upgrade lakecdc to write it",
         e.getMessage());
     assertEquals(0, tables.version(path));
@@ -1027,7 +1036,7 @@ class DeltaTablesTest {
   @Test
   void everyKindIsAtVersionOneButControlWithItsCommentAndPropertyValue() {
     for (TableKind kind : TableKind.values()) {
-      assertEquals(kind == TableKind.CONTROL ? 2 : 1, kind.currentVersion(), kind.name());
+      assertEquals(kind == TableKind.CONTROL ? 3 : 1, kind.currentVersion(), kind.name());
       assertEquals(1, kind.migrations().get(0).version());
       assertEquals(
           List.of(new SchemaChange.SetTableComment(kind.tableComment())),

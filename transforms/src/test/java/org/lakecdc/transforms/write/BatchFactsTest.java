@@ -138,6 +138,81 @@ class BatchFactsTest {
   }
 
   /**
+   * A gap a batch skipped ({@code --onDataLoss=skip}) is a {@code data_skipped} row after the batch
+   * row, in the same facts commit; its start time comes from the position before the batch when
+   * cleanup also removed that commit's {@code cdc.lsn_time_mapping} row (C069).
+   */
+  @Test
+  void c069ASkippedGapIsADataSkippedRowWithItsLsnsAndCommitTimes() {
+    Lsn l0 = Lsn.parse("0x0000002A000001000001");
+    Lsn l2 = Lsn.parse("0x0000002A000001000021");
+    Lsn l3 = Lsn.parse("0x0000002A000001000031");
+    StreamPosition before = new StreamPosition("loss-v1", 0, 4, l0, T0, "dbo_orders");
+    DeltaTarget target =
+        new DeltaTarget(
+            "bronze",
+            "facts",
+            "control",
+            before,
+            Granularity.HOUR,
+            T0,
+            null,
+            0,
+            null,
+            org.lakecdc.transforms.delta.HadoopConf.empty());
+    org.lakecdc.io.mssqlcdc.SkippedRange gap =
+        new org.lakecdc.io.mssqlcdc.SkippedRange(
+            "dbo_orders", l0.increment(), l2, null, T0.plusSeconds(120), true, null);
+    ChangeBatch batch =
+        new ChangeBatch(
+            "dbo_orders",
+            l0.increment(),
+            l3,
+            T0.plusSeconds(180),
+            2,
+            List.of("dbo_orders"),
+            0,
+            new BatchSource(null, null, null, 0, 0, List.of(), List.of(), List.of(gap)));
+    List<Row> rows =
+        BatchFacts.rows(
+            target,
+            before,
+            batch,
+            BatchStats.empty(5),
+            T0,
+            Duration.ZERO,
+            Clock.fixed(Instant.parse("2026-12-01T11:00:00Z"), ZoneOffset.UTC));
+    assertEquals(2, rows.size());
+    Row skipped = rows.get(1);
+    assertEquals("data_skipped", skipped.getString(FactsTable.EVENT));
+    assertEquals("loss-v1", skipped.getString(FactsTable.APP_ID));
+    assertEquals(5L, skipped.getInt64(FactsTable.BATCH_ID));
+    assertEquals(0L, skipped.getInt64(FactsTable.ROWS));
+    assertEquals(l2.toString(), skipped.getString(FactsTable.MIN_LSN));
+    assertEquals(l2.toString(), skipped.getString(FactsTable.MAX_LSN));
+    assertEquals(l2.toString(), skipped.getString(FactsTable.END_LSN));
+    assertEquals(
+        LocalDateTime.of(2026, 9, 28, 13, 50),
+        skipped.getLogicalTypeValue(FactsTable.LOST_FROM_TS, LocalDateTime.class));
+    assertEquals(
+        LocalDateTime.of(2026, 9, 28, 13, 52),
+        skipped.getLogicalTypeValue(FactsTable.LOST_TO_TS, LocalDateTime.class));
+    assertEquals(
+        LocalDateTime.of(2026, 9, 28, 13, 52),
+        skipped.getLogicalTypeValue(FactsTable.END_COMMIT_TS, LocalDateTime.class));
+    assertEquals(
+        LocalDateTime.of(2026, 9, 28, 13, 52),
+        skipped.getLogicalTypeValue(FactsTable.RETENTION_WATERMARK_TS, LocalDateTime.class));
+    assertEquals(
+        "{\"capture_instance\":\"dbo_orders\",\"from\":\"0x0000002A000001000002\","
+            + "\"to\":\"0x0000002A000001000021\",\"certain\":true}",
+        skipped.getString(FactsTable.DETAIL));
+    assertEquals("bronze", skipped.getString(FactsTable.TARGET));
+    // Stored with the bronze commit, so a crash before the facts commit rebuilds it.
+    assertEquals(List.of(gap), BatchStats.skippedOf(BatchStats.empty(5).toJson(batch)));
+  }
+
+  /**
    * A batch of one commit at {@code lsn}, the source's newest commit, read when the source's clock
    * said {@code sourceTime} (null: no clock).
    */

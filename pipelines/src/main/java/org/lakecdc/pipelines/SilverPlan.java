@@ -120,6 +120,11 @@ final class SilverPlan {
         named = instance;
       }
     }
+    if (!names.contains(captureInstance.toLowerCase(Locale.ROOT))) {
+      // The configured instance was disabled since (the stream followed the table to the newer
+      // one): bronze's rows it wrote, and a re-snapshot's rows stamped with it, are the table's.
+      names.add(0, captureInstance.toLowerCase(Locale.ROOT));
+    }
     List<String> given = keys;
     if (given.isEmpty()) {
       given = named.keyColumns();

@@ -1,0 +1,417 @@
+package org.lakecdc.pipelines;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.lakecdc.pipelines.JobFixture.ORDERS;
+import static org.lakecdc.pipelines.JobFixture.at;
+import static org.lakecdc.pipelines.JobFixture.order;
+
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.apache.beam.sdk.values.Row;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.lakecdc.io.mssqlcdc.DataLossPolicy;
+import org.lakecdc.io.mssqlcdc.client.DataLossError;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
+import org.lakecdc.transforms.delta.DeltaColumn;
+import org.lakecdc.transforms.facts.FactsTable;
+import org.lakecdc.transforms.finalization.ControlTable;
+import org.lakecdc.transforms.position.StreamPosition;
+import org.lakecdc.transforms.write.CrashPoint;
+
+/**
+ * {@code --onDataLoss=resnapshot} (BEHAVIOUR.md 9; docs/scenarios.md §10): the launcher
+ * re-snapshots a target whose unread changes CDC cleanup purged into a new generation and streams
+ * on, at most once per interval, resuming a crashed recovery without a second snapshot; silver
+ * rebuilds from the newest snapshot.
+ */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+class ResnapshotJobTest {
+  @TempDir Path dir;
+
+  /** C153's source: keyed orders 0..2 at T0..T0+2. */
+  private static JobFixture orders(Path dir) {
+    JobFixture f = new JobFixture(dir);
+    f.db.enableCdc(ORDERS);
+    for (int i = 0; i < 3; i++) {
+      f.db.transaction(at(i)).insert(ORDERS, order(i, "new", i + ".00")).commit();
+    }
+    return f;
+  }
+
+  private String silver() {
+    return dir.resolve("delta/silver/dbo_orders").toString();
+  }
+
+  private JobConfig config(JobFixture f, DataLossPolicy policy) {
+    return JobConfig.builder(f.db.clientFactory(), JobFixture.CI, f.bronze, f.facts, f.control)
+        .appId("loss-v1")
+        .onDataLoss(policy)
+        .silverPath(silver())
+        .build();
+  }
+
+  private List<Row> scan(String path) {
+    return f0.tables.scan(path, DeltaColumn.toBeamSchema(f0.tables.describe(path).columns()));
+  }
+
+  private JobFixture f0;
+
+  /** The distinct snapshots in bronze (values of {@code _snapshot}), in order. */
+  private Set<String> snapshots(JobFixture f) {
+    Set<String> out = new TreeSet<>();
+    for (Row r : scan(f.bronze)) {
+      if (r.getString(MetadataColumns.SNAPSHOT) != null) {
+        out.add(r.getString(MetadataColumns.SNAPSHOT));
+      }
+    }
+    return out;
+  }
+
+  /** Silver's rows as "key/status", sorted. */
+  private List<String> silverRows() {
+    List<String> out = new ArrayList<>();
+    for (Row r : scan(silver())) {
+      out.add(r.getValue("order_id") + "/" + r.getValue("status"));
+    }
+    out.sort(null);
+    return out;
+  }
+
+  private List<Row> events(JobFixture f, String event) {
+    return f.tables.scan(f.facts, FactsTable.SCHEMA).stream()
+        .filter(r -> event.equals(r.getString(FactsTable.EVENT)))
+        .toList();
+  }
+
+  private static LocalDateTime utc(java.time.Instant t) {
+    return LocalDateTime.ofInstant(t, java.time.ZoneOffset.UTC);
+  }
+
+  private StreamPosition bronzePosition(JobFixture f) {
+    return StreamPosition.fromJson(f.tables.domainMetadata(f.bronze, StreamPosition.BRONZE_DOMAIN))
+        .orElseThrow();
+  }
+
+  /** Batches' (app id, event) pairs of the facts table, as "app/event". */
+  private Set<String> batchApps(JobFixture f) {
+    Set<String> out = new TreeSet<>();
+    for (Row r : f.tables.scan(f.facts, FactsTable.SCHEMA)) {
+      if (r.getValue(FactsTable.BATCH_ID) != null && r.getString(FactsTable.EVENT) == null) {
+        out.add(r.getString(FactsTable.APP_ID) + "/" + r.getString(FactsTable.EVENT));
+      }
+    }
+    return out;
+  }
+
+  /** C153 up to the loss: bootstrap, insert 3 and stream it, then update 1, delete 2, cleanup. */
+  private JobFixture lostAfterOrder3() {
+    JobFixture f = orders(dir);
+    f0 = f;
+    f.run(config(f, DataLossPolicy.RESNAPSHOT));
+    f.db.transaction(at(3)).insert(ORDERS, order(3, "new", "3.00")).commit();
+    f.run(config(f, DataLossPolicy.RESNAPSHOT));
+    f.db.transaction(at(4)).update(ORDERS, List.of(1), Map.of("status", "paid")).commit();
+    f.db.transaction(at(5)).delete(ORDERS, List.of(2)).commit();
+    Lsn idle = f.db.idle(at(7));
+    f.db.cleanup(JobFixture.CI, idle);
+    return f;
+  }
+
+  @Test
+  void c153DataLossReSnapshotsIntoANewGenerationAtMostOncePerInterval() {
+    JobFixture f = lostAfterOrder3();
+    assertEquals(1, snapshots(f).size());
+    Row bootstrap = events(f, "bootstrap").get(0);
+    assertEquals("loss-v1", bootstrap.getString(FactsTable.APP_ID));
+    assertEquals(3L, bootstrap.getInt64(FactsTable.ROWS));
+
+    f.run(config(f, DataLossPolicy.RESNAPSHOT));
+    assertEquals(2, snapshots(f).size());
+    StreamPosition position = bronzePosition(f);
+    assertEquals(1, position.generation());
+    assertEquals("loss-v1.g1", position.appId());
+    List<Row> resnapshots = events(f, "resnapshot");
+    assertEquals(1, resnapshots.size());
+    Row event = resnapshots.get(0);
+    assertEquals("loss-v1.g1", event.getString(FactsTable.APP_ID));
+    assertNull(event.getValue(FactsTable.BATCH_ID));
+    assertEquals(3L, event.getInt64(FactsTable.ROWS));
+    assertEquals(
+        utc(at(3)), event.getLogicalTypeValue(FactsTable.LOST_FROM_TS, LocalDateTime.class));
+    assertEquals(utc(at(7)), event.getLogicalTypeValue(FactsTable.LOST_TO_TS, LocalDateTime.class));
+    assertEquals(
+        utc(at(7)),
+        event.getLogicalTypeValue(FactsTable.RETENTION_WATERMARK_TS, LocalDateTime.class));
+    assertEquals(event.getString(FactsTable.MIN_LSN), event.getString(FactsTable.MAX_LSN));
+    assertEquals(position.endLsn().toString(), event.getString(FactsTable.END_LSN));
+    assertTrue(
+        f.lastOutput.contains("re-snapshotting (whole) into generation 1 under app id loss-v1.g1"),
+        f.lastOutput);
+    // No verdict covers the gap: the hour of 13:53..13:57 is lost.
+    Row control =
+        f.tables.scan(f.control, ControlTable.SCHEMA).stream()
+            .filter(r -> f.bronze.equals(r.getString(ControlTable.TABLE_NAME)))
+            .findFirst()
+            .orElseThrow();
+    assertEquals(
+        "[{\"from\":\"2026-09-28T13:00\",\"to\":\"2026-09-28T14:00\"}]",
+        control.getString(ControlTable.LOST_PERIODS));
+    assertEquals(List.of("0/new", "1/paid", "3/new"), silverRows());
+
+    // Step 4: the generation is honoured whatever --onDataLoss says.
+    f.db.transaction(at(8)).update(ORDERS, List.of(0), Map.of("status", "paid")).commit();
+    f.db.transaction(at(9)).delete(ORDERS, List.of(3)).commit();
+    f.run(config(f, DataLossPolicy.FAIL));
+    assertEquals(2, snapshots(f).size());
+    assertEquals(1, events(f, "resnapshot").size());
+    assertEquals(Set.of("loss-v1/null", "loss-v1.g1/null"), batchApps(f));
+    assertEquals(List.of("0/paid", "1/paid"), silverRows(), "key 2, deleted in the gap, is gone");
+
+    // Step 5: a second loss within the interval fails loudly.
+    f.db.transaction(at(10)).insert(ORDERS, order(7, "new", "7.00")).commit();
+    Lsn idle = f.db.idle(at(11));
+    f.db.cleanup(JobFixture.CI, idle);
+    DataLossError e =
+        assertThrows(DataLossError.class, () -> f.run(config(f, DataLossPolicy.RESNAPSHOT)));
+    assertTrue(e.getMessage().contains("--resnapshotIntervalDays=7 ago"), e.getMessage());
+    assertEquals(2, snapshots(f).size());
+    assertEquals(1, bronzePosition(f).generation());
+
+    // Step 6: with an interval of 0 it re-snapshots now.
+    f.run(config(f, DataLossPolicy.RESNAPSHOT).toBuilder().resnapshotIntervalDays(0).build());
+    assertEquals(3, snapshots(f).size());
+    assertEquals(2, bronzePosition(f).generation());
+    assertEquals(
+        List.of("loss-v1.g1", "loss-v1.g2"),
+        events(f, "resnapshot").stream()
+            .map(r -> r.getString(FactsTable.APP_ID))
+            .sorted()
+            .toList());
+    assertEquals(List.of("0/paid", "1/paid", "7/new"), silverRows());
+  }
+
+  /** The source's current rows as "key/status", sorted. */
+  private static List<String> sourceRows(JobFixture f) {
+    List<String> out = new ArrayList<>();
+    for (Map<String, Object> r : f.db.rows(ORDERS)) {
+      out.add(r.get("order_id") + "/" + r.get("status"));
+    }
+    out.sort(null);
+    return out;
+  }
+
+  /** Bronze's rows of the snapshot at {@code s} as "key/status", sorted. */
+  private List<String> snapshotRows(JobFixture f, String s) {
+    List<String> out = new ArrayList<>();
+    for (Row r : scan(f.bronze)) {
+      if (s.equals(r.getString(MetadataColumns.SNAPSHOT))) {
+        out.add(r.getValue("order_id") + "/" + r.getValue("status"));
+      }
+    }
+    out.sort(null);
+    return out;
+  }
+
+  /** Bronze's rows as "lsn/seqval/op/key/snapshot": a row written twice shows twice. */
+  private List<String> bronzeKeys(JobFixture f) {
+    List<String> out = new ArrayList<>();
+    for (Row r : scan(f.bronze)) {
+      out.add(
+          r.getString(MetadataColumns.START_LSN)
+              + "/"
+              + r.getString(MetadataColumns.SEQVAL)
+              + "/"
+              + r.getInt32(MetadataColumns.OPERATION)
+              + "/"
+              + r.getValue("order_id")
+              + "/"
+              + r.getString(MetadataColumns.SNAPSHOT));
+    }
+    out.sort(null);
+    return out;
+  }
+
+  /** A loss after the position: a commit, then cleanup to an idle entry after it. */
+  private static void purge(JobFixture f, int minute, int order) {
+    f.db.transaction(at(minute)).insert(ORDERS, order(order, "new", order + ".00")).commit();
+    f.db.cleanup(JobFixture.CI, f.db.idle(at(minute + 1)));
+  }
+
+  @Test
+  void aCrashAtEveryStepOfARecoveryIsFinishedByTheRerunWithOneSnapshotAndNoLostChange() {
+    JobFixture f = orders(dir);
+    f0 = f;
+    JobConfig config =
+        config(f, DataLossPolicy.RESNAPSHOT).toBuilder()
+            .bootstrap(false)
+            .silverPath(null)
+            .resnapshotIntervalDays(0)
+            .build();
+    f.run(config);
+    int minute = 10;
+    int generation = 0;
+    for (CrashPoint point :
+        List.of(
+            CrashPoint.AFTER_RECOVERY_RECORDED,
+            CrashPoint.AFTER_RESNAPSHOT_COMMIT,
+            CrashPoint.AFTER_RESNAPSHOT_EVENT)) {
+      purge(f, minute, 100 + generation);
+      minute += 10;
+      generation++;
+      assertThrows(CrashPoint.SimulatedCrash.class, () -> f.run(config.withCrash(point, -1)));
+      f.run(config);
+      StreamPosition position = bronzePosition(f);
+      assertEquals(generation, position.generation(), point.name());
+      assertEquals("loss-v1.g" + generation, position.appId(), point.name());
+      assertEquals(generation, snapshots(f).size(), point + ": one snapshot per generation");
+      assertEquals(generation, events(f, "resnapshot").size(), point.name());
+      assertEquals(
+          generation,
+          events(f, "snapshot_open").stream()
+              .filter(r -> r.getString(FactsTable.DETAIL).contains("\"kind\":\"resnapshot\""))
+              .count(),
+          point + ": the recovery is recorded once");
+      assertEquals(sourceRows(f), snapshotRows(f, position.endLsn().toString()), point.name());
+      List<String> rows = bronzeKeys(f);
+      assertEquals(new TreeSet<>(rows).size(), rows.size(), point + ": no row written twice");
+    }
+    // The stream goes on in the last generation: a later change is read once.
+    f.db.transaction(at(minute)).update(ORDERS, List.of(0), Map.of("status", "paid")).commit();
+    f.run(config);
+    assertEquals(Set.of("loss-v1/null", "loss-v1.g3/null"), batchApps(f));
+  }
+
+  @Test
+  void c156TheReSnapshotOfAnEmptiedTableIsMarkedOnlyByItsEvent() {
+    JobFixture f = orders(dir);
+    f0 = f;
+    f.run(config(f, DataLossPolicy.RESNAPSHOT));
+    f.db
+        .transaction(at(3))
+        .delete(ORDERS, List.of(0))
+        .delete(ORDERS, List.of(1))
+        .delete(ORDERS, List.of(2))
+        .commit();
+    f.db.cleanup(JobFixture.CI, f.db.idle(at(4)));
+    f.run(config(f, DataLossPolicy.RESNAPSHOT));
+    assertEquals(1, bronzePosition(f).generation());
+    assertEquals(1, snapshots(f).size(), "no rows to write: bronze holds the bootstrap's only");
+    Row event = events(f, "resnapshot").get(0);
+    assertEquals(0L, event.getInt64(FactsTable.ROWS));
+    String maxLsn = event.getString(FactsTable.MAX_LSN);
+    for (Row r : scan(f.bronze)) {
+      assertTrue(maxLsn.compareTo(r.getString(MetadataColumns.START_LSN)) > 0, maxLsn);
+    }
+    assertEquals(List.of(), silverRows(), "the event is the rebuild point");
+  }
+
+  @Test
+  void c157AReSnapshotRecoversAStreamStartedAtAPurgedLsn() {
+    JobFixture f = orders(dir);
+    f0 = f;
+    Lsn given = f.db.idle(at(3));
+    f.db.transaction(at(4)).delete(ORDERS, List.of(0)).commit();
+    f.db.cleanup(JobFixture.CI, f.db.idle(at(5)));
+    f.run(
+        config(f, DataLossPolicy.RESNAPSHOT).toBuilder()
+            .bootstrap(false)
+            .silverPath(null)
+            .startingLsn(org.lakecdc.io.mssqlcdc.StartingLsn.after(given))
+            .build());
+    assertEquals(1, bronzePosition(f).generation());
+    assertEquals(List.of("1/new", "2/new"), snapshotRows(f, bronzePosition(f).endLsn().toString()));
+  }
+
+  @Test
+  void c158AReSnapshotRecoversChangesOnlyADroppedOlderInstanceHeld() {
+    JobFixture f = orders(dir);
+    f0 = f;
+    f.run(config(f, DataLossPolicy.RESNAPSHOT).toBuilder().bootstrap(false).build());
+    f.db.transaction(at(3)).delete(ORDERS, List.of(0)).commit();
+    f.db.enableCdc(
+        ORDERS, org.lakecdc.io.mssqlcdc.fake.CaptureOptions.defaults().withName("dbo_orders_v2"));
+    f.db.transaction(at(5)).insert(ORDERS, order(5, "new", "5.00")).commit();
+    f.db.disableCdc(JobFixture.CI);
+    f.run(config(f, DataLossPolicy.RESNAPSHOT).toBuilder().bootstrap(false).build());
+    assertEquals(1, bronzePosition(f).generation());
+    assertEquals(List.of("1/new", "2/new", "5/new"), silverRows());
+  }
+
+  @Test
+  void aStreamThatMeetsTheLossDuringARunIsReSnapshotAndStreamsOnInTheSameRun() {
+    JobFixture f = orders(dir);
+    f0 = f;
+    JobConfig config = config(f, DataLossPolicy.RESNAPSHOT).toBuilder().bootstrap(false).build();
+    f.run(config);
+    f.db.transaction(at(3)).insert(ORDERS, order(3, "new", "3.00")).commit();
+    // Cleanup runs after the pre-flight found nothing purged, before the stream reads.
+    f.run(config, JobFixture.direct(), () -> f.db.cleanup(JobFixture.CI, f.db.idle(at(4))));
+    assertTrue(
+        f.lastOutput.contains("dbo_orders: CDC cleanup passed the stream during the run"),
+        f.lastOutput);
+    assertEquals(1, bronzePosition(f).generation());
+    assertEquals(List.of("0/new", "1/new", "2/new", "3/new"), silverRows());
+  }
+
+  @Test
+  void skipGoesOnFromMinLsnAndRecordsTheGapThatNoVerdictCovers() {
+    JobFixture f = orders(dir);
+    f0 = f;
+    JobConfig skip =
+        config(f, DataLossPolicy.SKIP).toBuilder().bootstrap(false).silverPath(null).build();
+    f.run(skip);
+    Lsn position = bronzePosition(f).endLsn();
+    f.db.transaction(at(70)).insert(ORDERS, order(3, "new", "3.00")).commit();
+    Lsn min = f.db.transaction(at(130)).insert(ORDERS, order(4, "new", "4.00")).commit();
+    f.db.transaction(at(250)).insert(ORDERS, order(5, "new", "5.00")).commit();
+    f.db.cleanup(JobFixture.CI, min);
+    f.run(skip);
+    List<Row> skipped = events(f, "data_skipped");
+    assertEquals(1, skipped.size());
+    Row gap = skipped.get(0);
+    assertEquals("loss-v1", gap.getString(FactsTable.APP_ID));
+    assertEquals(1L, gap.getInt64(FactsTable.BATCH_ID));
+    assertEquals(min.toString(), gap.getString(FactsTable.END_LSN));
+    assertEquals(utc(at(2)), gap.getLogicalTypeValue(FactsTable.LOST_FROM_TS, LocalDateTime.class));
+    assertEquals(utc(at(130)), gap.getLogicalTypeValue(FactsTable.LOST_TO_TS, LocalDateTime.class));
+    assertEquals(
+        "{\"capture_instance\":\"dbo_orders\",\"from\":\""
+            + f.db.openClient().incrementLsn(position)
+            + "\",\"to\":\""
+            + min
+            + "\",\"certain\":true}",
+        gap.getString(FactsTable.DETAIL));
+    List<Integer> streamed = new ArrayList<>();
+    for (Row r : scan(f.bronze)) {
+      streamed.add((Integer) r.getValue("order_id"));
+    }
+    streamed.sort(null);
+    assertEquals(List.of(0, 1, 2, 4, 5), streamed, "order 3 was purged before it was read");
+    org.lakecdc.transforms.finalization.Finalization verdict =
+        new org.lakecdc.transforms.finalization.Finalization(
+            f.tables, f.control, java.time.Clock.systemUTC());
+    assertEquals(LocalDateTime.of(2026, 9, 28, 18, 0), verdict.verdict(f.bronze).orElseThrow());
+    assertEquals(
+        List.of(
+            new org.lakecdc.transforms.finalization.LostPeriod(
+                LocalDateTime.of(2026, 9, 28, 13, 0), LocalDateTime.of(2026, 9, 28, 17, 0))),
+        verdict.lostPeriods(f.bronze),
+        "13:52 (the last change read) to 16:00 (min_lsn), whole hours");
+    assertTrue(verdict.isFinal(f.bronze, LocalDateTime.of(2026, 9, 28, 13, 0)));
+    assertEquals(false, verdict.isFinal(f.bronze, LocalDateTime.of(2026, 9, 28, 14, 0)));
+    assertEquals(false, verdict.isFinal(f.bronze, LocalDateTime.of(2026, 9, 28, 17, 0)));
+    assertTrue(verdict.isFinal(f.bronze, LocalDateTime.of(2026, 9, 28, 18, 0)));
+  }
+}

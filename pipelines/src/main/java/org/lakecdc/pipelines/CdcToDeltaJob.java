@@ -658,7 +658,9 @@ public final class CdcToDeltaJob {
                     : RunCounters.rowsByOperation(result),
                 plan.snapshotRows(),
                 plan.snapshotSeconds(),
-                Recovery.resumePosition(config, plan.tables(), out),
+                // A table recovered beside this run (a re-snapshot) is in a later generation now.
+                Recovery.resumePosition(
+                    Resnapshot.resolveGeneration(config, plan.tables()), plan.tables(), out),
                 plan.finalization().verdict(config.bronzePath()),
                 streamSeconds,
                 (System.nanoTime() - plan.began()) / 1e9);

@@ -474,8 +474,15 @@ public final class FakeExport {
     }
   }
 
-  /** Refuses a file or a non-empty directory: an export never writes over anything. */
-  static void requireNewOrEmpty(Path directory) {
+  /**
+   * Refuses a file or a non-empty directory: an export or an import never writes over anything.
+   *
+   * @param directory the directory to write
+   * @throws IllegalArgumentException {@code <directory> is a file, not a directory}, or {@code
+   *     <directory> is not empty: give a new or empty directory}
+   * @throws UncheckedIOException when the directory cannot be listed
+   */
+  public static void requireNewOrEmpty(Path directory) {
     if (Files.exists(directory) && !Files.isDirectory(directory)) {
       throw new IllegalArgumentException(directory + " is a file, not a directory");
     }

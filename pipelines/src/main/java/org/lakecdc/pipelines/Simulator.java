@@ -492,7 +492,11 @@ public final class Simulator {
                 target = Optional.of(lowWatermark);
                 how = "low watermark " + lowWatermark;
               } else {
-                Instant now = client.currentTime().orElse(clock.instant());
+                Instant now =
+                    client
+                        .currentTime()
+                        .orElse(clock.instant())
+                        .truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
                 Instant threshold = now.minus(retention);
                 target = client.lastCommitLsnAtOrBefore(threshold);
                 how =

@@ -490,6 +490,78 @@ public final class DemoDatabase {
     }
   }
 
+  /**
+   * Runs {@code body}, a write into the simulator database {@code directory} by another program
+   * (the simulator's command line), so that it never interleaves with the demo application's parts
+   * of the history: in the demo database, it holds the lock of {@link #ensure} (saying on {@code
+   * out} that it waits while another run holds it) and first finishes a part whose copy an
+   * interrupted run left complete ({@link #continueHistory}); in any other directory it just runs
+   * {@code body} (no lock file is created beside it).
+   *
+   * @param directory the simulator database
+   * @param out where to say that another run is writing the demo
+   * @param body the write
+   * @return what {@code body} returns
+   * @throws UncheckedIOException when the lock or an interrupted part cannot be handled
+   */
+  public static <T> T writing(Path directory, PrintStream out, Supplier<T> body) {
+    if (!isDemo(directory)) {
+      return body.get();
+    }
+    return locked(
+        directory,
+        true,
+        out,
+        () -> {
+          try {
+            finishCopy(sibling(directory, ".continuing"), directory, FileReplacer.atomicMove());
+          } catch (IOException e) {
+            throw new UncheckedIOException(
+                "Cannot finish the demo's history in " + directory + ": " + e.getMessage(), e);
+          }
+          return body.get();
+        });
+  }
+
+  /**
+   * Whether {@code db} has the tables the demo application writes to: {@code dbo.orders} and {@code
+   * dbo.lineitem} (and, when present, {@code dbo.customer}, {@code dbo.part}, {@code
+   * dbo.supplier}).
+   *
+   * @param db the simulator database
+   * @return true when {@link #applicationTransactions} can run on it
+   */
+  public static boolean hasApplicationTables(FakeSqlServer db) {
+    return db.hasTable(ORDERS) && db.hasTable(LINEITEM);
+  }
+
+  /**
+   * The demo application goes on: {@code attempts} of its transactions (new orders with their
+   * lines, status changes, price corrections, deletes of old orders, batches of priority changes,
+   * with the customer, part and supplier changes they carry, as the demo's history has them), each
+   * 10 to 29 seconds of server time after the one before, from the last commit of {@code
+   * cdc.lsn_time_mapping} (idle entries included) on. The state (live orders, balances, prices) is
+   * read back from the database; the random sequence is seeded by {@link FakeSqlServer#nextLsn()},
+   * so the same database always gets the same transactions. An attempt whose statements change no
+   * captured value (a status that stays {@code F}) takes an LSN but writes no commit, as on SQL
+   * Server, so at most {@code attempts} commits are written; the caller counts them. Run it inside
+   * a {@link FakeSqlServer#bulk()}: outside, every commit rewrites the source tables' files.
+   *
+   * @param db the simulator database, with {@link #hasApplicationTables}
+   * @param attempts transactions to attempt, 0 or more
+   * @throws IllegalStateException when {@code db} lacks the demo's tables
+   * @throws IllegalArgumentException when a DDL made the demo's rows unfit for a table (a column
+   *     the application writes was dropped or changed to a type its values do not fit)
+   */
+  public static void applicationTransactions(FakeSqlServer db, int attempts) {
+    if (!hasApplicationTables(db)) {
+      throw new IllegalStateException(
+          db.directory() + " has no " + ORDERS + " and " + LINEITEM + " of the demo database");
+    }
+    long seed = db.nextLsn().toBigInteger().longValue();
+    new History(db, seed, false).run(attempts);
+  }
+
   /** True when {@code directory} holds the demo database (built by {@link #ensure}). */
   public static boolean isDemo(Path directory) {
     return Files.exists(directory.resolve(DEMO_MARKER));
@@ -1145,9 +1217,13 @@ public final class DemoDatabase {
       }
     }
 
+    /**
+     * Priority changes of up to five orders; nothing is committed when every pick keeps its own.
+     */
     private void priorityBatch() {
       FakeSqlServer.Transaction tx = db.transaction(clock);
       List<Integer> touched = new ArrayList<>();
+      int changed = 0;
       for (int n = 0; n < 5; n++) {
         int key = randomLiveOrder();
         if (touched.contains(key)) {
@@ -1160,8 +1236,11 @@ public final class DemoDatabase {
         }
         tx.update(ORDERS, List.of(key), Map.of("o_orderpriority", priority));
         orderByKey.get(key).put("o_orderpriority", priority);
+        changed++;
       }
-      tx.commit();
+      if (changed > 0) {
+        tx.commit();
+      }
     }
 
     /**

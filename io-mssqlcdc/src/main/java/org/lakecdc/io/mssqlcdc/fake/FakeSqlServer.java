@@ -661,6 +661,15 @@ public final class FakeSqlServer {
     return name;
   }
 
+  /**
+   * The capture instances of the database ({@code cdc.change_tables}), in creation order.
+   *
+   * @return the instance names; empty before the first {@link #enableCdc}
+   */
+  public List<String> captureInstances() {
+    return List.copyOf(catalog.instances.keySet());
+  }
+
   private LocalDateTime createDate(Catalog.Table t, CaptureOptions options) {
     if (options.createTime().isPresent()) {
       advanceClock(options.createTime().get());

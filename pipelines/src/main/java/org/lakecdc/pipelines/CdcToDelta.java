@@ -604,8 +604,13 @@ public final class CdcToDelta {
         .ifPresent(
             p ->
                 out.printf(
-                    "Position: %s, end LSN %s committed at %s%n",
-                    JobSummary.batchText(p.batchId()), p.endLsn(), p.endCommitTime()));
+                    "Position: %s%s, end LSN %s committed at %s%n",
+                    p.generation() > 0
+                        ? "generation " + p.generation() + " (app id " + p.appId() + "), "
+                        : "",
+                    JobSummary.batchText(p.batchId()),
+                    p.endLsn(),
+                    p.endCommitTime()));
     out.printf(
         "Verdict: finalized_until = %s (%s periods)%n",
         summary.verdict().map(v -> v + " UTC").orElse("none yet"), config.granularity());

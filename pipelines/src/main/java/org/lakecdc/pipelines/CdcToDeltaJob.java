@@ -320,7 +320,10 @@ public final class CdcToDeltaJob {
    * recovers.
    */
   static boolean metDataLossToRecover(TableOutcome outcome) {
+    // A table that failed while being planned (the pre-flight's own refusal) has no position in
+    // its summary: planning it again would only repeat the refusal.
     return outcome.failed()
+        && outcome.summary().position().isPresent()
         && outcome.config().onDataLoss() == DataLossPolicy.RESNAPSHOT
         && outcome.failure().get().errorClass().equals(DataLossError.class.getSimpleName());
   }

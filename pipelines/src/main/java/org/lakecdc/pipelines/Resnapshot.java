@@ -434,24 +434,13 @@ final class Resnapshot {
         next.factsPath(),
         FactsTable.SCHEMA,
         List.of(
-            FactsTable.row()
-                .set(FactsTable.APP_ID, next.streamAppId())
+            eventRow(next, open, ChunkedSnapshotFacts.EVENT_RESNAPSHOT, detail)
                 .set(FactsTable.ROWS, rows)
-                .set(FactsTable.EVENT, ChunkedSnapshotFacts.EVENT_RESNAPSHOT)
-                .set(FactsTable.MIN_LSN, open.s().toString())
-                .set(FactsTable.MAX_LSN, open.s().toString())
-                .set(FactsTable.END_LSN, open.s().toString())
-                .set(FactsTable.END_COMMIT_TS, open.sCommitTime())
                 .set(FactsTable.MIN_COMMIT_TS, open.sCommitTime())
                 .set(FactsTable.MAX_COMMIT_TS, open.sCommitTime())
                 .set(FactsTable.STARTED_AT, startedAt)
                 .set(FactsTable.DURATION_MS, seconds < 0 ? null : Math.round(seconds * 1000))
-                .set(FactsTable.LOST_FROM_TS, open.lostFrom())
-                .set(FactsTable.LOST_TO_TS, open.lostTo())
                 .set(FactsTable.RETENTION_WATERMARK_TS, open.lostTo())
-                .set(FactsTable.DETAIL, detail.toString())
-                .set(FactsTable.TARGET, next.bronzePath())
-                .set(FactsTable.WRITTEN_AT, Instant.now())
                 .build()),
         eventsApp,
         next.generation(),
@@ -475,22 +464,31 @@ final class Resnapshot {
         next.factsPath(),
         FactsTable.SCHEMA,
         List.of(
-            FactsTable.row()
-                .set(FactsTable.APP_ID, next.streamAppId())
+            eventRow(next, open, ChunkedSnapshotFacts.EVENT_RESNAPSHOT_FAILED, detail)
                 .set(FactsTable.ROWS, 0L)
-                .set(FactsTable.EVENT, ChunkedSnapshotFacts.EVENT_RESNAPSHOT_FAILED)
-                .set(FactsTable.MIN_LSN, open.s().toString())
-                .set(FactsTable.MAX_LSN, open.s().toString())
-                .set(FactsTable.END_LSN, open.s().toString())
-                .set(FactsTable.END_COMMIT_TS, open.sCommitTime())
-                .set(FactsTable.LOST_FROM_TS, open.lostFrom())
-                .set(FactsTable.LOST_TO_TS, open.lostTo())
-                .set(FactsTable.DETAIL, detail.toString())
-                .set(FactsTable.TARGET, next.bronzePath())
-                .set(FactsTable.WRITTEN_AT, Instant.now())
                 .build()),
         ChunkedSnapshotFacts.openAppId(next.appId()) + "#failed",
         next.generation(),
         Map.of());
+  }
+
+  /**
+   * The columns a re-snapshot's event rows share: the new generation's app id, the event, {@code
+   * min_lsn = max_lsn = end_lsn} = S and its commit time, the gap, the detail, the target, now.
+   */
+  private static FactsTable.Builder eventRow(
+      JobConfig next, Open open, String event, ObjectNode detail) {
+    return FactsTable.row()
+        .set(FactsTable.APP_ID, next.streamAppId())
+        .set(FactsTable.EVENT, event)
+        .set(FactsTable.MIN_LSN, open.s().toString())
+        .set(FactsTable.MAX_LSN, open.s().toString())
+        .set(FactsTable.END_LSN, open.s().toString())
+        .set(FactsTable.END_COMMIT_TS, open.sCommitTime())
+        .set(FactsTable.LOST_FROM_TS, open.lostFrom())
+        .set(FactsTable.LOST_TO_TS, open.lostTo())
+        .set(FactsTable.DETAIL, detail.toString())
+        .set(FactsTable.TARGET, next.bronzePath())
+        .set(FactsTable.WRITTEN_AT, Instant.now());
   }
 }

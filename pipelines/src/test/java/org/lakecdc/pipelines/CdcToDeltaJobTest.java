@@ -150,7 +150,9 @@ class CdcToDeltaJobTest {
   }
 
   @ParameterizedTest
-  @EnumSource(CrashPoint.class)
+  @EnumSource(
+      value = CrashPoint.class,
+      names = {"AFTER_DATA_FILES", "AFTER_BRONZE_COMMIT", "AFTER_FACTS_COMMIT"})
   void aCrashAtAnyStepOfABatchLosesNothingAndDuplicatesNothing(CrashPoint point) {
     JobFixture f = JobFixture.history(dir);
     PipelineExecutionException crash =

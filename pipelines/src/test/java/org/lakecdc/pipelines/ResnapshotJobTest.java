@@ -414,4 +414,90 @@ class ResnapshotJobTest {
     assertEquals(false, verdict.isFinal(f.bronze, LocalDateTime.of(2026, 9, 28, 17, 0)));
     assertTrue(verdict.isFinal(f.bronze, LocalDateTime.of(2026, 9, 28, 18, 0)));
   }
+
+  /**
+   * A client factory of the simulator whose clients run {@code hook} once, right before the first
+   * {@code readTable} (a snapshot's read): cleanup "during" the read. Hooks live in this JVM by
+   * name, so the factory stays serializable for the DirectRunner.
+   */
+  private static final class DuringTheRead
+      implements org.lakecdc.io.mssqlcdc.client.CdcClientFactory {
+    private static final long serialVersionUID = 1L;
+    private static final Map<String, Runnable> HOOKS =
+        new java.util.concurrent.ConcurrentHashMap<>();
+
+    private final org.lakecdc.io.mssqlcdc.client.CdcClientFactory delegate;
+    private final String name;
+
+    DuringTheRead(org.lakecdc.io.mssqlcdc.client.CdcClientFactory delegate, Runnable hook) {
+      this.delegate = delegate;
+      this.name = java.util.UUID.randomUUID().toString();
+      HOOKS.put(name, hook);
+    }
+
+    @Override
+    public org.lakecdc.io.mssqlcdc.client.CdcClient open() {
+      org.lakecdc.io.mssqlcdc.client.CdcClient client = delegate.open();
+      return (org.lakecdc.io.mssqlcdc.client.CdcClient)
+          java.lang.reflect.Proxy.newProxyInstance(
+              org.lakecdc.io.mssqlcdc.client.CdcClient.class.getClassLoader(),
+              new Class<?>[] {org.lakecdc.io.mssqlcdc.client.CdcClient.class},
+              (proxy, method, args) -> {
+                if (method.getName().equals("readTable")) {
+                  Runnable hook = HOOKS.remove(name);
+                  if (hook != null) {
+                    hook.run();
+                  }
+                }
+                try {
+                  return method.invoke(client, args);
+                } catch (java.lang.reflect.InvocationTargetException e) {
+                  throw e.getCause();
+                }
+              });
+    }
+  }
+
+  @Test
+  void aReSnapshotWhoseOwnSWasPurgedBeforeItsReadEndedFailsWithTheAdviceAndCountsForTheGuard() {
+    JobFixture f = orders(dir);
+    f0 = f;
+    JobConfig config =
+        config(f, DataLossPolicy.RESNAPSHOT).toBuilder().bootstrap(false).silverPath(null).build();
+    f.run(config);
+    purge(f, 10, 100);
+    JobConfig outlived =
+        JobConfig.builder(
+                new DuringTheRead(f.db.clientFactory(), () -> purge(f, 20, 101)),
+                JobFixture.CI,
+                f.bronze,
+                f.facts,
+                f.control)
+            .appId("loss-v1")
+            .bootstrap(false)
+            .onDataLoss(DataLossPolicy.RESNAPSHOT)
+            .build();
+    DataLossError e = assertThrows(DataLossError.class, () -> f.run(outlived));
+    assertTrue(
+        e.getMessage().contains("the re-snapshot into generation 1 at S = ")
+            && e.getMessage()
+                .endsWith(
+                    "Lengthen the retention (sys.sp_cdc_change_job @retention), read faster"
+                        + " (--numPartitions), or use --snapshot=chunked, then rerun with"
+                        + " --resnapshotIntervalDays=0."),
+        e.getMessage());
+    List<Row> failed = events(f, "resnapshot_failed");
+    assertEquals(1, failed.size());
+    assertEquals("loss-v1.g1", failed.get(0).getString(FactsTable.APP_ID));
+    assertEquals(List.of(), events(f, "resnapshot"), "generation 1 never completed");
+    // The failed attempt counts for the guard; with an interval of 0 the next one goes ahead.
+    DataLossError guard = assertThrows(DataLossError.class, () -> f.run(config));
+    assertTrue(guard.getMessage().contains("--resnapshotIntervalDays=7 ago"), guard.getMessage());
+    f.run(config.toBuilder().resnapshotIntervalDays(0).build());
+    assertEquals(2, bronzePosition(f).generation());
+    assertEquals(
+        List.of("loss-v1.g2"),
+        events(f, "resnapshot").stream().map(r -> r.getString(FactsTable.APP_ID)).toList());
+    assertEquals(sourceRows(f), snapshotRows(f, bronzePosition(f).endLsn().toString()));
+  }
 }

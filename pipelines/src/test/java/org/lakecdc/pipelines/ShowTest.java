@@ -163,7 +163,8 @@ class ShowTest {
             "applied_lsn",
             "snapshot_lsn",
             "open_snapshot_lsn",
-            "snapshot_wave"),
+            "snapshot_wave",
+            "lost_periods"),
         List.of(lines.get(1).split(" +")));
     List<String> cells = List.of(lines.get(2).split(" +"));
     String name = f.bronze.length() <= 40 ? f.bronze : f.bronze.substring(0, 37) + "...";
@@ -173,7 +174,7 @@ class ShowTest {
     assertTrue(
         cells.get(4).matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d+)?Z"),
         "updated_at in ISO-8601 UTC: " + cells.get(4));
-    assertEquals(List.of("NULL", "NULL", "NULL", "NULL"), cells.subList(5, 9));
+    assertEquals(List.of("NULL", "NULL", "NULL", "NULL", "NULL"), cells.subList(5, 10));
   }
 
   @Test

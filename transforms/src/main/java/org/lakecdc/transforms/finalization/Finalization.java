@@ -197,21 +197,9 @@ public final class Finalization {
       @Nullable String snapshotLsn,
       @Nullable String openSnapshotLsn,
       @Nullable Integer snapshotWave) {
-    if (!controlTableOpened) {
-      tables.createIfAbsent(controlPath, ControlTable.definition());
-      controlTableOpened = true;
-    }
-    return rewriteWithRetries(
-        rows -> {
-          List<Row> updated = new ArrayList<>(rows.size() + 1);
-          Row mine = null;
-          for (Row row : rows) {
-            if (table.equals(row.getString(ControlTable.TABLE_NAME))) {
-              mine = row;
-            } else {
-              updated.add(row);
-            }
-          }
+    return rewriteRow(
+        table,
+        mine -> {
           if (mine != null
               && Objects.equals(appliedLsn, mine.getString(ControlTable.APPLIED_LSN))
               && Objects.equals(snapshotLsn, mine.getString(ControlTable.SNAPSHOT_LSN))
@@ -219,14 +207,45 @@ public final class Finalization {
               && Objects.equals(snapshotWave, mine.getInt32(ControlTable.SNAPSHOT_WAVE))) {
             return new Rewrite<>(null, false);
           }
-          updated.add(
-              Row.fromRow(mine == null ? newRow(table) : mine)
-                  .withFieldValue(ControlTable.APPLIED_LSN, appliedLsn)
-                  .withFieldValue(ControlTable.SNAPSHOT_LSN, snapshotLsn)
-                  .withFieldValue(ControlTable.OPEN_SNAPSHOT_LSN, openSnapshotLsn)
-                  .withFieldValue(ControlTable.SNAPSHOT_WAVE, snapshotWave)
-                  .build());
-          return new Rewrite<>(updated, true);
+          return new Rewrite<>(
+              List.of(
+                  Row.fromRow(mine == null ? newRow(table) : mine)
+                      .withFieldValue(ControlTable.APPLIED_LSN, appliedLsn)
+                      .withFieldValue(ControlTable.SNAPSHOT_LSN, snapshotLsn)
+                      .withFieldValue(ControlTable.OPEN_SNAPSHOT_LSN, openSnapshotLsn)
+                      .withFieldValue(ControlTable.SNAPSHOT_WAVE, snapshotWave)
+                      .build()),
+              true);
+        });
+  }
+
+  /**
+   * Rewrites the control row of {@code table} (with retries, {@link #rewriteWithRetries}): {@code
+   * change} gets the stored row (null when none) and returns its replacement as a one-row list, or
+   * null rows to write nothing; the other tables' rows are kept as they are.
+   */
+  private <T> T rewriteRow(String table, Function<@Nullable Row, Rewrite<T>> change) {
+    if (!controlTableOpened) {
+      tables.createIfAbsent(controlPath, ControlTable.definition());
+      controlTableOpened = true;
+    }
+    return rewriteWithRetries(
+        rows -> {
+          List<Row> others = new ArrayList<>(rows.size() + 1);
+          Row mine = null;
+          for (Row row : rows) {
+            if (table.equals(row.getString(ControlTable.TABLE_NAME))) {
+              mine = row;
+            } else {
+              others.add(row);
+            }
+          }
+          Rewrite<T> rewrite = change.apply(mine);
+          if (rewrite.rows() == null) {
+            return rewrite;
+          }
+          others.addAll(rewrite.rows());
+          return new Rewrite<>(others, rewrite.result());
         });
   }
 
@@ -274,21 +293,9 @@ public final class Finalization {
    * @throws DeltaConflictException when concurrent writers kept winning for about a minute
    */
   public List<LostPeriod> recordLost(String table, List<LostPeriod> lost) {
-    if (!controlTableOpened) {
-      tables.createIfAbsent(controlPath, ControlTable.definition());
-      controlTableOpened = true;
-    }
-    return rewriteWithRetries(
-        rows -> {
-          List<Row> updated = new ArrayList<>(rows.size() + 1);
-          Row mine = null;
-          for (Row row : rows) {
-            if (table.equals(row.getString(ControlTable.TABLE_NAME))) {
-              mine = row;
-            } else {
-              updated.add(row);
-            }
-          }
+    return rewriteRow(
+        table,
+        mine -> {
           List<LostPeriod> before =
               mine == null
                   ? List.of()
@@ -297,11 +304,12 @@ public final class Finalization {
           if (after.equals(before)) {
             return new Rewrite<>(null, after);
           }
-          updated.add(
-              Row.fromRow(mine == null ? newRow(table) : mine)
-                  .withFieldValue(ControlTable.LOST_PERIODS, LostPeriod.toJson(after))
-                  .build());
-          return new Rewrite<>(updated, after);
+          return new Rewrite<>(
+              List.of(
+                  Row.fromRow(mine == null ? newRow(table) : mine)
+                      .withFieldValue(ControlTable.LOST_PERIODS, LostPeriod.toJson(after))
+                      .build()),
+              after);
         });
   }
 

@@ -508,17 +508,14 @@ public final class ChunkedSnapshotFacts {
     if (!tables.exists(factsPath)) {
       return new Snapshots(Optional.empty(), Optional.empty(), false, Optional.empty());
     }
-    Predicate events = null;
-    for (String e :
-        List.of(
-            EVENT_SNAPSHOT_OPEN,
-            EVENT_SNAPSHOT_PLAN,
-            EVENT_SNAPSHOT_CHUNK,
-            FactsTable.EVENT_BOOTSTRAP,
-            EVENT_RESNAPSHOT)) {
-      Predicate one = new Predicate("=", new Column(FactsTable.EVENT), Literal.ofString(e));
-      events = events == null ? one : new Predicate("OR", events, one);
-    }
+    Predicate events =
+        eventIn(
+            List.of(
+                EVENT_SNAPSHOT_OPEN,
+                EVENT_SNAPSHOT_PLAN,
+                EVENT_SNAPSHOT_CHUNK,
+                FactsTable.EVENT_BOOTSTRAP,
+                EVENT_RESNAPSHOT));
     List<Open> opens = new ArrayList<>();
     List<Map<String, Object>> plans = new ArrayList<>();
     List<Map<String, Object>> chunkRows = new ArrayList<>();
@@ -651,11 +648,8 @@ public final class ChunkedSnapshotFacts {
     if (!tables.exists(factsPath)) {
       return new Recoveries(opens, completed, failed);
     }
-    Predicate events = null;
-    for (String e : List.of(EVENT_SNAPSHOT_OPEN, EVENT_RESNAPSHOT, EVENT_RESNAPSHOT_FAILED)) {
-      Predicate one = new Predicate("=", new Column(FactsTable.EVENT), Literal.ofString(e));
-      events = events == null ? one : new Predicate("OR", events, one);
-    }
+    Predicate events =
+        eventIn(List.of(EVENT_SNAPSHOT_OPEN, EVENT_RESNAPSHOT, EVENT_RESNAPSHOT_FAILED));
     try (CloseableIterator<Map<String, Object>> rows =
         tables.scanAtVersion(factsPath, tables.version(factsPath), events)) {
       while (rows.hasNext()) {
@@ -684,6 +678,16 @@ public final class ChunkedSnapshotFacts {
       throw new UncheckedIOException("Cannot read Delta table " + factsPath, e);
     }
     return new Recoveries(opens, completed, failed);
+  }
+
+  /** {@code event = e1 OR event = e2 ...}: the file skipping of the facts scans here. */
+  private static Predicate eventIn(List<String> names) {
+    Predicate events = null;
+    for (String e : names) {
+      Predicate one = new Predicate("=", new Column(FactsTable.EVENT), Literal.ofString(e));
+      events = events == null ? one : new Predicate("OR", events, one);
+    }
+    return events;
   }
 
   /** The generation of a stream app id: n of {@code <appId>.g<n>}, 0 without the suffix. */

@@ -12,7 +12,7 @@ import java.util.Objects;
  * @param keySum the sum of their key ordinals (an integer key itself; a date's days since
  *     1970-01-01), exact
  */
-public record KeyBucket(long rows, BigInteger keySum) {
+public record KeyBucket(long rows, BigInteger keySum) implements java.io.Serializable {
   /** The empty bucket: no rows, a sum of 0. */
   public static final KeyBucket EMPTY = new KeyBucket(0, BigInteger.ZERO);
 

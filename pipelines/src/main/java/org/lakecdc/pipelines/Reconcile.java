@@ -93,6 +93,7 @@ public final class Reconcile {
     String silver;
     String bronze;
     String report;
+    String facts;
     try {
       options = CommandLine.parse(args, ReconcileOptions.class);
       String ci = required("captureInstance", options.getCaptureInstance());
@@ -111,6 +112,7 @@ public final class Reconcile {
                   ? options.getBronze()
                   : "lakecdc-demo/delta/" + ci.toLowerCase(Locale.ROOT));
       report = tablePath("report", options.getReport());
+      facts = tablePath("factsTable", options.getFactsTable());
       if (options.getBucketRows() < 1) {
         throw new IllegalArgumentException(
             "--bucketRows must be a whole number of rows, at least 1, not '"
@@ -171,6 +173,7 @@ public final class Reconcile {
                 bronze,
                 silver,
                 report,
+                facts,
                 resolved.keys(),
                 computed,
                 options.getBucketRows(),
@@ -237,6 +240,7 @@ public final class Reconcile {
    * @param plan the plan
    * @param buckets the bucket rows
    * @param keyRows the key rows, in key order
+   * @param chunkRows the chunk rows (CHUNK_TILING, CHUNK_ROWS, CHUNK_STAMP), in chunk order
    * @param rowsCompared rows read on both sides by tier 2
    * @param seconds the run's wall time
    */
@@ -244,18 +248,38 @@ public final class Reconcile {
       ReconcilePlan plan,
       List<Map<String, Object>> buckets,
       List<Map<String, Object>> keyRows,
+      List<Map<String, Object>> chunkRows,
       long rowsCompared,
       double seconds) {
     static Result of(
         ReconcilePlan plan, List<Map<String, Object>> rows, long rowsCompared, double seconds) {
       List<Map<String, Object>> buckets = new ArrayList<>();
       List<Map<String, Object>> keyRows = new ArrayList<>();
+      List<Map<String, Object>> chunkRows = new ArrayList<>();
       for (Map<String, Object> r : rows) {
-        (r.get(ReconcileReport.STATUS) != null ? buckets : keyRows).add(r);
+        if (r.get(ReconcileReport.STATUS) != null) {
+          buckets.add(r);
+        } else if (r.get(ReconcileReport.KEY) != null) {
+          keyRows.add(r);
+        } else {
+          chunkRows.add(r);
+        }
       }
       buckets.sort(Comparator.comparing(r -> plan.buckets().indexOf(bucketOf(plan, r))));
       keyRows.sort(Comparator.comparing(r -> (String) r.get(ReconcileReport.KEY)));
-      return new Result(plan, buckets, keyRows, rowsCompared, seconds);
+      chunkRows.sort(
+          Comparator.comparing((Map<String, Object> r) -> chunkOf(r))
+              .thenComparing(r -> (String) r.get(ReconcileReport.FAILURE_TYPE)));
+      return new Result(plan, buckets, keyRows, chunkRows, rowsCompared, seconds);
+    }
+
+    /** The chunk index in a chunk row's detail. */
+    static int chunkOf(Map<String, Object> chunkRow) {
+      try {
+        return JSON.readTree((String) chunkRow.get(ReconcileReport.DETAIL)).path("chunk").asInt();
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
     }
 
     private static Bucket bucketOf(ReconcilePlan plan, Map<String, Object> row) {
@@ -280,16 +304,22 @@ public final class Reconcile {
           .count();
     }
 
-    /** Key rows per failure type, in name order. */
+    /** Key and chunk rows per failure type, in name order. */
     TreeMap<String, Long> failures() {
       TreeMap<String, Long> out = new TreeMap<>();
       for (Map<String, Object> r : keyRows) {
         out.merge((String) r.get(ReconcileReport.FAILURE_TYPE), 1L, Long::sum);
       }
+      for (Map<String, Object> r : chunkRows) {
+        out.merge((String) r.get(ReconcileReport.FAILURE_TYPE), 1L, Long::sum);
+      }
       return out;
     }
 
-    /** Whether the run found a mismatch: a MISMATCH bucket or a key failure not in flight. */
+    /**
+     * Whether the run found a mismatch: a MISMATCH bucket, a key failure not in flight or a chunk
+     * failure.
+     */
     boolean mismatched() {
       return count("MISMATCH") > 0
           || failures().keySet().stream().anyMatch(t -> !t.equals(ReconcileReport.IN_FLIGHT));
@@ -319,7 +349,12 @@ public final class Reconcile {
           hashed());
       TreeMap<String, Long> failures = failures();
       List<String> byType = new ArrayList<>();
-      failures.forEach((type, n) -> byType.add(type + " " + n));
+      failures.forEach(
+          (type, n) -> {
+            if (!type.startsWith("CHUNK_")) {
+              byType.add(type + " " + n);
+            }
+          });
       out.println("  keys: " + (byType.isEmpty() ? "no differing key" : String.join(", ", byType)));
       for (int i = 0; i < Math.min(FIRST_KEYS, keyRows.size()); i++) {
         Map<String, Object> r = keyRows.get(i);
@@ -330,6 +365,18 @@ public final class Reconcile {
             bound(r.get(ReconcileReport.BUCKET_LO)),
             bound(r.get(ReconcileReport.BUCKET_HI)),
             r.get(ReconcileReport.DETAIL));
+      }
+      if (!chunkRows.isEmpty()) {
+        out.println("  chunks of the chunked snapshot: " + chunkRows.size() + " failed checks");
+        for (Map<String, Object> r : chunkRows) {
+          out.printf(
+              "    chunk %d %s in [%s, %s) %s%n",
+              chunkOf(r),
+              r.get(ReconcileReport.FAILURE_TYPE),
+              bound(r.get(ReconcileReport.BUCKET_LO)),
+              bound(r.get(ReconcileReport.BUCKET_HI)),
+              r.get(ReconcileReport.DETAIL));
+        }
       }
       out.printf(
           "  %s compared in %.1f s, %s rows/s; report %s run_id %s%n",
@@ -375,6 +422,15 @@ public final class Reconcile {
         Map<String, Object> r = keyRows.get(i);
         ObjectNode k = keys.addObject();
         k.put("key", (String) r.get(ReconcileReport.KEY));
+        k.put("failure_type", (String) r.get(ReconcileReport.FAILURE_TYPE));
+        k.put("bucket_lo", (String) r.get(ReconcileReport.BUCKET_LO));
+        k.put("bucket_hi", (String) r.get(ReconcileReport.BUCKET_HI));
+        k.put("detail", (String) r.get(ReconcileReport.DETAIL));
+      }
+      ArrayNode chunks = node.putArray("chunks");
+      for (Map<String, Object> r : chunkRows) {
+        ObjectNode k = chunks.addObject();
+        k.put("chunk", chunkOf(r));
         k.put("failure_type", (String) r.get(ReconcileReport.FAILURE_TYPE));
         k.put("bucket_lo", (String) r.get(ReconcileReport.BUCKET_LO));
         k.put("bucket_hi", (String) r.get(ReconcileReport.BUCKET_HI));

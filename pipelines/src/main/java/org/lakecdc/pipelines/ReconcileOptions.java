@@ -36,6 +36,15 @@ public interface ReconcileOptions extends OutputOptions, SqlServerOptions {
   void setReport(String value);
 
   @Description(
+      "Path or URI of the facts table bronze's runs wrote: bronze's newest chunked snapshot is"
+          + " checked against its snapshot_chunk rows (CHUNK_TILING, CHUNK_ROWS, CHUNK_STAMP); no"
+          + " checks when it does not exist.")
+  @Default.String("lakecdc-demo/delta/facts")
+  String getFactsTable();
+
+  void setFactsTable(String value);
+
+  @Description(
       "Key columns, comma-separated (default: the unique index the capture instance uses).")
   String getKeys();
 

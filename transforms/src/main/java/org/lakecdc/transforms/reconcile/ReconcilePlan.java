@@ -20,6 +20,8 @@ import org.lakecdc.io.mssqlcdc.schema.OutputType;
  * @param buckets tier 1's buckets, in key order
  * @param hashed the indexes of the buckets compared row by row
  * @param groups the key ranges to compare, in groups of at most {@link Reconciler#GROUP_ROWS} rows
+ * @param chunkFailures the chunk checks' failures (none without a facts table or a chunked
+ *     snapshot)
  * @param seconds the seconds tier 1 took
  */
 public record ReconcilePlan(
@@ -31,6 +33,7 @@ public record ReconcilePlan(
     List<Bucket> buckets,
     Set<Integer> hashed,
     List<List<Part>> groups,
+    List<ChunkChecks.Failure> chunkFailures,
     double seconds)
     implements Serializable {
   public ReconcilePlan {
@@ -40,6 +43,7 @@ public record ReconcilePlan(
     buckets = List.copyOf(buckets);
     hashed = Set.copyOf(hashed);
     groups = List.copyOf(groups);
+    chunkFailures = List.copyOf(chunkFailures);
   }
 
   /** The bucket of an index. */

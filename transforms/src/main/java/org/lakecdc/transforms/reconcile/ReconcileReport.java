@@ -23,8 +23,7 @@ import org.lakecdc.transforms.delta.TableKind;
  * <p>Row kinds: bucket rows ({@code status}, counts, sums, {@code hashed}, {@code source_lsn} set;
  * {@code key} NULL); key rows ({@code key}, {@code failure_type}, {@code detail}, {@code
  * source_lsn} and the bucket's bounds set); chunk rows ({@code failure_type} {@code CHUNK_*},
- * {@code detail}, the chunk's bounds; {@code CHUNK_*} failure types, which this build does not
- * write yet).
+ * {@code detail}, the chunk's bounds, {@code source_lsn} NULL; {@link ChunkChecks}).
  */
 public final class ReconcileReport {
   /** Column names, in creation order. */
@@ -181,6 +180,24 @@ public final class ReconcileReport {
         diff.key(),
         diff.failureType(),
         diff.detailJson());
+  }
+
+  /** A chunk row of {@code failure}: its bounds, failure type and detail; no source LSN. */
+  public static Row chunkRow(Run run, ChunkChecks.Failure failure) {
+    return row(
+        run,
+        null,
+        failure.lo(),
+        failure.hi(),
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        failure.failureType(),
+        failure.detailJson());
   }
 
   /** The bucket's first key as JSON, or null when open. */

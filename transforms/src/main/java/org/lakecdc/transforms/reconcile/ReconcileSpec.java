@@ -20,6 +20,7 @@ import org.lakecdc.transforms.delta.HadoopConf;
  * @param bronze the bronze table silver was applied from (keys in flight)
  * @param silver the silver table
  * @param report the report table
+ * @param facts the facts table of bronze's chunked snapshots (chunk checks), or null for none
  * @param keys silver's key columns, in order, as silver spells them
  * @param computed the captured columns that are computed at the source (never compared)
  * @param bucketRows rows per bucket, at least 1
@@ -37,6 +38,7 @@ public record ReconcileSpec(
     String bronze,
     String silver,
     String report,
+    @Nullable String facts,
     List<String> keys,
     List<String> computed,
     long bucketRows,

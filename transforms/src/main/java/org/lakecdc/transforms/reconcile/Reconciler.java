@@ -43,7 +43,8 @@ import org.lakecdc.transforms.silver.SilverTable;
  * through {@code CdcClient.readTable} under the spec's isolation level, never NOLOCK, never a
  * write; silver's through Delta Kernel at the pinned version; one {@link RowHash} on both sides),
  * and {@link #finish} once (the keys in flight read again after every source read, then the report
- * commit).
+ * commit). The chunk checks ({@link ChunkChecks}, no SQL Server read) run in {@link #plan}, after
+ * tier 1 (the facts table before bronze).
  *
  * <p>Memory: tier 1 holds at most about {@link KeyBuckets#MAX_FINE_BUCKETS} fine buckets per side;
  * tier 2 holds one digest per source row of one group of at most {@link #GROUP_ROWS} rows (never
@@ -234,6 +235,8 @@ public final class Reconciler {
     if (!group.isEmpty()) {
       groups.add(group);
     }
+    List<ChunkChecks.Failure> chunkFailures =
+        spec.facts() == null ? List.of() : ChunkChecks.read(tables, spec.facts(), spec.bronze());
     return new ReconcilePlan(
         new ReconcileReport.Run(
             runId, runAt, spec.silver(), version, appliedLsn, m == null ? null : m.toString()),
@@ -244,6 +247,7 @@ public final class Reconciler {
         buckets,
         hashed,
         groups,
+        chunkFailures,
         (System.nanoTime() - started) / 1e9);
   }
 
@@ -475,7 +479,7 @@ public final class Reconciler {
    * @param spec the reconcile
    * @param plan the plan
    * @param diffs every group's differences
-   * @return the rows written (bucket rows, then key rows in key order)
+   * @return the rows written (bucket rows, then key rows in key order, then chunk rows)
    */
   public List<Row> finish(
       CdcClient client, ReconcileSpec spec, ReconcilePlan plan, List<KeyDiff> diffs) {
@@ -498,6 +502,9 @@ public final class Reconciler {
     for (KeyDiff d : sorted) {
       rows.add(
           ReconcileReport.keyRow(plan.run(), moved.keys().contains(d.key()) ? d.inFlight() : d));
+    }
+    for (ChunkChecks.Failure f : plan.chunkFailures()) {
+      rows.add(ReconcileReport.chunkRow(plan.run(), f));
     }
     ReconcileReport.append(tables, spec.report(), plan.run().runId(), rows);
     return rows;

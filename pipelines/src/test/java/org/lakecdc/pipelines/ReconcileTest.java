@@ -23,8 +23,11 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.schema.OutputType;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.facts.FactsTable;
 
 /**
  * The {@link Reconcile} job on the DirectRunner against the simulator (docs/scenarios.md §12): the
@@ -68,23 +71,25 @@ class ReconcileTest {
 
   /** The main job with --silver: streams what is new and applies it. */
   private void stream() {
-    ByteArrayOutputStream sink = new ByteArrayOutputStream();
-    PrintStream console = System.out;
-    try (PrintStream o = new PrintStream(sink, true, StandardCharsets.UTF_8)) {
-      System.setOut(o);
-      int code =
-          CdcToDelta.run(
-              new String[] {
+    stream("--silver=" + silver(), "--bootstrap=false");
+  }
+
+  /** The main job on {@code dbo_orders} with {@code more} options (e.g. without --silver). */
+  private void stream(String... more) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
                 "--fakePath=" + dir.resolve("source"),
                 "--target=" + dir.resolve("delta/dbo_orders"),
                 "--factsTable=" + dir.resolve("delta/facts"),
                 "--controlTable=" + dir.resolve("delta/table_finalization"),
-                "--silver=" + silver(),
-                "--bootstrap=false",
-                "--logFile=" + dir.resolve("run.log")
-              },
-              o,
-              UnaryOperator.identity());
+                "--logFile=" + dir.resolve("run.log")));
+    args.addAll(List.of(more));
+    ByteArrayOutputStream sink = new ByteArrayOutputStream();
+    PrintStream console = System.out;
+    try (PrintStream o = new PrintStream(sink, true, StandardCharsets.UTF_8)) {
+      System.setOut(o);
+      int code = CdcToDelta.run(args.toArray(String[]::new), o, UnaryOperator.identity());
       assertEquals(0, code, sink.toString(StandardCharsets.UTF_8));
     } finally {
       System.setOut(console);
@@ -116,6 +121,7 @@ class ReconcileTest {
                 "--bronze=" + dir.resolve("delta/dbo_orders"),
                 "--silver=" + silver(),
                 "--report=" + dir.resolve("delta/reconcile"),
+                "--factsTable=" + dir.resolve("delta/facts"),
                 "--logFile=" + dir.resolve("run.log")));
     args.addAll(more);
     ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -275,5 +281,283 @@ class ReconcileTest {
     assertEquals(JobExit.BAD_OPTION, sample.code());
     assertEquals("error: --sample must be a number from 0 to 1, not '1.5'\n", sample.err());
     assertTrue(!Files.exists(dir.resolve("delta/reconcile")));
+  }
+
+  /** A new simulator with {@code dbo.orders} of {@code columns}, keyed by {@code key}, CDC on. */
+  private void table(List<ColumnDefinition> columns, String key) {
+    db = FakeSqlServer.open(dir.resolve("source"));
+    db.createTable("dbo.orders", columns, List.of(key));
+    db.enableCdc("dbo.orders");
+  }
+
+  /** Rewrites silver, keeping the rows {@code keep} accepts, each changed by {@code edit}. */
+  private void editSilver(java.util.function.Predicate<Row> keep, UnaryOperator<Row> edit) {
+    editSilver(
+        rows -> {
+          List<Row> out = new ArrayList<>();
+          for (Row r : rows) {
+            if (keep.test(r)) {
+              out.add(edit.apply(r));
+            }
+          }
+          return out;
+        });
+  }
+
+  /** The run's report rows as "failure_type bucket_lo bucket_hi key status", sorted. */
+  private List<String> reportRows(JsonNode result, boolean withBuckets) {
+    List<String> out = new ArrayList<>();
+    for (Map<String, Object> r :
+        org.lakecdc.transforms.reconcile.ReconcileReport.read(
+            tables, dir.resolve("delta/reconcile").toString(), result.get("run_id").asText())) {
+      if (withBuckets || r.get("status") == null) {
+        out.add(
+            r.get("failure_type")
+                + " "
+                + r.get("bucket_lo")
+                + " "
+                + r.get("bucket_hi")
+                + " "
+                + r.get("key")
+                + " "
+                + r.get("status"));
+      }
+    }
+    out.sort(null);
+    return out;
+  }
+
+  /**
+   * C187: a computed column (captured NULL, as SQL Server's CDC stores it) is left out of the row
+   * hash: bronze and silver leave it out, and when silver holds a column of its name anyway (added
+   * here, {@code total = 1} for ids below 5) its values are no difference.
+   */
+  @Test
+  void shouldNotCompareAComputedColumn() {
+    table(
+        List.of(
+            ColumnDefinition.of("order_id", "int"),
+            ColumnDefinition.of("status", "varchar(20)"),
+            new ColumnDefinition("total", ColumnDefinition.of("total", "int").type(), true)),
+        "order_id");
+    FakeSqlServer.Transaction tx = db.transaction(T);
+    for (int i = 0; i < 20; i++) {
+      tx.insert("dbo.orders", Map.of("order_id", i, "status", "new"));
+    }
+    tx.commit();
+    stream();
+    assertEquals(
+        List.of("order_id", "status", "_start_lsn", "_commit_ts"),
+        DeltaColumn.toBeamSchema(tables.describe(silver()).columns()).getFieldNames(),
+        "bronze, and so silver, leave the computed column out");
+    tables.addColumns(
+        silver(),
+        List.of(DeltaColumn.nullable("total", OutputType.INT, "a computed column's copy")));
+    editSilver(
+        r -> true,
+        r -> r.getInt32("order_id") < 5 ? Row.fromRow(r).withFieldValue("total", 1).build() : r);
+    Run run = reconcile("--sample=1", "--json");
+    assertEquals(0, run.code(), run.out() + run.err());
+    JsonNode j = run.json();
+    assertEquals("{}", j.get("failures").toString());
+    assertEquals(2, j.get("buckets").asInt());
+    assertEquals(2, j.get("match").asInt());
+    assertEquals(2, j.get("hashed").asInt());
+  }
+
+  /**
+   * C188 (1, 2): differences bronze explains (streamed, not applied to silver) are IN_FLIGHT; after
+   * the apply every bucket matches.
+   */
+  @Test
+  void shouldReportDifferencesBronzeExplainsAsInFlight() {
+    orders();
+    db.transaction(T.plusSeconds(600))
+        .insert("dbo.orders", Map.of("order_id", 100, "status", "new"))
+        .delete("dbo.orders", List.of(30))
+        .commit();
+    db.transaction(T.plusSeconds(660))
+        .update("dbo.orders", List.of(20), Map.of("status", "paid"))
+        .commit();
+    stream("--bootstrap=false");
+    Run run = reconcile("--sample=1", "--json");
+    assertEquals(0, run.code(), run.out() + run.err());
+    JsonNode r = run.json();
+    List<String> statuses = new ArrayList<>();
+    for (String row : reportRows(r, true)) {
+      if (!row.endsWith("MATCH")) {
+        statuses.add(row);
+      }
+    }
+    assertEquals(
+        List.of(
+            "IN_FLIGHT 20 30 {\"order_id\":20} null",
+            "null 100 101 null IN_FLIGHT",
+            "null 30 40 null IN_FLIGHT"),
+        statuses,
+        "bucket 20 matches (counts and key sums equal), its key 20 is in flight");
+    assertEquals(0, r.get("mismatch").asInt());
+    assertEquals(2, r.get("in_flight").asInt());
+    assertEquals("{\"IN_FLIGHT\":1}", r.get("failures").toString());
+    stream();
+    Run applied = reconcile("--sample=1", "--json");
+    assertEquals(0, applied.code(), applied.out() + applied.err());
+    JsonNode a = applied.json();
+    assertEquals(10, a.get("buckets").asInt());
+    assertEquals(10, a.get("match").asInt());
+    assertEquals("{}", a.get("failures").toString());
+  }
+
+  /**
+   * C192: a string key is one whole-table count compared from the source's rows; other keys can be
+   * named, and a key that is not a captured column is refused.
+   */
+  @Test
+  void shouldCountAStringKeyWholeAndAcceptOtherKeys() {
+    table(
+        List.of(ColumnDefinition.of("code", "varchar(10)"), ColumnDefinition.of("qty", "int")),
+        "code");
+    FakeSqlServer.Transaction tx = db.transaction(T);
+    for (int i = 0; i < 30; i++) {
+      tx.insert("dbo.orders", Map.of("code", String.format("k%02d", i), "qty", i));
+    }
+    tx.commit();
+    stream();
+    editSilver(
+        r -> !r.getString("code").equals("k07"),
+        r ->
+            r.getString("code").equals("k21")
+                ? Row.fromRow(r).withFieldValue("qty", -1).build()
+                : r);
+    Run whole = reconcile("--sample=1", "--json");
+    assertEquals(JobExit.MISMATCH, whole.code(), whole.out() + whole.err());
+    JsonNode w = whole.json();
+    assertEquals(1, w.get("buckets").asInt());
+    assertEquals(1, w.get("mismatch").asInt());
+    assertEquals(
+        List.of(
+            "MISSING_TARGET null null {\"code\":\"k07\"} null",
+            "RECORD_DIFF null null {\"code\":\"k21\"} null",
+            "null null null null MISMATCH"),
+        reportRows(w, true));
+    List<String> counts = new ArrayList<>();
+    for (Map<String, Object> r :
+        org.lakecdc.transforms.reconcile.ReconcileReport.read(
+            tables, dir.resolve("delta/reconcile").toString(), w.get("run_id").asText())) {
+      if (r.get("status") != null) {
+        counts.add(r.get("source_rows") + " " + r.get("silver_rows"));
+      }
+    }
+    assertEquals(List.of("30 29"), counts);
+    Run qty = reconcile("--sample=1", "--json", "--keys=qty");
+    assertEquals(JobExit.MISMATCH, qty.code(), qty.out() + qty.err());
+    assertEquals(
+        List.of(
+            "{\"qty\":-1} MISSING_SOURCE -1 10",
+            "{\"qty\":21} MISSING_TARGET 20 30",
+            "{\"qty\":7} MISSING_TARGET -1 10"),
+        keys(qty.json()));
+    Run nope = reconcile("--keys=nope");
+    assertEquals(JobExit.BAD_OPTION, nope.code());
+    assertEquals(
+        "error: --keys: nope is not a captured column of dbo_orders (captured: code, qty)\n",
+        nope.err());
+  }
+
+  /**
+   * C200: a chunked bootstrap (12 rows in 4 chunks of 3) reconciles clean with no chunk row; then
+   * tampered facts (chunk 0 stamped zero, chunk 1's row gone, chunk 3's lo 9 → 8) and a key silver
+   * lost give exactly those chunk rows beside the one MISSING_TARGET.
+   */
+  @Test
+  void shouldCheckTheChunksOfAChunkedSnapshot() {
+    table(
+        List.of(
+            ColumnDefinition.of("order_id", "int"), ColumnDefinition.of("status", "varchar(20)")),
+        "order_id");
+    FakeSqlServer.Transaction tx = db.transaction(T);
+    for (int i = 0; i < 12; i++) {
+      tx.insert("dbo.orders", Map.of("order_id", i, "status", "new"));
+    }
+    tx.commit();
+    db.idle(T.plusSeconds(60));
+    stream(
+        "--silver=" + silver(), "--snapshot=chunked", "--snapshotChunkRows=3", "--chunksPerWave=2");
+    Run clean = reconcile("--sample=1", "--json");
+    assertEquals(0, clean.code(), clean.out() + clean.err());
+    JsonNode c = clean.json();
+    assertEquals("{}", c.get("failures").toString());
+    assertEquals("[]", c.get("chunks").toString());
+    assertEquals(c.get("buckets").asInt(), c.get("match").asInt());
+    String facts = dir.resolve("delta/facts").toString();
+    List<Row> tampered = new ArrayList<>();
+    String s = null;
+    for (Row r : tables.scan(facts, FactsTable.SCHEMA)) {
+      if (!"snapshot_chunk".equals(r.getString(FactsTable.EVENT))) {
+        tampered.add(r);
+        continue;
+      }
+      String detail = r.getString(FactsTable.DETAIL);
+      s = r.getString(FactsTable.MIN_LSN);
+      if (detail.contains("\"chunk\":0,")) {
+        tampered.add(
+            Row.fromRow(r).withFieldValue(FactsTable.MIN_LSN, Lsn.ZERO.toString()).build());
+      } else if (detail.contains("\"chunk\":3,")) {
+        assertTrue(detail.contains("\"lo\":9,\"hi\":12"), detail);
+        tampered.add(
+            Row.fromRow(r)
+                .withFieldValue(FactsTable.DETAIL, detail.replace("\"lo\":9", "\"lo\":8"))
+                .build());
+      } else if (!detail.contains("\"chunk\":1,")) {
+        tampered.add(r);
+      }
+    }
+    tables.rewrite(facts, FactsTable.SCHEMA, tampered);
+    editSilver(r -> r.getInt32("order_id") != 4, r -> r);
+    Run run = reconcile("--sample=1", "--json");
+    assertEquals(JobExit.MISMATCH, run.code(), run.out() + run.err());
+    JsonNode j = run.json();
+    assertEquals(
+        "{\"CHUNK_ROWS\":1,\"CHUNK_STAMP\":1,\"CHUNK_TILING\":2,\"MISSING_TARGET\":1}",
+        j.get("failures").toString());
+    assertEquals(1, j.get("mismatch").asInt());
+    assertEquals(0, j.get("in_flight").asInt());
+    assertEquals(j.get("buckets").asInt() - 1, j.get("match").asInt());
+    List<String> chunks = new ArrayList<>();
+    for (JsonNode k : j.get("chunks")) {
+      chunks.add(k.get("chunk").asInt() + " " + k.get("failure_type").asText());
+    }
+    assertEquals(
+        List.of("0 CHUNK_STAMP", "1 CHUNK_ROWS", "1 CHUNK_TILING", "3 CHUNK_TILING"), chunks);
+    String snapshot = null;
+    for (JsonNode k : j.get("chunks")) {
+      JsonNode d;
+      try {
+        d = JSON.readTree(k.get("detail").asText());
+      } catch (java.io.IOException e) {
+        throw new AssertionError(e);
+      }
+      snapshot = d.get("snapshot").asText();
+      if (k.get("failure_type").asText().equals("CHUNK_STAMP")) {
+        assertEquals(Lsn.ZERO.toString(), d.get("lsn").asText());
+      } else if (k.get("failure_type").asText().equals("CHUNK_ROWS")) {
+        assertTrue(d.get("facts_rows").isNull(), d.toString());
+        assertEquals(3, d.get("bronze_rows").asInt());
+      }
+    }
+    assertTrue(snapshot.startsWith("0x") && s != null, snapshot);
+    List<String> written = new ArrayList<>();
+    for (String row : reportRows(j, false)) {
+      if (row.startsWith("CHUNK_")) {
+        written.add(row);
+      }
+    }
+    assertEquals(
+        List.of(
+            "CHUNK_ROWS null null null null",
+            "CHUNK_STAMP null 3 null null",
+            "CHUNK_TILING 8 12 null null",
+            "CHUNK_TILING null null null null"),
+        written);
   }
 }

@@ -560,4 +560,90 @@ class ReconcileTest {
             "CHUNK_TILING null null null null"),
         written);
   }
+
+  /** Debian's Chromium, which the page test renders with. */
+  private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+
+  private static int count(String text, String part) {
+    return text.split(java.util.regex.Pattern.quote(part), -1).length - 1;
+  }
+
+  /** Runs headless Chromium on {@code page} with {@code what} and returns its standard output. */
+  private String chromium(Path page, String what) throws Exception {
+    Path profile = Files.createTempDirectory(dir, "chromium-profile");
+    Process p =
+        new ProcessBuilder(
+                CHROMIUM.toString(),
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                "--user-data-dir=" + profile,
+                "--window-size=1100,900",
+                what,
+                page.toUri().toString())
+            .redirectError(dir.resolve("chromium.err").toFile())
+            .start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(60, TimeUnit.SECONDS), "Chromium did not finish in 60 s");
+    assertEquals(0, p.exitValue(), Files.readString(dir.resolve("chromium.err")));
+    return out;
+  }
+
+  /**
+   * The {@code --html} page as headless Chromium renders it (skipped where {@code
+   * /usr/bin/chromium} is absent): 11 bars, one per bucket (9 MATCH, 2 MISMATCH), the verdict, and
+   * the differing keys in the key table of the DOM Chromium built; the screenshot is a PNG.
+   */
+  @Test
+  void shouldRenderThePageInChromium() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        Files.isExecutable(CHROMIUM),
+        "no headless Chromium at /usr/bin/chromium (apt-get install chromium): page not rendered");
+    orders();
+    editSilver(
+        rows -> {
+          List<Row> out = new ArrayList<>();
+          for (Row r : rows) {
+            int id = r.getInt32("order_id");
+            if (id != 3) {
+              out.add(id == 15 ? withStatus(r, "lost") : r);
+            }
+          }
+          out.add(Row.fromRow(rows.get(0)).withFieldValue("order_id", 1000).build());
+          return out;
+        });
+    Path page = dir.resolve("page/report.html");
+    Run run = reconcile("--sample=0", "--json", "--html=" + page);
+    assertEquals(JobExit.MISMATCH, run.code(), run.out() + run.err());
+    String dom = chromium(page, "--dump-dom");
+    assertEquals(11, count(dom, "<rect class=\"bucket "), dom);
+    assertEquals(9, count(dom, "<rect class=\"bucket MATCH\""), dom);
+    assertEquals(2, count(dom, "<rect class=\"bucket MISMATCH\""), dom);
+    assertTrue(
+        dom.contains(
+            "<p id=\"verdict\" class=\"bad\">MISMATCH: silver differs from the source</p>"),
+        dom);
+    java.util.regex.Matcher row =
+        java.util.regex.Pattern.compile("<tr><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td>")
+            .matcher(dom.substring(dom.indexOf("<table id=\"keys\">")));
+    List<String> keys = new ArrayList<>();
+    while (row.find()) {
+      keys.add(row.group(1) + " " + row.group(2) + " " + row.group(3));
+    }
+    assertEquals(
+        List.of(
+            "{\"order_id\":1000} MISSING_SOURCE [1000, 1001)",
+            "{\"order_id\":3} MISSING_TARGET [0, 10)"),
+        keys);
+    Path png = dir.resolve("page/report.png");
+    chromium(page, "--screenshot=" + png);
+    byte[] head = java.util.Arrays.copyOf(Files.readAllBytes(png), 8);
+    assertEquals(
+        List.of(0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A),
+        java.util.stream.IntStream.range(0, 8).mapToObj(i -> head[i] & 0xFF).toList());
+  }
 }

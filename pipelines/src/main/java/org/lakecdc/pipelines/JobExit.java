@@ -69,6 +69,12 @@ public final class JobExit {
    */
   public static final int TABLE_FAILED = 3;
 
+  /**
+   * Exit code of a {@code Reconcile} run that found silver different from its source: a MISMATCH
+   * bucket, or a key MISSING_TARGET, MISSING_SOURCE or RECORD_DIFF (docs/options.md "Reconcile").
+   */
+  public static final int MISMATCH = 4;
+
   /** How long the shutdown hooks may take after a failure before the JVM is halted. */
   public static final Duration GRACE = Duration.ofSeconds(10);
 

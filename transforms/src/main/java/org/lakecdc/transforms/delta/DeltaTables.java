@@ -820,6 +820,21 @@ public final class DeltaTables {
   }
 
   /**
+   * The configuration of a domain's {@code domainMetadata} action as of one table version: what a
+   * reader pinned to that version sees (reconcile reads silver's position with the rows it
+   * compares).
+   *
+   * @param path the table path or URI
+   * @param version the table version
+   * @param domain the domain name
+   * @return the configuration, or empty when the domain was not set (or was removed) at the version
+   * @throws IllegalStateException when no table exists or the version is no longer readable
+   */
+  public Optional<String> domainMetadataAt(String path, long version, String domain) {
+    return snapshotAt(path, version).getDomainMetadata(domain);
+  }
+
+  /**
    * The table's id: Delta's {@code metaData.id}, a UUID given at creation and kept for the table's
    * life (what delta-spark's {@code DESCRIBE DETAIL} shows as {@code id}). It tells one incarnation
    * of a path from another: a table deleted and created again at the same path has a new id.

@@ -256,6 +256,39 @@ public interface CdcClient extends AutoCloseable {
       IsolationLevel isolation);
 
   /**
+   * Reconcile's tier 1 on the server (BEHAVIOUR.md 11.2, docs/tables.md "Reconcile"): one scan of
+   * the table grouping its rows by fine bucket {@code floor(ordinal / width)} of one key column's
+   * ordinal, with {@code COUNT_BIG(*)} and {@code SUM(CAST(ordinal AS decimal(38,0)))} per bucket.
+   * The ordinal of an integer key ({@code tinyint}, {@code smallint}, {@code int}, {@code bigint})
+   * is the key itself; of a {@code date} key, its days since 1970-01-01 ({@code DATEDIFF_BIG(day,
+   * '19700101', k)}, negative before). Negative ordinals are floored ({@code -1} is in bucket
+   * {@code -1} for any width); rows with a NULL key are excluded. Under the lock timeout and {@code
+   * isolation}, never NOLOCK.
+   *
+   * @param schema source schema
+   * @param table source table
+   * @param keyColumn the key column
+   * @param width the fine bucket's width in ordinals, at least 1
+   * @param isolation the isolation level of the scan
+   * @return fine bucket number to its rows and key sum, ascending, only non-empty buckets
+   * @throws IllegalArgumentException when {@code width < 1}, or the column is not of an integer or
+   *     {@code date} type
+   * @throws CdcException for an unknown table or column
+   */
+  SortedMap<Long, KeyBucket> keyBuckets(
+      String schema, String table, String keyColumn, long width, IsolationLevel isolation);
+
+  /**
+   * The table's rows, counted ({@code SELECT COUNT_BIG(*)}), under the lock timeout and {@code
+   * isolation}: reconcile's tier 1 for a key that has no ordinal (a composite, string or other
+   * key).
+   *
+   * @return the number of rows
+   * @throws CdcException for an unknown table
+   */
+  long rowCount(String schema, String table, IsolationLevel isolation);
+
+  /**
    * The table's row estimate from {@code EXEC sys.sp_spaceused @objname = ?} (its {@code rows}
    * column), never a count (the simulator, whose tables are small files, counts).
    *

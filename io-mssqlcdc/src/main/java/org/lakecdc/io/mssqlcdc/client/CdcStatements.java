@@ -669,6 +669,52 @@ final class CdcStatements {
   }
 
   /**
+   * Reconcile's fine buckets of one key column (BEHAVIOUR.md 11.2): the key's ordinal as bigint
+   * ({@code CAST(k AS bigint)} for an integer key, {@code DATEDIFF_BIG(day, CAST('19700101' AS
+   * date), k)} for a date), its bucket {@code ordinal / width} moved one down for a negative
+   * ordinal with a remainder (floor), then {@code COUNT_BIG(*)} and {@code SUM(CAST(ordinal AS
+   * decimal(38,0)))} per bucket in one {@code GROUP BY}; NULL keys excluded. No parameters.
+   *
+   * @param keyColumn the checked column
+   * @param date whether the column is a {@code date} (else an integer type)
+   * @param width at least 1, inlined as a bigint
+   * @return the statement (without the session prefix): bucket, rows, key sum, ascending by bucket
+   */
+  static String keyBuckets(
+      String schema, String table, String keyColumn, boolean date, long width) {
+    if (width < 1) {
+      throw new IllegalArgumentException("width must be at least 1, got " + width);
+    }
+    String k = SqlIdentifiers.quote(keyColumn);
+    String ordinal =
+        date
+            ? "DATEDIFF_BIG(day, CAST('19700101' AS date), " + k + ")"
+            : "CAST(" + k + " AS bigint)";
+    String w = "CAST(" + width + " AS bigint)";
+    return "SELECT x.b, COUNT_BIG(*), SUM(CAST(x.o AS decimal(38,0))) FROM (SELECT o.o, o.o / "
+        + w
+        + " - CASE WHEN o.o % "
+        + w
+        + " < 0 THEN 1 ELSE 0 END AS b FROM (SELECT "
+        + ordinal
+        + " AS o FROM "
+        + SqlIdentifiers.quote(schema)
+        + "."
+        + SqlIdentifiers.quote(table)
+        + " WHERE "
+        + k
+        + " IS NOT NULL) AS o) AS x GROUP BY x.b ORDER BY x.b";
+  }
+
+  /** A table's row count, {@code SELECT COUNT_BIG(*)}; reconcile's whole-table tier 1. */
+  static String rowCount(String schema, String table) {
+    return "SELECT COUNT_BIG(*) FROM "
+        + SqlIdentifiers.quote(schema)
+        + "."
+        + SqlIdentifiers.quote(table);
+  }
+
+  /**
    * The table's row estimate: {@code EXEC sys.sp_spaceused @objname = ?} with the two-part
    * bracket-quoted name; its {@code rows} column (char(20), e.g. {@code "1234"} padded) holds it.
    */

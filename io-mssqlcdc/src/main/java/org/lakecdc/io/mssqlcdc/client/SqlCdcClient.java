@@ -809,6 +809,59 @@ public final class SqlCdcClient implements CdcClient {
   /**
    * {@inheritDoc}
    *
+   * <p>One {@code GROUP BY} of the ordinal's bucket ({@link CdcStatements#keyBuckets}), the
+   * column's type from {@code sys.columns}, under the lock timeout and {@code isolation}.
+   */
+  @Override
+  public SortedMap<Long, KeyBucket> keyBuckets(
+      String schema, String table, String keyColumn, long width, IsolationLevel isolation) {
+    requireKeyColumns(schema, table, List.of(keyColumn));
+    if (width < 1) {
+      throw new IllegalArgumentException("width must be at least 1, got " + width);
+    }
+    return call(
+        "Counting key buckets of " + schema + "." + table,
+        c -> {
+          SourceColumn k = keyColumns(c, schema, table, List.of(keyColumn)).get(0);
+          boolean date = k.type().equalsIgnoreCase("date");
+          if (!date) {
+            integerRange(k);
+          }
+          String sql =
+              prefix(isolation) + CdcStatements.keyBuckets(schema, table, k.name(), date, width);
+          TreeMap<Long, KeyBucket> buckets = new TreeMap<>();
+          try (PreparedStatement ps = c.prepareStatement(sql);
+              ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+              buckets.put(
+                  rs.getLong(1),
+                  new KeyBucket(rs.getLong(2), rs.getBigDecimal(3).toBigIntegerExact()));
+            }
+          }
+          return Collections.unmodifiableSortedMap(buckets);
+        });
+  }
+
+  /** {@inheritDoc} {@code SELECT COUNT_BIG(*)}, under the lock timeout and {@code isolation}. */
+  @Override
+  public long rowCount(String schema, String table, IsolationLevel isolation) {
+    SqlIdentifiers.name(schema);
+    SqlIdentifiers.name(table);
+    return call(
+        "Counting the rows of " + schema + "." + table,
+        c -> {
+          try (PreparedStatement ps =
+                  c.prepareStatement(prefix(isolation) + CdcStatements.rowCount(schema, table));
+              ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+          }
+        });
+  }
+
+  /**
+   * {@inheritDoc}
+   *
    * <p>{@code EXEC sys.sp_spaceused @objname = ?} with {@code [schema].[table]}; the {@code rows}
    * column (char(20), e.g. {@code "1234"} padded with spaces) is read up to its first non-digit.
    *
@@ -905,7 +958,7 @@ public final class SqlCdcClient implements CdcClient {
                   + k.name()
                   + "' has type "
                   + k.type()
-                  + "; slices need tinyint, smallint, int or bigint");
+                  + "; slices and buckets need tinyint, smallint, int or bigint (buckets: or date)");
     };
   }
 

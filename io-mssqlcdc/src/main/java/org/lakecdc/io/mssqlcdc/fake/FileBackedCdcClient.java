@@ -31,6 +31,7 @@ import org.lakecdc.io.mssqlcdc.client.CloseableIterator;
 import org.lakecdc.io.mssqlcdc.client.Commit;
 import org.lakecdc.io.mssqlcdc.client.DdlChange;
 import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
+import org.lakecdc.io.mssqlcdc.client.KeyBucket;
 import org.lakecdc.io.mssqlcdc.client.SplitPoint;
 import org.lakecdc.io.mssqlcdc.client.SqlIdentifiers;
 import org.lakecdc.io.mssqlcdc.client.TableQuery;
@@ -871,6 +872,59 @@ public final class FileBackedCdcClient implements CdcClient {
       }
     }
     return Collections.unmodifiableSortedMap(slices);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Streams the column's values through {@link #readTable} and adds each ordinal (the integer; a
+   * {@code LocalDate}'s epoch day) to its bucket {@code Math.floorDiv(ordinal, width)}.
+   *
+   * @throws IllegalArgumentException when {@code width < 1} or the column holds values that are
+   *     neither integers nor dates
+   */
+  @Override
+  public SortedMap<Long, KeyBucket> keyBuckets(
+      String schema, String table, String keyColumn, long width, IsolationLevel isolation) {
+    if (width < 1) {
+      throw new IllegalArgumentException("width must be at least 1, got " + width);
+    }
+    TreeMap<Long, KeyBucket> buckets = new TreeMap<>();
+    try (CloseableIterator<List<Object>> keys =
+        keyStream(
+            schema, table, List.of(keyColumn), Optional.empty(), Optional.empty(), isolation)) {
+      while (keys.hasNext()) {
+        Object v = keys.next().get(0);
+        long ordinal;
+        if (v == null) {
+          continue;
+        } else if (v instanceof Short || v instanceof Integer || v instanceof Long) {
+          ordinal = ((Number) v).longValue();
+        } else if (v instanceof java.time.LocalDate d) {
+          ordinal = d.toEpochDay();
+        } else {
+          throw new IllegalArgumentException(
+              "Key column '"
+                  + keyColumn
+                  + "' of "
+                  + schema
+                  + "."
+                  + table
+                  + " holds "
+                  + v.getClass().getSimpleName()
+                  + " values; buckets need tinyint, smallint, int, bigint or date");
+        }
+        buckets.merge(
+            Math.floorDiv(ordinal, width), KeyBucket.EMPTY.plus(ordinal), KeyBucket::plus);
+      }
+    }
+    return Collections.unmodifiableSortedMap(buckets);
+  }
+
+  /** {@inheritDoc} The rows {@link #readTable} streams, counted. */
+  @Override
+  public long rowCount(String schema, String table, IsolationLevel isolation) {
+    return rowEstimate(schema, table);
   }
 
   /**

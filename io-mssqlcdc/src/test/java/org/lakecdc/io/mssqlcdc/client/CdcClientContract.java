@@ -578,6 +578,72 @@ abstract class CdcClientContract {
     assertThrows(CdcException.class, () -> client.rowEstimate("dbo", t + "_nope"));
   }
 
+  /**
+   * Reconcile's tier 1 on the server (docs/scenarios.md C201): an int column {@code n = id - 25}
+   * (ids 0..49, so -25..24, plus one row with a NULL n) in fine buckets of 10 floors negative keys
+   * (-25..-21 are bucket -3); 50 dates from 1969-12-02 in buckets of 7 days are numbered from
+   * 1970-01-01 (1969-12-02 is day -30, bucket -5); the whole table counts 51 rows.
+   */
+  @Test
+  void shouldCountKeyBucketsWithFlooredOrdinals() {
+    String t = table("buckets");
+    db.createCapturedTable(
+        t,
+        List.of(
+            ColumnDefinition.of("id", "int"),
+            ColumnDefinition.of("n", "int"),
+            ColumnDefinition.of("d", "date")),
+        List.of("id"));
+    List<Change> rows = new ArrayList<>();
+    for (int id = 0; id < 50; id++) {
+      Map<String, Object> row = new LinkedHashMap<>();
+      row.put("id", id);
+      row.put("n", id - 25);
+      row.put("d", LocalDate.of(1969, 12, 2).plusDays(id));
+      rows.add(Change.insert(t, row));
+    }
+    Map<String, Object> nulls = new LinkedHashMap<>();
+    nulls.put("id", 50);
+    nulls.put("n", null);
+    nulls.put("d", null);
+    rows.add(Change.insert(t, nulls));
+    db.commit(rows);
+    IsolationLevel rc = IsolationLevel.READ_COMMITTED;
+    java.util.TreeMap<Long, KeyBucket> ints = new java.util.TreeMap<>();
+    ints.put(-3L, bucket(5, -115));
+    ints.put(-2L, bucket(10, -155));
+    ints.put(-1L, bucket(10, -55));
+    ints.put(0L, bucket(10, 45));
+    ints.put(1L, bucket(10, 145));
+    ints.put(2L, bucket(5, 110));
+    for (IsolationLevel isolation : IsolationLevel.values()) {
+      assertEquals(ints, client.keyBuckets("dbo", t, "n", 10, isolation));
+    }
+    java.util.TreeMap<Long, KeyBucket> dates = new java.util.TreeMap<>();
+    dates.put(-5L, bucket(2, -59));
+    dates.put(-4L, bucket(7, -175));
+    dates.put(-3L, bucket(7, -126));
+    dates.put(-2L, bucket(7, -77));
+    dates.put(-1L, bucket(7, -28));
+    dates.put(0L, bucket(7, 21));
+    dates.put(1L, bucket(7, 70));
+    dates.put(2L, bucket(6, 99));
+    assertEquals(dates, client.keyBuckets("dbo", t, "d", 7, rc));
+    assertEquals(
+        new java.util.TreeMap<>(Map.of(0L, bucket(51, 1275))),
+        client.keyBuckets("dbo", t, "id", 100, rc),
+        "the NULL-free key (ids 0..50): one bucket of every row");
+    assertEquals(51, client.rowCount("dbo", t, rc));
+    assertEquals(51, client.rowCount("dbo", t, IsolationLevel.SNAPSHOT));
+    assertThrows(IllegalArgumentException.class, () -> client.keyBuckets("dbo", t, "n", 0, rc));
+    assertThrows(CdcException.class, () -> client.keyBuckets("dbo", t, "nope", 10, rc));
+    assertThrows(CdcException.class, () -> client.rowCount("dbo", t + "_nope", rc));
+  }
+
+  private static KeyBucket bucket(long rows, long keySum) {
+    return new KeyBucket(rows, java.math.BigInteger.valueOf(keySum));
+  }
+
   private static TableQuery range(String t, Integer lo, Integer hi, IsolationLevel isolation) {
     return new TableQuery(
         "dbo",

@@ -1,0 +1,539 @@
+package org.lakecdc.pipelines;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.coders.VarIntCoder;
+import org.apache.beam.sdk.metrics.Metrics;
+import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.View;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionView;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.io.mssqlcdc.client.CaptureInstance;
+import org.lakecdc.io.mssqlcdc.client.CapturedColumn;
+import org.lakecdc.io.mssqlcdc.client.CdcClient;
+import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
+import org.lakecdc.io.mssqlcdc.client.CdcException;
+import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
+import org.lakecdc.io.mssqlcdc.client.SourceTimeZone;
+import org.lakecdc.io.mssqlcdc.fake.FakeCdcClientFactory;
+import org.lakecdc.pipelines.demo.DemoDatabase;
+import org.lakecdc.transforms.Counts;
+import org.lakecdc.transforms.delta.DeltaColumn;
+import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.delta.HadoopConf;
+import org.lakecdc.transforms.delta.TablePaths;
+import org.lakecdc.transforms.reconcile.Bucket;
+import org.lakecdc.transforms.reconcile.KeyDiff;
+import org.lakecdc.transforms.reconcile.Part;
+import org.lakecdc.transforms.reconcile.ReconcilePlan;
+import org.lakecdc.transforms.reconcile.ReconcileReport;
+import org.lakecdc.transforms.reconcile.ReconcileSpec;
+import org.lakecdc.transforms.reconcile.Reconciler;
+import org.lakecdc.transforms.silver.SilverTable;
+
+/**
+ * The {@code Reconcile} job (BEHAVIOUR.md 11, docs/options.md "Reconcile"): proves a silver table
+ * equals its source table. The launcher pins silver's version and reads its {@code applied_lsn},
+ * reads {@code max_lsn}, runs tier 1 (row counts and key sums per bucket, on the server and over
+ * silver with Delta Kernel) and picks the buckets to compare row by row (every MISMATCH bucket and
+ * a seeded sample of the matching ones); a Beam pipeline on the chosen runner compares them (one
+ * element per group of key ranges), then one step reads the keys in flight again and appends the
+ * run's rows to the report table. The launcher prints a summary (or, with {@code --json}, one JSON
+ * object) read back from the report, and with {@code --html} writes a page of it.
+ *
+ * <p>Exit codes ({@link JobExit}): 0 silver matched (differences in flight allowed: they clear once
+ * the stream and silver catch up); {@link JobExit#MISMATCH} (4) a MISMATCH bucket or a key that is
+ * MISSING_TARGET, MISSING_SOURCE or RECORD_DIFF; 2 a bad option (one {@code error:} line naming it;
+ * nothing written); 1 any other failure.
+ */
+public final class Reconcile {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Key rows the summary, the JSON and the page list at most. */
+  static final int FIRST_KEYS = 20;
+
+  private Reconcile() {}
+
+  /** Entry point; {@link ReconcileOptions} lists the options. Exits the JVM with the code. */
+  public static void main(String[] args) {
+    JobExit.main(() -> run(args, System.out, System.err));
+  }
+
+  /**
+   * Runs a command line and returns its exit code instead of exiting (what {@link #main} runs).
+   *
+   * @param args the command line
+   * @param out where the summary (or the JSON) goes
+   * @param err where {@code error:} lines go
+   * @return {@link JobExit#OK}, {@link JobExit#MISMATCH}, {@link JobExit#BAD_OPTION} or {@link
+   *     JobExit#FAILED}
+   */
+  static int run(String[] args, PrintStream out, PrintStream err) {
+    ReconcileOptions options;
+    ReconcileSpec spec;
+    CdcClientFactory source;
+    List<String> keys;
+    IsolationLevel isolation;
+    String silver;
+    String bronze;
+    String report;
+    String facts;
+    try {
+      options = CommandLine.parse(args, ReconcileOptions.class);
+      String ci = required("captureInstance", options.getCaptureInstance());
+      if (options.getSilver() == null) {
+        throw new IllegalArgumentException(
+            "--silver must name the silver table to reconcile (a path or URI, e.g."
+                + " lakecdc-demo/delta/silver/"
+                + ci.toLowerCase(Locale.ROOT)
+                + ")");
+      }
+      silver = tablePath("silver", options.getSilver());
+      bronze =
+          tablePath(
+              "bronze",
+              options.getBronze() != null
+                  ? options.getBronze()
+                  : "lakecdc-demo/delta/" + ci.toLowerCase(Locale.ROOT));
+      report = tablePath("report", options.getReport());
+      facts = tablePath("factsTable", options.getFactsTable());
+      if (options.getBucketRows() < 1) {
+        throw new IllegalArgumentException(
+            "--bucketRows must be a whole number of rows, at least 1, not '"
+                + options.getBucketRows()
+                + "'");
+      }
+      if (!(options.getSample() >= 0 && options.getSample() <= 1)) {
+        throw new IllegalArgumentException(
+            "--sample must be a number from 0 to 1, not '" + options.getSample() + "'");
+      }
+      isolation =
+          switch (options.getIsolationLevel().strip().toLowerCase(Locale.ROOT)) {
+            case "readcommitted" -> IsolationLevel.READ_COMMITTED;
+            case "snapshot" -> IsolationLevel.SNAPSHOT;
+            default ->
+                throw new IllegalArgumentException(
+                    "--isolationLevel must be 'readCommitted' or 'snapshot' (never NOLOCK), not '"
+                        + options.getIsolationLevel()
+                        + "'");
+          };
+      if (options.getHtml() != null && options.getHtml().isBlank()) {
+        throw new IllegalArgumentException("--html must name a file, e.g. report.html");
+      }
+      keys = CdcToDelta.keys(options.getKeys());
+      source = source(options);
+      DeltaTables tables = DeltaTables.create();
+      if (!tables.exists(silver)) {
+        throw new IllegalArgumentException(
+            "--silver " + silver + " holds no Delta table: run ApplyChanges (or --silver) first");
+      }
+      List<String> captured =
+          SilverTable.capturedColumns(DeltaColumn.toBeamSchema(tables.describe(silver).columns()));
+      SilverPlan.Resolved resolved = SilverPlan.resolve(source, ci, keys, captured);
+      try (CdcClient client = source.open()) {
+        CaptureInstance instance = client.captureInstances(ci).get(0);
+        for (CaptureInstance i : client.captureInstances(ci)) {
+          if (i.name().equalsIgnoreCase(ci)) {
+            instance = i;
+          }
+        }
+        List<String> computed = new ArrayList<>();
+        for (CapturedColumn c : client.capturedColumns(instance.name())) {
+          if (c.computed()) {
+            computed.add(c.name());
+          }
+        }
+        List<String> instances = new ArrayList<>();
+        for (CaptureInstance i : client.captureInstances(ci)) {
+          instances.add(i.name());
+        }
+        spec =
+            new ReconcileSpec(
+                source,
+                instance.name(),
+                instances,
+                instance.sourceSchema(),
+                instance.sourceTable(),
+                bronze,
+                silver,
+                report,
+                facts,
+                resolved.keys(),
+                computed,
+                options.getBucketRows(),
+                options.getSample(),
+                options.getSeed(),
+                isolation,
+                HadoopConf.empty());
+      }
+    } catch (IllegalArgumentException e) {
+      err.println("error: " + CommandLine.firstLine(e));
+      return JobExit.BAD_OPTION;
+    }
+    try {
+      long started = System.nanoTime();
+      DeltaTables tables = DeltaTables.create();
+      Reconciler reconciler = new Reconciler(tables, Clock.systemUTC());
+      ReconcilePlan plan;
+      try (CdcClient client = source.open()) {
+        plan = reconciler.plan(client, spec);
+      }
+      Pipeline pipeline = Pipeline.create(options);
+      List<Integer> groups = new ArrayList<>();
+      for (int i = 0; i < plan.groups().size(); i++) {
+        groups.add(i);
+      }
+      PCollection<String> diffs =
+          pipeline
+              .apply("Groups of key ranges", Create.of(groups).withCoder(VarIntCoder.of()))
+              .apply("Compare rows", ParDo.of(new CompareFn(spec, plan)));
+      PCollectionView<List<String>> view = diffs.apply("Differences", View.asList());
+      pipeline
+          .apply("Run", Create.of(List.of(plan.run().runId())).withCoder(StringUtf8Coder.of()))
+          .apply("Write report", ParDo.of(new FinishFn(spec, plan, view)).withSideInputs(view));
+      PipelineResult result = JobExit.run(pipeline);
+      long compared = RunCounters.counter(result, "reconcile", "rows_compared");
+      double seconds = (System.nanoTime() - started) / 1e9;
+      Result r =
+          Result.of(
+              plan, ReconcileReport.read(tables, report, plan.run().runId()), compared, seconds);
+      if (options.getJson()) {
+        out.println(r.json(spec));
+      } else {
+        r.print(spec, out);
+      }
+      if (options.getHtml() != null) {
+        ReconcilePage.write(Path.of(options.getHtml()), spec, r);
+        if (!options.getJson()) {
+          out.println("  page: " + Path.of(options.getHtml()).toAbsolutePath());
+        }
+      }
+      return r.mismatched() ? JobExit.MISMATCH : JobExit.OK;
+    } catch (Throwable t) {
+      if (t instanceof IllegalArgumentException || t instanceof CdcException) {
+        err.println("error: " + CommandLine.firstLine(t));
+        return JobExit.FAILED;
+      }
+      return JobExit.report(t, err, options.getVerbose());
+    }
+  }
+
+  /**
+   * A run's outcome, read back from the report.
+   *
+   * @param plan the plan
+   * @param buckets the bucket rows
+   * @param keyRows the key rows, in key order
+   * @param chunkRows the chunk rows (CHUNK_TILING, CHUNK_ROWS, CHUNK_STAMP), in chunk order
+   * @param rowsCompared rows read on both sides by tier 2
+   * @param seconds the run's wall time
+   */
+  record Result(
+      ReconcilePlan plan,
+      List<Map<String, Object>> buckets,
+      List<Map<String, Object>> keyRows,
+      List<Map<String, Object>> chunkRows,
+      long rowsCompared,
+      double seconds) {
+    static Result of(
+        ReconcilePlan plan, List<Map<String, Object>> rows, long rowsCompared, double seconds) {
+      List<Map<String, Object>> buckets = new ArrayList<>();
+      List<Map<String, Object>> keyRows = new ArrayList<>();
+      List<Map<String, Object>> chunkRows = new ArrayList<>();
+      for (Map<String, Object> r : rows) {
+        if (r.get(ReconcileReport.STATUS) != null) {
+          buckets.add(r);
+        } else if (r.get(ReconcileReport.KEY) != null) {
+          keyRows.add(r);
+        } else {
+          chunkRows.add(r);
+        }
+      }
+      buckets.sort(Comparator.comparing(r -> plan.buckets().indexOf(bucketOf(plan, r))));
+      keyRows.sort(Comparator.comparing(r -> (String) r.get(ReconcileReport.KEY)));
+      chunkRows.sort(
+          Comparator.comparing((Map<String, Object> r) -> chunkOf(r))
+              .thenComparing(r -> (String) r.get(ReconcileReport.FAILURE_TYPE)));
+      return new Result(plan, buckets, keyRows, chunkRows, rowsCompared, seconds);
+    }
+
+    /** The chunk index in a chunk row's detail. */
+    static int chunkOf(Map<String, Object> chunkRow) {
+      try {
+        return JSON.readTree((String) chunkRow.get(ReconcileReport.DETAIL)).path("chunk").asInt();
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
+
+    private static Bucket bucketOf(ReconcilePlan plan, Map<String, Object> row) {
+      for (Bucket b : plan.buckets()) {
+        if (java.util.Objects.equals(
+                ReconcileReport.lo(b, plan.ordinal()), row.get(ReconcileReport.BUCKET_LO))
+            && java.util.Objects.equals(
+                ReconcileReport.hi(b, plan.ordinal()), row.get(ReconcileReport.BUCKET_HI))) {
+          return b;
+        }
+      }
+      return plan.buckets().get(0);
+    }
+
+    long count(String status) {
+      return buckets.stream().filter(r -> status.equals(r.get(ReconcileReport.STATUS))).count();
+    }
+
+    long hashed() {
+      return buckets.stream()
+          .filter(r -> Boolean.TRUE.equals(r.get(ReconcileReport.HASHED)))
+          .count();
+    }
+
+    /** Key and chunk rows per failure type, in name order. */
+    TreeMap<String, Long> failures() {
+      TreeMap<String, Long> out = new TreeMap<>();
+      for (Map<String, Object> r : keyRows) {
+        out.merge((String) r.get(ReconcileReport.FAILURE_TYPE), 1L, Long::sum);
+      }
+      for (Map<String, Object> r : chunkRows) {
+        out.merge((String) r.get(ReconcileReport.FAILURE_TYPE), 1L, Long::sum);
+      }
+      return out;
+    }
+
+    /**
+     * Whether the run found a mismatch: a MISMATCH bucket, a key failure not in flight or a chunk
+     * failure.
+     */
+    boolean mismatched() {
+      return count("MISMATCH") > 0
+          || failures().keySet().stream().anyMatch(t -> !t.equals(ReconcileReport.IN_FLIGHT));
+    }
+
+    long rowsPerSecond() {
+      return seconds <= 0 ? rowsCompared : Math.round(rowsCompared / seconds);
+    }
+
+    void print(ReconcileSpec spec, PrintStream out) {
+      ReconcileReport.Run run = plan.run();
+      out.printf(
+          "Reconcile of %s (%s.%s) with silver %s version %d (applied_lsn %s), source at %s:%n",
+          spec.captureInstance(),
+          spec.sourceSchema(),
+          spec.sourceTable(),
+          spec.silver(),
+          run.silverVersion(),
+          run.silverLsn(),
+          run.sourceLsn());
+      out.printf(
+          "  %s: %d matched, %d in flight, %d mismatched; %d compared row by row%n",
+          Counts.of(buckets.size(), "bucket", "buckets"),
+          count("MATCH"),
+          count("IN_FLIGHT"),
+          count("MISMATCH"),
+          hashed());
+      TreeMap<String, Long> failures = failures();
+      List<String> byType = new ArrayList<>();
+      failures.forEach(
+          (type, n) -> {
+            if (!type.startsWith("CHUNK_")) {
+              byType.add(type + " " + n);
+            }
+          });
+      out.println("  keys: " + (byType.isEmpty() ? "no differing key" : String.join(", ", byType)));
+      for (int i = 0; i < Math.min(FIRST_KEYS, keyRows.size()); i++) {
+        Map<String, Object> r = keyRows.get(i);
+        out.printf(
+            "    %s %s in [%s, %s) %s%n",
+            r.get(ReconcileReport.KEY),
+            r.get(ReconcileReport.FAILURE_TYPE),
+            bound(r.get(ReconcileReport.BUCKET_LO)),
+            bound(r.get(ReconcileReport.BUCKET_HI)),
+            r.get(ReconcileReport.DETAIL));
+      }
+      if (!chunkRows.isEmpty()) {
+        out.println("  chunks of the chunked snapshot: " + chunkRows.size() + " failed checks");
+        for (Map<String, Object> r : chunkRows) {
+          out.printf(
+              "    chunk %d %s in [%s, %s) %s%n",
+              chunkOf(r),
+              r.get(ReconcileReport.FAILURE_TYPE),
+              bound(r.get(ReconcileReport.BUCKET_LO)),
+              bound(r.get(ReconcileReport.BUCKET_HI)),
+              r.get(ReconcileReport.DETAIL));
+        }
+      }
+      out.printf(
+          "  %s compared in %.1f s, %s rows/s; report %s run_id %s%n",
+          Counts.of(rowsCompared, "row", "rows"),
+          seconds,
+          String.format(Locale.ROOT, "%,d", rowsPerSecond()),
+          spec.report(),
+          run.runId());
+      out.println(
+          mismatched()
+              ? "  MISMATCH: silver differs from the source (exit code 4)"
+              : count("IN_FLIGHT") > 0 || failures.containsKey(ReconcileReport.IN_FLIGHT)
+                  ? "  silver matches, apart from changes in flight (run again once it has caught up)"
+                  : "  silver matches the source");
+    }
+
+    private static String bound(@Nullable Object v) {
+      return v == null ? "open" : v.toString();
+    }
+
+    String json(ReconcileSpec spec) {
+      ObjectNode node = JSON.createObjectNode();
+      ReconcileReport.Run run = plan.run();
+      node.put("run_id", run.runId());
+      node.put("silver", spec.silver());
+      node.put("silver_version", run.silverVersion());
+      node.put("silver_lsn", run.silverLsn());
+      node.put("source_lsn", run.sourceLsn());
+      node.put("buckets", buckets.size());
+      node.put("match", count("MATCH"));
+      node.put("in_flight", count("IN_FLIGHT"));
+      node.put("mismatch", count("MISMATCH"));
+      node.put("hashed", hashed());
+      ObjectNode failures = node.putObject("failures");
+      failures().forEach(failures::put);
+      node.put("rows_compared", rowsCompared);
+      node.put("seconds", Math.round(seconds * 1000) / 1000.0);
+      node.put("rows_per_s", rowsPerSecond());
+      node.put("report", spec.report());
+      node.put("matched", !mismatched());
+      ArrayNode keys = node.putArray("keys");
+      for (int i = 0; i < Math.min(FIRST_KEYS, keyRows.size()); i++) {
+        Map<String, Object> r = keyRows.get(i);
+        ObjectNode k = keys.addObject();
+        k.put("key", (String) r.get(ReconcileReport.KEY));
+        k.put("failure_type", (String) r.get(ReconcileReport.FAILURE_TYPE));
+        k.put("bucket_lo", (String) r.get(ReconcileReport.BUCKET_LO));
+        k.put("bucket_hi", (String) r.get(ReconcileReport.BUCKET_HI));
+        k.put("detail", (String) r.get(ReconcileReport.DETAIL));
+      }
+      ArrayNode chunks = node.putArray("chunks");
+      for (Map<String, Object> r : chunkRows) {
+        ObjectNode k = chunks.addObject();
+        k.put("chunk", chunkOf(r));
+        k.put("failure_type", (String) r.get(ReconcileReport.FAILURE_TYPE));
+        k.put("bucket_lo", (String) r.get(ReconcileReport.BUCKET_LO));
+        k.put("bucket_hi", (String) r.get(ReconcileReport.BUCKET_HI));
+        k.put("detail", (String) r.get(ReconcileReport.DETAIL));
+      }
+      return node.toString();
+    }
+  }
+
+  /** Tier 2 of one group of key ranges; emits each difference as {@link KeyDiff#toJson()}. */
+  static final class CompareFn extends DoFn<Integer, String> {
+    private final ReconcileSpec spec;
+    private final ReconcilePlan plan;
+
+    CompareFn(ReconcileSpec spec, ReconcilePlan plan) {
+      this.spec = spec;
+      this.plan = plan;
+    }
+
+    @ProcessElement
+    public void process(@Element Integer group, OutputReceiver<String> out) {
+      List<Part> parts = plan.groups().get(group);
+      try (CdcClient client = spec.source().open()) {
+        Reconciler.Compared c =
+            new Reconciler(spec.hadoopConf().tables(), Clock.systemUTC())
+                .compare(client, spec, plan, parts);
+        Metrics.counter("reconcile", "rows_compared").inc(c.sourceRows() + c.silverRows());
+        for (KeyDiff d : c.diffs()) {
+          out.output(d.toJson());
+        }
+      }
+    }
+  }
+
+  /** The end of a run: the keys in flight read again, then the report commit. */
+  static final class FinishFn extends DoFn<String, Void> {
+    private final ReconcileSpec spec;
+    private final ReconcilePlan plan;
+    private final PCollectionView<List<String>> diffs;
+
+    FinishFn(ReconcileSpec spec, ReconcilePlan plan, PCollectionView<List<String>> diffs) {
+      this.spec = spec;
+      this.plan = plan;
+      this.diffs = diffs;
+    }
+
+    @ProcessElement
+    public void process(ProcessContext context) {
+      List<KeyDiff> all = new ArrayList<>();
+      for (String d : context.sideInput(diffs)) {
+        all.add(KeyDiff.fromJson(d));
+      }
+      try (CdcClient client = spec.source().open()) {
+        new Reconciler(spec.hadoopConf().tables(), Clock.systemUTC())
+            .finish(client, spec, plan, all);
+      }
+    }
+  }
+
+  /** The simulator of {@code --fakePath} (default the demo's), or the SQL Server. */
+  private static CdcClientFactory source(ReconcileOptions o) {
+    SourceTimeZone zone = SqlServerSource.checkTimeoutAndZone(o);
+    if (o.getLockTimeoutMs() != null && o.getLockTimeoutMs() < 0) {
+      throw new IllegalArgumentException(
+          "--lockTimeoutMs must be 0 or a positive number of milliseconds up to 2147483647, not '"
+              + o.getLockTimeoutMs()
+              + "'");
+    }
+    if (o.getConnectionUrl() != null) {
+      if (o.getFakePath() != null) {
+        throw new IllegalArgumentException(
+            "--fakePath is for the simulator and --connectionUrl for a real SQL Server: pass one"
+                + " of them, not both");
+      }
+      return SqlServerSource.factory(o, zone, o.getLockTimeoutMs());
+    }
+    Path path =
+        o.getFakePath() == null
+            ? DemoDatabase.DEFAULT_DIRECTORY
+            : Path.of(required("fakePath", o.getFakePath()));
+    if (!TableReading.isSimulator(path)) {
+      throw new IllegalArgumentException(
+          "--fakePath "
+              + path
+              + " holds no simulator database (no server.json; docs/fake-format.md describes the"
+              + " directory): give the --fakePath silver's bronze was read from");
+    }
+    return new FakeCdcClientFactory(path.toString());
+  }
+
+  private static String tablePath(String option, @Nullable String value) {
+    required(option, value);
+    try {
+      return TablePaths.normalize(value);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--" + option + ": " + e.getMessage());
+    }
+  }
+
+  private static String required(String option, @Nullable String value) {
+    if (value == null || value.isBlank()) {
+      throw new IllegalArgumentException("--" + option + " must not be empty");
+    }
+    return value;
+  }
+}

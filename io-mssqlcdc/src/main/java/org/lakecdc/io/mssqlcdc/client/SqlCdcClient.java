@@ -772,7 +772,7 @@ public final class SqlCdcClient implements CdcClient {
         "Counting key slices of " + schema + "." + table,
         c -> {
           SourceColumn k = keyColumns(c, schema, table, List.of(keyColumn)).get(0);
-          long[] range = integerRange(k);
+          long[] range = integerRange(k, "slices need tinyint, smallint, int or bigint");
           KeyRangeSql.KeyColumn key = k.keyColumn();
           List<String> parameters = new ArrayList<>();
           String lower = null;
@@ -825,7 +825,7 @@ public final class SqlCdcClient implements CdcClient {
           SourceColumn k = keyColumns(c, schema, table, List.of(keyColumn)).get(0);
           boolean date = k.type().equalsIgnoreCase("date");
           if (!date) {
-            integerRange(k);
+            integerRange(k, "buckets need tinyint, smallint, int, bigint or date");
           }
           String sql =
               prefix(isolation) + CdcStatements.keyBuckets(schema, table, k.name(), date, width);
@@ -945,8 +945,14 @@ public final class SqlCdcClient implements CdcClient {
     return Collections.unmodifiableList(out);
   }
 
-  /** {@code [min, max]} of an integer column's type. */
-  private static long[] integerRange(SourceColumn k) {
+  /**
+   * {@code [min, max]} of an integer column's type.
+   *
+   * @param needs what the caller needs, for the message ({@code slices need tinyint, ...})
+   * @throws IllegalArgumentException for another type: {@code Key column '<k>' has type <t>;
+   *     <needs>}
+   */
+  private static long[] integerRange(SourceColumn k, String needs) {
     return switch (k.type().toLowerCase(Locale.ROOT)) {
       case "tinyint" -> new long[] {0, 255};
       case "smallint" -> new long[] {Short.MIN_VALUE, Short.MAX_VALUE};
@@ -954,11 +960,7 @@ public final class SqlCdcClient implements CdcClient {
       case "bigint" -> new long[] {Long.MIN_VALUE, Long.MAX_VALUE};
       default ->
           throw new IllegalArgumentException(
-              "Key column '"
-                  + k.name()
-                  + "' has type "
-                  + k.type()
-                  + "; slices and buckets need tinyint, smallint, int or bigint (buckets: or date)");
+              "Key column '" + k.name() + "' has type " + k.type() + "; " + needs);
     };
   }
 

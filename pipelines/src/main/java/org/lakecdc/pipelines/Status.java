@@ -44,41 +44,55 @@ import org.lakecdc.transforms.delta.TableKind;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.finalization.ControlTable;
 import org.lakecdc.transforms.finalization.Granularity;
+import org.lakecdc.transforms.finalization.LostPeriod;
 import org.lakecdc.transforms.position.StreamPosition;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
 
 /**
  * The {@code status} command: where every table the main job writes stands, read from its facts and
  * control tables with Delta Kernel (no Spark, no Beam pipeline). One table per distinct {@code
- * (app_id, target)} of the facts table, in that order, each with:
+ * (stream family, target)} of the facts table, in that order: the family of an app id {@code x} is
+ * {@code x} itself and its generations {@code x.g<n>} (a re-snapshot after data loss starts
+ * generation n under {@code x.g<n>}, BEHAVIOUR.md 9.1), so a re-snapshotted target is one table.
+ * Each with:
  *
  * <ul>
- *   <li>its target (the bronze table's path), app id and capture instance (from the bronze table's
- *       position, {@link StreamPosition#BRONZE_DOMAIN}, else from the job's position in the facts
- *       table);
- *   <li>its position: the end LSN and end commit time (UTC) of its last batch (the facts batch row
- *       written last), or of its stored position when it has no batch yet (a bootstrap only);
+ *   <li>its target (the bronze table's path), the family's app id, its current generation (the
+ *       highest of its batch, {@code bootstrap}, {@code resnapshot} and {@code data_skipped} rows
+ *       and of its stored position) with that generation's app id, and its capture instance (from
+ *       the bronze table's position, {@link StreamPosition#BRONZE_DOMAIN}, else from the job's
+ *       position in the facts table);
+ *   <li>its position: the end LSN and end commit time (UTC) of the current generation's last batch
+ *       (the facts batch row written last), or of its stored position when that generation has no
+ *       batch yet (a bootstrap or a re-snapshot only);
  *   <li>the last batch's id and when it was written ({@code written_at}, UTC);
- *   <li>rows today: the sum of {@code rows} of its batch rows written on the current UTC day of the
- *       clock ({@code [00:00, 24:00)});
+ *   <li>rows today: the sum of {@code rows} of the current generation's batch rows written on the
+ *       current UTC day of the clock ({@code [00:00, 24:00)});
  *   <li>the verdict {@code finalized_until} of its control row and the granularity that verdict was
  *       computed with (the granularities whose truncation of the row's {@code end_commit_ts} gives
  *       {@code finalized_until}: the control table does not store it);
  *   <li>the lag in seconds: the source's newest commit time (the commit of its {@code max_lsn})
  *       minus the position's commit time when a source is given or the demo source exists, else the
  *       last batch's {@code source_max_commit_ts - end_commit_ts};
- *   <li>its failure: the newest {@value FactsTable#EVENT_TABLE_FAILED} row of its app id when it
- *       was written after the last batch ({@code detail} {@code "<ErrorClass>: <message>"}, {@code
- *       end_lsn} where it failed);
+ *   <li>its failure: the newest {@value FactsTable#EVENT_TABLE_FAILED} row of the current
+ *       generation's app id when it was written after that generation's last batch and its {@code
+ *       resnapshot} row ({@code detail} {@code "<ErrorClass>: <message>"}, {@code end_lsn} where it
+ *       failed): a failure of an older generation was recovered by the re-snapshot that started a
+ *       newer one;
  *   <li>its newest bootstrap snapshot (rows, LSN S, when; a chunked one's chunk count), and its
  *       open snapshot: the {@code snapshot_open} row with the highest S among the chunked ones,
  *       else among the full ones, that no {@code bootstrap}/{@code resnapshot} row of the stream
  *       family ({@code app_id} and {@code app_id.g<n>}) with {@code max_lsn >= S} completes; a full
- *       open does not count next to a chunked open of the same app id (BEHAVIOUR.md 6.10). A
- *       chunked one shows its mode, kind, generation, when it was opened, and from its {@code
- *       snapshot_plan} and {@code snapshot_chunk} rows ({@link ChunkedSnapshotFacts}) the chunks
- *       done of those planned, the complete waves, the rows so far and the newest chunk's {@code
- *       written_at}.
+ *       open does not count next to an incomplete chunked open (BEHAVIOUR.md 6.10). A chunked one
+ *       shows its mode, kind, generation, when it was opened, and from its {@code snapshot_plan}
+ *       and {@code snapshot_chunk} rows ({@link ChunkedSnapshotFacts}) the chunks done of those
+ *       planned, the complete waves, the rows so far and the newest chunk's {@code written_at}.
+ *   <li>its re-snapshots after data loss: how many generations a {@code resnapshot} row completed,
+ *       the newest (generation, mode, rows, S, when, the lost gap {@code lost_from_ts} to {@code
+ *       lost_to_ts}), and the newest {@code resnapshot_failed} row when no re-snapshot completed
+ *       after it;
+ *   <li>its {@code data_skipped} rows ({@code --onDataLoss=skip}): how many, and the newest gap;
+ *   <li>the lost periods of its control row ({@link LostPeriod}): spans no verdict covers.
  * </ul>
  *
  * <p>Memory is bounded by the number of tables, not of facts rows: the facts table is read one data
@@ -244,15 +258,31 @@ public final class Status {
   // Reading the tables
   // ------------------------------------------------------------------------------------------
 
-  /** A batch or event facts row, as much of it as the status needs. */
+  /**
+   * A batch or event facts row, as much of it as the status needs.
+   *
+   * @param appId the row's app id: the stream's, of its generation ({@code x} or {@code x.g<n>})
+   * @param batchId the batch, or null on an event without one
+   * @param rows its rows, or null
+   * @param lsn its {@code end_lsn}, else its {@code max_lsn}, or null
+   * @param commitTime {@code end_commit_ts} (UTC), or null
+   * @param sourceMaxCommitTime {@code source_max_commit_ts} (UTC), or null
+   * @param detail its detail text or JSON, or null
+   * @param writtenAt when it was written (UTC), or null
+   * @param lostFrom {@code lost_from_ts} (UTC) of a lost gap, or null
+   * @param lostTo {@code lost_to_ts} (UTC) of a lost gap, or null
+   */
   record FactsEvent(
+      String appId,
       @Nullable Long batchId,
       @Nullable Long rows,
       @Nullable String lsn,
       @Nullable Instant commitTime,
       @Nullable Instant sourceMaxCommitTime,
       @Nullable String detail,
-      @Nullable Instant writtenAt) {
+      @Nullable Instant writtenAt,
+      @Nullable Instant lostFrom,
+      @Nullable Instant lostTo) {
     /** Orders {@code written_at} times, NULL first. */
     static final Comparator<@Nullable Instant> WRITTEN_AT =
         Comparator.nullsFirst(Comparator.<Instant>naturalOrder());
@@ -263,9 +293,18 @@ public final class Status {
             .thenComparing(
                 FactsEvent::batchId, Comparator.nullsFirst(Comparator.<Long>naturalOrder()));
 
+    /** Orders rows by the generation of their app id, then by {@link #WRITTEN}. */
+    static final Comparator<FactsEvent> GENERATION_WRITTEN =
+        Comparator.comparingInt(FactsEvent::generation).thenComparing(WRITTEN);
+
     /** The later of {@code a} and {@code b} by {@link #WRITTEN}; {@code b} when equal. */
     static @Nullable FactsEvent later(@Nullable FactsEvent a, FactsEvent b) {
       return a == null || WRITTEN.compare(b, a) >= 0 ? b : a;
+    }
+
+    /** The generation of the row's app id: n of {@code x.g<n>}, 0 for {@code x}. */
+    int generation() {
+      return generationOf(appId);
     }
   }
 
@@ -308,14 +347,42 @@ public final class Status {
     @Nullable Instant newestChunkAt;
   }
 
-  /** The per-table aggregate of the facts rows: what the status keeps while streaming them. */
-  static final class TableFacts {
-    final String appId;
-    final @Nullable String target;
+  /** The batch rows of one generation of a table: its last batch and its rows today. */
+  static final class GenerationFacts {
     @Nullable FactsEvent lastBatch;
     long rowsToday;
+  }
+
+  /**
+   * The per-table aggregate of the facts rows of one stream family and target: what the status
+   * keeps while streaming them. Batch rows are kept per generation (a few fields each), the rest as
+   * counts and the newest row of each kind.
+   */
+  static final class TableFacts {
+    /** The family's app id ({@code x} of {@code x} and {@code x.g<n>}). */
+    final String appId;
+
+    final @Nullable String target;
+
+    /** The batch rows by generation (generations restart batch ids at 0). */
+    final Map<Integer, GenerationFacts> generations = new TreeMap<>();
+
+    /** The highest generation of a batch, bootstrap, resnapshot or data_skipped row. */
+    int newestGeneration;
+
     @Nullable FactsEvent bootstrap;
     @Nullable OpenFact fullOpen;
+
+    /** The highest {@code max_lsn} of the family's {@code bootstrap}/{@code resnapshot} rows. */
+    @Nullable Lsn completed;
+
+    /** The generations a {@code resnapshot} row completed (one bit each). */
+    final BitSet resnapshotGenerations = new BitSet();
+
+    @Nullable FactsEvent newestResnapshot;
+    @Nullable FactsEvent newestResnapshotFailed;
+    long skipped;
+    @Nullable FactsEvent newestSkipped;
 
     /** The chunked snapshots' rows by S (open, plan and chunk rows may come in any file order). */
     final Map<Lsn, ChunkedFacts> chunked = new TreeMap<>();
@@ -327,6 +394,11 @@ public final class Status {
 
     ChunkedFacts chunked(Lsn s) {
       return chunked.computeIfAbsent(s, k -> new ChunkedFacts());
+    }
+
+    GenerationFacts generation(int generation) {
+      newestGeneration = Math.max(newestGeneration, generation);
+      return generations.computeIfAbsent(generation, k -> new GenerationFacts());
     }
   }
 
@@ -370,15 +442,96 @@ public final class Status {
       long rows,
       @Nullable Instant newestChunkAt) {}
 
-  /** The verdict row of a table in the control table. */
-  record Verdict(@Nullable LocalDateTime finalizedUntil, @Nullable LocalDateTime endCommitTime) {}
+  /**
+   * The verdict row of a table in the control table.
+   *
+   * @param finalizedUntil its {@code finalized_until} (UTC), or null
+   * @param endCommitTime its {@code end_commit_ts} (UTC), or null
+   * @param lostPeriods its {@code lost_periods}, ordered and merged; empty when none (or a control
+   *     table before schema version 3)
+   */
+  record Verdict(
+      @Nullable LocalDateTime finalizedUntil,
+      @Nullable LocalDateTime endCommitTime,
+      List<LostPeriod> lostPeriods) {}
+
+  /**
+   * A re-snapshot after data loss: a {@code resnapshot} completion row.
+   *
+   * @param generation the generation it started
+   * @param appId that generation's app id ({@code x.g<n>})
+   * @param mode {@code full} (a whole snapshot: its detail's {@code mode}) or {@code chunked} (a
+   *     chunked snapshot's completion, whose detail counts its chunks)
+   * @param snapshotLsn its S, or null
+   * @param rows the rows it read, or null when not recorded (a snapshot committed before a crash)
+   * @param chunks a chunked one's chunk count, else null
+   * @param writtenAt when it was written (UTC), or null
+   * @param lostFrom the lost gap's start (UTC): the commit time of the last change read, or null
+   * @param lostTo the lost gap's end (UTC): the commit time of the first LSN CDC still held, or
+   *     null
+   */
+  record ResnapshotFact(
+      int generation,
+      String appId,
+      String mode,
+      @Nullable String snapshotLsn,
+      @Nullable Long rows,
+      @Nullable Integer chunks,
+      @Nullable Instant writtenAt,
+      @Nullable Instant lostFrom,
+      @Nullable Instant lostTo) {}
+
+  /**
+   * A re-snapshot attempt that did not start its generation: a {@code resnapshot_failed} row.
+   *
+   * @param generation the generation it would have started
+   * @param snapshotLsn its S, or null
+   * @param reason why ({@code detail.reason}), or null
+   * @param writtenAt when it was written (UTC), or null
+   */
+  record FailedResnapshot(
+      int generation,
+      @Nullable String snapshotLsn,
+      @Nullable String reason,
+      @Nullable Instant writtenAt) {}
+
+  /**
+   * A gap a batch skipped ({@code --onDataLoss=skip}): a {@code data_skipped} row.
+   *
+   * @param generation the generation of the batch that skipped it
+   * @param appId that generation's app id
+   * @param batchId the batch, or null
+   * @param captureInstance the capture instance whose changes were purged, or null
+   * @param from the first LSN lost ({@code detail.from}), or null
+   * @param to the first LSN still held ({@code detail.to}, the capture instance's {@code min_lsn}),
+   *     or null
+   * @param lostFrom the gap's start (UTC), or null when unknown
+   * @param lostTo the gap's end (UTC), or null
+   * @param certain true when the changes are gone, false when the gap is only possible
+   * @param reason why a possible gap is only possible, or null
+   * @param writtenAt when it was written (UTC), or null
+   */
+  record SkippedGap(
+      int generation,
+      String appId,
+      @Nullable Long batchId,
+      @Nullable String captureInstance,
+      @Nullable String from,
+      @Nullable String to,
+      @Nullable Instant lostFrom,
+      @Nullable Instant lostTo,
+      boolean certain,
+      @Nullable String reason,
+      @Nullable Instant writtenAt) {}
 
   /**
    * One table's status.
    *
    * @param target the bronze table's path as the facts rows name it, or null
    * @param targetExists whether a Delta table exists at the target
-   * @param appId the job's app id
+   * @param appId the job's app id: the stream family's ({@code x} of {@code x.g<n>})
+   * @param generation the current generation, 0 before any re-snapshot
+   * @param generationAppId the current generation's app id ({@code appId} for generation 0)
    * @param captureInstance the capture instance read last, or null when unknown
    * @param positionLsn the position's end LSN, or null when unknown
    * @param positionCommitTime its commit time (UTC), or null
@@ -394,11 +547,20 @@ public final class Status {
    * @param bootstrapChunks the newest bootstrap's chunk count when a chunked snapshot wrote it, or
    *     null
    * @param openSnapshot the open snapshot, or null
+   * @param resnapshots how many generations a re-snapshot completed
+   * @param newestResnapshot the newest of them (highest generation), or null
+   * @param failedResnapshot the newest failed re-snapshot attempt when no re-snapshot completed
+   *     after it, or null
+   * @param skipped how many gaps {@code data_skipped} rows record
+   * @param newestSkipped the newest of them, or null
+   * @param lostPeriods the control row's lost periods (empty when none)
    */
   record TableStatus(
       @Nullable String target,
       boolean targetExists,
       String appId,
+      int generation,
+      String generationAppId,
       @Nullable String captureInstance,
       @Nullable String positionLsn,
       @Nullable Instant positionCommitTime,
@@ -411,7 +573,13 @@ public final class Status {
       @Nullable FactsEvent failure,
       @Nullable FactsEvent bootstrap,
       @Nullable Integer bootstrapChunks,
-      @Nullable OpenSnapshot openSnapshot) {}
+      @Nullable OpenSnapshot openSnapshot,
+      int resnapshots,
+      @Nullable ResnapshotFact newestResnapshot,
+      @Nullable FailedResnapshot failedResnapshot,
+      long skipped,
+      @Nullable SkippedGap newestSkipped,
+      List<LostPeriod> lostPeriods) {}
 
   /**
    * The whole status.
@@ -421,7 +589,8 @@ public final class Status {
    * @param readAt when it was read (the clock's instant, to the millisecond)
    * @param sourceGiven whether a source was given (or the demo source found)
    * @param newest the source's newest commit, when it was read
-   * @param tables the tables, by app id then target
+   * @param tables the tables, by the family's app id then target
+   * @param silvers the silver tables, by path
    */
   record Report(
       String facts,
@@ -467,7 +636,6 @@ public final class Status {
     Instant todayTo = dayStart.plusDays(1).toInstant(ZoneOffset.UTC);
     Map<List<String>, TableFacts> byTable = new TreeMap<>(Status::compareKeys);
     Map<String, FactsEvent> failures = new HashMap<>();
-    Map<List<String>, Lsn> completions = new HashMap<>();
     for (DeltaTables.ScanFile file : tables.scanFiles(facts)) {
       try (var rows = tables.readScanFile(file)) {
         while (rows.hasNext()) {
@@ -476,9 +644,10 @@ public final class Status {
           if (appId == null) {
             continue;
           }
+          String family = familyOf(appId);
           String target = (String) row.get(FactsTable.TARGET);
           String event = (String) row.get(FactsTable.EVENT);
-          FactsEvent fact = event(row);
+          FactsEvent fact = event(appId, row);
           if (FactsTable.EVENT_TABLE_FAILED.equals(event)) {
             failures.merge(appId, fact, (a, b) -> FactsEvent.later(a, b));
             if (target == null) {
@@ -487,41 +656,76 @@ public final class Status {
           }
           TableFacts table =
               byTable.computeIfAbsent(
-                  java.util.Arrays.asList(appId, target), k -> new TableFacts(appId, target));
+                  java.util.Arrays.asList(family, target), k -> new TableFacts(family, target));
           if (event == null) {
-            table.lastBatch = FactsEvent.later(table.lastBatch, fact);
+            GenerationFacts generation = table.generation(fact.generation());
+            generation.lastBatch = FactsEvent.later(generation.lastBatch, fact);
             Instant written = fact.writtenAt();
             if (written != null
                 && fact.rows() != null
                 && !written.isBefore(todayFrom)
                 && written.isBefore(todayTo)) {
-              table.rowsToday += fact.rows();
+              generation.rowsToday += fact.rows();
             }
           } else {
+            lossRow(table, event, fact);
             if (FactsTable.EVENT_BOOTSTRAP.equals(event)) {
               table.bootstrap = FactsEvent.later(table.bootstrap, fact);
             }
-            snapshotRow(table, completions, event, row);
+            snapshotRow(table, event, row);
           }
         }
       } catch (IOException e) {
         throw new UncheckedIOException("Cannot read the facts table " + facts, e);
       }
     }
-    // A failure of an app id that has no row naming its target is still a table.
+    // A failure of a family that has no row naming its target is still a table.
     for (String appId : failures.keySet()) {
-      boolean known = byTable.values().stream().anyMatch(t -> t.appId.equals(appId));
+      String family = familyOf(appId);
+      boolean known =
+          byTable.values().stream().anyMatch(t -> t.appId.equals(family) && t.target != null);
       if (!known) {
-        byTable.put(java.util.Arrays.asList(appId, null), new TableFacts(appId, null));
+        byTable
+            .computeIfAbsent(
+                java.util.Arrays.asList(family, null), k -> new TableFacts(family, null))
+            .generation(generationOf(appId));
       }
     }
     Map<String, Verdict> verdicts = verdicts(tables, control, byTable.values());
     List<TableStatus> result = new ArrayList<>();
     for (TableFacts t : byTable.values()) {
-      Lsn completed = completions.get(java.util.Arrays.asList(familyOf(t.appId), t.target));
-      result.add(status(tables, facts, t, failures.get(t.appId), verdicts, newest, completed));
+      result.add(status(tables, facts, t, failures, verdicts, newest));
     }
     return new Report(facts, control, now, sourceGiven, newest, result, silvers(tables, control));
+  }
+
+  /**
+   * Folds a row of the generations and data loss into its table's aggregate: a {@code bootstrap} or
+   * {@code resnapshot} completion or a {@code data_skipped} row makes its generation known (a
+   * {@code resnapshot} also counts once per generation and may be the newest), a {@code
+   * resnapshot_failed} may be the newest failed attempt, a {@code data_skipped} is counted and may
+   * be the newest gap.
+   */
+  private static void lossRow(TableFacts table, String event, FactsEvent fact) {
+    if (FactsTable.EVENT_BOOTSTRAP.equals(event)) {
+      table.generation(fact.generation());
+    } else if (ChunkedSnapshotFacts.EVENT_RESNAPSHOT.equals(event)) {
+      table.generation(fact.generation());
+      table.resnapshotGenerations.set(fact.generation());
+      if (table.newestResnapshot == null
+          || FactsEvent.GENERATION_WRITTEN.compare(fact, table.newestResnapshot) >= 0) {
+        table.newestResnapshot = fact;
+      }
+    } else if (ChunkedSnapshotFacts.EVENT_RESNAPSHOT_FAILED.equals(event)) {
+      table.newestResnapshotFailed = FactsEvent.later(table.newestResnapshotFailed, fact);
+    } else if (FactsTable.EVENT_DATA_SKIPPED.equals(event)) {
+      table.generation(fact.generation());
+      table.skipped++;
+      if (table.newestSkipped == null
+          || FactsEvent.GENERATION_WRITTEN.compare(fact, table.newestSkipped) >= 0) {
+        table.newestSkipped = fact;
+      }
+    }
   }
 
   /**
@@ -531,16 +735,12 @@ public final class Status {
    * max_lsn} of the stream family and target). Rows whose LSNs or detail do not parse tell nothing
    * and are left out.
    */
-  private static void snapshotRow(
-      TableFacts table, Map<List<String>, Lsn> completions, String event, Map<String, Object> row) {
+  private static void snapshotRow(TableFacts table, String event, Map<String, Object> row) {
     if (FactsTable.EVENT_BOOTSTRAP.equals(event)
         || ChunkedSnapshotFacts.EVENT_RESNAPSHOT.equals(event)) {
       Lsn max = lsn(row.get(FactsTable.MAX_LSN));
-      if (max != null) {
-        completions.merge(
-            java.util.Arrays.asList(familyOf(table.appId), table.target),
-            max,
-            (a, b) -> b.isAfter(a) ? b : a);
+      if (max != null && (table.completed == null || max.isAfter(table.completed))) {
+        table.completed = max;
       }
       return;
     }
@@ -596,24 +796,36 @@ public final class Status {
   }
 
   /**
-   * The stream family of an app id: {@code x} for {@code x} and for a generation {@code x.g<n>}.
+   * The stream family of an app id: {@code x} for {@code x} and for a generation {@code x.g<n>} (n
+   * of at most 9 digits, as {@link ChunkedSnapshotFacts#generationOf} reads it).
    */
   static String familyOf(String appId) {
     int dot = appId.lastIndexOf(".g");
     if (dot > 0
         && dot + 2 < appId.length()
-        && appId.substring(dot + 2).chars().allMatch(Character::isDigit)) {
+        && appId.length() - dot - 2 <= 9
+        && appId.substring(dot + 2).chars().allMatch(c -> c >= '0' && c <= '9')) {
       return appId.substring(0, dot);
     }
     return appId;
   }
 
+  /** The generation of an app id: n of {@code x.g<n>}, 0 for an app id of no generation. */
+  static int generationOf(String appId) {
+    String family = familyOf(appId);
+    return family.length() == appId.length()
+        ? 0
+        : Integer.parseInt(appId.substring(family.length() + 2));
+  }
+
   /**
    * The table's open snapshot: the newest (highest S) chunked open when no completion of its family
-   * reaches its S, else the newest full open under the same condition when the table has no chunked
-   * open at all (a full open beside a chunked one is dead, BEHAVIOUR.md 6.10).
+   * reaches its S, else the newest full open under the same condition (a full open beside an
+   * incomplete chunked one is dead, BEHAVIOUR.md 6.10; one below a complete chunked one is complete
+   * too; one above it, a later generation's re-snapshot, is open).
    */
-  private static @Nullable OpenSnapshot openSnapshot(TableFacts t, @Nullable Lsn completed) {
+  private static @Nullable OpenSnapshot openSnapshot(TableFacts t) {
+    Lsn completed = t.completed;
     Lsn newestChunked = null;
     ChunkedFacts c = null;
     for (Map.Entry<Lsn, ChunkedFacts> e : t.chunked.entrySet()) {
@@ -622,10 +834,7 @@ public final class Status {
         c = e.getValue();
       }
     }
-    if (c != null && c.open != null) {
-      if (completed != null && !completed.isBefore(newestChunked)) {
-        return null;
-      }
+    if (c != null && c.open != null && (completed == null || completed.isBefore(newestChunked))) {
       int wavesPlanned = -1;
       int wavesDone = 0;
       if (c.planned >= 0) {
@@ -690,19 +899,22 @@ public final class Status {
     return byApp != 0 ? byApp : text.compare(a.get(1), b.get(1));
   }
 
-  private static FactsEvent event(Map<String, Object> row) {
+  private static FactsEvent event(String appId, Map<String, Object> row) {
     String lsn = (String) row.get(FactsTable.END_LSN);
     if (lsn == null) {
       lsn = (String) row.get(FactsTable.MAX_LSN);
     }
     return new FactsEvent(
+        appId,
         (Long) row.get(FactsTable.BATCH_ID),
         (Long) row.get(FactsTable.ROWS),
         lsn,
         TableReading.utc(row.get(FactsTable.END_COMMIT_TS)),
         TableReading.utc(row.get(FactsTable.SOURCE_MAX_COMMIT_TS)),
         (String) row.get(FactsTable.DETAIL),
-        TableReading.utc(row.get(FactsTable.WRITTEN_AT)));
+        TableReading.utc(row.get(FactsTable.WRITTEN_AT)),
+        TableReading.utc(row.get(FactsTable.LOST_FROM_TS)),
+        TableReading.utc(row.get(FactsTable.LOST_TO_TS)));
   }
 
   /**
@@ -733,6 +945,21 @@ public final class Status {
     return silvers;
   }
 
+  /**
+   * A control row's {@code lost_periods} ({@link LostPeriod#fromJson}); empty for NULL or a control
+   * table without the column.
+   *
+   * @throws IllegalStateException naming the row when the value is not that JSON form
+   */
+  private static List<LostPeriod> lostPeriods(String table, @Nullable Object value) {
+    try {
+      return LostPeriod.fromJson((String) value);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalStateException(
+          "The control row of " + table + " has an unreadable lost_periods: " + value, e);
+    }
+  }
+
   /** The control rows of the tables' targets, streamed; empty when there is no control table. */
   private static Map<String, Verdict> verdicts(
       DeltaTables tables, String control, java.util.Collection<TableFacts> of) {
@@ -752,7 +979,8 @@ public final class Status {
                 table,
                 new Verdict(
                     (LocalDateTime) row.get(ControlTable.FINALIZED_UNTIL),
-                    (LocalDateTime) row.get(ControlTable.END_COMMIT_TS)));
+                    (LocalDateTime) row.get(ControlTable.END_COMMIT_TS),
+                    lostPeriods(table, row.get(ControlTable.LOST_PERIODS))));
           }
         }
       } catch (IOException e) {
@@ -762,21 +990,32 @@ public final class Status {
     return verdicts;
   }
 
+  /**
+   * One table's status from its aggregate: the current generation is the highest of the facts rows'
+   * and of the stored position's; position, last batch, rows today and failure are that
+   * generation's.
+   *
+   * @param failures the newest {@code table_failed} row of each app id (of a generation)
+   */
   private static TableStatus status(
       DeltaTables tables,
       String facts,
       TableFacts t,
-      @Nullable FactsEvent failure,
+      Map<String, FactsEvent> failures,
       Map<String, Verdict> verdicts,
-      Optional<Commit> newest,
-      @Nullable Lsn completed) {
+      Optional<Commit> newest) {
     boolean exists = t.target != null && tables.exists(t.target);
     Optional<StreamPosition> position = position(tables, facts, t, exists);
+    int generation =
+        Math.max(t.newestGeneration, position.map(StreamPosition::generation).orElse(0));
+    String generationAppId = JobConfig.streamAppId(t.appId, generation);
+    GenerationFacts current = t.generations.getOrDefault(generation, new GenerationFacts());
+    FactsEvent lastBatch = current.lastBatch;
     String lsn;
     Instant commitTime;
-    if (t.lastBatch != null) {
-      lsn = t.lastBatch.lsn();
-      commitTime = t.lastBatch.commitTime();
+    if (lastBatch != null) {
+      lsn = lastBatch.lsn();
+      commitTime = lastBatch.commitTime();
     } else {
       lsn = position.map(p -> p.endLsn().toString()).orElse(null);
       commitTime = position.map(StreamPosition::endCommitTime).orElse(null);
@@ -786,15 +1025,20 @@ public final class Status {
     if (newest.isPresent() && commitTime != null) {
       lag = seconds(commitTime, newest.get().commitTime());
       fromSource = true;
-    } else if (t.lastBatch != null
-        && t.lastBatch.sourceMaxCommitTime() != null
-        && t.lastBatch.commitTime() != null) {
-      lag = seconds(t.lastBatch.commitTime(), t.lastBatch.sourceMaxCommitTime());
+    } else if (lastBatch != null
+        && lastBatch.sourceMaxCommitTime() != null
+        && lastBatch.commitTime() != null) {
+      lag = seconds(lastBatch.commitTime(), lastBatch.sourceMaxCommitTime());
     }
-    if (failure != null
-        && t.lastBatch != null
-        && FactsEvent.WRITTEN.compare(failure, t.lastBatch) <= 0) {
-      failure = null;
+    FactsEvent failure = failures.get(generationAppId);
+    FactsEvent started =
+        t.newestResnapshot != null && t.newestResnapshot.generation() == generation
+            ? t.newestResnapshot
+            : null;
+    for (FactsEvent after : java.util.Arrays.asList(lastBatch, started)) {
+      if (failure != null && after != null && FactsEvent.WRITTEN.compare(failure, after) <= 0) {
+        failure = null;
+      }
     }
     JsonNode bootstrapDetail = t.bootstrap == null ? null : detailOf(t.bootstrap.detail());
     Integer bootstrapChunks =
@@ -802,15 +1046,30 @@ public final class Status {
             ? bootstrapDetail.get("chunks").asInt()
             : null;
     Verdict verdict = t.target == null ? null : verdicts.get(t.target);
+    FailedResnapshot failed = null;
+    FactsEvent attempt = t.newestResnapshotFailed;
+    if (attempt != null
+        && (t.newestResnapshot == null
+            || FactsEvent.WRITTEN.compare(attempt, t.newestResnapshot) > 0)) {
+      JsonNode detail = detailOf(attempt.detail());
+      failed =
+          new FailedResnapshot(
+              detail.path("generation").asInt(attempt.generation()),
+              detail.path("snapshot").asText(attempt.lsn()),
+              detail.path("reason").asText(null),
+              attempt.writtenAt());
+    }
     return new TableStatus(
         t.target,
         exists,
         t.appId,
+        generation,
+        generationAppId,
         position.map(StreamPosition::captureInstance).filter(ci -> !ci.isEmpty()).orElse(null),
         lsn,
         commitTime,
-        t.lastBatch,
-        t.rowsToday,
+        lastBatch,
+        current.rowsToday,
         verdict,
         granularities(verdict),
         lag,
@@ -818,12 +1077,55 @@ public final class Status {
         failure,
         t.bootstrap,
         bootstrapChunks,
-        openSnapshot(t, completed));
+        openSnapshot(t),
+        t.resnapshotGenerations.cardinality(),
+        t.newestResnapshot == null ? null : resnapshotOf(t.newestResnapshot),
+        failed,
+        t.skipped,
+        t.newestSkipped == null ? null : skippedOf(t.newestSkipped),
+        verdict == null ? List.of() : verdict.lostPeriods());
+  }
+
+  /** A {@code resnapshot} row as a {@link ResnapshotFact}. */
+  private static ResnapshotFact resnapshotOf(FactsEvent row) {
+    JsonNode detail = detailOf(row.detail());
+    boolean chunked =
+        !detail.has("mode")
+            ? detail.path("chunks").canConvertToInt()
+            : ChunkedSnapshotFacts.MODE_CHUNKED.equals(detail.get("mode").asText());
+    return new ResnapshotFact(
+        row.generation(),
+        row.appId(),
+        chunked ? ChunkedSnapshotFacts.MODE_CHUNKED : ChunkedSnapshotFacts.MODE_FULL,
+        detail.path("snapshot").asText(row.lsn()),
+        row.rows(),
+        chunked && detail.path("chunks").canConvertToInt() ? detail.get("chunks").asInt() : null,
+        row.writtenAt(),
+        row.lostFrom(),
+        row.lostTo());
+  }
+
+  /** A {@code data_skipped} row as a {@link SkippedGap}. */
+  private static SkippedGap skippedOf(FactsEvent row) {
+    JsonNode detail = detailOf(row.detail());
+    return new SkippedGap(
+        row.generation(),
+        row.appId(),
+        row.batchId(),
+        detail.path("capture_instance").asText(null),
+        detail.path("from").asText(null),
+        detail.path("to").asText(row.lsn()),
+        row.lostFrom(),
+        row.lostTo(),
+        detail.path("certain").asBoolean(true),
+        detail.path("reason").asText(null),
+        row.writtenAt());
   }
 
   /**
    * The table's stored position: the bronze table's ({@link StreamPosition#BRONZE_DOMAIN}) when it
-   * is this app id's, else the job's position in the facts table when it names this target.
+   * is of this app id's stream family, else the job's position in the facts table (under the newest
+   * generation's app id the facts rows know, then the family's) when it names this target.
    */
   private static Optional<StreamPosition> position(
       DeltaTables tables, String facts, TableFacts t, boolean targetExists) {
@@ -831,14 +1133,24 @@ public final class Status {
       if (targetExists) {
         Optional<StreamPosition> bronze =
             StreamPosition.fromJson(tables.domainMetadata(t.target, StreamPosition.BRONZE_DOMAIN))
-                .filter(p -> p.appId().equals(t.appId));
+                .filter(p -> ChunkedSnapshotFacts.ofFamily(p.appId(), t.appId));
         if (bronze.isPresent()) {
           return bronze;
         }
       }
-      return StreamPosition.fromJson(
-              tables.domainMetadata(facts, StreamPosition.factsDomain(t.appId)))
-          .filter(p -> p.target() == null || t.target == null || p.target().equals(t.target));
+      List<String> appIds =
+          java.util.stream.Stream.of(JobConfig.streamAppId(t.appId, t.newestGeneration), t.appId)
+              .distinct()
+              .toList();
+      for (String appId : appIds) {
+        Optional<StreamPosition> inFacts =
+            StreamPosition.fromJson(tables.domainMetadata(facts, StreamPosition.factsDomain(appId)))
+                .filter(p -> p.target() == null || t.target == null || p.target().equals(t.target));
+        if (inFacts.isPresent()) {
+          return inFacts;
+        }
+      }
+      return Optional.empty();
     } catch (IllegalArgumentException e) {
       // A position that does not parse tells nothing; the facts rows still do.
       return Optional.empty();
@@ -904,6 +1216,9 @@ public final class Status {
     for (TableStatus t : report.tables()) {
       Map<String, String> lines = new LinkedHashMap<>();
       lines.put("app id", t.appId());
+      if (t.generation() > 0) {
+        lines.put("generation", t.generation() + " (app id " + t.generationAppId() + ")");
+      }
       lines.put("capture instance", Objects.requireNonNullElse(t.captureInstance(), "unknown"));
       lines.put(
           "position",
@@ -981,6 +1296,36 @@ public final class Status {
       if (open != null && open.chunks() != null) {
         lines.put("chunks", progressText(open.chunks()));
       }
+      if (t.newestResnapshot() != null) {
+        lines.put(
+            "resnapshots",
+            t.resnapshots() + ", the newest: " + resnapshotText(t.newestResnapshot()));
+      }
+      FailedResnapshot failed = t.failedResnapshot();
+      if (failed != null) {
+        lines.put(
+            "resnapshot failed",
+            "generation "
+                + failed.generation()
+                + " at S "
+                + failed.snapshotLsn()
+                + ", written at "
+                + TableReading.text(failed.writtenAt())
+                + (failed.reason() == null ? "" : ": " + failed.reason()));
+      }
+      if (t.newestSkipped() != null) {
+        lines.put(
+            "data skipped",
+            Counts.of(t.skipped(), "gap", "gaps")
+                + ", the newest: "
+                + skippedText(t.newestSkipped()));
+      }
+      if (!t.lostPeriods().isEmpty()) {
+        lines.put(
+            "lost periods",
+            t.lostPeriods().stream().map(LostPeriod::toString).collect(Collectors.joining(", "))
+                + " (no verdict covers them)");
+      }
       out.println();
       out.println(
           t.target() == null
@@ -1001,6 +1346,57 @@ public final class Status {
               ? "none yet"
               : TableReading.text(silver.finalizedUntil()));
     }
+  }
+
+  /**
+   * A re-snapshot, e.g. {@code generation 1, whole, 4 rows at S 0x0000002A000001000061, written at
+   * 2030-01-02T03:00:00Z, lost 2026-09-28T13:52:00Z to 2026-09-28T13:54:00Z} ({@code chunked in 4
+   * chunks} for a chunked one; {@code rows not recorded} when the row has none; the gap left out
+   * when the row records none).
+   */
+  static String resnapshotText(ResnapshotFact r) {
+    boolean chunked = ChunkedSnapshotFacts.MODE_CHUNKED.equals(r.mode());
+    return "generation "
+        + r.generation()
+        + ", "
+        + (chunked
+            ? "chunked"
+                + (r.chunks() == null ? "" : " in " + Counts.of(r.chunks(), "chunk", "chunks"))
+            : "whole")
+        + ", "
+        + (r.rows() == null ? "rows not recorded" : Counts.of(r.rows(), "row", "rows"))
+        + " at S "
+        + r.snapshotLsn()
+        + ", written at "
+        + TableReading.text(r.writtenAt())
+        + gapText(r.lostFrom(), r.lostTo());
+  }
+
+  /**
+   * A skipped gap, e.g. {@code batch 1, lost 2026-09-28T13:52:00Z to 2026-09-28T16:00:00Z
+   * (certain), written at 2030-01-02T03:00:00Z}; {@code of generation n} after the batch when n >
+   * 0, {@code (possible: <reason>)} for a gap that is only possible.
+   */
+  static String skippedText(SkippedGap g) {
+    return "batch "
+        + (g.batchId() == null ? "unknown" : g.batchId().toString())
+        + (g.generation() > 0 ? " of generation " + g.generation() : "")
+        + gapText(g.lostFrom(), g.lostTo())
+        + (g.certain()
+            ? " (certain)"
+            : " (possible" + (g.reason() == null ? ")" : ": " + g.reason() + ")"))
+        + ", written at "
+        + TableReading.text(g.writtenAt());
+  }
+
+  /**
+   * {@code , lost <from> to <to>} ({@code , lost up to <to>} without a start); empty without both.
+   */
+  private static String gapText(@Nullable Instant from, @Nullable Instant to) {
+    if (to == null) {
+      return from == null ? "" : ", lost from " + from;
+    }
+    return from == null ? ", lost up to " + to : ", lost " + from + " to " + to;
   }
 
   /**
@@ -1051,6 +1447,8 @@ public final class Status {
       node.put("target", t.target());
       node.put("target_exists", t.targetExists());
       node.put("app_id", t.appId());
+      node.put("generation", t.generation());
+      node.put("generation_app_id", t.generationAppId());
       node.put("capture_instance", t.captureInstance());
       ObjectNode position = node.putObject("position");
       position.put("end_lsn", t.positionLsn());
@@ -1116,8 +1514,65 @@ public final class Status {
           chunks.put("newest_chunk_at", instant(p.newestChunkAt()));
         }
       }
+      putLosses(node, t);
     }
     return root;
+  }
+
+  /** The fields {@code resnapshots}, {@code data_skipped} and {@code lost_periods} of a table. */
+  private static void putLosses(ObjectNode node, TableStatus t) {
+    ObjectNode resnapshots = node.putObject("resnapshots");
+    resnapshots.put("count", t.resnapshots());
+    ResnapshotFact r = t.newestResnapshot();
+    if (r == null) {
+      resnapshots.putNull("newest");
+    } else {
+      ObjectNode newest = resnapshots.putObject("newest");
+      newest.put("generation", r.generation());
+      newest.put("app_id", r.appId());
+      newest.put("mode", r.mode());
+      newest.put("snapshot_lsn", r.snapshotLsn());
+      newest.put("rows", r.rows());
+      newest.put("chunks", r.chunks());
+      newest.put("written_at", instant(r.writtenAt()));
+      newest.put("lost_from_ts", instant(r.lostFrom()));
+      newest.put("lost_to_ts", instant(r.lostTo()));
+    }
+    FailedResnapshot f = t.failedResnapshot();
+    if (f == null) {
+      resnapshots.putNull("failed");
+    } else {
+      ObjectNode failed = resnapshots.putObject("failed");
+      failed.put("generation", f.generation());
+      failed.put("snapshot_lsn", f.snapshotLsn());
+      failed.put("reason", f.reason());
+      failed.put("written_at", instant(f.writtenAt()));
+    }
+    ObjectNode skipped = node.putObject("data_skipped");
+    skipped.put("count", t.skipped());
+    SkippedGap g = t.newestSkipped();
+    if (g == null) {
+      skipped.putNull("newest");
+    } else {
+      ObjectNode newest = skipped.putObject("newest");
+      newest.put("generation", g.generation());
+      newest.put("app_id", g.appId());
+      newest.put("batch_id", g.batchId());
+      newest.put("capture_instance", g.captureInstance());
+      newest.put("from", g.from());
+      newest.put("to", g.to());
+      newest.put("lost_from_ts", instant(g.lostFrom()));
+      newest.put("lost_to_ts", instant(g.lostTo()));
+      newest.put("certain", g.certain());
+      newest.put("reason", g.reason());
+      newest.put("written_at", instant(g.writtenAt()));
+    }
+    ArrayNode lost = node.putArray("lost_periods");
+    for (LostPeriod p : t.lostPeriods()) {
+      ObjectNode period = lost.addObject();
+      TableReading.put(period, "from", p.from());
+      TableReading.put(period, "to", p.to());
+    }
   }
 
   private static void putCommit(ObjectNode node, @Nullable Commit commit) {

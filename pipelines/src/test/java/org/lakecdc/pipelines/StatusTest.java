@@ -23,6 +23,7 @@ import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.lakecdc.io.mssqlcdc.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
@@ -359,7 +360,7 @@ class StatusTest {
     ChunkedSnapshotFacts.Open done = open("done", target, s, c, boot, 0);
     ChunkedSnapshotFacts.Open superseded = open("fam", target, s, c, boot, 0);
     ChunkedSnapshotFacts.Open resnapshot =
-        open("fam.g1", target, "0x0000002A0000010000D1", full, "resnapshot", 1);
+        open("fam.g1", target, "0x0000002A0000010000D1", c, "resnapshot", 1);
     appendFacts(
         f,
         // "chunked": planned, chunks 0, 1 and 2 in (chunk 1 recorded twice counts once).
@@ -378,12 +379,13 @@ class StatusTest {
         chunk("done", target, s, 3, 1, "2030-01-02T03:04:00Z"),
         ChunkedSnapshotFacts.completionRow(
             done, 7, 4, Lsn.parse("0x0000002A0000010000C1"), Instant.parse("2030-01-02T03:05:00Z")),
-        // "fam": a chunked open its next generation's full re-snapshot (at a higher S) completes.
+        // "fam": a chunked open its next generation's re-snapshot (at a higher S) completes; one
+        // table with the generation "fam.g1".
         superseded.toRow(OPENED),
         ChunkedSnapshotFacts.completionRow(
             resnapshot,
             8,
-            0,
+            2,
             Lsn.parse("0x0000002A0000010000D1"),
             Instant.parse("2030-01-02T04:00:00Z")),
         // "full": a whole bootstrap's open, not yet completed.
@@ -406,7 +408,7 @@ class StatusTest {
             "  lag               unknown",
             "  failure           none");
     List<String> expected = new java.util.ArrayList<>();
-    expected.add("6 tables in " + f.facts + ", read at 2030-01-02T12:00:00Z");
+    expected.add("5 tables in " + f.facts + ", read at 2030-01-02T12:00:00Z");
     expected.add(
         "Source: none given; each lag is the last batch's (source_max_commit_ts - end_commit_ts)");
     Object[][] tables = {
@@ -422,9 +424,13 @@ class StatusTest {
         "  bootstrap         7 rows at S " + s + " in 4 chunks, written at 2030-01-02T03:05:00Z",
         "  snapshot          no open snapshot"
       },
-      {"fam", "  bootstrap         none", "  snapshot          no open snapshot"},
-      // Only its completion row: a resnapshot, not a bootstrap.
-      {"fam.g1", "  bootstrap         none", "  snapshot          no open snapshot"},
+      {
+        "fam",
+        "  bootstrap         none",
+        "  snapshot          no open snapshot",
+        "  resnapshots       1, the newest: generation 1, chunked in 2 chunks, 8 rows at S"
+            + " 0x0000002A0000010000D1, written at 2030-01-02T04:00:00Z"
+      },
       {
         "full",
         "  bootstrap         none",
@@ -441,6 +447,9 @@ class StatusTest {
       expected.add("");
       expected.add(target + "  (no Delta table there)");
       expected.add("  app id            " + t[0]);
+      if (t[0].equals("fam")) {
+        expected.add("  generation        1 (app id fam.g1)");
+      }
       expected.addAll(common);
       for (int i = 1; i < t.length; i++) {
         expected.add((String) t[i]);
@@ -457,7 +466,7 @@ class StatusTest {
     assertEquals(0, json.code(), json.err());
     JsonNode root = new ObjectMapper().readTree(json.out());
     JsonNode t = root.get("tables");
-    assertEquals(6, t.size());
+    assertEquals(5, t.size());
     assertEquals(
         "{\"mode\":\"chunked\",\"kind\":\"bootstrap\",\"snapshot_lsn\":\""
             + s
@@ -474,16 +483,364 @@ class StatusTest {
         t.get(1).get("bootstrap").toString());
     assertTrue(t.get(1).get("open_snapshot").isNull());
     assertTrue(t.get(2).get("open_snapshot").isNull(), "fam: completed by fam.g1's resnapshot");
-    assertEquals("fam.g1", t.get(3).get("app_id").asText());
+    assertEquals("fam", t.get(2).get("app_id").asText());
+    assertEquals(1, t.get(2).get("generation").asInt());
+    assertEquals("fam.g1", t.get(2).get("generation_app_id").asText());
+    assertEquals(
+        "{\"count\":1,\"newest\":{\"generation\":1,\"app_id\":\"fam.g1\",\"mode\":\"chunked\","
+            + "\"snapshot_lsn\":\"0x0000002A0000010000D1\",\"rows\":8,\"chunks\":2,"
+            + "\"written_at\":\"2030-01-02T04:00:00Z\",\"lost_from_ts\":null,\"lost_to_ts\":null},"
+            + "\"failed\":null}",
+        t.get(2).get("resnapshots").toString());
     assertEquals(
         "{\"mode\":\"full\",\"kind\":\"bootstrap\",\"snapshot_lsn\":\""
             + s
             + "\",\"generation\":0,\"written_at\":\"2030-01-02T03:00:00Z\",\"chunks\":null}",
-        t.get(4).get("open_snapshot").toString());
+        t.get(3).get("open_snapshot").toString());
     assertEquals(
         "{\"planned\":null,\"done\":0,\"chunks_per_wave\":null,\"chunk_rows\":null,"
             + "\"waves_planned\":null,\"waves_done\":null,\"rows\":0,\"newest_chunk_at\":null}",
-        t.get(5).get("open_snapshot").get("chunks").toString());
+        t.get(4).get("open_snapshot").get("chunks").toString());
+  }
+
+  /** The written_at of the facts event row {@code event} (the only one) of {@code appId}. */
+  private static Instant eventWrittenAt(JobFixture f, String appId, String event) {
+    for (Row r : f.tables.scan(f.facts, FactsTable.SCHEMA)) {
+      if (event.equals(r.getString(FactsTable.EVENT))
+          && appId.equals(r.getString(FactsTable.APP_ID))) {
+        return r.getLogicalTypeValue(FactsTable.WRITTEN_AT, LocalDateTime.class)
+            .toInstant(ZoneOffset.UTC);
+      }
+    }
+    throw new AssertionError("no " + event + " row of " + appId);
+  }
+
+  /** The written_at of batch {@code batchId} of {@code appId}. */
+  private static Instant batchWrittenAt(JobFixture f, String appId, long batchId) {
+    for (Row r : f.tables.scan(f.facts, FactsTable.SCHEMA)) {
+      if (r.getString(FactsTable.EVENT) == null
+          && appId.equals(r.getString(FactsTable.APP_ID))
+          && r.getInt64(FactsTable.BATCH_ID) == batchId) {
+        return r.getLogicalTypeValue(FactsTable.WRITTEN_AT, LocalDateTime.class)
+            .toInstant(ZoneOffset.UTC);
+      }
+    }
+    throw new AssertionError("no batch " + batchId + " of " + appId);
+  }
+
+  /** Orders 0, 1 and 2 inserted at T0, T0+1 and T0+2 minutes. */
+  private static JobFixture threeOrders(Path dir) {
+    JobFixture f = new JobFixture(dir);
+    f.db.enableCdc(ORDERS);
+    for (int i = 0; i < 3; i++) {
+      f.db.transaction(at(i)).insert(ORDERS, order(i, "new", i + ".00")).commit();
+    }
+    return f;
+  }
+
+  private static JobConfig onDataLoss(JobFixture f, DataLossPolicy policy) {
+    return JobConfig.builder(f.db.clientFactory(), JobFixture.CI, f.bronze, f.facts, f.control)
+        .bootstrap(false)
+        .onDataLoss(policy)
+        .build();
+  }
+
+  @Test
+  void aTargetReSnapshottedIntoGenerationOneIsOneTableWithItsGenerationReSnapshotAndLostPeriod()
+      throws Exception {
+    JobFixture f = threeOrders(dir);
+    JobConfig config = onDataLoss(f, DataLossPolicy.RESNAPSHOT);
+    f.run(config);
+    // Order 3 is committed, then CDC cleanup purges it before the stream read it.
+    f.db.transaction(at(3)).insert(ORDERS, order(3, "new", "3.00")).commit();
+    f.db.cleanup(JobFixture.CI, f.db.idle(at(4)));
+    // A run with --onDataLoss=fail stopped generation 0 (its failure is after its last batch).
+    appendFacts(
+        f,
+        failure(
+            f,
+            "0x0000002A000001000021",
+            batchWrittenAt(f, "dbo_orders", 0).plusSeconds(1),
+            "DataLossError: changes after 0x0000002A000001000021 were cleaned up"));
+    f.run(config);
+    Instant resnapshotAt = eventWrittenAt(f, "dbo_orders.g1", "resnapshot");
+    String[] args = {
+      "--factsTable=" + f.facts,
+      "--controlTable=" + f.control,
+      "--fakePath=" + dir.resolve("source")
+    };
+    Output status = status(clockAt(resnapshotAt), args);
+    assertEquals(0, status.code(), status.err());
+    assertEquals(
+        List.of(
+            "1 table in " + f.facts + ", read at " + resnapshotAt.truncatedTo(ChronoUnit.MILLIS),
+            "Source: newest commit 0x0000002A000001000041 at 2026-09-28T13:54:00Z",
+            "",
+            f.bronze,
+            "  app id            dbo_orders",
+            "  generation        1 (app id dbo_orders.g1)",
+            "  capture instance  dbo_orders",
+            "  position          0x0000002A000001000041 committed at 2026-09-28T13:54:00Z",
+            "  last batch        none",
+            "  rows today        0",
+            "  finalized_until   2026-09-28T13:00:00Z (hour)",
+            "  lag               0 s behind the source's newest commit",
+            "  failure           none",
+            "  bootstrap         none",
+            "  snapshot          no open snapshot",
+            "  resnapshots       1, the newest: generation 1, whole, 4 rows at S"
+                + " 0x0000002A000001000041, written at "
+                + resnapshotAt
+                + ", lost 2026-09-28T13:52:00Z to 2026-09-28T13:54:00Z",
+            "  lost periods      2026-09-28T13:00Z to 2026-09-28T14:00Z (no verdict covers them)"),
+        status.lines());
+
+    // Generation 1 streams on: its batch ids start at 0 again.
+    f.db.transaction(at(5)).update(ORDERS, List.of(0), Map.of("status", "paid")).commit();
+    f.run(config);
+    Instant batchAt = batchWrittenAt(f, "dbo_orders.g1", 0);
+    Output next = status(clockAt(batchAt), args);
+    assertEquals(0, next.code(), next.err());
+    List<String> lines = next.lines();
+    assertEquals(
+        List.of(
+            "  generation        1 (app id dbo_orders.g1)",
+            "  capture instance  dbo_orders",
+            "  position          0x0000002A000001000051 committed at 2026-09-28T13:55:00Z",
+            "  last batch        0, written at " + batchAt,
+            // The update's before and after images; generation 0's batch of 3 rows is not counted.
+            "  rows today        2"),
+        lines.subList(5, 10));
+
+    Output json = status(clockAt(batchAt), args[0], args[1], args[2], "--json");
+    assertEquals(0, json.code(), json.err());
+    JsonNode t = new ObjectMapper().readTree(json.out()).get("tables");
+    assertEquals(1, t.size(), "one table across the generations");
+    assertEquals("dbo_orders", t.get(0).get("app_id").asText());
+    assertEquals(1, t.get(0).get("generation").asInt());
+    assertEquals("dbo_orders.g1", t.get(0).get("generation_app_id").asText());
+    assertTrue(t.get(0).get("failure").isNull(), "generation 0's failure was recovered");
+    assertEquals(
+        "{\"count\":1,\"newest\":{\"generation\":1,\"app_id\":\"dbo_orders.g1\","
+            + "\"mode\":\"full\",\"snapshot_lsn\":\"0x0000002A000001000041\",\"rows\":4,"
+            + "\"chunks\":null,\"written_at\":\""
+            + resnapshotAt
+            + "\",\"lost_from_ts\":\"2026-09-28T13:52:00Z\","
+            + "\"lost_to_ts\":\"2026-09-28T13:54:00Z\"},\"failed\":null}",
+        t.get(0).get("resnapshots").toString());
+    assertEquals("{\"count\":0,\"newest\":null}", t.get(0).get("data_skipped").toString());
+    assertEquals(
+        "[{\"from\":\"2026-09-28T13:00:00Z\",\"to\":\"2026-09-28T14:00:00Z\"}]",
+        t.get(0).get("lost_periods").toString());
+  }
+
+  @Test
+  void aGapSkippedWithOnDataLossSkipShowsWithTheLostPeriodNoVerdictCovers() throws Exception {
+    JobFixture f = threeOrders(dir);
+    JobConfig skip = onDataLoss(f, DataLossPolicy.SKIP);
+    f.run(skip);
+    f.db.transaction(at(70)).insert(ORDERS, order(3, "new", "3.00")).commit();
+    Lsn min = f.db.transaction(at(130)).insert(ORDERS, order(4, "new", "4.00")).commit();
+    f.db.transaction(at(250)).insert(ORDERS, order(5, "new", "5.00")).commit();
+    f.db.cleanup(JobFixture.CI, min);
+    f.run(skip);
+    Instant skippedAt = eventWrittenAt(f, "dbo_orders", "data_skipped");
+    Instant batchAt = batchWrittenAt(f, "dbo_orders", 1);
+    String[] args = {"--factsTable=" + f.facts, "--controlTable=" + f.control};
+    Output status = status(clockAt(batchAt), args);
+    assertEquals(0, status.code(), status.err());
+    assertEquals(
+        List.of(
+            f.bronze,
+            "  app id            dbo_orders",
+            "  capture instance  dbo_orders",
+            "  position          0x0000002A000001000051 committed at 2026-09-28T18:00:00Z",
+            "  last batch        1, written at " + batchAt,
+            "  rows today        5",
+            "  finalized_until   2026-09-28T18:00:00Z (minute or hour)",
+            "  lag               0 s behind the source at the last batch",
+            "  failure           none",
+            "  bootstrap         none",
+            "  snapshot          no open snapshot",
+            "  data skipped      1 gap, the newest: batch 1, lost 2026-09-28T13:52:00Z to"
+                + " 2026-09-28T16:00:00Z (certain), written at "
+                + skippedAt,
+            "  lost periods      2026-09-28T13:00Z to 2026-09-28T17:00Z (no verdict covers them)"),
+        status.lines().subList(3, status.lines().size()));
+
+    Output json = status(clockAt(batchAt), args[0], args[1], "--json");
+    assertEquals(0, json.code(), json.err());
+    JsonNode t = new ObjectMapper().readTree(json.out()).get("tables").get(0);
+    assertEquals(0, t.get("generation").asInt());
+    assertEquals("dbo_orders", t.get("generation_app_id").asText());
+    assertEquals("{\"count\":0,\"newest\":null,\"failed\":null}", t.get("resnapshots").toString());
+    assertEquals(
+        "{\"count\":1,\"newest\":{\"generation\":0,\"app_id\":\"dbo_orders\",\"batch_id\":1,"
+            + "\"capture_instance\":\"dbo_orders\",\"from\":\"0x0000002A000001000022\","
+            + "\"to\":\""
+            + min
+            + "\",\"lost_from_ts\":\"2026-09-28T13:52:00Z\","
+            + "\"lost_to_ts\":\"2026-09-28T16:00:00Z\",\"certain\":true,\"reason\":null,"
+            + "\"written_at\":\""
+            + skippedAt
+            + "\"}}",
+        t.get("data_skipped").toString());
+    assertEquals(
+        "[{\"from\":\"2026-09-28T13:00:00Z\",\"to\":\"2026-09-28T17:00:00Z\"}]",
+        t.get("lost_periods").toString());
+  }
+
+  private static Row batch(String appId, String target, long batchId, long rows, String written) {
+    return FactsTable.row()
+        .set(FactsTable.APP_ID, appId)
+        .set(FactsTable.BATCH_ID, batchId)
+        .set(FactsTable.ROWS, rows)
+        .set(FactsTable.END_LSN, "0x0000002A00000100" + (10 + batchId) + "E1")
+        .set(FactsTable.END_COMMIT_TS, Instant.parse("2026-09-28T16:00:00Z").plusSeconds(batchId))
+        .set(FactsTable.TARGET, target)
+        .set(FactsTable.WRITTEN_AT, Instant.parse(written))
+        .build();
+  }
+
+  @Test
+  void theNewestGenerationsBatchesAndGapShowWithAFailedAttemptAfterTheNewestReSnapshot()
+      throws Exception {
+    JobFixture f = new JobFixture(dir);
+    f.tables.createIfAbsent(f.facts, FactsTable.definition());
+    String target = dir.resolve("delta/lossy").toString();
+    String s1 = "0x0000002A0000010000D1";
+    Lsn from = Lsn.parse("0x0000002A000001001012");
+    Lsn to = Lsn.parse("0x0000002A000001001021");
+    appendFacts(
+        f,
+        // Generation 0: a batch, a certain gap, and a failure its re-snapshot recovered.
+        batch("lossy", target, 5, 10, "2030-01-02T03:30:00Z"),
+        FactsTable.dataSkippedRow(
+            "lossy",
+            3,
+            target,
+            new org.lakecdc.io.mssqlcdc.SkippedRange(
+                JobFixture.CI,
+                Lsn.parse("0x0000002A000001000A12"),
+                Lsn.parse("0x0000002A000001000B21"),
+                Instant.parse("2026-09-28T13:00:00Z"),
+                Instant.parse("2026-09-28T13:30:00Z"),
+                true,
+                null),
+            Instant.parse("2030-01-02T03:00:00Z")),
+        FactsTable.row()
+            .set(FactsTable.APP_ID, "lossy")
+            .set(FactsTable.EVENT, FactsTable.EVENT_TABLE_FAILED)
+            .set(FactsTable.END_LSN, "0x0000002A0000010015E1")
+            .set(FactsTable.DETAIL, "DataLossError: purged")
+            .set(FactsTable.TARGET, target)
+            .set(FactsTable.WRITTEN_AT, Instant.parse("2030-01-02T03:45:00Z"))
+            .build(),
+        // Generation 1: the whole re-snapshot, two batches and a possible gap.
+        FactsTable.row()
+            .set(FactsTable.APP_ID, "lossy.g1")
+            .set(FactsTable.ROWS, 5L)
+            .set(FactsTable.EVENT, ChunkedSnapshotFacts.EVENT_RESNAPSHOT)
+            .set(FactsTable.MIN_LSN, s1)
+            .set(FactsTable.MAX_LSN, s1)
+            .set(FactsTable.END_LSN, s1)
+            .set(FactsTable.LOST_FROM_TS, Instant.parse("2026-09-28T14:00:00Z"))
+            .set(FactsTable.LOST_TO_TS, Instant.parse("2026-09-28T15:00:00Z"))
+            .set(
+                FactsTable.DETAIL,
+                "{\"snapshot\":\"" + s1 + "\",\"generation\":1,\"mode\":\"full\"}")
+            .set(FactsTable.TARGET, target)
+            .set(FactsTable.WRITTEN_AT, Instant.parse("2030-01-02T04:00:00Z"))
+            .build(),
+        batch("lossy.g1", target, 0, 3, "2030-01-02T04:10:00Z"),
+        batch("lossy.g1", target, 1, 4, "2030-01-02T04:20:00Z"),
+        FactsTable.dataSkippedRow(
+            "lossy.g1",
+            1,
+            target,
+            new org.lakecdc.io.mssqlcdc.SkippedRange(
+                JobFixture.CI,
+                from,
+                to,
+                Instant.parse("2026-09-28T15:58:00Z"),
+                null,
+                false,
+                "cleanup moved min_lsn while the range was read"),
+            Instant.parse("2030-01-02T04:20:00Z")),
+        // Generation 2's attempt failed after generation 1 started.
+        FactsTable.row()
+            .set(FactsTable.APP_ID, "lossy.g2")
+            .set(FactsTable.ROWS, 0L)
+            .set(FactsTable.EVENT, ChunkedSnapshotFacts.EVENT_RESNAPSHOT_FAILED)
+            .set(FactsTable.MIN_LSN, "0x0000002A0000010000F1")
+            .set(
+                FactsTable.DETAIL,
+                "{\"generation\":2,\"snapshot\":\"0x0000002A0000010000F1\",\"reason\":\"CDC"
+                    + " cleanup purged the changes after S before the stream could start\"}")
+            .set(FactsTable.TARGET, target)
+            .set(FactsTable.WRITTEN_AT, Instant.parse("2030-01-02T05:00:00Z"))
+            .build());
+    Output status =
+        status(
+            clockAt(Instant.parse("2030-01-02T12:00:00Z")),
+            "--factsTable=" + f.facts,
+            "--controlTable=" + f.control);
+    assertEquals(0, status.code(), status.err());
+    assertEquals(
+        List.of(
+            "1 table in " + f.facts + ", read at 2030-01-02T12:00:00Z",
+            "Source: none given; each lag is the last batch's (source_max_commit_ts -"
+                + " end_commit_ts)",
+            "",
+            target + "  (no Delta table there)",
+            "  app id            lossy",
+            "  generation        1 (app id lossy.g1)",
+            "  capture instance  unknown",
+            "  position          0x0000002A0000010011E1 committed at 2026-09-28T16:00:01Z",
+            "  last batch        1, written at 2030-01-02T04:20:00Z",
+            "  rows today        7",
+            "  finalized_until   none yet",
+            "  lag               unknown",
+            "  failure           none",
+            "  bootstrap         none",
+            "  snapshot          no open snapshot",
+            "  resnapshots       1, the newest: generation 1, whole, 5 rows at S "
+                + s1
+                + ","
+                + " written at 2030-01-02T04:00:00Z, lost 2026-09-28T14:00:00Z to"
+                + " 2026-09-28T15:00:00Z",
+            "  resnapshot failed generation 2 at S 0x0000002A0000010000F1, written at"
+                + " 2030-01-02T05:00:00Z: CDC cleanup purged the changes after S before the stream"
+                + " could start",
+            "  data skipped      2 gaps, the newest: batch 1 of generation 1, lost from"
+                + " 2026-09-28T15:58:00Z (possible: cleanup moved min_lsn while the range was"
+                + " read), written at 2030-01-02T04:20:00Z"),
+        status.lines());
+
+    Output json =
+        status(
+            clockAt(Instant.parse("2030-01-02T12:00:00Z")),
+            "--factsTable=" + f.facts,
+            "--controlTable=" + f.control,
+            "--json");
+    JsonNode t = new ObjectMapper().readTree(json.out()).get("tables").get(0);
+    assertEquals(
+        "{\"generation\":2,\"snapshot_lsn\":\"0x0000002A0000010000F1\",\"reason\":\"CDC"
+            + " cleanup purged the changes after S before the stream could start\","
+            + "\"written_at\":\"2030-01-02T05:00:00Z\"}",
+        t.get("resnapshots").get("failed").toString());
+    assertEquals(
+        "{\"generation\":1,\"app_id\":\"lossy.g1\",\"batch_id\":1,"
+            + "\"capture_instance\":\"dbo_orders\",\"from\":\""
+            + from
+            + "\",\"to\":\""
+            + to
+            + "\",\"lost_from_ts\":\"2026-09-28T15:58:00Z\",\"lost_to_ts\":null,"
+            + "\"certain\":false,\"reason\":\"cleanup moved min_lsn while the range was read\","
+            + "\"written_at\":\"2030-01-02T04:20:00Z\"}",
+        t.get("data_skipped").get("newest").toString());
+    assertEquals(2, t.get("data_skipped").get("count").asInt());
+    assertEquals("[]", t.get("lost_periods").toString());
   }
 
   @Test

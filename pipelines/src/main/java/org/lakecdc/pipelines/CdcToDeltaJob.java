@@ -277,8 +277,7 @@ public final class CdcToDeltaJob {
       out.printf(
           "%s: CDC cleanup passed the stream during the run (%s); recovering with"
               + " --onDataLoss=resnapshot%n",
-          configs.get(0).captureInstance(),
-          e.getCause().getMessage().lines().findFirst().orElse(""));
+          configs.get(0).captureInstance(), e.getMessage());
       return boundedOnce(configs, isolate, beamOptions, out, () -> {}, recordNothingNew);
     }
     List<JobConfig> again = new ArrayList<>();
@@ -332,8 +331,12 @@ public final class CdcToDeltaJob {
   static final class StreamMetDataLoss extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    StreamMetDataLoss(RuntimeException cause) {
-      super(cause.getMessage(), cause);
+    /**
+     * @param loss the data loss's own message (its first line)
+     * @param cause the pipeline's failure
+     */
+    StreamMetDataLoss(String loss, RuntimeException cause) {
+      super(loss, cause);
     }
   }
 
@@ -346,12 +349,13 @@ public final class CdcToDeltaJob {
     try {
       return JobExit.run(pipeline);
     } catch (RuntimeException e) {
+      Optional<TableFailure> loss =
+          TableFailure.of(e)
+              .filter(f -> f.errorClass().equals(DataLossError.class.getSimpleName()));
       if (!isolate
           && configs.get(0).onDataLoss() == DataLossPolicy.RESNAPSHOT
-          && TableFailure.of(e)
-              .filter(f -> f.errorClass().equals(DataLossError.class.getSimpleName()))
-              .isPresent()) {
-        throw new StreamMetDataLoss(e);
+          && loss.isPresent()) {
+        throw new StreamMetDataLoss(loss.get().message(), e);
       }
       throw e;
     }

@@ -109,8 +109,7 @@ final class ContinuousRunner {
         // One table alone: planned again, its pre-flight re-snapshots it, and it follows on.
         out.printf(
             "%s: CDC cleanup passed the stream (%s); recovering with --onDataLoss=resnapshot%n",
-            configs.get(0).captureInstance(),
-            e.getCause().getMessage().lines().findFirst().orElse(""));
+            configs.get(0).captureInstance(), e.getMessage());
         return runAll(
             configs,
             false,

@@ -218,6 +218,80 @@ class ResnapshotStreamTest {
   }
 
   @Test
+  void aContinuousRunOfOneTableReSnapshotsWhenItsStreamMeetsTheLossAndFollowsOn() throws Exception {
+    FakeSqlServer db = source();
+    JobConfig config =
+        JobConfig.builder(
+                db.clientFactory(),
+                "dbo_orders",
+                delta("bronze_dbo_orders"),
+                delta("facts"),
+                delta("control"))
+            .appId("one")
+            .bootstrap(false)
+            .onDataLoss(DataLossPolicy.RESNAPSHOT)
+            .build();
+    ContinuousMode.Stop stop = ContinuousMode.Stop.create();
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+    CompletableFuture<JobSummary> job =
+        CompletableFuture.supplyAsync(
+            () ->
+                CdcToDeltaJob.runContinuously(
+                    config,
+                    JobFixture.direct(),
+                    out,
+                    () -> {},
+                    new Continuous(
+                        Continuous.Form.STREAM,
+                        Duration.ofSeconds(1),
+                        Duration.ofMinutes(4),
+                        stop)));
+    try {
+      await(
+          "the first changes are in bronze",
+          () -> bronze("dbo_orders", "order_id").size() == 2,
+          job,
+          () -> bytes.toString(StandardCharsets.UTF_8));
+      try (FakeSqlServer.Bulk bulk = db.bulk()) {
+        db.transaction(T0.plusSeconds(300))
+            .insert("dbo.orders", Map.of("order_id", 3, "status", "new"))
+            .commit();
+        db.cleanup(
+            "dbo_orders",
+            db.transaction(T0.plusSeconds(360))
+                .insert("dbo.orders", Map.of("order_id", 4, "status", "new"))
+                .commit());
+      }
+      await(
+          "generation 1 follows on",
+          () -> !facts("resnapshot", "one.g1").isEmpty(),
+          job,
+          () -> bytes.toString(StandardCharsets.UTF_8));
+      db.transaction(T0.plusSeconds(5000)).delete("dbo.orders", List.of(2)).commit();
+      await(
+          "the delete after S is streamed",
+          () -> bronze("dbo_orders", "order_id").contains("1/2"),
+          job,
+          () -> bytes.toString(StandardCharsets.UTF_8));
+    } finally {
+      stop.request();
+    }
+    JobSummary summary = job.get(120, TimeUnit.SECONDS);
+    stop.forget();
+    String printed = bytes.toString(StandardCharsets.UTF_8);
+    assertTrue(
+        printed.contains(
+            "dbo_orders: CDC cleanup passed the stream (dbo_orders: change data from "),
+        printed);
+    assertEquals(
+        List.of("0/1", "0/2", "0/3", "0/4", "1/2", "2/1", "2/2"),
+        bronze("dbo_orders", "order_id"),
+        printed);
+    assertEquals(1, summary.position().orElseThrow().generation(), printed);
+  }
+
+  @Test
   void aChunkedReSnapshotOpensTheNewGenerationAndIsReadInChunksBesideTheStream() {
     FakeSqlServer db = source();
     List<String> args =

@@ -30,10 +30,11 @@ import org.lakecdc.pipelines.CommandLine;
  * measures, in one run and on the same rows, the main job's bronze ingest on the DirectRunner
  * (through its public entry point {@code org.lakecdc.pipelines.CdcToDelta}, in a child JVM), the
  * anchors parquet-java and delta-spark 3.3, the job's per-batch fixed cost, its peak heap per batch
- * size and its continuous-mode latency; with {@code --runners=all} also the job on the SparkRunner
- * and the FlinkRunner. It prints a table for people and, last, one line per figure: {@code FIGURE
- * <name> <value>} (four significant digits, plain notation). {@link BenchOptions} lists the
- * options.
+ * size and its continuous-mode latency, the silver engine's waves ({@link SilverBench}) and the
+ * Reconcile job on a table with planted differences ({@link ReconcileBench}); with {@code
+ * --runners=all} also the job on the SparkRunner and the FlinkRunner. It prints a table for people
+ * and, last, one line per figure: {@code FIGURE <name> <value>} (four significant digits, plain
+ * notation). {@link BenchOptions} lists the options.
  *
  * <p>The class paths of the child JVMs come from files the bench and bench-spark modules write at
  * {@code generate-resources}, found through the system property {@code lakecdc.bench.dir} (the
@@ -53,7 +54,8 @@ public final class Bench {
           "heap",
           "latency",
           "silver",
-          "deltasparkmerge");
+          "deltasparkmerge",
+          "reconcile");
 
   private static final String JOB_MAIN = "org.lakecdc.pipelines.CdcToDelta";
 
@@ -180,6 +182,17 @@ public final class Bench {
           "--silverWaveKeys must be a positive integer whose 89% (its updates and deletes) is at"
               + " most --silverRows and --silverSmallRows, not '"
               + keys
+              + "'");
+    }
+    if (o.getReconcileRows() < 2L * ReconcileBench.PLANTED
+        || o.getReconcileRows() > Integer.MAX_VALUE / 2) {
+      throw new IllegalArgumentException(
+          "--reconcileRows must be an integer from "
+              + 2 * ReconcileBench.PLANTED
+              + " to "
+              + Integer.MAX_VALUE / 2
+              + ", not '"
+              + o.getReconcileRows()
               + "'");
     }
     if (o.getSilverWaves() < 1) {
@@ -340,7 +353,12 @@ public final class Bench {
       silver();
     }
 
-    // (8) the other runners.
+    // (8) Reconcile: a table of N rows with 10 planted differences.
+    if (!skip.contains("reconcile")) {
+      reconcile();
+    }
+
+    // (9) the other runners.
     if (options.getRunners().equals("all")) {
       for (String runner : List.of("SparkRunner", "FlinkRunner")) {
         List<Double> r = new ArrayList<>();
@@ -421,6 +439,49 @@ public final class Bench {
         "s",
         r.coldSeconds(),
         "s");
+  }
+
+  /**
+   * The reconcile figures ({@link ReconcileBench}): the median of {@code --repeats} runs' seconds,
+   * and N per second of it.
+   */
+  private void reconcile() throws InterruptedException {
+    long n = options.getReconcileRows();
+    ReconcileBench bench = new ReconcileBench(benchDir, work, options.getJobHeap(), out);
+    long t = System.nanoTime();
+    Path built = bench.ensure(n);
+    out.printf(
+        Locale.ROOT,
+        "Reconcile: %,d rows, %d differences planted, in %s, ready in %.1f s%n",
+        n,
+        ReconcileBench.PLANTED,
+        built,
+        (System.nanoTime() - t) / 1e9);
+    List<Double> seconds = new ArrayList<>();
+    for (int i = 0; i < options.getRepeats(); i++) {
+      seconds.add(bench.reconcile(built, n, newRunDir("reconcile")).seconds());
+    }
+    double s = median(seconds);
+    figures.put("reconcile_rows_per_s", n / s);
+    figures.put("reconcile_" + sizeLabel(n) + "_seconds", s);
+    row(
+        String.format(
+            Locale.ROOT,
+            "Reconcile --sample=1, %,d rows, the %d planted differences found",
+            n,
+            ReconcileBench.PLANTED),
+        s,
+        "s",
+        n / s,
+        "rows/s");
+  }
+
+  /** {@code 5m} for 5,000,000, {@code 250k} for 250,000, else the number. */
+  static String sizeLabel(long n) {
+    if (n % 1_000_000 == 0) {
+      return n / 1_000_000 + "m";
+    }
+    return n % 1000 == 0 ? n / 1000 + "k" : String.valueOf(n);
   }
 
   /** What the job JVM measured. */
@@ -652,7 +713,14 @@ public final class Bench {
     out.println();
     if (skip.containsAll(
         Set.of("bronze", "parquet", "deltaspark", "overhead", "heap", "latency"))) {
-      out.println("Benchmark: silver only");
+      List<String> parts = new ArrayList<>();
+      for (String part : List.of("silver", "reconcile")) {
+        if (!skip.contains(part)) {
+          parts.add(part);
+        }
+      }
+      out.println(
+          "Benchmark: " + (parts.isEmpty() ? "nothing measured" : String.join(" and ", parts)));
     } else {
       out.printf(
           Locale.ROOT,

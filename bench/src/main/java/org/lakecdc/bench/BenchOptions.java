@@ -42,12 +42,12 @@ public interface BenchOptions extends PipelineOptions {
   /**
    * Measurements to leave out, comma-separated: {@code bronze}, {@code parquet}, {@code
    * deltaspark}, {@code overhead}, {@code heap}, {@code latency}, {@code silver}, {@code
-   * deltasparkmerge}; their figures are not printed, nor the ratios that need them ({@code silver}
-   * also leaves out the delta-spark MERGE).
+   * deltasparkmerge}, {@code reconcile}; their figures are not printed, nor the ratios that need
+   * them ({@code silver} also leaves out the delta-spark MERGE).
    */
   @Description(
       "Comma-separated measurements to skip: bronze, parquet, deltaspark, overhead, heap, latency,"
-          + " silver, deltasparkmerge")
+          + " silver, deltasparkmerge, reconcile")
   @Default.String("")
   String getSkip();
 
@@ -111,6 +111,16 @@ public interface BenchOptions extends PipelineOptions {
   int getSilverWaves();
 
   void setSilverWaves(int value);
+
+  /**
+   * Rows of the source table and of the silver table Reconcile proves (10 differences planted);
+   * from 20 to {@code Integer.MAX_VALUE / 2}.
+   */
+  @Description("Rows of the table of reconcile_rows_per_s (10 differences planted); default 5M")
+  @Default.Long(5_000_000)
+  long getReconcileRows();
+
+  void setReconcileRows(long value);
 
   /**
    * A file for a flight recording (JFR, the JDK's {@code profile} settings) of the large table's

@@ -112,15 +112,28 @@ final class ChildJvm {
    *     (with the end of its log)
    */
   void await(long timeoutSeconds) throws InterruptedException {
+    int code = awaitCode(timeoutSeconds);
+    if (code != 0) {
+      throw new IllegalStateException(
+          name + " failed with exit code " + code + "; see " + log + tail());
+    }
+  }
+
+  /**
+   * Waits for the JVM to exit and returns its exit code (for a program whose non-zero codes are
+   * answers, such as Reconcile's 4).
+   *
+   * @param timeoutSeconds how long to wait before killing it
+   * @return the exit code
+   * @throws IllegalStateException when it does not finish in time (with the end of its log)
+   */
+  int awaitCode(long timeoutSeconds) throws InterruptedException {
     if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
       process.destroyForcibly().waitFor();
       throw new IllegalStateException(
           name + " did not finish in " + timeoutSeconds + " s; see " + log + tail());
     }
-    if (process.exitValue() != 0) {
-      throw new IllegalStateException(
-          name + " failed with exit code " + process.exitValue() + "; see " + log + tail());
-    }
+    return process.exitValue();
   }
 
   /** Asks the JVM to stop (SIGTERM, its shutdown hooks run) and waits up to {@code seconds}. */

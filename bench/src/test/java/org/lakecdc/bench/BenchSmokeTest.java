@@ -35,7 +35,7 @@ class BenchSmokeTest {
             new String[] {
               "--rows=2000",
               "--latencyTransactions=2",
-              "--skip=deltaspark,heap,overhead,silver",
+              "--skip=deltaspark,heap,overhead,silver,reconcile",
               "--jobHeap=1g",
               "--workDir=" + work
             },

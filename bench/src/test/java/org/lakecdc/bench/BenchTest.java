@@ -36,7 +36,10 @@ class BenchTest {
         refused("--skip=parquet,gold"),
         is(
             "error: --skip takes a comma-separated list of bronze, deltaspark, deltasparkmerge,"
-                + " heap, latency, overhead, parquet, silver, not 'gold'"));
+                + " heap, latency, overhead, parquet, reconcile, silver, not 'gold'"));
+    assertThat(
+        refused("--reconcileRows=19"),
+        is("error: --reconcileRows must be an integer from 20 to 1073741823, not '19'"));
     assertThat(
         refused("--overheadCommits=1"),
         is("error: --overheadCommits must be an integer of at least 2, not '1'"));

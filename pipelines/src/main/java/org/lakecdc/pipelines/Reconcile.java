@@ -32,12 +32,14 @@ import org.lakecdc.io.mssqlcdc.client.CdcException;
 import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
 import org.lakecdc.io.mssqlcdc.client.SourceTimeZone;
 import org.lakecdc.io.mssqlcdc.fake.FakeCdcClientFactory;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.pipelines.demo.DemoDatabase;
 import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.HadoopConf;
 import org.lakecdc.transforms.delta.TablePaths;
+import org.lakecdc.transforms.reconcile.BronzeGeneration;
 import org.lakecdc.transforms.reconcile.Bucket;
 import org.lakecdc.transforms.reconcile.KeyDiff;
 import org.lakecdc.transforms.reconcile.Part;
@@ -55,7 +57,9 @@ import org.lakecdc.transforms.silver.SilverTable;
  * a seeded sample of the matching ones); a Beam pipeline on the chosen runner compares them (one
  * element per group of key ranges), then one step reads the keys in flight again and appends the
  * run's rows to the report table. The launcher prints a summary (or, with {@code --json}, one JSON
- * object) read back from the report, and with {@code --html} writes a page of it.
+ * object) read back from the report, and with {@code --html} writes a page of it. Both name the
+ * bronze generation silver reflects ({@link BronzeGeneration}: bronze's stream position, the facts
+ * table's re-snapshot row and silver's {@code snapshot_lsn}).
  *
  * <p>Exit codes ({@link JobExit}): 0 silver matched (differences in flight allowed: they clear once
  * the stream and silver catch up); {@link JobExit#MISMATCH} (4) a MISMATCH bucket or a key that is
@@ -210,9 +214,17 @@ public final class Reconcile {
       PipelineResult result = JobExit.run(pipeline);
       long compared = RunCounters.counter(result, "reconcile", "rows_compared");
       double seconds = (System.nanoTime() - started) / 1e9;
+      BronzeGeneration generation =
+          BronzeGeneration.read(
+                  tables, spec.bronze(), spec.facts(), spec.silver(), plan.run().silverVersion())
+              .orElse(null);
       Result r =
           Result.of(
-              plan, ReconcileReport.read(tables, report, plan.run().runId()), compared, seconds);
+              plan,
+              generation,
+              ReconcileReport.read(tables, report, plan.run().runId()),
+              compared,
+              seconds);
       if (options.getJson()) {
         out.println(r.json(spec));
       } else {
@@ -238,6 +250,8 @@ public final class Reconcile {
    * A run's outcome, read back from the report.
    *
    * @param plan the plan
+   * @param generation the bronze generation silver reflects, or null when bronze holds no stream
+   *     position
    * @param buckets the bucket rows
    * @param keyRows the key rows, in key order
    * @param chunkRows the chunk rows (CHUNK_TILING, CHUNK_ROWS, CHUNK_STAMP), in chunk order
@@ -246,13 +260,18 @@ public final class Reconcile {
    */
   record Result(
       ReconcilePlan plan,
+      @Nullable BronzeGeneration generation,
       List<Map<String, Object>> buckets,
       List<Map<String, Object>> keyRows,
       List<Map<String, Object>> chunkRows,
       long rowsCompared,
       double seconds) {
     static Result of(
-        ReconcilePlan plan, List<Map<String, Object>> rows, long rowsCompared, double seconds) {
+        ReconcilePlan plan,
+        @Nullable BronzeGeneration generation,
+        List<Map<String, Object>> rows,
+        long rowsCompared,
+        double seconds) {
       List<Map<String, Object>> buckets = new ArrayList<>();
       List<Map<String, Object>> keyRows = new ArrayList<>();
       List<Map<String, Object>> chunkRows = new ArrayList<>();
@@ -270,7 +289,7 @@ public final class Reconcile {
       chunkRows.sort(
           Comparator.comparing((Map<String, Object> r) -> chunkOf(r))
               .thenComparing(r -> (String) r.get(ReconcileReport.FAILURE_TYPE)));
-      return new Result(plan, buckets, keyRows, chunkRows, rowsCompared, seconds);
+      return new Result(plan, generation, buckets, keyRows, chunkRows, rowsCompared, seconds);
     }
 
     /** The chunk index in a chunk row's detail. */
@@ -340,6 +359,9 @@ public final class Reconcile {
           run.silverVersion(),
           run.silverLsn(),
           run.sourceLsn());
+      if (generation != null) {
+        out.println("  " + generation.describe());
+      }
       out.printf(
           "  %s: %d matched, %d in flight, %d mismatched; %d compared row by row%n",
           Counts.of(buckets.size(), "bucket", "buckets"),
@@ -393,6 +415,10 @@ public final class Reconcile {
                   : "  silver matches the source");
     }
 
+    private static @Nullable String lsnText(@Nullable Lsn lsn) {
+      return lsn == null ? null : lsn.toString();
+    }
+
     private static String bound(@Nullable Object v) {
       return v == null ? "open" : v.toString();
     }
@@ -405,6 +431,18 @@ public final class Reconcile {
       node.put("silver_version", run.silverVersion());
       node.put("silver_lsn", run.silverLsn());
       node.put("source_lsn", run.sourceLsn());
+      if (generation == null) {
+        node.putNull("bronze_generation");
+      } else {
+        ObjectNode g = node.putObject("bronze_generation");
+        g.put("bronze", spec.bronze());
+        g.put("generation", generation.generation());
+        g.put("app_id", generation.appId());
+        g.put("resnapshot_lsn", lsnText(generation.resnapshotLsn()));
+        g.put("complete", generation.complete());
+        g.put("silver_snapshot_lsn", lsnText(generation.silverSnapshotLsn()));
+        g.put("silver_reflects", generation.silverReflects());
+      }
       node.put("buckets", buckets.size());
       node.put("match", count("MATCH"));
       node.put("in_flight", count("IN_FLIGHT"));

@@ -13,10 +13,11 @@ import org.lakecdc.transforms.reconcile.ReconcileSpec;
 
 /**
  * The self-contained HTML page of a reconcile run ({@code --html}): no script and no external
- * asset, so it opens from a file or a CI artifact. A headline with the verdict and the counts; the
- * buckets as an inline SVG bar chart over the key space (one bar per bucket in key order, its
- * height the larger side's rows, green MATCH, amber IN_FLIGHT, red MISMATCH, a dark outline on the
- * buckets compared row by row, each bar's tooltip its bounds and counts); the first {@value
+ * asset, so it opens from a file or a CI artifact. A headline with the verdict, the bronze
+ * generation silver reflects (when bronze holds a stream position) and the counts; the buckets as
+ * an inline SVG bar chart over the key space (one bar per bucket in key order, its height the
+ * larger side's rows, green MATCH, amber IN_FLIGHT, red MISMATCH, a dark outline on the buckets
+ * compared row by row, each bar's tooltip its bounds and counts); the first {@value
  * Reconcile#FIRST_KEYS} differing keys as a table. Every text is HTML-escaped.
  */
 final class ReconcilePage {
@@ -83,7 +84,11 @@ final class ReconcilePage {
         .append(esc(String.valueOf(run.sourceLsn())))
         .append("; run ")
         .append(esc(run.runId()))
-        .append("</p>\n<p id=\"counts\">")
+        .append("</p>\n");
+    if (r.generation() != null) {
+      h.append("<p id=\"generation\">").append(esc(r.generation().describe())).append("</p>\n");
+    }
+    h.append("<p id=\"counts\">")
         .append(r.buckets().size())
         .append(" buckets: ")
         .append(r.count("MATCH"))

@@ -21,6 +21,7 @@ import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.lakecdc.io.mssqlcdc.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
@@ -406,6 +407,83 @@ class ReconcileTest {
     assertEquals(10, a.get("buckets").asInt());
     assertEquals(10, a.get("match").asInt());
     assertEquals("{}", a.get("failures").toString());
+  }
+
+  /**
+   * A target re-snapshotted into generation 1 (orders 0..2 streamed, order 1 paid and purged by
+   * cleanup before it was read, then a run with {@code --onDataLoss=resnapshot} and {@code
+   * --silver}): every bucket matches, and the summary and the JSON name generation 1, its app id
+   * and the re-snapshot's S, which silver was rebuilt from.
+   */
+  @Test
+  void shouldNameTheBronzeGenerationSilverReflects() {
+    JobFixture f = new JobFixture(dir);
+    f.db.enableCdc(JobFixture.ORDERS);
+    for (int i = 0; i < 3; i++) {
+      f.db
+          .transaction(JobFixture.at(i))
+          .insert(JobFixture.ORDERS, JobFixture.order(i, "new", i + ".00"))
+          .commit();
+    }
+    JobConfig config =
+        JobConfig.builder(f.db.clientFactory(), JobFixture.CI, f.bronze, f.facts, f.control)
+            .appId("dbo_orders")
+            .onDataLoss(DataLossPolicy.RESNAPSHOT)
+            .silverPath(silver())
+            .build();
+    f.run(config);
+    Run before = reconcile("--json");
+    assertEquals(0, before.code(), before.out() + before.err());
+    assertEquals(
+        "{\"bronze\":\""
+            + f.bronze
+            + "\",\"generation\":0,\"app_id\":\"dbo_orders\","
+            + "\"resnapshot_lsn\":null,\"complete\":true,"
+            + "\"silver_snapshot_lsn\":\"0x0000002A000001000021\",\"silver_reflects\":true}",
+        before.json().get("bronze_generation").toString());
+    f.db
+        .transaction(JobFixture.at(3))
+        .update(JobFixture.ORDERS, List.of(1), Map.of("status", "paid"))
+        .commit();
+    f.db.cleanup(JobFixture.CI, f.db.idle(JobFixture.at(5)));
+    f.run(config);
+    String s = "0x0000002A000001000041";
+    Row event =
+        tables.scan(f.facts, FactsTable.SCHEMA).stream()
+            .filter(r -> "resnapshot".equals(r.getString(FactsTable.EVENT)))
+            .findFirst()
+            .orElseThrow();
+    assertEquals(s, event.getString(FactsTable.MAX_LSN));
+
+    Run json = reconcile("--sample=1", "--json");
+    assertEquals(0, json.code(), json.out() + json.err());
+    JsonNode j = json.json();
+    assertEquals(1, j.get("buckets").asInt());
+    assertEquals(1, j.get("match").asInt());
+    assertEquals("{}", j.get("failures").toString());
+    assertEquals(6, j.get("rows_compared").asLong(), "3 rows on each side");
+    assertEquals(
+        "{\"bronze\":\""
+            + f.bronze
+            + "\",\"generation\":1,\"app_id\":\"dbo_orders.g1\","
+            + "\"resnapshot_lsn\":\""
+            + s
+            + "\",\"complete\":true,"
+            + "\"silver_snapshot_lsn\":\""
+            + s
+            + "\",\"silver_reflects\":true}",
+        j.get("bronze_generation").toString());
+    Run summary = reconcile("--sample=1");
+    assertEquals(0, summary.code(), summary.out() + summary.err());
+    List<String> lines = summary.out().lines().toList();
+    assertEquals(
+        "  bronze generation 1 (app id dbo_orders.g1, re-snapshot at S = "
+            + s
+            + "); silver rebuilt from it",
+        lines.get(1));
+    assertEquals(
+        "  1 bucket: 1 matched, 0 in flight, 0 mismatched; 1 compared row by row", lines.get(2));
+    assertEquals("  silver matches the source", lines.get(lines.size() - 1));
   }
 
   /**

@@ -119,7 +119,7 @@ final class Bootstrap {
       JobConfig config, DeltaTables tables, StreamPosition start, long snapshotRows) {
     Optional<WriteSnapshotToDelta.SnapshotRecord> record =
         WriteSnapshotToDelta.committedRecord(tables, config.bronzePath());
-    if (record.isEmpty() || record.get().generation() > 0) {
+    if (config.generation() > 0 || record.isEmpty() || record.get().generation() > 0) {
       // A re-snapshot's record: its event is the resnapshot row (Resnapshot).
       return;
     }

@@ -415,49 +415,6 @@ class ResnapshotJobTest {
     assertTrue(verdict.isFinal(f.bronze, LocalDateTime.of(2026, 9, 28, 18, 0)));
   }
 
-  /**
-   * A client factory of the simulator whose clients run {@code hook} once, right before the first
-   * {@code readTable} (a snapshot's read): cleanup "during" the read. Hooks live in this JVM by
-   * name, so the factory stays serializable for the DirectRunner.
-   */
-  private static final class DuringTheRead
-      implements org.lakecdc.io.mssqlcdc.client.CdcClientFactory {
-    private static final long serialVersionUID = 1L;
-    private static final Map<String, Runnable> HOOKS =
-        new java.util.concurrent.ConcurrentHashMap<>();
-
-    private final org.lakecdc.io.mssqlcdc.client.CdcClientFactory delegate;
-    private final String name;
-
-    DuringTheRead(org.lakecdc.io.mssqlcdc.client.CdcClientFactory delegate, Runnable hook) {
-      this.delegate = delegate;
-      this.name = java.util.UUID.randomUUID().toString();
-      HOOKS.put(name, hook);
-    }
-
-    @Override
-    public org.lakecdc.io.mssqlcdc.client.CdcClient open() {
-      org.lakecdc.io.mssqlcdc.client.CdcClient client = delegate.open();
-      return (org.lakecdc.io.mssqlcdc.client.CdcClient)
-          java.lang.reflect.Proxy.newProxyInstance(
-              org.lakecdc.io.mssqlcdc.client.CdcClient.class.getClassLoader(),
-              new Class<?>[] {org.lakecdc.io.mssqlcdc.client.CdcClient.class},
-              (proxy, method, args) -> {
-                if (method.getName().equals("readTable")) {
-                  Runnable hook = HOOKS.remove(name);
-                  if (hook != null) {
-                    hook.run();
-                  }
-                }
-                try {
-                  return method.invoke(client, args);
-                } catch (java.lang.reflect.InvocationTargetException e) {
-                  throw e.getCause();
-                }
-              });
-    }
-  }
-
   @Test
   void aReSnapshotWhoseOwnSWasPurgedBeforeItsReadEndedFailsWithTheAdviceAndCountsForTheGuard() {
     JobFixture f = orders(dir);
@@ -468,7 +425,7 @@ class ResnapshotJobTest {
     purge(f, 10, 100);
     JobConfig outlived =
         JobConfig.builder(
-                new DuringTheRead(f.db.clientFactory(), () -> purge(f, 20, 101)),
+                ReadTableHook.before(f.db.clientFactory(), () -> purge(f, 20, 101)),
                 JobFixture.CI,
                 f.bronze,
                 f.facts,

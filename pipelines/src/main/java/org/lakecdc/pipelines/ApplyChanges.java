@@ -29,7 +29,6 @@ import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaConflictException;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.HadoopConf;
-import org.lakecdc.transforms.delta.TablePaths;
 import org.lakecdc.transforms.delta.VacuumResult;
 import org.lakecdc.transforms.finalization.Granularity;
 import org.lakecdc.transforms.silver.ApplyChangesToSilver;
@@ -125,8 +124,8 @@ public final class ApplyChanges {
       maintenance = maintenance(options.getMaintenance());
       compaction = compaction(options.getSilverCompactDeletedFraction());
       retention = retention(options.getSilverVacuumRetentionHours());
-      control = tablePath("control", options.getControl());
-      facts = tablePath("facts", options.getFacts());
+      control = CommandLine.tablePath("control", options.getControl());
+      facts = CommandLine.tablePath("facts", options.getFacts());
       conf = hadoopConf(options);
       source = source(options);
     } catch (IllegalArgumentException e) {
@@ -382,7 +381,7 @@ public final class ApplyChanges {
                   + option[1]);
         }
       }
-      String ci = required("captureInstance", o.getCaptureInstance());
+      String ci = CommandLine.required("captureInstance", o.getCaptureInstance());
       String bronze =
           o.getBronze() != null
               ? o.getBronze()
@@ -395,7 +394,11 @@ public final class ApplyChanges {
                 + ")");
       }
       return List.of(
-          table(ci, tablePath("bronze", bronze), tablePath("silver", o.getSilver()), "--silver"));
+          table(
+              ci,
+              CommandLine.tablePath("bronze", bronze),
+              CommandLine.tablePath("silver", o.getSilver()),
+              "--silver"));
     }
     for (String single : List.of("captureInstance", "bronze", "silver")) {
       if (!CommandLine.values(args, single).isEmpty()) {
@@ -427,8 +430,10 @@ public final class ApplyChanges {
       tables.add(
           table(
               ci,
-              tablePath("bronzeTemplate", o.getBronzeTemplate().replace(TablesOption.CI, lower)),
-              tablePath("silverTemplate", o.getSilverTemplate().replace(TablesOption.CI, lower)),
+              CommandLine.tablePath(
+                  "bronzeTemplate", o.getBronzeTemplate().replace(TablesOption.CI, lower)),
+              CommandLine.tablePath(
+                  "silverTemplate", o.getSilverTemplate().replace(TablesOption.CI, lower)),
               "--silverTemplate"));
     }
     return tables;
@@ -456,7 +461,7 @@ public final class ApplyChanges {
     Path path =
         o.getFakePath() == null
             ? DemoDatabase.DEFAULT_DIRECTORY
-            : Path.of(required("fakePath", o.getFakePath()));
+            : Path.of(CommandLine.required("fakePath", o.getFakePath()));
     if (!TableReading.isSimulator(path)) {
       throw new IllegalArgumentException(
           "--fakePath "
@@ -471,28 +476,13 @@ public final class ApplyChanges {
     HadoopConf conf = HadoopConf.empty();
     if (o.getHadoopConfFile() != null) {
       conf =
-          HadoopConf.readFile("hadoopConfFile", required("hadoopConfFile", o.getHadoopConfFile()));
+          HadoopConf.readFile(
+              "hadoopConfFile", CommandLine.required("hadoopConfFile", o.getHadoopConfFile()));
     }
     if (o.getHadoopConf() != null) {
       conf = conf.overriddenBy(HadoopConf.parseEntries("hadoopConf", o.getHadoopConf()));
     }
     return conf;
-  }
-
-  private static String tablePath(String option, @Nullable String value) {
-    required(option, value);
-    try {
-      return TablePaths.normalize(value);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("--" + option + ": " + e.getMessage());
-    }
-  }
-
-  private static String required(String option, @Nullable String value) {
-    if (value == null || value.isBlank()) {
-      throw new IllegalArgumentException("--" + option + " must not be empty");
-    }
-    return value;
   }
 
   /**

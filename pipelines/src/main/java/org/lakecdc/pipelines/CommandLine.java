@@ -13,6 +13,8 @@ import java.util.regex.Pattern;
 import org.apache.beam.runners.direct.DirectOptions;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.transforms.delta.TablePaths;
 
 /**
  * Parses a job's command line with Beam's {@link PipelineOptionsFactory} and turns its errors into
@@ -319,5 +321,32 @@ public final class CommandLine {
       return Short.MAX_VALUE;
     }
     return Integer.MAX_VALUE;
+  }
+
+  /**
+   * {@code value} of option {@code option} when it is not empty.
+   *
+   * @throws IllegalArgumentException {@code --<option> must not be empty}
+   */
+  static String required(String option, @Nullable String value) {
+    if (value == null || value.isBlank()) {
+      throw new IllegalArgumentException("--" + option + " must not be empty");
+    }
+    return value;
+  }
+
+  /**
+   * A Delta table's path or URI given as option {@code option}, {@link TablePaths#normalize
+   * normalized}.
+   *
+   * @throws IllegalArgumentException naming the option: empty, or not a path or URI
+   */
+  static String tablePath(String option, @Nullable String value) {
+    required(option, value);
+    try {
+      return TablePaths.normalize(value);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--" + option + ": " + e.getMessage());
+    }
   }
 }

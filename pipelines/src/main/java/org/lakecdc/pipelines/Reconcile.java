@@ -38,7 +38,6 @@ import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.HadoopConf;
-import org.lakecdc.transforms.delta.TablePaths;
 import org.lakecdc.transforms.reconcile.BronzeGeneration;
 import org.lakecdc.transforms.reconcile.Bucket;
 import org.lakecdc.transforms.reconcile.KeyDiff;
@@ -100,7 +99,7 @@ public final class Reconcile {
     String facts;
     try {
       options = CommandLine.parse(args, ReconcileOptions.class);
-      String ci = required("captureInstance", options.getCaptureInstance());
+      String ci = CommandLine.required("captureInstance", options.getCaptureInstance());
       if (options.getSilver() == null) {
         throw new IllegalArgumentException(
             "--silver must name the silver table to reconcile (a path or URI, e.g."
@@ -108,15 +107,15 @@ public final class Reconcile {
                 + ci.toLowerCase(Locale.ROOT)
                 + ")");
       }
-      silver = tablePath("silver", options.getSilver());
+      silver = CommandLine.tablePath("silver", options.getSilver());
       bronze =
-          tablePath(
+          CommandLine.tablePath(
               "bronze",
               options.getBronze() != null
                   ? options.getBronze()
                   : "lakecdc-demo/delta/" + ci.toLowerCase(Locale.ROOT));
-      report = tablePath("report", options.getReport());
-      facts = tablePath("factsTable", options.getFactsTable());
+      report = CommandLine.tablePath("report", options.getReport());
+      facts = CommandLine.tablePath("factsTable", options.getFactsTable());
       if (options.getBucketRows() < 1) {
         throw new IllegalArgumentException(
             "--bucketRows must be a whole number of rows, at least 1, not '"
@@ -548,7 +547,7 @@ public final class Reconcile {
     Path path =
         o.getFakePath() == null
             ? DemoDatabase.DEFAULT_DIRECTORY
-            : Path.of(required("fakePath", o.getFakePath()));
+            : Path.of(CommandLine.required("fakePath", o.getFakePath()));
     if (!TableReading.isSimulator(path)) {
       throw new IllegalArgumentException(
           "--fakePath "
@@ -557,21 +556,5 @@ public final class Reconcile {
               + " directory): give the --fakePath silver's bronze was read from");
     }
     return new FakeCdcClientFactory(path.toString());
-  }
-
-  private static String tablePath(String option, @Nullable String value) {
-    required(option, value);
-    try {
-      return TablePaths.normalize(value);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("--" + option + ": " + e.getMessage());
-    }
-  }
-
-  private static String required(String option, @Nullable String value) {
-    if (value == null || value.isBlank()) {
-      throw new IllegalArgumentException("--" + option + " must not be empty");
-    }
-    return value;
   }
 }

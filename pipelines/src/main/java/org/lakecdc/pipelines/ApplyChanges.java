@@ -1,7 +1,6 @@
 package org.lakecdc.pipelines;
 
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -22,8 +21,6 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
 import org.lakecdc.io.mssqlcdc.client.CdcException;
 import org.lakecdc.io.mssqlcdc.client.SourceTimeZone;
-import org.lakecdc.io.mssqlcdc.fake.FakeCdcClientFactory;
-import org.lakecdc.pipelines.demo.DemoDatabase;
 import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaConflictException;
@@ -458,18 +455,7 @@ public final class ApplyChanges {
       }
       return SqlServerSource.factory(o, zone, null);
     }
-    Path path =
-        o.getFakePath() == null
-            ? DemoDatabase.DEFAULT_DIRECTORY
-            : Path.of(CommandLine.required("fakePath", o.getFakePath()));
-    if (!TableReading.isSimulator(path)) {
-      throw new IllegalArgumentException(
-          "--fakePath "
-              + path
-              + " holds no simulator database (no server.json; docs/fake-format.md describes the"
-              + " directory): give the --fakePath the bronze tables were read from");
-    }
-    return new FakeCdcClientFactory(path.toString());
+    return CommandLine.simulator(o.getFakePath(), "the bronze tables were read from");
   }
 
   private static HadoopConf hadoopConf(ApplyChangesOptions o) {

@@ -349,4 +349,29 @@ public final class CommandLine {
       throw new IllegalArgumentException("--" + option + ": " + e.getMessage());
     }
   }
+
+  /**
+   * The simulator at {@code --fakePath} (the demo's directory when null) that a job reads what an
+   * earlier run wrote from.
+   *
+   * @param readFrom what was read from it, for the message ({@code silver's bronze was read from})
+   * @throws IllegalArgumentException {@code --fakePath <path> holds no simulator database (...):
+   *     give the --fakePath <readFrom>}
+   */
+  static org.lakecdc.io.mssqlcdc.fake.FakeCdcClientFactory simulator(
+      @Nullable String fakePath, String readFrom) {
+    java.nio.file.Path path =
+        fakePath == null
+            ? org.lakecdc.pipelines.demo.DemoDatabase.DEFAULT_DIRECTORY
+            : java.nio.file.Path.of(required("fakePath", fakePath));
+    if (!TableReading.isSimulator(path)) {
+      throw new IllegalArgumentException(
+          "--fakePath "
+              + path
+              + " holds no simulator database (no server.json; docs/fake-format.md describes the"
+              + " directory): give the --fakePath "
+              + readFrom);
+    }
+    return new org.lakecdc.io.mssqlcdc.fake.FakeCdcClientFactory(path.toString());
+  }
 }

@@ -31,9 +31,7 @@ import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
 import org.lakecdc.io.mssqlcdc.client.CdcException;
 import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
 import org.lakecdc.io.mssqlcdc.client.SourceTimeZone;
-import org.lakecdc.io.mssqlcdc.fake.FakeCdcClientFactory;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
-import org.lakecdc.pipelines.demo.DemoDatabase;
 import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaTables;
@@ -544,17 +542,6 @@ public final class Reconcile {
       }
       return SqlServerSource.factory(o, zone, o.getLockTimeoutMs());
     }
-    Path path =
-        o.getFakePath() == null
-            ? DemoDatabase.DEFAULT_DIRECTORY
-            : Path.of(CommandLine.required("fakePath", o.getFakePath()));
-    if (!TableReading.isSimulator(path)) {
-      throw new IllegalArgumentException(
-          "--fakePath "
-              + path
-              + " holds no simulator database (no server.json; docs/fake-format.md describes the"
-              + " directory): give the --fakePath silver's bronze was read from");
-    }
-    return new FakeCdcClientFactory(path.toString());
+    return CommandLine.simulator(o.getFakePath(), "silver's bronze was read from");
   }
 }

@@ -102,8 +102,8 @@ class ContinuousReadTest {
     PCollection<Row> rows =
         pipeline.apply(
             MssqlCdcIO.read()
-                .withCaptureInstance(CI)
-                .withClientFactory(db.clientFactory())
+                .withSourceConfiguration(
+                    MssqlCdcIO.SourceConfiguration.create(CI).withClientFactory(db.clientFactory()))
                 .withContinuous(true)
                 .withPollInterval(org.joda.time.Duration.millis(100)));
     rows.apply("record rows", ParDo.of(new RecordRows(run)));
@@ -163,8 +163,8 @@ class ContinuousReadTest {
     pipeline
         .apply(
             MssqlCdcIO.read()
-                .withCaptureInstance(CI)
-                .withClientFactory(db.clientFactory())
+                .withSourceConfiguration(
+                    MssqlCdcIO.SourceConfiguration.create(CI).withClientFactory(db.clientFactory()))
                 .withContinuous(true)
                 .withPollInterval(org.joda.time.Duration.millis(100))
                 .withStopCondition(() -> STOP.get(run)))
@@ -202,8 +202,8 @@ class ContinuousReadTest {
     pipeline
         .apply(
             MssqlCdcIO.read()
-                .withCaptureInstance(CI)
-                .withClientFactory(db.clientFactory())
+                .withSourceConfiguration(
+                    MssqlCdcIO.SourceConfiguration.create(CI).withClientFactory(db.clientFactory()))
                 .withContinuous(true)
                 .withPollInterval(org.joda.time.Duration.millis(100)))
         .apply("record rows", ParDo.of(new RecordRows(run)));

@@ -70,8 +70,9 @@ class WriteSnapshotPipelineTest {
 
   private static MssqlCdcIO.Snapshot snapshot(FakeSqlServer db) {
     return MssqlCdcIO.snapshot()
-        .withCaptureInstance("dbo_orders")
-        .withClientFactory(db.clientFactory())
+        .withSourceConfiguration(
+            MssqlCdcIO.SourceConfiguration.create("dbo_orders")
+                .withClientFactory(db.clientFactory()))
         .withNumPartitions(3);
   }
 

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigDecimal;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
@@ -16,6 +17,7 @@ import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.schema.CapturedColumn;
 import org.lakecdc.io.mssqlcdc.schema.SqlServerType;
 
 /**
@@ -55,11 +57,13 @@ class SqlCdcClientTest {
 
   private final List<Long> sleeps = new ArrayList<>();
 
-  static ConnectionConfig config(SourceTimeZone zone) {
-    return ConnectionConfig.url(
-            "jdbc:sqlserver://db:1433;databaseName=sales",
-            "reader",
-            PasswordSource.environmentVariable("LAKECDC_TEST_PASSWORD"))
+  static SqlCdcClientFactory config(SourceTimeZone zone) {
+    return SqlCdcClientFactory.of(
+            SqlCdcClientFactory.dataSourceConfiguration(
+                "jdbc:sqlserver://db:1433;databaseName=sales",
+                "reader",
+                PasswordSource.environmentVariable("LAKECDC_TEST_PASSWORD"),
+                Duration.ofSeconds(30)))
         .withSourceTimeZone(zone);
   }
 
@@ -588,15 +592,21 @@ class SqlCdcClientTest {
   @Test
   void shouldMapCapturedColumnTypes() {
     assertEquals(
-        "nvarchar(max)", SqlCdcClient.capturedType("nvarchar", -1, null, null, null).toString());
+        "nvarchar(max)",
+        CaptureInstanceQueries.capturedType("nvarchar", -1, null, null, null).toString());
     assertEquals(
-        "datetime2(7)", SqlCdcClient.capturedType("datetime2", null, null, null, 7).toString());
-    assertEquals("time(3)", SqlCdcClient.capturedType("time", null, null, null, 3).toString());
+        "datetime2(7)",
+        CaptureInstanceQueries.capturedType("datetime2", null, null, null, 7).toString());
     assertEquals(
-        "numeric(10,4)", SqlCdcClient.capturedType("NUMERIC", null, 10, 4, null).toString());
-    assertEquals("float", SqlCdcClient.capturedType("float", null, 53, null, null).toString());
+        "time(3)", CaptureInstanceQueries.capturedType("time", null, null, null, 3).toString());
     assertEquals(
-        "binary(16)", SqlCdcClient.capturedType("binary", 16, null, null, null).toString());
+        "numeric(10,4)",
+        CaptureInstanceQueries.capturedType("NUMERIC", null, 10, 4, null).toString());
+    assertEquals(
+        "float", CaptureInstanceQueries.capturedType("float", null, 53, null, null).toString());
+    assertEquals(
+        "binary(16)",
+        CaptureInstanceQueries.capturedType("binary", 16, null, null, null).toString());
   }
 
   @Test
@@ -803,10 +813,14 @@ class SqlCdcClientTest {
 
   @Test
   void shouldNotRetryAMissingPassword() {
-    ConnectionConfig config =
-        ConnectionConfig.url(
-            "jdbc:sqlserver://db:1433", "reader", PasswordSource.environmentVariable("UNSET_X9"));
-    try (SqlCdcClient client = new SqlCdcClient(config)) {
+    SqlCdcClientFactory config =
+        SqlCdcClientFactory.of(
+            SqlCdcClientFactory.dataSourceConfiguration(
+                "jdbc:sqlserver://db:1433",
+                "reader",
+                PasswordSource.environmentVariable("UNSET_X9"),
+                Duration.ofSeconds(30)));
+    try (CdcClient client = config.open()) {
       CdcException e = assertThrows(CdcException.class, client::maxLsn);
       assertEquals("The password's environment variable UNSET_X9 is not set", e.getMessage());
     }
@@ -849,7 +863,7 @@ class SqlCdcClientTest {
                     List.of("int", "decimal", "int"),
                     new Object[] {5, new BigDecimal("5.00"), 5},
                     new Object[] {6, null, 6}));
-    ConnectionConfig config = config(SourceTimeZone.utc()).withLockTimeoutMs(5000);
+    SqlCdcClientFactory config = config(SourceTimeZone.utc()).withLockTimeoutMs(5000);
     List<List<Object>> rows = new ArrayList<>();
     try (SqlCdcClient client = db.client(config, sleeps);
         CloseableIterator<List<Object>> it =

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Objects;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
+import org.lakecdc.io.mssqlcdc.SourceConfiguration;
 import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
 import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
 import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
@@ -144,9 +145,9 @@ public record JobConfig(
    * The source every read of this table takes: the capture instance, the client factory, the
    * declared columns (when given) and whether {@code _command_id} is read.
    */
-  public MssqlCdcIO.SourceConfiguration source() {
-    MssqlCdcIO.SourceConfiguration source =
-        MssqlCdcIO.SourceConfiguration.create(captureInstance)
+  public SourceConfiguration source() {
+    SourceConfiguration source =
+        SourceConfiguration.create(captureInstance)
             .withClientFactory(clientFactory)
             .withIncludeCommandId(includeCommandId);
     return columns == null ? source : source.withColumns(columns);

@@ -18,6 +18,7 @@ import org.apache.beam.sdk.transforms.Top;
 import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.Row;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
+import org.lakecdc.io.mssqlcdc.SourceConfiguration;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.CdcException;
 import org.lakecdc.io.mssqlcdc.fake.FakeCdcClientFactory;
@@ -132,7 +133,7 @@ public final class PrintChanges {
     MssqlCdcIO.Read read =
         MssqlCdcIO.read()
             .withSourceConfiguration(
-                MssqlCdcIO.SourceConfiguration.create(options.getCaptureInstance())
+                SourceConfiguration.create(options.getCaptureInstance())
                     .withClientFactory(new FakeCdcClientFactory(source.toString())))
             .withStartingLsn(start);
     if (options.getMaxCommitsPerBatch() > 0) {

@@ -72,8 +72,8 @@ public class MssqlCdcIOSnapshotTest {
     return FakeScenarios.orders(folder.newFolder("src").toPath());
   }
 
-  private static MssqlCdcIO.SourceConfiguration source(FakeSqlServer db) {
-    return MssqlCdcIO.SourceConfiguration.create(CI).withClientFactory(db.clientFactory());
+  private static SourceConfiguration source(FakeSqlServer db) {
+    return SourceConfiguration.create(CI).withClientFactory(db.clientFactory());
   }
 
   private static MssqlCdcIO.Snapshot snapshot(FakeSqlServer db) {
@@ -177,7 +177,7 @@ public class MssqlCdcIOSnapshotTest {
         pipeline.apply(
             MssqlCdcIO.snapshot()
                 .withSourceConfiguration(
-                    MssqlCdcIO.SourceConfiguration.create("dbo_sales")
+                    SourceConfiguration.create("dbo_sales")
                         .withClientFactory(db.clientFactory())
                         .withColumns("region INT, id STRING, status STRING"))
                 .withNumPartitions(4));
@@ -205,8 +205,7 @@ public class MssqlCdcIOSnapshotTest {
         pipeline.apply(
             MssqlCdcIO.snapshot()
                 .withSourceConfiguration(
-                    MssqlCdcIO.SourceConfiguration.create("dbo_codes")
-                        .withClientFactory(db.clientFactory()))
+                    SourceConfiguration.create("dbo_codes").withClientFactory(db.clientFactory()))
                 .withNumPartitions(4));
     PAssert.that(
             rows.apply(
@@ -264,8 +263,7 @@ public class MssqlCdcIOSnapshotTest {
                 "read",
                 MssqlCdcIO.read()
                     .withSourceConfiguration(
-                        MssqlCdcIO.SourceConfiguration.create(CI)
-                            .withClientFactory(db.clientFactory())))
+                        SourceConfiguration.create(CI).withClientFactory(db.clientFactory())))
             .getSchema(),
         pipeline.apply("snapshot", snapshot(db)).getSchema());
     PCollection<Row> without =
@@ -279,7 +277,7 @@ public class MssqlCdcIOSnapshotTest {
                 "read without",
                 MssqlCdcIO.read()
                     .withSourceConfiguration(
-                        MssqlCdcIO.SourceConfiguration.create(CI)
+                        SourceConfiguration.create(CI)
                             .withClientFactory(db.clientFactory())
                             .withColumns("order_id BIGINT")
                             .withIncludeCommandId(false)))
@@ -358,8 +356,7 @@ public class MssqlCdcIOSnapshotTest {
         "MssqlCdcIO.snapshot() needs a source: withSourceConfiguration() is required",
         noInstance.getMessage());
     IllegalArgumentException blankInstance =
-        assertThrows(
-            IllegalArgumentException.class, () -> MssqlCdcIO.SourceConfiguration.create(" "));
+        assertThrows(IllegalArgumentException.class, () -> SourceConfiguration.create(" "));
     assertEquals(
         "captureInstance must name a capture instance, not ' '", blankInstance.getMessage());
     IllegalArgumentException noClient =
@@ -367,8 +364,7 @@ public class MssqlCdcIOSnapshotTest {
             IllegalArgumentException.class,
             () ->
                 pipeline.apply(
-                    MssqlCdcIO.snapshot()
-                        .withSourceConfiguration(MssqlCdcIO.SourceConfiguration.create(CI))));
+                    MssqlCdcIO.snapshot().withSourceConfiguration(SourceConfiguration.create(CI))));
     assertEquals(
         "MssqlCdcIO.snapshot() needs a way to reach SQL Server: withClientFactory() is required"
             + " (or withDataSourceConfiguration(), withDataSourceProviderFn() on its"

@@ -63,8 +63,8 @@ public class MssqlCdcIOTest {
     return FakeScenarios.orders(folder.newFolder("src").toPath());
   }
 
-  private static MssqlCdcIO.SourceConfiguration source(FakeSqlServer db) {
-    return MssqlCdcIO.SourceConfiguration.create(CI).withClientFactory(db.clientFactory());
+  private static SourceConfiguration source(FakeSqlServer db) {
+    return SourceConfiguration.create(CI).withClientFactory(db.clientFactory());
   }
 
   private static MssqlCdcIO.Read read(FakeSqlServer db) {
@@ -245,7 +245,7 @@ public class MssqlCdcIOTest {
                 pipeline.apply(
                     MssqlCdcIO.read()
                         .withSourceConfiguration(
-                            MssqlCdcIO.SourceConfiguration.create("dbo_places")
+                            SourceConfiguration.create("dbo_places")
                                 .withClientFactory(db.clientFactory()))));
     assertThat(e.getMessage(), containsString("shape"));
     assertThat(e.getMessage(), containsString("geography"));
@@ -263,7 +263,7 @@ public class MssqlCdcIOTest {
                 pipeline.apply(
                     MssqlCdcIO.read()
                         .withSourceConfiguration(
-                            MssqlCdcIO.SourceConfiguration.create("dbo_ordres")
+                            SourceConfiguration.create("dbo_ordres")
                                 .withClientFactory(db.clientFactory()))));
     assertThat(e.getMessage(), containsString("'dbo_ordres'"));
     assertThat(e.getMessage(), containsString("dbo_orders"));
@@ -300,8 +300,7 @@ public class MssqlCdcIOTest {
             IllegalArgumentException.class,
             () ->
                 pipeline.apply(
-                    MssqlCdcIO.read()
-                        .withSourceConfiguration(MssqlCdcIO.SourceConfiguration.create(CI))));
+                    MssqlCdcIO.read().withSourceConfiguration(SourceConfiguration.create(CI))));
     assertThat(noClient.getMessage(), containsString("withClientFactory() is required"));
     pipeline.enableAbandonedNodeEnforcement(false);
   }

@@ -126,13 +126,12 @@ public class ReadAllTest {
             .with(
                 MssqlCdcIO.read()
                     .withSourceConfiguration(
-                        MssqlCdcIO.SourceConfiguration.create(CI)
-                            .withClientFactory(db.clientFactory()))
+                        SourceConfiguration.create(CI).withClientFactory(db.clientFactory()))
                     .withMaxCommitsPerBatch(2))
             .with(
                 MssqlCdcIO.read()
                     .withSourceConfiguration(
-                        MssqlCdcIO.SourceConfiguration.create(CUSTOMERS_CI)
+                        SourceConfiguration.create(CUSTOMERS_CI)
                             .withClientFactory(db.clientFactory()))
                     .withStartingLsn(StartingLsn.after(commits.get(1))));
     PCollection<KV<ChangeBatch, List<Integer>>> written =
@@ -165,14 +164,13 @@ public class ReadAllTest {
             .with(
                 MssqlCdcIO.read()
                     .withSourceConfiguration(
-                        MssqlCdcIO.SourceConfiguration.create(CI)
-                            .withClientFactory(db.clientFactory()))
+                        SourceConfiguration.create(CI).withClientFactory(db.clientFactory()))
                     .withStartingLsn(StartingLsn.after(commits.get(0)))
                     .withMaxCommitsPerBatch(1))
             .with(
                 MssqlCdcIO.read()
                     .withSourceConfiguration(
-                        MssqlCdcIO.SourceConfiguration.create(CUSTOMERS_CI)
+                        SourceConfiguration.create(CUSTOMERS_CI)
                             .withClientFactory(db.clientFactory()))
                     .withMaxCommitsPerBatch(3));
     Lsn firstUnread = commits.get(0).increment();
@@ -208,7 +206,7 @@ public class ReadAllTest {
     MssqlCdcIO.Read orders =
         MssqlCdcIO.read()
             .withSourceConfiguration(
-                MssqlCdcIO.SourceConfiguration.create(CI).withClientFactory(db.clientFactory()));
+                SourceConfiguration.create(CI).withClientFactory(db.clientFactory()));
     IllegalArgumentException twice =
         assertThrows(
             IllegalArgumentException.class,
@@ -229,7 +227,7 @@ public class ReadAllTest {
                     .with(
                         MssqlCdcIO.read()
                             .withSourceConfiguration(
-                                MssqlCdcIO.SourceConfiguration.create(CUSTOMERS_CI)
+                                SourceConfiguration.create(CUSTOMERS_CI)
                                     .withClientFactory(
                                         new FakeCdcClientFactory(
                                             folder.newFolder("other").toString()))))

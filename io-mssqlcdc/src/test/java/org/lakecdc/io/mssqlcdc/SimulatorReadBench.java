@@ -82,7 +82,7 @@ public final class SimulatorReadBench {
         MssqlCdcIO.Read read =
             MssqlCdcIO.read()
                 .withSourceConfiguration(
-                    MssqlCdcIO.SourceConfiguration.create(FakeScenarios.CI).withClientFactory(db));
+                    SourceConfiguration.create(FakeScenarios.CI).withClientFactory(db));
         p.apply(n > 0 ? read.withMaxCommitsPerBatch(n) : read)
             .apply(Count.globally())
             .apply(ParDo.of(new Print(n)));

@@ -74,7 +74,7 @@ public class WriteToSinkTest {
   private static MssqlCdcIO.Read read(FakeSqlServer db) {
     return MssqlCdcIO.read()
         .withSourceConfiguration(
-            MssqlCdcIO.SourceConfiguration.create(CI).withClientFactory(db.clientFactory()));
+            SourceConfiguration.create(CI).withClientFactory(db.clientFactory()));
   }
 
   /**

@@ -29,6 +29,7 @@ import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
+import org.lakecdc.io.mssqlcdc.SourceConfiguration;
 import org.lakecdc.io.mssqlcdc.chunk.ChunkBounds;
 import org.lakecdc.io.mssqlcdc.chunk.ChunkRead;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
@@ -124,7 +125,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
       throw new IllegalArgumentException(
           "The chunk read's snapshotLsn " + s + " is not the open snapshot's S " + spec.s());
     }
-    MssqlCdcIO.SourceConfiguration source = read.getSourceConfiguration();
+    SourceConfiguration source = read.getSourceConfiguration();
     String ci = source == null ? null : source.getCaptureInstance();
     if (ci != null && !ci.equalsIgnoreCase(spec.captureInstance())) {
       throw new IllegalArgumentException(

@@ -14,6 +14,7 @@ import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.schemas.Schema;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
+import org.lakecdc.io.mssqlcdc.SourceConfiguration;
 import org.lakecdc.io.mssqlcdc.chunk.Chunk;
 import org.lakecdc.io.mssqlcdc.chunk.ChunkBounds;
 import org.lakecdc.io.mssqlcdc.chunk.ChunkPlanner;
@@ -127,7 +128,7 @@ public final class ChunkedSnapshotSparkWriter {
   private MssqlCdcIO.Read changeRead() {
     return MssqlCdcIO.read()
         .withSourceConfiguration(
-            MssqlCdcIO.SourceConfiguration.create(INSTANCE)
+            SourceConfiguration.create(INSTANCE)
                 .withClientFactory(db.clientFactory())
                 .withIncludeCommandId(true));
   }
@@ -178,7 +179,7 @@ public final class ChunkedSnapshotSparkWriter {
     MssqlCdcIO.SnapshotChunks read =
         MssqlCdcIO.snapshotChunks()
             .withSourceConfiguration(
-                MssqlCdcIO.SourceConfiguration.create(INSTANCE)
+                SourceConfiguration.create(INSTANCE)
                     .withClientFactory(db.clientFactory())
                     .withIncludeCommandId(true))
             .withChunks(chunks);

@@ -15,6 +15,7 @@ import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
+import org.lakecdc.io.mssqlcdc.SourceConfiguration;
 import org.lakecdc.io.mssqlcdc.fake.CaptureOptions;
 import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
@@ -70,8 +71,7 @@ class BatchFactsTest {
         BatchFacts.readColumns(
             MssqlCdcIO.read()
                 .withSourceConfiguration(
-                    MssqlCdcIO.SourceConfiguration.create("dbo_orders")
-                        .withClientFactory(db.clientFactory()))
+                    SourceConfiguration.create("dbo_orders").withClientFactory(db.clientFactory()))
                 .outputSchema());
     assertEquals(List.of("order_id", "status", "amount", "updated_at", "note"), read);
 

@@ -37,6 +37,7 @@ import org.apache.beam.sdk.values.PCollection;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
+import org.lakecdc.io.mssqlcdc.SourceConfiguration;
 import org.lakecdc.io.mssqlcdc.chunk.Chunk;
 import org.lakecdc.io.mssqlcdc.chunk.ChunkRead;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
@@ -106,7 +107,7 @@ class WriteChunksToDeltaTest {
   private static MssqlCdcIO.SnapshotChunks read(CdcClientFactory factory) {
     return MssqlCdcIO.snapshotChunks()
         .withSourceConfiguration(
-            MssqlCdcIO.SourceConfiguration.create("dbo_orders").withClientFactory(factory))
+            SourceConfiguration.create("dbo_orders").withClientFactory(factory))
         .withChunks(CHUNKS);
   }
 

@@ -25,6 +25,7 @@ import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
+import org.lakecdc.io.mssqlcdc.SourceConfiguration;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.Commit;
 import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
@@ -71,8 +72,7 @@ class WriteSnapshotPipelineTest {
   private static MssqlCdcIO.Snapshot snapshot(FakeSqlServer db) {
     return MssqlCdcIO.snapshot()
         .withSourceConfiguration(
-            MssqlCdcIO.SourceConfiguration.create("dbo_orders")
-                .withClientFactory(db.clientFactory()))
+            SourceConfiguration.create("dbo_orders").withClientFactory(db.clientFactory()))
         .withNumPartitions(3);
   }
 

@@ -13,6 +13,8 @@ import org.apache.beam.sdk.transforms.Reshuffle;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
 import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.io.mssqlcdc.client.CaptureInstance;
+import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.source.RowSink;
@@ -59,6 +61,38 @@ public record ChunkSpec(
     chunks = List.copyOf(chunks);
     openEndAfter =
         openEndAfter == null ? null : Collections.unmodifiableList(new ArrayList<>(openEndAfter));
+  }
+
+  /**
+   * The spec of reading {@code chunks} of {@code source}'s table, the table and key of its oldest
+   * capture instance read through one client (closed before it returns).
+   *
+   * @param source the resolved source
+   * @param snapshotLsn S
+   * @param isolationLevel the isolation level of every chunk's reads
+   * @param chunks the chunks to read
+   * @param openEndAfter the keyset MAX an open last chunk's end is sought after, or null
+   * @return the spec
+   */
+  public static ChunkSpec of(
+      SourceSpec source,
+      Lsn snapshotLsn,
+      IsolationLevel isolationLevel,
+      List<Chunk> chunks,
+      @Nullable List<Object> openEndAfter) {
+    CaptureInstance instance;
+    try (CdcClient client = source.clientFactory().open()) {
+      instance = client.captureInstances(source.captureInstance()).get(0);
+    }
+    return new ChunkSpec(
+        source,
+        snapshotLsn,
+        instance.sourceSchema(),
+        instance.sourceTable(),
+        instance.keyColumns(),
+        isolationLevel,
+        chunks,
+        openEndAfter);
   }
 
   /**

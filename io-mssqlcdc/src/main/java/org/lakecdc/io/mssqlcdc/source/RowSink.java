@@ -4,7 +4,6 @@ import java.io.Serializable;
 import java.util.Iterator;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.values.Row;
-import org.lakecdc.io.mssqlcdc.read.ChangeBatch;
 
 /**
  * Where a reading stage writes the rows it reads, in the same stage, so that rows never become
@@ -29,7 +28,7 @@ public interface RowSink<ResultT> extends Serializable {
   /**
    * Writes the rows of one unit and describes what was written.
    *
-   * @param sequence the unit's number: the batch's {@link ChangeBatch#sequence()} for a change
+   * @param sequence the unit's number: the batch's {@code ChangeBatch.sequence()} for a change
    *     read, the key range's number for a snapshot
    * @param rows the unit's rows in read order, pulled lazily from the source (reading and writing
    *     interleave; memory stays bounded by what the sink buffers); must be read to the end. An

@@ -29,9 +29,9 @@ import org.lakecdc.io.mssqlcdc.schema.TypeMapping;
 import org.lakecdc.io.mssqlcdc.schema.ValueConverter;
 
 /**
- * The resolved source configuration every read mode shares ({@code MssqlCdcIO.SourceConfiguration}
- * once the pipeline is built): the capture instance, how to reach it, and the captured columns and
- * output schema, one schema for change rows and snapshot rows (docs/tables.md "Bronze"). Shipped to
+ * The resolved source configuration every read mode shares ({@code SourceConfiguration} once the
+ * pipeline is built): the capture instance, how to reach it, and the captured columns and output
+ * schema, one schema for change rows and snapshot rows (docs/tables.md "Bronze"). Shipped to
  * workers inside each read mode's spec; it also builds the output rows.
  *
  * <p>Internal: {@code MssqlCdcIO} resolves it; users configure {@code SourceConfiguration}.

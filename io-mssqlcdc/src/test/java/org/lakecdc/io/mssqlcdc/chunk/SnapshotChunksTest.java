@@ -27,6 +27,7 @@ import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
+import org.lakecdc.io.mssqlcdc.SourceConfiguration;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
@@ -109,7 +110,7 @@ class SnapshotChunksTest {
   }
 
   @Test
-  void eachChunkIsReadAsSnapshotRowsStampedWithTheLsnReadBeforeIt() {
+  void c097EachChunkIsReadAsSnapshotRowsStampedWithTheLsnReadBeforeIt() {
     FakeSqlServer db = orders(5);
     Lsn s = s(db);
     Pipeline p = pipeline();
@@ -117,8 +118,7 @@ class SnapshotChunksTest {
         p.apply(
             MssqlCdcIO.snapshotChunks()
                 .withSourceConfiguration(
-                    MssqlCdcIO.SourceConfiguration.create("dbo_orders")
-                        .withClientFactory(db.clientFactory()))
+                    SourceConfiguration.create("dbo_orders").withClientFactory(db.clientFactory()))
                 .withSnapshotLsn(s)
                 .withChunks(List.of(new Chunk(0, null, List.of(3)), new Chunk(1, List.of(3), null)))
                 .writeTo(new Ids()));
@@ -161,7 +161,7 @@ class SnapshotChunksTest {
   }
 
   @Test
-  void aStampBelowSFailsTheChunk() {
+  void c097AStampBelowSFailsTheChunk() {
     FakeSqlServer db = orders(2);
     Lsn s = s(db);
     Lsn above = Lsn.parse("0x7FFFFFFF00000000FFFF");
@@ -170,8 +170,7 @@ class SnapshotChunksTest {
     p.apply(
         MssqlCdcIO.snapshotChunks()
             .withSourceConfiguration(
-                MssqlCdcIO.SourceConfiguration.create("dbo_orders")
-                    .withClientFactory(db.clientFactory()))
+                SourceConfiguration.create("dbo_orders").withClientFactory(db.clientFactory()))
             .withSnapshotLsn(above)
             .withChunks(List.of(new Chunk(0, null, null)))
             .writeTo(new Ids()));
@@ -235,7 +234,7 @@ class SnapshotChunksTest {
 
   /** Rows inserted above MAX after the open stay the stream's: the end is sought again. */
   @Test
-  void anOpenLastChunkReadsUpToTheFirstKeyAfterMaxSoughtRightBeforeItsRead() {
+  void c097AnOpenLastChunkReadsUpToTheFirstKeyAfterMaxSoughtRightBeforeItsRead() {
     FakeSqlServer db = orders(6);
     Lsn s = s(db);
     db.transaction(T0.plusSeconds(60))
@@ -247,8 +246,7 @@ class SnapshotChunksTest {
         p.apply(
             MssqlCdcIO.snapshotChunks()
                 .withSourceConfiguration(
-                    MssqlCdcIO.SourceConfiguration.create("dbo_orders")
-                        .withClientFactory(db.clientFactory()))
+                    SourceConfiguration.create("dbo_orders").withClientFactory(db.clientFactory()))
                 .withSnapshotLsn(s)
                 .withChunks(List.of(new Chunk(1, List.of(3), null)))
                 .withOpenEndAfter(List.of(5))

@@ -152,7 +152,7 @@ class SqlCdcClientTest {
   // ---- C274 ---------------------------------------------------------------------------------
 
   @Test
-  void shouldReadTheChangeTableDirectly() {
+  void readsTheChangeTableDirectly() {
     ScriptedJdbc db = orders().answer("FROM cdc.[dbo_orders_CT] c", changeRows(true));
     try (SqlCdcClient client = db.client(config(SourceTimeZone.utc()), sleeps);
         CloseableIterator<ChangeRow> rows =
@@ -183,7 +183,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldLeaveCommandIdOutWhenNotIncluded() {
+  void leavesCommandIdOutWhenNotIncluded() {
     ScriptedJdbc db = orders().answer("FROM cdc.[dbo_orders_CT] c", changeRows(false));
     try (SqlCdcClient client = db.client(config(SourceTimeZone.utc()), sleeps);
         CloseableIterator<ChangeRow> rows =
@@ -198,7 +198,7 @@ class SqlCdcClientTest {
   // ---- C020, C273, C241 -----------------------------------------------------------------------
 
   @Test
-  void shouldTileTheChangeTableWithNtileInOneRoundTrip() {
+  void c020TilesTheChangeTableWithNtileInOneRoundTrip() {
     ScriptedJdbc db =
         orders()
             .answer(
@@ -230,7 +230,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldEstimateChangeRowsWithOneCountOverTheStartLsnRange() {
+  void estimatesChangeRowsWithOneCountOverTheStartLsnRange() {
     ScriptedJdbc db =
         orders()
             .answer(
@@ -252,7 +252,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldFindTheNthCommitWithTopAndNormaliseIt() {
+  void findsTheNthCommitWithTopAndNormalisesIt() {
     ScriptedJdbc db =
         new ScriptedJdbc()
             .answer("TOP (5)", "0x2a000001000001")
@@ -276,7 +276,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldReturnNoCommitForAnLsnWithoutMappingRow() {
+  void returnsNoCommitForAnLsnWithoutMappingRow() {
     ScriptedJdbc db =
         new ScriptedJdbc()
             .answer(
@@ -412,7 +412,7 @@ class SqlCdcClientTest {
   // ---- the clock: C235 to C238 ----------------------------------------------------------------
 
   @Test
-  void shouldConvertANamedZonePerRowWithAtTimeZone() {
+  void convertsANamedZonePerRowWithAtTimeZone() {
     ScriptedJdbc db =
         orders()
             .answer("DATEDIFF(day, MIN(tran_end_time)", new Object[] {null})
@@ -434,7 +434,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldConvertARangeUnderOneOffsetWithDateadd() {
+  void convertsARangeUnderOneOffsetWithDateadd() {
     ScriptedJdbc db =
         orders()
             .answer("DATEDIFF(day, MIN(tran_end_time)", -180)
@@ -455,7 +455,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldDetectTheZoneOncePerClientOn2022() {
+  void detectsTheZoneOncePerClientOn2022() {
     ScriptedJdbc db =
         orders()
             .answer("ProductMajorVersion", 16, 3)
@@ -486,7 +486,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldFallBackToTheCurrentOffsetBefore2022() {
+  void fallsBackToTheCurrentOffsetBefore2022() {
     ScriptedJdbc db =
         orders()
             .answer("ProductMajorVersion", 15, 3)
@@ -510,7 +510,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldRefuseADetectedZoneNameThatCouldInject() {
+  void c228RefusesADetectedZoneNameThatCouldInject() {
     ScriptedJdbc db =
         new ScriptedJdbc()
             .answer("ProductMajorVersion", 16, 5)
@@ -524,7 +524,7 @@ class SqlCdcClientTest {
   // ---- capture instances: C228, C270 ----------------------------------------------------------
 
   @Test
-  void shouldMatchCaptureInstancesIgnoringCaseExactFirst() {
+  void matchesCaptureInstancesIgnoringCaseExactFirst() {
     ScriptedJdbc db = new ScriptedJdbc();
     db.answer(
         "sp_cdc_help_change_data_capture",
@@ -556,7 +556,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldBindTheCaptureInstanceOfMinLsnAsAParameter() {
+  void bindsTheCaptureInstanceOfMinLsnAsAParameter() {
     ScriptedJdbc db = orders().answer("fn_cdc_get_min_lsn", "0x0000002A000001000001");
     try (SqlCdcClient client = db.client(config(SourceTimeZone.utc()), sleeps)) {
       assertEquals(C1, client.minLsn("DBO_ORDERS"));
@@ -567,7 +567,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldReportAnInstanceWithAZeroMinLsnAsNotFound() {
+  void reportsAnInstanceWithAZeroMinLsnAsNotFound() {
     ScriptedJdbc db = orders().answer("fn_cdc_get_min_lsn", "0x00000000000000000000");
     try (SqlCdcClient client = db.client(config(SourceTimeZone.utc()), sleeps)) {
       CaptureInstanceNotFoundError e =
@@ -577,7 +577,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldReadCapturedColumnsWithTypesAndComputedColumns() {
+  void readsCapturedColumnsWithTypesAndComputedColumns() {
     try (SqlCdcClient client = orders().client(config(SourceTimeZone.utc()), sleeps)) {
       assertEquals(
           List.of(
@@ -590,7 +590,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldMapCapturedColumnTypes() {
+  void mapsCapturedColumnTypes() {
     assertEquals(
         "nvarchar(max)",
         CaptureInstanceQueries.capturedType("nvarchar", -1, null, null, null).toString());
@@ -610,7 +610,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldKeepOnlyDdlInsideTheRangeWithItsCommitTime() {
+  void keepsOnlyDdlInsideTheRangeWithItsCommitTime() {
     ScriptedJdbc db = orders();
     db.answer(
         "sp_cdc_get_ddl_history",
@@ -653,7 +653,7 @@ class SqlCdcClientTest {
           + " 'cdc'.";
 
   @Test
-  void shouldNameTheGrantWhenTheChangeTableIsDenied() {
+  void c229NamesTheGrantWhenTheChangeTableIsDenied() {
     ScriptedJdbc db =
         orders()
             .fail("FROM cdc.[dbo_orders_CT] c", ScriptedJdbc.error(DENIED, "S0005", 229), -1)
@@ -678,7 +678,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldRecogniseALocalisedDenialByTheChangeTableName() {
+  void c230RecognisesALocalisedDenialByTheChangeTableName() {
     ScriptedJdbc db =
         orders()
             .fail(
@@ -700,7 +700,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldLeaveOtherErrorsAsTheyAre() {
+  void c229LeavesOtherErrorsAsTheyAre() {
     ScriptedJdbc missing =
         orders()
             .fail(
@@ -729,7 +729,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldNotAskForPermissionsAfterAConnectionFailure() {
+  void doesNotAskForPermissionsAfterAConnectionFailure() {
     ScriptedJdbc db =
         orders()
             .fail(
@@ -747,7 +747,7 @@ class SqlCdcClientTest {
   // ---- retries --------------------------------------------------------------------------------
 
   @Test
-  void shouldRetryATransientErrorOnANewConnection() {
+  void c027RetriesATransientErrorOnANewConnection() {
     ScriptedJdbc db =
         new ScriptedJdbc()
             .fail(
@@ -765,7 +765,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldRetryADeadlockVictim() {
+  void c027RetriesADeadlockVictim() {
     ScriptedJdbc db =
         new ScriptedJdbc()
             .fail(
@@ -781,7 +781,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldGiveUpAfterThreeRetries() {
+  void c028GivesUpAfterThreeRetries() {
     SQLException reset = ScriptedJdbc.error("TCP reset", "08S01", 10054);
     ScriptedJdbc db = new ScriptedJdbc().fail("fn_cdc_get_max_lsn", reset, -1);
     try (SqlCdcClient client = db.client(config(SourceTimeZone.utc()), sleeps)) {
@@ -797,7 +797,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldNotRetryAPermanentError() {
+  void doesNotRetryAPermanentError() {
     ScriptedJdbc db =
         new ScriptedJdbc()
             .fail(
@@ -812,7 +812,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldNotRetryAMissingPassword() {
+  void doesNotRetryAMissingPassword() {
     SqlCdcClientFactory config =
         SqlCdcClientFactory.of(
             SqlCdcClientFactory.dataSourceConfiguration(
@@ -829,7 +829,7 @@ class SqlCdcClientTest {
   // ---- LSN helpers ----------------------------------------------------------------------------
 
   @Test
-  void shouldIncrementAndDecrementOnTheServer() {
+  void incrementsAndDecrementsOnTheServer() {
     ScriptedJdbc db =
         new ScriptedJdbc()
             .answer("fn_cdc_increment_lsn", "0x0000002A000001000002")
@@ -844,7 +844,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldRefuseCallsAfterClose() {
+  void refusesCallsAfterClose() {
     SqlCdcClient client = new ScriptedJdbc().client(config(SourceTimeZone.utc()), sleeps);
     client.close();
     client.close();
@@ -854,7 +854,7 @@ class SqlCdcClientTest {
   // ---- source tables --------------------------------------------------------------------------
 
   @Test
-  void shouldReadAKeyRangeUnderTheLockTimeoutAndIsolation() {
+  void readsAKeyRangeUnderTheLockTimeoutAndIsolation() {
     ScriptedJdbc db =
         orders()
             .answer(
@@ -895,7 +895,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldReadNothingForAnEmptyRangeAndRefuseUnknownTables() {
+  void readsNothingForAnEmptyRangeAndRefusesUnknownTables() {
     ScriptedJdbc db = orders();
     try (SqlCdcClient client = db.client(config(SourceTimeZone.utc()), sleeps);
         CloseableIterator<List<Object>> it =
@@ -924,7 +924,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldTileKeysInOneStatementWithoutParameters() {
+  void tilesKeysInOneStatementWithoutParameters() {
     ScriptedJdbc db =
         orders()
             .answer(

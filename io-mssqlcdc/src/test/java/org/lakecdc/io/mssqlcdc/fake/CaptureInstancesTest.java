@@ -197,7 +197,7 @@ class CaptureInstancesTest {
   }
 
   @Test
-  void ddlHistoryKeepsAfterExclusiveUpToInclusiveWithTheLastCommitsTime() {
+  void c058DdlHistoryKeepsAfterExclusiveUpToInclusiveWithTheLastCommitsTime() {
     FakeSqlServer db = FakeScenarios.orders(dir);
     Lsn l0 = insertOrder(db, T0, 1, "new", "1.00");
     Lsn add = db.ddl(ORDERS, "ALTER TABLE dbo.orders ADD note varchar(10)");

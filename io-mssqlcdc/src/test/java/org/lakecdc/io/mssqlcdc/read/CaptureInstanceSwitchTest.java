@@ -29,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
 import org.lakecdc.io.mssqlcdc.RecordingReceiver;
 import org.lakecdc.io.mssqlcdc.Resolved;
+import org.lakecdc.io.mssqlcdc.SourceConfiguration;
 import org.lakecdc.io.mssqlcdc.client.CaptureInstance;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.DataLossError;
@@ -60,8 +61,8 @@ class CaptureInstanceSwitchTest {
 
   @TempDir Path dir;
 
-  private static MssqlCdcIO.SourceConfiguration source(FakeSqlServer db) {
-    return MssqlCdcIO.SourceConfiguration.create(CI).withClientFactory(db.clientFactory());
+  private static SourceConfiguration source(FakeSqlServer db) {
+    return SourceConfiguration.create(CI).withClientFactory(db.clientFactory());
   }
 
   private static MssqlCdcIO.Read read(FakeSqlServer db) {

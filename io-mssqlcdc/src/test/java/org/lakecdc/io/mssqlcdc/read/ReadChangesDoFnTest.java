@@ -33,6 +33,7 @@ import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
 import org.lakecdc.io.mssqlcdc.RecordingOutput;
 import org.lakecdc.io.mssqlcdc.RecordingReceiver;
 import org.lakecdc.io.mssqlcdc.Resolved;
+import org.lakecdc.io.mssqlcdc.SourceConfiguration;
 import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
 import org.lakecdc.io.mssqlcdc.client.DataLossError;
 import org.lakecdc.io.mssqlcdc.fake.FakeScenarios;
@@ -58,8 +59,7 @@ class ReadChangesDoFnTest {
 
   private static MssqlCdcIO.Read read(CdcClientFactory factory) {
     return MssqlCdcIO.read()
-        .withSourceConfiguration(
-            MssqlCdcIO.SourceConfiguration.create(CI).withClientFactory(factory));
+        .withSourceConfiguration(SourceConfiguration.create(CI).withClientFactory(factory));
   }
 
   /** Processes one restriction to its end with a fresh tracker and estimator. */
@@ -421,7 +421,7 @@ class ReadChangesDoFnTest {
   }
 
   @Test
-  void commitTimesAreConvertedFromTheServerZoneAcrossTheFallBackHour() {
+  void c245CommitTimesAreConvertedFromTheServerZoneAcrossTheFallBackHour() {
     FakeSqlServer db = FakeScenarios.orders(dir).timeZone(ZoneId.of("America/New_York"));
     List<Instant> utc =
         List.of(

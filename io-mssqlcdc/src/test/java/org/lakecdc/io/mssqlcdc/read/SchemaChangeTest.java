@@ -26,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
 import org.lakecdc.io.mssqlcdc.RecordingReceiver;
 import org.lakecdc.io.mssqlcdc.Resolved;
+import org.lakecdc.io.mssqlcdc.SourceConfiguration;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.SchemaChangedError;
 import org.lakecdc.io.mssqlcdc.fake.FakeScenarios;
@@ -50,8 +51,8 @@ class SchemaChangeTest {
 
   @TempDir Path dir;
 
-  private static MssqlCdcIO.SourceConfiguration source(FakeSqlServer db) {
-    return MssqlCdcIO.SourceConfiguration.create(CI).withClientFactory(db.clientFactory());
+  private static SourceConfiguration source(FakeSqlServer db) {
+    return SourceConfiguration.create(CI).withClientFactory(db.clientFactory());
   }
 
   private static MssqlCdcIO.Read read(FakeSqlServer db) {

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
 import org.lakecdc.io.mssqlcdc.RecordingReceiver;
 import org.lakecdc.io.mssqlcdc.Resolved;
+import org.lakecdc.io.mssqlcdc.SourceConfiguration;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.DataLossError;
 import org.lakecdc.io.mssqlcdc.fake.FakeScenarios;
@@ -64,7 +65,7 @@ class SkipDataLossTest {
         reader(
             MssqlCdcIO.read()
                 .withSourceConfiguration(
-                    MssqlCdcIO.SourceConfiguration.create(CI).withClientFactory(db.clientFactory()))
+                    SourceConfiguration.create(CI).withClientFactory(db.clientFactory()))
                 .withMaxCommitsPerBatch(2)
                 .withStartingLsn(StartingLsn.after(l.get(0)))
                 .withOnDataLoss(DataLossPolicy.SKIP));
@@ -100,7 +101,7 @@ class SkipDataLossTest {
         reader(
             MssqlCdcIO.read()
                 .withSourceConfiguration(
-                    MssqlCdcIO.SourceConfiguration.create(CI).withClientFactory(db.clientFactory()))
+                    SourceConfiguration.create(CI).withClientFactory(db.clientFactory()))
                 .withStartingLsn(StartingLsn.after(l.get(0)))
                 .withOnDataLoss(DataLossPolicy.SKIP));
     RecordingReceiver out = process(fn, () -> {});
@@ -127,7 +128,7 @@ class SkipDataLossTest {
         reader(
             MssqlCdcIO.read()
                 .withSourceConfiguration(
-                    MssqlCdcIO.SourceConfiguration.create(CI).withClientFactory(db.clientFactory()))
+                    SourceConfiguration.create(CI).withClientFactory(db.clientFactory()))
                 .withOnDataLoss(DataLossPolicy.SKIP));
     RecordingReceiver out = process(fn, () -> db.cleanup(CI, l.get(2)));
     ChangeBatch batch = out.values(MssqlCdcIO.BATCHES).get(0);
@@ -155,8 +156,7 @@ class SkipDataLossTest {
         reader(
             MssqlCdcIO.read()
                 .withSourceConfiguration(
-                    MssqlCdcIO.SourceConfiguration.create(CI)
-                        .withClientFactory(other.clientFactory())));
+                    SourceConfiguration.create(CI).withClientFactory(other.clientFactory())));
     DataLossError e =
         assertThrows(
             DataLossError.class, () -> process(failing, () -> other.cleanup(CI, m.get(2))));

@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
 import org.lakecdc.io.mssqlcdc.Resolved;
+import org.lakecdc.io.mssqlcdc.SourceConfiguration;
 import org.lakecdc.io.mssqlcdc.fake.FakeScenarios;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
 
@@ -128,7 +129,7 @@ class SnapshotRangeCoderTest {
         Resolved.spec(
             MssqlCdcIO.snapshot()
                 .withSourceConfiguration(
-                    MssqlCdcIO.SourceConfiguration.create(FakeScenarios.CI)
+                    SourceConfiguration.create(FakeScenarios.CI)
                         .withClientFactory(db.clientFactory()))
                 .withNumPartitions(3));
     assertEquals(SNAPSHOT_AT, spec.snapshotLsn());

@@ -31,6 +31,7 @@ import org.lakecdc.io.mssqlcdc.ForwardingClientFactory;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
 import org.lakecdc.io.mssqlcdc.RecordingOutput;
 import org.lakecdc.io.mssqlcdc.Resolved;
+import org.lakecdc.io.mssqlcdc.SourceConfiguration;
 import org.lakecdc.io.mssqlcdc.client.CaptureInstance;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
@@ -50,8 +51,8 @@ class SnapshotReadTest {
 
   private static final Instant AT_TIME = Instant.parse("2026-09-28T14:50:00Z");
 
-  private static MssqlCdcIO.SourceConfiguration source(CdcClientFactory factory) {
-    return MssqlCdcIO.SourceConfiguration.create(CI).withClientFactory(factory);
+  private static SourceConfiguration source(CdcClientFactory factory) {
+    return SourceConfiguration.create(CI).withClientFactory(factory);
   }
 
   private static MssqlCdcIO.Snapshot snapshot(CdcClientFactory factory) {
@@ -171,8 +172,7 @@ class SnapshotReadTest {
         Resolved.spec(
             MssqlCdcIO.snapshot()
                 .withSourceConfiguration(
-                    MssqlCdcIO.SourceConfiguration.create("dbo_sales")
-                        .withClientFactory(db.clientFactory()))
+                    SourceConfiguration.create("dbo_sales").withClientFactory(db.clientFactory()))
                 .withNumPartitions(4));
     assertEquals(s, spec.snapshotLsn());
     List<SnapshotRange> ranges = plan(spec);
@@ -214,8 +214,7 @@ class SnapshotReadTest {
         Resolved.spec(
             MssqlCdcIO.snapshot()
                 .withSourceConfiguration(
-                    MssqlCdcIO.SourceConfiguration.create("dbo_codes")
-                        .withClientFactory(db.clientFactory()))
+                    SourceConfiguration.create("dbo_codes").withClientFactory(db.clientFactory()))
                 .withNumPartitions(4));
     List<SnapshotRange> ranges = plan(spec);
     assertEquals(

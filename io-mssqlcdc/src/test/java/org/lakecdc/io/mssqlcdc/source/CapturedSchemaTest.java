@@ -44,7 +44,7 @@ class CapturedSchemaTest {
   }
 
   @Test
-  void testC205ColumnsInOrdinalOrder() {
+  void c205ColumnsComeInOrdinalOrder() {
     CapturedSchema schema =
         CapturedSchema.infer(
             List.of(
@@ -73,7 +73,7 @@ class CapturedSchemaTest {
   }
 
   @Test
-  void testComputedColumnsAreLeftOutWithAWarning() {
+  void computedColumnsAreLeftOutWithAWarning() {
     CapturedSchema schema =
         CapturedSchema.infer(
             List.of(
@@ -93,7 +93,7 @@ class CapturedSchemaTest {
 
   /** C033: the newer instance adds a column, drops one and widens a decimal. */
   @Test
-  void testUnionOfTwoInstancesNewerAddsAndWidens() {
+  void theNewerInstanceAddsAndWidensColumnsOfTheUnion() {
     CapturedSchema schema =
         CapturedSchema.infer(
             List.of(
@@ -111,7 +111,7 @@ class CapturedSchemaTest {
   }
 
   @Test
-  void testNewerWidensIntToBigint() {
+  void newerWidensIntToBigint() {
     CapturedSchema schema =
         CapturedSchema.infer(
             List.of(
@@ -123,7 +123,7 @@ class CapturedSchemaTest {
   }
 
   @Test
-  void testNewerNarrowsBigintToIntFails() {
+  void newerNarrowsBigintToIntFails() {
     SchemaChangedError e =
         assertThrows(
             SchemaChangedError.class,
@@ -142,7 +142,7 @@ class CapturedSchemaTest {
 
   /** C034. */
   @Test
-  void testC034NarrowerDecimalInTheNewerInstanceFails() {
+  void c034NarrowerDecimalInTheNewerInstanceFails() {
     SchemaChangedError e =
         assertThrows(
             SchemaChangedError.class,
@@ -161,7 +161,7 @@ class CapturedSchemaTest {
 
   /** C036: union by name in capture order, the wider type wins; a scale change fails. */
   @Test
-  void testC036UnionThroughTheClient() {
+  void c036TheUnionTakesTheWiderTypeAndTheNewColumnOfTheNewerInstance() {
     InstanceColumns v1 =
         instance("dbo_orders", col("id", 1, "int"), col("amount", 2, "decimal(9,2)"));
     CapturedSchema schema =
@@ -192,7 +192,7 @@ class CapturedSchemaTest {
 
   /** Three instances: each type is compared with the newest type seen before it. */
   @Test
-  void testThreeInstancesCompareWithTheNewestTypeSeen() {
+  void threeInstancesCompareWithTheNewestTypeSeen() {
     CapturedSchema schema =
         CapturedSchema.infer(
             List.of(
@@ -218,7 +218,7 @@ class CapturedSchemaTest {
 
   /** C206, C036: an unmappable type names the column, the instance and 'columns'. */
   @Test
-  void testGeographyInTheOlderInstance() {
+  void geographyInTheOlderInstanceFailsNamingIt() {
     UnsupportedTypeException e =
         assertThrows(
             UnsupportedTypeException.class,
@@ -237,7 +237,7 @@ class CapturedSchemaTest {
 
   /** C219: inferred columns are checked for reserved names too. */
   @Test
-  void testC219ReservedNameInACaptureInstance() {
+  void c219AReservedNameInACaptureInstanceIsRefused() {
     IllegalArgumentException e =
         assertThrows(
             IllegalArgumentException.class,
@@ -259,7 +259,7 @@ class CapturedSchemaTest {
   }
 
   @Test
-  void testAComputedReservedNameIsLeftOutNotRefused() {
+  void aComputedReservedNameIsLeftOutNotRefused() {
     CapturedSchema schema =
         CapturedSchema.infer(
             List.of(instance("dbo_t", col("id", 1, "int"), computed("_chunk", 2, "int"))));
@@ -268,7 +268,7 @@ class CapturedSchemaTest {
 
   /** C208: no captured columns means 'columns' is required. */
   @Test
-  void testUnknownColumnsRequireColumns() {
+  void unknownColumnsRequireColumns() {
     assertEquals(
         "Capture instance dbo_orders reports no captured columns; 'columns' is required: declare"
             + " the columns to read (withColumns / --columns)",
@@ -295,7 +295,7 @@ class CapturedSchemaTest {
   }
 
   @Test
-  void testNamesEqualIgnoringCaseInOneInstance() {
+  void namesEqualIgnoringCaseInOneInstanceAreRefused() {
     assertEquals(
         "Capture instance dbo_t captures columns Id and id, equal ignoring case, which output"
             + " columns cannot be; declare the columns to read with 'columns' (withColumns /"

@@ -107,7 +107,7 @@ final class Resnapshot {
   /**
    * The pre-flight (BEHAVIOUR.md 9.3): with {@code --onDataLoss=resnapshot}, finishes a recovery a
    * crash left, or, when the changes right after {@code position} are gone ({@link
-   * RangePlanner#lostAfter}), re-snapshots the target into the next generation.
+   * StartingLsn#lostAfter}), re-snapshots the target into the next generation.
    *
    * @param config the table's configuration, its generation resolved ({@link #resolveGeneration})
    * @param position where the stream would start (the target's position, or a new target's start),

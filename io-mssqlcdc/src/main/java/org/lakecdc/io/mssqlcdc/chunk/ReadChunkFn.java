@@ -1,16 +1,12 @@
 package org.lakecdc.io.mssqlcdc.chunk;
 
 import java.time.Instant;
-import java.util.Iterator;
 import java.util.List;
-import java.util.NoSuchElementException;
 import java.util.Optional;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Distribution;
 import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.transforms.DoFn;
-import org.apache.beam.sdk.values.Row;
-import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.CloseableIterator;
 import org.lakecdc.io.mssqlcdc.client.Commit;
@@ -128,7 +124,8 @@ final class ReadChunkFn<R> extends DoFn<Chunk, ChunkRead<R>> {
     R result;
     long rows;
     try (CloseableIterator<List<Object>> values = cdc.readTable(query)) {
-      ChunkRows chunkRows = new ChunkRows(values, stamp, stampTime);
+      SourceSpec.SnapshotRows chunkRows =
+          spec.source().snapshotRows(values, stamp, stampTime, rowsRead, "chunk");
       result = sink.write(chunk.index(), chunkRows);
       if (chunkRows.hasNext()) {
         throw new IllegalStateException(
@@ -137,7 +134,7 @@ final class ReadChunkFn<R> extends DoFn<Chunk, ChunkRead<R>> {
                 + " of "
                 + spec.source().captureInstance());
       }
-      rows = chunkRows.count;
+      rows = chunkRows.count();
     }
     double seconds = (System.nanoTime() - start) / 1e9;
     Lsn high = cdc.maxLsn().orElse(null);
@@ -146,36 +143,5 @@ final class ReadChunkFn<R> extends DoFn<Chunk, ChunkRead<R>> {
     readMillis.update(Math.round(seconds * 1000));
     return new ChunkRead<>(
         chunk.index(), stamp, stampTime, hi, high, highTime, startedAt, seconds, rows, result);
-  }
-
-  /** The chunk's values as snapshot rows stamped L, converted as they are pulled, each counted. */
-  private final class ChunkRows implements Iterator<Row> {
-    private final CloseableIterator<List<Object>> values;
-    private final Lsn stamp;
-    private final Instant commitTime;
-    private long count;
-
-    ChunkRows(CloseableIterator<List<Object>> values, Lsn stamp, Instant commitTime) {
-      this.values = values;
-      this.stamp = stamp;
-      this.commitTime = commitTime;
-    }
-
-    @Override
-    public boolean hasNext() {
-      return values.hasNext();
-    }
-
-    @Override
-    public Row next() {
-      if (!values.hasNext()) {
-        throw new NoSuchElementException("no row left in the chunk");
-      }
-      @Nullable List<Object> next = values.next();
-      Row row = spec.source().snapshotRow(stamp, commitTime, next);
-      count++;
-      rowsRead.inc();
-      return row;
-    }
   }
 }

@@ -17,15 +17,16 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The reads of {@link SqlCdcClient} on the tracked source table itself rather than on CDC's tables:
- * a snapshot's or a chunk's rows, the key tiles, bounds, slices and buckets that plan them, and row
- * counts. Each runs under the session prefix ({@link SqlSession#sourceReadPrefix}: the lock timeout
- * when configured, the requested isolation level, never {@code NOLOCK}); table and column names
- * match as the database's collation does, and key bounds are bound as text and cast to the key
- * columns' declared types ({@link KeyRangeSql}).
+ * The part of {@link SqlCdcClient} that reads the tracked source table itself rather than CDC's
+ * tables: a snapshot's or a chunk's rows, the key tiles, bounds, slices and buckets that plan them,
+ * and row counts ({@link CdcClient}'s source-table methods). Each runs under the session prefix
+ * ({@link SqlSession#sourceReadPrefix}: the lock timeout when configured, the requested isolation
+ * level, never {@code NOLOCK}); table and column names match as the database's collation does, and
+ * key bounds are bound as text and cast to the key columns' declared types ({@link KeyRangeSql}).
  */
-final class SourceTableReads {
-  private final SqlSession session;
+abstract class SourceTableReads implements CdcClient {
+  /** The client's session: its connection, retries and session settings. */
+  final SqlSession session;
 
   SourceTableReads(SqlSession session) {
     this.session = session;
@@ -41,7 +42,8 @@ final class SourceTableReads {
    * @throws IllegalArgumentException for a bound of the wrong size, or bounds on a key type they
    *     cannot be cast to
    */
-  CloseableIterator<List<Object>> readTable(TableQuery query) {
+  @Override
+  public CloseableIterator<List<Object>> readTable(TableQuery query) {
     SqlIdentifiers.name(query.schema());
     SqlIdentifiers.name(query.table());
     String table = query.schema() + "." + query.table();
@@ -122,7 +124,8 @@ final class SourceTableReads {
    * {@code isolation}; keys sort in SQL Server's order (NULL first, strings by the column's
    * collation).
    */
-  List<List<Object>> keyTiles(
+  @Override
+  public List<List<Object>> keyTiles(
       String schema, String table, List<String> keyColumns, int n, IsolationLevel isolation) {
     if (n < 1) {
       throw new IllegalArgumentException("n must be at least 1, got " + n);
@@ -168,7 +171,8 @@ final class SourceTableReads {
    * {@link CdcClient#keyRange}: one statement of two seeks ({@code SELECT (SELECT MIN([k]) ...) AS
    * lo, (SELECT MAX([k]) ...) AS hi}), under the lock timeout and {@code isolation}.
    */
-  Optional<List<Object>> keyRange(
+  @Override
+  public Optional<List<Object>> keyRange(
       String schema, String table, String keyColumn, IsolationLevel isolation) {
     requireKeyColumns(schema, table, List.of(keyColumn));
     return session.call(
@@ -197,7 +201,8 @@ final class SourceTableReads {
    * {@link CdcClient#keyMax}: {@code SELECT TOP (1) <keys> ... ORDER BY <keys DESC>}, under the
    * lock timeout and {@code isolation}.
    */
-  Optional<List<Object>> keyMax(
+  @Override
+  public Optional<List<Object>> keyMax(
       String schema, String table, List<String> keyColumns, IsolationLevel isolation) {
     requireKeyColumns(schema, table, keyColumns);
     return session.call(
@@ -222,7 +227,8 @@ final class SourceTableReads {
    * @throws IllegalArgumentException when {@code n < 0}, a bound has the wrong size, or a key type
    *     bounds cannot be cast to
    */
-  Optional<List<Object>> keyBound(
+  @Override
+  public Optional<List<Object>> keyBound(
       String schema,
       String table,
       List<String> keyColumns,
@@ -277,7 +283,8 @@ final class SourceTableReads {
    * @throws IllegalArgumentException when {@code width < 1} or the column is not {@code tinyint},
    *     {@code smallint}, {@code int} or {@code bigint}
    */
-  SortedMap<Long, Long> keySlices(
+  @Override
+  public SortedMap<Long, Long> keySlices(
       String schema,
       String table,
       String keyColumn,
@@ -332,7 +339,8 @@ final class SourceTableReads {
    * CdcStatements#keyBuckets}), the column's type from {@code sys.columns}, under the lock timeout
    * and {@code isolation}.
    */
-  SortedMap<Long, KeyBucket> keyBuckets(
+  @Override
+  public SortedMap<Long, KeyBucket> keyBuckets(
       String schema, String table, String keyColumn, long width, IsolationLevel isolation) {
     requireKeyColumns(schema, table, List.of(keyColumn));
     if (width < 1) {
@@ -366,7 +374,8 @@ final class SourceTableReads {
    * {@link CdcClient#rowCount}: {@code SELECT COUNT_BIG(*)}, under the lock timeout and {@code
    * isolation}.
    */
-  long rowCount(String schema, String table, IsolationLevel isolation) {
+  @Override
+  public long rowCount(String schema, String table, IsolationLevel isolation) {
     SqlIdentifiers.name(schema);
     SqlIdentifiers.name(table);
     return session.call(
@@ -389,7 +398,8 @@ final class SourceTableReads {
    *
    * @throws CdcException for an unknown table, or a {@code rows} column without a number
    */
-  long rowEstimate(String schema, String table) {
+  @Override
+  public long rowEstimate(String schema, String table) {
     SqlIdentifiers.name(schema);
     SqlIdentifiers.name(table);
     return session.call(

@@ -16,7 +16,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.SortedMap;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.schema.CapturedColumn;
 import org.lakecdc.io.mssqlcdc.time.CommitTimeConverter;
@@ -58,7 +57,7 @@ import org.slf4j.LoggerFactory;
  * #readChanges}, {@link #readTable}) hold the connection until closed; close them before the next
  * call.
  */
-final class SqlCdcClient implements CdcClient {
+final class SqlCdcClient extends SourceTableReads {
   private static final Logger LOG = LoggerFactory.getLogger(SqlCdcClient.class);
 
   /** SQL Server error 229: "The %ls permission was denied on the object '%.*ls' ...". */
@@ -69,8 +68,6 @@ final class SqlCdcClient implements CdcClient {
       DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss", Locale.ROOT).withZone(ZoneOffset.UTC);
 
   private final SqlCdcClientFactory settings;
-  private final SqlSession session;
-  private final SourceTableReads sourceTables;
   private final Map<String, String> resolvedNames = new HashMap<>();
   private ServerClock clock;
 
@@ -83,9 +80,8 @@ final class SqlCdcClient implements CdcClient {
    * @param retry how transient errors are retried
    */
   SqlCdcClient(SqlCdcClientFactory settings, SqlSession.Connector connector, RetryPolicy retry) {
+    super(new SqlSession(connector, retry, settings.lockTimeoutMs().orElse(-1)));
     this.settings = Objects.requireNonNull(settings, "settings");
-    this.session = new SqlSession(connector, retry, settings.lockTimeoutMs().orElse(-1));
-    this.sourceTables = new SourceTableReads(session);
   }
 
   /**
@@ -453,72 +449,6 @@ final class SqlCdcClient implements CdcClient {
             return rows;
           }
         });
-  }
-
-  // ---- source tables ({@link SourceTableReads}) ------------------------------------------------
-
-  @Override
-  public CloseableIterator<List<Object>> readTable(TableQuery query) {
-    return sourceTables.readTable(query);
-  }
-
-  @Override
-  public List<List<Object>> keyTiles(
-      String schema, String table, List<String> keyColumns, int n, IsolationLevel isolation) {
-    return sourceTables.keyTiles(schema, table, keyColumns, n, isolation);
-  }
-
-  @Override
-  public Optional<List<Object>> keyRange(
-      String schema, String table, String keyColumn, IsolationLevel isolation) {
-    return sourceTables.keyRange(schema, table, keyColumn, isolation);
-  }
-
-  @Override
-  public Optional<List<Object>> keyMax(
-      String schema, String table, List<String> keyColumns, IsolationLevel isolation) {
-    return sourceTables.keyMax(schema, table, keyColumns, isolation);
-  }
-
-  @Override
-  public Optional<List<Object>> keyBound(
-      String schema,
-      String table,
-      List<String> keyColumns,
-      Optional<List<Object>> lowerInclusive,
-      Optional<List<Object>> upperExclusive,
-      long n,
-      IsolationLevel isolation) {
-    return sourceTables.keyBound(
-        schema, table, keyColumns, lowerInclusive, upperExclusive, n, isolation);
-  }
-
-  @Override
-  public SortedMap<Long, Long> keySlices(
-      String schema,
-      String table,
-      String keyColumn,
-      long width,
-      long low,
-      long high,
-      IsolationLevel isolation) {
-    return sourceTables.keySlices(schema, table, keyColumn, width, low, high, isolation);
-  }
-
-  @Override
-  public SortedMap<Long, KeyBucket> keyBuckets(
-      String schema, String table, String keyColumn, long width, IsolationLevel isolation) {
-    return sourceTables.keyBuckets(schema, table, keyColumn, width, isolation);
-  }
-
-  @Override
-  public long rowCount(String schema, String table, IsolationLevel isolation) {
-    return sourceTables.rowCount(schema, table, isolation);
-  }
-
-  @Override
-  public long rowEstimate(String schema, String table) {
-    return sourceTables.rowEstimate(schema, table);
   }
 
   /**

@@ -70,9 +70,6 @@ abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
   /** The read of each capture instance (the element), by its configured name. */
   final Map<String, ReadSpec> specs;
 
-  final TupleTag<Row> changesTag;
-  final TupleTag<ChangeBatch> batchesTag;
-
   /** With sinks: the tag of the written batches (the main output); null when rows are emitted. */
   final @Nullable TupleTag<KV<ChangeBatch, Object>> writtenTag;
 
@@ -94,20 +91,22 @@ abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
   private transient @Nullable Map<String, ReadChangesAction.Caches> caches;
 
   /**
-   * A reader of the capture instances of {@code specs} (one client factory for all) emitting rows
-   * ({@code changesTag}, the main output) and batches ({@code batchesTag}), or, with sinks (one per
-   * capture instance), writing each batch's rows through its table's sink and emitting {@code
-   * (batch, result)} under {@code writtenTag}.
+   * What a reader reads and where it writes: the reads of its capture instances (one client factory
+   * for all); with sinks (one per capture instance), each batch's rows written through its table's
+   * sink and {@code (batch, result)} emitted under {@code writtenTag}, else the rows emitted under
+   * {@link ReadSpec#CHANGES} and the batches under {@link ReadSpec#BATCHES}; whether a table's own
+   * failure ends only its read.
    */
-  ReadChangesDoFn(
+  record Wiring(
       List<ReadSpec> specs,
-      TupleTag<Row> changesTag,
-      TupleTag<ChangeBatch> batchesTag,
       @Nullable TupleTag<KV<ChangeBatch, Object>> writtenTag,
       @Nullable Map<String, RowSink<Object>> sinks,
-      boolean isolateFailures) {
+      boolean isolateFailures) {}
+
+  /** A reader wired as {@code wiring} says. */
+  ReadChangesDoFn(Wiring wiring) {
     Map<String, ReadSpec> byName = new LinkedHashMap<>();
-    for (ReadSpec spec : specs) {
+    for (ReadSpec spec : wiring.specs()) {
       if (byName.put(spec.source().captureInstance(), spec) != null) {
         throw new IllegalArgumentException(
             "Capture instance "
@@ -116,12 +115,10 @@ abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
       }
     }
     this.specs = byName;
-    this.client = new WorkerClient(specs.get(0).source().clientFactory());
-    this.changesTag = changesTag;
-    this.batchesTag = batchesTag;
-    this.writtenTag = writtenTag;
-    this.sinks = sinks == null ? null : new LinkedHashMap<>(sinks);
-    this.isolateFailures = isolateFailures;
+    this.client = new WorkerClient(wiring.specs().get(0).source().clientFactory());
+    this.writtenTag = wiring.writtenTag();
+    this.sinks = wiring.sinks() == null ? null : new LinkedHashMap<>(wiring.sinks());
+    this.isolateFailures = wiring.isolateFailures();
   }
 
   /** The read of {@code captureInstance}, an element of this DoFn. */
@@ -153,26 +150,17 @@ abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
   }
 
   /**
-   * The reader of {@code specs} in the bounded or the continuous form (see the constructor).
+   * The reader {@code wiring} describes, in the bounded or the continuous form.
    *
    * @param continuous the continuous form ({@link Unbounded}) rather than the bounded one
    */
-  static <OutputT> ReadChangesDoFn<OutputT> of(
-      boolean continuous,
-      List<ReadSpec> specs,
-      TupleTag<Row> changesTag,
-      TupleTag<ChangeBatch> batchesTag,
-      @Nullable TupleTag<KV<ChangeBatch, Object>> writtenTag,
-      @Nullable Map<String, RowSink<Object>> sinks,
-      boolean isolateFailures) {
-    return continuous
-        ? new Unbounded<>(specs, changesTag, batchesTag, writtenTag, sinks, isolateFailures)
-        : new Bounded<>(specs, changesTag, batchesTag, writtenTag, sinks, isolateFailures);
+  static <OutputT> ReadChangesDoFn<OutputT> of(boolean continuous, Wiring wiring) {
+    return continuous ? new Unbounded<>(wiring) : new Bounded<>(wiring);
   }
 
   /** The reader of the one capture instance of {@code spec}, emitting rows and batches. */
   static ReadChangesDoFn<Row> emitting(boolean continuous, ReadSpec spec) {
-    return of(continuous, List.of(spec), ReadSpec.CHANGES, ReadSpec.BATCHES, null, null, false);
+    return of(continuous, new Wiring(List.of(spec), null, null, false));
   }
 
   /** Whether the restriction ends at {@code max_lsn} read at the start. */
@@ -365,7 +353,7 @@ abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
       return new ReadChangesAction.BatchOutput() {
         @Override
         public @Nullable Object rows(long sequence, ReadChangesAction.BatchRowsView rows) {
-          OutputReceiver<Row> out = receiver.get(changesTag);
+          OutputReceiver<Row> out = receiver.get(ReadSpec.CHANGES);
           while (rows.hasNext()) {
             Row row = rows.next();
             out.outputWithTimestamp(row, rows.commitTime());
@@ -375,7 +363,7 @@ abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
 
         @Override
         public void batch(ChangeBatch batch, @Nullable Object written, Instant timestamp) {
-          receiver.get(batchesTag).outputWithTimestamp(batch, timestamp);
+          receiver.get(ReadSpec.BATCHES).outputWithTimestamp(batch, timestamp);
         }
       };
     }
@@ -397,14 +385,8 @@ abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
   /** The bounded form: reads up to {@code max_lsn} as read at the start, then finishes. */
   @BoundedPerElement
   static final class Bounded<OutputT> extends ReadChangesDoFn<OutputT> {
-    Bounded(
-        List<ReadSpec> specs,
-        TupleTag<Row> changesTag,
-        TupleTag<ChangeBatch> batchesTag,
-        @Nullable TupleTag<KV<ChangeBatch, Object>> writtenTag,
-        @Nullable Map<String, RowSink<Object>> sinks,
-        boolean isolateFailures) {
-      super(specs, changesTag, batchesTag, writtenTag, sinks, isolateFailures);
+    Bounded(Wiring wiring) {
+      super(wiring);
     }
 
     @Override
@@ -416,14 +398,8 @@ abstract class ReadChangesDoFn<OutputT> extends DoFn<String, OutputT> {
   /** The continuous form: the end grows with {@code max_lsn}; polls when caught up. */
   @UnboundedPerElement
   static final class Unbounded<OutputT> extends ReadChangesDoFn<OutputT> {
-    Unbounded(
-        List<ReadSpec> specs,
-        TupleTag<Row> changesTag,
-        TupleTag<ChangeBatch> batchesTag,
-        @Nullable TupleTag<KV<ChangeBatch, Object>> writtenTag,
-        @Nullable Map<String, RowSink<Object>> sinks,
-        boolean isolateFailures) {
-      super(specs, changesTag, batchesTag, writtenTag, sinks, isolateFailures);
+    Unbounded(Wiring wiring) {
+      super(wiring);
     }
 
     @Override

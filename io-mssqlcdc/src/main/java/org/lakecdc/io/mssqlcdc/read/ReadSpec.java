@@ -83,8 +83,7 @@ public record ReadSpec(
    * @return both outputs, the rows in the source's schema
    */
   public PCollectionTuple expandRowsAndBatches(PBegin input) {
-    ReadChangesDoFn<Row> fn =
-        ReadChangesDoFn.of(continuous, List.of(this), CHANGES, BATCHES, null, null, false);
+    ReadChangesDoFn<Row> fn = ReadChangesDoFn.emitting(continuous, this);
     PCollectionTuple outputs =
         captureInstances(input, List.of(this), false)
             .apply(
@@ -142,7 +141,8 @@ public record ReadSpec(
     TupleTag<KV<ChangeBatch, Object>> written = new TupleTag<>("written");
     ReadChangesDoFn<KV<ChangeBatch, Object>> fn =
         ReadChangesDoFn.of(
-            specs.get(0).continuous(), specs, CHANGES, BATCHES, written, anySinks, isolateFailures);
+            specs.get(0).continuous(),
+            new ReadChangesDoFn.Wiring(specs, written, anySinks, isolateFailures));
     PCollection<KV<ChangeBatch, Object>> out =
         captureInstances(input, specs, isolateFailures)
             .apply(

@@ -2,7 +2,6 @@ package org.lakecdc.io.mssqlcdc.snapshot;
 
 import java.util.Iterator;
 import java.util.List;
-import java.util.NoSuchElementException;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.transforms.DoFn;
@@ -78,36 +77,16 @@ abstract class ReadSnapshotRangeFn<OutputT> extends DoFn<SnapshotRange, OutputT>
     Instant timestamp = new Instant(range.commitTime().toEpochMilli());
     try (CloseableIterator<List<Object>> values =
         client.get().readTable(range.query(spec.source().columnNames(), spec.isolationLevel()))) {
-      handle(range, new SnapshotRows(values, range.commitTime()), timestamp, out);
+      handle(
+          range,
+          spec.source()
+              .snapshotRows(
+                  values, spec.snapshotLsn(), range.commitTime(), rowsRead, "snapshot range"),
+          timestamp,
+          out);
     } catch (RuntimeException e) {
       client.discardAfter(e);
       throw e;
-    }
-  }
-
-  /** The range's values as snapshot rows, converted as they are pulled, each counted. */
-  private final class SnapshotRows implements Iterator<Row> {
-    private final CloseableIterator<List<Object>> values;
-    private final java.time.Instant commitTime;
-
-    SnapshotRows(CloseableIterator<List<Object>> values, java.time.Instant commitTime) {
-      this.values = values;
-      this.commitTime = commitTime;
-    }
-
-    @Override
-    public boolean hasNext() {
-      return values.hasNext();
-    }
-
-    @Override
-    public Row next() {
-      if (!values.hasNext()) {
-        throw new NoSuchElementException("no row left in the snapshot range");
-      }
-      Row row = spec.source().snapshotRow(spec.snapshotLsn(), commitTime, values.next());
-      rowsRead.inc();
-      return row;
     }
   }
 

@@ -5,12 +5,15 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.Objects;
 import org.apache.beam.sdk.annotations.Internal;
+import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -177,6 +180,75 @@ public record SourceSpec(
         null,
         commitTime,
         values);
+  }
+
+  /**
+   * The values of a snapshot key range or chunk as its snapshot rows ({@link #snapshotRow}),
+   * converted as they are pulled, each counted in {@code counter} and in {@link
+   * SnapshotRows#count()}.
+   *
+   * @param values the source table's values of {@link #columns()}, streamed
+   * @param snapshotLsn the LSN every row is stamped with
+   * @param commitTime its UTC commit time
+   * @param counter the Beam counter of rows read
+   * @param unit what the values are, for the message when read past their end
+   * @return the rows
+   */
+  public SnapshotRows snapshotRows(
+      Iterator<List<Object>> values,
+      Lsn snapshotLsn,
+      Instant commitTime,
+      Counter counter,
+      String unit) {
+    return new SnapshotRows(values, snapshotLsn, commitTime, counter, unit);
+  }
+
+  /** Snapshot rows converted as they are pulled: see {@link #snapshotRows}. */
+  public final class SnapshotRows implements Iterator<Row> {
+    private final Iterator<List<Object>> values;
+    private final Lsn snapshotLsn;
+    private final Instant commitTime;
+    private final Counter counter;
+    private final String unit;
+    private long count;
+
+    private SnapshotRows(
+        Iterator<List<Object>> values,
+        Lsn snapshotLsn,
+        Instant commitTime,
+        Counter counter,
+        String unit) {
+      this.values = values;
+      this.snapshotLsn = snapshotLsn;
+      this.commitTime = commitTime;
+      this.counter = counter;
+      this.unit = unit;
+    }
+
+    @Override
+    public boolean hasNext() {
+      return values.hasNext();
+    }
+
+    @Override
+    public Row next() {
+      if (!values.hasNext()) {
+        throw new NoSuchElementException("no row left in the " + unit);
+      }
+      Row row = snapshotRow(snapshotLsn, commitTime, values.next());
+      count++;
+      counter.inc();
+      return row;
+    }
+
+    /**
+     * The rows returned so far.
+     *
+     * @return 0 or more
+     */
+    public long count() {
+      return count;
+    }
   }
 
   private Row row(

@@ -13,6 +13,9 @@ import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.V2;
 import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.lsn;
 import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.minutes;
 import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.order;
+import static org.lakecdc.io.mssqlcdc.read.Readers.bounded;
+import static org.lakecdc.io.mssqlcdc.read.Readers.read;
+import static org.lakecdc.io.mssqlcdc.read.Readers.source;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -23,13 +26,11 @@ import java.util.regex.Pattern;
 import org.apache.beam.sdk.transforms.DoFn.ProcessContinuation;
 import org.apache.beam.sdk.transforms.splittabledofn.WatermarkEstimators;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
-import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
 import org.lakecdc.io.mssqlcdc.RecordingReceiver;
 import org.lakecdc.io.mssqlcdc.Resolved;
-import org.lakecdc.io.mssqlcdc.SourceConfiguration;
 import org.lakecdc.io.mssqlcdc.client.CaptureInstance;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.DataLossError;
@@ -60,18 +61,6 @@ class CaptureInstanceSwitchTest {
       Pattern.compile("reaches capture instance 'dbo_orders_v2' .* note");
 
   @TempDir Path dir;
-
-  private static SourceConfiguration source(FakeSqlServer db) {
-    return SourceConfiguration.create(CI).withClientFactory(db.clientFactory());
-  }
-
-  private static MssqlCdcIO.Read read(FakeSqlServer db) {
-    return MssqlCdcIO.read().withSourceConfiguration(source(db));
-  }
-
-  private static ReadChangesDoFn<Row> bounded(MssqlCdcIO.Read read) {
-    return ReadChangesDoFn.emitting(false, Resolved.spec(read));
-  }
 
   /** Processes {@code range} into {@code out}; what was emitted stays in {@code out} on failure. */
   private static void process(ReadChangesDoFn fn, LsnRange range, RecordingReceiver out) {

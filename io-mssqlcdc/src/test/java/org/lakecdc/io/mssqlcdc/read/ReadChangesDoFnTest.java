@@ -13,6 +13,9 @@ import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.insertOrder;
 import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.lsn;
 import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.minutes;
 import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.order;
+import static org.lakecdc.io.mssqlcdc.read.Readers.bounded;
+import static org.lakecdc.io.mssqlcdc.read.Readers.continuous;
+import static org.lakecdc.io.mssqlcdc.read.Readers.read;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,9 +35,6 @@ import org.lakecdc.io.mssqlcdc.ForwardingClientFactory;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
 import org.lakecdc.io.mssqlcdc.RecordingOutput;
 import org.lakecdc.io.mssqlcdc.RecordingReceiver;
-import org.lakecdc.io.mssqlcdc.Resolved;
-import org.lakecdc.io.mssqlcdc.SourceConfiguration;
-import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
 import org.lakecdc.io.mssqlcdc.client.DataLossError;
 import org.lakecdc.io.mssqlcdc.fake.FakeScenarios;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
@@ -48,19 +48,6 @@ import org.lakecdc.io.mssqlcdc.lsn.LsnRangeTracker;
  */
 class ReadChangesDoFnTest {
   @TempDir Path dir;
-
-  private static ReadChangesDoFn<Row> bounded(MssqlCdcIO.Read read) {
-    return ReadChangesDoFn.emitting(false, Resolved.spec(read));
-  }
-
-  private static ReadChangesDoFn<Row> continuous(MssqlCdcIO.Read read) {
-    return ReadChangesDoFn.emitting(true, Resolved.spec(read));
-  }
-
-  private static MssqlCdcIO.Read read(CdcClientFactory factory) {
-    return MssqlCdcIO.read()
-        .withSourceConfiguration(SourceConfiguration.create(CI).withClientFactory(factory));
-  }
 
   /** Processes one restriction to its end with a fresh tracker and estimator. */
   private static RecordingReceiver process(

@@ -12,6 +12,9 @@ import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.commitOrders;
 import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.insertOrder;
 import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.lsn;
 import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.minutes;
+import static org.lakecdc.io.mssqlcdc.read.Readers.bounded;
+import static org.lakecdc.io.mssqlcdc.read.Readers.read;
+import static org.lakecdc.io.mssqlcdc.read.Readers.source;
 
 import java.math.BigDecimal;
 import java.nio.file.Path;
@@ -26,7 +29,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
 import org.lakecdc.io.mssqlcdc.RecordingReceiver;
 import org.lakecdc.io.mssqlcdc.Resolved;
-import org.lakecdc.io.mssqlcdc.SourceConfiguration;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.SchemaChangedError;
 import org.lakecdc.io.mssqlcdc.fake.FakeScenarios;
@@ -50,18 +52,6 @@ class SchemaChangeTest {
   private static final String DROP_STATUS = "ALTER TABLE dbo.orders DROP COLUMN status";
 
   @TempDir Path dir;
-
-  private static SourceConfiguration source(FakeSqlServer db) {
-    return SourceConfiguration.create(CI).withClientFactory(db.clientFactory());
-  }
-
-  private static MssqlCdcIO.Read read(FakeSqlServer db) {
-    return MssqlCdcIO.read().withSourceConfiguration(source(db));
-  }
-
-  private static ReadChangesDoFn<Row> bounded(MssqlCdcIO.Read read) {
-    return ReadChangesDoFn.emitting(false, Resolved.spec(read));
-  }
 
   /** Reads the restriction {@code (after, upTo]} into {@code out}, which keeps what was emitted. */
   private static void process(ReadChangesDoFn fn, Lsn after, Lsn upTo, RecordingReceiver out) {

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.CI;
 import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.commitOrders;
 import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.minutes;
+import static org.lakecdc.io.mssqlcdc.read.Readers.bounded;
+import static org.lakecdc.io.mssqlcdc.read.Readers.read;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -18,8 +20,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
 import org.lakecdc.io.mssqlcdc.RecordingReceiver;
-import org.lakecdc.io.mssqlcdc.Resolved;
-import org.lakecdc.io.mssqlcdc.SourceConfiguration;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.DataLossError;
 import org.lakecdc.io.mssqlcdc.fake.FakeScenarios;
@@ -36,10 +36,6 @@ import org.lakecdc.io.mssqlcdc.lsn.LsnRangeTracker;
  */
 class SkipDataLossTest {
   @TempDir Path dir;
-
-  private static ReadChangesDoFn<Row> reader(MssqlCdcIO.Read read) {
-    return ReadChangesDoFn.emitting(false, Resolved.spec(read));
-  }
 
   private static RecordingReceiver process(ReadChangesDoFn<Row> fn, Runnable beforeFirstRow) {
     RecordingReceiver out = new RecordingReceiver(beforeFirstRow);
@@ -62,10 +58,8 @@ class SkipDataLossTest {
     List<Lsn> l = commitOrders(db, 10);
     db.cleanup(CI, l.get(6));
     ReadChangesDoFn<Row> fn =
-        reader(
-            MssqlCdcIO.read()
-                .withSourceConfiguration(
-                    SourceConfiguration.create(CI).withClientFactory(db.clientFactory()))
+        bounded(
+            read(db)
                 .withMaxCommitsPerBatch(2)
                 .withStartingLsn(StartingLsn.after(l.get(0)))
                 .withOnDataLoss(DataLossPolicy.SKIP));
@@ -98,10 +92,8 @@ class SkipDataLossTest {
     List<Lsn> l = commitOrders(db, 4);
     db.cleanup(CI, l.get(2));
     ReadChangesDoFn<Row> fn =
-        reader(
-            MssqlCdcIO.read()
-                .withSourceConfiguration(
-                    SourceConfiguration.create(CI).withClientFactory(db.clientFactory()))
+        bounded(
+            read(db)
                 .withStartingLsn(StartingLsn.after(l.get(0)))
                 .withOnDataLoss(DataLossPolicy.SKIP));
     RecordingReceiver out = process(fn, () -> {});
@@ -124,12 +116,7 @@ class SkipDataLossTest {
   void c070CleanupDuringTheReadLeavesAPossibleGapAndKeepsWhatWasRead() {
     FakeSqlServer db = FakeScenarios.orders(dir);
     List<Lsn> l = commitOrders(db, 4);
-    ReadChangesDoFn<Row> fn =
-        reader(
-            MssqlCdcIO.read()
-                .withSourceConfiguration(
-                    SourceConfiguration.create(CI).withClientFactory(db.clientFactory()))
-                .withOnDataLoss(DataLossPolicy.SKIP));
+    ReadChangesDoFn<Row> fn = bounded(read(db).withOnDataLoss(DataLossPolicy.SKIP));
     RecordingReceiver out = process(fn, () -> db.cleanup(CI, l.get(2)));
     ChangeBatch batch = out.values(MssqlCdcIO.BATCHES).get(0);
     Lsn from = batch.fromLsn();
@@ -152,11 +139,7 @@ class SkipDataLossTest {
     // The same cleanup with onDataLoss=fail fails the read.
     FakeSqlServer other = FakeScenarios.orders(dir.resolve("fail"));
     List<Lsn> m = commitOrders(other, 4);
-    ReadChangesDoFn<Row> failing =
-        reader(
-            MssqlCdcIO.read()
-                .withSourceConfiguration(
-                    SourceConfiguration.create(CI).withClientFactory(other.clientFactory())));
+    ReadChangesDoFn<Row> failing = bounded(read(other));
     DataLossError e =
         assertThrows(
             DataLossError.class, () -> process(failing, () -> other.cleanup(CI, m.get(2))));

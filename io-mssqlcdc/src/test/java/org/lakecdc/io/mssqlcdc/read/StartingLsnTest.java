@@ -7,14 +7,11 @@ import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.CI;
 import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.commitOrders;
 import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.lsn;
 
-import java.lang.reflect.Proxy;
 import java.nio.file.Path;
-import java.time.LocalDateTime;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.lakecdc.io.mssqlcdc.client.CaptureInstance;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.fake.FakeScenarios;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
@@ -57,25 +54,7 @@ class StartingLsnTest {
 
   @Test
   void c008LatestWithNeitherAMaxLsnNorAnInstanceStartAsksToRetry() {
-    CaptureInstance noStart =
-        new CaptureInstance(
-            CI,
-            "dbo",
-            "orders",
-            Optional.empty(),
-            Optional.of(LocalDateTime.of(2026, 9, 28, 13, 0)),
-            List.of("order_id"));
-    CdcClient client =
-        (CdcClient)
-            Proxy.newProxyInstance(
-                CdcClient.class.getClassLoader(),
-                new Class<?>[] {CdcClient.class},
-                (proxy, method, args) ->
-                    switch (method.getName()) {
-                      case "maxLsn" -> Optional.empty();
-                      case "captureInstances" -> List.of(noStart);
-                      default -> throw new AssertionError("unexpected call " + method.getName());
-                    });
+    CdcClient client = FakeScenarios.neverCaptured();
     IllegalStateException e =
         assertThrows(
             IllegalStateException.class, () -> StartingLsn.latest().lastProcessed(client, CI));

@@ -9,9 +9,7 @@ import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.commitOrders;
 import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.lsn;
 import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.minutes;
 
-import java.lang.reflect.Proxy;
 import java.nio.file.Path;
-import java.time.LocalDateTime;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -102,25 +100,7 @@ class SnapshotLsnTest {
 
   @Test
   void withNeitherAMaxLsnNorAnInstanceStartItAsksToRetry() {
-    CaptureInstance noStart =
-        new CaptureInstance(
-            CI,
-            "dbo",
-            "orders",
-            Optional.empty(),
-            Optional.of(LocalDateTime.of(2026, 9, 28, 13, 0)),
-            List.of("order_id"));
-    CdcClient client =
-        (CdcClient)
-            Proxy.newProxyInstance(
-                CdcClient.class.getClassLoader(),
-                new Class<?>[] {CdcClient.class},
-                (proxy, method, args) ->
-                    switch (method.getName()) {
-                      case "maxLsn" -> Optional.empty();
-                      case "captureInstances" -> List.of(noStart);
-                      default -> throw new AssertionError("unexpected call " + method.getName());
-                    });
+    CdcClient client = FakeScenarios.neverCaptured();
     IllegalStateException e =
         assertThrows(IllegalStateException.class, () -> SnapshotLsn.resolve(client, CI));
     assertEquals(

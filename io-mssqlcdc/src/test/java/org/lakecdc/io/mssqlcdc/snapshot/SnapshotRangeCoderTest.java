@@ -125,13 +125,10 @@ class SnapshotRangeCoderTest {
   @Test
   void theSnapshotsPlannedRangesUseTheCoderNotJavaSerialization() {
     FakeSqlServer db = FakeScenarios.snapshotScenario(dir);
+    SourceConfiguration source =
+        SourceConfiguration.create(FakeScenarios.CI).withClientFactory(db.clientFactory());
     SnapshotSpec spec =
-        Resolved.spec(
-            MssqlCdcIO.snapshot()
-                .withSourceConfiguration(
-                    SourceConfiguration.create(FakeScenarios.CI)
-                        .withClientFactory(db.clientFactory()))
-                .withNumPartitions(3));
+        Resolved.spec(MssqlCdcIO.snapshot().withSourceConfiguration(source).withNumPartitions(3));
     assertEquals(SNAPSHOT_AT, spec.snapshotLsn());
     Pipeline pipeline = Pipeline.create();
     PCollection<SnapshotRange> ranges = spec.ranges(pipeline.begin());

@@ -1,9 +1,9 @@
 /**
  * Change reads ({@code MssqlCdcIO.read()}, {@code readAll()}): change rows by LSN range, in batches
- * of whole commits, bounded or continuous. Open {@link org.lakecdc.io.mssqlcdc.read.ReadSpec} first
- * (the resolved read and the steps it expands into), then the splittable {@code ReadChangesDoFn}
- * (restriction, splitting, size, watermark) and {@code ReadChangesAction} (one
- * {@code @ProcessElement}: batches claimed, checked, read and emitted).
+ * of whole commits, bounded or continuous. Open the splittable {@code ReadChangesDoFn} first
+ * (restriction, splitting, size, watermark), then {@code ReadChangesAction} (one
+ * {@code @ProcessElement}: batches claimed, checked, read and emitted) and {@link
+ * org.lakecdc.io.mssqlcdc.read.ReadSpec} (the resolved read and the steps it expands into).
  *
  * <h2>Checks</h2>
  *

@@ -7,13 +7,12 @@ import java.util.Map;
 import java.util.Optional;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.options.PipelineOptions;
-import org.lakecdc.io.mssqlcdc.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
-import org.lakecdc.io.mssqlcdc.StartPositions;
-import org.lakecdc.io.mssqlcdc.StartingLsn;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.Commit;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
+import org.lakecdc.io.mssqlcdc.read.StartingLsn;
 import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.facts.FactsTable;
@@ -65,17 +64,10 @@ final class Bootstrap {
    * The whole-snapshot read of {@code config}'s table, with S resolved when the pipeline is built.
    */
   static MssqlCdcIO.Snapshot snapshotRead(JobConfig config) {
-    MssqlCdcIO.Snapshot snapshot =
-        MssqlCdcIO.snapshot()
-            .withCaptureInstance(config.captureInstance())
-            .withClientFactory(config.clientFactory())
-            .withNumPartitions(Math.max(config.numPartitions(), 4))
-            .withIsolationLevel(config.isolation())
-            .withIncludeCommandId(config.includeCommandId());
-    if (config.columns() != null) {
-      snapshot = snapshot.withColumns(config.columns());
-    }
-    return snapshot;
+    return MssqlCdcIO.snapshot()
+        .withSourceConfiguration(config.source())
+        .withNumPartitions(Math.max(config.numPartitions(), 4))
+        .withIsolationLevel(config.isolation());
   }
 
   /**
@@ -186,12 +178,11 @@ final class Bootstrap {
   /** The position of a new target without a snapshot: right before where the read starts. */
   static StreamPosition startPosition(JobConfig config) {
     try (CdcClient client = config.clientFactory().open()) {
-      Lsn last =
-          StartPositions.lastProcessed(client, config.captureInstance(), config.startingLsn());
+      Lsn last = config.startingLsn().lastProcessed(client, config.captureInstance());
       if (config.startingLsn().kind() == StartingLsn.Kind.EXPLICIT
           && config.onDataLoss() == DataLossPolicy.FAIL) {
         // With skip the first batch records the gap; with resnapshot the pre-flight recovers.
-        StartPositions.checkExplicit(client, config.captureInstance(), last);
+        StartingLsn.checkExplicit(client, config.captureInstance(), last);
       }
       Instant time = client.commit(last).map(Commit::commitTime).orElse(null);
       return new StreamPosition(

@@ -149,16 +149,11 @@ record ChunkBackfill(
   PCollection<CommittedChunk> expand(Pipeline pipeline, boolean waveLines) {
     MssqlCdcIO.SnapshotChunks read =
         MssqlCdcIO.snapshotChunks()
-            .withCaptureInstance(config.captureInstance())
-            .withClientFactory(config.clientFactory())
+            .withSourceConfiguration(config.source())
             .withSnapshotLsn(state.open().s())
             .withIsolationLevel(config.isolation())
-            .withIncludeCommandId(config.includeCommandId())
             .withChunks(chunks)
             .withOpenEndAfter(openEndAfter);
-    if (config.columns() != null) {
-      read = read.withColumns(config.columns());
-    }
     WriteChunksToDelta write =
         WriteChunksToDelta.of(read, spec).withHadoopConf(config.hadoopConf());
     if (!waveLines) {

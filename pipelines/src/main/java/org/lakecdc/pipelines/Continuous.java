@@ -1,7 +1,7 @@
 package org.lakecdc.pipelines;
 
 import java.util.Objects;
-import org.lakecdc.io.mssqlcdc.StopCondition;
+import org.lakecdc.io.mssqlcdc.read.StopCondition;
 
 /**
  * How a continuous run follows the source.

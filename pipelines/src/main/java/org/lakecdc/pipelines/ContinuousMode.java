@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
-import org.lakecdc.io.mssqlcdc.StopCondition;
+import org.lakecdc.io.mssqlcdc.read.StopCondition;
 import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.position.StreamPosition;

@@ -3,12 +3,13 @@ package org.lakecdc.pipelines;
 import java.util.List;
 import java.util.Objects;
 import org.checkerframework.checker.nullness.qual.Nullable;
-import org.lakecdc.io.mssqlcdc.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
-import org.lakecdc.io.mssqlcdc.SchemaChangePolicy;
-import org.lakecdc.io.mssqlcdc.StartingLsn;
+import org.lakecdc.io.mssqlcdc.SourceConfiguration;
 import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
 import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
+import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
+import org.lakecdc.io.mssqlcdc.read.SchemaChangePolicy;
+import org.lakecdc.io.mssqlcdc.read.StartingLsn;
 import org.lakecdc.transforms.delta.HadoopConf;
 import org.lakecdc.transforms.delta.TablePaths;
 import org.lakecdc.transforms.finalization.Granularity;
@@ -138,6 +139,18 @@ public record JobConfig(
   /** The same configuration writing generation {@code n} of its stream family. */
   public JobConfig withGeneration(int n) {
     return toBuilder().generation(n).build();
+  }
+
+  /**
+   * The source every read of this table takes: the capture instance, the client factory, the
+   * declared columns (when given) and whether {@code _command_id} is read.
+   */
+  public SourceConfiguration source() {
+    SourceConfiguration source =
+        SourceConfiguration.create(captureInstance)
+            .withClientFactory(clientFactory)
+            .withIncludeCommandId(includeCommandId);
+    return columns == null ? source : source.withColumns(columns);
   }
 
   /** {@code --silverWaveRows}'s default: bronze rows per silver wave. */

@@ -17,14 +17,14 @@ import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.Top;
 import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.Row;
-import org.lakecdc.io.mssqlcdc.ChangeBatch;
-import org.lakecdc.io.mssqlcdc.ChangeOrdering;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
-import org.lakecdc.io.mssqlcdc.StartPositions;
-import org.lakecdc.io.mssqlcdc.StartingLsn;
+import org.lakecdc.io.mssqlcdc.SourceConfiguration;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.CdcException;
 import org.lakecdc.io.mssqlcdc.fake.FakeCdcClientFactory;
+import org.lakecdc.io.mssqlcdc.read.ChangeBatch;
+import org.lakecdc.io.mssqlcdc.read.StartingLsn;
+import org.lakecdc.io.mssqlcdc.source.ChangeOrdering;
 import org.lakecdc.pipelines.demo.DemoDatabase;
 import org.lakecdc.transforms.Counts;
 
@@ -127,13 +127,14 @@ public final class PrintChanges {
 
     if (start.kind() == StartingLsn.Kind.EXPLICIT) {
       try (CdcClient client = new FakeCdcClientFactory(source.toString()).open()) {
-        StartPositions.checkExplicit(client, options.getCaptureInstance(), start.lsn().get());
+        StartingLsn.checkExplicit(client, options.getCaptureInstance(), start.lsn().get());
       }
     }
     MssqlCdcIO.Read read =
         MssqlCdcIO.read()
-            .withCaptureInstance(options.getCaptureInstance())
-            .withClientFactory(new FakeCdcClientFactory(source.toString()))
+            .withSourceConfiguration(
+                SourceConfiguration.create(options.getCaptureInstance())
+                    .withClientFactory(new FakeCdcClientFactory(source.toString())))
             .withStartingLsn(start);
     if (options.getMaxCommitsPerBatch() > 0) {
       read = read.withMaxCommitsPerBatch(options.getMaxCommitsPerBatch());

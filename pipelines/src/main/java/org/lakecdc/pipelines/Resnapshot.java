@@ -10,13 +10,13 @@ import java.util.Map;
 import java.util.Optional;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.checkerframework.checker.nullness.qual.Nullable;
-import org.lakecdc.io.mssqlcdc.DataLossPolicy;
-import org.lakecdc.io.mssqlcdc.RangePlanner;
-import org.lakecdc.io.mssqlcdc.SnapshotLsn;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.Commit;
 import org.lakecdc.io.mssqlcdc.client.DataLossError;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
+import org.lakecdc.io.mssqlcdc.read.StartingLsn;
+import org.lakecdc.io.mssqlcdc.snapshot.SnapshotLsn;
 import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.facts.FactsTable;
@@ -107,7 +107,7 @@ final class Resnapshot {
   /**
    * The pre-flight (BEHAVIOUR.md 9.3): with {@code --onDataLoss=resnapshot}, finishes a recovery a
    * crash left, or, when the changes right after {@code position} are gone ({@link
-   * RangePlanner#lostAfter}), re-snapshots the target into the next generation.
+   * StartingLsn#lostAfter}), re-snapshots the target into the next generation.
    *
    * @param config the table's configuration, its generation resolved ({@link #resolveGeneration})
    * @param position where the stream would start (the target's position, or a new target's start),
@@ -134,7 +134,7 @@ final class Resnapshot {
       Optional<Open> pending = pending(config, recoveries);
       if (pending.isPresent()) {
         Open open = pending.get();
-        if (RangePlanner.lostAfter(client, config.captureInstance(), open.s()).isEmpty()) {
+        if (StartingLsn.lostAfter(client, config.captureInstance(), open.s()).isEmpty()) {
           out.printf(
               "Target %s: the re-snapshot into generation %d recorded at S = %s (%s) goes on%n",
               config.bronzePath(), open.generation(), open.s(), open.mode());
@@ -148,7 +148,7 @@ final class Resnapshot {
       if (max.isEmpty() || !max.get().isAfter(start.endLsn())) {
         return Optional.empty();
       }
-      Optional<Lsn> low = RangePlanner.lostAfter(client, config.captureInstance(), start.endLsn());
+      Optional<Lsn> low = StartingLsn.lostAfter(client, config.captureInstance(), start.endLsn());
       if (low.isEmpty()) {
         return Optional.empty();
       }
@@ -358,7 +358,7 @@ final class Resnapshot {
     double seconds = (System.nanoTime() - began) / 1e9;
     CrashPoint.crashIf(config.crashPoint(), CrashPoint.AFTER_RESNAPSHOT_COMMIT);
     try (CdcClient client = config.clientFactory().open()) {
-      Optional<Lsn> lost = RangePlanner.lostAfter(client, config.captureInstance(), open.s());
+      Optional<Lsn> lost = StartingLsn.lostAfter(client, config.captureInstance(), open.s());
       if (lost.isPresent()) {
         writeFailed(next, tables, open, lost.get());
         throw new DataLossError(

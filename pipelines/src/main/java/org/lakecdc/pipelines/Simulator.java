@@ -20,7 +20,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.lakecdc.io.mssqlcdc.client.CaptureInstance;
 import org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError;
-import org.lakecdc.io.mssqlcdc.client.CapturedColumn;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
 import org.lakecdc.io.mssqlcdc.client.ChangeQuery;
@@ -35,6 +34,7 @@ import org.lakecdc.io.mssqlcdc.fake.FakeExport;
 import org.lakecdc.io.mssqlcdc.fake.FakeReplay;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.schema.CapturedColumn;
 import org.lakecdc.io.mssqlcdc.schema.SqlServerType;
 import org.lakecdc.pipelines.demo.DemoDatabase;
 

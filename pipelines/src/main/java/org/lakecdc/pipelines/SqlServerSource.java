@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
-import org.lakecdc.io.mssqlcdc.client.ConnectionConfig;
 import org.lakecdc.io.mssqlcdc.client.FileErrors;
 import org.lakecdc.io.mssqlcdc.client.PasswordSource;
 import org.lakecdc.io.mssqlcdc.client.SourceTimeZone;
@@ -17,8 +16,9 @@ import org.lakecdc.io.mssqlcdc.client.SqlCdcClientFactory;
  * The real SQL Server of a command line ({@code --connectionUrl}, {@code --user}, {@code
  * --passwordEnv} or {@code --passwordFile}, {@code --connectTimeout}, {@code --sourceTimeZone},
  * {@code --lockTimeoutMs}), validated the same way for every command that reads one (the main job,
- * {@code Status}). The password itself is read by each connection, never here (only whether it can
- * be).
+ * {@code Status}), as Beam's JDBC configuration ({@link
+ * SqlCdcClientFactory#dataSourceConfiguration}). The password itself is read by each worker when it
+ * builds its connection pool, never here (only whether it can be).
  */
 final class SqlServerSource {
   private SqlServerSource() {}
@@ -119,19 +119,19 @@ final class SqlServerSource {
       }
       password = PasswordSource.file(passwordFile);
     }
-    ConnectionConfig connection;
+    SqlCdcClientFactory factory;
     try {
-      connection = ConnectionConfig.url(url, user, password);
+      factory =
+          SqlCdcClientFactory.of(
+              SqlCdcClientFactory.dataSourceConfiguration(
+                  url, user, password, Duration.ofSeconds(connectTimeoutSeconds)));
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("--" + e.getMessage());
     }
-    connection =
-        connection
-            .withConnectTimeout(Duration.ofSeconds(connectTimeoutSeconds))
-            .withSourceTimeZone(zone);
+    factory = factory.withSourceTimeZone(zone);
     if (lockTimeoutMs != null) {
-      connection = connection.withLockTimeoutMs(lockTimeoutMs);
+      factory = factory.withLockTimeoutMs(lockTimeoutMs);
     }
-    return SqlCdcClientFactory.of(connection);
+    return factory;
   }
 }

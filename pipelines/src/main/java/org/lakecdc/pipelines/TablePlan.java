@@ -6,11 +6,10 @@ import java.util.Optional;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.schemas.Schema;
 import org.checkerframework.checker.nullness.qual.Nullable;
-import org.lakecdc.io.mssqlcdc.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
-import org.lakecdc.io.mssqlcdc.StartPositions;
-import org.lakecdc.io.mssqlcdc.StartingLsn;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
+import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
+import org.lakecdc.io.mssqlcdc.read.StartingLsn;
 import org.lakecdc.transforms.bronze.BronzeTable;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.SchemaEvolution;
@@ -101,7 +100,7 @@ record TablePlan(
         && config.startingLsn().kind() == StartingLsn.Kind.EXPLICIT
         && config.onDataLoss() == DataLossPolicy.FAIL) {
       try (CdcClient client = config.clientFactory().open()) {
-        StartPositions.checkExplicit(
+        StartingLsn.checkExplicit(
             client, config.captureInstance(), config.startingLsn().lsn().orElseThrow());
       }
     }
@@ -285,17 +284,12 @@ record TablePlan(
   static MssqlCdcIO.Read read(JobConfig config) {
     MssqlCdcIO.Read read =
         MssqlCdcIO.read()
-            .withCaptureInstance(config.captureInstance())
-            .withClientFactory(config.clientFactory())
+            .withSourceConfiguration(config.source())
             .withNumPartitions(config.numPartitions())
-            .withIncludeCommandId(config.includeCommandId())
             .withSchemaChangePolicy(config.schemaChangePolicy())
-            .withDataLoss(config.onDataLoss());
+            .withOnDataLoss(config.onDataLoss());
     if (config.maxCommitsPerBatch() > 0) {
       read = read.withMaxCommitsPerBatch(config.maxCommitsPerBatch());
-    }
-    if (config.columns() != null) {
-      read = read.withColumns(config.columns());
     }
     return read;
   }

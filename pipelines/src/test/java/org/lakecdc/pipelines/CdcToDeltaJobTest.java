@@ -305,7 +305,8 @@ class CdcToDeltaJobTest {
                 f.run(
                     c.toBuilder()
                         .startingLsn(
-                            org.lakecdc.io.mssqlcdc.StartingLsn.parse("0x0000002A000001009999"))
+                            org.lakecdc.io.mssqlcdc.read.StartingLsn.parse(
+                                "0x0000002A000001009999"))
                         .build()));
     assertTrue(e.getMessage().startsWith("startingLsn 0x0000002A000001009999 is after max_lsn"));
     assertFalse(f.tables.exists(f.bronze));

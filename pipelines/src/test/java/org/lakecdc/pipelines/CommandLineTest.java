@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,14 +17,14 @@ import java.util.OptionalLong;
 import org.apache.beam.runners.direct.DirectOptions;
 import org.apache.beam.runners.direct.DirectRunner;
 import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.apache.beam.sdk.util.SerializableUtils;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.lakecdc.io.mssqlcdc.SchemaChangePolicy;
-import org.lakecdc.io.mssqlcdc.client.ConnectionConfig;
 import org.lakecdc.io.mssqlcdc.client.PasswordSource;
 import org.lakecdc.io.mssqlcdc.client.SourceTimeZone;
 import org.lakecdc.io.mssqlcdc.client.SqlCdcClientFactory;
 import org.lakecdc.io.mssqlcdc.fake.FakeCdcClientFactory;
+import org.lakecdc.io.mssqlcdc.read.SchemaChangePolicy;
 
 /** Bad command lines give one line naming the option and what it accepts; nothing is written. */
 class CommandLineTest {
@@ -454,15 +455,19 @@ class CommandLineTest {
                 CdcToDeltaOptions.class));
     SqlCdcClientFactory factory =
         assertInstanceOf(SqlCdcClientFactory.class, config.clientFactory());
-    ConnectionConfig connection = factory.config();
-    assertEquals("jdbc:sqlserver://db.example.com:1433;databaseName=sales", connection.jdbcUrl());
-    assertEquals("lakecdc_reader", connection.user());
-    assertEquals(PasswordSource.file(password.toString()), connection.password());
-    assertEquals(Duration.ofSeconds(15), connection.connectTimeout());
-    assertEquals(OptionalLong.of(5000), connection.lockTimeoutMs());
     assertEquals(
-        SourceTimeZone.named("E. South America Standard Time"), connection.sourceTimeZone());
+        SqlCdcClientFactory.dataSourceConfiguration(
+            "jdbc:sqlserver://db.example.com:1433;databaseName=sales",
+            "lakecdc_reader",
+            PasswordSource.file(password.toString()),
+            Duration.ofSeconds(15)),
+        factory.dataSourceConfiguration());
+    assertEquals(OptionalLong.of(5000), factory.lockTimeoutMs());
+    assertEquals(SourceTimeZone.named("E. South America Standard Time"), factory.sourceTimeZone());
     assertFalse(factory.toString().contains("hunter2"));
+    assertFalse(
+        new String(SerializableUtils.serializeToByteArray(factory), StandardCharsets.ISO_8859_1)
+            .contains("hunter2"));
 
     JobConfig defaults =
         CdcToDelta.config(
@@ -473,11 +478,16 @@ class CommandLineTest {
                   "--passwordEnv=PATH"
                 },
                 CdcToDeltaOptions.class));
-    ConnectionConfig plain = ((SqlCdcClientFactory) defaults.clientFactory()).config();
-    assertEquals(Duration.ofSeconds(30), plain.connectTimeout());
+    SqlCdcClientFactory plain = (SqlCdcClientFactory) defaults.clientFactory();
+    assertEquals(
+        SqlCdcClientFactory.dataSourceConfiguration(
+            "jdbc:sqlserver://db:1433;databaseName=sales",
+            "u",
+            PasswordSource.environmentVariable("PATH"),
+            Duration.ofSeconds(30)),
+        plain.dataSourceConfiguration());
     assertEquals(OptionalLong.empty(), plain.lockTimeoutMs());
     assertTrue(plain.sourceTimeZone().isAuto());
-    assertEquals(PasswordSource.environmentVariable("PATH"), plain.password());
   }
 
   @Test

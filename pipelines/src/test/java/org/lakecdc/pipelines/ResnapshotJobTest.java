@@ -20,9 +20,9 @@ import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.lakecdc.io.mssqlcdc.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.client.DataLossError;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.facts.FactsTable;
@@ -328,7 +328,7 @@ class ResnapshotJobTest {
         config(f, DataLossPolicy.RESNAPSHOT).toBuilder()
             .bootstrap(false)
             .silverPath(null)
-            .startingLsn(org.lakecdc.io.mssqlcdc.StartingLsn.after(given))
+            .startingLsn(org.lakecdc.io.mssqlcdc.read.StartingLsn.after(given))
             .build());
     assertEquals(1, bronzePosition(f).generation());
     assertEquals(List.of("1/new", "2/new"), snapshotRows(f, bronzePosition(f).endLsn().toString()));

@@ -23,8 +23,8 @@ import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.lakecdc.io.mssqlcdc.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
 
@@ -719,7 +719,7 @@ class StatusTest {
             "lossy",
             3,
             target,
-            new org.lakecdc.io.mssqlcdc.SkippedRange(
+            new org.lakecdc.io.mssqlcdc.read.SkippedRange(
                 JobFixture.CI,
                 Lsn.parse("0x0000002A000001000A12"),
                 Lsn.parse("0x0000002A000001000B21"),
@@ -758,7 +758,7 @@ class StatusTest {
             "lossy.g1",
             1,
             target,
-            new org.lakecdc.io.mssqlcdc.SkippedRange(
+            new org.lakecdc.io.mssqlcdc.read.SkippedRange(
                 JobFixture.CI,
                 from,
                 to,

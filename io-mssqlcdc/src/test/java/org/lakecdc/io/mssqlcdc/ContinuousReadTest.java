@@ -46,6 +46,17 @@ class ContinuousReadTest {
   /** What the running pipelines saw, per test run (the DoFns below are serialized). */
   private static final Map<String, Queue<String>> SEEN = new ConcurrentHashMap<>();
 
+  /** Notified after each record, so a test waits on what was seen rather than on time. */
+  private static final Object SEEN_CHANGED = new Object();
+
+  /** Records {@code what} for {@code run} and wakes the tests waiting on it. */
+  private static void record(String run, String what) {
+    SEEN.get(run).add(what);
+    synchronized (SEEN_CHANGED) {
+      SEEN_CHANGED.notifyAll();
+    }
+  }
+
   @TempDir Path dir;
 
   /** Records "row:<order_id>" for each change row. */
@@ -58,7 +69,7 @@ class ContinuousReadTest {
 
     @ProcessElement
     public void process(@Element Row row) {
-      SEEN.get(run).add("row:" + row.getInt32("order_id"));
+      record(run, "row:" + row.getInt32("order_id"));
     }
   }
 
@@ -72,20 +83,26 @@ class ContinuousReadTest {
 
     @ProcessElement
     public void process(@Element Long count, BoundedWindow window) {
-      SEEN.get(run).add("window:" + ((IntervalWindow) window).start() + ":" + count);
+      record(run, "window:" + ((IntervalWindow) window).start() + ":" + count);
     }
   }
 
-  /** Polls {@code condition} every 50 ms for at most 60 s. */
+  /**
+   * Waits until {@code condition} on what the pipeline recorded holds, woken by each record, for at
+   * most 60 s.
+   */
   private static boolean eventually(BooleanSupplier condition) throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    while (System.nanoTime() < deadline) {
-      if (condition.getAsBoolean()) {
-        return true;
+    synchronized (SEEN_CHANGED) {
+      while (!condition.getAsBoolean()) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        SEEN_CHANGED.wait(Math.max(1, left / 1_000_000));
       }
-      Thread.sleep(50);
+      return true;
     }
-    return condition.getAsBoolean();
   }
 
   @Test
@@ -102,8 +119,8 @@ class ContinuousReadTest {
     PCollection<Row> rows =
         pipeline.apply(
             MssqlCdcIO.read()
-                .withCaptureInstance(CI)
-                .withClientFactory(db.clientFactory())
+                .withSourceConfiguration(
+                    SourceConfiguration.create(CI).withClientFactory(db.clientFactory()))
                 .withContinuous(true)
                 .withPollInterval(org.joda.time.Duration.millis(100)));
     rows.apply("record rows", ParDo.of(new RecordRows(run)));
@@ -163,8 +180,8 @@ class ContinuousReadTest {
     pipeline
         .apply(
             MssqlCdcIO.read()
-                .withCaptureInstance(CI)
-                .withClientFactory(db.clientFactory())
+                .withSourceConfiguration(
+                    SourceConfiguration.create(CI).withClientFactory(db.clientFactory()))
                 .withContinuous(true)
                 .withPollInterval(org.joda.time.Duration.millis(100))
                 .withStopCondition(() -> STOP.get(run)))
@@ -202,8 +219,8 @@ class ContinuousReadTest {
     pipeline
         .apply(
             MssqlCdcIO.read()
-                .withCaptureInstance(CI)
-                .withClientFactory(db.clientFactory())
+                .withSourceConfiguration(
+                    SourceConfiguration.create(CI).withClientFactory(db.clientFactory()))
                 .withContinuous(true)
                 .withPollInterval(org.joda.time.Duration.millis(100)))
         .apply("record rows", ParDo.of(new RecordRows(run)));

@@ -15,17 +15,18 @@ import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
  * method that must not be called). Only for DoFn-level tests in one JVM: the hook is not
  * serialized.
  */
-final class ForwardingClientFactory implements CdcClientFactory {
+public final class ForwardingClientFactory implements CdcClientFactory {
   /** Runs before the named method; may throw to simulate a failure. */
-  interface Hook {
+  public interface Hook {
     void before(String method, Object[] args) throws Exception;
   }
 
   private final transient CdcClientFactory delegate;
   private final transient Hook hook;
-  final transient List<String> calls = Collections.synchronizedList(new ArrayList<>());
+  public final transient List<String> calls = Collections.synchronizedList(new ArrayList<>());
 
-  ForwardingClientFactory(CdcClientFactory delegate, Hook hook) {
+  /** Clients of {@code delegate}, each call run after {@code hook}. */
+  public ForwardingClientFactory(CdcClientFactory delegate, Hook hook) {
     this.delegate = delegate;
     this.hook = hook;
   }

@@ -52,6 +52,7 @@ import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
 import org.lakecdc.io.mssqlcdc.fake.FakeScenarios;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.source.RowSink;
 
 /**
  * {@code MssqlCdcIO.snapshot()} in pipelines on the DirectRunner, driven by the simulator
@@ -71,8 +72,12 @@ public class MssqlCdcIOSnapshotTest {
     return FakeScenarios.orders(folder.newFolder("src").toPath());
   }
 
+  private static SourceConfiguration source(FakeSqlServer db) {
+    return SourceConfiguration.create(CI).withClientFactory(db.clientFactory());
+  }
+
   private static MssqlCdcIO.Snapshot snapshot(FakeSqlServer db) {
-    return MssqlCdcIO.snapshot().withCaptureInstance(CI).withClientFactory(db.clientFactory());
+    return MssqlCdcIO.snapshot().withSourceConfiguration(source(db));
   }
 
   /** {@code order_id|status|_operation|_start_lsn|_seqval|_command_id|_commit_ts} of each row. */
@@ -121,7 +126,9 @@ public class MssqlCdcIOSnapshotTest {
   public void c076RowsAreStampedWithTheSRecordedBeforeTheReadAndArriveOnce() throws Exception {
     FakeSqlServer db = FakeScenarios.snapshotScenario(folder.newFolder("c076").toPath());
     MssqlCdcIO.Snapshot snapshot =
-        snapshot(db).withColumns("order_id INT, status STRING").withNumPartitions(3);
+        MssqlCdcIO.snapshot()
+            .withSourceConfiguration(source(db).withColumns("order_id INT, status STRING"))
+            .withNumPartitions(3);
     PCollection<Row> rows = pipeline.apply(snapshot);
     Lsn later =
         db.transaction(T0.plus(Duration.ofHours(2)))
@@ -169,9 +176,10 @@ public class MssqlCdcIOSnapshotTest {
     PCollection<Row> rows =
         pipeline.apply(
             MssqlCdcIO.snapshot()
-                .withCaptureInstance("dbo_sales")
-                .withClientFactory(db.clientFactory())
-                .withColumns("region INT, id STRING, status STRING")
+                .withSourceConfiguration(
+                    SourceConfiguration.create("dbo_sales")
+                        .withClientFactory(db.clientFactory())
+                        .withColumns("region INT, id STRING, status STRING"))
                 .withNumPartitions(4));
     PAssert.that(
             rows.apply(
@@ -196,8 +204,8 @@ public class MssqlCdcIOSnapshotTest {
     PCollection<Row> rows =
         pipeline.apply(
             MssqlCdcIO.snapshot()
-                .withCaptureInstance("dbo_codes")
-                .withClientFactory(db.clientFactory())
+                .withSourceConfiguration(
+                    SourceConfiguration.create("dbo_codes").withClientFactory(db.clientFactory()))
                 .withNumPartitions(4));
     PAssert.that(
             rows.apply(
@@ -253,24 +261,33 @@ public class MssqlCdcIOSnapshotTest {
         pipeline
             .apply(
                 "read",
-                MssqlCdcIO.read().withCaptureInstance(CI).withClientFactory(db.clientFactory()))
+                MssqlCdcIO.read()
+                    .withSourceConfiguration(
+                        SourceConfiguration.create(CI).withClientFactory(db.clientFactory())))
             .getSchema(),
         pipeline.apply("snapshot", snapshot(db)).getSchema());
-    PCollection<Row> without = pipeline.apply("without", snapshot(db).withIncludeCommandId(false));
+    PCollection<Row> without =
+        pipeline.apply(
+            "without",
+            MssqlCdcIO.snapshot().withSourceConfiguration(source(db).withIncludeCommandId(false)));
     assertFalse(without.getSchema().hasField("_command_id"));
     assertEquals(
         pipeline
             .apply(
                 "read without",
                 MssqlCdcIO.read()
-                    .withCaptureInstance(CI)
-                    .withClientFactory(db.clientFactory())
-                    .withIncludeCommandId(false)
-                    .withColumns("order_id BIGINT"))
+                    .withSourceConfiguration(
+                        SourceConfiguration.create(CI)
+                            .withClientFactory(db.clientFactory())
+                            .withColumns("order_id BIGINT")
+                            .withIncludeCommandId(false)))
             .getSchema(),
         pipeline
             .apply(
-                "declared", snapshot(db).withColumns("order_id BIGINT").withIncludeCommandId(false))
+                "declared",
+                MssqlCdcIO.snapshot()
+                    .withSourceConfiguration(
+                        source(db).withColumns("order_id BIGINT").withIncludeCommandId(false)))
             .getSchema());
     PAssert.that(
             without.apply(
@@ -336,14 +353,22 @@ public class MssqlCdcIOSnapshotTest {
     IllegalArgumentException noInstance =
         assertThrows(IllegalArgumentException.class, () -> pipeline.apply(MssqlCdcIO.snapshot()));
     assertEquals(
-        "MssqlCdcIO.snapshot() needs a capture instance: withCaptureInstance() is required",
+        "MssqlCdcIO.snapshot() needs a source: withSourceConfiguration() is required",
         noInstance.getMessage());
+    IllegalArgumentException blankInstance =
+        assertThrows(IllegalArgumentException.class, () -> SourceConfiguration.create(" "));
+    assertEquals(
+        "captureInstance must name a capture instance, not ' '", blankInstance.getMessage());
     IllegalArgumentException noClient =
         assertThrows(
             IllegalArgumentException.class,
-            () -> pipeline.apply(MssqlCdcIO.snapshot().withCaptureInstance(CI)));
+            () ->
+                pipeline.apply(
+                    MssqlCdcIO.snapshot().withSourceConfiguration(SourceConfiguration.create(CI))));
     assertEquals(
-        "MssqlCdcIO.snapshot() needs a way to reach SQL Server: withClientFactory() is required",
+        "MssqlCdcIO.snapshot() needs a way to reach SQL Server: withClientFactory() is required"
+            + " (or withDataSourceConfiguration(), withDataSourceProviderFn() on its"
+            + " SourceConfiguration)",
         noClient.getMessage());
     IllegalArgumentException partitions =
         assertThrows(
@@ -365,14 +390,21 @@ public class MssqlCdcIOSnapshotTest {
     IllegalArgumentException columns =
         assertThrows(
             IllegalArgumentException.class,
-            () -> pipeline.apply(snapshot(db).withColumns("order_id INT, amout DECIMAL(18,2)")));
+            () ->
+                pipeline.apply(
+                    MssqlCdcIO.snapshot()
+                        .withSourceConfiguration(
+                            source(db).withColumns("order_id INT, amout DECIMAL(18,2)"))));
     assertThat(
         columns.getMessage(),
         containsString("No capture instance of the table (dbo_orders) captures amout"));
     CaptureInstanceNotFoundError unknown =
         assertThrows(
             CaptureInstanceNotFoundError.class,
-            () -> pipeline.apply(snapshot(db).withCaptureInstance("dbo_ordres")));
+            () ->
+                pipeline.apply(
+                    MssqlCdcIO.snapshot()
+                        .withSourceConfiguration(source(db).withCaptureInstance("dbo_ordres"))));
     assertThat(unknown.getMessage(), containsString("'dbo_ordres'"));
     pipeline.enableAbandonedNodeEnforcement(false);
   }
@@ -382,7 +414,7 @@ public class MssqlCdcIOSnapshotTest {
     IllegalArgumentException e =
         assertThrows(
             IllegalArgumentException.class, () -> MssqlCdcIO.snapshot().resolveSnapshotLsn());
-    assertThat(e.getMessage(), containsString("withCaptureInstance() is required"));
+    assertThat(e.getMessage(), containsString("withSourceConfiguration() is required"));
     pipeline.enableAbandonedNodeEnforcement(false);
   }
 
@@ -432,8 +464,8 @@ public class MssqlCdcIOSnapshotTest {
     FakeSqlServer db = FakeScenarios.snapshotScenario(folder.newFolder("sink").toPath());
     PCollection<KV<Long, List<String>>> written =
         pipeline.apply(
-            snapshot(db)
-                .withColumns("order_id INT, status STRING")
+            MssqlCdcIO.snapshot()
+                .withSourceConfiguration(source(db).withColumns("order_id INT, status STRING"))
                 .withNumPartitions(3)
                 .writeTo(new IdsSink()));
     assertEquals(

@@ -43,6 +43,9 @@ import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
 import org.lakecdc.io.mssqlcdc.fake.FakeScenarios;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.read.ChangeBatch;
+import org.lakecdc.io.mssqlcdc.read.SchemaChangePolicy;
+import org.lakecdc.io.mssqlcdc.read.StartingLsn;
 import org.lakecdc.io.mssqlcdc.schema.OutputType;
 
 /** {@code MssqlCdcIO.read()} in pipelines on the DirectRunner, driven by the simulator. */
@@ -60,8 +63,12 @@ public class MssqlCdcIOTest {
     return FakeScenarios.orders(folder.newFolder("src").toPath());
   }
 
+  private static SourceConfiguration source(FakeSqlServer db) {
+    return SourceConfiguration.create(CI).withClientFactory(db.clientFactory());
+  }
+
   private static MssqlCdcIO.Read read(FakeSqlServer db) {
-    return MssqlCdcIO.read().withCaptureInstance(CI).withClientFactory(db.clientFactory());
+    return MssqlCdcIO.read().withSourceConfiguration(source(db));
   }
 
   private static Lsn insertAll(FakeSqlServer db, Instant at, int... ids) {
@@ -143,7 +150,9 @@ public class MssqlCdcIOTest {
     FakeSqlServer db = orders();
     insertAll(db, minutes(0), 1, 2, 3);
     insertAll(db, minutes(1), 4, 5, 6);
-    PCollection<Row> rows = pipeline.apply(read(db).withIncludeCommandId(false));
+    PCollection<Row> rows =
+        pipeline.apply(
+            MssqlCdcIO.read().withSourceConfiguration(source(db).withIncludeCommandId(false)));
     assertFalse(rows.getSchema().hasField("_command_id"));
     PAssert.that(orderIds(rows)).containsInAnyOrder(1, 2, 3, 4, 5, 6);
     pipeline.run().waitUntilFinish();
@@ -173,7 +182,10 @@ public class MssqlCdcIOTest {
     assertEquals(
         OutputType.TIMESTAMP_NTZ,
         OutputType.fromBeamFieldType(inferred.getField("updated_at").getType()));
-    PCollection<Row> declared = pipeline.apply("declared", read(db).withColumns("order_id BIGINT"));
+    PCollection<Row> declared =
+        pipeline.apply(
+            "declared",
+            MssqlCdcIO.read().withSourceConfiguration(source(db).withColumns("order_id BIGINT")));
     assertEquals(
         Schema.FieldType.INT64.withNullable(true),
         declared.getSchema().getField("order_id").getType());
@@ -191,7 +203,11 @@ public class MssqlCdcIOTest {
     IllegalArgumentException e =
         assertThrows(
             IllegalArgumentException.class,
-            () -> pipeline.apply(read(db).withColumns("order_id INT, _Seqval STRING")));
+            () ->
+                pipeline.apply(
+                    MssqlCdcIO.read()
+                        .withSourceConfiguration(
+                            source(db).withColumns("order_id INT, _Seqval STRING"))));
     assertThat(e.getMessage(), containsString("_Seqval"));
     assertThat(e.getMessage(), containsString("'columns'"));
     pipeline.enableAbandonedNodeEnforcement(false);
@@ -203,7 +219,11 @@ public class MssqlCdcIOTest {
     IllegalArgumentException e =
         assertThrows(
             IllegalArgumentException.class,
-            () -> pipeline.apply(read(db).withColumns("order_id INT, amout DECIMAL(18,2)")));
+            () ->
+                pipeline.apply(
+                    MssqlCdcIO.read()
+                        .withSourceConfiguration(
+                            source(db).withColumns("order_id INT, amout DECIMAL(18,2)"))));
     assertThat(
         e.getMessage(),
         containsString("No capture instance of the table (dbo_orders) captures amout"));
@@ -224,8 +244,9 @@ public class MssqlCdcIOTest {
             () ->
                 pipeline.apply(
                     MssqlCdcIO.read()
-                        .withCaptureInstance("dbo_places")
-                        .withClientFactory(db.clientFactory())));
+                        .withSourceConfiguration(
+                            SourceConfiguration.create("dbo_places")
+                                .withClientFactory(db.clientFactory()))));
     assertThat(e.getMessage(), containsString("shape"));
     assertThat(e.getMessage(), containsString("geography"));
     assertThat(e.getMessage(), containsString("columns"));
@@ -241,8 +262,9 @@ public class MssqlCdcIOTest {
             () ->
                 pipeline.apply(
                     MssqlCdcIO.read()
-                        .withCaptureInstance("dbo_ordres")
-                        .withClientFactory(db.clientFactory())));
+                        .withSourceConfiguration(
+                            SourceConfiguration.create("dbo_ordres")
+                                .withClientFactory(db.clientFactory()))));
     assertThat(e.getMessage(), containsString("'dbo_ordres'"));
     assertThat(e.getMessage(), containsString("dbo_orders"));
     pipeline.enableAbandonedNodeEnforcement(false);
@@ -272,11 +294,13 @@ public class MssqlCdcIOTest {
   public void missingConfigurationNamesTheBuilderMethod() {
     IllegalArgumentException noInstance =
         assertThrows(IllegalArgumentException.class, () -> pipeline.apply(MssqlCdcIO.read()));
-    assertThat(noInstance.getMessage(), containsString("withCaptureInstance() is required"));
+    assertThat(noInstance.getMessage(), containsString("withSourceConfiguration() is required"));
     IllegalArgumentException noClient =
         assertThrows(
             IllegalArgumentException.class,
-            () -> pipeline.apply(MssqlCdcIO.read().withCaptureInstance(CI)));
+            () ->
+                pipeline.apply(
+                    MssqlCdcIO.read().withSourceConfiguration(SourceConfiguration.create(CI))));
     assertThat(noClient.getMessage(), containsString("withClientFactory() is required"));
     pipeline.enableAbandonedNodeEnforcement(false);
   }
@@ -317,7 +341,7 @@ public class MssqlCdcIOTest {
     IllegalArgumentException e =
         assertThrows(
             IllegalArgumentException.class,
-            () -> MssqlCdcIO.read().withSchemaChangePolicy("ignore"));
+            () -> MssqlCdcIO.read().withSchemaChangePolicy(SchemaChangePolicy.parse("ignore")));
     assertEquals("schemaChangePolicy must be 'classify' or 'fail', not 'ignore'", e.getMessage());
     pipeline.enableAbandonedNodeEnforcement(false);
   }

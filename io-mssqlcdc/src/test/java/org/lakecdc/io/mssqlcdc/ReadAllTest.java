@@ -35,6 +35,10 @@ import org.lakecdc.io.mssqlcdc.fake.FakeCdcClientFactory;
 import org.lakecdc.io.mssqlcdc.fake.FakeScenarios;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.read.ChangeBatch;
+import org.lakecdc.io.mssqlcdc.read.StartingLsn;
+import org.lakecdc.io.mssqlcdc.read.TableFailure;
+import org.lakecdc.io.mssqlcdc.source.RowSink;
 
 /**
  * {@code MssqlCdcIO.readAll()}: many capture instances in one splittable DoFn, each with its own
@@ -121,13 +125,14 @@ public class ReadAllTest {
         MssqlCdcIO.readAll()
             .with(
                 MssqlCdcIO.read()
-                    .withCaptureInstance(CI)
-                    .withClientFactory(db.clientFactory())
+                    .withSourceConfiguration(
+                        SourceConfiguration.create(CI).withClientFactory(db.clientFactory()))
                     .withMaxCommitsPerBatch(2))
             .with(
                 MssqlCdcIO.read()
-                    .withCaptureInstance(CUSTOMERS_CI)
-                    .withClientFactory(db.clientFactory())
+                    .withSourceConfiguration(
+                        SourceConfiguration.create(CUSTOMERS_CI)
+                            .withClientFactory(db.clientFactory()))
                     .withStartingLsn(StartingLsn.after(commits.get(1))));
     PCollection<KV<ChangeBatch, List<Integer>>> written =
         pipeline.apply(
@@ -158,14 +163,15 @@ public class ReadAllTest {
         MssqlCdcIO.readAll()
             .with(
                 MssqlCdcIO.read()
-                    .withCaptureInstance(CI)
-                    .withClientFactory(db.clientFactory())
+                    .withSourceConfiguration(
+                        SourceConfiguration.create(CI).withClientFactory(db.clientFactory()))
                     .withStartingLsn(StartingLsn.after(commits.get(0)))
                     .withMaxCommitsPerBatch(1))
             .with(
                 MssqlCdcIO.read()
-                    .withCaptureInstance(CUSTOMERS_CI)
-                    .withClientFactory(db.clientFactory())
+                    .withSourceConfiguration(
+                        SourceConfiguration.create(CUSTOMERS_CI)
+                            .withClientFactory(db.clientFactory()))
                     .withMaxCommitsPerBatch(3));
     Lsn firstUnread = commits.get(0).increment();
     PCollection<KV<ChangeBatch, List<Integer>>> written =
@@ -198,14 +204,18 @@ public class ReadAllTest {
   public void readAllRefusesATableReadTwiceOrTwoSources() throws Exception {
     FakeSqlServer db = twoTables();
     MssqlCdcIO.Read orders =
-        MssqlCdcIO.read().withCaptureInstance(CI).withClientFactory(db.clientFactory());
+        MssqlCdcIO.read()
+            .withSourceConfiguration(
+                SourceConfiguration.create(CI).withClientFactory(db.clientFactory()));
     IllegalArgumentException twice =
         assertThrows(
             IllegalArgumentException.class,
             () ->
                 MssqlCdcIO.readAll()
                     .with(orders)
-                    .with(orders.withCaptureInstance("DBO_ORDERS"))
+                    .with(
+                        orders.withSourceConfiguration(
+                            orders.getSourceConfiguration().withCaptureInstance("DBO_ORDERS")))
                     .writeTo(Map.of(CI, new Keys("order_id"), "DBO_ORDERS", new Keys("order_id"))));
     assertEquals("readAll() reads capture instance DBO_ORDERS twice", twice.getMessage());
     IllegalArgumentException sources =
@@ -216,9 +226,11 @@ public class ReadAllTest {
                     .with(orders)
                     .with(
                         MssqlCdcIO.read()
-                            .withCaptureInstance(CUSTOMERS_CI)
-                            .withClientFactory(
-                                new FakeCdcClientFactory(folder.newFolder("other").toString())))
+                            .withSourceConfiguration(
+                                SourceConfiguration.create(CUSTOMERS_CI)
+                                    .withClientFactory(
+                                        new FakeCdcClientFactory(
+                                            folder.newFolder("other").toString()))))
                     .writeTo(
                         Map.of(CI, new Keys("order_id"), CUSTOMERS_CI, new Keys("customer_id"))));
     assertEquals(
@@ -272,7 +284,7 @@ public class ReadAllTest {
             new TableFailure("DataLossError", "changes purged"));
     ChangeBatch decoded =
         CoderUtils.decodeFromByteArray(
-            ChangeBatchCoder.of(), CoderUtils.encodeToByteArray(ChangeBatchCoder.of(), failed));
+            ChangeBatch.coder(), CoderUtils.encodeToByteArray(ChangeBatch.coder(), failed));
     assertEquals(failed, decoded);
     assertTrue(decoded.failed());
     assertEquals("DataLossError: changes purged", decoded.failure().toString());

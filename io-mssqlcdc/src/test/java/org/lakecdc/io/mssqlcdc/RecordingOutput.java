@@ -5,10 +5,11 @@ import org.apache.beam.sdk.transforms.DoFn.OutputReceiver;
 import org.joda.time.Instant;
 
 /** An {@link OutputReceiver} that appends to a list (for {@code @SplitRestriction}). */
-final class RecordingOutput<T> implements OutputReceiver<T> {
+public final class RecordingOutput<T> implements OutputReceiver<T> {
   private final List<T> values;
 
-  RecordingOutput(List<T> values) {
+  /** A receiver appending to {@code values}. */
+  public RecordingOutput(List<T> values) {
     this.values = values;
   }
 

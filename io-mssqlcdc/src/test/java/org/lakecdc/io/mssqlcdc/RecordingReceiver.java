@@ -12,16 +12,17 @@ import org.apache.beam.sdk.values.TupleTag;
 import org.joda.time.Instant;
 
 /** A {@link MultiOutputReceiver} that records what a DoFn emits, per tag, with timestamps. */
-final class RecordingReceiver implements MultiOutputReceiver {
+public final class RecordingReceiver implements MultiOutputReceiver {
   private final Map<TupleTag<?>, List<TimestampedValue<?>>> outputs = new HashMap<>();
   private Runnable beforeFirst;
 
-  RecordingReceiver() {
+  /** A receiver that only records. */
+  public RecordingReceiver() {
     this(() -> {});
   }
 
   /** A receiver that runs {@code beforeFirst} when the first value of any tag is emitted. */
-  RecordingReceiver(Runnable beforeFirst) {
+  public RecordingReceiver(Runnable beforeFirst) {
     this.beforeFirst = beforeFirst;
   }
 
@@ -49,12 +50,14 @@ final class RecordingReceiver implements MultiOutputReceiver {
     throw new UnsupportedOperationException("the reader emits rows through get()");
   }
 
+  /** The values emitted under {@code tag}, in order. */
   @SuppressWarnings("unchecked")
-  <T> List<T> values(TupleTag<T> tag) {
+  public <T> List<T> values(TupleTag<T> tag) {
     return outputs.getOrDefault(tag, List.of()).stream().map(v -> (T) v.getValue()).toList();
   }
 
-  List<Instant> timestamps(TupleTag<?> tag) {
+  /** The timestamps of the values emitted under {@code tag}, in order. */
+  public List<Instant> timestamps(TupleTag<?> tag) {
     return outputs.getOrDefault(tag, List.of()).stream()
         .map(TimestampedValue::getTimestamp)
         .toList();

@@ -80,7 +80,9 @@ public final class SimulatorReadBench {
         }
         Pipeline p = Pipeline.create(PipelineOptionsFactory.create());
         MssqlCdcIO.Read read =
-            MssqlCdcIO.read().withCaptureInstance(FakeScenarios.CI).withClientFactory(db);
+            MssqlCdcIO.read()
+                .withSourceConfiguration(
+                    SourceConfiguration.create(FakeScenarios.CI).withClientFactory(db));
         p.apply(n > 0 ? read.withMaxCommitsPerBatch(n) : read)
             .apply(Count.globally())
             .apply(ParDo.of(new Print(n)));
@@ -127,7 +129,7 @@ public final class SimulatorReadBench {
         client.minLsn(FakeScenarios.CI);
         List<String> columns =
             client.capturedColumns(FakeScenarios.CI).stream()
-                .map(org.lakecdc.io.mssqlcdc.client.CapturedColumn::name)
+                .map(org.lakecdc.io.mssqlcdc.schema.CapturedColumn::name)
                 .toList();
         try (CloseableIterator<ChangeRow> it =
             client.readChanges(

@@ -33,6 +33,9 @@ import org.junit.rules.Timeout;
 import org.lakecdc.io.mssqlcdc.fake.FakeScenarios;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.read.BatchSource;
+import org.lakecdc.io.mssqlcdc.read.ChangeBatch;
+import org.lakecdc.io.mssqlcdc.source.RowSink;
 
 /**
  * {@code MssqlCdcIO.read().writeTo(sink)}: the reading stage hands each batch's rows to the sink
@@ -69,7 +72,9 @@ public class WriteToSinkTest {
   }
 
   private static MssqlCdcIO.Read read(FakeSqlServer db) {
-    return MssqlCdcIO.read().withCaptureInstance(CI).withClientFactory(db.clientFactory());
+    return MssqlCdcIO.read()
+        .withSourceConfiguration(
+            SourceConfiguration.create(CI).withClientFactory(db.clientFactory()));
   }
 
   /**
@@ -225,7 +230,7 @@ public class WriteToSinkTest {
                         List.of("updated_at")))));
     ChangeBatch decoded =
         CoderUtils.decodeFromByteArray(
-            ChangeBatchCoder.of(), CoderUtils.encodeToByteArray(ChangeBatchCoder.of(), batch));
+            ChangeBatch.coder(), CoderUtils.encodeToByteArray(ChangeBatch.coder(), batch));
     assertEquals(batch, decoded);
     assertNull(decoded.source().sourceTime());
   }

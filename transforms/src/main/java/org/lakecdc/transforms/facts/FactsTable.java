@@ -163,7 +163,7 @@ public final class FactsTable {
       String appId,
       long batchId,
       String target,
-      org.lakecdc.io.mssqlcdc.SkippedRange gap,
+      org.lakecdc.io.mssqlcdc.read.SkippedRange gap,
       Instant now) {
     return row()
         .set(APP_ID, appId)

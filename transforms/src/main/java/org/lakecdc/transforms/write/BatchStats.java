@@ -13,9 +13,9 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
-import org.lakecdc.io.mssqlcdc.ChangeBatch;
-import org.lakecdc.io.mssqlcdc.SkippedRange;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.read.ChangeBatch;
+import org.lakecdc.io.mssqlcdc.read.SkippedRange;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
 import org.lakecdc.transforms.facts.FactsTable;
 

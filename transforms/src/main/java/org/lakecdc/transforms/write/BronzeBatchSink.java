@@ -5,7 +5,7 @@ import java.util.List;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
-import org.lakecdc.io.mssqlcdc.RowSink;
+import org.lakecdc.io.mssqlcdc.source.RowSink;
 import org.lakecdc.transforms.bronze.BronzeTable;
 import org.lakecdc.transforms.delta.DataFileAction;
 import org.lakecdc.transforms.delta.DeltaTables;

@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.Map;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.values.KV;
-import org.lakecdc.io.mssqlcdc.ChangeBatch;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.read.ChangeBatch;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.position.StreamPosition;
 

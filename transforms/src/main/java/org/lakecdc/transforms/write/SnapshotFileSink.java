@@ -9,7 +9,7 @@ import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
-import org.lakecdc.io.mssqlcdc.RowSink;
+import org.lakecdc.io.mssqlcdc.source.RowSink;
 import org.lakecdc.transforms.bronze.BronzeTable;
 import org.lakecdc.transforms.delta.DeltaTables;
 

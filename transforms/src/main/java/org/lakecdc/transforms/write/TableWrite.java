@@ -15,9 +15,8 @@ import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.TypeDescriptors;
-import org.lakecdc.io.mssqlcdc.ChangeBatch;
-import org.lakecdc.io.mssqlcdc.ChangeBatchCoder;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
+import org.lakecdc.io.mssqlcdc.read.ChangeBatch;
 
 /**
  * One table of a change write: its read ({@code MssqlCdcIO.read()} for its capture instance), its
@@ -37,7 +36,8 @@ public record TableWrite(MssqlCdcIO.Read read, DeltaTarget target, Schema change
 
   /** The capture instance the read is configured with: the table's key in the pipeline. */
   public String captureInstance() {
-    return Objects.requireNonNull(read.captureInstance(), "read without a capture instance");
+    return Objects.requireNonNull(read.getSourceConfiguration(), "read without a source")
+        .getCaptureInstance();
   }
 
   /** The targets of {@code tables}, by capture instance. */
@@ -88,6 +88,6 @@ public record TableWrite(MssqlCdcIO.Read read, DeltaTarget target, Schema change
         .setCoder(
             KvCoder.of(
                 StringUtf8Coder.of(),
-                KvCoder.of(ChangeBatchCoder.of(), NullableCoder.of(BatchFilesCoder.of()))));
+                KvCoder.of(ChangeBatch.coder(), NullableCoder.of(BatchFilesCoder.of()))));
   }
 }

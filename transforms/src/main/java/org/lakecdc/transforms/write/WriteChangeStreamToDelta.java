@@ -21,9 +21,8 @@ import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
-import org.lakecdc.io.mssqlcdc.ChangeBatch;
-import org.lakecdc.io.mssqlcdc.ChangeBatchCoder;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
+import org.lakecdc.io.mssqlcdc.read.ChangeBatch;
 import org.lakecdc.transforms.position.StreamPosition;
 
 /**
@@ -69,8 +68,8 @@ public final class WriteChangeStreamToDelta
   /**
    * Follows every table (continuous reads; two or more in one {@code MssqlCdcIO.readAll()}) and
    * commits each table's batches to its own target as they arrive, one committer (key) per table. A
-   * table whose read fails with a {@link org.lakecdc.io.mssqlcdc.TableFailure} records a {@code
-   * table_failed} facts row and stops; the others follow on until stopped.
+   * table whose read fails with a {@link org.lakecdc.io.mssqlcdc.read.TableFailure} records a
+   * {@code table_failed} facts row and stops; the others follow on until stopped.
    *
    * @throws IllegalArgumentException when two tables share a capture instance, a target or an app
    *     id
@@ -100,7 +99,7 @@ public final class WriteChangeStreamToDelta
 
     @StateId("pending")
     private final StateSpec<BagState<KV<ChangeBatch, BatchFiles>>> pendingSpec =
-        StateSpecs.bag(KvCoder.of(ChangeBatchCoder.of(), NullableCoder.of(BatchFilesCoder.of())));
+        StateSpecs.bag(KvCoder.of(ChangeBatch.coder(), NullableCoder.of(BatchFilesCoder.of())));
 
     @StateId("position")
     private final StateSpec<ValueState<StreamPosition>> positionSpec =

@@ -10,8 +10,8 @@ import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
-import org.lakecdc.io.mssqlcdc.ChangeBatch;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
+import org.lakecdc.io.mssqlcdc.read.ChangeBatch;
 import org.lakecdc.transforms.bronze.BronzeTable;
 
 /**
@@ -60,8 +60,8 @@ public final class WriteChangesToDelta extends PTransform<PBegin, PCollection<Co
   /**
    * Reads every table (bounded; two or more in one {@code MssqlCdcIO.readAll()}) and writes each to
    * its own target, one committer per table, the tables committing independently. A table whose
-   * read fails with a {@link org.lakecdc.io.mssqlcdc.TableFailure} commits its batches before the
-   * failure, records a {@code table_failed} facts row ({@link RecordedFailure}) and stops; the
+   * read fails with a {@link org.lakecdc.io.mssqlcdc.read.TableFailure} commits its batches before
+   * the failure, records a {@code table_failed} facts row ({@link RecordedFailure}) and stops; the
    * others go on to their end.
    *
    * @throws IllegalArgumentException when two tables share a capture instance or a target

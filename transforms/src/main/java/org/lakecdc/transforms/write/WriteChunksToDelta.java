@@ -28,9 +28,10 @@ import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
 import org.checkerframework.checker.nullness.qual.Nullable;
-import org.lakecdc.io.mssqlcdc.ChunkRead;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
+import org.lakecdc.io.mssqlcdc.SourceConfiguration;
 import org.lakecdc.io.mssqlcdc.chunk.ChunkBounds;
+import org.lakecdc.io.mssqlcdc.chunk.ChunkRead;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.delta.CommitResult;
@@ -109,7 +110,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
 
   /**
    * Reads the chunks {@code read} is configured with and commits them to {@code spec}'s tables
-   * (which must exist). The read's S and capture instance default to the spec's.
+   * (which must exist). The read's S defaults to the spec's.
    *
    * @throws IllegalArgumentException when the read's S or capture instance is not the spec's, or a
    *     chunk's index is not in the plan
@@ -117,17 +118,16 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
   public static WriteChunksToDelta of(MssqlCdcIO.SnapshotChunks read, ChunkedSnapshotSpec spec) {
     Objects.requireNonNull(read, "read");
     Objects.requireNonNull(spec, "spec");
-    Lsn s = read.snapshotLsn();
+    Lsn s = read.getSnapshotLsn();
     if (s == null) {
       read = read.withSnapshotLsn(spec.s());
     } else if (!s.equals(spec.s())) {
       throw new IllegalArgumentException(
           "The chunk read's snapshotLsn " + s + " is not the open snapshot's S " + spec.s());
     }
-    String ci = read.captureInstance();
-    if (ci == null) {
-      read = read.withCaptureInstance(spec.captureInstance());
-    } else if (!ci.equalsIgnoreCase(spec.captureInstance())) {
+    SourceConfiguration source = read.getSourceConfiguration();
+    String ci = source == null ? null : source.getCaptureInstance();
+    if (ci != null && !ci.equalsIgnoreCase(spec.captureInstance())) {
       throw new IllegalArgumentException(
           "The chunk read's capture instance "
               + ci
@@ -135,7 +135,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
               + spec.captureInstance());
     }
     int planned = spec.plan().chunkCount();
-    for (org.lakecdc.io.mssqlcdc.chunk.Chunk chunk : read.chunks()) {
+    for (org.lakecdc.io.mssqlcdc.chunk.Chunk chunk : read.getChunks()) {
       if (chunk.index() >= planned) {
         throw new IllegalArgumentException(
             "Chunk "
@@ -214,7 +214,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
         .add(DisplayData.item("bronzePath", spec.bronzePath()))
         .add(DisplayData.item("factsPath", spec.factsPath()))
         .add(DisplayData.item("snapshot", spec.s().toString()))
-        .add(DisplayData.item("chunks", read.chunks().size()));
+        .add(DisplayData.item("chunks", read.getChunks().size()));
   }
 
   /**

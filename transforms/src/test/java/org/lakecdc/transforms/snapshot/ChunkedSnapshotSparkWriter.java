@@ -14,8 +14,7 @@ import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.schemas.Schema;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
-import org.lakecdc.io.mssqlcdc.SnapshotLsn;
-import org.lakecdc.io.mssqlcdc.StartingLsn;
+import org.lakecdc.io.mssqlcdc.SourceConfiguration;
 import org.lakecdc.io.mssqlcdc.chunk.Chunk;
 import org.lakecdc.io.mssqlcdc.chunk.ChunkBounds;
 import org.lakecdc.io.mssqlcdc.chunk.ChunkPlanner;
@@ -26,6 +25,8 @@ import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
 import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.read.StartingLsn;
+import org.lakecdc.io.mssqlcdc.snapshot.SnapshotLsn;
 import org.lakecdc.transforms.bronze.BronzeTable;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.HadoopConf;
@@ -126,9 +127,10 @@ public final class ChunkedSnapshotSparkWriter {
 
   private MssqlCdcIO.Read changeRead() {
     return MssqlCdcIO.read()
-        .withCaptureInstance(INSTANCE)
-        .withClientFactory(db.clientFactory())
-        .withIncludeCommandId(true);
+        .withSourceConfiguration(
+            SourceConfiguration.create(INSTANCE)
+                .withClientFactory(db.clientFactory())
+                .withIncludeCommandId(true));
   }
 
   /** The ordinary change write from bronze's position (or S before the first batch). */
@@ -176,9 +178,10 @@ public final class ChunkedSnapshotSparkWriter {
   private void writeChunks(ChunkedSnapshotSpec spec, List<Chunk> chunks) {
     MssqlCdcIO.SnapshotChunks read =
         MssqlCdcIO.snapshotChunks()
-            .withCaptureInstance(INSTANCE)
-            .withClientFactory(db.clientFactory())
-            .withIncludeCommandId(true)
+            .withSourceConfiguration(
+                SourceConfiguration.create(INSTANCE)
+                    .withClientFactory(db.clientFactory())
+                    .withIncludeCommandId(true))
             .withChunks(chunks);
     Pipeline p = Pipeline.create(PipelineOptionsFactory.create());
     p.apply(WriteChunksToDelta.of(read, spec));

@@ -14,13 +14,14 @@ import java.util.Map;
 import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.lakecdc.io.mssqlcdc.BatchSource;
-import org.lakecdc.io.mssqlcdc.ChangeBatch;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
+import org.lakecdc.io.mssqlcdc.SourceConfiguration;
 import org.lakecdc.io.mssqlcdc.fake.CaptureOptions;
 import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.read.BatchSource;
+import org.lakecdc.io.mssqlcdc.read.ChangeBatch;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.finalization.Granularity;
 import org.lakecdc.transforms.position.StreamPosition;
@@ -69,8 +70,8 @@ class BatchFactsTest {
     List<String> read =
         BatchFacts.readColumns(
             MssqlCdcIO.read()
-                .withCaptureInstance("dbo_orders")
-                .withClientFactory(db.clientFactory())
+                .withSourceConfiguration(
+                    SourceConfiguration.create("dbo_orders").withClientFactory(db.clientFactory()))
                 .outputSchema());
     assertEquals(List.of("order_id", "status", "amount", "updated_at", "note"), read);
 
@@ -160,8 +161,8 @@ class BatchFactsTest {
             0,
             null,
             org.lakecdc.transforms.delta.HadoopConf.empty());
-    org.lakecdc.io.mssqlcdc.SkippedRange gap =
-        new org.lakecdc.io.mssqlcdc.SkippedRange(
+    org.lakecdc.io.mssqlcdc.read.SkippedRange gap =
+        new org.lakecdc.io.mssqlcdc.read.SkippedRange(
             "dbo_orders", l0.increment(), l2, null, T0.plusSeconds(120), true, null);
     ChangeBatch batch =
         new ChangeBatch(

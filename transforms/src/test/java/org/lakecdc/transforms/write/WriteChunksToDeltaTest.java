@@ -36,10 +36,10 @@ import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.lakecdc.io.mssqlcdc.ChunkRead;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
-import org.lakecdc.io.mssqlcdc.SnapshotLsn;
+import org.lakecdc.io.mssqlcdc.SourceConfiguration;
 import org.lakecdc.io.mssqlcdc.chunk.Chunk;
+import org.lakecdc.io.mssqlcdc.chunk.ChunkRead;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
 import org.lakecdc.io.mssqlcdc.client.Commit;
@@ -47,6 +47,7 @@ import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.schema.SqlServerType;
+import org.lakecdc.io.mssqlcdc.snapshot.SnapshotLsn;
 import org.lakecdc.transforms.bronze.BronzeTable;
 import org.lakecdc.transforms.delta.CommitSummary;
 import org.lakecdc.transforms.delta.DeltaTables;
@@ -105,8 +106,8 @@ class WriteChunksToDeltaTest {
 
   private static MssqlCdcIO.SnapshotChunks read(CdcClientFactory factory) {
     return MssqlCdcIO.snapshotChunks()
-        .withCaptureInstance("dbo_orders")
-        .withClientFactory(factory)
+        .withSourceConfiguration(
+            SourceConfiguration.create("dbo_orders").withClientFactory(factory))
         .withChunks(CHUNKS);
   }
 

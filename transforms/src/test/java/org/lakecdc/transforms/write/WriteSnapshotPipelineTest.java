@@ -25,6 +25,7 @@ import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
+import org.lakecdc.io.mssqlcdc.SourceConfiguration;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.Commit;
 import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
@@ -70,8 +71,8 @@ class WriteSnapshotPipelineTest {
 
   private static MssqlCdcIO.Snapshot snapshot(FakeSqlServer db) {
     return MssqlCdcIO.snapshot()
-        .withCaptureInstance("dbo_orders")
-        .withClientFactory(db.clientFactory())
+        .withSourceConfiguration(
+            SourceConfiguration.create("dbo_orders").withClientFactory(db.clientFactory()))
         .withNumPartitions(3);
   }
 

@@ -70,7 +70,7 @@ class SqlServerCdcClientContractTest extends CdcClientContract {
   void shouldDetectTheServerZoneByName() {
     String zone = (String) server.adminQuery("SELECT CURRENT_TIMEZONE_ID()");
     assertNotEquals("UTC", zone, "the container runs in " + SqlServerCdcTestDatabase.SERVER_ZONE);
-    try (SqlCdcClient sql = new SqlCdcClient(server.readerConfig())) {
+    try (SqlCdcClient sql = (SqlCdcClient) server.readerConfig().open()) {
       assertEquals(zone, sql.timeZone());
     }
   }
@@ -82,9 +82,10 @@ class SqlServerCdcClientContractTest extends CdcClientContract {
     Lsn c = db.commit(List.of(Change.insert(t, order(1, "new", "1.00", "2026-09-28T13:50:00"))));
     String zone = (String) server.adminQuery("SELECT CURRENT_TIMEZONE_ID()");
     try (SqlCdcClient named =
-            new SqlCdcClient(server.readerConfig().withSourceTimeZone(SourceTimeZone.named(zone)));
+            (SqlCdcClient)
+                server.readerConfig().withSourceTimeZone(SourceTimeZone.named(zone)).open();
         SqlCdcClient utc =
-            new SqlCdcClient(server.readerConfig().withSourceTimeZone(SourceTimeZone.utc()))) {
+            (SqlCdcClient) server.readerConfig().withSourceTimeZone(SourceTimeZone.utc()).open()) {
       assertEquals(client.commit(c), named.commit(c));
       // The server's clock is 3 hours behind UTC: read as if it were UTC it is 3 hours early.
       assertEquals(

@@ -137,18 +137,30 @@ public final class SqlServerCdcTestDatabase implements CdcTestDatabase {
     return new com.microsoft.sqlserver.jdbc.SQLServerDriver().connect(url, p);
   }
 
-  /** The reading login's settings: {@code sourceTimeZone=auto}, password from a file. */
-  public ConnectionConfig readerConfig() {
-    return ConnectionConfig.url(
-            container.getJdbcUrl() + ";databaseName=" + DATABASE,
+  /**
+   * The reading login's client factory: Beam's JDBC configuration of the container (the server's
+   * certificate trusted), {@code sourceTimeZone=auto}, the password read from a file.
+   */
+  public SqlCdcClientFactory readerConfig() {
+    return SqlCdcClientFactory.of(
+        SqlCdcClientFactory.dataSourceConfiguration(
+            container.getJdbcUrl() + ";databaseName=" + DATABASE + ";trustServerCertificate=true",
             READER,
-            PasswordSource.file(passwordFile.toString()))
-        .withTrustServerCertificate(true);
+            PasswordSource.file(passwordFile.toString()),
+            java.time.Duration.ofSeconds(30)));
+  }
+
+  /** A connection of the reading login, straight from the pool of {@link #readerConfig()}. */
+  static Connection readerConnection(SqlCdcClientFactory factory) throws SQLException {
+    return SqlSession.Connector.pooled(
+            org.apache.beam.sdk.io.jdbc.JdbcIO.DataSourceProviderFromDataSourceConfiguration.of(
+                factory.dataSourceConfiguration()))
+        .connect();
   }
 
   @Override
   public CdcClientFactory clientFactory() {
-    return SqlCdcClientFactory.of(readerConfig());
+    return readerConfig();
   }
 
   /** Runs SQL as {@code sa} in the test database and returns the first column of the first row. */
@@ -583,7 +595,7 @@ public final class SqlServerCdcTestDatabase implements CdcTestDatabase {
       ps.setString(1, ci);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        keys.addAll(SqlCdcClient.indexColumns(rs.getString(1)));
+        keys.addAll(CaptureInstanceQueries.indexColumns(rs.getString(1)));
       }
     } catch (SQLException e) {
       throw new IllegalStateException(e);

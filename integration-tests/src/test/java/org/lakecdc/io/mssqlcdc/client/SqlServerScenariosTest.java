@@ -219,7 +219,7 @@ class SqlServerScenariosTest {
       try (SqlCdcClient client =
           new SqlCdcClient(
               server.readerConfig(),
-              config -> connectRecordingPlans(config, table, plans),
+              () -> connectRecordingPlans(server.readerConfig(), table, plans),
               RetryPolicy.standard())) {
         List<String> keys = List.of("company", "id");
         List<List<Object>> bounds = client.keyTiles("dbo", table, keys, 8, RC);
@@ -274,10 +274,8 @@ class SqlServerScenariosTest {
    * result set after the rows.
    */
   private static Connection connectRecordingPlans(
-      ConnectionConfig config, String table, List<String> plans) throws java.sql.SQLException {
-    Connection real =
-        new com.microsoft.sqlserver.jdbc.SQLServerDriver()
-            .connect(config.jdbcUrl(), config.driverProperties(config.password().read()));
+      SqlCdcClientFactory config, String table, List<String> plans) throws java.sql.SQLException {
+    Connection real = SqlServerCdcTestDatabase.readerConnection(config);
     ClassLoader loader = SqlServerScenariosTest.class.getClassLoader();
     return (Connection)
         Proxy.newProxyInstance(
@@ -382,11 +380,11 @@ class SqlServerScenariosTest {
         true);
     server.transaction("INSERT INTO dbo.clock_probe (id, v) VALUES (1, 1)");
     String zone = (String) server.adminQuery("SELECT CURRENT_TIMEZONE_ID()");
-    try (SqlCdcClient named = new SqlCdcClient(server.readerConfig());
+    try (SqlCdcClient named = (SqlCdcClient) server.readerConfig().open();
         SqlCdcClient version15 =
             new SqlCdcClient(
                 server.readerConfig(),
-                SqlServerScenariosTest::connectAsVersion15,
+                () -> connectAsVersion15(server.readerConfig()),
                 RetryPolicy.standard())) {
       assertEquals(zone, named.timeZone(), "the named client's clock is the zone");
       // America/Sao_Paulo has kept UTC-3 all year since 2019.
@@ -446,11 +444,9 @@ class SqlServerScenariosTest {
    * A real connection that answers the version probe as SQL Server 2019 (major 15, Standard
    * edition): the client must then use the fixed-offset fallback.
    */
-  private static Connection connectAsVersion15(ConnectionConfig config)
+  private static Connection connectAsVersion15(SqlCdcClientFactory config)
       throws java.sql.SQLException {
-    Connection real =
-        new com.microsoft.sqlserver.jdbc.SQLServerDriver()
-            .connect(config.jdbcUrl(), config.driverProperties(config.password().read()));
+    Connection real = SqlServerCdcTestDatabase.readerConnection(config);
     InvocationHandler handler =
         (proxy, method, args) -> {
           if (method.getName().equals("prepareStatement")

@@ -10,9 +10,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
 import org.lakecdc.io.mssqlcdc.client.CaptureInstance;
-import org.lakecdc.io.mssqlcdc.client.CapturedColumn;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
+import org.lakecdc.io.mssqlcdc.schema.CapturedColumn;
 import org.lakecdc.io.mssqlcdc.schema.SqlServerType;
 
 /**

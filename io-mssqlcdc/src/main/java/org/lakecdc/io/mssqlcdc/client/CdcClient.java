@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.SortedMap;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.schema.CapturedColumn;
 
 /**
  * The one seam between this project and SQL Server CDC: everything the source, snapshots and
@@ -298,9 +299,9 @@ public interface CdcClient extends AutoCloseable {
 
   /**
    * The source server's current time, UTC, where the client knows it without asking the server: the
-   * simulator's clock ({@link org.lakecdc.io.mssqlcdc.fake.FileBackedCdcClient}), whose history may
-   * lie anywhere in time. The job measures {@code capture_lag_seconds} against it, so a simulated
-   * history reads as a live one would.
+   * simulator's clock ({@code fake.FileBackedCdcClient}), whose history may lie anywhere in time.
+   * The job measures {@code capture_lag_seconds} against it, so a simulated history reads as a live
+   * one would.
    *
    * @return the source's time; empty (the default, and the T-SQL client's answer) when the job's
    *     own clock stands for it

@@ -481,6 +481,14 @@ final class CdcStatements {
   }
 
   /**
+   * Puts back the session settings {@link #sourceReadPrefix} changes (no lock timeout, {@code READ
+   * COMMITTED}), run before a pooled connection goes back to its pool, so the next client to borrow
+   * it reads change tables as on a new connection. No parameters.
+   */
+  static final String RESET_SESSION =
+      "SET LOCK_TIMEOUT -1; SET TRANSACTION ISOLATION LEVEL READ COMMITTED";
+
+  /**
    * The first key tuple of each tile 2..n' of {@code NTILE(n) OVER (ORDER BY <keys>)} over a source
    * table, in tile order: the bounds that cut it into parts of nearly equal row counts. No
    * parameters.

@@ -7,17 +7,20 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.function.UnaryOperator;
+import org.apache.beam.sdk.options.ValueProvider;
 
 /**
- * Where the T-SQL client reads the login's password when it opens a connection: an environment
- * variable or a file (its first line). The password itself is never held by a configuration, so it
- * never reaches {@code toString()}, logs, exception messages, facts or Beam display data; {@link
- * #toString()} shows only the variable's name or the file's path.
+ * Where a worker reads the SQL Server login's password: an environment variable or a file (its
+ * first line). A {@link ValueProvider} for {@code JdbcIO.DataSourceConfiguration#withPassword}, so
+ * that the password itself is never part of the pipeline: the configuration holds only this
+ * reference, and each worker reads the password from its own environment or file system when it
+ * builds its connection pool ({@link #get()}). It never reaches {@code toString()}, logs, exception
+ * messages, facts or Beam display data; {@link #toString()} shows only the variable's name or the
+ * file's path.
  *
- * <p>Immutable and serializable: it travels to workers inside {@link ConnectionConfig}, and each
- * worker reads the password from its own environment or file system.
+ * <p>Immutable and serializable.
  */
-public final class PasswordSource implements Serializable {
+public final class PasswordSource implements ValueProvider<String>, Serializable {
   private static final long serialVersionUID = 1L;
 
   /** What {@link #reference} names. */
@@ -83,14 +86,25 @@ public final class PasswordSource implements Serializable {
   }
 
   /**
-   * Reads the password from the process environment or the file.
+   * Reads the password from the process environment or the file, now.
    *
    * @return the password
    * @throws CdcException naming the variable or the file (never the password) when the variable is
    *     not set or the file cannot be read or is empty
    */
-  public String read() {
+  @Override
+  public String get() {
     return read(System::getenv);
+  }
+
+  /**
+   * Always true: the password is read where {@link #get()} is called (on the worker).
+   *
+   * @return true
+   */
+  @Override
+  public boolean isAccessible() {
+    return true;
   }
 
   /**

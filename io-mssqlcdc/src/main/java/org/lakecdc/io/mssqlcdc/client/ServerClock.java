@@ -1,5 +1,12 @@
 package org.lakecdc.io.mssqlcdc.client;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /**
  * The SQL Server clock a {@link SqlCdcClient} converts commit times with (docs/sql-server.md
  * "Connection settings"): UTC, a fixed offset (the pre-2022 fallback of {@code
@@ -9,6 +16,8 @@ package org.lakecdc.io.mssqlcdc.client;
  * @param offsetMinutes minutes east of UTC for a fixed offset (0 for UTC)
  */
 record ServerClock(String zone, int offsetMinutes) {
+  private static final Logger LOG = LoggerFactory.getLogger(ServerClock.class);
+
   /** The UTC clock. */
   static final ServerClock UTC = new ServerClock(null, 0);
 
@@ -20,6 +29,59 @@ record ServerClock(String zone, int offsetMinutes) {
   /** The fixed-offset fallback. */
   static ServerClock fixed(int offsetMinutes) {
     return new ServerClock(null, offsetMinutes);
+  }
+
+  /**
+   * The clock of {@code setting}: {@code UTC} or a named zone as given; for {@code auto}, the zone
+   * SQL Server 2022+ and Azure SQL name ({@code CURRENT_TIMEZONE_ID()}), else the server's current
+   * UTC offset with a warning (exact only in zones without daylight saving).
+   *
+   * @param c an open connection, for {@code auto}
+   * @param setting the configured {@code sourceTimeZone}
+   * @return the clock
+   * @throws SQLException when a query of {@code auto} fails
+   */
+  static ServerClock resolve(Connection c, SourceTimeZone setting) throws SQLException {
+
+    if (!setting.isAuto()) {
+      String name = setting.name().orElseThrow();
+      return name.equals("UTC") ? UTC : named(name);
+    }
+    int major;
+    int edition;
+    try (PreparedStatement ps = c.prepareStatement(CdcStatements.SERVER_VERSION);
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      major = rs.getInt(1);
+      edition = rs.getInt(2);
+    }
+    if (major >= 16 || edition == 5 || edition == 8) {
+      String zone;
+      try (PreparedStatement ps = c.prepareStatement(CdcStatements.CURRENT_TIMEZONE);
+          ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        zone = rs.getString(1);
+      }
+      SqlIdentifiers.timeZone(zone);
+      ServerClock clock = zone.equalsIgnoreCase("UTC") ? UTC : named(zone);
+      LOG.info(
+          "SQL Server reports its time zone as '{}'; commit times are converted from it", zone);
+      return clock;
+    }
+    int offset;
+    try (PreparedStatement ps = c.prepareStatement(CdcStatements.SERVER_OFFSET);
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      offset = rs.getInt(1);
+    }
+    ServerClock clock = fixed(offset);
+    LOG.warn(
+        "SQL Server {} cannot name its time zone (CURRENT_TIMEZONE_ID() needs 2022 or Azure SQL);"
+            + " commit times are converted with its current offset {}, which is wrong across"
+            + " daylight saving changes: set sourceTimeZone to the server's Windows zone name",
+        major,
+        clock);
+    return clock;
   }
 
   /**

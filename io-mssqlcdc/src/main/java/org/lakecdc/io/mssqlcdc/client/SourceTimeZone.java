@@ -24,7 +24,7 @@ import java.util.Optional;
  *       settings".
  * </ul>
  *
- * <p>Immutable and serializable (it travels in {@link ConnectionConfig}).
+ * <p>Immutable and serializable (it travels in {@link SqlCdcClientFactory}).
  */
 public final class SourceTimeZone implements Serializable {
   private static final long serialVersionUID = 1L;

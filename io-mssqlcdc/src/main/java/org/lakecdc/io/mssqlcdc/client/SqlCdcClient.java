@@ -3,47 +3,39 @@ package org.lakecdc.io.mssqlcdc.client;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.SortedMap;
-import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import org.apache.beam.sdk.util.BackOff;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
-import org.lakecdc.io.mssqlcdc.schema.SqlServerType;
+import org.lakecdc.io.mssqlcdc.schema.CapturedColumn;
 import org.lakecdc.io.mssqlcdc.time.CommitTimeConverter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The {@link CdcClient} over SQL Server: the only code that runs T-SQL, every statement taken from
- * {@link CdcStatements}, one method each, over one JDBC connection (Microsoft's mssql-jdbc) opened
- * at the first call and closed by {@link #close()}. Works with SQL Server 2016 SP1 and later, Azure
- * SQL Database and Azure SQL Managed Instance. It reads only: it never writes to the source
- * database and never creates or drops capture instances.
+ * {@link CdcStatements}, one method each, over one JDBC connection (Microsoft's mssql-jdbc) taken
+ * from the source's pool at the first call and given back by {@link #close()} ({@link SqlSession}).
+ * Source-table reads are {@link SourceTableReads}', capture-instance metadata {@link
+ * CaptureInstanceQueries}'. Works with SQL Server 2016 SP1 and later, Azure SQL Database and Azure
+ * SQL Managed Instance. It reads only: it never writes to the source database and never creates or
+ * drops capture instances.
  *
  * <h2>Commit times</h2>
  *
  * {@code cdc.lsn_time_mapping.tran_end_time} is the server's local time; it is converted to UTC on
  * the server (docs/sql-server.md "Connection settings") with the clock resolved once per client
- * from {@link ConnectionConfig#sourceTimeZone()}: {@code UTC} as is; a named zone per LSN range
+ * from {@link SqlCdcClientFactory#sourceTimeZone()}: {@code UTC} as is; a named zone per LSN range
  * with one {@code DATEADD} when no daylight-saving change is near, else per commit with {@code AT
  * TIME ZONE} and the fall-back repeated-hour rule; {@code auto} reads {@code CURRENT_TIMEZONE_ID()}
  * on SQL Server 2022+ and Azure SQL, and otherwise falls back to the server's current UTC offset
@@ -53,23 +45,20 @@ import org.slf4j.LoggerFactory;
  * <h2>Errors and retries</h2>
  *
  * A transient error ({@link TransientErrors}: deadlock victim 1205, Azure SQL transient errors,
- * dropped connections) closes the connection and runs the call again on a new one after a backoff
- * ({@link RetryPolicy}: at most 3 retries), logging a warning each time; streamed reads are retried
- * only until their query has started, after which the runner retries the bundle. A change-table
- * read refused for lack of {@code SELECT} raises {@link ChangeTablePermissionError} with the exact
- * GRANT. An unknown capture instance raises {@link CaptureInstanceNotFoundError}; other database
- * errors are {@link CdcException}s naming the operation, the SQL Server error number and SQLSTATE.
- * The password is never part of any message.
+ * dropped connections) gives the connection back and runs the call again on a new one after a
+ * backoff ({@link RetryPolicy}: at most 3 retries), logging a warning each time; streamed reads are
+ * retried only until their query has started, after which the runner retries the bundle. A
+ * change-table read refused for lack of {@code SELECT} raises {@link ChangeTablePermissionError}
+ * with the exact GRANT. An unknown capture instance raises {@link CaptureInstanceNotFoundError};
+ * other database errors are {@link CdcException}s naming the operation, the SQL Server error number
+ * and SQLSTATE. The password is never part of any message.
  *
  * <p>Not thread-safe: one client per thread, as {@link CdcClient} says. Streamed results ({@link
  * #readChanges}, {@link #readTable}) hold the connection until closed; close them before the next
  * call.
  */
-public final class SqlCdcClient implements CdcClient {
+final class SqlCdcClient extends SourceTableReads {
   private static final Logger LOG = LoggerFactory.getLogger(SqlCdcClient.class);
-
-  /** Rows fetched per round trip of a streamed read. */
-  static final int FETCH_SIZE = 10_000;
 
   /** SQL Server error 229: "The %ls permission was denied on the object '%.*ls' ...". */
   static final int PERMISSION_DENIED = 229;
@@ -78,54 +67,21 @@ public final class SqlCdcClient implements CdcClient {
   private static final DateTimeFormatter SECONDS =
       DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss", Locale.ROOT).withZone(ZoneOffset.UTC);
 
-  /** {@code [name]} items of {@code index_column_list}, {@code ]]} escaping a {@code ]}. */
-  private static final Pattern BRACKETED = Pattern.compile("\\[((?:[^\\]]|\\]\\])*)\\]");
-
-  /** Opens the connection; the test seam. */
-  @FunctionalInterface
-  interface Connector {
-    /**
-     * Opens a connection.
-     *
-     * @param config the settings
-     * @return an open connection
-     * @throws SQLException when the server refuses or cannot be reached
-     */
-    Connection connect(ConnectionConfig config) throws SQLException;
-  }
-
-  private final ConnectionConfig config;
-  private final Connector connector;
-  private final RetryPolicy retry;
+  private final SqlCdcClientFactory settings;
   private final Map<String, String> resolvedNames = new HashMap<>();
-  private Connection connection;
   private ServerClock clock;
-  private boolean closed;
 
   /**
-   * A client over the configured server; the connection opens at the first call.
+   * A client over the source {@code settings} describe, taking its connection from {@code
+   * connector} at the first call.
    *
-   * @param config the connection settings
+   * @param settings the source's client settings (server clock, lock timeout)
+   * @param connector where the connection comes from
+   * @param retry how transient errors are retried
    */
-  public SqlCdcClient(ConnectionConfig config) {
-    this(config, SqlCdcClient::connectWithDriver, RetryPolicy.standard());
-  }
-
-  SqlCdcClient(ConnectionConfig config, Connector connector, RetryPolicy retry) {
-    this.config = Objects.requireNonNull(config, "config");
-    this.connector = Objects.requireNonNull(connector, "connector");
-    this.retry = Objects.requireNonNull(retry, "retry");
-  }
-
-  private static Connection connectWithDriver(ConnectionConfig config) throws SQLException {
-    String password = config.password().read();
-    Connection c =
-        new com.microsoft.sqlserver.jdbc.SQLServerDriver()
-            .connect(config.jdbcUrl(), config.driverProperties(password));
-    if (c == null) {
-      throw new CdcException("The SQL Server driver does not accept the URL " + config.jdbcUrl());
-    }
-    return c;
+  SqlCdcClient(SqlCdcClientFactory settings, SqlSession.Connector connector, RetryPolicy retry) {
+    super(new SqlSession(connector, retry, settings.lockTimeoutMs().orElse(-1)));
+    this.settings = Objects.requireNonNull(settings, "settings");
   }
 
   /**
@@ -276,7 +232,7 @@ public final class SqlCdcClient implements CdcClient {
   @Override
   public List<CaptureInstance> captureInstances(String captureInstance) {
     SqlIdentifiers.captureInstance(captureInstance);
-    List<CaptureInstance> all = call("Listing capture instances", this::help);
+    List<CaptureInstance> all = call("Listing capture instances", CaptureInstanceQueries::help);
     CaptureInstance named = find(all, captureInstance);
     if (named == null) {
       for (CaptureInstance i : all) {
@@ -317,7 +273,9 @@ public final class SqlCdcClient implements CdcClient {
   @Override
   public List<CapturedColumn> capturedColumns(String captureInstance) {
     String name = resolve(captureInstance);
-    return call("Reading the captured columns of '" + name + "'", c -> captured(c, name));
+    return call(
+        "Reading the captured columns of '" + name + "'",
+        c -> CaptureInstanceQueries.captured(c, name));
   }
 
   /**
@@ -407,8 +365,9 @@ public final class SqlCdcClient implements CdcClient {
           ResultSet rs =
               executeOnChangeTable(
                   c, name, sql, query.fromLsn().toString(), query.toLsn().toString());
-          String[] types = types(rs);
-          return new ResultIterator<ChangeRow>(rs, "Reading the change rows of " + range) {
+          String[] types = SqlSession.types(rs);
+          return new SqlSession.ResultIterator<ChangeRow>(
+              rs, "Reading the change rows of " + range) {
             @Override
             ChangeRow row(ResultSet r) throws SQLException {
               Integer commandId = null;
@@ -492,568 +451,22 @@ public final class SqlCdcClient implements CdcClient {
         });
   }
 
-  // ---- source tables ----------------------------------------------------------------------------
-
   /**
-   * {@inheritDoc}
-   *
-   * <p>Under {@code SET LOCK_TIMEOUT} when configured and the query's isolation level; key bounds
-   * bound as text and cast to the key columns' declared types ({@link KeyRangeSql}). Table and
-   * column names match as the database's collation does; a column the table no longer has, and a
-   * computed column, read NULL.
-   *
-   * @throws CdcException for an unknown table (or one the login may not SELECT) or key column
-   * @throws IllegalArgumentException for a bound of the wrong size, or bounds on a key type they
-   *     cannot be cast to
+   * Gives the connection back to its pool; idempotent. Later calls raise {@link
+   * IllegalStateException}.
    */
-  @Override
-  public CloseableIterator<List<Object>> readTable(TableQuery query) {
-    SqlIdentifiers.name(query.schema());
-    SqlIdentifiers.name(query.table());
-    String table = query.schema() + "." + query.table();
-    return call(
-        "Reading " + table,
-        c -> {
-          Map<String, SourceColumn> columns = sourceColumns(c, query.schema(), query.table());
-          List<String> selected = new ArrayList<>();
-          int[] position = new int[query.columns().size()];
-          for (int i = 0; i < query.columns().size(); i++) {
-            SourceColumn col = columns.get(query.columns().get(i).toLowerCase(Locale.ROOT));
-            if (col == null || col.computed()) {
-              position[i] = -1;
-            } else {
-              position[i] = selected.size();
-              selected.add(col.name());
-            }
-          }
-          List<String> keyNames = new ArrayList<>();
-          List<KeyRangeSql.KeyColumn> keys = new ArrayList<>();
-          boolean bounded =
-              query.lowerInclusive().isPresent() || query.upperExclusive().isPresent();
-          for (String k : query.keyColumns()) {
-            SourceColumn col = columns.get(k.toLowerCase(Locale.ROOT));
-            if (col == null) {
-              throw new CdcException("Invalid column name '" + k + "' in table '" + table + "'");
-            }
-            keyNames.add(col.name());
-            if (bounded) {
-              keys.add(col.keyColumn());
-            }
-          }
-          List<KeyRangeSql.Piece> pieces =
-              bounded
-                  ? KeyRangeSql.pieces(keys, query.lowerInclusive(), query.upperExclusive())
-                  : List.of(new KeyRangeSql.Piece("", List.of()));
-          if (pieces.isEmpty()) {
-            return CloseableIterators.<List<Object>>empty();
-          }
-          List<String> where = new ArrayList<>();
-          List<String> parameters = new ArrayList<>();
-          for (KeyRangeSql.Piece p : pieces) {
-            where.add(p.where());
-            parameters.addAll(p.parameters());
-          }
-          String sql =
-              CdcStatements.sourceReadPrefix(config.lockTimeoutMs().orElse(-1), query.isolation())
-                  + CdcStatements.readTable(
-                      query.schema(), query.table(), selected, keyNames, where);
-          PreparedStatement ps = prepareStreaming(c, sql);
-          ResultSet rs;
-          try {
-            for (int i = 0; i < parameters.size(); i++) {
-              ps.setString(i + 1, parameters.get(i));
-            }
-            rs = ps.executeQuery();
-          } catch (SQLException | RuntimeException e) {
-            closeQuietly(ps);
-            throw e;
-          }
-          String[] types = types(rs);
-          return new ResultIterator<List<Object>>(rs, "Reading " + table) {
-            @Override
-            List<Object> row(ResultSet r) throws SQLException {
-              List<Object> values = new ArrayList<>(position.length);
-              for (int p : position) {
-                values.add(p < 0 ? null : JdbcValues.read(r, p + 1, types[p]));
-              }
-              return Collections.unmodifiableList(values);
-            }
-          };
-        });
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>One statement: {@code NTILE(n)} over the key columns and the first row of each tile after
-   * the first ({@code ROW_NUMBER} per tile), under the lock timeout and {@code isolation}; keys
-   * sort in SQL Server's order (NULL first, strings by the column's collation).
-   */
-  @Override
-  public List<List<Object>> keyTiles(
-      String schema, String table, List<String> keyColumns, int n, IsolationLevel isolation) {
-    if (n < 1) {
-      throw new IllegalArgumentException("n must be at least 1, got " + n);
-    }
-    if (keyColumns.isEmpty()) {
-      throw new IllegalArgumentException(
-          "Key tiles of " + schema + "." + table + " need at least one key column");
-    }
-    SqlIdentifiers.name(schema);
-    SqlIdentifiers.name(table);
-    return call(
-        "Planning key ranges of " + schema + "." + table,
-        c -> {
-          Map<String, SourceColumn> columns = sourceColumns(c, schema, table);
-          List<String> keys = new ArrayList<>();
-          for (String k : keyColumns) {
-            SourceColumn col = columns.get(k.toLowerCase(Locale.ROOT));
-            if (col == null) {
-              throw new CdcException(
-                  "Invalid column name '" + k + "' in table '" + schema + "." + table + "'");
-            }
-            keys.add(col.name());
-          }
-          String sql =
-              CdcStatements.sourceReadPrefix(config.lockTimeoutMs().orElse(-1), isolation)
-                  + CdcStatements.keyTiles(schema, table, keys, n);
-          List<List<Object>> out = new ArrayList<>();
-          try (PreparedStatement ps = c.prepareStatement(sql);
-              ResultSet rs = ps.executeQuery()) {
-            String[] types = types(rs);
-            while (rs.next()) {
-              List<Object> tuple = new ArrayList<>(keys.size());
-              for (int i = 0; i < keys.size(); i++) {
-                tuple.add(JdbcValues.read(rs, i + 1, types[i]));
-              }
-              out.add(Collections.unmodifiableList(tuple));
-            }
-          }
-          return Collections.unmodifiableList(out);
-        });
-  }
-
-  // ---- chunk planning (issue 12) ----------------------------------------------------------------
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>One statement of two seeks ({@code SELECT (SELECT MIN([k]) ...) AS lo, (SELECT MAX([k]) ...)
-   * AS hi}), under the lock timeout and {@code isolation}.
-   */
-  @Override
-  public Optional<List<Object>> keyRange(
-      String schema, String table, String keyColumn, IsolationLevel isolation) {
-    requireKeyColumns(schema, table, List.of(keyColumn));
-    return call(
-        "Reading the key range of " + schema + "." + table,
-        c -> {
-          SourceColumn k = keyColumns(c, schema, table, List.of(keyColumn)).get(0);
-          String sql = prefix(isolation) + CdcStatements.keyRange(schema, table, k.name());
-          try (PreparedStatement ps = c.prepareStatement(sql);
-              ResultSet rs = ps.executeQuery()) {
-            if (!rs.next()) {
-              return Optional.<List<Object>>empty();
-            }
-            String[] types = types(rs);
-            Object lo = JdbcValues.read(rs, 1, types[0]);
-            Object hi = JdbcValues.read(rs, 2, types[1]);
-            if (lo == null || hi == null) {
-              return Optional.<List<Object>>empty();
-            }
-            return Optional.of(Collections.unmodifiableList(java.util.Arrays.asList(lo, hi)));
-          }
-        });
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>{@code SELECT TOP (1) <keys> ... ORDER BY <keys DESC>}, under the lock timeout and {@code
-   * isolation}.
-   */
-  @Override
-  public Optional<List<Object>> keyMax(
-      String schema, String table, List<String> keyColumns, IsolationLevel isolation) {
-    requireKeyColumns(schema, table, keyColumns);
-    return call(
-        "Reading the last key of " + schema + "." + table,
-        c -> {
-          List<String> keys = columnNames(keyColumns(c, schema, table, keyColumns));
-          String sql = prefix(isolation) + CdcStatements.keyMax(schema, table, keys);
-          try (PreparedStatement ps = c.prepareStatement(sql);
-              ResultSet rs = ps.executeQuery()) {
-            return rs.next() ? Optional.of(tuple(rs, keys.size())) : Optional.<List<Object>>empty();
-          }
-        });
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>The range's seekable pieces ({@link KeyRangeSql}, bounds bound as text and cast to the key
-   * columns' declared types from {@code sys.columns}) each take {@code TOP (n + 1)} ordered by the
-   * key; the union is ordered and offset by n rows. Under the lock timeout and {@code isolation}.
-   *
-   * @throws IllegalArgumentException when {@code n < 0}, a bound has the wrong size, or a key type
-   *     bounds cannot be cast to
-   */
-  @Override
-  public Optional<List<Object>> keyBound(
-      String schema,
-      String table,
-      List<String> keyColumns,
-      Optional<List<Object>> lowerInclusive,
-      Optional<List<Object>> upperExclusive,
-      long n,
-      IsolationLevel isolation) {
-    requireKeyColumns(schema, table, keyColumns);
-    if (n < 0) {
-      throw new IllegalArgumentException("n must be at least 0, got " + n);
-    }
-    return call(
-        "Seeking a key bound of " + schema + "." + table,
-        c -> {
-          List<SourceColumn> columns = keyColumns(c, schema, table, keyColumns);
-          List<KeyRangeSql.KeyColumn> keys = new ArrayList<>();
-          for (SourceColumn col : columns) {
-            keys.add(col.keyColumn());
-          }
-          List<KeyRangeSql.Piece> pieces = KeyRangeSql.pieces(keys, lowerInclusive, upperExclusive);
-          if (pieces.isEmpty()) {
-            return Optional.<List<Object>>empty();
-          }
-          List<String> where = new ArrayList<>();
-          List<String> parameters = new ArrayList<>();
-          for (KeyRangeSql.Piece p : pieces) {
-            where.add(p.where());
-            parameters.addAll(p.parameters());
-          }
-          String sql =
-              prefix(isolation)
-                  + CdcStatements.keyBound(schema, table, columnNames(columns), where, n);
-          try (PreparedStatement ps = c.prepareStatement(sql)) {
-            for (int i = 0; i < parameters.size(); i++) {
-              ps.setString(i + 1, parameters.get(i));
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-              return rs.next()
-                  ? Optional.of(tuple(rs, columns.size()))
-                  : Optional.<List<Object>>empty();
-            }
-          }
-        });
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>One {@code GROUP BY} of {@code k / width} (bigint arithmetic, one slice lower for a negative
-   * key with a remainder), bounds bound as text and cast to the column's type (a bound beyond the
-   * type's range is left out), under the lock timeout and {@code isolation}.
-   *
-   * @throws IllegalArgumentException when {@code width < 1} or the column is not {@code tinyint},
-   *     {@code smallint}, {@code int} or {@code bigint}
-   */
-  @Override
-  public SortedMap<Long, Long> keySlices(
-      String schema,
-      String table,
-      String keyColumn,
-      long width,
-      long low,
-      long high,
-      IsolationLevel isolation) {
-    requireKeyColumns(schema, table, List.of(keyColumn));
-    if (width < 1) {
-      throw new IllegalArgumentException("width must be at least 1, got " + width);
-    }
-    return call(
-        "Counting key slices of " + schema + "." + table,
-        c -> {
-          SourceColumn k = keyColumns(c, schema, table, List.of(keyColumn)).get(0);
-          long[] range = integerRange(k, "slices need tinyint, smallint, int or bigint");
-          KeyRangeSql.KeyColumn key = k.keyColumn();
-          List<String> parameters = new ArrayList<>();
-          String lower = null;
-          String upper = null;
-          if (low > range[0]) {
-            lower = key.cast();
-            parameters.add(Long.toString(Math.min(low, range[1])));
-          }
-          if (high < range[1]) {
-            upper = key.cast();
-            parameters.add(Long.toString(Math.max(high, range[0])));
-          }
-          TreeMap<Long, Long> slices = new TreeMap<>();
-          if (low > high) {
-            return Collections.unmodifiableSortedMap(slices);
-          }
-          String sql =
-              prefix(isolation)
-                  + CdcStatements.keySlices(schema, table, k.name(), lower, upper, width);
-          try (PreparedStatement ps = c.prepareStatement(sql)) {
-            for (int i = 0; i < parameters.size(); i++) {
-              ps.setString(i + 1, parameters.get(i));
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-              while (rs.next()) {
-                slices.put(rs.getLong(1), rs.getLong(2));
-              }
-            }
-          }
-          return Collections.unmodifiableSortedMap(slices);
-        });
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>One {@code GROUP BY} of the ordinal's bucket ({@link CdcStatements#keyBuckets}), the
-   * column's type from {@code sys.columns}, under the lock timeout and {@code isolation}.
-   */
-  @Override
-  public SortedMap<Long, KeyBucket> keyBuckets(
-      String schema, String table, String keyColumn, long width, IsolationLevel isolation) {
-    requireKeyColumns(schema, table, List.of(keyColumn));
-    if (width < 1) {
-      throw new IllegalArgumentException("width must be at least 1, got " + width);
-    }
-    return call(
-        "Counting key buckets of " + schema + "." + table,
-        c -> {
-          SourceColumn k = keyColumns(c, schema, table, List.of(keyColumn)).get(0);
-          boolean date = k.type().equalsIgnoreCase("date");
-          if (!date) {
-            integerRange(k, "buckets need tinyint, smallint, int, bigint or date");
-          }
-          String sql =
-              prefix(isolation) + CdcStatements.keyBuckets(schema, table, k.name(), date, width);
-          TreeMap<Long, KeyBucket> buckets = new TreeMap<>();
-          try (PreparedStatement ps = c.prepareStatement(sql);
-              ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-              buckets.put(
-                  rs.getLong(1),
-                  new KeyBucket(rs.getLong(2), rs.getBigDecimal(3).toBigIntegerExact()));
-            }
-          }
-          return Collections.unmodifiableSortedMap(buckets);
-        });
-  }
-
-  /** {@inheritDoc} {@code SELECT COUNT_BIG(*)}, under the lock timeout and {@code isolation}. */
-  @Override
-  public long rowCount(String schema, String table, IsolationLevel isolation) {
-    SqlIdentifiers.name(schema);
-    SqlIdentifiers.name(table);
-    return call(
-        "Counting the rows of " + schema + "." + table,
-        c -> {
-          try (PreparedStatement ps =
-                  c.prepareStatement(prefix(isolation) + CdcStatements.rowCount(schema, table));
-              ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getLong(1);
-          }
-        });
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>{@code EXEC sys.sp_spaceused @objname = ?} with {@code [schema].[table]}; the {@code rows}
-   * column (char(20), e.g. {@code "1234"} padded with spaces) is read up to its first non-digit.
-   *
-   * @throws CdcException for an unknown table, or a {@code rows} column without a number
-   */
-  @Override
-  public long rowEstimate(String schema, String table) {
-    SqlIdentifiers.name(schema);
-    SqlIdentifiers.name(table);
-    return call(
-        "Estimating the rows of " + schema + "." + table,
-        c -> {
-          try (PreparedStatement ps = c.prepareStatement(CdcStatements.ROW_ESTIMATE)) {
-            ps.setString(1, SqlIdentifiers.quote(schema) + "." + SqlIdentifiers.quote(table));
-            try (ResultSet rs = ps.executeQuery()) {
-              if (!rs.next()) {
-                throw new CdcException("sp_spaceused answered no row for " + schema + "." + table);
-              }
-              return parseRows(rs.getString("rows"), schema + "." + table);
-            }
-          }
-        });
-  }
-
-  /** The leading number of sp_spaceused's {@code rows} text ({@code "1234 rows"} reads 1234). */
-  static long parseRows(String text, String table) {
-    Matcher m = LEADING_NUMBER.matcher(text == null ? "" : text);
-    if (!m.lookingAt()) {
-      throw new CdcException(
-          "sp_spaceused answered rows '" + text + "' for " + table + ", not a number");
-    }
-    return Long.parseLong(m.group(1));
-  }
-
-  private static final Pattern LEADING_NUMBER = Pattern.compile("\\s*(\\d{1,18})");
-
-  private String prefix(IsolationLevel isolation) {
-    return CdcStatements.sourceReadPrefix(config.lockTimeoutMs().orElse(-1), isolation);
-  }
-
-  private static void requireKeyColumns(String schema, String table, List<String> keyColumns) {
-    SqlIdentifiers.name(schema);
-    SqlIdentifiers.name(table);
-    if (keyColumns.isEmpty()) {
-      throw new IllegalArgumentException(
-          "Key queries of " + schema + "." + table + " need at least one key column");
-    }
-    keyColumns.forEach(SqlIdentifiers::name);
-  }
-
-  /** The named columns of the source table, as SQL Server spells them. */
-  private static List<SourceColumn> keyColumns(
-      Connection c, String schema, String table, List<String> keyColumns) throws SQLException {
-    Map<String, SourceColumn> columns = sourceColumns(c, schema, table);
-    List<SourceColumn> out = new ArrayList<>();
-    for (String k : keyColumns) {
-      SourceColumn col = columns.get(k.toLowerCase(Locale.ROOT));
-      if (col == null) {
-        throw new CdcException(
-            "Invalid column name '" + k + "' in table '" + schema + "." + table + "'");
-      }
-      out.add(col);
-    }
-    return out;
-  }
-
-  private static List<String> columnNames(List<SourceColumn> columns) {
-    List<String> out = new ArrayList<>();
-    for (SourceColumn col : columns) {
-      out.add(col.name());
-    }
-    return out;
-  }
-
-  private static List<Object> tuple(ResultSet rs, int n) throws SQLException {
-    String[] types = types(rs);
-    List<Object> out = new ArrayList<>(n);
-    for (int i = 0; i < n; i++) {
-      out.add(JdbcValues.read(rs, i + 1, types[i]));
-    }
-    return Collections.unmodifiableList(out);
-  }
-
-  /**
-   * {@code [min, max]} of an integer column's type.
-   *
-   * @param needs what the caller needs, for the message ({@code slices need tinyint, ...})
-   * @throws IllegalArgumentException for another type: {@code Key column '<k>' has type <t>;
-   *     <needs>}
-   */
-  private static long[] integerRange(SourceColumn k, String needs) {
-    return switch (k.type().toLowerCase(Locale.ROOT)) {
-      case "tinyint" -> new long[] {0, 255};
-      case "smallint" -> new long[] {Short.MIN_VALUE, Short.MAX_VALUE};
-      case "int" -> new long[] {Integer.MIN_VALUE, Integer.MAX_VALUE};
-      case "bigint" -> new long[] {Long.MIN_VALUE, Long.MAX_VALUE};
-      default ->
-          throw new IllegalArgumentException(
-              "Key column '" + k.name() + "' has type " + k.type() + "; " + needs);
-    };
-  }
-
-  /** Closes the connection; idempotent. Later calls raise {@link IllegalStateException}. */
   @Override
   public void close() {
-    closed = true;
-    dropConnection();
+    session.close();
   }
 
   @Override
   public String toString() {
-    return "SqlCdcClient" + config.describe();
+    return "SqlCdcClient" + settings.describe();
   }
 
-  // ---- calls and retries ------------------------------------------------------------------------
-
-  /** A unit of work on the connection. */
-  @FunctionalInterface
-  private interface Work<T> {
-    T run(Connection c) throws SQLException;
-  }
-
-  /**
-   * Runs {@code work} on the connection, retrying transient errors on a new connection.
-   *
-   * @throws CdcException wrapping a database error that is not transient, or the last transient one
-   *     after the retries
-   */
-  private <T> T call(String operation, Work<T> work) {
-    if (closed) {
-      throw new IllegalStateException("This SqlCdcClient is closed");
-    }
-    BackOff backOff = retry.backOff();
-    for (int attempt = 1; ; attempt++) {
-      try {
-        return work.run(connection());
-      } catch (SQLException e) {
-        if (!TransientErrors.isTransient(e)) {
-          throw failure(operation, e);
-        }
-        dropConnection();
-        long waited;
-        try {
-          waited = retry.waitBeforeRetry(backOff);
-        } catch (InterruptedException interrupted) {
-          Thread.currentThread().interrupt();
-          throw failure(operation, e);
-        }
-        if (waited == BackOff.STOP) {
-          throw failure(operation, e);
-        }
-        LOG.warn(
-            "{} failed: {}; retry {} of {} on a new connection after {} ms",
-            operation,
-            describe(e),
-            attempt,
-            RetryPolicy.MAX_RETRIES,
-            waited);
-      }
-    }
-  }
-
-  private Connection connection() throws SQLException {
-    if (connection == null) {
-      connection = connector.connect(config);
-    }
-    return connection;
-  }
-
-  private void dropConnection() {
-    Connection c = connection;
-    connection = null;
-    if (c != null) {
-      try {
-        c.close();
-      } catch (SQLException e) {
-        LOG.debug("Closing a SQL Server connection failed: {}", describe(e));
-      }
-    }
-  }
-
-  private static CdcException failure(String operation, SQLException e) {
-    return new CdcException(operation + " failed: " + describe(e), e);
-  }
-
-  private static String describe(SQLException e) {
-    return e.getMessage()
-        + " (SQL Server error "
-        + e.getErrorCode()
-        + ", SQLSTATE "
-        + e.getSQLState()
-        + ")";
+  private <T> T call(String operation, SqlSession.Work<T> work) {
+    return session.call(operation, work);
   }
 
   // ---- helpers ----------------------------------------------------------------------------------
@@ -1135,49 +548,9 @@ public final class SqlCdcClient implements CdcClient {
 
   /** The clock, resolved once per client (docs/scenarios.md C237, C238). */
   private ServerClock clock(Connection c) throws SQLException {
-    if (clock != null) {
-      return clock;
+    if (clock == null) {
+      clock = ServerClock.resolve(c, settings.sourceTimeZone());
     }
-    SourceTimeZone setting = config.sourceTimeZone();
-    if (!setting.isAuto()) {
-      String name = setting.name().orElseThrow();
-      clock = name.equals("UTC") ? ServerClock.UTC : ServerClock.named(name);
-      return clock;
-    }
-    int major;
-    int edition;
-    try (PreparedStatement ps = c.prepareStatement(CdcStatements.SERVER_VERSION);
-        ResultSet rs = ps.executeQuery()) {
-      rs.next();
-      major = rs.getInt(1);
-      edition = rs.getInt(2);
-    }
-    if (major >= 16 || edition == 5 || edition == 8) {
-      String zone;
-      try (PreparedStatement ps = c.prepareStatement(CdcStatements.CURRENT_TIMEZONE);
-          ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        zone = rs.getString(1);
-      }
-      SqlIdentifiers.timeZone(zone);
-      clock = zone.equalsIgnoreCase("UTC") ? ServerClock.UTC : ServerClock.named(zone);
-      LOG.info(
-          "SQL Server reports its time zone as '{}'; commit times are converted from it", zone);
-      return clock;
-    }
-    int offset;
-    try (PreparedStatement ps = c.prepareStatement(CdcStatements.SERVER_OFFSET);
-        ResultSet rs = ps.executeQuery()) {
-      rs.next();
-      offset = rs.getInt(1);
-    }
-    clock = ServerClock.fixed(offset);
-    LOG.warn(
-        "SQL Server {} cannot name its time zone (CURRENT_TIMEZONE_ID() needs 2022 or Azure SQL);"
-            + " commit times are converted with its current offset {}, which is wrong across"
-            + " daylight saving changes: set sourceTimeZone to the server's Windows zone name",
-        major,
-        clock);
     return clock;
   }
 
@@ -1195,7 +568,7 @@ public final class SqlCdcClient implements CdcClient {
     if (known != null) {
       return known;
     }
-    List<CaptureInstance> all = call("Listing capture instances", this::help);
+    List<CaptureInstance> all = call("Listing capture instances", CaptureInstanceQueries::help);
     CaptureInstance found = find(all, captureInstance);
     if (found == null) {
       throw new CaptureInstanceNotFoundError(captureInstance, names(all));
@@ -1206,7 +579,7 @@ public final class SqlCdcClient implements CdcClient {
 
   private CaptureInstanceNotFoundError notFound(String captureInstance) {
     return new CaptureInstanceNotFoundError(
-        captureInstance, names(call("Listing capture instances", this::help)));
+        captureInstance, names(call("Listing capture instances", CaptureInstanceQueries::help)));
   }
 
   private static CaptureInstance find(List<CaptureInstance> all, String name) {
@@ -1236,185 +609,6 @@ public final class SqlCdcClient implements CdcClient {
     return all.stream().map(CaptureInstance::name).toList();
   }
 
-  /** Every capture instance {@code sys.sp_cdc_help_change_data_capture} lists. */
-  private List<CaptureInstance> help(Connection c) throws SQLException {
-    List<CaptureInstance> out = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(CdcStatements.HELP_CHANGE_DATA_CAPTURE);
-        ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        byte[] start = rs.getBytes("start_lsn");
-        Optional<Lsn> startLsn = start == null ? Optional.empty() : Optional.of(Lsn.ofBytes(start));
-        out.add(
-            new CaptureInstance(
-                rs.getString("capture_instance"),
-                rs.getString("source_schema"),
-                rs.getString("source_table"),
-                startLsn.filter(l -> !l.isZero()),
-                Optional.ofNullable(rs.getObject("create_date", LocalDateTime.class)),
-                indexColumns(rs.getString("index_column_list"))));
-      }
-    }
-    return out;
-  }
-
-  /**
-   * The names of {@code index_column_list}, e.g. {@code [order_id], [line]}.
-   *
-   * @param list the list, or null
-   * @return the names in order; empty for null
-   */
-  static List<String> indexColumns(String list) {
-    List<String> out = new ArrayList<>();
-    if (list == null) {
-      return out;
-    }
-    Matcher m = BRACKETED.matcher(list);
-    while (m.find()) {
-      out.add(m.group(1).replace("]]", "]"));
-    }
-    return out;
-  }
-
-  private List<CapturedColumn> captured(Connection c, String name) throws SQLException {
-    List<CapturedColumn> columns = new ArrayList<>();
-    List<Integer> ids = new ArrayList<>();
-    String schema = null;
-    String table = null;
-    try (PreparedStatement ps = c.prepareStatement(CdcStatements.CAPTURED_COLUMNS)) {
-      ps.setString(1, name);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          schema = rs.getString("source_schema");
-          table = rs.getString("source_table");
-          ids.add(rs.getInt("column_id"));
-          columns.add(
-              new CapturedColumn(
-                  rs.getString("column_name"),
-                  rs.getInt("column_ordinal"),
-                  capturedType(
-                      rs.getString("data_type"),
-                      toInteger(rs.getObject("character_maximum_length")),
-                      toInteger(rs.getObject("numeric_precision")),
-                      toInteger(rs.getObject("numeric_scale")),
-                      toInteger(rs.getObject("datetime_precision"))),
-                  false));
-        }
-      }
-    }
-    if (schema != null) {
-      Set<Integer> computed = new HashSet<>();
-      for (SourceColumn col : sourceColumns(c, schema, table).values()) {
-        if (col.computed()) {
-          computed.add(col.id());
-        }
-      }
-      for (int i = 0; i < columns.size(); i++) {
-        CapturedColumn col = columns.get(i);
-        if (computed.contains(ids.get(i))) {
-          columns.set(i, new CapturedColumn(col.name(), col.ordinal(), col.type(), true));
-        }
-      }
-    }
-    columns.sort(Comparator.comparingInt(CapturedColumn::ordinal));
-    return columns;
-  }
-
-  private static Integer toInteger(Object value) {
-    return value == null ? null : ((Number) value).intValue();
-  }
-
-  /**
-   * A captured column's type from {@code sys.sp_cdc_get_captured_columns}.
-   *
-   * @param dataType {@code data_type}
-   * @param maxLength {@code character_maximum_length} (-1 for {@code max}), or null
-   * @param precision {@code numeric_precision}, or null
-   * @param scale {@code numeric_scale}, or null
-   * @param datetimePrecision {@code datetime_precision}, or null
-   * @return {@code varchar(20)}, {@code decimal(18,2)}, {@code datetime2(7)}, {@code int}, ...
-   */
-  static SqlServerType capturedType(
-      String dataType,
-      Integer maxLength,
-      Integer precision,
-      Integer scale,
-      Integer datetimePrecision) {
-    String name = dataType.strip().toLowerCase(Locale.ROOT);
-    switch (name) {
-      case "decimal":
-      case "numeric":
-        return SqlServerType.of(name, precision, scale);
-      case "char":
-      case "varchar":
-      case "nchar":
-      case "nvarchar":
-      case "binary":
-      case "varbinary":
-        return new SqlServerType(name, maxLength, null);
-      case "datetime2":
-      case "datetimeoffset":
-      case "time":
-        return new SqlServerType(name, datetimePrecision, null);
-      default:
-        return SqlServerType.of(name);
-    }
-  }
-
-  /** A row of {@code sys.columns}. */
-  private record SourceColumn(
-      int id,
-      String name,
-      String type,
-      int maxLength,
-      int precision,
-      int scale,
-      String collation,
-      boolean computed) {
-    KeyRangeSql.KeyColumn keyColumn() {
-      return KeyRangeSql.KeyColumn.of(name, type, maxLength, precision, scale, collation);
-    }
-  }
-
-  /** The source table's columns by lower-case name. */
-  private static Map<String, SourceColumn> sourceColumns(Connection c, String schema, String table)
-      throws SQLException {
-    Map<String, SourceColumn> out = new HashMap<>();
-    try (PreparedStatement ps = c.prepareStatement(CdcStatements.SOURCE_COLUMNS)) {
-      ps.setString(1, SqlIdentifiers.quote(schema) + "." + SqlIdentifiers.quote(table));
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          SourceColumn col =
-              new SourceColumn(
-                  rs.getInt(1),
-                  rs.getString(2),
-                  rs.getString(3),
-                  rs.getInt(4),
-                  rs.getInt(5),
-                  rs.getInt(6),
-                  rs.getString(7),
-                  rs.getBoolean(8));
-          out.put(col.name().toLowerCase(Locale.ROOT), col);
-        }
-      }
-    }
-    if (out.isEmpty()) {
-      throw new CdcException(
-          "Invalid object name '"
-              + schema
-              + "."
-              + table
-              + "' (no such table, or the login may not SELECT it)");
-    }
-    return out;
-  }
-
-  private static PreparedStatement prepareStreaming(Connection c, String sql) throws SQLException {
-    PreparedStatement ps =
-        c.prepareStatement(sql, ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY);
-    ps.setFetchSize(FETCH_SIZE);
-    return ps;
-  }
-
   /**
    * Executes a read of a change table; a refusal for lack of {@code SELECT} becomes {@link
    * ChangeTablePermissionError} (docs/scenarios.md C229): when the error is SQL Server's 229 or
@@ -1423,14 +617,14 @@ public final class SqlCdcClient implements CdcClient {
    */
   private ResultSet executeOnChangeTable(
       Connection c, String captureInstance, String sql, String... parameters) throws SQLException {
-    PreparedStatement ps = prepareStreaming(c, sql);
+    PreparedStatement ps = SqlSession.prepareStreaming(c, sql);
     try {
       for (int i = 0; i < parameters.length; i++) {
         ps.setString(i + 1, parameters[i]);
       }
       return ps.executeQuery();
     } catch (SQLException e) {
-      closeQuietly(ps);
+      SqlSession.closeQuietly(ps);
       Optional<String> user = deniedUser(c, captureInstance, e);
       if (user.isPresent()) {
         throw new ChangeTablePermissionError(captureInstance, user.get(), e);
@@ -1470,101 +664,5 @@ public final class SqlCdcClient implements CdcClient {
       e.addSuppressed(check);
     }
     return Optional.empty();
-  }
-
-  private static String[] types(ResultSet rs) throws SQLException {
-    ResultSetMetaData md = rs.getMetaData();
-    String[] types = new String[md.getColumnCount()];
-    for (int i = 0; i < types.length; i++) {
-      types[i] = JdbcValues.baseType(md.getColumnTypeName(i + 1));
-    }
-    return types;
-  }
-
-  private static void closeQuietly(AutoCloseable c) {
-    try {
-      c.close();
-    } catch (Exception e) {
-      LOG.debug("Closing a statement failed", e);
-    }
-  }
-
-  /** Streams the rows of an open result set; closes it and its statement at the end. */
-  private abstract static class ResultIterator<T> implements CloseableIterator<T> {
-    private final ResultSet rs;
-    private final String operation;
-    private T next;
-    private boolean done;
-
-    ResultIterator(ResultSet rs, String operation) {
-      this.rs = rs;
-      this.operation = operation;
-    }
-
-    abstract T row(ResultSet r) throws SQLException;
-
-    @Override
-    public boolean hasNext() {
-      if (next == null && !done) {
-        try {
-          if (rs.next()) {
-            next = row(rs);
-          } else {
-            close();
-          }
-        } catch (SQLException e) {
-          close();
-          throw failure(operation, e);
-        }
-      }
-      return next != null;
-    }
-
-    @Override
-    public T next() {
-      if (!hasNext()) {
-        throw new NoSuchElementException();
-      }
-      T out = next;
-      next = null;
-      return out;
-    }
-
-    @Override
-    public void close() {
-      if (done) {
-        return;
-      }
-      done = true;
-      try {
-        java.sql.Statement st = rs.getStatement();
-        rs.close();
-        if (st != null) {
-          st.close();
-        }
-      } catch (SQLException e) {
-        LOG.debug("Closing a result set failed: {}", describe(e));
-      }
-    }
-  }
-
-  /** Empty iterators. */
-  private static final class CloseableIterators {
-    static <T> CloseableIterator<T> empty() {
-      return new CloseableIterator<>() {
-        @Override
-        public boolean hasNext() {
-          return false;
-        }
-
-        @Override
-        public T next() {
-          throw new NoSuchElementException();
-        }
-
-        @Override
-        public void close() {}
-      };
-    }
   }
 }

@@ -27,7 +27,7 @@ import java.util.TreeMap;
  * IllegalArgumentException}), login failures (18456), missing permissions (229, 230, 262, 297), the
  * lock timeout the user asked for (1222) and every other error.
  */
-public final class TransientErrors {
+final class TransientErrors {
   /** Error 1205: "Transaction was deadlocked ... and has been chosen as the deadlock victim". */
   public static final int DEADLOCK_VICTIM = 1205;
 

@@ -12,12 +12,15 @@
  * org.lakecdc.io.mssqlcdc.client.SchemaChangedError}, ...). A pipeline ships a serializable {@link
  * org.lakecdc.io.mssqlcdc.client.CdcClientFactory} to its workers, never a connection.
  *
- * <p>{@link org.lakecdc.io.mssqlcdc.client.SqlCdcClient} (opened by {@link
- * org.lakecdc.io.mssqlcdc.client.SqlCdcClientFactory} from a {@link
- * org.lakecdc.io.mssqlcdc.client.ConnectionConfig}) is the only code that runs T-SQL, through the
- * Microsoft JDBC driver. The statements ({@code CdcStatements}), the retry of transient errors
- * ({@code RetryPolicy}, {@code TransientErrors}) and the JDBC value reads ({@code JdbcValues}) are
- * package-private internals. docs/sql-server.md describes the CDC setup, the reading login's
- * permissions and the connection settings the client expects.
+ * <p>The T-SQL client ({@code SqlCdcClient}, opened by {@link
+ * org.lakecdc.io.mssqlcdc.client.SqlCdcClientFactory} over Beam's {@code
+ * JdbcIO.DataSourceConfiguration} or a {@code DataSource} provider, the password read on each
+ * worker by a {@link org.lakecdc.io.mssqlcdc.client.PasswordSource}) is the only code that runs
+ * T-SQL, through the Microsoft JDBC driver. It, its session and source-table reads ({@code
+ * SqlSession}, {@code SourceTableReads}, {@code CaptureInstanceQueries}), the statements ({@code
+ * CdcStatements}), the retry of transient errors ({@code RetryPolicy}, {@code TransientErrors}) and
+ * the JDBC value reads ({@code JdbcValues}) are package-private internals. docs/sql-server.md
+ * describes the CDC setup, the reading login's permissions and the connection settings the client
+ * expects.
  */
 package org.lakecdc.io.mssqlcdc.client;

@@ -21,7 +21,6 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.lakecdc.io.mssqlcdc.client.CaptureInstance;
-import org.lakecdc.io.mssqlcdc.client.CapturedColumn;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.CdcException;
 import org.lakecdc.io.mssqlcdc.client.ChangeQuery;
@@ -32,6 +31,7 @@ import org.lakecdc.io.mssqlcdc.client.DdlChange;
 import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
 import org.lakecdc.io.mssqlcdc.client.TableQuery;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.schema.CapturedColumn;
 
 /**
  * Exports a database's CDC history, read through any {@link CdcClient} (the T-SQL client on a real

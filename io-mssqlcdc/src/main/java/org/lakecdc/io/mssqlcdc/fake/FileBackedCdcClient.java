@@ -22,7 +22,6 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import org.lakecdc.io.mssqlcdc.client.CaptureInstance;
 import org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError;
-import org.lakecdc.io.mssqlcdc.client.CapturedColumn;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.CdcException;
 import org.lakecdc.io.mssqlcdc.client.ChangeQuery;
@@ -36,6 +35,7 @@ import org.lakecdc.io.mssqlcdc.client.SplitPoint;
 import org.lakecdc.io.mssqlcdc.client.SqlIdentifiers;
 import org.lakecdc.io.mssqlcdc.client.TableQuery;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.schema.CapturedColumn;
 import org.lakecdc.io.mssqlcdc.time.CommitTimeConverter;
 
 /**

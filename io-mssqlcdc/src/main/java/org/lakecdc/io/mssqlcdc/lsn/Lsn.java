@@ -5,6 +5,7 @@ import java.math.BigInteger;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.regex.Pattern;
+import org.apache.beam.sdk.coders.Coder;
 
 /**
  * A SQL Server log sequence number as CDC exposes it: the {@code binary(10)} value of {@code
@@ -206,5 +207,15 @@ public final class Lsn implements Comparable<Lsn>, Serializable {
   @Override
   public String toString() {
     return "0x" + UPPER_HEX.formatHex(bytes);
+  }
+
+  /**
+   * The Beam coder of LSNs: the 10 raw bytes, big-endian, no length prefix. Deterministic, so LSNs
+   * can be keys; the encoded bytes sort in LSN order.
+   *
+   * @return the coder
+   */
+  public static Coder<Lsn> coder() {
+    return LsnCoder.of();
   }
 }

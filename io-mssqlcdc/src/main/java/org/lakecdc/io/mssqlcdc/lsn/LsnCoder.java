@@ -10,13 +10,13 @@ import org.apache.beam.sdk.coders.CoderException;
  * Beam coder of an {@link Lsn}: its 10 raw bytes, big-endian, with no length prefix. Deterministic,
  * so LSNs can be keys; the encoded bytes sort in LSN order.
  */
-public final class LsnCoder extends AtomicCoder<Lsn> {
+final class LsnCoder extends AtomicCoder<Lsn> {
   private static final LsnCoder INSTANCE = new LsnCoder();
 
   private LsnCoder() {}
 
   /** The coder. */
-  public static LsnCoder of() {
+  static LsnCoder of() {
     return INSTANCE;
   }
 

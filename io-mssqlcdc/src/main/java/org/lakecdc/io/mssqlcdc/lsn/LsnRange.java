@@ -3,6 +3,7 @@ package org.lakecdc.io.mssqlcdc.lsn;
 import java.io.Serializable;
 import java.math.BigInteger;
 import java.util.Objects;
+import org.apache.beam.sdk.coders.Coder;
 
 /**
  * A half-open interval {@code [from, to)} of LSNs: the restriction of the change reader. The
@@ -103,5 +104,15 @@ public record LsnRange(Lsn from, Lsn to, long firstBatch) implements Serializabl
   @Override
   public String toString() {
     return "[" + from + ", " + to + ")" + (firstBatch == 0 ? "" : " from batch " + firstBatch);
+  }
+
+  /**
+   * The Beam coder of ranges: the 10 bytes of {@code from}, the 10 bytes of {@code to}, then {@code
+   * firstBatch} (a variable-length long). Deterministic.
+   *
+   * @return the coder
+   */
+  public static Coder<LsnRange> coder() {
+    return LsnRangeCoder.of();
   }
 }

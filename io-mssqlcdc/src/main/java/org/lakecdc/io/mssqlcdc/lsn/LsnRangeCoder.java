@@ -9,13 +9,13 @@ import org.apache.beam.sdk.coders.VarLongCoder;
 /**
  * Beam coder of an {@link LsnRange}: the 10 bytes of {@code from}, then the 10 bytes of {@code to}.
  */
-public final class LsnRangeCoder extends AtomicCoder<LsnRange> {
+final class LsnRangeCoder extends AtomicCoder<LsnRange> {
   private static final LsnRangeCoder INSTANCE = new LsnRangeCoder();
 
   private LsnRangeCoder() {}
 
   /** The coder. */
-  public static LsnRangeCoder of() {
+  static LsnRangeCoder of() {
     return INSTANCE;
   }
 

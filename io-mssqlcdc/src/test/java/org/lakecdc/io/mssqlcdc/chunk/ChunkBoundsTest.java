@@ -62,7 +62,7 @@ class ChunkBoundsTest {
   }
 
   @Test
-  void everyKeyTypeReadsBackInItsJavaType() throws Exception {
+  void c106EveryKeyTypeReadsBackInItsJavaType() throws Exception {
     List<SqlServerType> types =
         List.of(
             SqlServerType.of("tinyint"),
@@ -100,7 +100,7 @@ class ChunkBoundsTest {
   }
 
   @Test
-  void anIntegerBoundAboveTheTypesMaximumReadsAsOpen() throws Exception {
+  void c106AnIntegerBoundAboveTheTypesMaximumReadsAsOpen() throws Exception {
     assertNull(back("2147483648", List.of(INT)));
     assertNull(back("9223372036854775808", List.of(SqlServerType.of("bigint"))));
     assertEquals(key(2147483647), back("2147483647", List.of(INT)));
@@ -118,7 +118,7 @@ class ChunkBoundsTest {
   }
 
   @Test
-  void aPlanIsIndexLoHiTriples() {
+  void c106APlanIsIndexLoHiTriples() {
     List<SqlServerType> types = List.of(INT, VARCHAR);
     List<Chunk> plan = List.of(new Chunk(0, null, key(1, "a")), new Chunk(1, key(1, "a"), null));
     String json = ChunkBounds.planJson(plan, types);

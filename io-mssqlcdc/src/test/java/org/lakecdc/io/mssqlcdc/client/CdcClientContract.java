@@ -28,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.client.CdcTestDatabase.Change;
 import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.schema.CapturedColumn;
 import org.lakecdc.io.mssqlcdc.schema.SqlServerType;
 
 /**
@@ -131,7 +132,7 @@ abstract class CdcClientContract {
   }
 
   @Test
-  void shouldReadEveryOperationInOrderWithTypedValues() {
+  void readsEveryOperationInOrderWithTypedValues() {
     History h = history();
     assertEquals("dbo_" + h.table(), h.ci());
     List<ChangeRow> rows =
@@ -201,7 +202,7 @@ abstract class CdcClientContract {
   }
 
   @Test
-  void shouldReadOnlyTheAskedRangeAndNoCommandIdWhenNotAsked() {
+  void readsOnlyTheAskedRangeAndNoCommandIdWhenNotAsked() {
     History h = history();
     List<ChangeRow> rows =
         read(client, new ChangeQuery(h.ci(), h.c2(), h.c3(), List.of("order_id"), false));
@@ -221,7 +222,7 @@ abstract class CdcClientContract {
   }
 
   @Test
-  void shouldMapCommitLsnsToUtcTimesAndNothingElse() {
+  void c277MapsCommitLsnsToUtcTimesAndNothingElse() {
     History h = history();
     Commit c1 = client.commit(h.c1()).orElseThrow();
     assertEquals(h.c1(), c1.lsn());
@@ -262,7 +263,7 @@ abstract class CdcClientContract {
   }
 
   @Test
-  void shouldFindTheLastCommitAtOrBeforeAUtcInstantToTheSecond() throws InterruptedException {
+  void c245FindsTheLastCommitAtOrBeforeAUtcInstantToTheSecond() throws InterruptedException {
     String t = table("asof");
     db.createCapturedTable(t, ORDERS, List.of("order_id"));
     Lsn z = db.commit(List.of(Change.insert(t, order(1, "new", "1.00", "2026-09-28T13:50:00"))));
@@ -292,7 +293,7 @@ abstract class CdcClientContract {
   }
 
   @Test
-  void shouldCountCommitsOfTheMappingForBatchEnds() {
+  void countsCommitsOfTheMappingForBatchEnds() {
     History h = history();
     Lsn before = client.decrementLsn(h.c1());
     assertEquals(h.c1(), client.nthCommitAfter(before, 1).orElseThrow().lsn());
@@ -305,7 +306,7 @@ abstract class CdcClientContract {
   }
 
   @Test
-  void shouldStepLsnsOnTheServer() {
+  void stepsLsnsOnTheServer() {
     History h = history();
     Lsn next = client.incrementLsn(h.c1());
     assertTrue(next.isAfter(h.c1()));
@@ -315,7 +316,7 @@ abstract class CdcClientContract {
   }
 
   @Test
-  void shouldDescribeCaptureInstancesAndTheirColumns() {
+  void describesCaptureInstancesAndTheirColumns() {
     History h = history();
     List<CaptureInstance> instances = client.captureInstances(h.ci());
     assertEquals(1, instances.size());
@@ -338,7 +339,7 @@ abstract class CdcClientContract {
   }
 
   @Test
-  void shouldRefuseUnknownCaptureInstancesListingTheExistingOnes() {
+  void refusesUnknownCaptureInstancesListingTheExistingOnes() {
     History h = history();
     for (Runnable call :
         List.<Runnable>of(
@@ -356,7 +357,7 @@ abstract class CdcClientContract {
   }
 
   @Test
-  void shouldMoveTheLowWatermarkAtCleanupAndReadWhatIsLeft() {
+  void movesTheLowWatermarkAtCleanupAndReadsWhatIsLeft() {
     History h = history();
     assertFalse(client.minLsn(h.ci()).isAfter(h.c1()));
     db.cleanup(h.ci(), h.c3());
@@ -367,7 +368,7 @@ abstract class CdcClientContract {
   }
 
   @Test
-  void shouldListDdlInsideTheRangeWithTheCommitTimeBeforeIt() {
+  void listsDdlInsideTheRangeWithTheCommitTimeBeforeIt() {
     History h = history();
     String command = "ALTER TABLE dbo." + h.table() + " ADD note varchar(20)";
     db.ddl(h.table(), command);
@@ -385,7 +386,7 @@ abstract class CdcClientContract {
   }
 
   @Test
-  void shouldTileTheChangeTableByRowsNotCommits() {
+  void c017TilesTheChangeTableByRowsNotCommits() {
     String t = table("tiles");
     String ci = db.createCapturedTable(t, ORDERS, List.of("order_id"));
     List<Lsn> commits = new ArrayList<>();
@@ -414,7 +415,7 @@ abstract class CdcClientContract {
   }
 
   @Test
-  void shouldReadKeyRangesOfTheSourceTableAndTileItsKeys() {
+  void readsKeyRangesOfTheSourceTableAndTilesItsKeys() {
     String t = table("snap");
     db.createCapturedTable(t, ORDERS, List.of("order_id"));
     List<Change> rows = new ArrayList<>();
@@ -453,7 +454,7 @@ abstract class CdcClientContract {
    * case sorts first. Values come back as stored.
    */
   @Test
-  void shouldCompareCharacterKeysUnderTheColumnsCollation() {
+  void c112ComparesCharacterKeysUnderTheColumnsCollation() {
     String t = table("coll");
     db.createCapturedTable(
         t,
@@ -504,7 +505,7 @@ abstract class CdcClientContract {
    * 'b' + n)} over 30 rows, and an int column {@code s = n - 15} for slices.
    */
   @Test
-  void shouldSeekCountAndEstimateKeysForChunkPlans() {
+  void c117SeeksCountsAndEstimatesKeysForChunkPlans() {
     String t = table("chunks");
     String ci =
         db.createCapturedTable(
@@ -585,7 +586,7 @@ abstract class CdcClientContract {
    * 1970-01-01 (1969-12-02 is day -30, bucket -5); the whole table counts 51 rows.
    */
   @Test
-  void shouldCountKeyBucketsWithFlooredOrdinals() {
+  void c201CountsKeyBucketsWithFlooredOrdinals() {
     String t = table("buckets");
     db.createCapturedTable(
         t,
@@ -679,7 +680,7 @@ abstract class CdcClientContract {
           ColumnDefinition.of("fb", "binary(4)"));
 
   @Test
-  void shouldMapEveryTypeToItsJavaValueWithoutTheJvmZone() {
+  void c211MapsEveryTypeToItsJavaValueWithoutTheJvmZone() {
     String t = table("types");
     String ci = db.createCapturedTable(t, TYPES, List.of("id"));
     Map<String, Object> row = new LinkedHashMap<>();

@@ -76,9 +76,11 @@ public interface CdcTestDatabase extends AutoCloseable {
    * @throws InterruptedException when interrupted while waiting
    */
   default void awaitClock(Instant time) throws InterruptedException {
-    long wait = Duration.between(Instant.now(), time).toMillis();
-    if (wait > 0) {
-      Thread.sleep(wait);
+    Object clock = new Object();
+    synchronized (clock) {
+      for (Instant now = now(); now.isBefore(time); now = now()) {
+        clock.wait(Math.max(1, Duration.between(now, time).toMillis()));
+      }
     }
   }
 

@@ -165,9 +165,9 @@ class ChunkQueriesTest {
     ScriptedJdbc.Executed estimate = db.executed("sp_spaceused").get(0);
     assertEquals("EXEC sys.sp_spaceused @objname = ?", estimate.sql());
     assertEquals(List.of("[sales].[orders]"), estimate.parameters());
-    assertEquals(1234, SqlCdcClient.parseRows("1234 rows", "sales.orders"));
+    assertEquals(1234, SourceTableReads.parseRows("1234 rows", "sales.orders"));
     CdcException e =
-        assertThrows(CdcException.class, () -> SqlCdcClient.parseRows("many", "sales.orders"));
+        assertThrows(CdcException.class, () -> SourceTableReads.parseRows("many", "sales.orders"));
     assertEquals(
         "sp_spaceused answered rows 'many' for sales.orders, not a number", e.getMessage());
   }
@@ -271,7 +271,7 @@ class ChunkQueriesTest {
         client.keyMax("sales", "orders", List.of("id"), isolation);
       }
     }
-    ConnectionConfig timeout =
+    SqlCdcClientFactory timeout =
         SqlCdcClientTest.config(SourceTimeZone.utc()).withLockTimeoutMs(5000);
     try (SqlCdcClient client = db.client(timeout, sleeps)) {
       client.keyRange("sales", "orders", "id", IsolationLevel.SNAPSHOT);

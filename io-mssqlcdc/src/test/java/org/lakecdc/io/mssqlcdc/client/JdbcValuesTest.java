@@ -49,7 +49,7 @@ class JdbcValuesTest {
   }
 
   @Test
-  void shouldReadLocalTimesAsStoredEvenInAGapOfTheJvmZone() throws SQLException {
+  void readsLocalTimesAsStoredEvenInAGapOfTheJvmZone() throws SQLException {
     LocalDateTime gap = LocalDateTime.parse("2018-11-04T00:30:00.1234567");
     assertEquals(gap, read("datetime2", gap));
     assertEquals(gap, read("datetime", gap));
@@ -58,7 +58,7 @@ class JdbcValuesTest {
   }
 
   @Test
-  void shouldReadDatetimeoffsetAsItsUtcInstant() throws SQLException {
+  void readsDatetimeoffsetAsItsUtcInstant() throws SQLException {
     assertEquals(
         Instant.parse("2026-09-28T16:50:01.1234567Z"),
         read("datetimeoffset", OffsetDateTime.parse("2026-09-28T13:50:01.1234567-03:00")));
@@ -78,7 +78,7 @@ class JdbcValuesTest {
   }
 
   @Test
-  void shouldKeepDecimalsExact() throws SQLException {
+  void keepsDecimalsExact() throws SQLException {
     assertEquals(
         new BigDecimal("12345678901234567890.1234567890"),
         read("decimal", new BigDecimal("12345678901234567890.1234567890")));
@@ -87,14 +87,14 @@ class JdbcValuesTest {
   }
 
   @Test
-  void shouldReadUniqueidentifierInCanonicalUpperCase() throws SQLException {
+  void readsUniqueidentifierInCanonicalUpperCase() throws SQLException {
     assertEquals(
         "6F9619FF-8B86-D011-B42D-00C04FC964FF",
         read("uniqueidentifier", "6f9619ff-8b86-d011-b42d-00c04fc964ff"));
   }
 
   @Test
-  void shouldReadBinaryAsBytes() throws SQLException {
+  void readsBinaryAsBytes() throws SQLException {
     byte[] bytes = {0, -1, 16, -128};
     assertArrayEquals(bytes, (byte[]) read("varbinary", bytes));
     assertArrayEquals(bytes, (byte[]) read("timestamp", bytes));
@@ -102,7 +102,7 @@ class JdbcValuesTest {
   }
 
   @Test
-  void shouldReadNumbersAsTheirJavaTypes() throws SQLException {
+  void readsNumbersAsTheirJavaTypes() throws SQLException {
     assertEquals(Boolean.TRUE, read("bit", true));
     assertEquals((short) 255, read("tinyint", 255));
     assertEquals((short) -2, read("smallint", -2));
@@ -115,7 +115,7 @@ class JdbcValuesTest {
   }
 
   @Test
-  void shouldReadSqlNullAsNullForEveryType() throws SQLException {
+  void readsSqlNullAsNullForEveryType() throws SQLException {
     for (String type :
         Arrays.asList(
             "bit",
@@ -140,7 +140,7 @@ class JdbcValuesTest {
   }
 
   @Test
-  void shouldStripTheDriversIdentitySuffix() {
+  void stripsTheDriversIdentitySuffix() {
     assertEquals("int", JdbcValues.baseType("int identity"));
     assertEquals("decimal", JdbcValues.baseType("decimal() identity"));
     assertEquals("datetime2", JdbcValues.baseType("DATETIME2"));

@@ -33,7 +33,7 @@ class KeyRangeSqlTest {
   static final String CAST_B = "CAST(? COLLATE Latin1_General_CI_AS AS varchar(20))";
 
   @Test
-  void shouldCutACompositeRangeIntoThreeSeekablePieces() {
+  void cutsACompositeRangeIntoThreeSeekablePieces() {
     assertEquals(
         List.of(
             piece(
@@ -62,14 +62,14 @@ class KeyRangeSqlTest {
   }
 
   @Test
-  void shouldUseOnePieceForASingleColumnKey() {
+  void usesOnePieceForASingleColumnKey() {
     assertEquals(
         List.of(piece("[a] >= CAST(? AS int) AND ([a] < CAST(? AS int) OR [a] IS NULL)", "1", "5")),
         pieces(List.of(A), List.of(1), List.of(5)));
   }
 
   @Test
-  void shouldKeepEqualLeadingValuesAsEqualities() {
+  void keepsEqualLeadingValuesAsEqualities() {
     assertEquals(
         List.of(
             piece(
@@ -86,7 +86,7 @@ class KeyRangeSqlTest {
   }
 
   @Test
-  void shouldTakeNullKeysIntoAnOpenLowerBound() {
+  void takesNullKeysIntoAnOpenLowerBound() {
     assertEquals(
         List.of(
             piece("([a] < CAST(? AS int) OR [a] IS NULL)", "5"),
@@ -95,7 +95,7 @@ class KeyRangeSqlTest {
   }
 
   @Test
-  void shouldReadToTheEndForAnOpenUpperBound() {
+  void readsToTheEndForAnOpenUpperBound() {
     assertEquals(
         List.of(
             piece("[a] = CAST(? AS int) AND [b] >= " + CAST_B, "5", "v"),
@@ -104,7 +104,7 @@ class KeyRangeSqlTest {
   }
 
   @Test
-  void shouldTreatNullBoundValuesAsTheSmallest() {
+  void treatsNullBoundValuesAsTheSmallest() {
     // lower (NULL, NULL): >= NULL always holds, > NULL is IS NOT NULL.
     assertEquals(
         List.of(piece("[a] IS NULL"), piece("[a] IS NOT NULL")),
@@ -115,14 +115,14 @@ class KeyRangeSqlTest {
   }
 
   @Test
-  void shouldReadNothingForEqualBoundsAndEverythingWithoutBounds() {
+  void readsNothingForEqualBoundsAndEverythingWithoutBounds() {
     assertEquals(List.of(), pieces(List.of(A, B), List.of(5, "v"), List.of(5, "v")));
     assertEquals(List.of(piece("")), pieces(List.of(A), null, null));
     assertThrows(IllegalArgumentException.class, () -> pieces(List.of(A, B), List.of(5), null));
   }
 
   @Test
-  void shouldCastBoundsToTheDeclaredTypeAsText() {
+  void castsBoundsToTheDeclaredTypeAsText() {
     KeyRangeSql.KeyColumn money = KeyRangeSql.KeyColumn.of("m", "decimal", 9, 18, 2, null);
     assertEquals("CAST(? AS decimal(18,2))", money.cast());
     assertEquals("10.50", money.text(new BigDecimal("10.50")));
@@ -156,7 +156,7 @@ class KeyRangeSqlTest {
   }
 
   @Test
-  void shouldRefuseKeysBoundsCannotBeCastTo() {
+  void refusesKeysThatBoundsCannotBeCastTo() {
     IllegalArgumentException e =
         assertThrows(
             IllegalArgumentException.class,

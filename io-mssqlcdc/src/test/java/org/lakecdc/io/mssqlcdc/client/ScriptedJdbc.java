@@ -80,15 +80,15 @@ final class ScriptedJdbc {
   }
 
   /** The connector a {@link SqlCdcClient} opens connections with. */
-  SqlCdcClient.Connector connector() {
-    return config -> {
+  SqlSession.Connector connector() {
+    return () -> {
       connections++;
       return connection();
     };
   }
 
   /** A client over this script with the given settings and recorded sleeps. */
-  SqlCdcClient client(ConnectionConfig config, List<Long> sleeps) {
+  SqlCdcClient client(SqlCdcClientFactory config, List<Long> sleeps) {
     return new SqlCdcClient(config, connector(), new RetryPolicy(millis -> sleeps.add(millis)));
   }
 

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigDecimal;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
@@ -16,6 +17,7 @@ import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.schema.CapturedColumn;
 import org.lakecdc.io.mssqlcdc.schema.SqlServerType;
 
 /**
@@ -55,11 +57,13 @@ class SqlCdcClientTest {
 
   private final List<Long> sleeps = new ArrayList<>();
 
-  static ConnectionConfig config(SourceTimeZone zone) {
-    return ConnectionConfig.url(
-            "jdbc:sqlserver://db:1433;databaseName=sales",
-            "reader",
-            PasswordSource.environmentVariable("LAKECDC_TEST_PASSWORD"))
+  static SqlCdcClientFactory config(SourceTimeZone zone) {
+    return SqlCdcClientFactory.of(
+            SqlCdcClientFactory.dataSourceConfiguration(
+                "jdbc:sqlserver://db:1433;databaseName=sales",
+                "reader",
+                PasswordSource.environmentVariable("LAKECDC_TEST_PASSWORD"),
+                Duration.ofSeconds(30)))
         .withSourceTimeZone(zone);
   }
 
@@ -148,7 +152,7 @@ class SqlCdcClientTest {
   // ---- C274 ---------------------------------------------------------------------------------
 
   @Test
-  void shouldReadTheChangeTableDirectly() {
+  void readsTheChangeTableDirectly() {
     ScriptedJdbc db = orders().answer("FROM cdc.[dbo_orders_CT] c", changeRows(true));
     try (SqlCdcClient client = db.client(config(SourceTimeZone.utc()), sleeps);
         CloseableIterator<ChangeRow> rows =
@@ -179,7 +183,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldLeaveCommandIdOutWhenNotIncluded() {
+  void leavesCommandIdOutWhenNotIncluded() {
     ScriptedJdbc db = orders().answer("FROM cdc.[dbo_orders_CT] c", changeRows(false));
     try (SqlCdcClient client = db.client(config(SourceTimeZone.utc()), sleeps);
         CloseableIterator<ChangeRow> rows =
@@ -194,7 +198,7 @@ class SqlCdcClientTest {
   // ---- C020, C273, C241 -----------------------------------------------------------------------
 
   @Test
-  void shouldTileTheChangeTableWithNtileInOneRoundTrip() {
+  void c020TilesTheChangeTableWithNtileInOneRoundTrip() {
     ScriptedJdbc db =
         orders()
             .answer(
@@ -226,7 +230,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldEstimateChangeRowsWithOneCountOverTheStartLsnRange() {
+  void estimatesChangeRowsWithOneCountOverTheStartLsnRange() {
     ScriptedJdbc db =
         orders()
             .answer(
@@ -248,7 +252,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldFindTheNthCommitWithTopAndNormaliseIt() {
+  void findsTheNthCommitWithTopAndNormalisesIt() {
     ScriptedJdbc db =
         new ScriptedJdbc()
             .answer("TOP (5)", "0x2a000001000001")
@@ -272,7 +276,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldReturnNoCommitForAnLsnWithoutMappingRow() {
+  void returnsNoCommitForAnLsnWithoutMappingRow() {
     ScriptedJdbc db =
         new ScriptedJdbc()
             .answer(
@@ -408,7 +412,7 @@ class SqlCdcClientTest {
   // ---- the clock: C235 to C238 ----------------------------------------------------------------
 
   @Test
-  void shouldConvertANamedZonePerRowWithAtTimeZone() {
+  void convertsANamedZonePerRowWithAtTimeZone() {
     ScriptedJdbc db =
         orders()
             .answer("DATEDIFF(day, MIN(tran_end_time)", new Object[] {null})
@@ -430,7 +434,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldConvertARangeUnderOneOffsetWithDateadd() {
+  void convertsARangeUnderOneOffsetWithDateadd() {
     ScriptedJdbc db =
         orders()
             .answer("DATEDIFF(day, MIN(tran_end_time)", -180)
@@ -451,7 +455,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldDetectTheZoneOncePerClientOn2022() {
+  void detectsTheZoneOncePerClientOn2022() {
     ScriptedJdbc db =
         orders()
             .answer("ProductMajorVersion", 16, 3)
@@ -482,7 +486,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldFallBackToTheCurrentOffsetBefore2022() {
+  void fallsBackToTheCurrentOffsetBefore2022() {
     ScriptedJdbc db =
         orders()
             .answer("ProductMajorVersion", 15, 3)
@@ -506,7 +510,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldRefuseADetectedZoneNameThatCouldInject() {
+  void c228RefusesADetectedZoneNameThatCouldInject() {
     ScriptedJdbc db =
         new ScriptedJdbc()
             .answer("ProductMajorVersion", 16, 5)
@@ -520,7 +524,7 @@ class SqlCdcClientTest {
   // ---- capture instances: C228, C270 ----------------------------------------------------------
 
   @Test
-  void shouldMatchCaptureInstancesIgnoringCaseExactFirst() {
+  void matchesCaptureInstancesIgnoringCaseExactFirst() {
     ScriptedJdbc db = new ScriptedJdbc();
     db.answer(
         "sp_cdc_help_change_data_capture",
@@ -552,7 +556,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldBindTheCaptureInstanceOfMinLsnAsAParameter() {
+  void bindsTheCaptureInstanceOfMinLsnAsAParameter() {
     ScriptedJdbc db = orders().answer("fn_cdc_get_min_lsn", "0x0000002A000001000001");
     try (SqlCdcClient client = db.client(config(SourceTimeZone.utc()), sleeps)) {
       assertEquals(C1, client.minLsn("DBO_ORDERS"));
@@ -563,7 +567,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldReportAnInstanceWithAZeroMinLsnAsNotFound() {
+  void reportsAnInstanceWithAZeroMinLsnAsNotFound() {
     ScriptedJdbc db = orders().answer("fn_cdc_get_min_lsn", "0x00000000000000000000");
     try (SqlCdcClient client = db.client(config(SourceTimeZone.utc()), sleeps)) {
       CaptureInstanceNotFoundError e =
@@ -573,7 +577,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldReadCapturedColumnsWithTypesAndComputedColumns() {
+  void readsCapturedColumnsWithTypesAndComputedColumns() {
     try (SqlCdcClient client = orders().client(config(SourceTimeZone.utc()), sleeps)) {
       assertEquals(
           List.of(
@@ -586,21 +590,27 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldMapCapturedColumnTypes() {
+  void mapsCapturedColumnTypes() {
     assertEquals(
-        "nvarchar(max)", SqlCdcClient.capturedType("nvarchar", -1, null, null, null).toString());
+        "nvarchar(max)",
+        CaptureInstanceQueries.capturedType("nvarchar", -1, null, null, null).toString());
     assertEquals(
-        "datetime2(7)", SqlCdcClient.capturedType("datetime2", null, null, null, 7).toString());
-    assertEquals("time(3)", SqlCdcClient.capturedType("time", null, null, null, 3).toString());
+        "datetime2(7)",
+        CaptureInstanceQueries.capturedType("datetime2", null, null, null, 7).toString());
     assertEquals(
-        "numeric(10,4)", SqlCdcClient.capturedType("NUMERIC", null, 10, 4, null).toString());
-    assertEquals("float", SqlCdcClient.capturedType("float", null, 53, null, null).toString());
+        "time(3)", CaptureInstanceQueries.capturedType("time", null, null, null, 3).toString());
     assertEquals(
-        "binary(16)", SqlCdcClient.capturedType("binary", 16, null, null, null).toString());
+        "numeric(10,4)",
+        CaptureInstanceQueries.capturedType("NUMERIC", null, 10, 4, null).toString());
+    assertEquals(
+        "float", CaptureInstanceQueries.capturedType("float", null, 53, null, null).toString());
+    assertEquals(
+        "binary(16)",
+        CaptureInstanceQueries.capturedType("binary", 16, null, null, null).toString());
   }
 
   @Test
-  void shouldKeepOnlyDdlInsideTheRangeWithItsCommitTime() {
+  void keepsOnlyDdlInsideTheRangeWithItsCommitTime() {
     ScriptedJdbc db = orders();
     db.answer(
         "sp_cdc_get_ddl_history",
@@ -643,7 +653,7 @@ class SqlCdcClientTest {
           + " 'cdc'.";
 
   @Test
-  void shouldNameTheGrantWhenTheChangeTableIsDenied() {
+  void c229NamesTheGrantWhenTheChangeTableIsDenied() {
     ScriptedJdbc db =
         orders()
             .fail("FROM cdc.[dbo_orders_CT] c", ScriptedJdbc.error(DENIED, "S0005", 229), -1)
@@ -668,7 +678,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldRecogniseALocalisedDenialByTheChangeTableName() {
+  void c230RecognisesALocalisedDenialByTheChangeTableName() {
     ScriptedJdbc db =
         orders()
             .fail(
@@ -690,7 +700,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldLeaveOtherErrorsAsTheyAre() {
+  void c229LeavesOtherErrorsAsTheyAre() {
     ScriptedJdbc missing =
         orders()
             .fail(
@@ -719,7 +729,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldNotAskForPermissionsAfterAConnectionFailure() {
+  void doesNotAskForPermissionsAfterAConnectionFailure() {
     ScriptedJdbc db =
         orders()
             .fail(
@@ -737,7 +747,7 @@ class SqlCdcClientTest {
   // ---- retries --------------------------------------------------------------------------------
 
   @Test
-  void shouldRetryATransientErrorOnANewConnection() {
+  void c027RetriesATransientErrorOnANewConnection() {
     ScriptedJdbc db =
         new ScriptedJdbc()
             .fail(
@@ -755,7 +765,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldRetryADeadlockVictim() {
+  void c027RetriesADeadlockVictim() {
     ScriptedJdbc db =
         new ScriptedJdbc()
             .fail(
@@ -771,7 +781,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldGiveUpAfterThreeRetries() {
+  void c028GivesUpAfterThreeRetries() {
     SQLException reset = ScriptedJdbc.error("TCP reset", "08S01", 10054);
     ScriptedJdbc db = new ScriptedJdbc().fail("fn_cdc_get_max_lsn", reset, -1);
     try (SqlCdcClient client = db.client(config(SourceTimeZone.utc()), sleeps)) {
@@ -787,7 +797,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldNotRetryAPermanentError() {
+  void doesNotRetryAPermanentError() {
     ScriptedJdbc db =
         new ScriptedJdbc()
             .fail(
@@ -802,11 +812,15 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldNotRetryAMissingPassword() {
-    ConnectionConfig config =
-        ConnectionConfig.url(
-            "jdbc:sqlserver://db:1433", "reader", PasswordSource.environmentVariable("UNSET_X9"));
-    try (SqlCdcClient client = new SqlCdcClient(config)) {
+  void doesNotRetryAMissingPassword() {
+    SqlCdcClientFactory config =
+        SqlCdcClientFactory.of(
+            SqlCdcClientFactory.dataSourceConfiguration(
+                "jdbc:sqlserver://db:1433",
+                "reader",
+                PasswordSource.environmentVariable("UNSET_X9"),
+                Duration.ofSeconds(30)));
+    try (CdcClient client = config.open()) {
       CdcException e = assertThrows(CdcException.class, client::maxLsn);
       assertEquals("The password's environment variable UNSET_X9 is not set", e.getMessage());
     }
@@ -815,7 +829,7 @@ class SqlCdcClientTest {
   // ---- LSN helpers ----------------------------------------------------------------------------
 
   @Test
-  void shouldIncrementAndDecrementOnTheServer() {
+  void incrementsAndDecrementsOnTheServer() {
     ScriptedJdbc db =
         new ScriptedJdbc()
             .answer("fn_cdc_increment_lsn", "0x0000002A000001000002")
@@ -830,7 +844,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldRefuseCallsAfterClose() {
+  void refusesCallsAfterClose() {
     SqlCdcClient client = new ScriptedJdbc().client(config(SourceTimeZone.utc()), sleeps);
     client.close();
     client.close();
@@ -840,7 +854,7 @@ class SqlCdcClientTest {
   // ---- source tables --------------------------------------------------------------------------
 
   @Test
-  void shouldReadAKeyRangeUnderTheLockTimeoutAndIsolation() {
+  void readsAKeyRangeUnderTheLockTimeoutAndIsolation() {
     ScriptedJdbc db =
         orders()
             .answer(
@@ -849,7 +863,7 @@ class SqlCdcClientTest {
                     List.of("int", "decimal", "int"),
                     new Object[] {5, new BigDecimal("5.00"), 5},
                     new Object[] {6, null, 6}));
-    ConnectionConfig config = config(SourceTimeZone.utc()).withLockTimeoutMs(5000);
+    SqlCdcClientFactory config = config(SourceTimeZone.utc()).withLockTimeoutMs(5000);
     List<List<Object>> rows = new ArrayList<>();
     try (SqlCdcClient client = db.client(config, sleeps);
         CloseableIterator<List<Object>> it =
@@ -881,7 +895,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldReadNothingForAnEmptyRangeAndRefuseUnknownTables() {
+  void readsNothingForAnEmptyRangeAndRefusesUnknownTables() {
     ScriptedJdbc db = orders();
     try (SqlCdcClient client = db.client(config(SourceTimeZone.utc()), sleeps);
         CloseableIterator<List<Object>> it =
@@ -910,7 +924,7 @@ class SqlCdcClientTest {
   }
 
   @Test
-  void shouldTileKeysInOneStatementWithoutParameters() {
+  void tilesKeysInOneStatementWithoutParameters() {
     ScriptedJdbc db =
         orders()
             .answer(

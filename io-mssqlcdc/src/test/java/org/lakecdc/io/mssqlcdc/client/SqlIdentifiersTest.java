@@ -11,7 +11,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** docs/scenarios.md C228: identifiers and zone names cannot inject SQL. */
 class SqlIdentifiersTest {
   @Test
-  void shouldAcceptUnicodeCaptureInstanceAndQuoteItsChangeTable() {
+  void acceptsUnicodeCaptureInstanceAndQuotesItsChangeTable() {
     assertEquals("dbo_Situação", SqlIdentifiers.captureInstance("dbo_Situação"));
     assertEquals("cdc.[dbo_Situação_CT]", SqlIdentifiers.changeTable("dbo_Situação"));
     assertEquals("a".repeat(100), SqlIdentifiers.captureInstance("a".repeat(100)));
@@ -19,7 +19,7 @@ class SqlIdentifiersTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"dbo_x]; DROP TABLE y --", "dbo_orders\n", "dbo\u0000orders", ""})
-  void shouldRejectCaptureInstanceInjections(String name) {
+  void rejectsCaptureInstanceInjections(String name) {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> SqlIdentifiers.captureInstance(name));
     assertTrue(e.getMessage().startsWith("Invalid capture instance: '"), e.getMessage());
@@ -27,7 +27,7 @@ class SqlIdentifiersTest {
   }
 
   @Test
-  void shouldRejectA101CharacterCaptureInstance() {
+  void rejectsA101CharacterCaptureInstance() {
     IllegalArgumentException e =
         assertThrows(
             IllegalArgumentException.class, () -> SqlIdentifiers.captureInstance("a".repeat(101)));
@@ -35,7 +35,7 @@ class SqlIdentifiersTest {
   }
 
   @Test
-  void shouldRejectColumnInjectionAndQuoteValidNames() {
+  void rejectsColumnInjectionAndQuotesValidNames() {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> SqlIdentifiers.quote("a]; --"));
     assertEquals(
@@ -48,7 +48,7 @@ class SqlIdentifiersTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"int]", "int\n", "int; DROP", "INT", "varchar(20) COLLATE x;"})
-  void shouldRejectInvalidSqlTypes(String type) {
+  void rejectsInvalidSqlTypes(String type) {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> SqlIdentifiers.sqlType(type));
     assertTrue(e.getMessage().startsWith("Invalid SQL type"), e.getMessage());
@@ -70,7 +70,7 @@ class SqlIdentifiersTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"UTC]", "UTC\n", "UTC'; DROP", ""})
-  void shouldRejectZoneInjections(String zone) {
+  void rejectsZoneInjections(String zone) {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> SqlIdentifiers.timeZone(zone));
     assertTrue(e.getMessage().startsWith("Invalid sourceTimeZone"), e.getMessage());
@@ -78,7 +78,7 @@ class SqlIdentifiersTest {
   }
 
   @Test
-  void shouldParseTheSourceTimeZoneOption() {
+  void parsesTheSourceTimeZoneOption() {
     assertTrue(SourceTimeZone.parse(" AUTO ").isAuto());
     assertEquals(SourceTimeZone.utc(), SourceTimeZone.parse("utc"));
     assertEquals(
@@ -87,7 +87,7 @@ class SqlIdentifiersTest {
   }
 
   @Test
-  void shouldQuoteZoneNamesAsUnicodeLiterals() {
+  void quotesZoneNamesAsUnicodeLiterals() {
     assertEquals(
         "N'E. South America Standard Time'",
         SqlIdentifiers.timeZoneLiteral("E. South America Standard Time"));
@@ -95,7 +95,7 @@ class SqlIdentifiersTest {
   }
 
   @Test
-  void shouldRejectNonAsciiOrControlCollations() {
+  void rejectsNonAsciiOrControlCollations() {
     IllegalArgumentException e =
         assertThrows(
             IllegalArgumentException.class, () -> SqlIdentifiers.collation("Greek_CI_AS\n"));
@@ -105,7 +105,7 @@ class SqlIdentifiersTest {
   }
 
   @Test
-  void shouldQuoteUserNamesLikeQuotename() {
+  void quotesUserNamesLikeQuotename() {
     assertEquals("[lakecdc_reader]", SqlIdentifiers.quoteUser("lakecdc_reader"));
     assertEquals("[a]]b]", SqlIdentifiers.quoteUser("a]b"));
   }

@@ -57,7 +57,7 @@ class TransientErrorsTest {
   }
 
   @Test
-  void shouldNeverRetryDecisions() {
+  void neverRetriesDecisions() {
     SQLException broken = new SQLException("TCP reset", "08S01", 10054);
     List<RuntimeException> decisions =
         List.of(
@@ -72,7 +72,7 @@ class TransientErrorsTest {
   }
 
   @Test
-  void shouldNotRetryErrorsWithoutADatabaseCause() {
+  void doesNotRetryErrorsWithoutADatabaseCause() {
     assertFalse(TransientErrors.isTransient(new RuntimeException("connection reset")));
     assertFalse(TransientErrors.isTransient(new IllegalStateException("closed")));
   }

@@ -19,11 +19,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.client.CaptureInstance;
 import org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError;
-import org.lakecdc.io.mssqlcdc.client.CapturedColumn;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.ChangeRow;
 import org.lakecdc.io.mssqlcdc.client.DdlChange;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.schema.CapturedColumn;
 import org.lakecdc.io.mssqlcdc.schema.SqlServerType;
 
 /**
@@ -197,7 +197,7 @@ class CaptureInstancesTest {
   }
 
   @Test
-  void ddlHistoryKeepsAfterExclusiveUpToInclusiveWithTheLastCommitsTime() {
+  void c058DdlHistoryKeepsAfterExclusiveUpToInclusiveWithTheLastCommitsTime() {
     FakeSqlServer db = FakeScenarios.orders(dir);
     Lsn l0 = insertOrder(db, T0, 1, "new", "1.00");
     Lsn add = db.ddl(ORDERS, "ALTER TABLE dbo.orders ADD note varchar(10)");

@@ -157,7 +157,7 @@ class CollationTest {
   }
 
   @Test
-  void trailingSpacesNeverCountInKeysOrBounds() {
+  void c112TrailingSpacesNeverCountInKeysOrBounds() {
     FakeSqlServer db = keyed("t", ColumnDefinition.of("k", "varchar(10)"), "ab", "b", "a");
     IllegalArgumentException dup =
         assertThrows(
@@ -243,7 +243,7 @@ class CollationTest {
    * once.
    */
   @Test
-  void rangesAtAnyTilingCoverACaseInsensitiveCompositeKeySetExactlyOnce() {
+  void c112RangesAtAnyTilingCoverACaseInsensitiveCompositeKeySetExactlyOnce() {
     FakeSqlServer db = FakeSqlServer.open(dir);
     db.createTable(
         "dbo.t",
@@ -300,7 +300,7 @@ class CollationTest {
    * order, because every bound is compared by the server (here the simulator) under the collation.
    */
   @Test
-  void chunkPlansOverCaseInsensitiveKeysReadEveryRowExactlyOnce() {
+  void c112ChunkPlansOverCaseInsensitiveKeysReadEveryRowExactlyOnce() {
     FakeSqlServer db =
         keyed(
             "one", ColumnDefinition.of("k", "varchar(10)"), "d ", "B", "a", "C", "e", "Ab", "f  ");

@@ -1,14 +1,18 @@
 package org.lakecdc.io.mssqlcdc.fake;
 
+import java.lang.reflect.Proxy;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import org.lakecdc.io.mssqlcdc.client.CaptureInstance;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.ChangeQuery;
 import org.lakecdc.io.mssqlcdc.client.ChangeRow;
@@ -203,5 +207,30 @@ public final class FakeScenarios {
   /** Every change row of {@value #CI} over the whole LSN space. */
   public static List<ChangeRow> readAllOrders(CdcClient client) {
     return readAll(client, CI, ORDERS_COLUMN_NAMES, Lsn.ZERO, Lsn.MAX);
+  }
+
+  /**
+   * A client of {@link #CI} before capture ever ran: the capture instance has no start LSN and CDC
+   * no {@code max_lsn}; any call but {@code maxLsn} and {@code captureInstances} fails the test.
+   */
+  public static CdcClient neverCaptured() {
+    CaptureInstance noStart =
+        new CaptureInstance(
+            CI,
+            "dbo",
+            "orders",
+            Optional.empty(),
+            Optional.of(LocalDateTime.of(2026, 9, 28, 13, 0)),
+            List.of("order_id"));
+    return (CdcClient)
+        Proxy.newProxyInstance(
+            CdcClient.class.getClassLoader(),
+            new Class<?>[] {CdcClient.class},
+            (proxy, method, args) ->
+                switch (method.getName()) {
+                  case "maxLsn" -> Optional.empty();
+                  case "captureInstances" -> List.of(noStart);
+                  default -> throw new AssertionError("unexpected call " + method.getName());
+                });
   }
 }

@@ -31,7 +31,7 @@ class ChangeSchemaTest {
           new ColumnSpec("updated_at", OutputType.TIMESTAMP_NTZ));
 
   @Test
-  void testFieldsWithCommandId() {
+  void theSchemaHasTheMetadataColumnsThenTheCapturedOnes() {
     Schema schema = ChangeSchema.of(ORDERS, true);
     assertEquals(
         List.of(
@@ -63,7 +63,7 @@ class ChangeSchemaTest {
 
   /** C231, C232: includeCommandId=false removes the column. */
   @Test
-  void testFieldsWithoutCommandId() {
+  void theSchemaLeavesCommandIdOutWhenItIsNotRead() {
     Schema schema = ChangeSchema.of(ORDERS, false);
     assertEquals(
         List.of(
@@ -87,7 +87,7 @@ class ChangeSchemaTest {
   }
 
   @Test
-  void testReservedAndDuplicateNamesAreRefused() {
+  void reservedAndDuplicateNamesAreRefused() {
     IllegalArgumentException e =
         assertThrows(
             IllegalArgumentException.class,
@@ -121,7 +121,7 @@ class ChangeSchemaTest {
   }
 
   @Test
-  void testCapturedColumnsRefusesOtherSchemas() {
+  void capturedColumnsRefusesOtherSchemas() {
     Schema other = Schema.builder().addStringField("x").build();
     assertThrows(IllegalArgumentException.class, () -> ChangeSchema.capturedColumns(other));
   }
@@ -131,7 +131,7 @@ class ChangeSchemaTest {
    * RowCoder round trip (Beam's logical types accept them, FixedPrecisionNumeric included).
    */
   @Test
-  void testConvertedValuesRoundTripThroughRowCoder() throws Exception {
+  void convertedValuesRoundTripThroughRowCoder() throws Exception {
     List<ColumnSpec> columns =
         List.of(
             new ColumnSpec("order_id", OutputType.INT),

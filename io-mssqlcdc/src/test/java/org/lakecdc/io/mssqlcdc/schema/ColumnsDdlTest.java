@@ -21,12 +21,12 @@ class ColumnsDdlTest {
           + " _commit_ts, _batch_id, _snapshot, _chunk)";
 
   @Test
-  void testNamesOfC210() {
+  void c210NamesAreReadInOrderWithTheirQuotesUndone() {
     assertEquals(List.of("a", "b c", "d`e", "f", "g"), ColumnsDdl.names(C210));
   }
 
   @Test
-  void testParseRefusesComplexTypesNamingTheColumn() {
+  void parseRefusesComplexTypesNamingTheColumn() {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> ColumnsDdl.parse(C210));
     assertEquals(
@@ -46,7 +46,7 @@ class ColumnsDdlTest {
   }
 
   @Test
-  void testParseScalarList() {
+  void aScalarListParsesIntoColumnSpecs() {
     assertEquals(
         List.of(
             new ColumnSpec("a", OutputType.INT),
@@ -59,7 +59,7 @@ class ColumnsDdlTest {
   }
 
   @Test
-  void testFormatBackQuotesNamesAndReadsBack() {
+  void formatBackQuotesNamesAndReadsBack() {
     List<ColumnSpec> columns =
         List.of(
             new ColumnSpec("order_id", OutputType.INT),
@@ -74,7 +74,7 @@ class ColumnsDdlTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"", "   ", "\n\t"})
-  void testEmptyColumns(String ddl) {
+  void emptyColumnsAreRefused(String ddl) {
     assertEquals(
         "'columns' is empty",
         assertThrows(IllegalArgumentException.class, () -> ColumnsDdl.parse(ddl)).getMessage());
@@ -84,7 +84,7 @@ class ColumnsDdlTest {
   }
 
   @Test
-  void testDuplicateNamesIgnoringCase() {
+  void aNameDeclaredTwiceIgnoringCaseIsRefused() {
     assertEquals(
         "Column 'Amount' is declared twice in 'columns' (names are compared ignoring case)",
         assertThrows(
@@ -94,7 +94,7 @@ class ColumnsDdlTest {
   }
 
   @Test
-  void testSyntaxErrors() {
+  void syntaxErrorsNameTheEntry() {
     assertEquals(
         "Column 'id' has no type in 'columns'",
         assertThrows(IllegalArgumentException.class, () -> ColumnsDdl.parse("id, amount INT"))
@@ -137,7 +137,7 @@ class ColumnsDdlTest {
   }
 
   @Test
-  void testUnknownTypeNamesTheColumn() {
+  void unknownTypeNamesTheColumn() {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> ColumnsDdl.parse("id INT, b TINYINT"));
     assertTrue(
@@ -177,7 +177,7 @@ class ColumnsDdlTest {
   }
 
   @Test
-  void testReservedNamesCaptured() {
+  void capturedReservedNamesAreRefusedNamingTheInstance() {
     IllegalArgumentException e =
         assertThrows(
             IllegalArgumentException.class,
@@ -192,7 +192,7 @@ class ColumnsDdlTest {
   }
 
   @Test
-  void testColumnSpecQuoting() {
+  void columnNamesAreBackQuotedAndNeverEmpty() {
     assertEquals("`a``b` INT", new ColumnSpec("a`b", OutputType.INT).toDdl());
     assertEquals("`created at`", ColumnSpec.quote("created at"));
     assertEquals(

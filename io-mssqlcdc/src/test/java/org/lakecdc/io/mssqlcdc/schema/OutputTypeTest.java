@@ -63,7 +63,7 @@ class OutputTypeTest {
   }
 
   @Test
-  void testParseUnknownTypeNamesTheTextAndListsTheAccepted() {
+  void parseUnknownTypeNamesTheTextAndListsTheAccepted() {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> OutputType.parse("TINYINT"));
     assertEquals(
@@ -78,7 +78,7 @@ class OutputTypeTest {
   }
 
   @Test
-  void testDecimalPrecisionAndScaleAreChecked() {
+  void decimalPrecisionAndScaleAreChecked() {
     assertEquals(
         "DECIMAL precision must be 1 to 38, not 39",
         assertThrows(IllegalArgumentException.class, () -> OutputType.parse("DECIMAL(39,2)"))
@@ -97,7 +97,7 @@ class OutputTypeTest {
   }
 
   @Test
-  void testPrecisionAndScaleOnlyForDecimals() {
+  void onlyDecimalsHavePrecisionAndScale() {
     OutputType d = OutputType.decimal(18, 2);
     assertEquals(18, d.precision());
     assertEquals(2, d.scale());
@@ -110,7 +110,7 @@ class OutputTypeTest {
   }
 
   @Test
-  void testEqualsHashCodeAndSerialization() throws Exception {
+  void typesAreEqualByValueAndSerializable() throws Exception {
     assertEquals(OutputType.decimal(18, 2), OutputType.parse("numeric(18,2)"));
     assertEquals(
         OutputType.decimal(18, 2).hashCode(), OutputType.parse("DECIMAL(18,2)").hashCode());
@@ -146,7 +146,7 @@ class OutputTypeTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("beamFieldTypes")
-  void testBeamFieldTypeAndItsInverse(OutputType type, FieldType expected) {
+  void eachTypeMapsToANullableBeamFieldTypeAndBack(OutputType type, FieldType expected) {
     FieldType actual = type.toBeamFieldType();
     assertTrue(actual.getNullable());
     assertEquals(expected.withNullable(true), actual);
@@ -155,7 +155,7 @@ class OutputTypeTest {
   }
 
   @Test
-  void testDecimalFieldTypesDifferByPrecisionAndScale() {
+  void decimalFieldTypesDifferByPrecisionAndScale() {
     assertNotEquals(
         OutputType.decimal(18, 2).toBeamFieldType(), OutputType.decimal(18, 4).toBeamFieldType());
     assertEquals(
@@ -164,7 +164,7 @@ class OutputTypeTest {
   }
 
   @Test
-  void testFromBeamFieldTypeRejectsOtherTypes() {
+  void fromBeamFieldTypeRejectsOtherTypes() {
     for (FieldType other :
         new FieldType[] {
           FieldType.BYTE, FieldType.DECIMAL, FieldType.DATETIME, FieldType.array(FieldType.INT32)

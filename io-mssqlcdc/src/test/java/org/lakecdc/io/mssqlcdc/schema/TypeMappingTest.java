@@ -75,7 +75,7 @@ class TypeMappingTest {
   }
 
   @Test
-  void testMappingReturnsTheConstants() {
+  void mappingReturnsTheConstants() {
     assertSame(OutputType.SMALLINT, TypeMapping.outputType("c_tiny", SqlServerType.of("tinyint")));
     assertEquals(
         OutputType.decimal(18, 2),
@@ -83,7 +83,7 @@ class TypeMappingTest {
   }
 
   @Test
-  void testGeographyHasNoDefaultMapping() {
+  void geographyHasNoDefaultMapping() {
     UnsupportedTypeException e =
         assertThrows(
             UnsupportedTypeException.class,
@@ -101,7 +101,7 @@ class TypeMappingTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"sql_variant", "geometry", "hierarchyid", "MyClrType", "vector(3)"})
-  void testUnsupportedTypesNameColumnAndType(String sqlServerType) {
+  void unsupportedTypesNameColumnAndType(String sqlServerType) {
     SqlServerType type = SqlServerType.parse(sqlServerType);
     UnsupportedTypeException e =
         assertThrows(UnsupportedTypeException.class, () -> TypeMapping.outputType("c", type));
@@ -114,7 +114,7 @@ class TypeMappingTest {
   }
 
   @Test
-  void testUnsupportedTypeInACaptureInstance() {
+  void anUnsupportedTypeNamesItsCaptureInstance() {
     UnsupportedTypeException e =
         new UnsupportedTypeException("shape", SqlServerType.of("geometry"))
             .inCaptureInstance("dbo_orders");
@@ -127,7 +127,7 @@ class TypeMappingTest {
   }
 
   @Test
-  void testDecimalOutOfRangeNamesTheColumn() {
+  void decimalOutOfRangeNamesTheColumn() {
     IllegalArgumentException e =
         assertThrows(
             IllegalArgumentException.class,

@@ -34,7 +34,7 @@ class ValueConverterTest {
 
   @ParameterizedTest
   @EnumSource(OutputType.Kind.class)
-  void testNullStaysNull(OutputType.Kind kind) {
+  void nullStaysNull(OutputType.Kind kind) {
     OutputType type =
         kind == OutputType.Kind.DECIMAL ? OutputType.decimal(18, 2) : OutputType.parse(kind.name());
     assertNull(ValueConverter.toBeamValue(null, type, "c"));
@@ -42,7 +42,7 @@ class ValueConverterTest {
 
   /** C211: the values a real server returns for every mapped type, cast to their mapped types. */
   @Test
-  void testC211ValuesOfTheDefaultMapping() {
+  void c211ValuesKeepTheirTypesUnderTheDefaultMapping() {
     assertEquals((short) 200, cast((short) 200, "SMALLINT")); // tinyint 200
     assertEquals(9000000000L, cast(9000000000L, "BIGINT"));
     assertEquals(1.5f, cast(1.5f, "FLOAT"));
@@ -101,7 +101,7 @@ class ValueConverterTest {
   }
 
   @Test
-  void testIntegerWidening() {
+  void integersWidenExactly() {
     assertEquals(Integer.valueOf(200), cast((short) 200, "INT"));
     assertEquals(Long.valueOf(200), cast((short) 200, "BIGINT"));
     assertEquals(Long.valueOf(-7), cast(-7, "BIGINT"));
@@ -116,7 +116,7 @@ class ValueConverterTest {
   }
 
   @Test
-  void testExactNarrowingAndItsErrors() {
+  void narrowingIsExactOrFailsNamingTheValue() {
     assertEquals((short) 12, cast(12L, "SMALLINT"));
     assertEquals(12, cast(new BigDecimal("12.000"), "INT"));
     assertEquals(12L, cast(12.0d, "BIGINT"));
@@ -143,7 +143,7 @@ class ValueConverterTest {
   }
 
   @Test
-  void testDecimalsAreSetExactlyToTheTargetScale() {
+  void decimalsAreSetExactlyToTheTargetScale() {
     assertEquals(new BigDecimal("12.30"), cast(new BigDecimal("12.3"), "DECIMAL(18,2)"));
     assertEquals(new BigDecimal("12.30"), cast(new BigDecimal("12.3000"), "DECIMAL(18,2)"));
     assertEquals(new BigDecimal("12.3400"), cast(new BigDecimal("12.34"), "DECIMAL(20,4)"));
@@ -178,7 +178,7 @@ class ValueConverterTest {
 
   /** Huge exponents fail at once instead of expanding to billions of digits. */
   @Test
-  void testHugeExponentsFailFast() {
+  void hugeExponentsFailFast() {
     assertEquals(
         "Cannot convert column 'c': value '1e999999999' does not fit DECIMAL(38,10): more than 28"
             + " digits before the decimal point",
@@ -201,7 +201,7 @@ class ValueConverterTest {
   }
 
   @Test
-  void testBooleans() {
+  void booleansConvertFromTextAndNumbersAndToIntegers() {
     assertEquals(true, cast(" YES ", "BOOLEAN"));
     assertEquals(false, cast("f", "BOOLEAN"));
     assertEquals(true, cast((short) 1, "BOOLEAN"));
@@ -215,7 +215,7 @@ class ValueConverterTest {
   }
 
   @Test
-  void testDatesAndTimes() {
+  void datesAndTimesConvertBetweenTheirTypesInUtc() {
     assertEquals(
         LocalDateTime.parse("2026-09-28T00:00:00"),
         cast(LocalDate.parse("2026-09-28"), "TIMESTAMP_NTZ"));
@@ -266,7 +266,7 @@ class ValueConverterTest {
   }
 
   @Test
-  void testCanonicalText() {
+  void valuesConvertToTheirCanonicalText() {
     assertEquals("true", cast(true, "STRING"));
     assertEquals("200", cast((short) 200, "STRING"));
     assertEquals("9000000000", cast(9000000000L, "STRING"));
@@ -299,7 +299,7 @@ class ValueConverterTest {
   }
 
   @Test
-  void testRowOfValues() {
+  void aRowOfValuesConvertsColumnByColumn() {
     List<ColumnSpec> columns =
         List.of(
             new ColumnSpec("qty", OutputType.SMALLINT),
@@ -328,7 +328,7 @@ class ValueConverterTest {
 
   /** The extremes SQL Server stores in each date and time type, as Delta holds them. */
   @Test
-  void testTheExtremesOfEveryDateAndTimeTypeFit() {
+  void theExtremesOfEveryDateAndTimeTypeFit() {
     assertEquals(LocalDate.of(1, 1, 1), cast(LocalDate.of(1, 1, 1), "DATE"));
     assertEquals(LocalDate.of(1582, 10, 10), cast(LocalDate.of(1582, 10, 10), "DATE"));
     assertEquals(LocalDate.of(9999, 12, 31), cast(LocalDate.of(9999, 12, 31), "DATE"));
@@ -347,7 +347,7 @@ class ValueConverterTest {
   }
 
   @Test
-  void testDatesAndTimesOutsideDeltasRangeFailNamingColumnValueAndRange() {
+  void datesAndTimesOutsideDeltasRangeFailNamingColumnValueAndRange() {
     assertEquals(
         "Cannot convert column 'c': value -0001-12-31 does not fit DATE: Delta and Spark hold"
             + " 0001-01-01 to 9999-12-31",
@@ -377,7 +377,7 @@ class ValueConverterTest {
   }
 
   @Test
-  void testTextOutsideTheBasicPlaneIsKeptAndALoneSurrogateFails() {
+  void textOutsideTheBasicPlaneIsKeptAndALoneSurrogateFails() {
     assertEquals("smile \uD83D\uDE00", cast("smile \uD83D\uDE00", "STRING"));
     assertEquals("", cast("", "STRING"));
     assertArrayEquals(

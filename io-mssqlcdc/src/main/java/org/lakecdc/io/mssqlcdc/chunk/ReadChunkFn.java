@@ -1,0 +1,147 @@
+package org.lakecdc.io.mssqlcdc.chunk;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.metrics.Distribution;
+import org.apache.beam.sdk.metrics.Metrics;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.lakecdc.io.mssqlcdc.client.CdcClient;
+import org.lakecdc.io.mssqlcdc.client.CloseableIterator;
+import org.lakecdc.io.mssqlcdc.client.Commit;
+import org.lakecdc.io.mssqlcdc.client.TableQuery;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.snapshot.SnapshotLsn;
+import org.lakecdc.io.mssqlcdc.source.RowSink;
+import org.lakecdc.io.mssqlcdc.source.SourceSpec;
+import org.lakecdc.io.mssqlcdc.source.WorkerClient;
+
+/**
+ * Reads one {@link Chunk} of a chunked snapshot on a worker (BEHAVIOUR.md 6.7, 6.9) and writes its
+ * rows through a {@link RowSink} in this stage:
+ *
+ * <ol>
+ *   <li>stamp L = the snapshot-LSN rule now ({@link SnapshotLsn}); {@code L < S} fails the chunk
+ *       (the reads reach another server than S came from, e.g. a readable secondary);
+ *   <li>the commit time of L ({@code _commit_ts});
+ *   <li>for an open last chunk with a keyset MAX: its end re-sought as the first key after MAX now
+ *       ({@link CdcClient#keyBound} at offset 1 from MAX), so that rows inserted above MAX stay the
+ *       stream's;
+ *   <li>{@code SELECT} of {@code lo <= key < hi} under the isolation level ({@link
+ *       CdcClient#readTable}), each row a snapshot row stamped L, written with the chunk's index as
+ *       the sequence;
+ *   <li>{@code max_lsn} read after the read ({@code high_lsn}).
+ * </ol>
+ *
+ * Emits one {@link ChunkRead} per chunk, timestamped with the commit time of L. Counters {@code
+ * mssqlcdc/snapshot_rows} (rows read) and {@code mssqlcdc/snapshot_chunks_read}; distribution
+ * {@code mssqlcdc/snapshot_chunk_read_ms}. One client per DoFn instance ({@link WorkerClient}).
+ *
+ * @param <R> the sink's result
+ */
+final class ReadChunkFn<R> extends DoFn<Chunk, ChunkRead<R>> {
+  private final ChunkSpec spec;
+  private final RowSink<R> sink;
+  private final WorkerClient client;
+  private final Counter rowsRead = Metrics.counter(SourceSpec.METRICS_NAMESPACE, "snapshot_rows");
+  private final Counter chunksRead =
+      Metrics.counter(SourceSpec.METRICS_NAMESPACE, "snapshot_chunks_read");
+  private final Distribution readMillis =
+      Metrics.distribution(SourceSpec.METRICS_NAMESPACE, "snapshot_chunk_read_ms");
+
+  ReadChunkFn(ChunkSpec spec, RowSink<R> sink) {
+    this.spec = spec;
+    this.sink = sink;
+    this.client = new WorkerClient(spec.source().clientFactory());
+  }
+
+  @Setup
+  public void setup() {
+    sink.setup();
+  }
+
+  @Teardown
+  public void teardown() {
+    try {
+      client.close();
+    } finally {
+      sink.teardown();
+    }
+  }
+
+  @ProcessElement
+  public void processElement(@Element Chunk chunk, OutputReceiver<ChunkRead<R>> out) {
+    try {
+      ChunkRead<R> read = read(client.get(), chunk);
+      out.outputWithTimestamp(
+          read, new org.joda.time.Instant(read.stampCommitTime().toEpochMilli()));
+    } catch (RuntimeException e) {
+      client.discardAfter(e);
+      throw e;
+    }
+  }
+
+  private ChunkRead<R> read(CdcClient cdc, Chunk chunk) {
+    Instant startedAt = Instant.now();
+    long start = System.nanoTime();
+    Lsn stamp = SnapshotLsn.latestCommitted(cdc, spec.source().captureInstance());
+    if (stamp.isBefore(spec.snapshotLsn())) {
+      throw new IllegalStateException(
+          "Chunk "
+              + chunk.index()
+              + " of capture instance "
+              + spec.source().captureInstance()
+              + ": stamp "
+              + stamp
+              + " below the snapshot LSN S "
+              + spec.snapshotLsn()
+              + ": a readable secondary? Read every chunk from the server S was recorded on");
+    }
+    Instant stampTime = SnapshotLsn.commitTime(cdc, spec.source().captureInstance(), stamp);
+    List<Object> hi = chunk.hi();
+    if (hi == null && spec.openEndAfter() != null) {
+      hi =
+          cdc.keyBound(
+                  spec.sourceSchema(),
+                  spec.sourceTable(),
+                  spec.keyColumns(),
+                  Optional.of(spec.openEndAfter()),
+                  Optional.empty(),
+                  1,
+                  spec.isolationLevel())
+              .orElse(null);
+    }
+    TableQuery query =
+        new TableQuery(
+            spec.sourceSchema(),
+            spec.sourceTable(),
+            spec.source().columnNames(),
+            spec.keyColumns(),
+            Optional.ofNullable(chunk.lo()),
+            Optional.ofNullable(hi),
+            spec.isolationLevel());
+    R result;
+    long rows;
+    try (CloseableIterator<List<Object>> values = cdc.readTable(query)) {
+      SourceSpec.SnapshotRows chunkRows =
+          spec.source().snapshotRows(values, stamp, stampTime, rowsRead, "chunk");
+      result = sink.write(chunk.index(), chunkRows);
+      if (chunkRows.hasNext()) {
+        throw new IllegalStateException(
+            "The sink returned before reading every row of chunk "
+                + chunk.index()
+                + " of "
+                + spec.source().captureInstance());
+      }
+      rows = chunkRows.count();
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    Lsn high = cdc.maxLsn().orElse(null);
+    Instant highTime = high == null ? null : cdc.commit(high).map(Commit::commitTime).orElse(null);
+    chunksRead.inc();
+    readMillis.update(Math.round(seconds * 1000));
+    return new ChunkRead<>(
+        chunk.index(), stamp, stampTime, hi, high, highTime, startedAt, seconds, rows, result);
+  }
+}

@@ -61,7 +61,8 @@ public final class S3StoreCheck {
         firstPathByBucket.putIfAbsent(uri.getHost(), path);
       }
     }
-    if (firstPathByBucket.isEmpty()) {
+    if (firstPathByBucket.isEmpty() || !onClassPath()) {
+      // Without the connector the run fails on its first table with the one line naming it.
       return;
     }
     Configuration hadoop = new Configuration();
@@ -70,6 +71,19 @@ public final class S3StoreCheck {
     boolean conditional =
         logStore == null || logStore.equals(S3ConditionalLogStore.class.getName());
     firstPathByBucket.forEach((bucket, path) -> checkBucket(hadoop, bucket, path, conditional));
+  }
+
+  /** Whether S3A and the AWS SDK v2 of the log store are on the class path. */
+  private static boolean onClassPath() {
+    ClassLoader loader = S3StoreCheck.class.getClassLoader();
+    try {
+      Class.forName("org.apache.hadoop.fs.s3a.S3AFileSystem", false, loader);
+      Class.forName("software.amazon.awssdk.services.s3.S3Client", false, loader);
+      Class.forName("software.amazon.awssdk.http.apache5.Apache5HttpClient", false, loader);
+      return true;
+    } catch (ClassNotFoundException | LinkageError e) {
+      return false;
+    }
   }
 
   private static void checkBucket(

@@ -36,7 +36,7 @@ import org.lakecdc.transforms.finalization.ControlTable;
 class S3ConcurrentCommitsTest {
   static final int WRITERS = 4;
   static final int APPENDS = 50;
-  static final int ADVANCES = 12;
+  static final int ADVANCES = 8;
 
   @TempDir static Path dir;
   private static LocalS3Server server;

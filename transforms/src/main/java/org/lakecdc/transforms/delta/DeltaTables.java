@@ -522,64 +522,65 @@ public final class DeltaTables {
     }
     Map<String, String> domains = new LinkedHashMap<>(domainMetadata);
     RuntimeException last = null;
-    KernelRetries.Attempts transientFailures = new KernelRetries.Attempts(path, "an append");
-    for (int attempt = 1; attempt <= MAX_APPEND_ATTEMPTS; attempt++) {
-      Transaction txn;
-      if (attempt == 1 && firstTransaction != null && transientFailures.failures() == 0) {
-        txn = firstTransaction;
-      } else {
-        Snapshot snapshot = requireTable(path);
+    try (KernelRetries.Attempts transientFailures = new KernelRetries.Attempts(path, "an append")) {
+      for (int attempt = 1; attempt <= MAX_APPEND_ATTEMPTS; attempt++) {
+        Transaction txn;
+        if (attempt == 1 && firstTransaction != null && transientFailures.failures() == 0) {
+          txn = firstTransaction;
+        } else {
+          try {
+            txn = transaction(requireTable(path), appId, txnVersion).build(engine);
+          } catch (ConcurrentTransactionException e) {
+            return alreadyCommitted(path, appId, txnVersion, version(path));
+          } catch (RuntimeException e) {
+            if (!KernelRetries.isRetryable(e)) {
+              throw e;
+            }
+            snapshots.remove(path);
+            transientFailures.pauseOrThrow(e);
+            attempt--;
+            continue;
+          }
+        }
+        domains.forEach(txn::addDomainMetadata);
+        if (attempt == 1 && transientFailures.failures() == 0) {
+          beforeFirstCommit.run();
+        }
         try {
-          txn = transaction(snapshot, appId, txnVersion).build(engine);
+          TransactionCommitResult result =
+              txn.commit(
+                  engine,
+                  CloseableIterable.inMemoryIterable(KernelIterators.of(actions.iterator())));
+          rememberCommitted(path, result);
+          runPostCommitHooks(path, result);
+          return new CommitResult(
+              CommitResult.Status.COMMITTED, result.getVersion(), files.size(), 0);
         } catch (ConcurrentTransactionException e) {
-          return alreadyCommitted(path, appId, txnVersion, snapshot.getVersion());
+          return alreadyCommitted(path, appId, txnVersion, version(path));
         } catch (RuntimeException e) {
-          if (!KernelRetries.isRetryable(e)) {
+          if (e instanceof ConcurrentWriteException
+              || !KernelRetries.isRetryableCommit(e, appId != null)) {
+            if (e instanceof ConcurrentWriteException cwe) {
+              LOG.info(
+                  "Delta table {}: append (appId {}, version {}) lost to a concurrent change"
+                      + " (attempt {} of {}): {}",
+                  path,
+                  appId,
+                  txnVersion,
+                  attempt,
+                  MAX_APPEND_ATTEMPTS,
+                  cwe.getMessage());
+              last = cwe;
+              continue;
+            }
             throw e;
           }
+          // A transient failure of the store or of a listing: the next attempt starts from a fresh
+          // snapshot, whose transaction identifier tells whether this one was committed after all.
           snapshots.remove(path);
           transientFailures.pauseOrThrow(e);
           attempt--;
-          continue;
         }
-      }
-      domains.forEach(txn::addDomainMetadata);
-      if (attempt == 1 && transientFailures.failures() == 0) {
-        beforeFirstCommit.run();
-      }
-      try {
-        TransactionCommitResult result =
-            txn.commit(
-                engine, CloseableIterable.inMemoryIterable(KernelIterators.of(actions.iterator())));
-        rememberCommitted(path, result);
-        runPostCommitHooks(path, result);
-        return new CommitResult(
-            CommitResult.Status.COMMITTED, result.getVersion(), files.size(), 0);
-      } catch (ConcurrentTransactionException e) {
-        return alreadyCommitted(path, appId, txnVersion, version(path));
-      } catch (RuntimeException e) {
-        if (e instanceof ConcurrentWriteException
-            || !KernelRetries.isRetryableCommit(e, appId != null)) {
-          if (e instanceof ConcurrentWriteException cwe) {
-            LOG.info(
-                "Delta table {}: append (appId {}, version {}) lost to a concurrent change"
-                    + " (attempt {} of {}): {}",
-                path,
-                appId,
-                txnVersion,
-                attempt,
-                MAX_APPEND_ATTEMPTS,
-                cwe.getMessage());
-            last = cwe;
-            continue;
-          }
-          throw e;
-        }
-        // A transient failure of the store or of a listing: the next attempt starts from a fresh
-        // snapshot, whose transaction identifier tells whether this one was committed after all.
-        snapshots.remove(path);
-        transientFailures.pauseOrThrow(e);
-        attempt--;
       }
     }
     throw new DeltaConflictException(

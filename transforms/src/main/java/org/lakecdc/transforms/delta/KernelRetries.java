@@ -142,24 +142,35 @@ public final class KernelRetries {
    * @throws RuntimeException the step's last failure when it is fatal or the retries are spent
    */
   public static <T> T call(String path, String what, Supplier<T> step) {
-    Attempts attempts = new Attempts(path, what);
-    while (true) {
-      try {
-        return step.get();
-      } catch (RuntimeException e) {
-        if (!isRetryable(e)) {
-          throw e;
+    if (RETRYING.get()[0] > 0) {
+      // Inside another step's retries: its attempts cover this one.
+      return step.get();
+    }
+    try (Attempts attempts = new Attempts(path, what)) {
+      while (true) {
+        try {
+          return step.get();
+        } catch (RuntimeException e) {
+          if (!isRetryable(e)) {
+            throw e;
+          }
+          attempts.pauseOrThrow(e);
         }
-        attempts.pauseOrThrow(e);
       }
     }
   }
 
+  /** How many retry scopes ({@link Attempts}) are open on this thread. */
+  private static final ThreadLocal<int[]> RETRYING = ThreadLocal.withInitial(() -> new int[1]);
+
   /**
    * The backoff of one step's retries: {@link #pauseOrThrow} logs the failure and waits before the
-   * next attempt, or rethrows it when the retries are spent.
+   * next attempt, or rethrows it when the retries are spent. Retries do not nest: while one is open
+   * on a thread, {@link #call} on that thread runs its step once and leaves a failure to this one's
+   * attempts, so a store that stays away fails the step after about a minute, not a minute per
+   * level. Close it when the step is done.
    */
-  public static final class Attempts {
+  public static final class Attempts implements AutoCloseable {
     private final String path;
     private final String what;
     private final BackOff backOff = BACKOFF.backoff();
@@ -172,6 +183,13 @@ public final class KernelRetries {
     public Attempts(String path, String what) {
       this.path = path;
       this.what = what;
+      RETRYING.get()[0]++;
+    }
+
+    /** Ends the scope: {@link #call} retries on its own again. */
+    @Override
+    public void close() {
+      RETRYING.get()[0]--;
     }
 
     /**

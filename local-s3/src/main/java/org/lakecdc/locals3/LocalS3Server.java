@@ -143,7 +143,8 @@ public final class LocalS3Server implements AutoCloseable {
   /**
    * The Hadoop S3A settings that reach this server: endpoint, path-style access, no TLS, the access
    * and secret key, and a region for the signatures; a job takes them as {@code --hadoopConf}
-   * entries.
+   * entries. Hadoop keeps one S3A file system per bucket and JVM, made with the settings of its
+   * first use: servers started one after the other in a JVM need buckets of their own names.
    *
    * @return key to value, in a stable order
    */

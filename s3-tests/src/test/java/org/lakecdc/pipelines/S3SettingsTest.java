@@ -46,7 +46,7 @@ class S3SettingsTest {
   @BeforeAll
   static void startServer() throws IOException {
     server = LocalS3Server.start(s3dir);
-    server.createBucket("lake");
+    server.createBucket("settings");
   }
 
   @AfterAll
@@ -124,7 +124,7 @@ class S3SettingsTest {
   void aWrongEndpointBadCredentialsAndAMissingBucketAreRefusedNamingTheSetting()
       throws IOException {
     List<String> before = storedFiles();
-    JobFixture f = fixture("s3a://lake/settings");
+    JobFixture f = fixture("s3a://settings/settings");
 
     int port = closedPort();
     Run endpoint = run(args(f, "fs.s3a.endpoint=http://127.0.0.1:" + port));
@@ -137,7 +137,7 @@ class S3SettingsTest {
             .startsWith(
                 "error: the S3 endpoint http://127.0.0.1:"
                     + port
-                    + " (fs.s3a.endpoint) cannot be reached for bucket lake ("),
+                    + " (fs.s3a.endpoint) cannot be reached for bucket settings ("),
         lines.get(0));
     assertTrue(
         lines
@@ -153,7 +153,7 @@ class S3SettingsTest {
         List.of(
             "error: S3 at "
                 + server.endpoint()
-                + " refused the credentials for bucket lake (403): check fs.s3a.access.key and"
+                + " refused the credentials for bucket settings (403): check fs.s3a.access.key and"
                 + " fs.s3a.secret.key (or fs.s3a.aws.credentials.provider), and that they may"
                 + " read and write the bucket"),
         credentials.err().lines().toList());
@@ -213,7 +213,7 @@ class S3SettingsTest {
   @Test
   void aStoreThatRefusesOrIgnoresConditionalWritesIsRefusedBeforeAnythingIsWritten()
       throws IOException {
-    JobFixture f = fixture("s3a://lake/unsafe");
+    JobFixture f = fixture("s3a://settings/unsafe");
     String advice =
         "), so commits of two writers to one Delta table could overwrite each other: use a store"
             + " that supports If-None-Match: * on PUT (AWS S3, recent MinIO), or, if only one"
@@ -230,7 +230,7 @@ class S3SettingsTest {
           List.of(
               "error: the S3 store at "
                   + endpoint
-                  + " (bucket lake) does not support conditional writes (a conditional PUT"
+                  + " (bucket settings) does not support conditional writes (a conditional PUT"
                   + " (If-None-Match: *) was refused: 501 NotImplemented"
                   + advice),
           refused.err().lines().toList());
@@ -249,7 +249,7 @@ class S3SettingsTest {
           List.of(
               "error: the S3 store at "
                   + endpoint
-                  + " (bucket lake) does not support conditional writes (a conditional PUT"
+                  + " (bucket settings) does not support conditional writes (a conditional PUT"
                   + " (If-None-Match: *) of an existing key succeeded: the store ignores the"
                   + " condition"
                   + advice),
@@ -272,7 +272,7 @@ class S3SettingsTest {
   @Test
   void aStoreStoppedForAMomentDuringARunIsRetriedOrFailsInOneLineAndTheRerunIsExactlyOnce()
       throws Exception {
-    JobFixture f = fixture("s3a://lake/outage");
+    JobFixture f = fixture("s3a://settings/outage");
     List<String> args = args(f);
     args.add("--maxCommitsPerBatch=1");
     AtomicReference<Run> outcome = new AtomicReference<>();

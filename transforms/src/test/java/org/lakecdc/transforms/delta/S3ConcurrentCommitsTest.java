@@ -44,7 +44,7 @@ class S3ConcurrentCommitsTest {
   @BeforeAll
   static void startServer() throws Exception {
     server = LocalS3Server.start(dir.resolve("s3"));
-    server.createBucket("lake");
+    server.createBucket("proof");
   }
 
   @AfterAll
@@ -123,7 +123,7 @@ class S3ConcurrentCommitsTest {
 
   @Test
   void appendsFromManyJvmsAllLandWithTheConditionalLogStore() throws Exception {
-    Outcome o = appendConcurrently("s3a://lake/safe/facts", null);
+    Outcome o = appendConcurrently("s3a://proof/safe/facts", null);
     int total = WRITERS * APPENDS;
     assertEquals(200, total);
     assertEquals(List.of(0, 0, 0, 0), o.writers().exitCodes(), o.writers().errors().toString());
@@ -140,7 +140,7 @@ class S3ConcurrentCommitsTest {
   @Test
   void theStockS3LogStoreLosesAppendsOfConcurrentJvms() throws Exception {
     Outcome o =
-        appendConcurrently("s3a://lake/stock/facts", "io.delta.storage.S3SingleDriverLogStore");
+        appendConcurrently("s3a://proof/stock/facts", "io.delta.storage.S3SingleDriverLogStore");
     // Kernel told the writers that their appends were committed (a writer may also have died
     // reading a checkpoint another writer of the same version overwrote under it) ...
     assertTrue(o.reportedCommits() > 0);
@@ -167,7 +167,7 @@ class S3ConcurrentCommitsTest {
 
   @Test
   void controlRowRewritesOfManyJvmsLoseNoVerdictAndNoneGoesBack() throws Exception {
-    String control = "s3a://lake/safe/table_finalization";
+    String control = "s3a://proof/safe/table_finalization";
     Map<String, String> conf = conf(null);
     DeltaTables tables = DeltaTables.create(conf);
     tables.createIfAbsent(control, ControlTable.definition());

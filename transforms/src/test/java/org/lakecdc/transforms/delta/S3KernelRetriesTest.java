@@ -48,7 +48,7 @@ class S3KernelRetriesTest {
   @BeforeAll
   static void startServer() throws Exception {
     server = LocalS3Server.start(dir.resolve("s3"));
-    server.createBucket("lake");
+    server.createBucket("retries");
     conf = new LinkedHashMap<>(server.hadoopConf());
     conf.put(S3ConditionalLogStore.CONF_KEY, FaultyLogStore.class.getName());
   }
@@ -66,7 +66,7 @@ class S3KernelRetriesTest {
   }
 
   private static String newTable() {
-    return "s3a://lake/retries/t" + (++tableCount);
+    return "s3a://retries/retries/t" + (++tableCount);
   }
 
   private static Row fact(String appId, long batch) {
@@ -95,8 +95,8 @@ class S3KernelRetriesTest {
 
   private static Path bucketFile(String path, String file) {
     return server
-        .bucketDirectory("lake")
-        .resolve(path.substring("s3a://lake/".length()))
+        .bucketDirectory("retries")
+        .resolve(path.substring("s3a://retries/".length()))
         .resolve(file);
   }
 

@@ -188,14 +188,15 @@ class S3JobTest {
                         List.of(
                             "--fakePath=" + f.dir.resolve("source"),
                             "--captureInstance=" + JobFixture.CI,
-                            "--target=" + f.bronze,
-                            "--factsTable=" + f.facts,
-                            "--controlTable=" + f.control,
+                            "--bronze=" + f.bronze,
+                            "--facts=" + f.facts,
+                            "--control=" + f.control,
                             "--silver=" + silver2,
                             "--logFile=" + dir.resolve("apply.log"))),
                     o,
                     e));
     assertEquals(0, apply.code(), apply.out() + apply.err());
+    assertEquals(1, apply.out().lines().filter(l -> l.startsWith("Silver ")).count(), apply.out());
     assertEquals(expected, silver(silver2));
 
     // Reconcile proves silver equals the source; its report table is on S3 too.

@@ -70,7 +70,8 @@ public final class S3StoreCheck {
     String logStore = hadoop.get(S3ConditionalLogStore.CONF_KEY);
     boolean conditional =
         logStore == null || logStore.equals(S3ConditionalLogStore.class.getName());
-    firstPathByBucket.forEach((bucket, path) -> checkBucket(hadoop, bucket, path, conditional));
+    firstPathByBucket.forEach(
+        (bucket, path) -> Probe.checkBucket(hadoop, bucket, path, conditional));
   }
 
   /** Whether S3A and the AWS SDK v2 of the log store are on the class path. */
@@ -86,106 +87,122 @@ public final class S3StoreCheck {
     }
   }
 
-  private static void checkBucket(
-      Configuration hadoop, String bucket, String path, boolean conditional) {
-    S3ClientSettings settings;
-    try {
-      settings = S3ClientSettings.of(hadoop, bucket);
-    } catch (RuntimeException e) {
-      throw new SettingException(
-          "the S3 settings of bucket " + bucket + " cannot be read: " + e.getMessage(), e);
+  /**
+   * The requests, in a class of their own: it names the AWS SDK's types, which the JVM resolves
+   * when it loads the class, so it is loaded only once the SDK is known to be there.
+   */
+  private static final class Probe {
+    private Probe() {}
+
+    private static void checkBucket(
+        Configuration hadoop, String bucket, String path, boolean conditional) {
+      S3ClientSettings settings;
+      try {
+        settings = S3ClientSettings.of(hadoop, bucket);
+      } catch (RuntimeException e) {
+        throw new SettingException(
+            "the S3 settings of bucket " + bucket + " cannot be read: " + e.getMessage(), e);
+      }
+      S3Client client = settings.client();
+      String endpoint = settings.describe();
+      try {
+        client.headBucket(b -> b.bucket(bucket));
+      } catch (SdkClientException e) {
+        throw unreachable(endpoint, bucket, e);
+      } catch (S3Exception e) {
+        throw refused(endpoint, bucket, e);
+      }
+      if (!conditional) {
+        return;
+      }
+      String key = S3ConditionalLogStore.key(new org.apache.hadoop.fs.Path(path));
+      String logKey =
+          (key.endsWith("/") ? key : key + "/") + "_delta_log/00000000000000000000.json";
+      try {
+        S3ConditionalLogStore.requireConditionalWrites(settings, client, bucket, logKey);
+      } catch (ConditionalWritesUnsupportedException e) {
+        throw new SettingException(e.getMessage(), e);
+      } catch (IOException e) {
+        throw new SettingException(
+            "S3 at "
+                + endpoint
+                + " refused a write to bucket "
+                + bucket
+                + " ("
+                + e.getMessage()
+                + "): the job's credentials need PutObject, GetObject, DeleteObject and ListBucket"
+                + " on the tables' prefixes",
+            e);
+      } catch (java.io.UncheckedIOException e) {
+        throw unreachable(endpoint, bucket, e);
+      }
     }
-    S3Client client = settings.client();
-    String endpoint = settings.describe();
-    try {
-      client.headBucket(b -> b.bucket(bucket));
-    } catch (SdkClientException e) {
-      throw unreachable(endpoint, bucket, e);
-    } catch (S3Exception e) {
-      throw refused(endpoint, bucket, e);
-    }
-    if (!conditional) {
-      return;
-    }
-    String key = S3ConditionalLogStore.key(new org.apache.hadoop.fs.Path(path));
-    String logKey = (key.endsWith("/") ? key : key + "/") + "_delta_log/00000000000000000000.json";
-    try {
-      S3ConditionalLogStore.requireConditionalWrites(settings, client, bucket, logKey);
-    } catch (ConditionalWritesUnsupportedException e) {
-      throw new SettingException(e.getMessage(), e);
-    } catch (IOException e) {
-      throw new SettingException(
-          "S3 at "
+
+    private static SettingException unreachable(String endpoint, String bucket, Exception e) {
+      return new SettingException(
+          "the S3 endpoint "
               + endpoint
-              + " refused a write to bucket "
+              + " (fs.s3a.endpoint) cannot be reached for bucket "
               + bucket
               + " ("
-              + e.getMessage()
-              + "): the job's credentials need PutObject, GetObject, DeleteObject and ListBucket"
-              + " on the tables' prefixes",
-          e);
-    } catch (java.io.UncheckedIOException e) {
-      throw unreachable(endpoint, bucket, e);
-    }
-  }
-
-  private static SettingException unreachable(String endpoint, String bucket, Exception e) {
-    return new SettingException(
-        "the S3 endpoint "
-            + endpoint
-            + " (fs.s3a.endpoint) cannot be reached for bucket "
-            + bucket
-            + " ("
-            + firstLine(e)
-            + "): set fs.s3a.endpoint to the store's address (http://host:port for MinIO or"
-            + " another server; unset for AWS S3, with fs.s3a.endpoint.region)",
-        e);
-  }
-
-  private static SettingException refused(String endpoint, String bucket, S3Exception e) {
-    int status = e.statusCode();
-    if (status == 404) {
-      return new SettingException(
-          "bucket "
-              + bucket
-              + " does not exist at "
-              + endpoint
-              + ": create it, or correct the bucket of the s3a:// table paths",
+              + firstLine(e)
+              + "): set fs.s3a.endpoint to the store's address (http://host:port for MinIO or"
+              + " another server; unset for AWS S3, with fs.s3a.endpoint.region)",
           e);
     }
-    if (status == 403 || status == 400 && isCredentialError(e)) {
+
+    private static SettingException refused(String endpoint, String bucket, S3Exception e) {
+      int status = e.statusCode();
+      if (status == 404) {
+        return new SettingException(
+            "bucket "
+                + bucket
+                + " does not exist at "
+                + endpoint
+                + ": create it, or correct the bucket of the s3a:// table paths",
+            e);
+      }
+      if (status == 403 || status == 400 && isCredentialError(e)) {
+        return new SettingException(
+            "S3 at "
+                + endpoint
+                + " refused the credentials for bucket "
+                + bucket
+                + " ("
+                + status
+                + "): check fs.s3a.access.key and fs.s3a.secret.key (or"
+                + " fs.s3a.aws.credentials.provider), and that they may read and write the bucket",
+            e);
+      }
+      if (status == 301) {
+        return new SettingException(
+            "bucket "
+                + bucket
+                + " is in another region than "
+                + endpoint
+                + " (301): set fs.s3a.endpoint.region to the bucket's region",
+            e);
+      }
       return new SettingException(
           "S3 at "
               + endpoint
-              + " refused the credentials for bucket "
-              + bucket
-              + " ("
+              + " answered "
               + status
-              + "): check fs.s3a.access.key and fs.s3a.secret.key (or"
-              + " fs.s3a.aws.credentials.provider), and that they may read and write the bucket",
-          e);
-    }
-    if (status == 301) {
-      return new SettingException(
-          "bucket "
+              + " for bucket "
               + bucket
-              + " is in another region than "
-              + endpoint
-              + " (301): set fs.s3a.endpoint.region to the bucket's region",
+              + ": "
+              + firstLine(e),
           e);
     }
-    return new SettingException(
-        "S3 at " + endpoint + " answered " + status + " for bucket " + bucket + ": " + firstLine(e),
-        e);
-  }
 
-  private static boolean isCredentialError(S3Exception e) {
-    String code = e.awsErrorDetails() == null ? "" : e.awsErrorDetails().errorCode();
-    return code != null && (code.contains("Signature") || code.contains("AccessKey"));
-  }
+    private static boolean isCredentialError(S3Exception e) {
+      String code = e.awsErrorDetails() == null ? "" : e.awsErrorDetails().errorCode();
+      return code != null && (code.contains("Signature") || code.contains("AccessKey"));
+    }
 
-  private static String firstLine(Exception e) {
-    String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-    return message.lines().findFirst().orElse(message);
+    private static String firstLine(Exception e) {
+      String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+      return message.lines().findFirst().orElse(message);
+    }
   }
 }

@@ -23,6 +23,7 @@ import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
+import org.lakecdc.locals3.LocalS3Server;
 import org.lakecdc.pipelines.CommandLine;
 
 /**
@@ -55,7 +56,8 @@ public final class Bench {
           "latency",
           "silver",
           "deltasparkmerge",
-          "reconcile");
+          "reconcile",
+          "s3");
 
   private static final String JOB_MAIN = "org.lakecdc.pipelines.CdcToDelta";
 
@@ -358,7 +360,12 @@ public final class Bench {
       reconcile();
     }
 
-    // (9) the other runners.
+    // (9) S3: commits on the local S3 server, and the job's bronze ingest there.
+    if (!skip.contains("s3")) {
+      s3(bronzeRuns ? db : null, rows, bronze);
+    }
+
+    // (10) the other runners.
     if (options.getRunners().equals("all")) {
       for (String runner : List.of("SparkRunner", "FlinkRunner")) {
         List<Double> r = new ArrayList<>();
@@ -374,6 +381,60 @@ public final class Bench {
             median(r),
             "rows/s");
       }
+    }
+  }
+
+  /**
+   * The S3 figures: commits per second and p50 latency of one writer and of {@value
+   * S3Bench#WRITERS} concurrent writers on the local S3 server, and the job's bronze ingest with
+   * its tables there against the local-disk rate of this run.
+   */
+  private void s3(Path db, long rows, double localBronze) throws InterruptedException {
+    Path run = newRunDir("s3");
+    try (LocalS3Server server = LocalS3Server.start(run.resolve("buckets"))) {
+      server.createBucket("lake");
+      String classpath = jobClasspath("DirectRunner");
+      S3Bench.Commits one = S3Bench.run(server, classpath, "one-writer/facts", 1, run);
+      figures.put("s3_commits_per_s", one.perSecond());
+      figures.put("s3_commit_p50_ms", median(one.latenciesMs()));
+      row(
+          String.format(Locale.ROOT, "S3 (local server), 1 writer, %d appends", S3Bench.APPENDS),
+          S3Bench.APPENDS / one.perSecond(),
+          "s, p50 " + fmt(median(one.latenciesMs())) + " ms",
+          one.perSecond(),
+          "commits/s");
+      S3Bench.Commits many = S3Bench.run(server, classpath, "writers/facts", S3Bench.WRITERS, run);
+      figures.put("s3_commits_per_s_" + S3Bench.WRITERS + "_writers", many.perSecond());
+      figures.put("s3_commit_p50_ms_" + S3Bench.WRITERS + "_writers", median(many.latenciesMs()));
+      row(
+          String.format(
+              Locale.ROOT,
+              "S3 (local server), %d writers x %d appends, one table",
+              S3Bench.WRITERS,
+              S3Bench.APPENDS),
+          S3Bench.WRITERS * S3Bench.APPENDS / many.perSecond(),
+          "s, p50 " + fmt(median(many.latenciesMs())) + " ms",
+          many.perSecond(),
+          "commits/s");
+      if (db != null) {
+        String root = "s3a://lake/bronze-run";
+        Probe p =
+            job(
+                "bronze-s3",
+                db,
+                0,
+                "DirectRunner",
+                rows,
+                root,
+                server.bucketDirectory("lake").resolve("bronze-run/bronze"),
+                List.of(server.hadoopConfOption()));
+        double rate = rows / p.seconds();
+        figures.put("s3_bronze_rows_per_s", rate);
+        figures.put("s3_bronze_vs_local", rate / localBronze);
+        row("job on S3 (local server), maxCommitsPerBatch=0", p.seconds(), "s", rate, "rows/s");
+      }
+    } catch (java.io.IOException e) {
+      throw new UncheckedIOException("Cannot start the local S3 server", e);
     }
   }
 
@@ -493,10 +554,40 @@ public final class Bench {
    */
   private Probe job(String label, Path db, int maxCommitsPerBatch, String runner, long expectedRows)
       throws InterruptedException {
+    return job(label, db, maxCommitsPerBatch, runner, expectedRows, null, null, List.of());
+  }
+
+  /**
+   * {@link #job(String, Path, int, String, long)} with the tables under {@code tableRoot} (a URI;
+   * null: the run directory), bronze counted at {@code bronzeOnDisk}, and more options.
+   */
+  private Probe job(
+      String label,
+      Path db,
+      int maxCommitsPerBatch,
+      String runner,
+      long expectedRows,
+      String tableRoot,
+      Path bronzeOnDisk,
+      List<String> more)
+      throws InterruptedException {
     Path run = newRunDir(label);
     Path probe = run.resolve("probe.properties");
     List<String> args = new ArrayList<>(List.of(probe.toString()));
-    args.addAll(jobArgs(db, run, maxCommitsPerBatch, runner));
+    List<String> job = jobArgs(db, run, maxCommitsPerBatch, runner);
+    if (tableRoot != null) {
+      job.replaceAll(
+          a ->
+              a.startsWith("--target=")
+                  ? "--target=" + tableRoot + "/bronze"
+                  : a.startsWith("--factsTable=")
+                      ? "--factsTable=" + tableRoot + "/facts"
+                      : a.startsWith("--controlTable=")
+                          ? "--controlTable=" + tableRoot + "/control"
+                          : a);
+    }
+    job.addAll(more);
+    args.addAll(job);
     ChildJvm jvm =
         ChildJvm.start(
             jobClasspath(runner),
@@ -505,7 +596,8 @@ public final class Bench {
             args,
             run.resolve("job-output.log"));
     jvm.await(6 * 3600);
-    long bronzeRows = new BronzeTable(run.resolve("bronze")).rows();
+    long bronzeRows =
+        new BronzeTable(bronzeOnDisk != null ? bronzeOnDisk : run.resolve("bronze")).rows();
     if (bronzeRows != expectedRows) {
       throw new IllegalStateException(
           "the job's bronze table holds "

@@ -27,7 +27,8 @@ final class WriterJvm {
   /**
    * Starts {@code mainClass <target> [args...]} on the test classpath of the module in system
    * property {@code moduleProperty}; its output goes to {@code <target>/writer.log}, or {@code
-   * <target>/writer-<args joined by '-'>.log} with arguments.
+   * <target>/writer-<args joined by '-'>.log} with arguments (other characters than letters,
+   * digits, {@code _.=-} as {@code _}, at most 80 of them).
    */
   static WriterJvm start(String moduleProperty, String mainClass, Path target, String... args)
       throws IOException {
@@ -48,9 +49,12 @@ final class WriterJvm {
             module.resolve("target/classes").toString(),
             dependencies);
     Files.createDirectories(target);
+    String name = String.join("-", args).replaceAll("[^A-Za-z0-9_.=-]", "_");
     Path log =
         target.resolve(
-            args.length == 0 ? "writer.log" : "writer-" + String.join("-", args) + ".log");
+            args.length == 0
+                ? "writer.log"
+                : "writer-" + name.substring(0, Math.min(name.length(), 80)) + ".log");
     java.util.List<String> command =
         new java.util.ArrayList<>(
             java.util.List.of(

@@ -20,6 +20,7 @@ import org.lakecdc.io.mssqlcdc.schema.ColumnsDdl;
 import org.lakecdc.pipelines.demo.DemoDatabase;
 import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.delta.HadoopConf;
+import org.lakecdc.transforms.delta.S3StoreCheck;
 import org.lakecdc.transforms.delta.TablePaths;
 import org.lakecdc.transforms.finalization.Granularity;
 
@@ -72,6 +73,7 @@ public final class CdcToDelta {
       }
       TablesOption.refuseTemplatesWithoutTables(args);
       config = adjust.apply(config(options));
+      checkObjectStores(List.of(config));
     } catch (IllegalArgumentException e) {
       err.println("error: " + firstLine(e));
       return JobExit.BAD_OPTION;
@@ -112,6 +114,7 @@ public final class CdcToDelta {
         }
         configs.add(adjust.apply(config(own)));
       }
+      checkObjectStores(configs);
     } catch (IllegalArgumentException e) {
       err.println("error: " + firstLine(e));
       return JobExit.BAD_OPTION;
@@ -156,6 +159,22 @@ public final class CdcToDelta {
       return failed(t, options, err);
     }
     return JobExit.OK;
+  }
+
+  /**
+   * Checks the S3 settings of the runs' {@code s3a://} tables before anything is written ({@link
+   * S3StoreCheck}): a wrong endpoint, refused credentials, a missing bucket or a store without
+   * conditional writes is a refused option (exit code 2).
+   */
+  private static void checkObjectStores(List<JobConfig> configs) {
+    for (JobConfig c : configs) {
+      List<String> paths = new ArrayList<>();
+      paths.add(c.bronzePath());
+      paths.add(c.factsPath());
+      paths.add(c.controlPath());
+      paths.add(c.silverPath());
+      S3StoreCheck.check(c.hadoopConf(), paths);
+    }
   }
 
   /**

@@ -504,7 +504,11 @@ public final class JobExit {
     String hadoop = VersionInfo.getVersion();
     String dependency =
         switch (scheme) {
-          case "s3a" -> "org.apache.hadoop:hadoop-aws:" + hadoop;
+          case "s3a" ->
+              "org.apache.hadoop:hadoop-aws:"
+                  + hadoop
+                  + " and software.amazon.awssdk:s3 with software.amazon.awssdk:apache5-client"
+                  + " (the log store's SDK; -Ps3 brings all three)";
           case "s3", "s3n" -> null;
           case "abfs", "abfss", "wasb", "wasbs" -> "org.apache.hadoop:hadoop-azure:" + hadoop;
           case "gs" -> "com.google.cloud.bigdataoss:gcs-connector (its hadoop3 build)";
@@ -546,6 +550,7 @@ public final class JobExit {
     Map<String, String> byPackage =
         Map.of(
             "org.apache.hadoop.fs.s3a.", "s3a",
+            "software.amazon.awssdk.", "s3a",
             "org.apache.hadoop.fs.azurebfs.SecureAzureBlobFileSystem", "abfss",
             "org.apache.hadoop.fs.azurebfs.", "abfs",
             "org.apache.hadoop.fs.azure.", "wasb",

@@ -95,8 +95,11 @@ public final class Reconcile {
     String bronze;
     String report;
     String facts;
+    HadoopConf conf;
     try {
       options = CommandLine.parse(args, ReconcileOptions.class);
+      HadoopConf.checkOccurrences("hadoopConf", CommandLine.values(args, "hadoopConf"));
+      conf = TableReading.conf(options);
       String ci = CommandLine.required("captureInstance", options.getCaptureInstance());
       if (options.getSilver() == null) {
         throw new IllegalArgumentException(
@@ -139,7 +142,7 @@ public final class Reconcile {
       }
       keys = CdcToDelta.keys(options.getKeys());
       source = source(options);
-      DeltaTables tables = DeltaTables.create();
+      DeltaTables tables = conf.tables();
       if (!tables.exists(silver)) {
         throw new IllegalArgumentException(
             "--silver " + silver + " holds no Delta table: run ApplyChanges (or --silver) first");
@@ -181,7 +184,7 @@ public final class Reconcile {
                 options.getSample(),
                 options.getSeed(),
                 isolation,
-                HadoopConf.empty());
+                conf);
       }
     } catch (IllegalArgumentException e) {
       err.println("error: " + CommandLine.firstLine(e));
@@ -189,7 +192,7 @@ public final class Reconcile {
     }
     try {
       long started = System.nanoTime();
-      DeltaTables tables = DeltaTables.create();
+      DeltaTables tables = conf.tables();
       Reconciler reconciler = new Reconciler(tables, Clock.systemUTC());
       ReconcilePlan plan;
       try (CdcClient client = source.open()) {

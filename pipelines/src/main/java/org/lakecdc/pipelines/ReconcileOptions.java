@@ -9,7 +9,7 @@ import org.apache.beam.sdk.options.Description;
  * report table, and the buckets and sample. docs/options.md ("Reconcile") is the reference. Names
  * shared with {@link CdcToDeltaOptions} have its types and defaults (Beam requires it).
  */
-public interface ReconcileOptions extends OutputOptions, SqlServerOptions {
+public interface ReconcileOptions extends TableReadOptions, SqlServerOptions {
   @Description("Capture instance whose source table silver holds.")
   @Default.String("dbo_orders")
   String getCaptureInstance();

@@ -29,6 +29,15 @@ final class TableReading {
    *     file
    */
   static DeltaTables tables(TableReadOptions o) {
+    return conf(o).tables();
+  }
+
+  /**
+   * {@code --hadoopConfFile}'s properties with {@code --hadoopConf}'s entries set over them.
+   *
+   * @throws IllegalArgumentException as {@link #tables}
+   */
+  static HadoopConf conf(TableReadOptions o) {
     HadoopConf conf = HadoopConf.empty();
     if (o.getHadoopConfFile() != null) {
       conf = HadoopConf.readFile("hadoopConfFile", o.getHadoopConfFile());
@@ -36,7 +45,7 @@ final class TableReading {
     if (o.getHadoopConf() != null) {
       conf = conf.overriddenBy(HadoopConf.parseEntries("hadoopConf", o.getHadoopConf()));
     }
-    return conf.tables();
+    return conf;
   }
 
   /**

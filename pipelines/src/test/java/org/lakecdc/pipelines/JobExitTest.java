@@ -82,7 +82,9 @@ class JobExitTest {
     assertEquals(
         "no Hadoop FileSystem for s3a:// paths on the class path (class"
             + " org.apache.hadoop.fs.s3a.S3AFileSystem not found): add"
-            + " org.apache.hadoop:hadoop-aws:3.3.4 to the job's class path (the default build,"
+            + " org.apache.hadoop:hadoop-aws:3.3.4 and software.amazon.awssdk:s3 with"
+            + " software.amazon.awssdk:apache5-client (the log store's SDK; -Ps3 brings all"
+            + " three) to the job's class path (the default build,"
             + " -Pspark and -Pflink bundle none; with spark-submit, --packages)",
         JobExit.describe(
             thrownBy(

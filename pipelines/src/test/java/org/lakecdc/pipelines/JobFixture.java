@@ -34,13 +34,22 @@ final class JobFixture {
 
   final Path dir;
   final FakeSqlServer db;
-  final DeltaTables tables = DeltaTables.create();
+  final DeltaTables tables;
   final String bronze;
   final String facts;
   final String control;
 
   JobFixture(Path dir) {
+    this(dir, dir.resolve("delta").toString(), DeltaTables.create());
+  }
+
+  /**
+   * The source in {@code dir}, the tables under {@code tableRoot} (a local directory or a URI such
+   * as {@code s3a://lake/job}), read with {@code tables}.
+   */
+  JobFixture(Path dir, String tableRoot, DeltaTables tables) {
     this.dir = dir;
+    this.tables = tables;
     this.db = FakeSqlServer.open(dir.resolve("source"));
     db.createTable(
         ORDERS,
@@ -50,9 +59,9 @@ final class JobFixture {
             ColumnDefinition.of("amount", "decimal(18,2)"),
             ColumnDefinition.of("updated_at", "datetime2(7)")),
         List.of("order_id"));
-    this.bronze = dir.resolve("delta/dbo_orders").toString();
-    this.facts = dir.resolve("delta/facts").toString();
-    this.control = dir.resolve("delta/table_finalization").toString();
+    this.bronze = tableRoot + "/dbo_orders";
+    this.facts = tableRoot + "/facts";
+    this.control = tableRoot + "/table_finalization";
   }
 
   /** T0 plus {@code minutes}. */
@@ -182,7 +191,15 @@ final class JobFixture {
    * entry at T0+2h05.
    */
   static JobFixture history(Path dir) {
-    JobFixture f = new JobFixture(dir);
+    return history(new JobFixture(dir));
+  }
+
+  /** {@link #history(Path)} with the tables under {@code tableRoot}, read with {@code tables}. */
+  static JobFixture history(Path dir, String tableRoot, DeltaTables tables) {
+    return history(new JobFixture(dir, tableRoot, tables));
+  }
+
+  private static JobFixture history(JobFixture f) {
     f.db.enableCdc(ORDERS);
     for (int t = 0; t < 8; t++) {
       f.insertCommit(t, 3);

@@ -128,6 +128,8 @@ public final class DeltaTables {
     if (LocalFileLogStore.isHadoopLocal(hadoopConf)) {
       hadoopConf.setIfUnset(LocalFileLogStore.CONF_KEY, LocalFileLogStore.class.getName());
     }
+    // s3a: commits with conditional PUTs, safe with any number of writers (S3ConditionalLogStore).
+    hadoopConf.setIfUnset(S3ConditionalLogStore.CONF_KEY, S3ConditionalLogStore.class.getName());
     this.hadoopConf = hadoopConf;
     this.fileIO = new HadoopFileIO(hadoopConf);
     this.engine = DefaultEngine.create(fileIO);
@@ -520,43 +522,65 @@ public final class DeltaTables {
     }
     Map<String, String> domains = new LinkedHashMap<>(domainMetadata);
     RuntimeException last = null;
-    for (int attempt = 1; attempt <= MAX_APPEND_ATTEMPTS; attempt++) {
-      Transaction txn;
-      if (attempt == 1 && firstTransaction != null) {
-        txn = firstTransaction;
-      } else {
-        Snapshot snapshot = requireTable(path);
-        try {
-          txn = transaction(snapshot, appId, txnVersion).build(engine);
-        } catch (ConcurrentTransactionException e) {
-          return alreadyCommitted(path, appId, txnVersion, snapshot.getVersion());
+    try (KernelRetries.Attempts transientFailures = new KernelRetries.Attempts(path, "an append")) {
+      for (int attempt = 1; attempt <= MAX_APPEND_ATTEMPTS; attempt++) {
+        Transaction txn;
+        if (attempt == 1 && firstTransaction != null && transientFailures.failures() == 0) {
+          txn = firstTransaction;
+        } else {
+          try {
+            txn = transaction(requireTable(path), appId, txnVersion).build(engine);
+          } catch (ConcurrentTransactionException e) {
+            return alreadyCommitted(path, appId, txnVersion, version(path));
+          } catch (RuntimeException e) {
+            if (!KernelRetries.isRetryable(e)) {
+              throw e;
+            }
+            snapshots.remove(path);
+            transientFailures.pauseOrThrow(e);
+            attempt--;
+            continue;
+          }
         }
-      }
-      domains.forEach(txn::addDomainMetadata);
-      if (attempt == 1) {
-        beforeFirstCommit.run();
-      }
-      try {
-        TransactionCommitResult result =
-            txn.commit(
-                engine, CloseableIterable.inMemoryIterable(KernelIterators.of(actions.iterator())));
-        rememberCommitted(path, result);
-        runPostCommitHooks(path, result);
-        return new CommitResult(
-            CommitResult.Status.COMMITTED, result.getVersion(), files.size(), 0);
-      } catch (ConcurrentTransactionException e) {
-        return alreadyCommitted(path, appId, txnVersion, version(path));
-      } catch (ConcurrentWriteException e) {
-        LOG.info(
-            "Delta table {}: append (appId {}, version {}) lost to a concurrent change (attempt {}"
-                + " of {}): {}",
-            path,
-            appId,
-            txnVersion,
-            attempt,
-            MAX_APPEND_ATTEMPTS,
-            e.getMessage());
-        last = e;
+        domains.forEach(txn::addDomainMetadata);
+        if (attempt == 1 && transientFailures.failures() == 0) {
+          beforeFirstCommit.run();
+        }
+        try {
+          TransactionCommitResult result =
+              txn.commit(
+                  engine,
+                  CloseableIterable.inMemoryIterable(KernelIterators.of(actions.iterator())));
+          rememberCommitted(path, result);
+          runPostCommitHooks(path, result);
+          return new CommitResult(
+              CommitResult.Status.COMMITTED, result.getVersion(), files.size(), 0);
+        } catch (ConcurrentTransactionException e) {
+          return alreadyCommitted(path, appId, txnVersion, version(path));
+        } catch (RuntimeException e) {
+          if (e instanceof ConcurrentWriteException
+              || !KernelRetries.isRetryableCommit(e, appId != null)) {
+            if (e instanceof ConcurrentWriteException cwe) {
+              LOG.info(
+                  "Delta table {}: append (appId {}, version {}) lost to a concurrent change"
+                      + " (attempt {} of {}): {}",
+                  path,
+                  appId,
+                  txnVersion,
+                  attempt,
+                  MAX_APPEND_ATTEMPTS,
+                  cwe.getMessage());
+              last = cwe;
+              continue;
+            }
+            throw e;
+          }
+          // A transient failure of the store or of a listing: the next attempt starts from a fresh
+          // snapshot, whose transaction identifier tells whether this one was committed after all.
+          snapshots.remove(path);
+          transientFailures.pauseOrThrow(e);
+          attempt--;
+        }
       }
     }
     throw new DeltaConflictException(
@@ -614,12 +638,24 @@ public final class DeltaTables {
       @Nullable String appId,
       long txnVersion,
       Map<String, String> domainMetadata) {
-    Snapshot snapshot = requireTable(path);
     Transaction txn;
     try {
-      txn = transaction(snapshot, appId, txnVersion).build(engine);
+      // Building reads the snapshot's transaction identifiers (from a checkpoint an object store
+      // may be listing or replacing): retried from a fresh snapshot (KernelRetries).
+      txn =
+          KernelRetries.call(
+              path,
+              "starting an append",
+              () -> {
+                try {
+                  return transaction(requireTable(path), appId, txnVersion).build(engine);
+                } catch (RuntimeException e) {
+                  snapshots.remove(path);
+                  throw e;
+                }
+              });
     } catch (ConcurrentTransactionException e) {
-      return alreadyCommitted(path, appId, txnVersion, snapshot.getVersion());
+      return alreadyCommitted(path, appId, txnVersion, version(path));
     }
     List<DataFileAction> files = writeDataFiles(path, txn, rowSchema, rows);
     return commit(path, files, appId, txnVersion, domainMetadata, () -> {}, txn);
@@ -657,11 +693,16 @@ public final class DeltaTables {
       @Nullable String appId,
       long txnVersion,
       Runnable beforeCommit) {
-    return rewrite(path, rowSchema, rows, appId, txnVersion, Map.of(), beforeCommit);
+    return rewrite(path, -1, rowSchema, rows, appId, txnVersion, Map.of(), beforeCommit);
   }
 
+  /**
+   * The rewrite, on the latest snapshot, which must be {@code readVersion} when that is not -1: the
+   * files removed are those of the version whose content the caller's rows replace.
+   */
   private CommitResult rewrite(
       String path,
+      long readVersion,
       Schema rowSchema,
       Iterable<Row> rows,
       @Nullable String appId,
@@ -669,6 +710,9 @@ public final class DeltaTables {
       Map<String, String> domainMetadata,
       Runnable beforeCommit) {
     Snapshot snapshot = requireTable(path);
+    if (readVersion >= 0 && snapshot.getVersion() != readVersion) {
+      throw conflict(path, readVersion, snapshot.getVersion(), null);
+    }
     UpdateTableTransactionBuilder builder =
         snapshot.buildUpdateTableTransaction(ENGINE_INFO, Operation.WRITE).withMaxRetries(0);
     if (appId != null) {
@@ -734,6 +778,28 @@ public final class DeltaTables {
       return alreadyCommitted(path, appId, txnVersion, version(path));
     } catch (MaxCommitRetryLimitReachedException | ConcurrentWriteException e) {
       throw new DeltaConflictException("Delta table " + path + ": " + conflict, e);
+    } catch (RuntimeException e) {
+      if (!KernelRetries.isRetryable(e)) {
+        throw e;
+      }
+      // A transient failure of the store: the commit may or may not have landed. The callers of
+      // these commits re-read the table and recompute on a conflict, which covers both; with a
+      // transaction identifier, one that landed is reported as such.
+      snapshots.remove(path);
+      if (appId != null) {
+        Snapshot latest = requireTable(path);
+        Optional<Long> committed = latest.getLatestTransactionVersion(engine, appId);
+        if (committed.isPresent() && committed.get() >= txnVersion) {
+          return alreadyCommitted(path, appId, txnVersion, latest.getVersion());
+        }
+      }
+      throw new DeltaConflictException(
+          "Delta table "
+              + path
+              + ": the commit failed on the way ("
+              + e
+              + "); re-read the table and commit again",
+          e);
     }
   }
 
@@ -1774,7 +1840,7 @@ public final class DeltaTables {
       }
       throw conflict(path, readVersion, latest.getVersion(), null);
     }
-    return rewrite(path, rowSchema, rows, appId, txnVersion, domainMetadata, () -> {});
+    return rewrite(path, readVersion, rowSchema, rows, appId, txnVersion, domainMetadata, () -> {});
   }
 
   /**
@@ -1851,7 +1917,12 @@ public final class DeltaTables {
     snapshotLoads.incrementAndGet();
     Snapshot snapshot;
     try {
-      snapshot = Table.forPath(engine, path).getLatestSnapshot(engine);
+      // A listing of an object store can miss a file just written: retried (KernelRetries).
+      snapshot =
+          KernelRetries.call(
+              path,
+              "loading the latest snapshot",
+              () -> Table.forPath(engine, path).getLatestSnapshot(engine));
     } catch (TableNotFoundException e) {
       snapshots.remove(path);
       return Optional.empty();

@@ -259,12 +259,16 @@ public final class Finalization {
   private <T> T rewriteWithRetries(Function<List<Row>, Rewrite<T>> change) {
     BackOff backOff = RETRIES.backoff();
     while (true) {
+      // The version first: the rewrite replaces exactly the content the rows were computed from
+      // (a commit between the scan and the rewrite is a conflict, not a lost update).
+      long version = tables.version(controlPath);
       Rewrite<T> rewrite = change.apply(tables.scan(controlPath, ControlTable.SCHEMA));
       if (rewrite.rows() == null) {
         return rewrite.result();
       }
       try {
-        tables.rewrite(controlPath, ControlTable.SCHEMA, rewrite.rows(), null, 0);
+        tables.rewrite(
+            controlPath, version, ControlTable.SCHEMA, rewrite.rows(), null, 0, Map.of());
         return rewrite.result();
       } catch (DeltaConflictException e) {
         try {

@@ -339,6 +339,12 @@ public final class CdcToDelta {
       throw new IllegalArgumentException(
           "--silverWaveRows must be a positive integer, not '" + o.getSilverWaveRows() + "'");
     }
+    if (o.getSilverIntervalSeconds() < 1) {
+      throw new IllegalArgumentException(
+          "--silverIntervalSeconds must be a positive integer, not '"
+              + o.getSilverIntervalSeconds()
+              + "'");
+    }
     return JobConfig.builder(clientFactory(o), ci, bronze, facts, control)
         .appId(o.getAppId() != null ? required("appId", o.getAppId()) : ci)
         .bootstrap(o.getBootstrap())
@@ -355,6 +361,7 @@ public final class CdcToDelta {
         .silverPath(silver)
         .keys(keys)
         .silverWaveRows(o.getSilverWaveRows())
+        .silverIntervalSeconds(o.getSilverIntervalSeconds())
         .snapshot(snapshot)
         .onDataLoss(onDataLoss)
         .resnapshotIntervalDays(o.getResnapshotIntervalDays())

@@ -168,6 +168,7 @@ final class BatchCommitter {
     batchesCommitted.inc();
     bytesWritten.inc(bytes);
     BatchFacts.captureLagSeconds(facts.get(0)).ifPresent(lag -> captureLag.update(Math.round(lag)));
+    target.committed(batchId);
     return new CommittedBatch(
         batchId,
         stats,

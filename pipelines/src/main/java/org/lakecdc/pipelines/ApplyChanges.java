@@ -322,12 +322,12 @@ public final class ApplyChanges {
                       ? "compacted "
                           + Counts.of(c.filesRemoved(), "file", "files")
                           + " into "
-                          + c.filesAdded()
+                          + Counts.of(c.filesAdded(), "file", "files")
                           + " ("
                           + Counts.of(c.rowsWritten(), "row", "rows")
                           + ", "
-                          + c.deletedRowsPurged()
-                          + " deleted rows purged)"
+                          + Counts.of(c.deletedRowsPurged(), "deleted row", "deleted rows")
+                          + " purged)"
                       : "nothing to compact");
         }
         if (operations.contains("vacuum")) {
@@ -336,8 +336,8 @@ public final class ApplyChanges {
               "vacuumed "
                   + Counts.of(v.files().size(), "file", "files")
                   + " ("
-                  + v.bytes()
-                  + " bytes)");
+                  + Counts.of(v.bytes(), "byte", "bytes")
+                  + ")");
         }
       } catch (RuntimeException e) {
         String line = CommandLine.firstLine(e);

@@ -508,6 +508,15 @@ public final class CdcToDelta {
     return message.lines().findFirst().orElse(message);
   }
 
+  /** A summary's change rows by operation, adding up to its rows ({@link Counts#byOperation}). */
+  private static String byOperation(JobSummary s) {
+    return Counts.byOperation(
+        s.rows(),
+        s.rowsByOperation().getOrDefault("insert", 0L),
+        s.rowsByOperation().getOrDefault("update", 0L),
+        s.rowsByOperation().getOrDefault("delete", 0L));
+  }
+
   /** {@code rows} per second of {@code seconds}, rounded, with the noun that fits the figure. */
   private static String rate(long rows, double seconds, String one, String many) {
     return Counts.of(Math.round(rows / Math.max(seconds, 1e-3)), one, many);
@@ -560,13 +569,11 @@ public final class CdcToDelta {
         continue;
       }
       out.printf(
-          "  %s  %s, %s (%s, %s, %s)%s; %s; finalized_until = %s%n",
+          "  %s  %s, %s (%s)%s; %s; finalized_until = %s%n",
           name,
           Counts.of(s.batches(), "batch", "batches"),
           Counts.of(s.rows(), "change row", "change rows"),
-          Counts.of(s.rowsByOperation().getOrDefault("insert", 0L), "insert", "inserts"),
-          Counts.of(s.rowsByOperation().getOrDefault("update", 0L), "update", "updates"),
-          Counts.of(s.rowsByOperation().getOrDefault("delete", 0L), "delete", "deletes"),
+          byOperation(s),
           s.snapshotRows() >= 0
               ? "; a snapshot of " + Counts.of(s.snapshotRows(), "row", "rows")
               : "",
@@ -589,13 +596,11 @@ public final class CdcToDelta {
   static void printSummary(JobConfig config, JobSummary summary, PrintStream out) {
     out.println();
     out.printf(
-        "Done in %.1f s: %s, %s (%s, %s, %s) in %.1f s of streaming, %s%s%n",
+        "Done in %.1f s: %s, %s (%s) in %.1f s of streaming, %s%s%n",
         summary.seconds(),
         Counts.of(summary.batches(), "batch", "batches"),
         Counts.of(summary.rows(), "change row", "change rows"),
-        Counts.of(summary.rowsByOperation().getOrDefault("insert", 0L), "insert", "inserts"),
-        Counts.of(summary.rowsByOperation().getOrDefault("update", 0L), "update", "updates"),
-        Counts.of(summary.rowsByOperation().getOrDefault("delete", 0L), "delete", "deletes"),
+        byOperation(summary),
         summary.streamSeconds(),
         rate(summary.rows(), summary.streamSeconds(), "change row/s", "change rows/s"),
         summary.snapshotRows() >= 0

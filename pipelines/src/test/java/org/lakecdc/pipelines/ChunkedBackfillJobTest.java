@@ -201,7 +201,7 @@ class ChunkedBackfillJobTest {
     f.run(config);
     assertEquals(
         point == CrashPoint.AFTER_BRONZE_COMMIT,
-        f.lastOutput.contains("Repaired 1 facts row(s) of the chunked snapshot at S = " + s),
+        f.lastOutput.contains("Repaired 1 facts row of the chunked snapshot at S = " + s),
         f.lastOutput);
     assertEquals(4, checkEveryRowOnce(f, s));
     assertEquals(8, bronze(f).size(), "8 snapshot rows, nothing twice");

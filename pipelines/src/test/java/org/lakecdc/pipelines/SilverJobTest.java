@@ -725,7 +725,7 @@ class SilverJobTest {
     assertEquals(
         "Silver maintenance dbo_orders "
             + path
-            + ": compacted 18 files into 1 (24 rows, 2 deleted rows purged)\n",
+            + ": compacted 18 files into 1 file (24 rows, 2 deleted rows purged)\n",
         compacted.out());
     assertEquals(rows, silverRows(path, "order_id"));
     List<DeltaTables.DataFileRows> after = tables.dataFileRows(path, tables.version(path));
@@ -750,7 +750,7 @@ class SilverJobTest {
         "Silver maintenance dbo_orders "
             + path
             + ": vacuumed 20 files ("
-            + (removedBytes + 1)
+            + String.format(java.util.Locale.ROOT, "%,d", removedBytes + 1)
             + " bytes)\n",
         out.toString(StandardCharsets.UTF_8));
     assertEquals(List.of(after.get(0).file()), filesOnDisk(path));

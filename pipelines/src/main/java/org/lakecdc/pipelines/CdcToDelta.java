@@ -228,7 +228,9 @@ public final class CdcToDelta {
     }
     if (!(o.getDemoScale() > 0 && o.getDemoScale() <= 1)) {
       throw new IllegalArgumentException(
-          "--demoScale must be a TPC-H scale factor in (0, 1], not '" + o.getDemoScale() + "'");
+          "--demoScale must be a TPC-H scale factor in (0, 1], not '"
+              + CommandLine.typed(o, "demoScale", o.getDemoScale())
+              + "'");
     }
     if (o.getDemoTransactions() < 0) {
       throw new IllegalArgumentException(
@@ -304,7 +306,7 @@ public final class CdcToDelta {
     if (!(o.getResnapshotIntervalDays() >= 0) || Double.isInfinite(o.getResnapshotIntervalDays())) {
       throw new IllegalArgumentException(
           "--resnapshotIntervalDays must be 0 or a positive number of days, not '"
-              + o.getResnapshotIntervalDays()
+              + CommandLine.typed(o, "resnapshotIntervalDays", o.getResnapshotIntervalDays())
               + "'");
     }
     String target =

@@ -122,7 +122,9 @@ public final class Reconcile {
       }
       if (!(options.getSample() >= 0 && options.getSample() <= 1)) {
         throw new IllegalArgumentException(
-            "--sample must be a number from 0 to 1, not '" + options.getSample() + "'");
+            "--sample must be a number from 0 to 1, not '"
+                + CommandLine.typed(options, "sample", options.getSample())
+                + "'");
       }
       isolation =
           switch (options.getIsolationLevel().strip().toLowerCase(Locale.ROOT)) {

@@ -342,7 +342,7 @@ class ChunkedBackfillJobTest {
     }
     assertEquals(
         List.of(
-            "error: --minHeadroomHours must be 0 or a positive number of hours, not '-1.0'",
+            "error: --minHeadroomHours must be 0 or a positive number of hours, not '-1'",
             "error: --maxSeconds must be 0 (no limit) or a positive integer, not '-5'",
             "error: --continuous is an option of CdcToDelta: Backfill reads its waves and ends (run"
                 + " it again, or let CdcToDelta --snapshot=chunked --continuous read them)",

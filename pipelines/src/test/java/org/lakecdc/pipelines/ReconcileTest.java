@@ -281,6 +281,10 @@ class ReconcileTest {
     Run sample = reconcileWith(List.of("--sample=1.5"));
     assertEquals(JobExit.BAD_OPTION, sample.code());
     assertEquals("error: --sample must be a number from 0 to 1, not '1.5'\n", sample.err());
+    // Echoed as typed: '2', not the parsed 2.0.
+    Run two = reconcileWith(List.of("--sample=2"));
+    assertEquals(JobExit.BAD_OPTION, two.code());
+    assertEquals("error: --sample must be a number from 0 to 1, not '2'\n", two.err());
     assertTrue(!Files.exists(dir.resolve("delta/reconcile")));
   }
 

@@ -672,7 +672,11 @@ class SilverJobTest {
     refused.put(
         "--silverCompactDeletedFraction=0",
         "error: --silverCompactDeletedFraction must be a number greater than 0 and at most 1, not"
-            + " '0.0'\n");
+            + " '0'\n");
+    refused.put(
+        "--silverCompactDeletedFraction=2",
+        "error: --silverCompactDeletedFraction must be a number greater than 0 and at most 1, not"
+            + " '2'\n");
     refused.put(
         "--silverCompactDeletedFraction=1.5",
         "error: --silverCompactDeletedFraction must be a number greater than 0 and at most 1, not"

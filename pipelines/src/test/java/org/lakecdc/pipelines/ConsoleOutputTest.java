@@ -247,4 +247,27 @@ class ConsoleOutputTest {
         out);
     assertFalse(out.contains("(s)"), out);
   }
+
+  /**
+   * Maven itself adds nothing around what a job prints under {@code mvn -B -q ... exec:java}: its
+   * console library (Jansi) would write a colour reset ({@code ESC[0m}) when it starts and when it
+   * ends, batch mode or not, unless the JVM starts with {@code -Djansi.noreset=true}, which the
+   * repository's {@code .mvn/jvm.config} gives every {@code mvn} run from the repository. Checked
+   * with the {@code mvn} on the path, from the repository's root.
+   */
+  @Test
+  void mavenRunFromTheRepositoryPrintsNoEscapeCodes() throws Exception {
+    Path root = Path.of("").toAbsolutePath().getParent();
+    assertTrue(Files.isDirectory(root.resolve(".mvn")), root.toString());
+    Process mvn =
+        new ProcessBuilder("mvn", "-B", "-q", "-v")
+            .directory(root.toFile())
+            .redirectErrorStream(true)
+            .start();
+    String out = new String(mvn.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(mvn.waitFor(2, TimeUnit.MINUTES), "mvn -v did not end");
+    assertEquals(0, mvn.exitValue(), out);
+    assertFalse(out.contains("\u001B"), out.replace("\u001B", "ESC"));
+    assertTrue(out.matches("\\d+\\.\\d+\\.\\d+\\R"), "-q -v prints Maven's version alone: " + out);
+  }
 }

@@ -81,9 +81,17 @@ public final class CdcToDelta {
       Runnable beforeStream = demoApplication(options, List.of(config.captureInstance()));
       if (options.getContinuous()) {
         ContinuousMode.run(
-            config, options, System.out, beforeStream, summary -> printSummary(config, summary));
+            config,
+            options,
+            System.out,
+            beforeStream,
+            summary -> {
+              printSummary(config, summary);
+              System.out.println(ConsoleLogging.summaryLine(options));
+            });
       } else {
         printSummary(config, CdcToDeltaJob.run(config, options, System.out, beforeStream));
+        System.out.println(ConsoleLogging.summaryLine(options));
       }
     } catch (Throwable t) {
       return failed(t, options, err);
@@ -131,10 +139,12 @@ public final class CdcToDelta {
             done -> {
               outcomes.addAll(done);
               printSummary(done, System.out);
+              System.out.println(ConsoleLogging.summaryLine(options));
             });
       } else {
         outcomes.addAll(CdcToDeltaJob.runAll(configs, options, System.out, beforeStream));
         printSummary(outcomes, System.out);
+        System.out.println(ConsoleLogging.summaryLine(options));
       }
       List<CdcToDeltaJob.TableOutcome> failed =
           outcomes.stream().filter(CdcToDeltaJob.TableOutcome::failed).toList();

@@ -25,8 +25,9 @@ public interface OutputOptions extends PipelineOptions {
 
   @Description(
       "File the log lines of every library are appended to (time, level, thread, logger; created"
-          + " when the first line is written).")
-  @Default.String(ConsoleLogging.DEFAULT_LOG_FILE)
+          + " when the first line is written). Default: lakecdc.log next to the first table the"
+          + " run writes (lakecdc-demo/delta/lakecdc.log for the demo's main job), or in the"
+          + " working directory for a table on an object store.")
   String getLogFile();
 
   void setLogFile(String value);

@@ -484,8 +484,8 @@ public final class SilverApplier {
             "Bronze table "
                 + spec.bronze()
                 + " holds "
-                + chunkRows
-                + " row(s) of a chunked snapshot, which silver "
+                + Counts.of(chunkRows, "row", "rows")
+                + " of a chunked snapshot, which silver "
                 + spec.silver()
                 + " cannot apply without facts_table (pass the bronze stream's facts table)");
       }
@@ -497,8 +497,8 @@ public final class SilverApplier {
           "Bronze table "
               + spec.bronze()
               + " holds "
-              + chunkRows
-              + " row(s) of a chunked snapshot but facts table "
+              + Counts.of(chunkRows, "row", "rows")
+              + " of a chunked snapshot but facts table "
               + facts
               + " has no chunked snapshot_open row for target "
               + spec.bronze()

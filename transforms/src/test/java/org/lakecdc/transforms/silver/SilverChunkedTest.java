@@ -534,7 +534,7 @@ class SilverChunkedTest {
     assertEquals(
         "Bronze table "
             + log.bronze
-            + " holds 1 row(s) of a chunked snapshot, which silver "
+            + " holds 1 row of a chunked snapshot, which silver "
             + path("silver")
             + " cannot apply without facts_table (pass the bronze stream's facts table)",
         e.getMessage());
@@ -559,7 +559,7 @@ class SilverChunkedTest {
     assertEquals(
         "Bronze table "
             + log.bronze
-            + " holds 1 row(s) of a chunked snapshot but facts table "
+            + " holds 1 row of a chunked snapshot but facts table "
             + log.facts
             + " has no chunked snapshot_open row for target "
             + log.bronze

@@ -233,6 +233,9 @@ class CommandLineTest {
     assertEquals(
         "--resnapshotIntervalDays must be 0 or a positive number of days, not '-1'",
         error("--resnapshotIntervalDays=-1"));
+    assertEquals(
+        "--silverIntervalSeconds must be a positive integer, not '0'",
+        error("--silverIntervalSeconds=0"));
     assertEquals("--captureInstance must not be empty", error("--captureInstance="));
   }
 

@@ -119,7 +119,13 @@ public final class ApplyChanges {
                 + "'");
       }
       maintenance = maintenance(options.getMaintenance());
-      compaction = compaction(options.getSilverCompactDeletedFraction());
+      compaction =
+          compaction(
+              options.getSilverCompactDeletedFraction(),
+              CommandLine.typed(
+                  options,
+                  "silverCompactDeletedFraction",
+                  options.getSilverCompactDeletedFraction()));
       retention = retention(options.getSilverVacuumRetentionHours());
       control = CommandLine.tablePath("control", options.getControl());
       facts = CommandLine.tablePath("facts", options.getFacts());
@@ -256,13 +262,14 @@ public final class ApplyChanges {
    * The compaction of {@code --silverCompactDeletedFraction} (other values: {@link
    * CompactionOptions#DEFAULTS}).
    *
-   * @throws IllegalArgumentException naming the option and what it accepts
+   * @param typed the value as the user typed it, for the message
+   * @throws IllegalArgumentException naming the option, the value as typed and what it accepts
    */
-  static CompactionOptions compaction(double deletedFraction) {
+  static CompactionOptions compaction(double deletedFraction, String typed) {
     if (!(deletedFraction > 0 && deletedFraction <= 1)) {
       throw new IllegalArgumentException(
           "--silverCompactDeletedFraction must be a number greater than 0 and at most 1, not '"
-              + deletedFraction
+              + typed
               + "'");
     }
     CompactionOptions d = CompactionOptions.DEFAULTS;
@@ -322,12 +329,12 @@ public final class ApplyChanges {
                       ? "compacted "
                           + Counts.of(c.filesRemoved(), "file", "files")
                           + " into "
-                          + c.filesAdded()
+                          + Counts.of(c.filesAdded(), "file", "files")
                           + " ("
                           + Counts.of(c.rowsWritten(), "row", "rows")
                           + ", "
-                          + c.deletedRowsPurged()
-                          + " deleted rows purged)"
+                          + Counts.of(c.deletedRowsPurged(), "deleted row", "deleted rows")
+                          + " purged)"
                       : "nothing to compact");
         }
         if (operations.contains("vacuum")) {
@@ -336,8 +343,8 @@ public final class ApplyChanges {
               "vacuumed "
                   + Counts.of(v.files().size(), "file", "files")
                   + " ("
-                  + v.bytes()
-                  + " bytes)");
+                  + Counts.of(v.bytes(), "byte", "bytes")
+                  + ")");
         }
       } catch (RuntimeException e) {
         String line = CommandLine.firstLine(e);

@@ -122,7 +122,7 @@ public final class Backfill {
         && !(o.getMinHeadroomHours() >= 0 && Double.isFinite(o.getMinHeadroomHours()))) {
       throw new IllegalArgumentException(
           "--minHeadroomHours must be 0 or a positive number of hours, not '"
-              + o.getMinHeadroomHours()
+              + CommandLine.typed(o, "minHeadroomHours", o.getMinHeadroomHours())
               + "'");
     }
   }

@@ -83,9 +83,17 @@ public final class CdcToDelta {
       Runnable beforeStream = demoApplication(options, List.of(config.captureInstance()));
       if (options.getContinuous()) {
         ContinuousMode.run(
-            config, options, System.out, beforeStream, summary -> printSummary(config, summary));
+            config,
+            options,
+            System.out,
+            beforeStream,
+            summary -> {
+              printSummary(config, summary);
+              System.out.println(ConsoleLogging.summaryLine(options));
+            });
       } else {
         printSummary(config, CdcToDeltaJob.run(config, options, System.out, beforeStream));
+        System.out.println(ConsoleLogging.summaryLine(options));
       }
     } catch (Throwable t) {
       return failed(t, options, err);
@@ -134,10 +142,12 @@ public final class CdcToDelta {
             done -> {
               outcomes.addAll(done);
               printSummary(done, System.out);
+              System.out.println(ConsoleLogging.summaryLine(options));
             });
       } else {
         outcomes.addAll(CdcToDeltaJob.runAll(configs, options, System.out, beforeStream));
         printSummary(outcomes, System.out);
+        System.out.println(ConsoleLogging.summaryLine(options));
       }
       List<CdcToDeltaJob.TableOutcome> failed =
           outcomes.stream().filter(CdcToDeltaJob.TableOutcome::failed).toList();
@@ -247,7 +257,9 @@ public final class CdcToDelta {
     }
     if (!(o.getDemoScale() > 0 && o.getDemoScale() <= 1)) {
       throw new IllegalArgumentException(
-          "--demoScale must be a TPC-H scale factor in (0, 1], not '" + o.getDemoScale() + "'");
+          "--demoScale must be a TPC-H scale factor in (0, 1], not '"
+              + CommandLine.typed(o, "demoScale", o.getDemoScale())
+              + "'");
     }
     if (o.getDemoTransactions() < 0) {
       throw new IllegalArgumentException(
@@ -323,7 +335,7 @@ public final class CdcToDelta {
     if (!(o.getResnapshotIntervalDays() >= 0) || Double.isInfinite(o.getResnapshotIntervalDays())) {
       throw new IllegalArgumentException(
           "--resnapshotIntervalDays must be 0 or a positive number of days, not '"
-              + o.getResnapshotIntervalDays()
+              + CommandLine.typed(o, "resnapshotIntervalDays", o.getResnapshotIntervalDays())
               + "'");
     }
     String target =
@@ -358,6 +370,12 @@ public final class CdcToDelta {
       throw new IllegalArgumentException(
           "--silverWaveRows must be a positive integer, not '" + o.getSilverWaveRows() + "'");
     }
+    if (o.getSilverIntervalSeconds() < 1) {
+      throw new IllegalArgumentException(
+          "--silverIntervalSeconds must be a positive integer, not '"
+              + o.getSilverIntervalSeconds()
+              + "'");
+    }
     return JobConfig.builder(clientFactory(o), ci, bronze, facts, control)
         .appId(o.getAppId() != null ? required("appId", o.getAppId()) : ci)
         .bootstrap(o.getBootstrap())
@@ -374,6 +392,7 @@ public final class CdcToDelta {
         .silverPath(silver)
         .keys(keys)
         .silverWaveRows(o.getSilverWaveRows())
+        .silverIntervalSeconds(o.getSilverIntervalSeconds())
         .snapshot(snapshot)
         .onDataLoss(onDataLoss)
         .resnapshotIntervalDays(o.getResnapshotIntervalDays())
@@ -520,6 +539,15 @@ public final class CdcToDelta {
     return message.lines().findFirst().orElse(message);
   }
 
+  /** A summary's change rows by operation, adding up to its rows ({@link Counts#byOperation}). */
+  private static String byOperation(JobSummary s) {
+    return Counts.byOperation(
+        s.rows(),
+        s.rowsByOperation().getOrDefault("insert", 0L),
+        s.rowsByOperation().getOrDefault("update", 0L),
+        s.rowsByOperation().getOrDefault("delete", 0L));
+  }
+
   /** {@code rows} per second of {@code seconds}, rounded, with the noun that fits the figure. */
   private static String rate(long rows, double seconds, String one, String many) {
     return Counts.of(Math.round(rows / Math.max(seconds, 1e-3)), one, many);
@@ -572,13 +600,11 @@ public final class CdcToDelta {
         continue;
       }
       out.printf(
-          "  %s  %s, %s (%s, %s, %s)%s; %s; finalized_until = %s%n",
+          "  %s  %s, %s (%s)%s; %s; finalized_until = %s%n",
           name,
           Counts.of(s.batches(), "batch", "batches"),
           Counts.of(s.rows(), "change row", "change rows"),
-          Counts.of(s.rowsByOperation().getOrDefault("insert", 0L), "insert", "inserts"),
-          Counts.of(s.rowsByOperation().getOrDefault("update", 0L), "update", "updates"),
-          Counts.of(s.rowsByOperation().getOrDefault("delete", 0L), "delete", "deletes"),
+          byOperation(s),
           s.snapshotRows() >= 0
               ? "; a snapshot of " + Counts.of(s.snapshotRows(), "row", "rows")
               : "",
@@ -601,13 +627,11 @@ public final class CdcToDelta {
   static void printSummary(JobConfig config, JobSummary summary, PrintStream out) {
     out.println();
     out.printf(
-        "Done in %.1f s: %s, %s (%s, %s, %s) in %.1f s of streaming, %s%s%n",
+        "Done in %.1f s: %s, %s (%s) in %.1f s of streaming, %s%s%n",
         summary.seconds(),
         Counts.of(summary.batches(), "batch", "batches"),
         Counts.of(summary.rows(), "change row", "change rows"),
-        Counts.of(summary.rowsByOperation().getOrDefault("insert", 0L), "insert", "inserts"),
-        Counts.of(summary.rowsByOperation().getOrDefault("update", 0L), "update", "updates"),
-        Counts.of(summary.rowsByOperation().getOrDefault("delete", 0L), "delete", "deletes"),
+        byOperation(summary),
         summary.streamSeconds(),
         rate(summary.rows(), summary.streamSeconds(), "change row/s", "change rows/s"),
         summary.snapshotRows() >= 0

@@ -175,7 +175,7 @@ public final class CdcToDeltaJob {
 
   /**
    * {@link #expand(Pipeline, List, boolean, boolean)}, then the silver tables of {@code silvers}
-   * applied after each bronze commit of their tables ({@link ApplyChangesToSilver}).
+   * applied after the bronze commits of their tables ({@link ApplyChangesToSilver}).
    *
    * @param silvers the silver tables of some of {@code tables} (by app id), possibly none
    * @return the committed batches
@@ -206,6 +206,27 @@ public final class CdcToDeltaJob {
       List<ChunkBackfill> backfills,
       boolean isolate,
       boolean continuous) {
+    return expand(pipeline, tables, silvers, backfills, isolate, continuous, null);
+  }
+
+  /**
+   * {@link #expand(Pipeline, List, List, List, boolean, boolean)}; with {@code silverStop} (a
+   * continuous pipeline) each silver table also applies at the pipeline's start and then at least
+   * every {@link SilverTarget#applyInterval()} until {@code silverStop} holds ({@link
+   * ApplyChangesToSilver#following}), whatever the runner's bundles.
+   *
+   * @param silverStop the continuous source's stop condition, or null (bounded: silver applies
+   *     after the commits only)
+   * @return the committed batches
+   */
+  static PCollection<CommittedBatch> expand(
+      Pipeline pipeline,
+      List<TableWrite> tables,
+      List<SilverTarget> silvers,
+      List<ChunkBackfill> backfills,
+      boolean isolate,
+      boolean continuous,
+      @Nullable StopCondition silverStop) {
     PCollection<CommittedBatch> committed;
     if (tables.isEmpty()) {
       committed =
@@ -227,6 +248,9 @@ public final class CdcToDeltaJob {
       ApplyChangesToSilver apply = ApplyChangesToSilver.of(silvers, isolate);
       if (chunks != null) {
         apply = apply.withChunks(chunks);
+      }
+      if (silverStop != null) {
+        apply = apply.following(silverStop);
       }
       committed.apply("Apply changes to silver", apply);
     }

@@ -107,12 +107,24 @@ public interface CdcToDeltaOptions
   void setTarget(String value);
 
   @Description(
-      "Path or URI of a silver Delta table to keep current after each bronze commit: one row per"
-          + " key, the latest image from bronze (docs/tables.md \"Silver\"). Unset: no silver."
-          + " With --tables, use --silverTemplate or a table's own --silver in --tablesFile.")
+      "Path or URI of a silver Delta table to keep current: one row per key, the latest image from"
+          + " bronze (docs/tables.md \"Silver\"), applied once the run's bronze commits are done"
+          + " and, with --continuous, at least every --silverIntervalSeconds while it runs. Unset:"
+          + " no silver. With --tables, use --silverTemplate or a table's own --silver in"
+          + " --tablesFile.")
   String getSilver();
 
   void setSilver(String value);
+
+  @Description(
+      "With --continuous and silver: apply silver at least every this many seconds while the run"
+          + " follows the source (on Direct and Flink; on Spark each bounded run applies it when"
+          + " its commits are done).")
+  @Default.Integer(JobConfig.DEFAULT_SILVER_INTERVAL_SECONDS)
+  @Accepts("a positive integer")
+  int getSilverIntervalSeconds();
+
+  void setSilverIntervalSeconds(int value);
 
   @Description(
       "With --tables or --tablesFile: each table's silver path or URI; {ci} is replaced by the"

@@ -13,6 +13,7 @@ import org.lakecdc.io.mssqlcdc.chunk.ChunkPlanner;
 import org.lakecdc.io.mssqlcdc.chunk.SnapshotExtent;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.schema.SqlServerType;
+import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.position.StreamPosition;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.Plan;
@@ -59,9 +60,9 @@ record ChunkBackfill(
       return state;
     }
     out.printf(
-        "Repaired %d facts row(s) of the chunked snapshot at S = %s that the previous run committed"
-            + " to bronze but not to facts%n",
-        repaired, state.open().s());
+        "Repaired %s of the chunked snapshot at S = %s that the previous run committed to bronze"
+            + " but not to facts%n",
+        Counts.of(repaired, "facts row", "facts rows"), state.open().s());
     return ChunkedSnapshot.read(config, tables).chunked().orElse(state);
   }
 

@@ -272,11 +272,11 @@ final class ChunkedSnapshot {
       }
       if (!ignored.isEmpty()) {
         out.printf(
-            "Chunked snapshot at S = %s of %s is planned with %s rows per chunk and %d chunks per"
+            "Chunked snapshot at S = %s of %s is planned with %,d rows per chunk and %d chunks per"
                 + " wave: %s ignored (a plan never changes while open)%n",
             plan.s(),
             config.bronzePath(),
-            plan.chunkRows(),
+            (long) plan.chunkRows(),
             plan.chunksPerWave(),
             String.join(" and ", ignored));
       }
@@ -322,11 +322,11 @@ final class ChunkedSnapshot {
     State stored = read(config, tables).chunked().filter(s -> s.open().s().equals(open.s())).get();
     Plan kept = stored.plan().orElseThrow();
     out.printf(
-        "Planned the chunked snapshot at S = %s of %s: %s of at most %s rows, %d per wave (%s)%n",
+        "Planned the chunked snapshot at S = %s of %s: %s of at most %s, %d per wave (%s)%n",
         open.s(),
         config.captureInstance(),
         Counts.of(kept.chunkCount(), "chunk", "chunks"),
-        kept.chunkRows(),
+        Counts.of(kept.chunkRows(), "row", "rows"),
         kept.chunksPerWave(),
         Counts.of(kept.waveCount(), "wave", "waves"));
     return stored;

@@ -98,6 +98,9 @@ public final class CommandLine {
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(explain(args, e, optionsDoc), e);
     }
+    if (options instanceof OutputOptions output) {
+      output.setGivenArgs(List.of(args));
+    }
     Map<String, List<String>> given = given(args);
     DirectOptions direct = options.as(DirectOptions.class);
     if (!given.containsKey("enforceImmutability")) {
@@ -218,6 +221,28 @@ public final class CommandLine {
       }
     }
     return message;
+  }
+
+  /**
+   * The value of option {@code name} as the user typed it, for a message refusing it: the last
+   * {@code --name=value} of the command line {@link #parse} kept ({@link
+   * OutputOptions#getGivenArgs}), or else {@code parsed} as text (a default, or options made
+   * without a command line).
+   *
+   * @param options the parsed options
+   * @param name the option's name, without {@code --}
+   * @param parsed the value Beam parsed
+   * @return e.g. {@code -1} for {@code --pollIntervalSeconds=-1}, where the parsed double reads
+   *     {@code -1.0}
+   */
+  static String typed(PipelineOptions options, String name, Object parsed) {
+    if (options instanceof OutputOptions output && output.getGivenArgs() != null) {
+      List<String> typed = values(output.getGivenArgs().toArray(String[]::new), name);
+      if (!typed.isEmpty()) {
+        return typed.get(typed.size() - 1);
+      }
+    }
+    return String.valueOf(parsed);
   }
 
   static String firstLine(Throwable e) {

@@ -100,7 +100,7 @@ final class ContinuousRunner {
                 ? "until stopped"
                 : "for " + continuous.runFor().toSeconds() + " s or until stopped");
       }
-      CdcToDeltaJob.expand(pipeline, writes, silvers, backfills, isolate, true);
+      CdcToDeltaJob.expand(pipeline, writes, silvers, backfills, isolate, true, stop);
       Recoverer recoverer =
           isolate ? new Recoverer(planned, beamOptions, out, continuous, stop) : null;
       try {

@@ -14,6 +14,7 @@ import org.lakecdc.transforms.delta.HadoopConf;
 import org.lakecdc.transforms.delta.TablePaths;
 import org.lakecdc.transforms.finalization.Granularity;
 import org.lakecdc.transforms.silver.SilverTarget;
+import org.lakecdc.transforms.write.CommitHook;
 import org.lakecdc.transforms.write.CrashPoint;
 
 /**
@@ -59,6 +60,9 @@ import org.lakecdc.transforms.write.CrashPoint;
  * @param generation the target's stream generation this configuration writes: 0 until a re-snapshot
  *     starts generation 1 (resolved from bronze's position by {@link Resnapshot}); the generation's
  *     app id is {@link #streamAppId()}
+ * @param silverIntervalSeconds in a continuous run, silver is applied at least every this many
+ *     seconds ({@code --silverIntervalSeconds}, positive)
+ * @param afterCommit tests only: run in the committer after each batch is fully committed, or null
  */
 public record JobConfig(
     CdcClientFactory clientFactory,
@@ -88,7 +92,9 @@ public record JobConfig(
     SnapshotSettings snapshot,
     DataLossPolicy onDataLoss,
     double resnapshotIntervalDays,
-    int generation) {
+    int generation,
+    int silverIntervalSeconds,
+    @Nullable CommitHook afterCommit) {
   public JobConfig {
     Objects.requireNonNull(hadoopConf, "hadoopConf");
     Objects.requireNonNull(clientFactory, "clientFactory");
@@ -117,6 +123,10 @@ public record JobConfig(
     }
     if (generation < 0) {
       throw new IllegalArgumentException("generation must be 0 or more, not " + generation);
+    }
+    if (silverIntervalSeconds < 1) {
+      throw new IllegalArgumentException(
+          "silverIntervalSeconds must be positive, not " + silverIntervalSeconds);
     }
   }
 
@@ -155,6 +165,9 @@ public record JobConfig(
 
   /** {@code --silverWaveRows}'s default: bronze rows per silver wave. */
   public static final int DEFAULT_SILVER_WAVE_ROWS = 100_000;
+
+  /** {@code --silverIntervalSeconds}'s default. */
+  public static final int DEFAULT_SILVER_INTERVAL_SECONDS = 5;
 
   /** The same configuration with another app id. */
   public JobConfig withAppId(String otherAppId) {
@@ -226,7 +239,9 @@ public record JobConfig(
         .snapshot(snapshot)
         .onDataLoss(onDataLoss)
         .resnapshotIntervalDays(resnapshotIntervalDays)
-        .generation(generation);
+        .generation(generation)
+        .silverIntervalSeconds(silverIntervalSeconds)
+        .afterCommit(afterCommit);
   }
 
   /**
@@ -263,6 +278,8 @@ public record JobConfig(
     private DataLossPolicy onDataLoss = DataLossPolicy.FAIL;
     private double resnapshotIntervalDays = Resnapshot.DEFAULT_INTERVAL_DAYS;
     private int generation;
+    private int silverIntervalSeconds = DEFAULT_SILVER_INTERVAL_SECONDS;
+    private @Nullable CommitHook afterCommit;
 
     private Builder(
         CdcClientFactory clientFactory,
@@ -424,6 +441,21 @@ public record JobConfig(
       return this;
     }
 
+    /**
+     * In a continuous run, apply silver at least every this many seconds (default {@value
+     * #DEFAULT_SILVER_INTERVAL_SECONDS}).
+     */
+    public Builder silverIntervalSeconds(int seconds) {
+      this.silverIntervalSeconds = seconds;
+      return this;
+    }
+
+    /** Tests only: run after each batch is fully committed, or null for nothing (default). */
+    public Builder afterCommit(@Nullable CommitHook hook) {
+      this.afterCommit = hook;
+      return this;
+    }
+
     /** The configuration; throws when a required value is null. */
     public JobConfig build() {
       return new JobConfig(
@@ -454,7 +486,9 @@ public record JobConfig(
           snapshot,
           onDataLoss,
           resnapshotIntervalDays,
-          generation);
+          generation,
+          silverIntervalSeconds,
+          afterCommit);
     }
   }
 }

@@ -1,7 +1,10 @@
 package org.lakecdc.pipelines;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import java.util.List;
 import org.apache.beam.sdk.options.Default;
 import org.apache.beam.sdk.options.Description;
+import org.apache.beam.sdk.options.Hidden;
 import org.apache.beam.sdk.options.PipelineOptions;
 
 /**
@@ -22,9 +25,22 @@ public interface OutputOptions extends PipelineOptions {
 
   @Description(
       "File the log lines of every library are appended to (time, level, thread, logger; created"
-          + " when the first line is written).")
-  @Default.String(ConsoleLogging.DEFAULT_LOG_FILE)
+          + " when the first line is written). Default: lakecdc.log next to the first table the"
+          + " run writes (lakecdc-demo/delta/lakecdc.log for the demo's main job), or in the"
+          + " working directory for a table on an object store.")
   String getLogFile();
 
   void setLogFile(String value);
+
+  /**
+   * The command line as the job was given it, kept by {@link CommandLine#parse} so that a refused
+   * value is echoed as typed ({@link CommandLine#typed}): {@code '-1'}, not the {@code '-1.0'} of
+   * the parsed number. Not an option to give; never shipped to workers.
+   */
+  @Hidden
+  @JsonIgnore
+  @Description("The command line as given (kept by the job itself).")
+  List<String> getGivenArgs();
+
+  void setGivenArgs(List<String> value);
 }

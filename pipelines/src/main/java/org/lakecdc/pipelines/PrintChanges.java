@@ -86,7 +86,7 @@ public final class PrintChanges {
       if (!(options.getDemoScale() > 0 && options.getDemoScale() <= 1)) {
         throw new IllegalArgumentException(
             "--demoScale must be a TPC-H scale factor in (0, 1], not '"
-                + options.getDemoScale()
+                + CommandLine.typed(options, "demoScale", options.getDemoScale())
                 + "'");
       }
     } catch (IllegalArgumentException e) {

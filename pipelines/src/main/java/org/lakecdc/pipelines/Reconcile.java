@@ -125,7 +125,9 @@ public final class Reconcile {
       }
       if (!(options.getSample() >= 0 && options.getSample() <= 1)) {
         throw new IllegalArgumentException(
-            "--sample must be a number from 0 to 1, not '" + options.getSample() + "'");
+            "--sample must be a number from 0 to 1, not '"
+                + CommandLine.typed(options, "sample", options.getSample())
+                + "'");
       }
       isolation =
           switch (options.getIsolationLevel().strip().toLowerCase(Locale.ROOT)) {
@@ -363,7 +365,7 @@ public final class Reconcile {
         out.println("  " + generation.describe());
       }
       out.printf(
-          "  %s: %d matched, %d in flight, %d mismatched; %d compared row by row%n",
+          "  %s: %,d matched, %,d in flight, %,d mismatched; %,d compared row by row%n",
           Counts.of(buckets.size(), "bucket", "buckets"),
           count("MATCH"),
           count("IN_FLIGHT"),
@@ -389,7 +391,9 @@ public final class Reconcile {
             r.get(ReconcileReport.DETAIL));
       }
       if (!chunkRows.isEmpty()) {
-        out.println("  chunks of the chunked snapshot: " + chunkRows.size() + " failed checks");
+        out.println(
+            "  chunks of the chunked snapshot: "
+                + Counts.of(chunkRows.size(), "failed check", "failed checks"));
         for (Map<String, Object> r : chunkRows) {
           out.printf(
               "    chunk %d %s in [%s, %s) %s%n",

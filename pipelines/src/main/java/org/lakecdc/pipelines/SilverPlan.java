@@ -58,6 +58,7 @@ final class SilverPlan {
         config.silverWaveRows(),
         runStartedAt,
         config.hadoopConf(),
+        java.time.Duration.ofSeconds(config.silverIntervalSeconds()),
         config.silverCrashBatch());
   }
 

@@ -70,7 +70,8 @@ record TablePlan(
         config.crashPoint(),
         config.crashBatch(),
         config.crashFailure(),
-        config.hadoopConf());
+        config.hadoopConf(),
+        config.afterCommit());
   }
 
   /**

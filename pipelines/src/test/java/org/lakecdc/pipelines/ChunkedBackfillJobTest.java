@@ -201,7 +201,7 @@ class ChunkedBackfillJobTest {
     f.run(config);
     assertEquals(
         point == CrashPoint.AFTER_BRONZE_COMMIT,
-        f.lastOutput.contains("Repaired 1 facts row(s) of the chunked snapshot at S = " + s),
+        f.lastOutput.contains("Repaired 1 facts row of the chunked snapshot at S = " + s),
         f.lastOutput);
     assertEquals(4, checkEveryRowOnce(f, s));
     assertEquals(8, bronze(f).size(), "8 snapshot rows, nothing twice");
@@ -342,7 +342,7 @@ class ChunkedBackfillJobTest {
     }
     assertEquals(
         List.of(
-            "error: --minHeadroomHours must be 0 or a positive number of hours, not '-1.0'",
+            "error: --minHeadroomHours must be 0 or a positive number of hours, not '-1'",
             "error: --maxSeconds must be 0 (no limit) or a positive integer, not '-5'",
             "error: --continuous is an option of CdcToDelta: Backfill reads its waves and ends (run"
                 + " it again, or let CdcToDelta --snapshot=chunked --continuous read them)",

@@ -226,7 +226,17 @@ class CommandLineTest {
             + " such as 0x0000002A000001000001, not '2A000001000001'",
         error("--bootstrap=false", "--startingLsn=2A000001000001"));
     assertEquals(
-        "--demoScale must be a TPC-H scale factor in (0, 1], not '0.0'", error("--demoScale=0"));
+        "--demoScale must be a TPC-H scale factor in (0, 1], not '0'", error("--demoScale=0"));
+    // A refused value is echoed as typed, not as the number parsed from it.
+    assertEquals(
+        "--demoScale must be a TPC-H scale factor in (0, 1], not '2.50'",
+        error("--demoScale=2.50"));
+    assertEquals(
+        "--resnapshotIntervalDays must be 0 or a positive number of days, not '-1'",
+        error("--resnapshotIntervalDays=-1"));
+    assertEquals(
+        "--silverIntervalSeconds must be a positive integer, not '0'",
+        error("--silverIntervalSeconds=0"));
     assertEquals("--captureInstance must not be empty", error("--captureInstance="));
   }
 

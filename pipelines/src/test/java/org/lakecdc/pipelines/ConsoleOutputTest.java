@@ -3,6 +3,7 @@ package org.lakecdc.pipelines;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.lakecdc.pipelines.JobFixture.ORDERS;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -22,6 +23,8 @@ import org.apache.logging.log4j.core.LoggerContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
+import org.lakecdc.transforms.write.WriteSnapshotToDelta;
 
 /**
  * What a person sees: the console of a job run under the jobs' logging configuration (log4j2.xml)
@@ -38,6 +41,15 @@ class ConsoleOutputTest {
 
   /** Runs the history job under log4j2.xml with {@code args}; returns what the console got. */
   private String consoleOfARun(JobFixture fixture, String... args) throws Exception {
+    return consoleOfARun(fixture.config(), () -> {}, args);
+  }
+
+  /**
+   * Runs the job of {@code config} under log4j2.xml with {@code args}, {@code beforeStream} after
+   * its bootstrap; returns what the console got.
+   */
+  private String consoleOfARun(JobConfig config, Runnable beforeStream, String... args)
+      throws Exception {
     LoggerContext context = (LoggerContext) LogManager.getContext(false);
     URI tests = context.getConfigLocation();
     URI jobs = ConsoleOutputTest.class.getClassLoader().getResource("log4j2.xml").toURI();
@@ -50,7 +62,7 @@ class ConsoleOutputTest {
       context.setConfigLocation(jobs);
       assertEquals(ConsoleLogging.CONFIGURATION, context.getConfiguration().getName());
       assertTrue(ConsoleLogging.apply(options), "the jobs' configuration takes the options");
-      CdcToDeltaJob.run(fixture.config(), options, captured);
+      CdcToDeltaJob.run(config, options, captured, beforeStream);
     } finally {
       System.setOut(console);
       context.setConfigLocation(tests);
@@ -75,7 +87,10 @@ class ConsoleOutputTest {
         out);
     assertTrue(
         lines.stream()
-            .anyMatch(l -> l.startsWith("batch 2: 4 rows (1 insert, 1 update, 1 delete) up to ")),
+            .anyMatch(
+                l ->
+                    l.startsWith(
+                        "batch 2: 4 rows (1 insert, 1 update in 2 rows, 1 delete) up to ")),
         out);
     String logged = Files.readString(log);
     assertTrue(
@@ -124,7 +139,7 @@ class ConsoleOutputTest {
           config,
           new JobSummary(
               2,
-              Map.of("rows", 3L, "insert", 0L, "update", 2L, "delete", 1L),
+              Map.of("rows", 5L, "insert", 0L, "update", 2L, "delete", 1L),
               -1,
               0,
               Optional.empty(),
@@ -141,8 +156,8 @@ class ConsoleOutputTest {
     assertEquals("Verdict: finalized_until = none yet (hour periods)", lines.get(2));
     int second = lines.indexOf("") == 0 ? lines.subList(1, lines.size()).indexOf("") + 1 : -1;
     assertEquals(
-        "Done in 1.0 s: 2 batches, 3 change rows (0 inserts, 2 updates, 1 delete) in 0.5 s of"
-            + " streaming, 6 change rows/s",
+        "Done in 1.0 s: 2 batches, 5 change rows (0 inserts, 2 updates in 4 rows, 1 delete) in"
+            + " 0.5 s of streaming, 10 change rows/s",
         lines.get(second + 1));
     assertEquals(
         "Verdict: finalized_until = 2026-11-01T08:00 UTC (hour periods)", lines.get(second + 2));
@@ -162,5 +177,97 @@ class ConsoleOutputTest {
         "Done in 7.5 s: 0 batches, 0 change rows (0 inserts, 0 updates, 0 deletes) in 2.0 s of"
             + " streaming, 0 change rows/s; a snapshot of 12,000 rows in 4.0 s, 3,000 rows/s",
         bytes.toString(StandardCharsets.UTF_8).lines().toList().get(1));
+  }
+
+  /**
+   * A run with silver prints one line per silver commit and the run's silver line, every count with
+   * thousands separators and its singular or plural noun, and the parts of each count adding up:
+   * the snapshot of 1,500 orders rebuilds silver, then one wave applies the stream's batch (an
+   * update of order 7, two rows, and an insert of order 2000); no per-apply line in the log's style
+   * ("wave(s)", "key(s)").
+   */
+  @Test
+  void aSilverRunPrintsItsCountsInOneFormatAndTheyAddUp() throws Exception {
+    JobFixture f = new JobFixture(dir);
+    f.db.enableCdc(ORDERS);
+    FakeSqlServer.Transaction load = f.db.transaction(JobFixture.at(0));
+    for (int i = 0; i < 1500; i++) {
+      load.insert(ORDERS, JobFixture.order(i, "new", i + ".00"));
+    }
+    load.commit();
+    String silver = dir.resolve("delta/silver/dbo_orders").toString();
+    String out =
+        consoleOfARun(
+            f.config().toBuilder().bootstrap(true).silverPath(silver).build(),
+            () -> {
+              f.db
+                  .transaction(JobFixture.at(1))
+                  .update(ORDERS, List.of(7), Map.of("status", "paid"))
+                  .insert(ORDERS, JobFixture.order(2000, "new", "20.00"))
+                  .commit();
+            },
+            "--logFile=" + dir.resolve("run.log"));
+    String s = WriteSnapshotToDelta.committedSnapshot(f.tables, f.bronze).orElseThrow().toString();
+    String end = f.factBatches().get(0).split(":")[2];
+    List<String> lines = out.lines().toList();
+    assertTrue(lines.contains("Snapshot: 1,500 rows written to " + f.bronze), out);
+    assertTrue(
+        lines.stream()
+            .anyMatch(
+                l ->
+                    l.startsWith(
+                        "batch 0: 3 rows (1 insert, 1 update in 2 rows, 0 deletes) up to "
+                            + end
+                            + " ")),
+        out);
+    List<String> silverLines = lines.stream().filter(l -> l.contains(silver)).toList();
+    assertEquals(
+        List.of(
+            "Delta table " + silver + ": created as a SILVER table (version 1)",
+            "Silver "
+                + silver
+                + ": rebuilt from the snapshot at "
+                + s
+                + " of bronze "
+                + f.bronze
+                + ": 1,500 rows",
+            "Silver "
+                + silver
+                + ": wave 2 applied bronze "
+                + f.bronze
+                + " up to "
+                + end
+                + ": 3 rows, 2 keys (1 inserted, 1 updated, 0 deleted)",
+            "Silver dbo_orders "
+                + silver
+                + ": rebuilt, applied_lsn "
+                + end
+                + ", finalized_until 2026-09-28T13:00 UTC, 2 waves, 1,502 keys applied"),
+        silverLines,
+        out);
+    assertFalse(out.contains("(s)"), out);
+  }
+
+  /**
+   * Maven itself adds nothing around what a job prints under {@code mvn -B -q ... exec:java}: its
+   * console library (Jansi) would write a colour reset ({@code ESC[0m}) when it starts and when it
+   * ends, batch mode or not, unless the JVM starts with {@code -Djansi.noreset=true}, which the
+   * repository's {@code .mvn/jvm.config} gives every {@code mvn} run from the repository. Checked
+   * with the {@code mvn} on the path, from the repository's root.
+   */
+  @Test
+  void mavenRunFromTheRepositoryPrintsNoEscapeCodes() throws Exception {
+    Path root = Path.of("").toAbsolutePath().getParent();
+    assertTrue(Files.isDirectory(root.resolve(".mvn")), root.toString());
+    Process mvn =
+        new ProcessBuilder("mvn", "-B", "-q", "-v")
+            .directory(root.toFile())
+            .redirectErrorStream(true)
+            .start();
+    String out = new String(mvn.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(mvn.waitFor(2, TimeUnit.MINUTES), "mvn -v did not end");
+    assertEquals(0, mvn.exitValue(), out);
+    assertFalse(out.contains("\u001B"), out.replace("\u001B", "ESC"));
+    assertTrue(out.matches("\\d+\\.\\d+\\.\\d+\\R"), "-q -v prints Maven's version alone: " + out);
   }
 }

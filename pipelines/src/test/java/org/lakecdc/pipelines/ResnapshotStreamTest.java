@@ -360,7 +360,7 @@ class ResnapshotStreamTest {
           },
           {
             "--resnapshotIntervalDays=-1",
-            "error: --resnapshotIntervalDays must be 0 or a positive number of days, not '-1.0'"
+            "error: --resnapshotIntervalDays must be 0 or a positive number of days, not '-1'"
           }
         }) {
       ByteArrayOutputStream err = new ByteArrayOutputStream();

@@ -316,6 +316,163 @@ class SilverJobTest {
     assertEquals(latestFromBronze(f.bronze, "order_id"), silverRows(path, "order_id"));
   }
 
+  /** What the committer hooks of a test do, by the test's key (the hook runs on a worker). */
+  private static final Map<String, java.util.function.LongConsumer> HOOKS =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  /**
+   * A continuous run with a backlog follows with silver while it commits it: twelve one-commit
+   * batches wait in the source, and the committer is held right after batch 0 and again right after
+   * batch 5 (a test hook) until silver holds what bronze holds then. With {@code
+   * --silverIntervalSeconds=1} silver holds, while bronze stands at batch 0, exactly orders 0 and
+   * 1, and while it stands at batch 5 exactly the latest images of batches 0 to 5 (orders 0 to 501:
+   * order 0 paid, 101 deleted). Before, silver was applied only once the runner handed the
+   * committer's output on, at the end of its bundle: held after batch 0, silver never existed. At
+   * the end silver holds the latest images of all twelve. On the DirectRunner and the FlinkRunner.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"DirectRunner", Runners.FLINK})
+  void aContinuousRunAppliesSilverWhileItCommitsABacklog(String runner) throws Exception {
+    assumeTrue(Runners.available(runner), Runners.missing(runner));
+    JobFixture f = new JobFixture(dir);
+    f.db.enableCdc(ORDERS);
+    f.insertCommit(0, 2);
+    f.insertCommit(1, 2);
+    f.insertCommit(2, 2);
+    f.db.transaction(at(3)).update(ORDERS, List.of(0), Map.of("status", "paid")).commit();
+    f.db.transaction(at(4)).delete(ORDERS, List.of(101)).commit();
+    f.insertCommit(5, 2);
+    f.db.transaction(at(6)).update(ORDERS, List.of(500), Map.of("status", "shipped")).commit();
+    f.db.transaction(at(7)).delete(ORDERS, List.of(0)).commit();
+    for (int t = 8; t < 12; t++) {
+      f.insertCommit(t, 1);
+    }
+    String path = silver("dbo_orders");
+    List<String> atBatch5 =
+        List.of(
+            "0/paid/0.00",
+            "1/new/1.00",
+            "100/new/100.00",
+            "200/new/200.00",
+            "201/new/201.00",
+            "500/new/500.00",
+            "501/new/501.00");
+    List<String> atBatch0 = List.of("0/new/0.00", "1/new/1.00");
+    List<List<String>> seenAtBatch0 = new ArrayList<>();
+    List<List<String>> seenAtBatch5 = new ArrayList<>();
+    java.util.concurrent.CountDownLatch allCommitted = new java.util.concurrent.CountDownLatch(1);
+    String key = dir.toString();
+    HOOKS.put(
+        key,
+        batch -> {
+          if (batch == 0) {
+            seenAtBatch0.add(awaitSilver(path, atBatch0));
+          } else if (batch == 5 && seenAtBatch0.equals(List.of(atBatch0))) {
+            seenAtBatch5.add(awaitSilver(path, atBatch5));
+          } else if (batch == 11) {
+            allCommitted.countDown();
+          }
+        });
+    JobConfig config =
+        f.config().toBuilder()
+            .silverPath(path)
+            .maxCommitsPerBatch(1)
+            .silverIntervalSeconds(1)
+            .afterCommit(batch -> HOOKS.get(key).accept(batch))
+            .build();
+    ContinuousMode.Stop stop = ContinuousMode.Stop.create();
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+    CompletableFuture<JobSummary> job =
+        CompletableFuture.supplyAsync(
+            () ->
+                CdcToDeltaJob.runContinuously(
+                    config,
+                    Runners.options(runner),
+                    out,
+                    () -> {},
+                    new Continuous(
+                        Continuous.Form.STREAM,
+                        Duration.ofSeconds(1),
+                        WAIT.multipliedBy(2),
+                        stop)));
+    try {
+      CompletableFuture.anyOf(job, CompletableFuture.runAsync(() -> awaitLatch(allCommitted)))
+          .get(WAIT.multipliedBy(3).toSeconds(), TimeUnit.SECONDS);
+    } finally {
+      stop.request();
+    }
+    JobSummary summary = job.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    stop.forget();
+    HOOKS.remove(key);
+    assertEquals(12, summary.batches(), bytes.toString(StandardCharsets.UTF_8));
+    assertEquals(List.of(atBatch0), seenAtBatch0, bytes.toString(StandardCharsets.UTF_8));
+    assertEquals(List.of(atBatch5), seenAtBatch5, bytes.toString(StandardCharsets.UTF_8));
+    assertEquals(
+        List.of(
+            "1/new/1.00",
+            "100/new/100.00",
+            "1000/new/1000.00",
+            "1100/new/1100.00",
+            "200/new/200.00",
+            "201/new/201.00",
+            "500/shipped/500.00",
+            "501/new/501.00",
+            "800/new/800.00",
+            "900/new/900.00"),
+        silverRows(path, "order_id"));
+    assertEquals(latestFromBronze(f.bronze, "order_id"), silverRows(path, "order_id"));
+  }
+
+  private static void awaitLatch(java.util.concurrent.CountDownLatch latch) {
+    try {
+      latch.await(WAIT.multipliedBy(3).toSeconds(), TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Silver's rows once they equal {@code expected}, or as they stand when {@link #WAIT} passes
+   * first: waits on the file system's notices of new files under the silver table (its commits),
+   * not on a clock.
+   */
+  private List<String> awaitSilver(String path, List<String> expected) {
+    Path table = Path.of(path);
+    List<Path> chain =
+        List.of(
+            table.getParent().getParent(), table.getParent(), table, table.resolve("_delta_log"));
+    try (java.nio.file.WatchService watcher = table.getFileSystem().newWatchService()) {
+      java.util.Set<Path> watched = new java.util.HashSet<>();
+      long until = System.nanoTime() + WAIT.toNanos();
+      while (true) {
+        for (Path each : chain) {
+          if (java.nio.file.Files.isDirectory(each) && watched.add(each)) {
+            each.register(
+                watcher,
+                java.nio.file.StandardWatchEventKinds.ENTRY_CREATE,
+                java.nio.file.StandardWatchEventKinds.ENTRY_MODIFY);
+          }
+        }
+        List<String> rows = rowsOrNone(path);
+        long left = until - System.nanoTime();
+        if (rows.equals(expected) || left <= 0) {
+          return rows;
+        }
+        java.nio.file.WatchKey changed = watcher.poll(left, TimeUnit.NANOSECONDS);
+        if (changed != null) {
+          changed.pollEvents();
+          changed.reset();
+        }
+      }
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return rowsOrNone(path);
+    }
+  }
+
   /** Silver's rows, or none while it does not exist. */
   private List<String> rowsOrNone(String path) {
     try {
@@ -515,7 +672,11 @@ class SilverJobTest {
     refused.put(
         "--silverCompactDeletedFraction=0",
         "error: --silverCompactDeletedFraction must be a number greater than 0 and at most 1, not"
-            + " '0.0'\n");
+            + " '0'\n");
+    refused.put(
+        "--silverCompactDeletedFraction=2",
+        "error: --silverCompactDeletedFraction must be a number greater than 0 and at most 1, not"
+            + " '2'\n");
     refused.put(
         "--silverCompactDeletedFraction=1.5",
         "error: --silverCompactDeletedFraction must be a number greater than 0 and at most 1, not"
@@ -568,7 +729,7 @@ class SilverJobTest {
     assertEquals(
         "Silver maintenance dbo_orders "
             + path
-            + ": compacted 18 files into 1 (24 rows, 2 deleted rows purged)\n",
+            + ": compacted 18 files into 1 file (24 rows, 2 deleted rows purged)\n",
         compacted.out());
     assertEquals(rows, silverRows(path, "order_id"));
     List<DeltaTables.DataFileRows> after = tables.dataFileRows(path, tables.version(path));
@@ -593,7 +754,7 @@ class SilverJobTest {
         "Silver maintenance dbo_orders "
             + path
             + ": vacuumed 20 files ("
-            + (removedBytes + 1)
+            + String.format(java.util.Locale.ROOT, "%,d", removedBytes + 1)
             + " bytes)\n",
         out.toString(StandardCharsets.UTF_8));
     assertEquals(List.of(after.get(0).file()), filesOnDisk(path));

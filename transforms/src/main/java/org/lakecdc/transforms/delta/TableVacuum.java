@@ -115,7 +115,7 @@ final class TableVacuum {
             throw new IOException("Cannot delete " + file.getPath());
           }
         }
-        LOG.info(
+        LOG.debug(
             "Delta table {}: vacuum deleted {} files ({} bytes), kept {}",
             tablePath,
             files.size(),

@@ -2,6 +2,7 @@ package org.lakecdc.transforms.silver;
 
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,7 +13,12 @@ import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.state.StateSpec;
 import org.apache.beam.sdk.state.StateSpecs;
+import org.apache.beam.sdk.state.TimeDomain;
+import org.apache.beam.sdk.state.Timer;
+import org.apache.beam.sdk.state.TimerSpec;
+import org.apache.beam.sdk.state.TimerSpecs;
 import org.apache.beam.sdk.state.ValueState;
+import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.Filter;
 import org.apache.beam.sdk.transforms.Flatten;
@@ -26,7 +32,10 @@ import org.apache.beam.sdk.values.PCollectionList;
 import org.apache.beam.sdk.values.TypeDescriptor;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Duration;
+import org.lakecdc.io.mssqlcdc.StopCondition;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.transforms.position.StreamPosition;
 import org.lakecdc.transforms.write.CommittedBatch;
 import org.lakecdc.transforms.write.CommittedChunk;
 import org.lakecdc.transforms.write.RecordedFailure;
@@ -41,7 +50,8 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  * committed batches ── those of tables with silver ── key by app id (one key per silver table) ─┐
- * committed chunks ({@link #withChunks}) ── those of tables with silver ── key by app id ──────┴─
+ * committed chunks ({@link #withChunks}) ── those of tables with silver ── key by app id ──────┤
+ * continuous ({@link #following}): one tick per silver table at the start ─────────────────────┴─
  *   flatten ── Apply to silver (stateful: one apply at a time per table, in arrival order)
  * </pre>
  *
@@ -62,8 +72,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Bounded and continuous: in the bounded form the committed batches of a table arrive after the
  * bronze commits of the whole run; the first apply brings silver to bronze's end and the others
- * find nothing new. In the continuous form each batch is applied as it is committed. Stateful
- * processing in the global window: Direct, Spark (batch) and Flink.
+ * find nothing new. In the continuous form ({@link #following}) a committed batch reaches the apply
+ * only when the runner hands the committer's output on, which on the DirectRunner is the end of the
+ * committer's bundle: a backlog of many batches read in one bundle would reach silver only after
+ * all of them are committed. So each silver table also applies on its own clock: a tick at the
+ * pipeline's start applies at once (a silver table a new target needs exists from the start) and
+ * sets a processing-time timer; each firing applies whatever bronze holds by then and sets the next
+ * one, {@link SilverTarget#applyInterval()} later, until the stop condition holds (the launcher's
+ * apply after the pipeline then brings silver to bronze's end). A table whose stream stopped in
+ * this run ({@code table_failed}) stops its timer. Stateful processing in the global window:
+ * Direct, Spark (batch) and Flink; the timers only in the continuous form (Direct, Flink).
  *
  * <p>Counters per table, namespace {@code lakecdc.table.<appId>}: {@code silver_applies}, {@code
  * silver_waves}, {@code silver_keys_applied}, {@code silver_rebuilds}.
@@ -85,14 +103,17 @@ public final class ApplyChangesToSilver
   private final Map<String, SilverTarget> targets;
   private final boolean isolate;
   private final transient @Nullable PCollection<CommittedChunk> chunks;
+  private final @Nullable StopCondition following;
 
   private ApplyChangesToSilver(
       Map<String, SilverTarget> targets,
       boolean isolate,
-      @Nullable PCollection<CommittedChunk> chunks) {
+      @Nullable PCollection<CommittedChunk> chunks,
+      @Nullable StopCondition following) {
     this.targets = targets;
     this.isolate = isolate;
     this.chunks = chunks;
+    this.following = following;
   }
 
   /**
@@ -107,7 +128,22 @@ public final class ApplyChangesToSilver
    * @return a transform applying after batches and chunks alike
    */
   public ApplyChangesToSilver withChunks(PCollection<CommittedChunk> chunks) {
-    return new ApplyChangesToSilver(targets, isolate, java.util.Objects.requireNonNull(chunks));
+    return new ApplyChangesToSilver(
+        targets, isolate, java.util.Objects.requireNonNull(chunks), following);
+  }
+
+  /**
+   * The continuous form: besides the batch and chunk applies, each silver table applies when the
+   * pipeline starts and then at least every {@link SilverTarget#applyInterval()} (a processing-time
+   * timer per table) until {@code stop} holds, whatever the runner's bundles; see the class
+   * comment. Only in a streaming pipeline (Direct, Flink).
+   *
+   * @param stop the continuous source's stop condition: once it holds, no timer is set again
+   * @return a transform applying on a clock too
+   */
+  public ApplyChangesToSilver following(StopCondition stop) {
+    return new ApplyChangesToSilver(
+        targets, isolate, chunks, java.util.Objects.requireNonNull(stop));
   }
 
   /** The silver table's app id of a chunk's app id, or null when no silver table has it. */
@@ -146,7 +182,7 @@ public final class ApplyChangesToSilver
                 + silver.silver());
       }
     }
-    return new ApplyChangesToSilver(byAppId, isolate, null);
+    return new ApplyChangesToSilver(byAppId, isolate, null, null);
   }
 
   @Override
@@ -169,38 +205,49 @@ public final class ApplyChangesToSilver
                         (SerializableFunction<CommittedBatch, KV<String, ApplyTrigger>>)
                             b -> KV.of(b.appId(), ApplyTrigger.of(b))))
             .setCoder(coder);
+    PCollectionList<KV<String, ApplyTrigger>> all = PCollectionList.of(triggers);
     if (chunks != null) {
-      PCollection<KV<String, ApplyTrigger>> chunkTriggers =
-          chunks
-              .apply(
-                  "Chunks of tables with silver",
-                  Filter.by(
-                      (SerializableFunction<CommittedChunk, Boolean>)
-                          c -> targetOf(appIds, c.appId()) != null))
-              .apply(
-                  "Key chunks by silver table",
-                  MapElements.into(
-                          TypeDescriptors.kvs(
-                              TypeDescriptors.strings(), TypeDescriptor.of(ApplyTrigger.class)))
-                      .via(
-                          (SerializableFunction<CommittedChunk, KV<String, ApplyTrigger>>)
-                              c -> KV.of(targetOf(appIds, c.appId()), ApplyTrigger.of(c))))
-              .setCoder(coder);
-      triggers =
-          PCollectionList.of(triggers)
-              .and(chunkTriggers)
-              .apply("Batches and chunks", Flatten.pCollections())
-              .setCoder(coder);
+      all =
+          all.and(
+              chunks
+                  .apply(
+                      "Chunks of tables with silver",
+                      Filter.by(
+                          (SerializableFunction<CommittedChunk, Boolean>)
+                              c -> targetOf(appIds, c.appId()) != null))
+                  .apply(
+                      "Key chunks by silver table",
+                      MapElements.into(
+                              TypeDescriptors.kvs(
+                                  TypeDescriptors.strings(), TypeDescriptor.of(ApplyTrigger.class)))
+                          .via(
+                              (SerializableFunction<CommittedChunk, KV<String, ApplyTrigger>>)
+                                  c -> KV.of(targetOf(appIds, c.appId()), ApplyTrigger.of(c))))
+                  .setCoder(coder));
     }
-    return triggers.apply("Apply to silver", ParDo.of(new ApplyFn(targets, isolate)));
+    if (following != null) {
+      List<KV<String, ApplyTrigger>> ticks = new ArrayList<>();
+      for (String appId : targets.keySet()) {
+        ticks.add(KV.of(appId, ApplyTrigger.tick()));
+      }
+      all =
+          all.and(
+              committed
+                  .getPipeline()
+                  .apply("Start each silver's clock", Create.of(ticks).withCoder(coder)));
+    }
+    if (all.size() > 1) {
+      triggers = all.apply("Batches, chunks and ticks", Flatten.pCollections()).setCoder(coder);
+    }
+    return following == null
+        ? triggers.apply("Apply to silver", ParDo.of(new ApplyFn(targets, isolate)))
+        : triggers.apply(
+            "Apply to silver as bronze grows", ParDo.of(new FollowFn(targets, isolate, following)));
   }
 
   /** The stateful apply of one key (app id) = one silver table at a time. */
-  static final class ApplyFn extends DoFn<KV<String, ApplyTrigger>, Void> {
-    private static final Logger LOG = LoggerFactory.getLogger(ApplyChangesToSilver.class);
-
-    private final Map<String, SilverTarget> targets;
-    private final boolean isolate;
+  static class ApplyFn extends DoFn<KV<String, ApplyTrigger>, Void> {
+    private final Applies applies;
 
     /** The bronze end LSN (canonical text) silver was last applied up to. */
     @StateId("appliedUpTo")
@@ -211,21 +258,13 @@ public final class ApplyChangesToSilver
     @StateId("failed")
     private final StateSpec<ValueState<Boolean>> failedSpec = StateSpecs.value(BooleanCoder.of());
 
-    /** Per app id: the applier of its silver table, made in {@link #setup}. */
-    private transient Map<String, SilverApplier> appliers;
-
     ApplyFn(Map<String, SilverTarget> targets, boolean isolate) {
-      this.targets = new LinkedHashMap<>(targets);
-      this.isolate = isolate;
+      this.applies = new Applies(targets, isolate);
     }
 
     @Setup
     public void setup() {
-      appliers = new HashMap<>();
-      for (Map.Entry<String, SilverTarget> e : targets.entrySet()) {
-        appliers.put(
-            e.getKey(), new SilverApplier(e.getValue().hadoopConf().tables(), Clock.systemUTC()));
-      }
+      applies.setup();
     }
 
     @ProcessElement
@@ -233,26 +272,146 @@ public final class ApplyChangesToSilver
         @Element KV<String, ApplyTrigger> element,
         @StateId("appliedUpTo") ValueState<String> appliedState,
         @StateId("failed") ValueState<Boolean> failedState) {
-      CommittedBatch batch = element.getValue().batch();
-      CommittedChunk chunk = element.getValue().chunk();
-      SilverTarget target = targets.get(element.getKey());
+      applies.apply(element.getKey(), element.getValue(), appliedState, failedState);
+    }
+  }
+
+  /**
+   * {@link ApplyFn} in a continuous pipeline: the same applies, plus the tick's apply and the
+   * processing-time timer that applies again every {@link SilverTarget#applyInterval()} until the
+   * stop condition holds or the table's stream stopped in this run.
+   */
+  static final class FollowFn extends DoFn<KV<String, ApplyTrigger>, Void> {
+    private final Applies applies;
+    private final StopCondition stop;
+
+    @StateId("appliedUpTo")
+    private final StateSpec<ValueState<String>> appliedSpec =
+        StateSpecs.value(StringUtf8Coder.of());
+
+    @StateId("failed")
+    private final StateSpec<ValueState<Boolean>> failedSpec = StateSpecs.value(BooleanCoder.of());
+
+    /** The key (app id) of the timer: timers carry no element. */
+    @StateId("appId")
+    private final StateSpec<ValueState<String>> appIdSpec = StateSpecs.value(StringUtf8Coder.of());
+
+    @TimerId("interval")
+    private final TimerSpec intervalSpec = TimerSpecs.timer(TimeDomain.PROCESSING_TIME);
+
+    FollowFn(Map<String, SilverTarget> targets, boolean isolate, StopCondition stop) {
+      this.applies = new Applies(targets, isolate);
+      this.stop = stop;
+    }
+
+    @Setup
+    public void setup() {
+      applies.setup();
+    }
+
+    @ProcessElement
+    public void process(
+        @Element KV<String, ApplyTrigger> element,
+        @StateId("appliedUpTo") ValueState<String> appliedState,
+        @StateId("failed") ValueState<Boolean> failedState,
+        @StateId("appId") ValueState<String> appIdState,
+        @TimerId("interval") Timer interval) {
+      applies.apply(element.getKey(), element.getValue(), appliedState, failedState);
+      if (element.getValue().isTick()) {
+        appIdState.write(element.getKey());
+        next(element.getKey(), interval, failedState);
+      }
+    }
+
+    @OnTimer("interval")
+    public void onInterval(
+        @StateId("appliedUpTo") ValueState<String> appliedState,
+        @StateId("failed") ValueState<Boolean> failedState,
+        @StateId("appId") ValueState<String> appIdState,
+        @TimerId("interval") Timer interval) {
+      String appId = appIdState.read();
+      if (appId == null || stop.shouldStop()) {
+        return; // the run is ending: the launcher's apply after the pipeline takes the rest
+      }
+      if (applies.streamStopped(appId)) {
+        failedState.write(true);
+        return; // the table's stream stopped in this run: its silver stops with it
+      }
+      applies.apply(appId, ApplyTrigger.tick(), appliedState, failedState);
+      next(appId, interval, failedState);
+    }
+
+    private void next(String appId, Timer interval, ValueState<Boolean> failedState) {
+      SilverTarget target = applies.targets.get(appId);
+      if (target != null && !Boolean.TRUE.equals(failedState.read()) && !stop.shouldStop()) {
+        interval.offset(Duration.millis(target.applyInterval().toMillis())).setRelative();
+      }
+    }
+  }
+
+  /** The applies of the silver tables of one {@code DoFn} instance (one applier per table). */
+  static final class Applies implements java.io.Serializable {
+    private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(ApplyChangesToSilver.class);
+
+    private final Map<String, SilverTarget> targets;
+    private final boolean isolate;
+
+    /** Per app id: the applier of its silver table, made in {@link #setup}. */
+    private transient Map<String, SilverApplier> appliers;
+
+    Applies(Map<String, SilverTarget> targets, boolean isolate) {
+      this.targets = new LinkedHashMap<>(targets);
+      this.isolate = isolate;
+    }
+
+    void setup() {
+      appliers = new HashMap<>();
+      for (Map.Entry<String, SilverTarget> e : targets.entrySet()) {
+        appliers.put(
+            e.getKey(), new SilverApplier(e.getValue().hadoopConf().tables(), Clock.systemUTC()));
+      }
+    }
+
+    /** Whether the stream of {@code appId} recorded its failure in this run (many tables). */
+    boolean streamStopped(String appId) {
+      SilverTarget target = targets.get(appId);
+      if (target == null || !isolate || target.facts() == null) {
+        return false;
+      }
+      return RecordedFailure.last(target.hadoopConf().tables(), target.facts(), appId)
+          .filter(f -> f.runStartedAt().equals(target.runStartedAt()))
+          .isPresent();
+    }
+
+    /** One apply of {@code appId}'s silver for {@code trigger}; see the class comment. */
+    void apply(
+        String appId,
+        ApplyTrigger trigger,
+        ValueState<String> appliedState,
+        ValueState<Boolean> failedState) {
+      CommittedBatch batch = trigger.batch();
+      CommittedChunk chunk = trigger.chunk();
+      SilverTarget target = targets.get(appId);
       if (target == null
           || Boolean.TRUE.equals(failedState.read())
           || (batch != null && batch.failed())) {
         return; // no silver, its silver stopped, or bronze stopped before this batch
       }
       String applied = appliedState.read();
-      // A chunk is applied whatever LSN silver reached: its wave is not an LSN after it.
+      // A chunk or a tick is applied whatever LSN silver reached: neither is an LSN after it.
       Lsn end =
           batch != null
               ? Lsn.parse(batch.endLsn())
-              : applied != null ? Lsn.parse(applied) : Lsn.parse(chunk.stamp());
+              : applied != null
+                  ? Lsn.parse(applied)
+                  : chunk != null ? Lsn.parse(chunk.stamp()) : null;
       if (batch != null && applied != null && !end.isAfter(Lsn.parse(applied))) {
         return; // silver already holds bronze up to this batch
       }
       long batchId = batch != null ? batch.batchId() : -1;
       ApplyResult result;
-      SilverApplier applier = appliers.get(element.getKey());
+      SilverApplier applier = appliers.get(appId);
       if (batch != null && batch.batchId() == target.crashBatch()) {
         int[] waves = {0};
         applier.beforeWaveCommit(
@@ -268,12 +427,23 @@ public final class ApplyChangesToSilver
         if (!isolate || target.facts() == null) {
           throw e;
         }
+        StreamPosition bronze =
+            end == null
+                ? StreamPosition.fromJson(
+                        target
+                            .hadoopConf()
+                            .tables()
+                            .domainMetadata(target.bronze(), StreamPosition.BRONZE_DOMAIN))
+                    .orElse(null)
+                : null;
         RecordedFailure failure =
             failure(
                 target,
-                batchId,
-                end,
-                batch != null ? batch.endCommitTime() : null,
+                bronze != null ? bronze.batchId() : batchId,
+                end != null ? end : bronze != null ? bronze.endLsn() : Lsn.ZERO,
+                batch != null
+                    ? batch.endCommitTime()
+                    : bronze != null ? bronze.endCommitTime() : null,
                 Instant.now(),
                 e);
         failure.write(target.hadoopConf().tables(), target.facts());
@@ -304,21 +474,19 @@ public final class ApplyChangesToSilver
       if (result.rebuilt()) {
         Metrics.counter(table, REBUILDS).inc();
       }
-      if (result.waves() == 0) {
-        return; // nothing was new: the launcher's silver line says where silver stands
-      }
-      LOG.info(
-          "{} silver up to bronze, applied after {}: {}{} wave(s), {} key(s) applied, applied_lsn {},"
-              + " finalized_until {}",
+      // The applier printed each wave; the launcher prints the run's silver line.
+      LOG.debug(
+          "{}: silver {} applied after {}: {} waves, {} keys, applied_lsn {}",
           target.appId(),
+          target.silver(),
           batch != null
               ? "batch " + batch.batchId()
-              : "chunk " + chunk.chunk() + " of the snapshot at " + chunk.snapshot(),
-          result.rebuilt() ? "rebuilt, " : "",
+              : chunk != null
+                  ? "chunk " + chunk.chunk() + " of the snapshot at " + chunk.snapshot()
+                  : "its interval",
           result.waves(),
           result.keysApplied(),
-          result.appliedLsn(),
-          result.finalizedUntil());
+          result.appliedLsn());
     }
   }
 

@@ -16,8 +16,10 @@ import org.lakecdc.transforms.write.CommittedBatchCoder;
 import org.lakecdc.transforms.write.CommittedChunk;
 
 /**
- * What starts one silver apply in {@link ApplyChangesToSilver}: a committed bronze batch or a
- * committed chunk of a chunked snapshot (exactly one of them is set).
+ * What starts one silver apply in {@link ApplyChangesToSilver}: a committed bronze batch, a
+ * committed chunk of a chunked snapshot (at most one of them is set), or neither: the tick that
+ * starts a continuous pipeline's applies of a silver table (its first apply, then one every
+ * interval).
  *
  * @param batch the committed batch, or null
  * @param chunk the committed chunk, or null
@@ -34,11 +36,27 @@ record ApplyTrigger(@Nullable CommittedBatch batch, @Nullable CommittedChunk chu
     return new ApplyTrigger(null, chunk);
   }
 
-  /** The coder of {@link ApplyTrigger}: a flag, then the batch's or the chunk's fields. */
+  /** The tick that starts the interval applies of a continuous pipeline. */
+  static ApplyTrigger tick() {
+    return new ApplyTrigger(null, null);
+  }
+
+  /** Whether this is the tick (neither a batch nor a chunk). */
+  boolean isTick() {
+    return batch == null && chunk == null;
+  }
+
+  /**
+   * The coder of {@link ApplyTrigger}: a kind (0 batch, 1 chunk, 2 tick), then the batch's or the
+   * chunk's fields.
+   */
   static final class Coder extends AtomicCoder<ApplyTrigger> {
     private static final Coder INSTANCE = new Coder();
     private static final NullableCoder<CommittedBatch> BATCH =
         NullableCoder.of(CommittedBatchCoder.of());
+    private static final int BATCH_KIND = 0;
+    private static final int CHUNK = 1;
+    private static final int TICK = 2;
 
     static Coder of() {
       return INSTANCE;
@@ -47,7 +65,11 @@ record ApplyTrigger(@Nullable CommittedBatch batch, @Nullable CommittedChunk chu
     @Override
     public void encode(ApplyTrigger value, OutputStream out) throws IOException {
       CommittedChunk chunk = value.chunk();
-      BooleanCoder.of().encode(chunk != null, out);
+      if (value.isTick()) {
+        VarIntCoder.of().encode(TICK, out);
+        return;
+      }
+      VarIntCoder.of().encode(chunk != null ? CHUNK : BATCH_KIND, out);
       if (chunk == null) {
         BATCH.encode(value.batch(), out);
         return;
@@ -65,7 +87,11 @@ record ApplyTrigger(@Nullable CommittedBatch batch, @Nullable CommittedChunk chu
 
     @Override
     public ApplyTrigger decode(InputStream in) throws IOException {
-      if (!BooleanCoder.of().decode(in)) {
+      int kind = VarIntCoder.of().decode(in);
+      if (kind == TICK) {
+        return tick();
+      }
+      if (kind == BATCH_KIND) {
         return new ApplyTrigger(BATCH.decode(in), null);
       }
       return ApplyTrigger.of(

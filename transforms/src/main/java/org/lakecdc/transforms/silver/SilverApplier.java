@@ -29,6 +29,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
 import org.lakecdc.io.mssqlcdc.schema.OutputType;
+import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.delta.CommitResult;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaConflictException;
@@ -102,6 +103,7 @@ public final class SilverApplier {
   private final Clock clock;
   private final SilverMerge merge;
   private final Consumer<String> warnings;
+  private final Consumer<String> lines;
   private final Set<String> warnedOnce = ConcurrentHashMap.newKeySet();
   private final Map<String, Finalization> finalizations = new ConcurrentHashMap<>();
   private volatile Hook hook = point -> {};
@@ -116,10 +118,20 @@ public final class SilverApplier {
 
   /** With a sink that receives every warning's text too (tests). */
   SilverApplier(DeltaTables tables, Clock clock, Consumer<String> warnings) {
+    this(tables, clock, warnings, line -> {});
+  }
+
+  /**
+   * With sinks that receive every warning's text and every line printed for a wave or a rebuild too
+   * (tests).
+   */
+  SilverApplier(
+      DeltaTables tables, Clock clock, Consumer<String> warnings, Consumer<String> lines) {
     this.tables = Objects.requireNonNull(tables, "tables");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.merge = new SilverMerge(tables);
     this.warnings = warnings;
+    this.lines = lines;
   }
 
   /** Sets the test hook. */
@@ -286,12 +298,15 @@ public final class SilverApplier {
       rowsRead += count[0];
       keysApplied += count[0];
       merged = true;
-      LOG.info(
-          "Silver {}: rebuilt from the snapshot at {} of bronze {} ({} rows)",
+      info(
+          "Silver %s: rebuilt from the snapshot at %s of bronze %s: %s%s",
           spec.silver(),
           snapshot,
           spec.bronze(),
-          count[0]);
+          Counts.of(count[0], "row", "rows"),
+          result.deleted() > 0
+              ? ", replacing the " + Counts.of(result.deleted(), "row", "rows") + " it held"
+              : "");
       hook.at("rebuilt");
     } else if (rebuild) {
       if (tables.hasDataFiles(spec.silver())) {
@@ -306,6 +321,9 @@ public final class SilverApplier {
                 next.domainMetadata());
         position = committed(spec, result, next);
         waves++;
+        info(
+            "Silver %s: emptied (%s) to be rebuilt from bronze %s's changes",
+            spec.silver(), Counts.of(result.deleted(), "row", "rows"), spec.bronze());
         hook.at("rebuilt");
       }
     }
@@ -338,19 +356,16 @@ public final class SilverApplier {
         rowsRead += read[0];
         keysApplied += images.size();
         merged = true;
-        LOG.info(
-            "Silver {}: wave {} applied bronze {} up to {}{}: {} rows, {} keys ({} inserted, {}"
-                + " updated, {} deleted)",
+        info(
+            "Silver %s: wave %d applied bronze %s up to %s%s: %s, %s (%s)",
             spec.silver(),
             next.wave(),
             spec.bronze(),
             plan.upper(),
             partitions > 1 ? " (hash partition " + (partition + 1) + " of " + partitions + ")" : "",
-            read[0],
-            images.size(),
-            result.inserted(),
-            result.updated(),
-            result.deleted());
+            Counts.of(read[0], "row", "rows"),
+            Counts.of(images.size(), "key", "keys"),
+            result.parts(images.size()));
         hook.at("committed");
       }
       lower = plan.upper();
@@ -387,18 +402,15 @@ public final class SilverApplier {
         rowsRead += read[0];
         keysApplied += images.size();
         merged = true;
-        LOG.info(
-            "Silver {}: wave {} of the chunked snapshot at {} applied (chunks {}): {} rows, {} keys"
-                + " ({} inserted, {} updated, {} deleted)",
+        info(
+            "Silver %s: wave %d of the chunked snapshot at %s applied (chunks %s): %s, %s (%s)",
             spec.silver(),
             w,
             sOpen,
             chunks,
-            read[0],
-            images.size(),
-            result.inserted(),
-            result.updated(),
-            result.deleted());
+            Counts.of(read[0], "row", "rows"),
+            Counts.of(images.size(), "key", "keys"),
+            result.parts(images.size()));
         hook.at("committed");
       }
     }
@@ -472,8 +484,8 @@ public final class SilverApplier {
             "Bronze table "
                 + spec.bronze()
                 + " holds "
-                + chunkRows
-                + " row(s) of a chunked snapshot, which silver "
+                + Counts.of(chunkRows, "row", "rows")
+                + " of a chunked snapshot, which silver "
                 + spec.silver()
                 + " cannot apply without facts_table (pass the bronze stream's facts table)");
       }
@@ -485,8 +497,8 @@ public final class SilverApplier {
           "Bronze table "
               + spec.bronze()
               + " holds "
-              + chunkRows
-              + " row(s) of a chunked snapshot but facts table "
+              + Counts.of(chunkRows, "row", "rows")
+              + " of a chunked snapshot but facts table "
               + facts
               + " has no chunked snapshot_open row for target "
               + spec.bronze()
@@ -597,11 +609,12 @@ public final class SilverApplier {
       throw new UncheckedIOException("Cannot read Delta table " + spec.silver(), e);
     }
     if (!deletes.isEmpty()) {
-      LOG.info(
-          "Silver {}: {} key(s) of chunks {} are gone from the source (range deletes)",
+      info(
+          "Silver %s: %s of chunks %s %s gone from the source (range deletes)",
           spec.silver(),
-          deletes.size(),
-          chunks);
+          Counts.of(deletes.size(), "key", "keys"),
+          chunks,
+          deletes.size() == 1 ? "is" : "are");
     }
     return deletes;
   }
@@ -774,6 +787,13 @@ public final class SilverApplier {
   private void warn(String message) {
     LOG.warn(message);
     warnings.accept(message);
+  }
+
+  /** Prints one line for people (a wave, a rebuild), formatted with {@link Locale#ROOT}. */
+  private void info(String format, Object... args) {
+    String line = String.format(Locale.ROOT, format, args);
+    LOG.info(line);
+    lines.accept(line);
   }
 
   /** Bronze rows (as scanned) to silver rows of silver's current schema. */

@@ -214,7 +214,7 @@ public final class SilverMaintenance {
     }
     beforeCommit.run();
     CommitResult result = tables.rearrangeFiles(silverPath, removed, added);
-    LOG.info(
+    LOG.debug(
         "Silver table {}: compacted {} files ({} deleted rows purged) into {} files of {} rows,"
             + " version {}",
         silverPath,

@@ -206,7 +206,7 @@ public final class SilverMerge {
       if (!result.committed()) {
         return new WaveResult(result.status(), result.version(), 0, 0, 0, 0);
       }
-      LOG.info(
+      LOG.debug(
           "Silver {}: replaced {} rows in {} files by {} rows (version {})",
           silverPath,
           before,
@@ -284,12 +284,15 @@ public final class SilverMerge {
     long inserted = 0;
     long updated = 0;
     long deleted = 0;
+    long current = 0;
+    long absent = 0;
     for (Map.Entry<Object, SilverImage> entry : images.entrySet()) {
       SilverImage image = entry.getValue();
       String imageLsn = columns.startLsn(image.row());
       KeyIndex.Location location = found.get(entry.getKey());
       if (location != null) {
         if (location.startLsn().compareTo(imageLsn) >= 0) {
+          current++;
           continue; // a replay or a stale image: silver already holds this image or a newer one
         }
         String file = index.file(location.file());
@@ -304,6 +307,8 @@ public final class SilverMerge {
       } else if (!image.delete()) {
         inserted++;
         inserts.add(Map.entry(entry.getKey(), image.row()));
+      } else {
+        absent++;
       }
     }
 
@@ -393,7 +398,9 @@ public final class SilverMerge {
         inserted,
         updated,
         deleted,
-        updates.size());
+        updates.size(),
+        current,
+        absent);
   }
 
   // ------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 package org.lakecdc.transforms.silver;
 
 import java.io.Serializable;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
@@ -27,6 +28,8 @@ import org.lakecdc.transforms.finalization.Granularity;
  * @param waveRows at most this many bronze rows held in memory by one wave (positive)
  * @param runStartedAt when the run started (UTC): a recorded failure's run
  * @param hadoopConf the Hadoop configuration every table is opened with, on every worker
+ * @param applyInterval in a continuous pipeline ({@link ApplyChangesToSilver#following}), the
+ *     longest time between two applies of this silver table while the pipeline runs (positive)
  * @param crashBatch crash tests only: the apply after bronze batch {@code crashBatch} throws {@link
  *     SimulatedSilverCrash} in its second wave, after the wave's Parquet file and deletion vector
  *     file are written and before its silver commit (its first wave is committed); -1 for none
@@ -43,8 +46,12 @@ public record SilverTarget(
     int waveRows,
     Instant runStartedAt,
     HadoopConf hadoopConf,
+    Duration applyInterval,
     long crashBatch)
     implements Serializable {
+  /** The default {@link #applyInterval()}: 5 seconds. */
+  public static final Duration DEFAULT_APPLY_INTERVAL = Duration.ofSeconds(5);
+
   public SilverTarget {
     Objects.requireNonNull(appId, "appId");
     Objects.requireNonNull(bronze, "bronze");
@@ -53,6 +60,11 @@ public record SilverTarget(
     Objects.requireNonNull(granularity, "granularity");
     Objects.requireNonNull(runStartedAt, "runStartedAt");
     Objects.requireNonNull(hadoopConf, "hadoopConf");
+    Objects.requireNonNull(applyInterval, "applyInterval");
+    if (applyInterval.isNegative() || applyInterval.isZero()) {
+      throw new IllegalArgumentException(
+          "Silver " + silver + ": applyInterval must be positive, not " + applyInterval);
+    }
     captureInstances = List.copyOf(captureInstances);
     keys = List.copyOf(keys);
     if (keys.isEmpty()) {
@@ -64,7 +76,10 @@ public record SilverTarget(
     }
   }
 
-  /** A silver table without a crash point ({@code crashBatch} -1). */
+  /**
+   * A silver table without a crash point ({@code crashBatch} -1), applied at least every {@link
+   * #DEFAULT_APPLY_INTERVAL} in a continuous pipeline.
+   */
   public SilverTarget(
       String appId,
       String bronze,
@@ -89,6 +104,7 @@ public record SilverTarget(
         waveRows,
         runStartedAt,
         hadoopConf,
+        DEFAULT_APPLY_INTERVAL,
         -1);
   }
 
@@ -109,7 +125,30 @@ public record SilverTarget(
         waveRows,
         runStartedAt,
         hadoopConf,
+        applyInterval,
         batch);
+  }
+
+  /**
+   * The same target, applied at least every {@code interval} in a continuous pipeline.
+   *
+   * @throws IllegalArgumentException when {@code interval} is not positive
+   */
+  public SilverTarget withApplyInterval(Duration interval) {
+    return new SilverTarget(
+        appId,
+        bronze,
+        silver,
+        control,
+        facts,
+        captureInstances,
+        keys,
+        granularity,
+        waveRows,
+        runStartedAt,
+        hadoopConf,
+        interval,
+        crashBatch);
   }
 
   /**

@@ -153,14 +153,11 @@ final class BatchCommitter {
         finalization.advance(
             target.bronzePath(), batch.toLsn(), batch.toCommitTime(), target.granularity());
     LOG.info(
-        "{}batch {}: {} ({}, {}, {}) up to {} committed at {}; bronze version {},"
-            + " finalized_until {}",
+        "{}batch {}: {} ({}) up to {} committed at {}; bronze version {}, finalized_until {}",
         label,
         batchId,
         Counts.of(stats.rows(), "row", "rows"),
-        Counts.of(stats.inserts(), "insert", "inserts"),
-        Counts.of(stats.updates(), "update", "updates"),
-        Counts.of(stats.deletes(), "delete", "deletes"),
+        Counts.byOperation(stats.rows(), stats.inserts(), stats.updates(), stats.deletes()),
         batch.toLsn(),
         batch.toCommitTime(),
         bronzeVersion < 0 ? "unchanged" : bronzeVersion,
@@ -168,6 +165,7 @@ final class BatchCommitter {
     batchesCommitted.inc();
     bytesWritten.inc(bytes);
     BatchFacts.captureLagSeconds(facts.get(0)).ifPresent(lag -> captureLag.update(Math.round(lag)));
+    target.committed(batchId);
     return new CommittedBatch(
         batchId,
         stats,

@@ -25,6 +25,7 @@ import org.lakecdc.transforms.position.StreamPosition;
  *     CrashPoint.Failure#EXCEPTION})
  * @param hadoopConf the Hadoop configuration every table of the target is opened with, on every
  *     worker ({@link #tables()}); its secret values never appear in {@link #toString()}
+ * @param afterCommit tests only: run after each batch is fully committed, or null
  */
 public record DeltaTarget(
     String bronzePath,
@@ -36,7 +37,8 @@ public record DeltaTarget(
     @Nullable CrashPoint crashPoint,
     long crashBatch,
     CrashPoint.@Nullable Failure crashFailure,
-    HadoopConf hadoopConf)
+    HadoopConf hadoopConf,
+    @Nullable CommitHook afterCommit)
     implements Serializable {
   public DeltaTarget {
     Objects.requireNonNull(hadoopConf, "hadoopConf");
@@ -46,6 +48,32 @@ public record DeltaTarget(
     Objects.requireNonNull(start, "start");
     Objects.requireNonNull(granularity, "granularity");
     Objects.requireNonNull(runStartedAt, "runStartedAt");
+  }
+
+  /** A target without a hook ({@code afterCommit} null). */
+  public DeltaTarget(
+      String bronzePath,
+      String factsPath,
+      String controlPath,
+      StreamPosition start,
+      Granularity granularity,
+      Instant runStartedAt,
+      @Nullable CrashPoint crashPoint,
+      long crashBatch,
+      CrashPoint.@Nullable Failure crashFailure,
+      HadoopConf hadoopConf) {
+    this(
+        bronzePath,
+        factsPath,
+        controlPath,
+        start,
+        granularity,
+        runStartedAt,
+        crashPoint,
+        crashBatch,
+        crashFailure,
+        hadoopConf,
+        null);
   }
 
   /**
@@ -90,7 +118,31 @@ public record DeltaTarget(
         point,
         batch,
         failure,
-        hadoopConf);
+        hadoopConf,
+        afterCommit);
+  }
+
+  /** The same target, running {@code hook} after each batch is fully committed (tests). */
+  public DeltaTarget withAfterCommit(@Nullable CommitHook hook) {
+    return new DeltaTarget(
+        bronzePath,
+        factsPath,
+        controlPath,
+        start,
+        granularity,
+        runStartedAt,
+        crashPoint,
+        crashBatch,
+        crashFailure,
+        hadoopConf,
+        hook);
+  }
+
+  /** Runs the test hook, if any, after batch {@code batch} is fully committed. */
+  void committed(long batch) {
+    if (afterCommit != null) {
+      afterCommit.committed(batch);
+    }
   }
 
   /** Throws the simulated crash when this is the configured point and batch. */

@@ -534,7 +534,7 @@ class SilverChunkedTest {
     assertEquals(
         "Bronze table "
             + log.bronze
-            + " holds 1 row(s) of a chunked snapshot, which silver "
+            + " holds 1 row of a chunked snapshot, which silver "
             + path("silver")
             + " cannot apply without facts_table (pass the bronze stream's facts table)",
         e.getMessage());
@@ -559,7 +559,7 @@ class SilverChunkedTest {
     assertEquals(
         "Bronze table "
             + log.bronze
-            + " holds 1 row(s) of a chunked snapshot but facts table "
+            + " holds 1 row of a chunked snapshot but facts table "
             + log.facts
             + " has no chunked snapshot_open row for target "
             + log.bronze
@@ -567,5 +567,50 @@ class SilverChunkedTest {
             + path("other-bronze")
             + "] (pass bronze spelled as the bronze job was given it)",
         e.getMessage());
+  }
+
+  /**
+   * Changes committed before a chunk's read reach bronze (and silver) after the chunk's wave, as
+   * the stream's batches may: the wave line names the images that changed nothing, so its parts add
+   * up to its keys. Key 1 is held at the chunk's stamp (20), newer than its update (10): already
+   * current; 8 was inserted and deleted (its latest image a delete of a key silver never held):
+   * already absent; 9 is inserted.
+   */
+  @Test
+  void aWaveLineNamesTheImagesThatChangedNothing() {
+    List<String> lines = new ArrayList<>();
+    SilverApplier printing = new SilverApplier(tables, clock, warnings::add, lines::add);
+    BronzeLog log = log(FieldType.INT32);
+    open(log, 5, ChunkedSnapshotFacts.KIND_BOOTSTRAP);
+    plan(log, 5, "int", 1, "[[0,null,null]]");
+    chunk(log, 5, 1, 0, "null", "null", true, 20, 1, "paid", 2, "new", 3, "new");
+    printing.apply(spec(log));
+    assertEquals(
+        List.of(
+            "Silver "
+                + path("silver")
+                + ": wave 0 of the chunked snapshot at "
+                + lsn(5)
+                + " applied (chunks [0]): 3 rows, 3 keys (3 inserted, 0 updated, 0 deleted)"),
+        lines);
+    lines.clear();
+
+    log.change(10, upd(1, "new", "paid"));
+    log.change(11, ins(8, "new"));
+    log.change(12, del(8));
+    log.change(13, ins(9, "new"));
+    printing.apply(spec(log));
+    assertEquals(
+        List.of(
+            "Silver "
+                + path("silver")
+                + ": wave 2 applied bronze "
+                + path("bronze")
+                + " up to "
+                + lsn(13)
+                + ": 5 rows, 3 keys (1 inserted, 0 updated, 0 deleted, 1 already current, 1"
+                + " already absent)"),
+        lines);
+    assertEquals(List.of("1:paid", "2:new", "3:new", "9:new"), silverRows());
   }
 }

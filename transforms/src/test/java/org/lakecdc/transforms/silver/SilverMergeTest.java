@@ -115,6 +115,30 @@ class SilverMergeTest {
     return new WaveResult(CommitResult.Status.COMMITTED, version, ins, upd, del, files);
   }
 
+  /**
+   * A wave's parts add up to its images: the images that changed nothing are named (silver held
+   * them as new already; deletes of keys silver did not hold), counts with thousands separators.
+   */
+  @Test
+  void aWavesPartsAddUpToItsImages() {
+    assertEquals(
+        "106 inserted, 0 updated, 0 deleted, 189 already current",
+        new WaveResult(CommitResult.Status.COMMITTED, 4, 106, 0, 0, 1, 189, 0).parts(295));
+    assertEquals(
+        "225 inserted, 0 updated, 0 deleted, 20 already absent",
+        new WaveResult(CommitResult.Status.COMMITTED, 4, 225, 0, 0, 0, 0, 20).parts(245));
+    assertEquals(
+        "106 inserted, 157 updated, 32 deleted",
+        new WaveResult(CommitResult.Status.COMMITTED, 3, 106, 157, 32, 2, 0, 0).parts(295));
+    assertEquals(
+        "12,000 inserted, 1,500 updated, 0 deleted, 1,001 already current",
+        new WaveResult(CommitResult.Status.COMMITTED, 3, 12_000, 1_500, 0, 2, 1_001, 0)
+            .parts(14_501));
+    assertEquals(
+        "already committed",
+        new WaveResult(CommitResult.Status.ALREADY_COMMITTED, 3, 0, 0, 0, 0).parts(7));
+  }
+
   @Test
   void silverIsCreatedWithDeletionVectorsAtReader3Writer7() throws IOException {
     String path = silver("protocol");
@@ -197,7 +221,10 @@ class SilverMergeTest {
             APP,
             2,
             Map.of("mssql_cdc.silver", "{\"wave\":2}"));
-    assertEquals(committed(v + 2, 0, 2, 1, 1), second);
+    // 5 images: 2 updated, 1 deleted, the stale 3 already current, the absent 9 already absent.
+    assertEquals(new WaveResult(CommitResult.Status.COMMITTED, v + 2, 0, 2, 1, 1, 1, 1), second);
+    assertEquals(
+        "0 inserted, 2 updated, 1 deleted, 1 already current, 1 already absent", second.parts(5));
     put(1L, "a2", 20);
     model.remove(Arrays.asList(2L));
     put(null, "n2", 20);
@@ -289,9 +316,10 @@ class SilverMergeTest {
         merge.merge(
             path, List.of("id"), thirdAgain, APP, 4, Map.of("mssql_cdc.silver", "{\"wave\":3}")));
     assertEquals(v + 3, tables.version(path));
-    // ... and with a new position: only the transaction and the position are committed.
+    // ... and with a new position: only the transaction and the position are committed; both
+    // images are already current.
     assertEquals(
-        committed(v + 4, 0, 0, 0, 0),
+        new WaveResult(CommitResult.Status.COMMITTED, v + 4, 0, 0, 0, 0, 2, 0),
         merge.merge(
             path, List.of("id"), thirdAgain, APP, 4, Map.of("mssql_cdc.silver", "{\"wave\":4}")));
     assertEquals(Optional.of("{\"wave\":4}"), tables.domainMetadata(path, "mssql_cdc.silver"));

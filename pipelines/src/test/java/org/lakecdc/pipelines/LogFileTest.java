@@ -1,0 +1,121 @@
+package org.lakecdc.pipelines;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.LoggerContext;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Where the log lines go without {@code --logFile}: {@code lakecdc.log} next to the first table the
+ * run writes (the working directory for a table on an object store), for every job; and the main
+ * job's summary ends saying where.
+ */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+class LogFileTest {
+  @TempDir Path dir;
+
+  @AfterEach
+  void clearLoggingProperties() {
+    System.clearProperty(ConsoleLogging.VERBOSE);
+    System.clearProperty(ConsoleLogging.LOG_FILE);
+  }
+
+  private static <T extends PipelineOptions> String logFile(Class<T> type, String... args) {
+    return ((OutputOptions) CommandLine.parse(args, type)).getLogFile();
+  }
+
+  @Test
+  void withoutLogFileTheLogIsNextToTheFirstTableTheRunWrites() {
+    assertEquals("lakecdc-demo/delta/lakecdc.log", logFile(CdcToDeltaOptions.class));
+    assertEquals(
+        "lakecdc-demo/delta/lakecdc.log",
+        logFile(CdcToDeltaOptions.class, "--captureInstance=dbo_lineitem"));
+    assertEquals(
+        "/data/cdc/bronze/lakecdc.log",
+        logFile(CdcToDeltaOptions.class, "--target=/data/cdc/bronze/orders"));
+    assertEquals(
+        "/data/cdc/lakecdc.log",
+        logFile(CdcToDeltaOptions.class, "--target=file:///data/cdc/orders"));
+    assertEquals(
+        "lakecdc.log", logFile(CdcToDeltaOptions.class, "--target=s3a://bucket/cdc/orders"));
+    assertEquals("lakecdc.log", logFile(CdcToDeltaOptions.class, "--target=orders"));
+    assertEquals(
+        "/data/many/lakecdc.log",
+        logFile(
+            CdcToDeltaOptions.class,
+            "--tables=dbo_orders,dbo_customer",
+            "--targetTemplate=/data/many/{ci}"));
+    assertEquals(
+        "/data/part/lakecdc.log",
+        logFile(BackfillOptions.class, "--captureInstance=dbo_part", "--target=/data/part/p"));
+    assertEquals(
+        "/data/silver/lakecdc.log",
+        logFile(ApplyChangesOptions.class, "--silver=/data/silver/dbo_orders"));
+    assertEquals("lakecdc-demo/delta/lakecdc.log", logFile(ReconcileOptions.class));
+    assertEquals(
+        "/r/lakecdc.log", logFile(ReconcileOptions.class, "--report=/r/reconcile", "--silver=/s"));
+    assertEquals("lakecdc-demo/delta/lakecdc.log", logFile(StatusOptions.class));
+    assertEquals("/t/lakecdc.log", logFile(ShowOptions.class, "--table=/t/facts"));
+    assertEquals("lakecdc-demo/lakecdc.log", logFile(SimulatorOptions.class));
+    assertEquals("/sim/lakecdc.log", logFile(PrintChangesOptions.class, "--fakePath=/sim/source"));
+    assertEquals(
+        "/logs/run.log",
+        logFile(CdcToDeltaOptions.class, "--target=/data/x", "--logFile=/logs/run.log"));
+  }
+
+  /**
+   * A run of the main job without {@code --logFile}, under the jobs' logging configuration, writes
+   * its log lines to {@code <dir>/delta/lakecdc.log}, next to its bronze table, and its summary's
+   * last line says so.
+   */
+  @Test
+  void theMainJobsSummarySaysWhereItsLogIs() throws Exception {
+    JobFixture f = JobFixture.history(dir);
+    LoggerContext context = (LoggerContext) LogManager.getContext(false);
+    URI tests = context.getConfigLocation();
+    URI jobs = LogFileTest.class.getClassLoader().getResource("log4j2.xml").toURI();
+    PrintStream console = System.out;
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    int code;
+    try (PrintStream captured = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+      System.setOut(captured);
+      context.setConfigLocation(jobs);
+      code =
+          CdcToDelta.run(
+              new String[] {
+                "--fakePath=" + dir.resolve("source"),
+                "--target=" + f.bronze,
+                "--factsTable=" + f.facts,
+                "--controlTable=" + f.control,
+                "--bootstrap=false",
+                "--maxCommitsPerBatch=4"
+              },
+              System.err,
+              UnaryOperator.identity());
+    } finally {
+      System.setOut(console);
+      context.setConfigLocation(tests);
+    }
+    String out = bytes.toString(StandardCharsets.UTF_8);
+    assertEquals(0, code, out);
+    Path log = dir.resolve("delta/lakecdc.log");
+    List<String> lines = out.lines().toList();
+    assertEquals("Log file: " + log, lines.get(lines.size() - 1), out);
+    assertTrue(Files.readString(log).contains("BatchCommitter - batch 2: 4 rows"), out);
+  }
+}

@@ -126,9 +126,7 @@ final class Resnapshot {
     if (config.onDataLoss() != DataLossPolicy.RESNAPSHOT || position.isEmpty()) {
       return Optional.empty();
     }
-    Recoveries recoveries =
-        ChunkedSnapshotFacts.recoveries(
-            tables, config.factsPath(), config.appId(), config.bronzePath());
+    Recoveries recoveries = recoveries(config, tables);
     int generation = config.generation();
     try (CdcClient client = config.clientFactory().open()) {
       Optional<Open> pending = pending(config, recoveries);
@@ -188,6 +186,16 @@ final class Resnapshot {
       CrashPoint.crashIf(config.crashPoint(), CrashPoint.AFTER_RECOVERY_RECORDED);
       return Optional.of(finish(config, tables, open, beamOptions, out));
     }
+  }
+
+  /** The re-snapshots recorded for {@code config}'s bronze table (not a former one's). */
+  private static Recoveries recoveries(JobConfig config, DeltaTables tables) {
+    return ChunkedSnapshotFacts.recoveriesOfTable(
+        tables,
+        config.factsPath(),
+        config.appId(),
+        config.bronzePath(),
+        ChunkedSnapshot.bronzeId(config, tables));
   }
 
   /**
@@ -263,8 +271,9 @@ final class Resnapshot {
 
   /**
    * Writes the full {@code snapshot_open} row of a whole re-snapshot into {@code generation} at S
-   * (resolved now: BEHAVIOUR.md 6.1) with the gap, once per generation (transaction {@code
-   * <appId>#snapshots} version = generation), and reads it back.
+   * (resolved now: BEHAVIOUR.md 6.1) with the gap and the bronze table's id, once per generation
+   * (transaction {@code <appId>#snapshots@<bronze table id>} version = generation), and reads it
+   * back.
    */
   private static Open writeFullOpen(
       JobConfig config,
@@ -274,6 +283,7 @@ final class Resnapshot {
       @Nullable Instant lostFrom,
       @Nullable Instant lostTo) {
     Lsn s = SnapshotLsn.resolve(client, config.captureInstance());
+    String bronzeId = tables.tableId(config.bronzePath());
     Open open =
         new Open(
             JobConfig.streamAppId(config.appId(), generation),
@@ -287,18 +297,16 @@ final class Resnapshot {
             null,
             lostFrom,
             lostTo,
-            null);
+            null,
+            bronzeId);
     tables.append(
         config.factsPath(),
         FactsTable.SCHEMA,
         List.of(open.toRow(Instant.now())),
-        ChunkedSnapshotFacts.openAppId(config.appId()),
+        ChunkedSnapshotFacts.openAppId(config.appId(), bronzeId),
         generation,
         Map.of());
-    return ChunkedSnapshotFacts.recoveries(
-            tables, config.factsPath(), config.appId(), config.bronzePath())
-        .opens()
-        .get(generation);
+    return recoveries(config, tables).opens().get(generation);
   }
 
   /**
@@ -452,6 +460,7 @@ final class Resnapshot {
    * the stream could start (once per generation): the anti-loop guard counts it.
    */
   private static void writeFailed(JobConfig next, DeltaTables tables, Open open, Lsn min) {
+    String bronzeId = tables.tableId(next.bronzePath());
     ObjectNode detail = JsonNodeFactory.instance.objectNode();
     detail.put("generation", next.generation());
     detail.put("snapshot", open.s().toString());
@@ -460,6 +469,7 @@ final class Resnapshot {
         "CDC cleanup purged the changes after S before the stream could start (min_lsn "
             + min
             + ")");
+    detail.put("target_id", bronzeId);
     tables.append(
         next.factsPath(),
         FactsTable.SCHEMA,
@@ -467,7 +477,7 @@ final class Resnapshot {
             eventRow(next, open, ChunkedSnapshotFacts.EVENT_RESNAPSHOT_FAILED, detail)
                 .set(FactsTable.ROWS, 0L)
                 .build()),
-        ChunkedSnapshotFacts.openAppId(next.appId()) + "#failed",
+        ChunkedSnapshotFacts.openAppId(next.appId(), bronzeId) + "#failed",
         next.generation(),
         Map.of());
   }

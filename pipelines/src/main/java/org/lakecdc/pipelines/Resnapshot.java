@@ -56,11 +56,12 @@ import org.lakecdc.transforms.write.WriteSnapshotToDelta;
  *       by its last chunk.
  * </ol>
  *
- * A crash after any step resumes the same recovery: the recorded open is reused (its S, unless
- * cleanup purged the changes after it too, then one generation further), a committed snapshot is
- * never read again, a missing event is written. At most one automatic re-snapshot (or failed
- * attempt) per {@code --resnapshotIntervalDays} starts without a recorded one to reuse: a stream
- * that cannot keep up with the retention fails loudly instead of re-snapshotting forever.
+ * A crash after any step resumes the same recovery, in the next run of the target whatever its
+ * {@code --onDataLoss}: the recorded open is reused (its S, unless cleanup purged the changes after
+ * it too, then one generation further), a committed snapshot is never read again, a missing event
+ * is written. At most one automatic re-snapshot (or failed attempt) per {@code
+ * --resnapshotIntervalDays} starts without a recorded one to reuse: a stream that cannot keep up
+ * with the retention fails loudly instead of re-snapshotting forever.
  */
 final class Resnapshot {
   /** {@code --resnapshotIntervalDays}' default. */
@@ -105,14 +106,17 @@ final class Resnapshot {
   }
 
   /**
-   * The pre-flight (BEHAVIOUR.md 9.3): with {@code --onDataLoss=resnapshot}, finishes a recovery a
-   * crash left, or, when the changes right after {@code position} are gone ({@link
-   * RangePlanner#lostAfter}), re-snapshots the target into the next generation.
+   * The pre-flight (BEHAVIOUR.md 9.3): finishes a recovery a crash left, whatever the run's {@code
+   * --onDataLoss} (a recorded re-snapshot is the target's, as a generation is: it was recorded
+   * after the loss, and the stream cannot go on without it), unless cleanup purged its S too; then,
+   * with {@code --onDataLoss=resnapshot}, when the changes right after {@code position} are gone
+   * ({@link RangePlanner#lostAfter}), re-snapshots the target into the next generation.
    *
    * @param config the table's configuration, its generation resolved ({@link #resolveGeneration})
    * @param position where the stream would start (the target's position, or a new target's start),
    *     or empty when it has none
-   * @return the new generation's start, or empty when nothing was purged (or the policy is another)
+   * @return the new generation's start, or empty when there is no recovery to finish and nothing
+   *     was purged (or the policy is another)
    * @throws DataLossError when the anti-loop guard refuses (an automatic re-snapshot or a failed
    *     attempt less than {@code --resnapshotIntervalDays} ago), or when the snapshot's own S was
    *     purged before its read ended
@@ -123,7 +127,7 @@ final class Resnapshot {
       Optional<StreamPosition> position,
       PipelineOptions beamOptions,
       PrintStream out) {
-    if (config.onDataLoss() != DataLossPolicy.RESNAPSHOT || position.isEmpty()) {
+    if (position.isEmpty()) {
       return Optional.empty();
     }
     Recoveries recoveries = recoveries(config, tables);
@@ -140,6 +144,9 @@ final class Resnapshot {
         }
         // Cleanup passed the recorded S too: a new recovery, one generation further.
         generation = Math.max(generation, open.generation());
+      }
+      if (config.onDataLoss() != DataLossPolicy.RESNAPSHOT) {
+        return Optional.empty();
       }
       StreamPosition start = position.get();
       Optional<Lsn> max = client.maxLsn();
@@ -200,9 +207,10 @@ final class Resnapshot {
 
   /**
    * The recorded recovery a crash left unfinished, if any: the open of a generation after the
-   * configuration's (nothing committed to bronze yet), or the whole re-snapshot of the
-   * configuration's own generation whose {@code resnapshot} event is missing; never one that
-   * failed.
+   * configuration's (bronze's position is not in it yet: nothing of a whole one is committed, or a
+   * chunked one's generation did not start, also when Backfill read all its chunks meanwhile), or
+   * the whole re-snapshot of the configuration's own generation whose {@code resnapshot} event is
+   * missing; never one that failed.
    */
   private static Optional<Open> pending(JobConfig config, Recoveries recoveries) {
     if (recoveries.opens().isEmpty()) {
@@ -210,13 +218,13 @@ final class Resnapshot {
     }
     Open newest = recoveries.opens().get(recoveries.opens().lastKey());
     int g = newest.generation();
-    if (recoveries.failed().containsKey(g) || recoveries.completed().contains(g)) {
+    if (recoveries.failed().containsKey(g)) {
       return Optional.empty();
     }
     if (g > config.generation()) {
       return Optional.of(newest);
     }
-    if (g == config.generation() && !newest.chunked()) {
+    if (g == config.generation() && !newest.chunked() && !recoveries.completed().contains(g)) {
       return Optional.of(newest);
     }
     return Optional.empty();

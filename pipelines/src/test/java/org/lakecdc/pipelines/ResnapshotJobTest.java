@@ -20,6 +20,8 @@ import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.lakecdc.io.mssqlcdc.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.client.DataLossError;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
@@ -291,6 +293,77 @@ class ResnapshotJobTest {
     f.db.transaction(at(minute)).update(ORDERS, List.of(0), Map.of("status", "paid")).commit();
     f.run(config);
     assertEquals(Set.of("loss-v1/null", "loss-v1.g3/null"), batchApps(f));
+  }
+
+  /** Where a test kills the recovering run: a crash point, or "mid-read" (its read throws). */
+  private static final List<String> KILLS =
+      List.of(
+          "MID_READ",
+          CrashPoint.AFTER_RECOVERY_RECORDED.name(),
+          CrashPoint.AFTER_RESNAPSHOT_COMMIT.name(),
+          CrashPoint.AFTER_RESNAPSHOT_EVENT.name());
+
+  @ParameterizedTest
+  @EnumSource(
+      value = DataLossPolicy.class,
+      names = {"FAIL", "SKIP"})
+  void aRecoveryKilledAtAnyStepIsFinishedByARerunWhateverItsOnDataLoss(DataLossPolicy rerun) {
+    JobFixture f = orders(dir);
+    f0 = f;
+    JobConfig recovering =
+        config(f, DataLossPolicy.RESNAPSHOT).toBuilder()
+            .bootstrap(false)
+            .silverPath(null)
+            .resnapshotIntervalDays(0)
+            .build();
+    JobConfig plain = recovering.toBuilder().onDataLoss(rerun).build();
+    f.run(recovering);
+    int minute = 10;
+    int generation = 0;
+    for (String kill : KILLS) {
+      purge(f, minute, 100 + generation);
+      minute += 10;
+      generation++;
+      JobConfig killed =
+          kill.equals("MID_READ")
+              ? JobConfig.builder(
+                      ReadTableHook.before(
+                          f.db.clientFactory(),
+                          () -> {
+                            throw new CrashPoint.SimulatedCrash(
+                                CrashPoint.AFTER_RECOVERY_RECORDED, -1);
+                          }),
+                      JobFixture.CI,
+                      f.bronze,
+                      f.facts,
+                      f.control)
+                  .appId("loss-v1")
+                  .bootstrap(false)
+                  .onDataLoss(DataLossPolicy.RESNAPSHOT)
+                  .resnapshotIntervalDays(0)
+                  .build()
+              : recovering.withCrash(CrashPoint.valueOf(kill), -1);
+      assertThrows(RuntimeException.class, () -> f.run(killed));
+      assertEquals(
+          generation,
+          events(f, "snapshot_open").stream()
+              .filter(r -> r.getString(FactsTable.DETAIL).contains("\"kind\":\"resnapshot\""))
+              .count(),
+          kill + ": the recovery is recorded");
+      f.run(plain);
+      StreamPosition position = bronzePosition(f);
+      assertEquals(generation, position.generation(), kill + ", rerun " + rerun);
+      assertEquals("loss-v1.g" + generation, position.appId(), kill);
+      assertEquals(generation, snapshots(f).size(), kill + ": one snapshot per generation");
+      assertEquals(generation, events(f, "resnapshot").size(), kill + ": its event, once");
+      assertEquals(sourceRows(f), snapshotRows(f, position.endLsn().toString()), kill);
+      assertEquals(List.of(), events(f, "data_skipped"), kill + ": nothing skipped");
+      List<String> rows = bronzeKeys(f);
+      assertEquals(new TreeSet<>(rows).size(), rows.size(), kill + ": no row written twice");
+    }
+    f.db.transaction(at(minute)).update(ORDERS, List.of(0), Map.of("status", "paid")).commit();
+    f.run(plain);
+    assertEquals(Set.of("loss-v1/null", "loss-v1.g4/null"), batchApps(f));
   }
 
   @Test

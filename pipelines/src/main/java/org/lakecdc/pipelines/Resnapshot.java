@@ -59,7 +59,9 @@ import org.lakecdc.transforms.write.WriteSnapshotToDelta;
  * A crash after any step resumes the same recovery, in the next run of the target whatever its
  * {@code --onDataLoss}: the recorded open is reused (its S, unless cleanup purged the changes after
  * it too, then one generation further), a committed snapshot is never read again, a missing event
- * is written. At most one automatic re-snapshot (or failed attempt) per {@code
+ * is written. A whole snapshot whose S cleanup purged before its rows could be committed commits
+ * nothing: the attempt is recorded as failed and keeps its generation number, the next one takes
+ * the number after it. At most one automatic re-snapshot (or failed attempt) per {@code
  * --resnapshotIntervalDays} starts without a recorded one to reuse: a stream that cannot keep up
  * with the retention fails loudly instead of re-snapshotting forever.
  */
@@ -110,7 +112,8 @@ final class Resnapshot {
    * --onDataLoss} (a recorded re-snapshot is the target's, as a generation is: it was recorded
    * after the loss, and the stream cannot go on without it), unless cleanup purged its S too; then,
    * with {@code --onDataLoss=resnapshot}, when the changes right after {@code position} are gone
-   * ({@link RangePlanner#lostAfter}), re-snapshots the target into the next generation.
+   * ({@link RangePlanner#lostAfter}), re-snapshots the target into the next generation: one after
+   * the highest recorded, so an attempt that failed keeps its number.
    *
    * @param config the table's configuration, its generation resolved ({@link #resolveGeneration})
    * @param position where the stream would start (the target's position, or a new target's start),
@@ -147,6 +150,10 @@ final class Resnapshot {
       }
       if (config.onDataLoss() != DataLossPolicy.RESNAPSHOT) {
         return Optional.empty();
+      }
+      if (!recoveries.opens().isEmpty()) {
+        // A failed attempt keeps its generation: its open (and failure) rows are under its app id.
+        generation = Math.max(generation, recoveries.opens().lastKey());
       }
       StreamPosition start = position.get();
       Optional<Lsn> max = client.maxLsn();
@@ -320,8 +327,11 @@ final class Resnapshot {
   /**
    * Takes the recorded recovery {@code open} to its end: the new generation's bronze commit at S
    * (the whole snapshot read now unless already committed, or, chunked, the position alone), then
-   * for a whole snapshot the check that CDC still holds the changes after S and the {@code
-   * resnapshot} event.
+   * for a whole snapshot the {@code resnapshot} event. A whole snapshot is committed only while CDC
+   * still holds the changes right after S ({@link Bootstrap#readInto}); when cleanup purged them
+   * first, nothing is committed, the attempt is recorded as failed ({@code resnapshot_failed}) and
+   * the run fails. A generation committed before a purge stands: its stream meets the loss as any
+   * stream does.
    */
   private static Outcome finish(
       JobConfig config,
@@ -368,31 +378,32 @@ final class Resnapshot {
           open.s(),
           open.sCommitTime(),
           next.generation());
-      rows = Bootstrap.readInto(next, tables, beamOptions, out, atS);
-      read = true;
-    }
-    double seconds = (System.nanoTime() - began) / 1e9;
-    CrashPoint.crashIf(config.crashPoint(), CrashPoint.AFTER_RESNAPSHOT_COMMIT);
-    try (CdcClient client = config.clientFactory().open()) {
-      Optional<Lsn> lost = RangePlanner.lostAfter(client, config.captureInstance(), open.s());
-      if (lost.isPresent()) {
-        writeFailed(next, tables, open, lost.get());
+      try {
+        rows = Bootstrap.readInto(next, tables, beamOptions, out, atS);
+      } catch (Bootstrap.Outlived e) {
+        writeFailed(next, tables, open, e.minLsn());
         throw new DataLossError(
             config.captureInstance(),
-            client.incrementLsn(open.s()),
-            lost.get(),
+            e.firstMissing(),
+            e.minLsn(),
             config.captureInstance()
                 + ": the re-snapshot into generation "
                 + next.generation()
                 + " at S = "
                 + open.s()
                 + " outlived the CDC retention: cleanup purged the changes after S (min_lsn is now "
-                + lost.get()
-                + ") before the stream could start. Lengthen the retention"
-                + " (sys.sp_cdc_change_job @retention), read faster (--numPartitions), or use"
-                + " --snapshot=chunked, then rerun with --resnapshotIntervalDays=0.");
+                + e.minLsn()
+                + ") before the read could be committed, so nothing was committed and the next"
+                + " attempt is generation "
+                + (next.generation() + 1)
+                + ". Lengthen the retention (sys.sp_cdc_change_job @retention), read faster"
+                + " (--numPartitions), or use --snapshot=chunked, then rerun with"
+                + " --resnapshotIntervalDays=0.");
       }
+      read = true;
     }
+    double seconds = (System.nanoTime() - began) / 1e9;
+    CrashPoint.crashIf(config.crashPoint(), CrashPoint.AFTER_RESNAPSHOT_COMMIT);
     writeEvent(
         next, tables, open, read ? rows : null, read ? startedAt : null, read ? seconds : -1);
     CrashPoint.crashIf(config.crashPoint(), CrashPoint.AFTER_RESNAPSHOT_EVENT);
@@ -465,7 +476,8 @@ final class Resnapshot {
 
   /**
    * Writes the {@code resnapshot_failed} row of a generation whose snapshot's S was purged before
-   * the stream could start (once per generation): the anti-loop guard counts it.
+   * its rows could be committed (once per generation; nothing of it is in bronze): the anti-loop
+   * guard counts it, and the next attempt takes the next generation number.
    */
   private static void writeFailed(JobConfig next, DeltaTables tables, Open open, Lsn min) {
     String bronzeId = tables.tableId(next.bronzePath());
@@ -474,9 +486,9 @@ final class Resnapshot {
     detail.put("snapshot", open.s().toString());
     detail.put(
         "reason",
-        "CDC cleanup purged the changes after S before the stream could start (min_lsn "
+        "CDC cleanup purged the changes after S before the snapshot could be committed (min_lsn "
             + min
-            + ")");
+            + "); nothing was committed");
     detail.put("target_id", bronzeId);
     tables.append(
         next.factsPath(),

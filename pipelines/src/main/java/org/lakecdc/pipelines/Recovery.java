@@ -138,17 +138,7 @@ final class Recovery {
         StreamPosition.fromJson(
             tables.domainMetadata(config.bronzePath(), StreamPosition.BRONZE_DOMAIN));
     if (bronze.isPresent() && !bronze.get().appId().equals(config.streamAppId())) {
-      String family = bronze.get().appId().replaceFirst("\\.g[0-9]+$", "");
-      throw new IllegalArgumentException(
-          "Target "
-              + config.bronzePath()
-              + " is written by app id '"
-              + bronze.get().appId()
-              + "', not '"
-              + config.streamAppId()
-              + "': run with --appId="
-              + family
-              + " or write a new target");
+      throw TargetIdentity.writtenByOther(config, bronze.get().appId());
     }
     // The shared facts table's position counts only when it is this bronze table's own.
     Optional<StreamPosition> facts = TargetIdentity.ownFactsPosition(config, tables);

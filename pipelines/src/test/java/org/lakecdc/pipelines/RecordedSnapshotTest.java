@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -346,6 +347,59 @@ class RecordedSnapshotTest {
     assertTrue(printed.contains("New target " + bronze + ": taking a snapshot"), printed);
     assertEquals(
         List.of("0/a/10/S=" + s2, "0/b/2/S=" + s2, "0/c/3/S=" + s2, "0/d/4/S=" + s2), bronzeRows());
+  }
+
+  @Test
+  void aChunkedSnapshotUnderAnotherAppIdIsRefusedNotTakenForANewTarget() {
+    codes();
+    JobConfig other = chunked(false).toBuilder().appId("codes-v1").build();
+    run(other);
+    String refusal =
+        "Target "
+            + bronze
+            + " is written by app id 'codes-v1', not 'dbo_codes': run with --appId=codes-v1 or"
+            + " write a new target";
+    for (int i = 0; i < 2; i++) {
+      long factsVersion = tables.version(facts);
+      long bronzeVersion = tables.version(bronze);
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, () -> run(defaults()));
+      assertEquals(refusal, e.getMessage());
+      assertEquals(factsVersion, tables.version(facts), "nothing written to facts");
+      assertEquals(bronzeVersion, tables.version(bronze), "nor to bronze");
+      // Its chunks read: bronze itself names the app id now.
+      Backfill.run(
+          other,
+          JobFixture.direct(),
+          0,
+          null,
+          Clock.systemUTC(),
+          new PrintStream(OutputStream.nullOutputStream()));
+    }
+    assertEquals(1, events("snapshot_open").size());
+  }
+
+  @Test
+  void aTargetWhoseChunksTheGivenFactsTableDoesNotRecordIsRefused() {
+    codes();
+    Lsn s = chunkedSnapshotFinishedByBackfill();
+    String elsewhere = dir.resolve("delta/other_facts").toString();
+    long bronzeVersion = tables.version(bronze);
+    JobConfig config =
+        JobConfig.builder(db.clientFactory(), CI, bronze, elsewhere, control).build();
+    OptionRefusedException e = assertThrows(OptionRefusedException.class, () -> run(config));
+    assertEquals(
+        "--factsTable "
+            + elsewhere
+            + " holds no facts of the chunked snapshot at S = "
+            + s
+            + " whose chunks target "
+            + bronze
+            + " already holds (up to chunk 0): point --factsTable at the table that holds this"
+            + " target's facts",
+        e.getMessage());
+    assertFalse(tables.exists(elsewhere), "no facts table created");
+    assertEquals(bronzeVersion, tables.version(bronze), "nothing written to bronze");
   }
 
   @Test

@@ -720,6 +720,40 @@ public final class ChunkedSnapshotFacts {
   }
 
   /**
+   * The {@code snapshot_open} rows of any app id that name the bronze table {@code bronzeId} at
+   * {@code target} (rows without a table id are left out), read from the facts table at its latest
+   * version: which stream a bronze table's snapshots belong to, when bronze records no position.
+   *
+   * @return them, in no particular order; none when the facts table does not exist
+   * @throws UncheckedIOException when the facts table cannot be read
+   */
+  public static List<Open> opensOfTable(
+      DeltaTables tables, String factsPath, String target, String bronzeId) {
+    List<Open> opens = new ArrayList<>();
+    if (!tables.exists(factsPath)) {
+      return opens;
+    }
+    try (CloseableIterator<Map<String, Object>> rows =
+        tables.scanAtVersion(
+            factsPath, tables.version(factsPath), eventIn(List.of(EVENT_SNAPSHOT_OPEN)))) {
+      while (rows.hasNext()) {
+        Map<String, Object> row = rows.next();
+        if (!target.equals(row.get(FactsTable.TARGET))
+            || !EVENT_SNAPSHOT_OPEN.equals(row.get(FactsTable.EVENT))) {
+          continue;
+        }
+        Open open = openOf(row);
+        if (open != null && bronzeId.equals(open.targetId())) {
+          opens.add(open);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read Delta table " + factsPath, e);
+    }
+    return opens;
+  }
+
+  /**
    * Reads the re-snapshots of {@code appId}'s family for {@code target} ({@link Recoveries}) from
    * the facts table at its latest version (file skipping on {@code event}).
    *

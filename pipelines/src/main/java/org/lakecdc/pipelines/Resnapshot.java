@@ -130,7 +130,8 @@ final class Resnapshot {
       Optional<StreamPosition> position,
       PipelineOptions beamOptions,
       PrintStream out) {
-    if (position.isEmpty()) {
+    if (position.isEmpty()
+        || (config.onDataLoss() != DataLossPolicy.RESNAPSHOT && !mayHaveRecovery(config, tables))) {
       return Optional.empty();
     }
     Recoveries recoveries = recoveries(config, tables);
@@ -200,6 +201,43 @@ final class Resnapshot {
       CrashPoint.crashIf(config.crashPoint(), CrashPoint.AFTER_RECOVERY_RECORDED);
       return Optional.of(finish(config, tables, open, beamOptions, out));
     }
+  }
+
+  /**
+   * Whether the facts table may hold a recovery of the target to finish, told from transaction
+   * versions alone (the log, no data file), so that a run without {@code --onDataLoss=resnapshot}
+   * reads the facts rows of recoveries only when there may be one: an open of a generation after
+   * {@code config}'s ({@code <appId>#snapshots@<bronze table id>}, or {@code <appId>#snapshots} as
+   * written before, at a higher version), or, in a generation after 0, no {@code resnapshot} event
+   * of it yet (a whole one's event missing, or a chunked one still being read).
+   */
+  private static boolean mayHaveRecovery(JobConfig config, DeltaTables tables) {
+    String bronzeId = ChunkedSnapshot.bronzeId(config, tables);
+    if (bronzeId == null || !tables.exists(config.factsPath())) {
+      return false;
+    }
+    long opened =
+        Math.max(
+            tables
+                .latestTransactionVersion(
+                    config.factsPath(), ChunkedSnapshotFacts.openAppId(config.appId(), bronzeId))
+                .orElse(-1),
+            tables
+                .latestTransactionVersion(
+                    config.factsPath(), ChunkedSnapshotFacts.openAppId(config.appId()))
+                .orElse(-1));
+    if (opened > config.generation()) {
+      return true;
+    }
+    if (config.generation() == 0) {
+      return false;
+    }
+    String events =
+        new StreamPosition(config.streamAppId(), config.generation(), -1, Lsn.ZERO, null, "")
+            .ofTarget(config.bronzePath(), bronzeId)
+            .eventsAppId();
+    return tables.latestTransactionVersion(config.factsPath(), events).orElse(-1)
+        < config.generation();
   }
 
   /** The re-snapshots recorded for {@code config}'s bronze table (not a former one's). */

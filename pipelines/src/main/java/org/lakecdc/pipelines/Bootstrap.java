@@ -7,9 +7,11 @@ import java.util.Map;
 import java.util.Optional;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.options.PipelineOptions;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.Commit;
+import org.lakecdc.io.mssqlcdc.client.DataLossError;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.read.StartingLsn;
@@ -35,6 +37,9 @@ final class Bootstrap {
    * position at S.
    *
    * @return the snapshot's rows
+   * @throws DataLossError when CDC cleanup purged the changes right after S before the read could
+   *     be committed: nothing is committed, the target stays new and the next run takes a new
+   *     snapshot
    */
   static long snapshot(
       JobConfig config,
@@ -57,7 +62,51 @@ final class Bootstrap {
     out.printf(
         "New target %s: taking a snapshot of %s stamped with S = %s (committed at %s)%n",
         config.bronzePath(), config.captureInstance(), s, time);
-    return readInto(config, tables, beamOptions, out, atS);
+    try {
+      return readInto(config, tables, beamOptions, out, atS);
+    } catch (Outlived e) {
+      throw new DataLossError(
+          config.captureInstance(),
+          e.firstMissing(),
+          e.minLsn(),
+          config.captureInstance()
+              + ": the bootstrap snapshot of "
+              + config.bronzePath()
+              + " at S = "
+              + s
+              + " outlived the CDC retention: cleanup purged the changes after S (min_lsn is now "
+              + e.minLsn()
+              + ") before the read could be committed, so nothing was committed and the next run"
+              + " takes a new snapshot. Lengthen the retention (sys.sp_cdc_change_job"
+              + " @retention), read faster (--numPartitions), or use --snapshot=chunked.");
+    }
+  }
+
+  /**
+   * A whole snapshot whose S CDC cleanup passed before its rows could be committed ({@link
+   * WriteSnapshotToDelta.FromSnapshot#withRetentionCheck}): nothing of it is in bronze. Its caller
+   * says what that means for the target.
+   */
+  static final class Outlived extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final Lsn firstMissing;
+    private final Lsn minLsn;
+
+    Outlived(Lsn firstMissing, Lsn minLsn, @Nullable Throwable cause) {
+      super("the changes from " + firstMissing + " are purged (min_lsn " + minLsn + ")", cause);
+      this.firstMissing = firstMissing;
+      this.minLsn = minLsn;
+    }
+
+    /** The first change LSN after S. */
+    Lsn firstMissing() {
+      return firstMissing;
+    }
+
+    /** The capture instance's {@code min_lsn} when the commit was refused. */
+    Lsn minLsn() {
+      return minLsn;
+    }
   }
 
   /**
@@ -73,9 +122,13 @@ final class Bootstrap {
   /**
    * Reads the table in key ranges, every row stamped with {@code atS}'s LSN, and writes the rows to
    * bronze in one commit that records the snapshot (of {@code atS}'s generation) and {@code atS} as
-   * the position; a snapshot of that generation already committed is kept (a rerun).
+   * the position; a snapshot of that generation already committed is kept (a rerun). The commit is
+   * made only while CDC still holds the changes right after S (checked right before it): rows read
+   * over a span whose changes are gone are no snapshot, and never reach bronze.
    *
    * @return the rows of the generation's committed snapshot
+   * @throws Outlived when cleanup purged the changes right after S before the commit: nothing of
+   *     the snapshot was committed
    */
   static long readInto(
       JobConfig config,
@@ -89,17 +142,47 @@ final class Bootstrap {
         WriteSnapshotToDelta.from(snapshotRead(config))
             .to(config.bronzePath(), atS)
             .withHadoopConf(config.hadoopConf())
-            .withRowListener(SnapshotProgress.listener(config.captureInstance())));
-    JobExit.run(pipeline);
-    if (WriteSnapshotToDelta.committedRecord(tables, config.bronzePath())
-        .filter(r -> r.generation() >= atS.generation())
-        .isEmpty()) {
+            .withRowListener(SnapshotProgress.listener(config.captureInstance()))
+            .withRetentionCheck(config.clientFactory(), config.captureInstance()));
+    try {
+      JobExit.run(pipeline);
+    } catch (RuntimeException e) {
+      // The committer refused a snapshot whose S was purged (the runner may wrap or rename its
+      // error): the source says so again.
+      throwIfOutlived(config, tables, atS, e);
+      throw e;
+    }
+    if (!committed(config, tables, atS)) {
+      throwIfOutlived(config, tables, atS, null);
       WriteSnapshotToDelta.commit(tables, config.bronzePath(), atS, List.of(), 0);
     }
     // The rows recorded with the snapshot commit: bronze is never scanned to count them.
     long rows = WriteSnapshotToDelta.committedSnapshotRows(tables, config.bronzePath()).orElse(0L);
     out.printf("Snapshot: %s written to %s%n", Counts.of(rows, "row", "rows"), config.bronzePath());
     return rows;
+  }
+
+  private static boolean committed(JobConfig config, DeltaTables tables, StreamPosition atS) {
+    return WriteSnapshotToDelta.committedRecord(tables, config.bronzePath())
+        .filter(r -> r.generation() >= atS.generation())
+        .isPresent();
+  }
+
+  /**
+   * Throws {@link Outlived} when no snapshot of {@code atS}'s generation is committed and CDC no
+   * longer holds the changes right after its S.
+   */
+  private static void throwIfOutlived(
+      JobConfig config, DeltaTables tables, StreamPosition atS, @Nullable Throwable cause) {
+    if (committed(config, tables, atS)) {
+      return;
+    }
+    try (CdcClient client = config.clientFactory().open()) {
+      Optional<Lsn> min = StartingLsn.lostAfter(client, config.captureInstance(), atS.endLsn());
+      if (min.isPresent()) {
+        throw new Outlived(client.incrementLsn(atS.endLsn()), min.get(), cause);
+      }
+    }
   }
 
   /**

@@ -37,10 +37,63 @@ import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.State;
 final class ChunkedSnapshot {
   private ChunkedSnapshot() {}
 
-  /** What the facts table says about the snapshots of {@code config}'s stream family. */
+  /**
+   * What the facts table says about the snapshots of {@code config}'s stream family in its bronze
+   * table: opens recorded for a former table at the same path are left out ({@link
+   * ChunkedSnapshotFacts#readOfTable}), and so is an open recorded without a table id (by an
+   * earlier lakecdc) whose chunks are recorded in the facts but not in this bronze table.
+   */
   static Snapshots read(JobConfig config, DeltaTables tables) {
-    return ChunkedSnapshotFacts.read(
-        tables, config.factsPath(), config.appId(), config.bronzePath());
+    String bronzeId = bronzeId(config, tables);
+    Snapshots read =
+        ChunkedSnapshotFacts.readOfTable(
+            tables, config.factsPath(), config.appId(), config.bronzePath(), bronzeId);
+    Optional<State> chunked = read.chunked();
+    if (chunked.isPresent()
+        && chunked.get().open().targetId() == null
+        && chunked.get().chunksDone() > 0
+        && (bronzeId == null
+            || tables
+                .latestTransactionVersion(
+                    config.bronzePath(),
+                    ChunkedSnapshotFacts.bronzeAppId(
+                        chunked.get().open().appId(), chunked.get().open().s()))
+                .isEmpty())) {
+      return new Snapshots(
+          Optional.empty(), read.fullOpen(), read.fullOpenComplete(), read.newestCompletion());
+    }
+    return read;
+  }
+
+  /** The bronze table's Delta table id, or null when no table exists at its path. */
+  static @Nullable String bronzeId(JobConfig config, DeltaTables tables) {
+    return tables.exists(config.bronzePath()) ? tables.tableId(config.bronzePath()) : null;
+  }
+
+  /**
+   * The position a recorded chunked snapshot gives the target's stream of {@code config}'s
+   * generation: at its S (batch -1), when the target's newest chunked snapshot (open or complete)
+   * was opened under {@code config}'s stream app id. What {@link Recovery#resumePosition} falls
+   * back to when neither bronze nor the facts table records a position: an open written by an
+   * earlier lakecdc, whose row carried no position.
+   */
+  static Optional<StreamPosition> recordedStart(JobConfig config, DeltaTables tables) {
+    return read(config, tables)
+        .chunked()
+        .map(State::open)
+        .filter(open -> open.appId().equals(config.streamAppId()))
+        .map(open -> atS(config, open));
+  }
+
+  /** The stream's position at {@code open}'s S (batch -1), under the open's app id. */
+  private static StreamPosition atS(JobConfig config, Open open) {
+    return new StreamPosition(
+        open.appId(),
+        open.generation(),
+        -1,
+        open.s(),
+        open.sCommitTime(),
+        config.captureInstance());
   }
 
   /**
@@ -111,51 +164,32 @@ final class ChunkedSnapshot {
   }
 
   /**
-   * Opens the chunked snapshot of a new target, or finds the one a former run opened (a target
-   * whose bronze has no position yet): records S (BEHAVIOUR.md 6.1), then the key's extent after S,
-   * writes the {@code snapshot_open} row (transaction {@code <appId>#snapshots} version 0: one per
-   * generation) and reads it back. Nothing is read from the table.
+   * Opens the chunked snapshot of a new target (one with no position: {@link
+   * Recovery#resumePosition}): records S (BEHAVIOUR.md 6.1), then the key's extent after S, writes
+   * the {@code snapshot_open} row together with the stream's position at S (in one facts commit, so
+   * the target is never new again) and reads it back. Nothing is read from the table.
    *
-   * @return the stream's start: the position at S (batch -1), to be recorded by the stream's first
-   *     bronze commit
-   * @throws IllegalArgumentException when the stored open is of the other mode
+   * @return the stream's start: the position at S (batch -1)
    */
   static StreamPosition open(JobConfig config, DeltaTables tables, PrintStream out) {
-    Optional<State> found = read(config, tables).chunked();
-    Open open;
-    if (found.isPresent()) {
-      open = found.get().open();
-      out.printf(
-          "Target %s: the chunked snapshot opened at S = %s (generation %d, %s) goes on; the"
-              + " stream starts at S again%n",
-          config.bronzePath(), open.s(), open.generation(), progress(found.get()));
-    } else {
-      open = writeOpen(config, tables, out);
-    }
-    return new StreamPosition(
-        open.appId(),
-        open.generation(),
-        -1,
-        open.s(),
-        open.sCommitTime(),
-        config.captureInstance());
-  }
-
-  private static Open writeOpen(JobConfig config, DeltaTables tables, PrintStream out) {
     Open stored = writeOpen(config, tables, ChunkedSnapshotFacts.KIND_BOOTSTRAP, 0, null, null);
     out.printf(
         "New target %s: opened a chunked snapshot of %s at S = %s (committed at %s); the"
             + " stream starts at S now, the table is read in chunks%n",
         config.bronzePath(), config.captureInstance(), stored.s(), stored.sCommitTime());
-    return stored;
+    return atS(config, stored);
   }
 
   /**
    * Records S (BEHAVIOUR.md 6.1), then the key's extent after S, writes the {@code snapshot_open}
    * row of a chunked snapshot of {@code kind} starting {@code generation} (app id {@code
-   * <appId>.g<n>}; transaction {@code <appId>#snapshots} version = the generation: one per
-   * generation) and reads it back: a concurrent open that was stored first is kept. Nothing is read
-   * from the table.
+   * <appId>.g<n>}; detail {@code target_id} the bronze table's id; transaction {@code
+   * <appId>#snapshots@<bronze table id>} version = the generation: one per generation) and reads it
+   * back: a concurrent open that was stored first is kept. A bootstrap's open (generation 0)
+   * records the stream's position at S in the same facts commit (domain {@code
+   * mssql_cdc.position.<appId>}, naming the bronze table), so the target has a position from the
+   * moment its snapshot is recorded; a re-snapshot's generation starts with a bronze commit of its
+   * own. Nothing is read from the table.
    *
    * @param lostFrom a re-snapshot's lost gap start (UTC), else null
    * @param lostTo a re-snapshot's lost gap end (UTC), else null
@@ -169,6 +203,7 @@ final class ChunkedSnapshot {
       @Nullable Instant lostFrom,
       @Nullable Instant lostTo) {
     Open open;
+    String bronzeId = tables.tableId(config.bronzePath());
     try (CdcClient client = config.clientFactory().open()) {
       Lsn s = SnapshotLsn.resolve(client, config.captureInstance());
       Instant time = commitTime(client, s);
@@ -188,15 +223,22 @@ final class ChunkedSnapshot {
               extent.toJson(planner.keyTypes()),
               lostFrom,
               lostTo,
-              null);
+              null,
+              bronzeId);
     }
+    Map<String, String> position =
+        generation == 0
+            ? Map.of(
+                StreamPosition.factsDomain(open.appId()),
+                atS(config, open).ofTarget(config.bronzePath(), bronzeId).toJson())
+            : Map.of();
     tables.append(
         config.factsPath(),
         FactsTable.SCHEMA,
         List.of(open.toRow(Instant.now())),
-        ChunkedSnapshotFacts.openAppId(config.appId()),
+        ChunkedSnapshotFacts.openAppId(config.appId(), bronzeId),
         open.generation(),
-        Map.of());
+        position);
     return read(config, tables)
         .chunked()
         .filter(state -> state.open().generation() == generation)
@@ -230,7 +272,8 @@ final class ChunkedSnapshot {
             null,
             null,
             null,
-            null);
+            null,
+            bronzeId(config, tables));
     tables.append(
         config.factsPath(),
         FactsTable.SCHEMA,

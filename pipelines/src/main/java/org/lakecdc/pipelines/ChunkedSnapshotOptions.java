@@ -14,7 +14,8 @@ public interface ChunkedSnapshotOptions extends PipelineOptions {
           + " the stream starts; chunked opens a snapshot at S, starts the stream at S at once and"
           + " reads the table in key-range chunks (one bronze commit each) in waves beside the"
           + " stream (--backfill) or with the Backfill job. A chunked snapshot needs the facts"
-          + " table and cannot be combined with --seedTable.")
+          + " table and cannot be combined with --seedTable. A target with a recorded snapshot"
+          + " (whole or chunked, open or complete) is not new, whatever a later run's --snapshot.")
   @Default.String("whole")
   @Accepts("whole or chunked")
   String getSnapshot();

@@ -79,13 +79,16 @@ final class Recovery {
   /**
    * Gives a bronze table that holds nothing yet this run's columns: a run that failed before its
    * first commit (a {@code --columns} type its values do not convert to, say) leaves bronze created
-   * but without a position or a data file; the next run's columns replace its own, so a corrected
-   * {@code --columns} is taken instead of refused (issue 15, defect 2).
+   * but without a position (its own, the facts table's, a recorded chunked snapshot's) or a data
+   * file; the next run's columns replace its own, so a corrected {@code --columns} is taken instead
+   * of refused.
    */
   static void takeColumnsIfEmpty(
       JobConfig config, DeltaTables tables, Schema changeSchema, PrintStream out) {
     if (TargetIdentity.bronzePosition(config, tables).isPresent()
-        || tables.hasDataFiles(config.bronzePath())) {
+        || tables.hasDataFiles(config.bronzePath())
+        || TargetIdentity.ownFactsPosition(config, tables).isPresent()
+        || ChunkedSnapshot.recordedStart(config, tables).isPresent()) {
       return;
     }
     if (tables.replaceColumnsOfEmptyTable(
@@ -112,8 +115,20 @@ final class Recovery {
   }
 
   /**
-   * The target's position: the later of bronze's and the facts table's, after writing the facts row
-   * a crash left missing (bronze committed a batch, its facts commit did not happen).
+   * The target's position, and with it the one rule of whether a target is new: a target is new
+   * exactly when this is empty. Every snapshot records a position when it is recorded: a whole
+   * snapshot (bootstrap, re-snapshot) or a seed in its bronze commit, a chunked bootstrap in the
+   * facts commit of its {@code snapshot_open} row, a chunked re-snapshot in the bronze commit that
+   * starts its generation; a batch in its bronze and facts commits. So a target with any recorded
+   * snapshot (open or complete, whole or chunked, of any generation) is never new again, whatever a
+   * later run's {@code --snapshot}, {@code --bootstrap} or {@code --startingLsn}.
+   *
+   * <p>The position is the later of bronze's and the facts table's own (after writing the facts row
+   * a crash left missing: bronze committed a batch, its facts commit did not happen); without
+   * either, the S of a chunked snapshot of the target's stream (open or complete) whose open row an
+   * earlier lakecdc wrote without a position ({@link ChunkedSnapshot#recordedStart}). Only the
+   * target's own bronze table counts: a position or an open of a former table at the same path (a
+   * reset target) does not.
    *
    * @throws IllegalArgumentException when the target was written by another app id
    */
@@ -123,17 +138,7 @@ final class Recovery {
         StreamPosition.fromJson(
             tables.domainMetadata(config.bronzePath(), StreamPosition.BRONZE_DOMAIN));
     if (bronze.isPresent() && !bronze.get().appId().equals(config.streamAppId())) {
-      String family = bronze.get().appId().replaceFirst("\\.g[0-9]+$", "");
-      throw new IllegalArgumentException(
-          "Target "
-              + config.bronzePath()
-              + " is written by app id '"
-              + bronze.get().appId()
-              + "', not '"
-              + config.streamAppId()
-              + "': run with --appId="
-              + family
-              + " or write a new target");
+      throw TargetIdentity.writtenByOther(config, bronze.get().appId());
     }
     // The shared facts table's position counts only when it is this bronze table's own.
     Optional<StreamPosition> facts = TargetIdentity.ownFactsPosition(config, tables);
@@ -147,7 +152,12 @@ final class Recovery {
         && (bronze.isEmpty() || facts.get().endLsn().isAfter(bronze.get().endLsn()))) {
       return facts;
     }
-    return bronze;
+    if (bronze.isPresent()) {
+      return bronze;
+    }
+    return tables.exists(config.bronzePath())
+        ? ChunkedSnapshot.recordedStart(config, tables)
+        : Optional.empty();
   }
 
   /** Rebuilds the facts row of the last bronze batch from the stats stored with its commit. */

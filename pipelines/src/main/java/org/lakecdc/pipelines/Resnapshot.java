@@ -56,11 +56,14 @@ import org.lakecdc.transforms.write.WriteSnapshotToDelta;
  *       by its last chunk.
  * </ol>
  *
- * A crash after any step resumes the same recovery: the recorded open is reused (its S, unless
- * cleanup purged the changes after it too, then one generation further), a committed snapshot is
- * never read again, a missing event is written. At most one automatic re-snapshot (or failed
- * attempt) per {@code --resnapshotIntervalDays} starts without a recorded one to reuse: a stream
- * that cannot keep up with the retention fails loudly instead of re-snapshotting forever.
+ * A crash after any step resumes the same recovery, in the next run of the target whatever its
+ * {@code --onDataLoss}: the recorded open is reused (its S, unless cleanup purged the changes after
+ * it too, then one generation further), a committed snapshot is never read again, a missing event
+ * is written. A whole snapshot whose S cleanup purged before its rows could be committed commits
+ * nothing: the attempt is recorded as failed and keeps its generation number, the next one takes
+ * the number after it. At most one automatic re-snapshot (or failed attempt) per {@code
+ * --resnapshotIntervalDays} starts without a recorded one to reuse: a stream that cannot keep up
+ * with the retention fails loudly instead of re-snapshotting forever.
  */
 final class Resnapshot {
   /** {@code --resnapshotIntervalDays}' default. */
@@ -105,14 +108,18 @@ final class Resnapshot {
   }
 
   /**
-   * The pre-flight (BEHAVIOUR.md 9.3): with {@code --onDataLoss=resnapshot}, finishes a recovery a
-   * crash left, or, when the changes right after {@code position} are gone ({@link
-   * StartingLsn#lostAfter}), re-snapshots the target into the next generation.
+   * The pre-flight (BEHAVIOUR.md 9.3): finishes a recovery a crash left, whatever the run's {@code
+   * --onDataLoss} (a recorded re-snapshot is the target's, as a generation is: it was recorded
+   * after the loss, and the stream cannot go on without it), unless cleanup purged its S too; then,
+   * with {@code --onDataLoss=resnapshot}, when the changes right after {@code position} are gone
+   * ({@link StartingLsn#lostAfter}), re-snapshots the target into the next generation: one after
+   * the highest recorded, so an attempt that failed keeps its number.
    *
    * @param config the table's configuration, its generation resolved ({@link #resolveGeneration})
    * @param position where the stream would start (the target's position, or a new target's start),
    *     or empty when it has none
-   * @return the new generation's start, or empty when nothing was purged (or the policy is another)
+   * @return the new generation's start, or empty when there is no recovery to finish and nothing
+   *     was purged (or the policy is another)
    * @throws DataLossError when the anti-loop guard refuses (an automatic re-snapshot or a failed
    *     attempt less than {@code --resnapshotIntervalDays} ago), or when the snapshot's own S was
    *     purged before its read ended
@@ -123,12 +130,11 @@ final class Resnapshot {
       Optional<StreamPosition> position,
       PipelineOptions beamOptions,
       PrintStream out) {
-    if (config.onDataLoss() != DataLossPolicy.RESNAPSHOT || position.isEmpty()) {
+    if (position.isEmpty()
+        || (config.onDataLoss() != DataLossPolicy.RESNAPSHOT && !mayHaveRecovery(config, tables))) {
       return Optional.empty();
     }
-    Recoveries recoveries =
-        ChunkedSnapshotFacts.recoveries(
-            tables, config.factsPath(), config.appId(), config.bronzePath());
+    Recoveries recoveries = recoveries(config, tables);
     int generation = config.generation();
     try (CdcClient client = config.clientFactory().open()) {
       Optional<Open> pending = pending(config, recoveries);
@@ -142,6 +148,13 @@ final class Resnapshot {
         }
         // Cleanup passed the recorded S too: a new recovery, one generation further.
         generation = Math.max(generation, open.generation());
+      }
+      if (config.onDataLoss() != DataLossPolicy.RESNAPSHOT) {
+        return Optional.empty();
+      }
+      if (!recoveries.opens().isEmpty()) {
+        // A failed attempt keeps its generation: its open (and failure) rows are under its app id.
+        generation = Math.max(generation, recoveries.opens().lastKey());
       }
       StreamPosition start = position.get();
       Optional<Lsn> max = client.maxLsn();
@@ -191,10 +204,58 @@ final class Resnapshot {
   }
 
   /**
+   * Whether the facts table may hold a recovery of the target to finish, told from transaction
+   * versions alone (the log, no data file), so that a run without {@code --onDataLoss=resnapshot}
+   * reads the facts rows of recoveries only when there may be one: an open of a generation after
+   * {@code config}'s ({@code <appId>#snapshots@<bronze table id>}, or {@code <appId>#snapshots} as
+   * written before, at a higher version), or, in a generation after 0, no {@code resnapshot} event
+   * of it yet (a whole one's event missing, or a chunked one still being read).
+   */
+  private static boolean mayHaveRecovery(JobConfig config, DeltaTables tables) {
+    String bronzeId = ChunkedSnapshot.bronzeId(config, tables);
+    if (bronzeId == null || !tables.exists(config.factsPath())) {
+      return false;
+    }
+    long opened =
+        Math.max(
+            tables
+                .latestTransactionVersion(
+                    config.factsPath(), ChunkedSnapshotFacts.openAppId(config.appId(), bronzeId))
+                .orElse(-1),
+            tables
+                .latestTransactionVersion(
+                    config.factsPath(), ChunkedSnapshotFacts.openAppId(config.appId()))
+                .orElse(-1));
+    if (opened > config.generation()) {
+      return true;
+    }
+    if (config.generation() == 0) {
+      return false;
+    }
+    String events =
+        new StreamPosition(config.streamAppId(), config.generation(), -1, Lsn.ZERO, null, "")
+            .ofTarget(config.bronzePath(), bronzeId)
+            .eventsAppId();
+    return tables.latestTransactionVersion(config.factsPath(), events).orElse(-1)
+        < config.generation();
+  }
+
+  /** The re-snapshots recorded for {@code config}'s bronze table (not a former one's). */
+  private static Recoveries recoveries(JobConfig config, DeltaTables tables) {
+    return ChunkedSnapshotFacts.recoveriesOfTable(
+        tables,
+        config.factsPath(),
+        config.appId(),
+        config.bronzePath(),
+        ChunkedSnapshot.bronzeId(config, tables));
+  }
+
+  /**
    * The recorded recovery a crash left unfinished, if any: the open of a generation after the
-   * configuration's (nothing committed to bronze yet), or the whole re-snapshot of the
-   * configuration's own generation whose {@code resnapshot} event is missing; never one that
-   * failed.
+   * configuration's (bronze's position is not in it yet: nothing of a whole one is committed, or a
+   * chunked one's generation did not start, also when Backfill read all its chunks meanwhile), or
+   * the whole re-snapshot of the configuration's own generation whose {@code resnapshot} event is
+   * missing; never one that failed.
    */
   private static Optional<Open> pending(JobConfig config, Recoveries recoveries) {
     if (recoveries.opens().isEmpty()) {
@@ -202,13 +263,13 @@ final class Resnapshot {
     }
     Open newest = recoveries.opens().get(recoveries.opens().lastKey());
     int g = newest.generation();
-    if (recoveries.failed().containsKey(g) || recoveries.completed().contains(g)) {
+    if (recoveries.failed().containsKey(g)) {
       return Optional.empty();
     }
     if (g > config.generation()) {
       return Optional.of(newest);
     }
-    if (g == config.generation() && !newest.chunked()) {
+    if (g == config.generation() && !newest.chunked() && !recoveries.completed().contains(g)) {
       return Optional.of(newest);
     }
     return Optional.empty();
@@ -263,8 +324,9 @@ final class Resnapshot {
 
   /**
    * Writes the full {@code snapshot_open} row of a whole re-snapshot into {@code generation} at S
-   * (resolved now: BEHAVIOUR.md 6.1) with the gap, once per generation (transaction {@code
-   * <appId>#snapshots} version = generation), and reads it back.
+   * (resolved now: BEHAVIOUR.md 6.1) with the gap and the bronze table's id, once per generation
+   * (transaction {@code <appId>#snapshots@<bronze table id>} version = generation), and reads it
+   * back.
    */
   private static Open writeFullOpen(
       JobConfig config,
@@ -274,6 +336,7 @@ final class Resnapshot {
       @Nullable Instant lostFrom,
       @Nullable Instant lostTo) {
     Lsn s = SnapshotLsn.resolve(client, config.captureInstance());
+    String bronzeId = tables.tableId(config.bronzePath());
     Open open =
         new Open(
             JobConfig.streamAppId(config.appId(), generation),
@@ -287,25 +350,26 @@ final class Resnapshot {
             null,
             lostFrom,
             lostTo,
-            null);
+            null,
+            bronzeId);
     tables.append(
         config.factsPath(),
         FactsTable.SCHEMA,
         List.of(open.toRow(Instant.now())),
-        ChunkedSnapshotFacts.openAppId(config.appId()),
+        ChunkedSnapshotFacts.openAppId(config.appId(), bronzeId),
         generation,
         Map.of());
-    return ChunkedSnapshotFacts.recoveries(
-            tables, config.factsPath(), config.appId(), config.bronzePath())
-        .opens()
-        .get(generation);
+    return recoveries(config, tables).opens().get(generation);
   }
 
   /**
    * Takes the recorded recovery {@code open} to its end: the new generation's bronze commit at S
    * (the whole snapshot read now unless already committed, or, chunked, the position alone), then
-   * for a whole snapshot the check that CDC still holds the changes after S and the {@code
-   * resnapshot} event.
+   * for a whole snapshot the {@code resnapshot} event. A whole snapshot is committed only while CDC
+   * still holds the changes right after S ({@link Bootstrap#readInto}); when cleanup purged them
+   * first, nothing is committed, the attempt is recorded as failed ({@code resnapshot_failed}) and
+   * the run fails. A generation committed before a purge stands: its stream meets the loss as any
+   * stream does.
    */
   private static Outcome finish(
       JobConfig config,
@@ -352,31 +416,32 @@ final class Resnapshot {
           open.s(),
           open.sCommitTime(),
           next.generation());
-      rows = Bootstrap.readInto(next, tables, beamOptions, out, atS);
-      read = true;
-    }
-    double seconds = (System.nanoTime() - began) / 1e9;
-    CrashPoint.crashIf(config.crashPoint(), CrashPoint.AFTER_RESNAPSHOT_COMMIT);
-    try (CdcClient client = config.clientFactory().open()) {
-      Optional<Lsn> lost = StartingLsn.lostAfter(client, config.captureInstance(), open.s());
-      if (lost.isPresent()) {
-        writeFailed(next, tables, open, lost.get());
+      try {
+        rows = Bootstrap.readInto(next, tables, beamOptions, out, atS);
+      } catch (Bootstrap.Outlived e) {
+        writeFailed(next, tables, open, e.minLsn());
         throw new DataLossError(
             config.captureInstance(),
-            client.incrementLsn(open.s()),
-            lost.get(),
+            e.firstMissing(),
+            e.minLsn(),
             config.captureInstance()
                 + ": the re-snapshot into generation "
                 + next.generation()
                 + " at S = "
                 + open.s()
                 + " outlived the CDC retention: cleanup purged the changes after S (min_lsn is now "
-                + lost.get()
-                + ") before the stream could start. Lengthen the retention"
-                + " (sys.sp_cdc_change_job @retention), read faster (--numPartitions), or use"
-                + " --snapshot=chunked, then rerun with --resnapshotIntervalDays=0.");
+                + e.minLsn()
+                + ") before the read could be committed, so nothing was committed and the next"
+                + " attempt is generation "
+                + (next.generation() + 1)
+                + ". Lengthen the retention (sys.sp_cdc_change_job @retention), read faster"
+                + " (--numPartitions), or use --snapshot=chunked, then rerun with"
+                + " --resnapshotIntervalDays=0.");
       }
+      read = true;
     }
+    double seconds = (System.nanoTime() - began) / 1e9;
+    CrashPoint.crashIf(config.crashPoint(), CrashPoint.AFTER_RESNAPSHOT_COMMIT);
     writeEvent(
         next, tables, open, read ? rows : null, read ? startedAt : null, read ? seconds : -1);
     CrashPoint.crashIf(config.crashPoint(), CrashPoint.AFTER_RESNAPSHOT_EVENT);
@@ -449,17 +514,20 @@ final class Resnapshot {
 
   /**
    * Writes the {@code resnapshot_failed} row of a generation whose snapshot's S was purged before
-   * the stream could start (once per generation): the anti-loop guard counts it.
+   * its rows could be committed (once per generation; nothing of it is in bronze): the anti-loop
+   * guard counts it, and the next attempt takes the next generation number.
    */
   private static void writeFailed(JobConfig next, DeltaTables tables, Open open, Lsn min) {
+    String bronzeId = tables.tableId(next.bronzePath());
     ObjectNode detail = JsonNodeFactory.instance.objectNode();
     detail.put("generation", next.generation());
     detail.put("snapshot", open.s().toString());
     detail.put(
         "reason",
-        "CDC cleanup purged the changes after S before the stream could start (min_lsn "
+        "CDC cleanup purged the changes after S before the snapshot could be committed (min_lsn "
             + min
-            + ")");
+            + "); nothing was committed");
+    detail.put("target_id", bronzeId);
     tables.append(
         next.factsPath(),
         FactsTable.SCHEMA,
@@ -467,7 +535,7 @@ final class Resnapshot {
             eventRow(next, open, ChunkedSnapshotFacts.EVENT_RESNAPSHOT_FAILED, detail)
                 .set(FactsTable.ROWS, 0L)
                 .build()),
-        ChunkedSnapshotFacts.openAppId(next.appId()) + "#failed",
+        ChunkedSnapshotFacts.openAppId(next.appId(), bronzeId) + "#failed",
         next.generation(),
         Map.of());
   }

@@ -48,6 +48,7 @@ import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.HadoopConf;
 import org.lakecdc.transforms.delta.ScanFileCoder;
 import org.lakecdc.transforms.position.StreamPosition;
+import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
 import org.lakecdc.transforms.write.WriteSnapshotToDelta;
 import org.lakecdc.transforms.write.WriteSnapshotToDelta.SeedSource;
 import org.lakecdc.transforms.write.WriteSnapshotToDelta.SnapshotRecord;
@@ -91,9 +92,10 @@ final class Seeding {
    * #write} reads its rows.
    *
    * @return the plan; {@link Plan#alreadySeeded()} when the target holds this seed already
-   * @throws IllegalArgumentException naming the option: the copy is no Delta table or lacks
-   *     captured columns (without {@code --seedAllowMissingColumns}), the target holds another
-   *     snapshot or already streams, L is after {@code max_lsn}
+   * @throws IllegalArgumentException naming the option: the target holds a chunked snapshot (open
+   *     or complete), the copy is no Delta table or lacks captured columns (without {@code
+   *     --seedAllowMissingColumns}), the target holds another snapshot or already streams, L is
+   *     after {@code max_lsn}
    * @throws DataLossError when no commit is at or before as_of (the copy is older than what CDC
    *     holds), or CDC no longer holds the changes right after L (older than the retention)
    */
@@ -109,6 +111,26 @@ final class Seeding {
       // The same command again: the seed is found by its record, the copy is not read again
       // (it may be gone by now).
       return new Plan(existing.get().lsn(), existing.get().commitTime(), null);
+    }
+    // A chunked snapshot recorded for the target (open or complete) is its snapshot.
+    Optional<ChunkedSnapshotFacts.State> chunked =
+        tables.exists(config.bronzePath())
+            ? ChunkedSnapshot.read(config, tables).chunked()
+            : Optional.empty();
+    if (chunked.isPresent()) {
+      throw new IllegalArgumentException(
+          "--seedTable "
+              + copy
+              + ": target "
+              + config.bronzePath()
+              + " already holds a chunked snapshot at S = "
+              + chunked.get().open().s()
+              + " (generation "
+              + chunked.get().open().generation()
+              + ", "
+              + (chunked.get().complete() ? "complete" : "open")
+              + "): a second snapshot is refused; run without --seedTable to go on streaming, or"
+              + " seed a new target");
     }
     // 1. The copy's columns.
     if (!tables.exists(copy)) {

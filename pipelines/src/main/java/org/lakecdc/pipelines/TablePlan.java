@@ -87,7 +87,8 @@ record TablePlan(
   /**
    * The checks that refuse {@code config} before anything is created or written: a seed's copy
    * (read here), an explicit starting LSN of a new target, an app id another target uses, a facts
-   * table that lacks the facts of the target's earlier batches.
+   * table that lacks the facts of the target's earlier batches, a target whose recorded snapshot is
+   * another app id's or not in the facts table.
    *
    * @return the seed's plan, or null without a seed
    * @throws IllegalArgumentException naming what is refused
@@ -107,6 +108,7 @@ record TablePlan(
     }
     TargetIdentity.check(config, tables, out);
     TargetIdentity.requireTargetsFacts(config, tables);
+    TargetIdentity.requireOwnSnapshot(config, tables);
     if (config.bootstrap() && seed == null) {
       ChunkedSnapshot.checkModeLock(
           config,

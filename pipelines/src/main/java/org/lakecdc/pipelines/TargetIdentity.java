@@ -4,6 +4,7 @@ import java.io.PrintStream;
 import java.util.Optional;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.position.StreamPosition;
+import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
 
 /**
  * Which recorded position is a target's own. The facts table is shared: it holds one position per
@@ -142,6 +143,75 @@ final class TargetIdentity {
             + bronze.get().endLsn()
             + "): the facts rows of its earlier batches are not there; point --factsTable at the"
             + " table that holds this target's facts");
+  }
+
+  /**
+   * Refuses a run whose target holds a recorded snapshot it would not find as its own, so it would
+   * take the target for new and take a second snapshot into it: bronze records no position and the
+   * facts table none of this app id for it, but the target's chunked snapshot is recorded under
+   * another app id (its {@code snapshot_open} row names this bronze table, or bronze holds a chunk
+   * committed under that app id), or bronze holds chunks whose snapshot the facts table given does
+   * not record. Reads only; call it before anything is written.
+   *
+   * @throws IllegalArgumentException naming the app id the target is written by
+   * @throws OptionRefusedException naming {@code --factsTable} when it lacks the snapshot's facts
+   */
+  static void requireOwnSnapshot(JobConfig config, DeltaTables tables) {
+    if (!tables.exists(config.bronzePath())
+        || bronzePosition(config, tables).isPresent()
+        || ownFactsPosition(config, tables).isPresent()) {
+      return;
+    }
+    Optional<ChunkedSnapshotFacts.ChunkFact> chunk =
+        tables
+            .domainMetadata(config.bronzePath(), ChunkedSnapshotFacts.BRONZE_DOMAIN)
+            .map(ChunkedSnapshotFacts.ChunkFact::fromJson);
+    if (chunk.isPresent()) {
+      if (!ChunkedSnapshotFacts.ofFamily(chunk.get().appId(), config.appId())) {
+        throw writtenByOther(config, chunk.get().appId());
+      }
+      if (ChunkedSnapshot.read(config, tables)
+          .chunked()
+          .filter(state -> state.open().s().equals(chunk.get().s()))
+          .isEmpty()) {
+        throw new OptionRefusedException(
+            "--factsTable "
+                + config.factsPath()
+                + " holds no facts of the chunked snapshot at S = "
+                + chunk.get().s()
+                + " whose chunks target "
+                + config.bronzePath()
+                + " already holds (up to chunk "
+                + chunk.get().chunk()
+                + "): point --factsTable at the table that holds this target's facts");
+      }
+      return;
+    }
+    for (ChunkedSnapshotFacts.Open open :
+        ChunkedSnapshotFacts.opensOfTable(
+            tables, config.factsPath(), config.bronzePath(), tables.tableId(config.bronzePath()))) {
+      if (!ChunkedSnapshotFacts.ofFamily(open.appId(), config.appId())) {
+        throw writtenByOther(config, open.appId());
+      }
+    }
+  }
+
+  /**
+   * {@code Target <bronze> is written by app id '<other>', not '<this>': run with --appId=<other's
+   * family> or write a new target}.
+   */
+  static IllegalArgumentException writtenByOther(JobConfig config, String otherAppId) {
+    String family = otherAppId.replaceFirst("\\.g[0-9]+$", "");
+    return new IllegalArgumentException(
+        "Target "
+            + config.bronzePath()
+            + " is written by app id '"
+            + otherAppId
+            + "', not '"
+            + config.streamAppId()
+            + "': run with --appId="
+            + family
+            + " or write a new target");
   }
 
   /**

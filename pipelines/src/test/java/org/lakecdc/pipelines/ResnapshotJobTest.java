@@ -20,6 +20,8 @@ import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.lakecdc.io.mssqlcdc.client.DataLossError;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
@@ -291,6 +293,206 @@ class ResnapshotJobTest {
     f.db.transaction(at(minute)).update(ORDERS, List.of(0), Map.of("status", "paid")).commit();
     f.run(config);
     assertEquals(Set.of("loss-v1/null", "loss-v1.g3/null"), batchApps(f));
+  }
+
+  /**
+   * Runs {@code ApplyChanges} over {@code f}'s bronze into {@link #silver()}; returns its output.
+   */
+  private String applyChanges(JobFixture f) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    int code;
+    try (java.io.PrintStream o =
+            new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8);
+        java.io.PrintStream e =
+            new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8)) {
+      code =
+          ApplyChanges.run(
+              new String[] {
+                "--fakePath=" + dir.resolve("source"),
+                "--captureInstance=dbo_orders",
+                "--bronze=" + f.bronze,
+                "--silver=" + silver(),
+                "--control=" + f.control,
+                "--facts=" + f.facts,
+                "--logFile=" + dir.resolve("run.log")
+              },
+              o,
+              e);
+    }
+    String printed = out.toString(java.nio.charset.StandardCharsets.UTF_8);
+    assertEquals(0, code, printed + err.toString(java.nio.charset.StandardCharsets.UTF_8));
+    return printed;
+  }
+
+  private String silverSnapshot() {
+    return org.lakecdc.transforms.silver.SilverPosition.read(f0.tables, silver())
+        .orElseThrow()
+        .snapshotLsn();
+  }
+
+  /**
+   * A whole re-snapshot whose own S is purged before its read ends commits nothing to bronze: no
+   * reader can take the failed attempt's rows as a snapshot. Between the failure and the next
+   * successful re-snapshot, ApplyChanges leaves silver as the last snapshot that completed made it;
+   * the next attempt is generation 2 (the failed attempt used 1) and silver rebuilds from it.
+   */
+  @Test
+  void aFailedReSnapshotCommitsNoRowAndSilverKeepsTheLastCompletedSnapshotUntilTheNext() {
+    JobFixture f = orders(dir);
+    f0 = f;
+    JobConfig config = config(f, DataLossPolicy.RESNAPSHOT);
+    f.run(config);
+    String bootstrap = bronzePosition(f).endLsn().toString();
+    assertEquals(List.of("0/new", "1/new", "2/new"), silverRows());
+    purge(f, 10, 100);
+    JobConfig outlived =
+        JobConfig.builder(
+                ReadTableHook.before(f.db.clientFactory(), () -> purge(f, 20, 101)),
+                JobFixture.CI,
+                f.bronze,
+                f.facts,
+                f.control)
+            .appId("loss-v1")
+            .onDataLoss(DataLossPolicy.RESNAPSHOT)
+            .silverPath(silver())
+            .build();
+    long bronzeVersion = f.tables.version(f.bronze);
+    assertThrows(DataLossError.class, () -> f.run(outlived));
+    Row failed = events(f, "resnapshot_failed").get(0);
+    String sFailed = failed.getString(FactsTable.MIN_LSN);
+    assertEquals("loss-v1.g1", failed.getString(FactsTable.APP_ID));
+    assertEquals(bronzeVersion, f.tables.version(f.bronze), "nothing committed to bronze");
+    assertEquals(List.of(bootstrap), List.copyOf(snapshots(f)), "no row under " + sFailed);
+    assertEquals("loss-v1", bronzePosition(f).appId(), "still generation 0");
+
+    // ApplyChanges between the failure and the next re-snapshot: silver stays as it was.
+    String between = applyChanges(f);
+    assertTrue(between.contains(", 0 waves, 0 keys applied"), between);
+    assertEquals(List.of("0/new", "1/new", "2/new"), silverRows());
+    assertEquals(bootstrap, silverSnapshot());
+
+    f.run(config.toBuilder().resnapshotIntervalDays(0).build());
+    StreamPosition g2 = bronzePosition(f);
+    assertEquals("loss-v1.g2", g2.appId());
+    assertEquals(List.of(bootstrap, g2.endLsn().toString()), List.copyOf(snapshots(f)));
+    applyChanges(f);
+    assertEquals(List.of("0/new", "1/new", "100/new", "101/new", "2/new"), silverRows());
+    assertEquals(g2.endLsn().toString(), silverSnapshot());
+  }
+
+  /**
+   * The same for a bootstrap: a whole snapshot whose S is purged before its read ends is never
+   * committed, so the target stays new and the rerun takes a snapshot of its own and streams on.
+   */
+  @Test
+  void aBootstrapWhoseSWasPurgedBeforeItsReadEndedCommitsNothingAndTheRerunStartsOver() {
+    JobFixture f = orders(dir);
+    f0 = f;
+    Lsn first = f.db.openClient().maxLsn().orElseThrow();
+    JobConfig outlived =
+        JobConfig.builder(
+                ReadTableHook.before(f.db.clientFactory(), () -> purge(f, 10, 100)),
+                JobFixture.CI,
+                f.bronze,
+                f.facts,
+                f.control)
+            .appId("loss-v1")
+            .build();
+    DataLossError e = assertThrows(DataLossError.class, () -> f.run(outlived));
+    assertEquals(
+        "dbo_orders: the bootstrap snapshot of "
+            + f.bronze
+            + " at S = "
+            + first
+            + " outlived the CDC retention: cleanup purged the changes after S (min_lsn is now "
+            + f.db.openClient().minLsn(JobFixture.CI)
+            + ") before the read could be committed, so nothing was committed and the next run"
+            + " takes a new snapshot. Lengthen the retention (sys.sp_cdc_change_job @retention),"
+            + " read faster (--numPartitions), or use --snapshot=chunked.",
+        e.getMessage());
+    assertEquals(List.of(), scan(f.bronze), "no row in bronze");
+    assertTrue(
+        f.tables.domainMetadata(f.bronze, StreamPosition.BRONZE_DOMAIN).isEmpty(), "no position");
+    assertEquals(List.of(), events(f, "bootstrap"));
+
+    f.run(config(f, DataLossPolicy.FAIL).toBuilder().silverPath(null).build());
+    assertTrue(f.lastOutput.contains("New target " + f.bronze + ": taking a snapshot"));
+    String s = bronzePosition(f).endLsn().toString();
+    assertEquals(Set.of(s), snapshots(f));
+    assertEquals(List.of("0/new", "1/new", "100/new", "2/new"), snapshotRows(f, s));
+    assertEquals(1, events(f, "bootstrap").size());
+  }
+
+  /** Where a test kills the recovering run: a crash point, or "mid-read" (its read throws). */
+  private static final List<String> KILLS =
+      List.of(
+          "MID_READ",
+          CrashPoint.AFTER_RECOVERY_RECORDED.name(),
+          CrashPoint.AFTER_RESNAPSHOT_COMMIT.name(),
+          CrashPoint.AFTER_RESNAPSHOT_EVENT.name());
+
+  @ParameterizedTest
+  @EnumSource(
+      value = DataLossPolicy.class,
+      names = {"FAIL", "SKIP"})
+  void aRecoveryKilledAtAnyStepIsFinishedByARerunWhateverItsOnDataLoss(DataLossPolicy rerun) {
+    JobFixture f = orders(dir);
+    f0 = f;
+    JobConfig recovering =
+        config(f, DataLossPolicy.RESNAPSHOT).toBuilder()
+            .bootstrap(false)
+            .silverPath(null)
+            .resnapshotIntervalDays(0)
+            .build();
+    JobConfig plain = recovering.toBuilder().onDataLoss(rerun).build();
+    f.run(recovering);
+    int minute = 10;
+    int generation = 0;
+    for (String kill : KILLS) {
+      purge(f, minute, 100 + generation);
+      minute += 10;
+      generation++;
+      JobConfig killed =
+          kill.equals("MID_READ")
+              ? JobConfig.builder(
+                      ReadTableHook.before(
+                          f.db.clientFactory(),
+                          () -> {
+                            throw new CrashPoint.SimulatedCrash(
+                                CrashPoint.AFTER_RECOVERY_RECORDED, -1);
+                          }),
+                      JobFixture.CI,
+                      f.bronze,
+                      f.facts,
+                      f.control)
+                  .appId("loss-v1")
+                  .bootstrap(false)
+                  .onDataLoss(DataLossPolicy.RESNAPSHOT)
+                  .resnapshotIntervalDays(0)
+                  .build()
+              : recovering.withCrash(CrashPoint.valueOf(kill), -1);
+      assertThrows(RuntimeException.class, () -> f.run(killed));
+      assertEquals(
+          generation,
+          events(f, "snapshot_open").stream()
+              .filter(r -> r.getString(FactsTable.DETAIL).contains("\"kind\":\"resnapshot\""))
+              .count(),
+          kill + ": the recovery is recorded");
+      f.run(plain);
+      StreamPosition position = bronzePosition(f);
+      assertEquals(generation, position.generation(), kill + ", rerun " + rerun);
+      assertEquals("loss-v1.g" + generation, position.appId(), kill);
+      assertEquals(generation, snapshots(f).size(), kill + ": one snapshot per generation");
+      assertEquals(generation, events(f, "resnapshot").size(), kill + ": its event, once");
+      assertEquals(sourceRows(f), snapshotRows(f, position.endLsn().toString()), kill);
+      assertEquals(List.of(), events(f, "data_skipped"), kill + ": nothing skipped");
+      List<String> rows = bronzeKeys(f);
+      assertEquals(new TreeSet<>(rows).size(), rows.size(), kill + ": no row written twice");
+    }
+    f.db.transaction(at(minute)).update(ORDERS, List.of(0), Map.of("status", "paid")).commit();
+    f.run(plain);
+    assertEquals(Set.of("loss-v1/null", "loss-v1.g4/null"), batchApps(f));
   }
 
   @Test

@@ -144,9 +144,13 @@ class ResnapshotStreamTest {
         new Thread(
             () -> {
               for (int id = 100; writing.get(); id++) {
-                db.transaction(T0.plusSeconds(600 + id))
-                    .insert("dbo.customers", Map.of("id", id, "name", "c" + id))
-                    .commit();
+                // The simulator has one writer at a time: this thread's and the test's writes take
+                // turns (two at once could lose a cdc.lsn_time_mapping row).
+                synchronized (db) {
+                  db.transaction(T0.plusSeconds(600 + id))
+                      .insert("dbo.customers", Map.of("id", id, "name", "c" + id))
+                      .commit();
+                }
                 try {
                   Thread.sleep(300);
                 } catch (InterruptedException e) {
@@ -161,24 +165,28 @@ class ResnapshotStreamTest {
           job,
           () -> bytes.toString(StandardCharsets.UTF_8));
       customers.start();
-      try (FakeSqlServer.Bulk bulk = db.bulk()) {
-        db.transaction(T0.plusSeconds(300))
-            .insert("dbo.orders", Map.of("order_id", 3, "status", "new"))
-            .commit();
-        Lsn kept =
-            db.transaction(T0.plusSeconds(360))
-                .insert("dbo.orders", Map.of("order_id", 4, "status", "new"))
-                .commit();
-        db.cleanup("dbo_orders", kept);
+      synchronized (db) {
+        try (FakeSqlServer.Bulk bulk = db.bulk()) {
+          db.transaction(T0.plusSeconds(300))
+              .insert("dbo.orders", Map.of("order_id", 3, "status", "new"))
+              .commit();
+          Lsn kept =
+              db.transaction(T0.plusSeconds(360))
+                  .insert("dbo.orders", Map.of("order_id", 4, "status", "new"))
+                  .commit();
+          db.cleanup("dbo_orders", kept);
+        }
       }
       await(
           "dbo_orders was re-snapshotted",
           () -> !facts("resnapshot", "dbo_orders-v1.g1").isEmpty(),
           job,
           () -> bytes.toString(StandardCharsets.UTF_8));
-      db.transaction(T0.plusSeconds(5000))
-          .update("dbo.orders", List.of(1), Map.of("status", "paid"))
-          .commit();
+      synchronized (db) {
+        db.transaction(T0.plusSeconds(5000))
+            .update("dbo.orders", List.of(1), Map.of("status", "paid"))
+            .commit();
+      }
       await(
           "dbo_orders streams on in generation 1",
           () -> bronze("dbo_orders", "order_id").contains("4/1"),
@@ -331,7 +339,10 @@ class ResnapshotStreamTest {
     assertEquals(
         "{\"mode\":\"chunked\",\"kind\":\"resnapshot\",\"keys\":[\"order_id\"],"
             + "\"plan\":{\"kind\":\"int\",\"lo\":2,\"hi\":8,\"rows\":7},\"generation\":1,"
-            + "\"lost_from_ts\":\"2026-09-28T13:51:00Z\",\"lost_to_ts\":\"2026-09-28T14:01:00Z\"}",
+            + "\"lost_from_ts\":\"2026-09-28T13:51:00Z\",\"lost_to_ts\":\"2026-09-28T14:01:00Z\","
+            + "\"target_id\":\""
+            + tables.tableId(delta("bronze_dbo_orders"))
+            + "\"}",
         open.getString(FactsTable.DETAIL));
     Row done = facts("resnapshot", "dbo_orders.g1").get(0);
     assertEquals(7L, done.getInt64(FactsTable.ROWS));

@@ -71,9 +71,23 @@ public final class ChunkedSnapshotFacts {
 
   private ChunkedSnapshotFacts() {}
 
-  /** Facts transaction app id of a stream's opens: {@code <appId>#snapshots}. */
+  /**
+   * Facts transaction app id of a stream's opens as lakecdc wrote it before it recorded the bronze
+   * table's id: {@code <appId>#snapshots}.
+   */
   public static String openAppId(String appId) {
     return appId + "#snapshots";
+  }
+
+  /**
+   * Facts transaction app id of a stream's opens into one bronze table: {@code
+   * <appId>#snapshots@<bronze table id>}, version = generation. Named after the table as the events
+   * are, so a table created again at the same path (a reset target) records opens of its own.
+   *
+   * @param bronzeId the bronze table's Delta table id ({@code metaData.id})
+   */
+  public static String openAppId(String appId, String bronzeId) {
+    return appId + "#snapshots@" + bronzeId;
   }
 
   /** Facts transaction app id of the plan of S: {@code <appId>#snapplan.<S>}. */
@@ -106,6 +120,8 @@ public final class ChunkedSnapshotFacts {
    * @param lostFrom a re-snapshot's lost gap start (UTC), else null
    * @param lostTo a re-snapshot's lost gap end (UTC), else null
    * @param writtenAt when the row was written (UTC); null on a row not yet written
+   * @param targetId the Delta table id of the bronze table the snapshot is of ({@code "target_id"}
+   *     in the detail), or null on a row written before lakecdc recorded it
    */
   public record Open(
       String appId,
@@ -119,10 +135,50 @@ public final class ChunkedSnapshotFacts {
       @Nullable String extentJson,
       @Nullable Instant lostFrom,
       @Nullable Instant lostTo,
-      @Nullable Instant writtenAt)
+      @Nullable Instant writtenAt,
+      @Nullable String targetId)
       implements java.io.Serializable {
     public Open {
       keys = List.copyOf(keys);
+    }
+
+    /** An open that records no bronze table id (as lakecdc wrote them before it recorded it). */
+    public Open(
+        String appId,
+        String target,
+        Lsn s,
+        @Nullable Instant sCommitTime,
+        String mode,
+        String kind,
+        int generation,
+        List<String> keys,
+        @Nullable String extentJson,
+        @Nullable Instant lostFrom,
+        @Nullable Instant lostTo,
+        @Nullable Instant writtenAt) {
+      this(
+          appId,
+          target,
+          s,
+          sCommitTime,
+          mode,
+          kind,
+          generation,
+          keys,
+          extentJson,
+          lostFrom,
+          lostTo,
+          writtenAt,
+          null);
+    }
+
+    /**
+     * Whether this open is of the bronze table whose Delta table id is {@code bronzeId} (null: no
+     * table exists at the target's path): an open recorded with another id is a former table's at
+     * the same path; one recorded without an id is taken as the table's.
+     */
+    public boolean ofTable(@Nullable String bronzeId) {
+      return targetId == null || targetId.equals(bronzeId);
     }
 
     /** Whether this opens a chunked snapshot. */
@@ -132,7 +188,7 @@ public final class ChunkedSnapshotFacts {
 
     /**
      * The detail JSON: {@code {"mode","kind","keys","plan","generation","lost_from_ts",
-     * "lost_to_ts"}}.
+     * "lost_to_ts","target_id"}} ({@code target_id} only when known).
      */
     public String detail() {
       ObjectNode node = JSON.createObjectNode();
@@ -144,6 +200,9 @@ public final class ChunkedSnapshotFacts {
       node.put("generation", generation);
       putTime(node, "lost_from_ts", lostFrom);
       putTime(node, "lost_to_ts", lostTo);
+      if (targetId != null) {
+        node.put("target_id", targetId);
+      }
       return node.toString();
     }
 
@@ -505,6 +564,33 @@ public final class ChunkedSnapshotFacts {
    * @throws UncheckedIOException when the facts table cannot be read
    */
   public static Snapshots read(DeltaTables tables, String factsPath, String appId, String target) {
+    return read(tables, factsPath, appId, target, false, null);
+  }
+
+  /**
+   * {@link #read(DeltaTables, String, String, String)} for one bronze table: the opens recorded for
+   * another bronze table at the same path (a table deleted and created again: a reset target) are
+   * left out, so a table never takes a former table's snapshot for its own ({@link Open#ofTable}).
+   *
+   * @param bronzeId the bronze table's Delta table id, or null when no table exists at {@code
+   *     target} (then only opens recorded without an id count)
+   */
+  public static Snapshots readOfTable(
+      DeltaTables tables,
+      String factsPath,
+      String appId,
+      String target,
+      @Nullable String bronzeId) {
+    return read(tables, factsPath, appId, target, true, bronzeId);
+  }
+
+  private static Snapshots read(
+      DeltaTables tables,
+      String factsPath,
+      String appId,
+      String target,
+      boolean ofTable,
+      @Nullable String bronzeId) {
     if (!tables.exists(factsPath)) {
       return new Snapshots(Optional.empty(), Optional.empty(), false, Optional.empty());
     }
@@ -531,7 +617,7 @@ public final class ChunkedSnapshotFacts {
         Object event = row.get(FactsTable.EVENT);
         if (EVENT_SNAPSHOT_OPEN.equals(event)) {
           Open open = openOf(row);
-          if (open != null) {
+          if (open != null && (!ofTable || open.ofTable(bronzeId))) {
             opens.add(open);
           }
         } else if (EVENT_SNAPSHOT_PLAN.equals(event)) {
@@ -634,6 +720,40 @@ public final class ChunkedSnapshotFacts {
   }
 
   /**
+   * The {@code snapshot_open} rows of any app id that name the bronze table {@code bronzeId} at
+   * {@code target} (rows without a table id are left out), read from the facts table at its latest
+   * version: which stream a bronze table's snapshots belong to, when bronze records no position.
+   *
+   * @return them, in no particular order; none when the facts table does not exist
+   * @throws UncheckedIOException when the facts table cannot be read
+   */
+  public static List<Open> opensOfTable(
+      DeltaTables tables, String factsPath, String target, String bronzeId) {
+    List<Open> opens = new ArrayList<>();
+    if (!tables.exists(factsPath)) {
+      return opens;
+    }
+    try (CloseableIterator<Map<String, Object>> rows =
+        tables.scanAtVersion(
+            factsPath, tables.version(factsPath), eventIn(List.of(EVENT_SNAPSHOT_OPEN)))) {
+      while (rows.hasNext()) {
+        Map<String, Object> row = rows.next();
+        if (!target.equals(row.get(FactsTable.TARGET))
+            || !EVENT_SNAPSHOT_OPEN.equals(row.get(FactsTable.EVENT))) {
+          continue;
+        }
+        Open open = openOf(row);
+        if (open != null && bronzeId.equals(open.targetId())) {
+          opens.add(open);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read Delta table " + factsPath, e);
+    }
+    return opens;
+  }
+
+  /**
    * Reads the re-snapshots of {@code appId}'s family for {@code target} ({@link Recoveries}) from
    * the facts table at its latest version (file skipping on {@code event}).
    *
@@ -642,6 +762,33 @@ public final class ChunkedSnapshotFacts {
    */
   public static Recoveries recoveries(
       DeltaTables tables, String factsPath, String appId, String target) {
+    return recoveries(tables, factsPath, appId, target, false, null);
+  }
+
+  /**
+   * {@link #recoveries(DeltaTables, String, String, String)} for one bronze table: opens and
+   * failures recorded for another bronze table at the same path are left out ({@link
+   * Open#ofTable}).
+   *
+   * @param bronzeId the bronze table's Delta table id, or null when no table exists at {@code
+   *     target}
+   */
+  public static Recoveries recoveriesOfTable(
+      DeltaTables tables,
+      String factsPath,
+      String appId,
+      String target,
+      @Nullable String bronzeId) {
+    return recoveries(tables, factsPath, appId, target, true, bronzeId);
+  }
+
+  private static Recoveries recoveries(
+      DeltaTables tables,
+      String factsPath,
+      String appId,
+      String target,
+      boolean ofTable,
+      @Nullable String bronzeId) {
     SortedMap<Integer, Open> opens = new TreeMap<>();
     java.util.Set<Integer> completed = new java.util.HashSet<>();
     Map<Integer, Instant> failed = new java.util.HashMap<>();
@@ -661,7 +808,9 @@ public final class ChunkedSnapshotFacts {
         Object event = row.get(FactsTable.EVENT);
         if (EVENT_SNAPSHOT_OPEN.equals(event)) {
           Open open = openOf(row);
-          if (open != null && KIND_RESNAPSHOT.equals(open.kind())) {
+          if (open != null
+              && KIND_RESNAPSHOT.equals(open.kind())
+              && (!ofTable || open.ofTable(bronzeId))) {
             opens.put(open.generation(), open);
           }
         } else if (EVENT_RESNAPSHOT.equals(event)) {
@@ -669,7 +818,12 @@ public final class ChunkedSnapshotFacts {
         } else {
           JsonNode detail = detailOf(row);
           Instant at = utc(row.get(FactsTable.WRITTEN_AT));
-          if (detail != null && at != null) {
+          boolean ours =
+              !ofTable
+                  || detail == null
+                  || !detail.path("target_id").isTextual()
+                  || detail.get("target_id").asText().equals(bronzeId);
+          if (detail != null && at != null && ours) {
             failed.merge(detail.path("generation").asInt(), at, (a, b) -> a.isAfter(b) ? a : b);
           }
         }
@@ -731,7 +885,8 @@ public final class ChunkedSnapshotFacts {
         plan.isMissingNode() || plan.isNull() ? null : plan.toString(),
         utc(row.get(FactsTable.LOST_FROM_TS)),
         utc(row.get(FactsTable.LOST_TO_TS)),
-        utc(row.get(FactsTable.WRITTEN_AT)));
+        utc(row.get(FactsTable.WRITTEN_AT)),
+        d.path("target_id").isTextual() ? d.get("target_id").asText() : null);
   }
 
   private static @Nullable Plan planOf(Map<String, Object> row) {

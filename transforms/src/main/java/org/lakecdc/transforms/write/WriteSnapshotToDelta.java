@@ -27,7 +27,11 @@ import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
+import org.lakecdc.io.mssqlcdc.client.CdcClient;
+import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
+import org.lakecdc.io.mssqlcdc.client.DataLossError;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.read.StartingLsn;
 import org.lakecdc.transforms.bronze.BronzeTable;
 import org.lakecdc.transforms.delta.CommitResult;
 import org.lakecdc.transforms.delta.DataFileAction;
@@ -69,6 +73,12 @@ import org.lakecdc.transforms.position.StreamPosition;
  * <p>A snapshot already committed (the domain is present, a rerun after a crash) is not written
  * again: its S is what the stream continues from, never a newer one (docs/tables.md "Bronze"). An
  * empty table commits no data file but still records the snapshot and the position.
+ *
+ * <p>With {@link FromSnapshot#withRetentionCheck} the committer first checks that CDC still holds
+ * the changes right after S: rows read over a span whose changes cleanup purged are no snapshot of
+ * any moment (a row read late may show a change whose delete or update of another row is gone), so
+ * such a read is never committed; the commit fails with {@link DataLossError} and its data files
+ * stay orphans for {@code VACUUM}.
  */
 public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCollection<Long>> {
   /**
@@ -165,6 +175,7 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
           position,
           null,
           Map.of(),
+          null,
           null);
     }
   }
@@ -180,6 +191,7 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
     private final @Nullable SeedSource seed;
     private final Map<String, String> hadoopConf;
     private final SnapshotFileSink.@Nullable RowListener listener;
+    private final @Nullable RetentionCheck retention;
 
     private FromSnapshot(
         MssqlCdcIO.Snapshot snapshot,
@@ -187,19 +199,40 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
         StreamPosition position,
         @Nullable SeedSource seed,
         Map<String, String> hadoopConf,
-        SnapshotFileSink.@Nullable RowListener listener) {
+        SnapshotFileSink.@Nullable RowListener listener,
+        @Nullable RetentionCheck retention) {
       this.snapshot = snapshot;
       this.bronzePath = bronzePath;
       this.position = position;
       this.seed = seed;
       this.hadoopConf = hadoopConf;
       this.listener = listener;
+      this.retention = retention;
     }
 
     /** The same write with these Hadoop properties on every worker (see the class comment). */
     public FromSnapshot withHadoopConf(Map<String, String> hadoopConf) {
       return new FromSnapshot(
-          snapshot, bronzePath, position, seed, new TreeMap<>(hadoopConf), listener);
+          snapshot, bronzePath, position, seed, new TreeMap<>(hadoopConf), listener, retention);
+    }
+
+    /**
+     * The same write committing only while CDC still holds the changes right after S ({@link
+     * StartingLsn#lostAfter}, asked of {@code clientFactory}'s source for {@code captureInstance}
+     * right before the commit): otherwise the committer commits nothing and fails with {@link
+     * DataLossError} (see the class comment). A snapshot already recorded is not checked.
+     */
+    public FromSnapshot withRetentionCheck(CdcClientFactory clientFactory, String captureInstance) {
+      return new FromSnapshot(
+          snapshot,
+          bronzePath,
+          position,
+          seed,
+          hadoopConf,
+          listener,
+          new RetentionCheck(
+              Objects.requireNonNull(clientFactory, "clientFactory"),
+              Objects.requireNonNull(captureInstance, "captureInstance")));
     }
 
     /** The same write with the job's Hadoop configuration on every worker. */
@@ -215,7 +248,8 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
           position,
           seed,
           hadoopConf,
-          Objects.requireNonNull(listener, "listener"));
+          Objects.requireNonNull(listener, "listener"),
+          retention);
     }
 
     @Override
@@ -224,7 +258,43 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
           new SnapshotFileSink(bronzePath, position.endLsn().toString(), hadoopConf, listener);
       return input
           .apply("Read and write key ranges", snapshot.writeTo(sink))
-          .apply("Commit the snapshot", new CommitAll(bronzePath, position, seed, hadoopConf));
+          .apply(
+              "Commit the snapshot",
+              new CommitAll(bronzePath, position, seed, hadoopConf, retention));
+    }
+  }
+
+  /**
+   * Whether CDC still holds the changes right after a snapshot's S, asked right before its commit.
+   *
+   * @param clientFactory the source
+   * @param captureInstance a capture instance of the snapshot's table
+   */
+  record RetentionCheck(CdcClientFactory clientFactory, String captureInstance)
+      implements java.io.Serializable {
+    /**
+     * Returns when CDC holds the changes right after {@code s}.
+     *
+     * @throws DataLossError when cleanup purged them: naming S, the capture instance's {@code
+     *     min_lsn} and {@code bronzePath}, which received nothing
+     */
+    void requireHeldAfter(Lsn s, String bronzePath) {
+      try (CdcClient client = clientFactory.open()) {
+        Optional<Lsn> min = StartingLsn.lostAfter(client, captureInstance, s);
+        if (min.isPresent()) {
+          throw new DataLossError(
+              captureInstance,
+              client.incrementLsn(s),
+              min.get(),
+              captureInstance
+                  + ": CDC cleanup purged the changes right after the snapshot's S = "
+                  + s
+                  + " (min_lsn is now "
+                  + min.get()
+                  + ") before its read ended: the snapshot is not committed to "
+                  + bronzePath);
+        }
+      }
     }
   }
 
@@ -330,7 +400,7 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
                 new WriteBundleFiles(
                     bronzePath, changeSchema, position.endLsn().toString(), hadoopConf)))
         .setCoder(SnapshotFiles.coder())
-        .apply("Commit the snapshot", new CommitAll(bronzePath, position, seed, hadoopConf));
+        .apply("Commit the snapshot", new CommitAll(bronzePath, position, seed, hadoopConf, null));
   }
 
   /**
@@ -420,8 +490,9 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
         String bronzePath,
         StreamPosition position,
         @Nullable SeedSource seed,
-        Map<String, String> hadoopConf) {
-      this.commit = new CommitSnapshot(bronzePath, position, seed, hadoopConf);
+        Map<String, String> hadoopConf,
+        @Nullable RetentionCheck retention) {
+      this.commit = new CommitSnapshot(bronzePath, position, seed, hadoopConf, retention);
     }
 
     @Override
@@ -478,17 +549,20 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
     private final StreamPosition position;
     private final @Nullable SeedSource seed;
     private final Map<String, String> hadoopConf;
+    private final @Nullable RetentionCheck retention;
     private transient @Nullable DeltaTables tables;
 
     CommitSnapshot(
         String bronzePath,
         StreamPosition position,
         @Nullable SeedSource seed,
-        Map<String, String> hadoopConf) {
+        Map<String, String> hadoopConf,
+        @Nullable RetentionCheck retention) {
       this.bronzePath = bronzePath;
       this.position = position;
       this.seed = seed;
       this.hadoopConf = hadoopConf;
+      this.retention = retention;
     }
 
     @Setup
@@ -498,6 +572,12 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
 
     @ProcessElement
     public void process(@Element SnapshotFiles files, OutputReceiver<Long> out) {
+      if (retention != null
+          && committedRecord(Objects.requireNonNull(tables), bronzePath)
+              .filter(r -> r.generation() >= position.generation())
+              .isEmpty()) {
+        retention.requireHeldAfter(position.endLsn(), bronzePath);
+      }
       out.output(
           commit(
               Objects.requireNonNull(tables),

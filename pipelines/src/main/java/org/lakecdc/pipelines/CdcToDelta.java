@@ -459,27 +459,18 @@ public final class CdcToDelta {
   }
 
   /**
-   * A Delta table's path or URI: not empty, and for a local path not an existing file (a table is a
-   * directory).
+   * A Delta table's path or URI, normalized: not empty, and for a local path neither an existing
+   * file nor below one (a table is a directory; the job would fail creating it, after its work).
    */
   private static String tablePath(String option, String value) {
     required(option, value);
-    if (!value.contains("://") && !value.startsWith("file:")) {
-      Path path = Path.of(value);
-      if (Files.exists(path) && !Files.isDirectory(path)) {
-        throw new IllegalArgumentException(
-            "--"
-                + option
-                + " must be a Delta table's directory (existing or to create), not the file '"
-                + value
-                + "'");
-      }
-    }
+    String normalized;
     try {
-      return TablePaths.normalize(value);
+      normalized = TablePaths.normalize(value);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("--" + option + ": " + e.getMessage());
     }
+    return CommandLine.writableTableLocation(option, normalized);
   }
 
   /** {@code --fakePath}, or the demo's default directory when it is not given. */

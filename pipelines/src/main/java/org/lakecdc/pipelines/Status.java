@@ -141,6 +141,15 @@ public final class Status {
       facts = TableReading.existingTable(tables, "factsTable", options.getFactsTable());
       requireKind(tables, "factsTable", facts, TableKind.FACTS);
       control = TableReading.tablePath("controlTable", options.getControlTable());
+      if (!CommandLine.values(args, "controlTable").isEmpty()) {
+        CommandLine.existingTable(
+            tables,
+            "controlTable",
+            control,
+            null,
+            "give the control table the job wrote (leave --controlTable out to print without"
+                + " verdicts when there is none)");
+      }
       out = TableReading.output(options, out);
     } catch (IllegalArgumentException e) {
       err.println("error: " + TableReading.firstLine(e));

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.transforms.facts.FactsTable;
+import org.lakecdc.transforms.finalization.ControlTable;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
 
 /**
@@ -250,6 +251,8 @@ class StatusTest {
             .set(FactsTable.DETAIL, "UnknownCaptureInstance")
             .set(FactsTable.WRITTEN_AT, Instant.parse("2026-12-01T09:00:00Z"))
             .build());
+    // The facts rows are written by hand: an empty control table (no verdicts).
+    f.tables.createIfAbsent(f.control, ControlTable.definition());
     Output status =
         status(
             clockAt(Instant.parse("2026-12-01T12:00:00Z")),
@@ -392,6 +395,8 @@ class StatusTest {
         open("full", target, s, full, boot, 0).toRow(OPENED),
         // "unplanned": opened, its first wave not run yet.
         open("unplanned", target, s, c, boot, 0).toRow(OPENED));
+    // The facts rows are written by hand: an empty control table (no verdicts).
+    f.tables.createIfAbsent(f.control, ControlTable.definition());
     Output status =
         status(
             clockAt(Instant.parse("2030-01-02T12:00:00Z")),
@@ -780,6 +785,8 @@ class StatusTest {
             .set(FactsTable.TARGET, target)
             .set(FactsTable.WRITTEN_AT, Instant.parse("2030-01-02T05:00:00Z"))
             .build());
+    // The facts rows are written by hand: an empty control table (no verdicts).
+    f.tables.createIfAbsent(f.control, ControlTable.definition());
     Output status =
         status(
             clockAt(Instant.parse("2030-01-02T12:00:00Z")),

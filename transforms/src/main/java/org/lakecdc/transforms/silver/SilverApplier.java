@@ -736,10 +736,14 @@ public final class SilverApplier {
     return keys;
   }
 
-  /** Step 13: creates silver, adds the captured columns bronze gained; silver's row schema. */
+  /**
+   * Step 13: creates silver (recording its bronze and capture instances in its table properties),
+   * adds the captured columns bronze gained; silver's row schema.
+   */
   private Schema ensureSilver(SilverSpec spec, Schema bronzeSchema) {
     Schema wanted = SilverTable.schema(bronzeSchema);
-    tables.createIfAbsent(spec.silver(), SilverTable.definition(wanted));
+    tables.createIfAbsent(
+        spec.silver(), SilverTable.definition(wanted, spec.bronze(), spec.captureInstances()));
     List<DeltaColumn> existing = tables.describe(spec.silver()).columns();
     Set<String> have = new java.util.HashSet<>();
     for (DeltaColumn column : existing) {

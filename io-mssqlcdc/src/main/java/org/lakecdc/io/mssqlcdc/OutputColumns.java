@@ -16,8 +16,10 @@ import org.lakecdc.io.mssqlcdc.schema.CapturedSchema;
 import org.lakecdc.io.mssqlcdc.schema.ChangeSchema;
 import org.lakecdc.io.mssqlcdc.schema.ColumnSpec;
 import org.lakecdc.io.mssqlcdc.schema.ColumnsDdl;
+import org.lakecdc.io.mssqlcdc.schema.DeclaredColumnsException;
 import org.lakecdc.io.mssqlcdc.schema.InstanceColumns;
 import org.lakecdc.io.mssqlcdc.schema.OutputType;
+import org.lakecdc.io.mssqlcdc.schema.TypeCompatibility;
 import org.lakecdc.io.mssqlcdc.schema.TypeMapping;
 
 /**
@@ -79,8 +81,9 @@ record OutputColumns(
    * @param factory opens the client that reads CDC metadata (closed before returning)
    * @param declared the {@code columns} DDL, or null to infer
    * @param includeCommandId whether the schema has {@code _command_id}
-   * @throws IllegalArgumentException for a missing option, a declared column no instance captures,
-   *     a reserved name or an unmappable type
+   * @throws IllegalArgumentException for a missing option, a reserved name or an unmappable type
+   * @throws DeclaredColumnsException for a declared column no instance captures, or a declared type
+   *     that cannot hold a captured column's SQL Server type ({@link TypeCompatibility#holds})
    * @throws org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError for an unknown instance
    */
   static OutputColumns resolve(
@@ -104,6 +107,7 @@ record OutputColumns(
       if (declared != null) {
         columns = ColumnsDdl.parse(declared);
         checkDeclaredColumnsCaptured(columns, captured, instances.get(0));
+        checkDeclaredTypesHold(columns, captured);
         expected.putAll(capturedTypes(columns, captured));
       } else {
         columns = CapturedSchema.infer(captured).columns();
@@ -148,6 +152,58 @@ record OutputColumns(
   }
 
   /**
+   * A declared type that cannot hold a captured column's SQL Server type would fail the read at the
+   * first value it cannot convert, after the job has created its tables and maybe committed
+   * batches: fail when the schema is resolved instead, naming every such column with each instance
+   * that captures it (computed columns, NULL in every change row, are left out).
+   */
+  private static void checkDeclaredTypesHold(
+      List<ColumnSpec> declared, List<InstanceColumns> captured) {
+    List<String> refused = new ArrayList<>();
+    for (ColumnSpec column : declared) {
+      for (InstanceColumns instance : captured) {
+        for (CapturedColumn c : instance.columns()) {
+          if (c.computed()
+              || !c.name().equalsIgnoreCase(column.name())
+              || TypeCompatibility.holds(column.type(), c.type())) {
+            continue;
+          }
+          refused.add(
+              column.name()
+                  + " "
+                  + column.type()
+                  + " cannot hold "
+                  + c.type()
+                  + " (the type "
+                  + instance.captureInstance()
+                  + " captures; declare "
+                  + suggestion(c)
+                  + ")");
+        }
+      }
+    }
+    if (!refused.isEmpty()) {
+      throw new DeclaredColumnsException(
+          "the declared type of "
+              + (refused.size() == 1 ? "a column" : "columns")
+              + " cannot hold every captured value: "
+              + String.join("; ", refused));
+    }
+  }
+
+  /** The type a captured column maps to by default, or STRING, as what to declare instead. */
+  private static String suggestion(CapturedColumn column) {
+    try {
+      return TypeMapping.outputType(column.name(), column.type())
+          + " or another type that holds every "
+          + column.type()
+          + " value";
+    } catch (IllegalArgumentException e) {
+      return "STRING";
+    }
+  }
+
+  /**
    * A declared column that no capture instance of the table captures would read NULL forever: fail
    * instead (docs/options.md, docs/scenarios.md C220).
    */
@@ -164,7 +220,7 @@ record OutputColumns(
       }
     }
     if (!missing.isEmpty()) {
-      throw new IllegalArgumentException(
+      throw new DeclaredColumnsException(
           "No capture instance of the table ("
               + String.join(", ", captured.stream().map(InstanceColumns::captureInstance).toList())
               + ") captures "

@@ -33,6 +33,7 @@ import org.lakecdc.transforms.delta.CommitResult;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaConflictException;
 import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.delta.TablePaths;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.finalization.ControlTable;
 import org.lakecdc.transforms.finalization.Finalization;
@@ -642,10 +643,19 @@ public final class SilverApplier {
     return images;
   }
 
-  /** Step 4: max {@code max_lsn} of the bootstrap/resnapshot facts rows of this bronze. */
+  /**
+   * Step 4: max {@code max_lsn} of the bootstrap/resnapshot facts rows of this bronze, targets
+   * compared as one spelling ({@link TablePaths#normalize}: a relative path, an absolute path and a
+   * {@code file:} URI of one table are one target). When there is none and no snapshot was opened
+   * for bronze either, a warning (once) says the facts table has no row for bronze at all, which is
+   * a bronze spelled otherwise than its job was given it or another job's facts table; a target the
+   * facts table has batch rows for was started without a snapshot on purpose ({@code
+   * --bootstrap=false}, {@code --startingLsn}) and a bronze nothing was streamed into yet has
+   * nothing to apply: neither is warned about.
+   */
   private @Nullable String newestSnapshotFact(SilverSpec spec) {
     String facts = spec.facts();
-    Set<String> targets = new TreeSet<>();
+    String bronze = normalized(spec.bronze());
     String newest = null;
     boolean opened = false;
     if (tables.exists(facts)) {
@@ -669,23 +679,20 @@ public final class SilverApplier {
         while (rows.hasNext()) {
           Map<String, Object> row = rows.next();
           Object event = row.get(FactsTable.EVENT);
-          Object target = row.get(FactsTable.TARGET);
-          if (target == null) {
+          if (!(row.get(FactsTable.TARGET) instanceof String target)
+              || !bronze.equals(normalized(target))) {
             continue;
           }
-          targets.add((String) target);
           if (ChunkedSnapshotFacts.EVENT_SNAPSHOT_OPEN.equals(event)) {
             // A snapshot opened for this target (not complete yet) is a row for it too.
-            opened |= spec.bronze().equals(target);
+            opened = true;
             continue;
           }
           if (!FactsTable.EVENT_BOOTSTRAP.equals(event) && !EVENT_RESNAPSHOT.equals(event)) {
             continue;
           }
           Object maxLsn = row.get(FactsTable.MAX_LSN);
-          if (spec.bronze().equals(target)
-              && maxLsn != null
-              && (newest == null || ((String) maxLsn).compareTo(newest) > 0)) {
+          if (maxLsn != null && (newest == null || ((String) maxLsn).compareTo(newest) > 0)) {
             newest = (String) maxLsn;
           }
         }
@@ -693,18 +700,53 @@ public final class SilverApplier {
         throw new UncheckedIOException("Cannot read Delta table " + facts, e);
       }
     }
-    if (newest == null && !opened) {
-      warnOnce(
-          "target:" + spec.silver() + ":" + spec.bronze(),
-          "Facts table "
-              + facts
-              + " has no row for target "
-              + spec.bronze()
-              + " among its bootstrap/resnapshot/snapshot_open events; targets with one: "
-              + targets
-              + " (pass bronze spelled as the bronze job was given it)");
+    // Decided once per silver and bronze: the facts table is scanned whole only here.
+    if (newest == null
+        && !opened
+        && warnedOnce.add("target:" + spec.silver() + ":" + spec.bronze())
+        && tables.hasDataFiles(spec.bronze())) {
+      Set<String> targets = factsTargets(facts);
+      if (!targets.contains(bronze)) {
+        warn(
+            "Facts table "
+                + facts
+                + " has no row for target "
+                + bronze
+                + ", so no snapshot of it can be seen (its targets: "
+                + targets
+                + "): pass bronze spelled as the bronze job was given it, and the facts table that"
+                + " job wrote");
+      }
     }
     return newest;
+  }
+
+  /** Every target the facts table has a row for, normalized; empty when it does not exist. */
+  private Set<String> factsTargets(String facts) {
+    Set<String> targets = new TreeSet<>();
+    if (!tables.exists(facts)) {
+      return targets;
+    }
+    try (CloseableIterator<Map<String, Object>> rows =
+        tables.scanAtVersion(facts, tables.version(facts), null)) {
+      while (rows.hasNext()) {
+        if (rows.next().get(FactsTable.TARGET) instanceof String target) {
+          targets.add(normalized(target));
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read Delta table " + facts, e);
+    }
+    return targets;
+  }
+
+  /** A table path in its one spelling; a value that is no path stays as it is. */
+  private static String normalized(String path) {
+    try {
+      return TablePaths.normalize(path);
+    } catch (IllegalArgumentException e) {
+      return path;
+    }
   }
 
   /** Step 13: keys must be captured columns; returns them in bronze's spelling. */

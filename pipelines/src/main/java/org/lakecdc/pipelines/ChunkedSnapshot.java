@@ -188,7 +188,8 @@ final class ChunkedSnapshot {
               extent.toJson(planner.keyTypes()),
               lostFrom,
               lostTo,
-              null);
+              null,
+              config.captureInstance());
     }
     tables.append(
         config.factsPath(),
@@ -230,7 +231,8 @@ final class ChunkedSnapshot {
             null,
             null,
             null,
-            null);
+            null,
+            config.captureInstance());
     tables.append(
         config.factsPath(),
         FactsTable.SCHEMA,

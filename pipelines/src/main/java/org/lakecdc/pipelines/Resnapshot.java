@@ -287,7 +287,8 @@ final class Resnapshot {
             null,
             lostFrom,
             lostTo,
-            null);
+            null,
+            config.captureInstance());
     tables.append(
         config.factsPath(),
         FactsTable.SCHEMA,

@@ -85,7 +85,8 @@ class ChunkedModeLockTest {
     assertEquals(0L, open.getInt64(FactsTable.ROWS));
     assertEquals(
         "{\"mode\":\"full\",\"kind\":\"bootstrap\",\"keys\":[\"order_id\"],\"plan\":null,"
-            + "\"generation\":0,\"lost_from_ts\":null,\"lost_to_ts\":null}",
+            + "\"generation\":0,\"lost_from_ts\":null,\"lost_to_ts\":null,"
+            + "\"capture_instance\":\"dbo_orders\"}",
         open.getString(FactsTable.DETAIL));
     ChunkedSnapshotFacts.Snapshots snapshots =
         ChunkedSnapshot.read(config(f, SnapshotSettings.Mode.WHOLE), f.tables);

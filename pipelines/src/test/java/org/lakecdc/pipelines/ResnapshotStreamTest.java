@@ -331,7 +331,8 @@ class ResnapshotStreamTest {
     assertEquals(
         "{\"mode\":\"chunked\",\"kind\":\"resnapshot\",\"keys\":[\"order_id\"],"
             + "\"plan\":{\"kind\":\"int\",\"lo\":2,\"hi\":8,\"rows\":7},\"generation\":1,"
-            + "\"lost_from_ts\":\"2026-09-28T13:51:00Z\",\"lost_to_ts\":\"2026-09-28T14:01:00Z\"}",
+            + "\"lost_from_ts\":\"2026-09-28T13:51:00Z\",\"lost_to_ts\":\"2026-09-28T14:01:00Z\","
+            + "\"capture_instance\":\"dbo_orders\"}",
         open.getString(FactsTable.DETAIL));
     Row done = facts("resnapshot", "dbo_orders.g1").get(0);
     assertEquals(7L, done.getInt64(FactsTable.ROWS));

@@ -850,6 +850,39 @@ class StatusTest {
     assertEquals("[]", t.get("lost_periods").toString());
   }
 
+  /**
+   * The issue's case: a target whose chunked snapshot is open (opened with --backfill=false, no
+   * batch after S) has no position yet; its capture instance is its snapshot_open row's, not
+   * "unknown" (the app id, chunk-v1, is not the capture instance).
+   */
+  @Test
+  void aTargetWhoseChunkedSnapshotIsOpenShowsTheCaptureInstanceOfItsOpenRow() throws Exception {
+    JobFixture f = JobFixture.history(dir);
+    f.run(ChunkedSnapshotJobTest.chunked(f, false, 0));
+    String[] args = {"--factsTable=" + f.facts, "--controlTable=" + f.control};
+    Output status = status(Clock.systemUTC(), args);
+    assertEquals(0, status.code(), status.err());
+    List<String> lines = status.lines();
+    int target = lines.indexOf(f.bronze);
+    assertEquals(
+        List.of(
+            "  app id            chunk-v1",
+            "  capture instance  dbo_orders",
+            "  position          none"),
+        lines.subList(target + 1, target + 4),
+        status.out());
+    assertTrue(
+        lines.stream()
+            .anyMatch(l -> l.startsWith("  snapshot          chunked bootstrap open at S ")),
+        status.out());
+
+    Output json = status(Clock.systemUTC(), args[0], args[1], "--json");
+    assertEquals(0, json.code(), json.err());
+    JsonNode t = new ObjectMapper().readTree(json.out()).get("tables").get(0);
+    assertEquals("dbo_orders", t.get("capture_instance").asText());
+    assertEquals("chunked", t.get("open_snapshot").get("mode").asText());
+  }
+
   @Test
   void badOptionsAreOneLineNamingTheOption() {
     JobFixture f = JobFixture.history(dir);

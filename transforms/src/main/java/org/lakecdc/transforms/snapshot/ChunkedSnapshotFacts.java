@@ -106,6 +106,8 @@ public final class ChunkedSnapshotFacts {
    * @param lostFrom a re-snapshot's lost gap start (UTC), else null
    * @param lostTo a re-snapshot's lost gap end (UTC), else null
    * @param writtenAt when the row was written (UTC); null on a row not yet written
+   * @param captureInstance the capture instance the snapshot reads (detail {@code
+   *     capture_instance}), or null on a row written before it was recorded
    */
   public record Open(
       String appId,
@@ -119,10 +121,41 @@ public final class ChunkedSnapshotFacts {
       @Nullable String extentJson,
       @Nullable Instant lostFrom,
       @Nullable Instant lostTo,
-      @Nullable Instant writtenAt)
+      @Nullable Instant writtenAt,
+      @Nullable String captureInstance)
       implements java.io.Serializable {
     public Open {
       keys = List.copyOf(keys);
+    }
+
+    /** An open that records no capture instance (a row written before it was recorded). */
+    public Open(
+        String appId,
+        String target,
+        Lsn s,
+        @Nullable Instant sCommitTime,
+        String mode,
+        String kind,
+        int generation,
+        List<String> keys,
+        @Nullable String extentJson,
+        @Nullable Instant lostFrom,
+        @Nullable Instant lostTo,
+        @Nullable Instant writtenAt) {
+      this(
+          appId,
+          target,
+          s,
+          sCommitTime,
+          mode,
+          kind,
+          generation,
+          keys,
+          extentJson,
+          lostFrom,
+          lostTo,
+          writtenAt,
+          null);
     }
 
     /** Whether this opens a chunked snapshot. */
@@ -132,7 +165,8 @@ public final class ChunkedSnapshotFacts {
 
     /**
      * The detail JSON: {@code {"mode","kind","keys","plan","generation","lost_from_ts",
-     * "lost_to_ts"}}.
+     * "lost_to_ts"}}, and {@code "capture_instance"} when known (status shows it before the target
+     * has a position).
      */
     public String detail() {
       ObjectNode node = JSON.createObjectNode();
@@ -144,6 +178,9 @@ public final class ChunkedSnapshotFacts {
       node.put("generation", generation);
       putTime(node, "lost_from_ts", lostFrom);
       putTime(node, "lost_to_ts", lostTo);
+      if (captureInstance != null) {
+        node.put("capture_instance", captureInstance);
+      }
       return node.toString();
     }
 
@@ -731,7 +768,8 @@ public final class ChunkedSnapshotFacts {
         plan.isMissingNode() || plan.isNull() ? null : plan.toString(),
         utc(row.get(FactsTable.LOST_FROM_TS)),
         utc(row.get(FactsTable.LOST_TO_TS)),
-        utc(row.get(FactsTable.WRITTEN_AT)));
+        utc(row.get(FactsTable.WRITTEN_AT)),
+        d.path("capture_instance").isTextual() ? d.get("capture_instance").asText() : null);
   }
 
   private static @Nullable Plan planOf(Map<String, Object> row) {

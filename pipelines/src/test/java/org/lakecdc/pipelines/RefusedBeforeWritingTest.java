@@ -101,6 +101,15 @@ class RefusedBeforeWritingTest {
             "--target=" + dir.resolve("delta/dbo_orders"),
             "--columns=o_orderkey INT, o_status STRING",
             "--snapshot=chunked"));
+    // Silver's key comes from the source when --keys is not given: the line names --columns.
+    assertEquals(
+        "error: dbo_orders's key column o_orderkey (its unique index) is not among the columns of"
+            + " --columns (o_orderstatus): add them to --columns, or pass --keys=<captured columns>"
+            + " for silver\n",
+        refused(
+            "--target=" + dir.resolve("delta/dbo_orders"),
+            "--columns=o_orderstatus STRING",
+            "--silver=" + dir.resolve("delta/silver/dbo_orders")));
   }
 
   /** The case: a bad value in --tablesFile did not say where it was. */

@@ -82,9 +82,10 @@ import org.slf4j.LoggerFactory;
  * {@link Finalization#advance} of silver to bronze's verdict as read first, so silver never claims
  * more than the bronze version it read held.
  *
- * <p>One instance per worker: it holds a {@link SilverMerge} (and its key index) and remembers the
- * warnings given once. One apply per silver table at a time; a silver commit that loses to another
- * writer (maintenance) restarts the call, at most {@value #ATTEMPTS} times.
+ * <p>One instance per worker: it holds a {@link SilverMerge} (and its key index); the warnings
+ * given once are remembered for the JVM (a launcher's apply after its pipeline's says nothing
+ * again). One apply per silver table at a time; a silver commit that loses to another writer
+ * (maintenance) restarts the call, at most {@value #ATTEMPTS} times.
  */
 public final class SilverApplier {
   private static final Logger LOG = LoggerFactory.getLogger(SilverApplier.class);
@@ -103,7 +104,13 @@ public final class SilverApplier {
   private final Clock clock;
   private final SilverMerge merge;
   private final Consumer<String> warnings;
-  private final Set<String> warnedOnce = ConcurrentHashMap.newKeySet();
+
+  /**
+   * The warnings given in this JVM (by id: the warning's kind and its tables), shared by every
+   * instance: a launcher's apply after a pipeline's apply in the same JVM repeats none.
+   */
+  private static final Set<String> WARNED_ONCE = ConcurrentHashMap.newKeySet();
+
   private final Map<String, Finalization> finalizations = new ConcurrentHashMap<>();
   private volatile Hook hook = point -> {};
 
@@ -700,11 +707,14 @@ public final class SilverApplier {
         throw new UncheckedIOException("Cannot read Delta table " + facts, e);
       }
     }
-    // Decided once per silver and bronze: the facts table is scanned whole only here.
+    // Decided once per silver and bronze, when bronze holds rows: the facts table is scanned
+    // whole only here.
+    String decided = "target:" + spec.silver() + ":" + spec.bronze();
     if (newest == null
         && !opened
-        && warnedOnce.add("target:" + spec.silver() + ":" + spec.bronze())
-        && tables.hasDataFiles(spec.bronze())) {
+        && !WARNED_ONCE.contains(decided)
+        && tables.hasDataFiles(spec.bronze())
+        && WARNED_ONCE.add(decided)) {
       Set<String> targets = factsTargets(facts);
       if (!targets.contains(bronze)) {
         warn(
@@ -812,7 +822,7 @@ public final class SilverApplier {
   }
 
   private void warnOnce(String id, String message) {
-    if (warnedOnce.add(id)) {
+    if (WARNED_ONCE.add(id)) {
       warn(message);
     }
   }

@@ -28,6 +28,7 @@ import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.HadoopConf;
 import org.lakecdc.transforms.delta.VacuumResult;
 import org.lakecdc.transforms.finalization.Granularity;
+import org.lakecdc.transforms.position.StreamPosition;
 import org.lakecdc.transforms.silver.ApplyChangesToSilver;
 import org.lakecdc.transforms.silver.ApplyResult;
 import org.lakecdc.transforms.silver.SilverApplier;
@@ -127,10 +128,22 @@ public final class ApplyChanges {
                   "silverCompactDeletedFraction",
                   options.getSilverCompactDeletedFraction()));
       retention = retention(options.getSilverVacuumRetentionHours());
-      control = CommandLine.tablePath("control", options.getControl());
+      control =
+          CommandLine.writableTableLocation(
+              "control", CommandLine.tablePath("control", options.getControl()));
       facts = CommandLine.tablePath("facts", options.getFacts());
       conf = hadoopConf(options);
       source = source(options);
+      tables = checkTables(tables, conf.tables(), !maintenance.isEmpty(), args);
+      if (!CommandLine.values(args, "facts").isEmpty()) {
+        CommandLine.existingTable(
+            conf.tables(),
+            "facts",
+            facts,
+            null,
+            "give the facts table the main job wrote for these bronze tables (leave --facts out"
+                + " to apply without one)");
+      }
     } catch (IllegalArgumentException e) {
       err.println("error: " + CommandLine.firstLine(e));
       return JobExit.BAD_OPTION;
@@ -142,8 +155,8 @@ public final class ApplyChanges {
         err.println(
             "warning: no facts table at "
                 + facts
-                + ": silver is applied without snapshot facts (its verdict stays unset while a"
-                + " snapshot cannot be ruled out)");
+                + " (the default --facts): silver is applied without snapshot facts (its verdict"
+                + " stays unset while a snapshot cannot be ruled out)");
         factsOrNull = null;
       }
       Instant startedAt = Instant.now();
@@ -441,6 +454,59 @@ public final class ApplyChanges {
               "--silverTemplate"));
     }
     return tables;
+  }
+
+  /**
+   * The tables after the checks that need their Delta tables, before anything is written: each
+   * applied table's bronze must exist (a maintained table's silver), and each silver must be
+   * creatable. One table given by {@code --bronze} without {@code --captureInstance} takes the
+   * capture instance bronze's position records, so silver's keys are its table's.
+   *
+   * @param maintain whether the run maintains silver instead of applying bronze
+   * @throws OptionRefusedException naming the option and the path
+   */
+  private static List<Table> checkTables(
+      List<Table> tables, DeltaTables delta, boolean maintain, String[] args) {
+    boolean many = tables.size() > 1 || !CommandLine.values(args, "tables").isEmpty();
+    List<Table> checked = new ArrayList<>();
+    for (Table table : tables) {
+      String silverOption = many ? "silverTemplate" : "silver";
+      if (maintain) {
+        CommandLine.existingTable(
+            delta,
+            silverOption,
+            table.silver(),
+            null,
+            "maintenance keeps an existing silver table healthy; apply bronze to it first (without"
+                + " --maintenance)");
+        checked.add(table);
+        continue;
+      }
+      String bronzeOption = many ? "bronzeTemplate" : "bronze";
+      boolean bronzeGiven = !CommandLine.values(args, bronzeOption).isEmpty();
+      CommandLine.existingTable(
+          delta,
+          bronzeOption,
+          table.bronze(),
+          bronzeGiven
+              ? null
+              : many
+                  ? "the default --bronzeTemplate for " + table.captureInstance()
+                  : CommandLine.defaultFor(args, table.captureInstance()),
+          "give the bronze table the main job wrote (its --target)");
+      CommandLine.writableTableLocation(silverOption, table.silver());
+      String ci = table.captureInstance();
+      if (!many && bronzeGiven && CommandLine.values(args, "captureInstance").isEmpty()) {
+        ci =
+            StreamPosition.fromJson(
+                    delta.domainMetadata(table.bronze(), StreamPosition.BRONZE_DOMAIN))
+                .map(StreamPosition::captureInstance)
+                .filter(name -> !name.isEmpty())
+                .orElse(ci);
+      }
+      checked.add(new Table(ci, table.bronze(), table.silver()));
+    }
+    return checked;
   }
 
   private static Table table(String ci, String bronze, String silver, String silverOption) {

@@ -67,6 +67,7 @@ public final class Backfill {
       HadoopConf.checkOccurrences("hadoopConf", CommandLine.values(args, "hadoopConf"));
       refuseMainJobOnly(options);
       config = adjust.apply(CdcToDelta.config(options));
+      requireTables(config, args);
     } catch (IllegalArgumentException e) {
       err.println("error: " + CommandLine.firstLine(e));
       return JobExit.BAD_OPTION;
@@ -92,6 +93,31 @@ public final class Backfill {
       return JobExit.report(t, err, options.getVerbose());
     }
     return JobExit.OK;
+  }
+
+  /**
+   * Refuses a target or facts table that does not exist: a chunked snapshot is read into the target
+   * the main job opened it for, from the state in its facts table, so a missing one is a mistyped
+   * path (or a target never opened), not a run with nothing to do.
+   *
+   * @throws OptionRefusedException naming {@code --target} or {@code --factsTable} and the path
+   */
+  private static void requireTables(JobConfig config, String[] args) {
+    DeltaTables tables = config.hadoopConf().tables();
+    CommandLine.existingTable(
+        tables,
+        "target",
+        config.bronzePath(),
+        CommandLine.values(args, "target").isEmpty()
+            ? CommandLine.defaultFor(args, config.captureInstance())
+            : null,
+        "give the bronze table whose chunked snapshot CdcToDelta --snapshot=chunked opened");
+    CommandLine.existingTable(
+        tables,
+        "factsTable",
+        config.factsPath(),
+        CommandLine.values(args, "factsTable").isEmpty() ? "the default" : null,
+        "give the facts table of the run that opened the chunked snapshot");
   }
 
   /**

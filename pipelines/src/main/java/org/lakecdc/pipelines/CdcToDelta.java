@@ -110,17 +110,20 @@ public final class CdcToDelta {
   private static int runMany(
       String[] args, CdcToDeltaOptions options, PrintStream err, UnaryOperator<JobConfig> adjust) {
     List<JobConfig> configs = new ArrayList<>();
+    List<TablesOption.Table> listed;
     try {
-      for (TablesOption.Table table : TablesOption.tables(options, args)) {
+      listed = TablesOption.tables(options, args);
+      for (TablesOption.Table table : listed) {
         String[] tableArgs = TablesOption.tableArgs(args, table, options);
-        CdcToDeltaOptions own;
+        // A value refused by its type (Beam's parse) or by the job's own check alike names where
+        // the table is listed: the file and line, and the capture instance.
         try {
-          own = CommandLine.parseOnly(tableArgs, CdcToDeltaOptions.class);
+          CdcToDeltaOptions own = CommandLine.parseOnly(tableArgs, CdcToDeltaOptions.class);
+          configs.add(adjust.apply(config(own)));
         } catch (IllegalArgumentException e) {
           throw new IllegalArgumentException(
               table.origin() + " (" + table.captureInstance() + "): " + firstLine(e), e);
         }
-        configs.add(adjust.apply(config(own)));
       }
       checkObjectStores(configs);
     } catch (IllegalArgumentException e) {
@@ -129,6 +132,7 @@ public final class CdcToDelta {
     }
     try {
       ensureDemo(options);
+      checkDeclaredColumns(configs, listed);
       Runnable beforeStream =
           demoApplication(options, configs.stream().map(JobConfig::captureInstance).toList());
       List<CdcToDeltaJob.TableOutcome> outcomes = new ArrayList<>();
@@ -184,6 +188,32 @@ public final class CdcToDelta {
       paths.add(c.controlPath());
       paths.add(c.silverPath());
       S3StoreCheck.check(c.hadoopConf(), paths);
+    }
+  }
+
+  /**
+   * Resolves the declared columns ({@code --columns}) of each table that has them against its
+   * capture instances before anything is written, naming where the table is listed (a {@code
+   * --tablesFile}'s line) in a refusal; an unknown capture instance is left to the run's own check,
+   * which names every unknown one.
+   *
+   * @throws OptionRefusedException {@code <origin> (<capture instance>): --columns: <why>}
+   */
+  private static void checkDeclaredColumns(
+      List<JobConfig> configs, List<TablesOption.Table> listed) {
+    for (int i = 0; i < configs.size(); i++) {
+      JobConfig config = configs.get(i);
+      if (config.columns() == null) {
+        continue;
+      }
+      try {
+        TablePlan.outputSchema(TablePlan.read(config));
+      } catch (OptionRefusedException e) {
+        throw new OptionRefusedException(
+            listed.get(i).origin() + " (" + config.captureInstance() + "): " + e.getMessage());
+      } catch (org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError e) {
+        // Refused with the others by the run's checks (CdcToDeltaJob.runAll).
+      }
     }
   }
 
@@ -497,27 +527,18 @@ public final class CdcToDelta {
   }
 
   /**
-   * A Delta table's path or URI: not empty, and for a local path not an existing file (a table is a
-   * directory).
+   * A Delta table's path or URI, normalized: not empty, and for a local path neither an existing
+   * file nor below one (a table is a directory; the job would fail creating it, after its work).
    */
   private static String tablePath(String option, String value) {
     required(option, value);
-    if (!value.contains("://") && !value.startsWith("file:")) {
-      Path path = Path.of(value);
-      if (Files.exists(path) && !Files.isDirectory(path)) {
-        throw new IllegalArgumentException(
-            "--"
-                + option
-                + " must be a Delta table's directory (existing or to create), not the file '"
-                + value
-                + "'");
-      }
-    }
+    String normalized;
     try {
-      return TablePaths.normalize(value);
+      normalized = TablePaths.normalize(value);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("--" + option + ": " + e.getMessage());
     }
+    return CommandLine.writableTableLocation(option, normalized);
   }
 
   /** {@code --fakePath}, or the demo's default directory when it is not given. */

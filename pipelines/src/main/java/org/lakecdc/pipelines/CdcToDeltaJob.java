@@ -575,7 +575,7 @@ public final class CdcToDeltaJob {
     }
     for (JobConfig config : configs) {
       DeltaTables tables = config.hadoopConf().tables();
-      Schema changeSchema = TablePlan.read(config).outputSchema();
+      Schema changeSchema = TablePlan.outputSchema(TablePlan.read(config));
       TablePlan.check(config, tables, changeSchema, out);
       SilverPlan.target(config, changeSchema, Instant.now());
     }

@@ -224,6 +224,7 @@ final class ChunkedSnapshot {
               lostFrom,
               lostTo,
               null,
+              config.captureInstance(),
               bronzeId);
     }
     Map<String, String> position =
@@ -273,6 +274,7 @@ final class ChunkedSnapshot {
             null,
             null,
             null,
+            config.captureInstance(),
             bronzeId(config, tables));
     tables.append(
         config.factsPath(),

@@ -376,6 +376,152 @@ public final class CommandLine {
   }
 
   /**
+   * The Delta table an input option names (normalized), which must exist: a job whose input is
+   * missing has nothing to work on, and a mistyped path is the user's to fix, not a run that "found
+   * nothing" and exits 0.
+   *
+   * @param tables the Delta access
+   * @param option the option's name without {@code --}, e.g. {@code bronze}
+   * @param path the table's normalized path or URI
+   * @param defaulted null when the command line gave the option; else how the default came about,
+   *     printed in parentheses after the path, e.g. {@code the default for
+   *     --captureInstance=dbo_prat}
+   * @param what what to give instead, e.g. {@code give the bronze table the main job wrote}
+   * @return {@code path}
+   * @throws OptionRefusedException {@code --<option> <path>[ (<defaulted>)] holds no Delta table
+   *     (no _delta_log with a commit): <what>}
+   */
+  static String existingTable(
+      org.lakecdc.transforms.delta.DeltaTables tables,
+      String option,
+      String path,
+      @Nullable String defaulted,
+      String what) {
+    if (!tables.exists(path)) {
+      throw new OptionRefusedException(
+          "--"
+              + option
+              + " "
+              + path
+              + (defaulted == null ? "" : " (" + defaulted + ")")
+              + " holds no Delta table (no _delta_log with a commit): "
+              + what);
+    }
+    return path;
+  }
+
+  /**
+   * How the default of an option derived from {@code --captureInstance} came about, for {@link
+   * #existingTable}: {@code the default for --captureInstance=<ci>} when the command line names the
+   * capture instance, else {@code the default}.
+   */
+  static String defaultFor(String[] args, String captureInstance) {
+    return values(args, "captureInstance").isEmpty()
+        ? "the default"
+        : "the default for --captureInstance=" + captureInstance;
+  }
+
+  /**
+   * Refuses an output Delta table whose location cannot hold one, before any work: a local path
+   * where a plain file stands, or below one (a table is a directory). Other URIs (a store's scheme)
+   * are left to the store.
+   *
+   * @param option the option's name without {@code --}, e.g. {@code report}
+   * @param path the table's normalized path or URI
+   * @return {@code path}
+   * @throws OptionRefusedException {@code --<option> must be a Delta table's directory (existing or
+   *     to create), not the file '<path>'}, or {@code --<option> <path> cannot be created: <file>
+   *     is a file, not a directory; choose a path whose parents are directories}
+   */
+  static String writableTableLocation(String option, String path) {
+    java.util.Optional<java.nio.file.Path> local = localPath(path);
+    if (local.isEmpty()) {
+      return path;
+    }
+    if (java.nio.file.Files.isRegularFile(local.get())) {
+      throw new OptionRefusedException(
+          "--"
+              + option
+              + " must be a Delta table's directory (existing or to create), not the file '"
+              + path
+              + "'");
+    }
+    fileInTheWay(option, path, local.get());
+    return path;
+  }
+
+  /**
+   * Refuses an output file the job could not write at its end, before any work: a directory at its
+   * path, or a plain file above it.
+   *
+   * @param option the option's name without {@code --}, e.g. {@code html}
+   * @param value the file's path as given
+   * @throws OptionRefusedException {@code --<option> <path> is a directory: name a file in it}, or
+   *     {@code --<option> <path> cannot be created: <file> is a file, not a directory; choose a
+   *     path whose parents are directories}
+   */
+  static void writableFile(String option, String value) {
+    java.nio.file.Path file;
+    try {
+      file = java.nio.file.Path.of(value).toAbsolutePath().normalize();
+    } catch (java.nio.file.InvalidPathException e) {
+      throw new OptionRefusedException("--" + option + " '" + value + "' is not a file's path");
+    }
+    if (java.nio.file.Files.isDirectory(file)) {
+      throw new OptionRefusedException(
+          "--" + option + " " + file + " is a directory: name a file (in it, or elsewhere)");
+    }
+    fileInTheWay(option, file.toString(), file);
+  }
+
+  /**
+   * Refuses an output directory below a plain file, before any work.
+   *
+   * @param option the option's name without {@code --}, e.g. {@code exportPath}
+   * @param directory the directory
+   * @throws OptionRefusedException {@code --<option> <path> cannot be created: <file> is a file,
+   *     not a directory; choose a path whose parents are directories}
+   */
+  static void writableDirectory(String option, java.nio.file.Path directory) {
+    java.nio.file.Path absolute = directory.toAbsolutePath().normalize();
+    fileInTheWay(option, absolute.toString(), absolute);
+  }
+
+  /** A plain file at one of {@code local}'s parents makes {@code local} impossible to create. */
+  private static void fileInTheWay(String option, String shown, java.nio.file.Path local) {
+    for (java.nio.file.Path up = local.getParent(); up != null; up = up.getParent()) {
+      if (java.nio.file.Files.isDirectory(up)) {
+        return;
+      }
+      if (java.nio.file.Files.exists(up)) {
+        throw new OptionRefusedException(
+            "--"
+                + option
+                + " "
+                + shown
+                + " cannot be created: "
+                + up
+                + " is a file, not a directory; choose a path whose parents are directories");
+      }
+    }
+  }
+
+  /** The local file system path of a normalized table path, or empty for another scheme. */
+  private static java.util.Optional<java.nio.file.Path> localPath(String normalized) {
+    if (SCHEME.matcher(normalized).find()) {
+      return java.util.Optional.empty();
+    }
+    try {
+      return java.util.Optional.of(java.nio.file.Path.of(normalized));
+    } catch (java.nio.file.InvalidPathException e) {
+      return java.util.Optional.empty();
+    }
+  }
+
+  /** A URI scheme at the start of a path: {@code s3a:}, {@code abfss:}. */
+  private static final Pattern SCHEME = Pattern.compile("^[A-Za-z][A-Za-z0-9+.-]*:");
+
+  /**
    * The simulator at {@code --fakePath} (the demo's directory when null) that a job reads what an
    * earlier run wrote from.
    *

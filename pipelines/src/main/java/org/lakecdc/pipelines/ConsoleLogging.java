@@ -48,7 +48,8 @@ final class ConsoleLogging {
    *
    * @return whether the jobs' console configuration was loaded again with them (false under another
    *     configuration or backend)
-   * @throws IllegalArgumentException when {@code --logFile} is empty or a directory
+   * @throws IllegalArgumentException when {@code --logFile} is empty, a directory, or below a plain
+   *     file
    */
   static boolean apply(OutputOptions options) {
     String file = options.getLogFile();
@@ -63,6 +64,8 @@ final class ConsoleLogging {
       throw new IllegalArgumentException(
           "--logFile must be a file's path, not the directory '" + file + "'");
     }
+    // Log4j would drop every line of a file it cannot create, without a word.
+    CommandLine.writableFile("logFile", file);
     System.setProperty(VERBOSE, Boolean.toString(options.getVerbose()));
     System.setProperty(LOG_FILE, file);
     try {

@@ -100,6 +100,7 @@ public final class Reconcile {
       options = CommandLine.parse(args, ReconcileOptions.class);
       HadoopConf.checkOccurrences("hadoopConf", CommandLine.values(args, "hadoopConf"));
       conf = TableReading.conf(options);
+      boolean ciGiven = !CommandLine.values(args, "captureInstance").isEmpty();
       String ci = CommandLine.required("captureInstance", options.getCaptureInstance());
       if (options.getSilver() == null) {
         throw new IllegalArgumentException(
@@ -109,13 +110,9 @@ public final class Reconcile {
                 + ")");
       }
       silver = CommandLine.tablePath("silver", options.getSilver());
-      bronze =
-          CommandLine.tablePath(
-              "bronze",
-              options.getBronze() != null
-                  ? options.getBronze()
-                  : "lakecdc-demo/delta/" + ci.toLowerCase(Locale.ROOT));
-      report = CommandLine.tablePath("report", options.getReport());
+      report =
+          CommandLine.writableTableLocation(
+              "report", CommandLine.tablePath("report", options.getReport()));
       facts = CommandLine.tablePath("factsTable", options.getFactsTable());
       if (options.getBucketRows() < 1) {
         throw new IllegalArgumentException(
@@ -142,6 +139,9 @@ public final class Reconcile {
       if (options.getHtml() != null && options.getHtml().isBlank()) {
         throw new IllegalArgumentException("--html must name a file, e.g. report.html");
       }
+      if (options.getHtml() != null) {
+        CommandLine.writableFile("html", options.getHtml());
+      }
       keys = CdcToDelta.keys(options.getKeys());
       source = source(options);
       DeltaTables tables = conf.tables();
@@ -149,9 +149,53 @@ public final class Reconcile {
         throw new IllegalArgumentException(
             "--silver " + silver + " holds no Delta table: run ApplyChanges (or --silver) first");
       }
+      requireReportKind(tables, report);
+      if (!CommandLine.values(args, "factsTable").isEmpty()) {
+        CommandLine.existingTable(
+            tables,
+            "factsTable",
+            facts,
+            null,
+            "give the facts table bronze's runs wrote (leave --factsTable out to skip the chunk"
+                + " checks)");
+      }
+      Map<String, String> recorded = tables.describe(silver).properties();
+      ci = silverCaptureInstance(source, silver, recorded, ci, ciGiven);
+      String recordedBronze = recorded.get(SilverTable.BRONZE);
+      if (options.getBronze() != null) {
+        bronze = CommandLine.tablePath("bronze", options.getBronze());
+        CommandLine.existingTable(
+            tables,
+            "bronze",
+            bronze,
+            null,
+            "give the bronze table silver was applied from (leave --bronze out to take the one"
+                + " silver records)");
+      } else if (recordedBronze != null) {
+        bronze = recordedBronze;
+      } else {
+        bronze =
+            CommandLine.tablePath("bronze", "lakecdc-demo/delta/" + ci.toLowerCase(Locale.ROOT));
+      }
       List<String> captured =
           SilverTable.capturedColumns(DeltaColumn.toBeamSchema(tables.describe(silver).columns()));
-      SilverPlan.Resolved resolved = SilverPlan.resolve(source, ci, keys, captured);
+      SilverPlan.Resolved resolved =
+          SilverPlan.resolve(
+              source,
+              ci,
+              keys,
+              captured,
+              "silver " + silver,
+              ciGiven
+                  ? "--captureInstance names another table than silver holds: give the capture"
+                      + " instance of silver's table"
+                  : "silver records no capture instance (it was created before lakecdc recorded"
+                      + " one in its table property "
+                      + SilverTable.CAPTURE_INSTANCES
+                      + "): pass --captureInstance=<the capture instance silver holds> (without"
+                      + " it, "
+                      + ci
+                      + ")");
       try (CdcClient client = source.open()) {
         CaptureInstance instance = client.captureInstances(ci).get(0);
         for (CaptureInstance i : client.captureInstances(ci)) {
@@ -530,6 +574,89 @@ public final class Reconcile {
             .finish(client, spec, plan, all);
       }
     }
+  }
+
+  /**
+   * The capture instance whose table silver holds: the one silver records ({@link
+   * SilverTable#CAPTURE_INSTANCES}, the first its source still knows), else {@code given}. A {@code
+   * --captureInstance} of another table than the one silver records is refused.
+   *
+   * @param given {@code --captureInstance}, or its default
+   * @param ciGiven whether the command line gave {@code --captureInstance}
+   * @throws OptionRefusedException naming {@code --captureInstance} and the instances silver
+   *     records, or saying that the source knows none of them
+   */
+  static String silverCaptureInstance(
+      CdcClientFactory source,
+      String silver,
+      Map<String, String> properties,
+      String given,
+      boolean ciGiven) {
+    List<String> recorded = SilverTable.captureInstances(properties);
+    if (recorded.isEmpty()) {
+      return given;
+    }
+    if (ciGiven) {
+      if (recorded.contains(given.toLowerCase(Locale.ROOT))) {
+        return given;
+      }
+      throw new OptionRefusedException(
+          "--captureInstance "
+              + given
+              + ": silver "
+              + silver
+              + " holds "
+              + String.join(", ", recorded)
+              + " (its table property "
+              + SilverTable.CAPTURE_INSTANCES
+              + "): leave --captureInstance out, or name the silver table of "
+              + given);
+    }
+    try (CdcClient client = source.open()) {
+      for (String name : recorded) {
+        try {
+          for (CaptureInstance instance : client.captureInstances(name)) {
+            if (instance.name().equalsIgnoreCase(name)) {
+              return instance.name();
+            }
+          }
+        } catch (org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError e) {
+          // Disabled since: the next recorded instance of the table may still be there.
+        }
+      }
+    }
+    throw new OptionRefusedException(
+        "silver "
+            + silver
+            + " holds "
+            + String.join(", ", recorded)
+            + " (its table property "
+            + SilverTable.CAPTURE_INSTANCES
+            + "), none of which the source knows now: pass --captureInstance=<a capture instance"
+            + " of silver's table>");
+  }
+
+  /** Refuses a report path that holds a Delta table of another kind than reconcile. */
+  private static void requireReportKind(DeltaTables tables, String report) {
+    if (!tables.exists(report)) {
+      return;
+    }
+    String kind = org.lakecdc.transforms.delta.TableKind.RECONCILE.propertyValue();
+    tables
+        .describe(report)
+        .kind()
+        .filter(k -> !k.equalsIgnoreCase(kind))
+        .ifPresent(
+            k -> {
+              throw new OptionRefusedException(
+                  "--report "
+                      + report
+                      + " is a "
+                      + k
+                      + " table, not a "
+                      + kind
+                      + " table: give the report a path of its own");
+            });
   }
 
   /** The simulator of {@code --fakePath} (default the demo's), or the SQL Server. */

@@ -78,10 +78,11 @@ final class Recovery {
 
   /**
    * Gives a bronze table that holds nothing yet this run's columns: a run that failed before its
-   * first commit (a {@code --columns} type its values do not convert to, say) leaves bronze created
-   * but without a position (its own, the facts table's, a recorded chunked snapshot's) or a data
-   * file; the next run's columns replace its own, so a corrected {@code --columns} is taken instead
-   * of refused.
+   * first commit (a value of a column without a default mapping that did not convert to its {@code
+   * --columns} type, say, or a run of a build before the declared types were checked) leaves bronze
+   * created but without a position (its own, the facts table's, a recorded chunked snapshot's) or a
+   * data file; the next run's columns replace its own, so a corrected {@code --columns} is taken
+   * instead of refused.
    */
   static void takeColumnsIfEmpty(
       JobConfig config, DeltaTables tables, Schema changeSchema, PrintStream out) {

@@ -351,6 +351,7 @@ final class Resnapshot {
             lostFrom,
             lostTo,
             null,
+            config.captureInstance(),
             bronzeId);
     tables.append(
         config.factsPath(),

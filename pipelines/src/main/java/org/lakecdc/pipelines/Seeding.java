@@ -134,7 +134,7 @@ final class Seeding {
     }
     // 1. The copy's columns.
     if (!tables.exists(copy)) {
-      throw new IllegalArgumentException(
+      throw new OptionRefusedException(
           "--seedTable "
               + copy
               + " is not a Delta table: pass the path or URI of a Delta table holding a copy of"

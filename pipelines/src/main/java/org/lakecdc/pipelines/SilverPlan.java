@@ -45,7 +45,9 @@ final class SilverPlan {
             config.clientFactory(),
             config.captureInstance(),
             config.keys(),
-            SilverTable.capturedColumns(changeSchema));
+            SilverTable.capturedColumns(changeSchema),
+            config.columns() != null ? "--columns" : "the captured columns",
+            "add them to --columns, or pass --keys=<captured columns> for silver");
     return new SilverTarget(
         config.streamAppId(),
         config.bronzePath(),
@@ -109,6 +111,32 @@ final class SilverPlan {
       String captureInstance,
       List<String> keys,
       @Nullable List<String> captured) {
+    return resolve(
+        factory,
+        captureInstance,
+        keys,
+        captured,
+        "the captured columns",
+        "pass --keys=<captured columns>");
+  }
+
+  /**
+   * {@link #resolve(CdcClientFactory, String, List, List)} whose refusal of the source's key
+   * columns (no {@code --keys} given) names where the captured columns came from and what to do,
+   * never an option the command line did not give.
+   *
+   * @param columnsOf what {@code captured} are the columns of, e.g. {@code bronze /lake/dbo_x}
+   * @param fix what to do when the source's key columns are not among them
+   * @throws OptionRefusedException naming {@code --keys} (given keys), or {@code <instance>'s key
+   *     column(s) ... are not among the columns of <columnsOf> (...): <fix>}
+   */
+  static Resolved resolve(
+      CdcClientFactory factory,
+      String captureInstance,
+      List<String> keys,
+      @Nullable List<String> captured,
+      String columnsOf,
+      String fix) {
     List<CaptureInstance> instances;
     try (CdcClient client = factory.open()) {
       instances = client.captureInstances(captureInstance);
@@ -154,6 +182,21 @@ final class SilverPlan {
       } else {
         resolved.add(column);
       }
+    }
+    if (!unknown.isEmpty() && keys.isEmpty()) {
+      throw new OptionRefusedException(
+          named.name()
+              + "'s key column"
+              + (given.size() == 1 ? " " : "s ")
+              + String.join(", ", given)
+              + " (its unique index) "
+              + (unknown.size() == 1 ? "is" : "are")
+              + " not among the columns of "
+              + columnsOf
+              + " ("
+              + String.join(", ", captured)
+              + "): "
+              + fix);
     }
     if (!unknown.isEmpty()) {
       throw new OptionRefusedException(

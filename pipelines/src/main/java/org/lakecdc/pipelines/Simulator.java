@@ -803,6 +803,7 @@ public final class Simulator {
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException("--exportPath " + CommandLine.firstLine(e), e);
       }
+      CommandLine.writableDirectory("exportPath", exportPath);
       FakeExport.Summary summary;
       try (CdcClient client = factory.open()) {
         summary = FakeExport.export(client, instances, from, to, o.getTableRows(), exportPath);

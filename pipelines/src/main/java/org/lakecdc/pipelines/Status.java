@@ -61,7 +61,8 @@ import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
  *       highest of its batch, {@code bootstrap}, {@code resnapshot} and {@code data_skipped} rows
  *       and of its stored position) with that generation's app id, and its capture instance (from
  *       the bronze table's position, {@link StreamPosition#BRONZE_DOMAIN}, else from the job's
- *       position in the facts table);
+ *       position in the facts table, else from its newest {@code snapshot_open} row that names
+ *       one);
  *   <li>its position: the end LSN and end commit time (UTC) of the current generation's last batch
  *       (the facts batch row written last), or of its stored position when that generation has no
  *       batch yet (a bootstrap or a re-snapshot only);
@@ -141,6 +142,15 @@ public final class Status {
       facts = TableReading.existingTable(tables, "factsTable", options.getFactsTable());
       requireKind(tables, "factsTable", facts, TableKind.FACTS);
       control = TableReading.tablePath("controlTable", options.getControlTable());
+      if (!CommandLine.values(args, "controlTable").isEmpty()) {
+        CommandLine.existingTable(
+            tables,
+            "controlTable",
+            control,
+            null,
+            "give the control table the job wrote (leave --controlTable out to print without"
+                + " verdicts when there is none)");
+      }
       out = TableReading.output(options, out);
     } catch (IllegalArgumentException e) {
       err.println("error: " + TableReading.firstLine(e));
@@ -309,10 +319,17 @@ public final class Status {
   }
 
   /**
-   * A {@code snapshot_open} row: its S, and from its detail JSON the mode, kind and generation (a
-   * row without detail reads as a full bootstrap of generation 0).
+   * A {@code snapshot_open} row: its S, and from its detail JSON the mode, kind, generation and
+   * capture instance (a row without detail reads as a full bootstrap of generation 0; one written
+   * before the capture instance was recorded has none).
    */
-  record OpenFact(Lsn s, String mode, String kind, int generation, @Nullable Instant writtenAt) {
+  record OpenFact(
+      Lsn s,
+      String mode,
+      String kind,
+      int generation,
+      @Nullable Instant writtenAt,
+      @Nullable String captureInstance) {
     boolean chunked() {
       return ChunkedSnapshotFacts.MODE_CHUNKED.equals(mode);
     }
@@ -372,6 +389,12 @@ public final class Status {
 
     @Nullable FactsEvent bootstrap;
     @Nullable OpenFact fullOpen;
+
+    /**
+     * The newest {@code snapshot_open} row (by S, then {@code written_at}) that names its capture
+     * instance: the table's capture instance before it has a position.
+     */
+    @Nullable OpenFact namedOpen;
 
     /** The highest {@code max_lsn} of the family's {@code bootstrap}/{@code resnapshot} rows. */
     @Nullable Lsn completed;
@@ -760,7 +783,13 @@ public final class Status {
               detail.path("mode").asText(ChunkedSnapshotFacts.MODE_FULL),
               detail.path("kind").asText(ChunkedSnapshotFacts.KIND_BOOTSTRAP),
               detail.path("generation").asInt(0),
-              written);
+              written,
+              detail.path("capture_instance").isTextual()
+                  ? detail.get("capture_instance").asText()
+                  : null);
+      if (open.captureInstance() != null) {
+        table.namedOpen = OpenFact.later(table.namedOpen, open);
+      }
       if (open.chunked()) {
         ChunkedFacts c = table.chunked(s);
         c.open = OpenFact.later(c.open, open);
@@ -1065,7 +1094,10 @@ public final class Status {
         t.appId,
         generation,
         generationAppId,
-        position.map(StreamPosition::captureInstance).filter(ci -> !ci.isEmpty()).orElse(null),
+        position
+            .map(StreamPosition::captureInstance)
+            .filter(ci -> !ci.isEmpty())
+            .orElse(t.namedOpen == null ? null : t.namedOpen.captureInstance()),
         lsn,
         commitTime,
         lastBatch,

@@ -10,6 +10,7 @@ import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.read.StartingLsn;
+import org.lakecdc.io.mssqlcdc.schema.DeclaredColumnsException;
 import org.lakecdc.transforms.bronze.BronzeTable;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.SchemaEvolution;
@@ -135,7 +136,7 @@ record TablePlan(
     Instant startedAt = Instant.now();
     DeltaTables tables = config.hadoopConf().tables();
     MssqlCdcIO.Read read = read(config);
-    Schema changeSchema = read.outputSchema();
+    Schema changeSchema = outputSchema(read);
     Seeding.Plan seed = check(config, tables, changeSchema, out);
     SilverTarget silver = SilverPlan.target(config, changeSchema, startedAt);
     boolean created =
@@ -281,6 +282,21 @@ record TablePlan(
           "Widened column(s) %s in bronze %s (version %d, type widening is on): rows written"
               + " before read in the new type%n",
           evolved.widenedText(), config.bronzePath(), evolved.version());
+    }
+  }
+
+  /**
+   * The change rows' schema of {@code read}, resolved from the source's CDC metadata before
+   * anything is created: declared columns ({@code --columns}) that no capture instance captures, or
+   * whose types cannot hold the captured SQL Server types, are a refused option.
+   *
+   * @throws OptionRefusedException {@code --columns: <why>}
+   */
+  static Schema outputSchema(MssqlCdcIO.Read read) {
+    try {
+      return read.outputSchema();
+    } catch (DeclaredColumnsException e) {
+      throw new OptionRefusedException("--columns: " + e.getMessage());
     }
   }
 

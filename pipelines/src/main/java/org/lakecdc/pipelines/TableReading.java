@@ -166,12 +166,14 @@ final class TableReading {
    * Where a command's output goes: {@code --output}'s file (created or replaced, UTF-8; the caller
    * closes it), or {@code out}.
    *
-   * @throws IllegalArgumentException naming {@code --output} when the file cannot be written
+   * @throws IllegalArgumentException naming {@code --output} when the file cannot be written (a
+   *     directory, a plain file above it, no permission)
    */
   static java.io.PrintStream output(TableReadOptions options, java.io.PrintStream out) {
     if (options.getOutput() == null) {
       return out;
     }
+    CommandLine.writableFile("output", options.getOutput());
     try {
       return new java.io.PrintStream(
           java.nio.file.Files.newOutputStream(java.nio.file.Path.of(options.getOutput())),

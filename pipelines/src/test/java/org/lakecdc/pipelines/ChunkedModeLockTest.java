@@ -85,7 +85,7 @@ class ChunkedModeLockTest {
     assertEquals(0L, open.getInt64(FactsTable.ROWS));
     assertEquals(
         "{\"mode\":\"full\",\"kind\":\"bootstrap\",\"keys\":[\"order_id\"],\"plan\":null,"
-            + "\"generation\":0,\"lost_from_ts\":null,\"lost_to_ts\":null,\"target_id\":\""
+            + "\"generation\":0,\"lost_from_ts\":null,\"lost_to_ts\":null,\"capture_instance\":\"dbo_orders\",\"target_id\":\""
             + f.tables.tableId(f.bronze)
             + "\"}",
         open.getString(FactsTable.DETAIL));

@@ -176,7 +176,7 @@ class ChunkedSnapshotJobTest {
     assertEquals(
         "{\"mode\":\"chunked\",\"kind\":\"bootstrap\",\"keys\":[\"order_id\"],"
             + "\"plan\":{\"kind\":\"int\",\"lo\":0,\"hi\":7,\"rows\":8},\"generation\":0,"
-            + "\"lost_from_ts\":null,\"lost_to_ts\":null,\"target_id\":\""
+            + "\"lost_from_ts\":null,\"lost_to_ts\":null,\"capture_instance\":\"dbo_orders\",\"target_id\":\""
             + f.tables.tableId(f.bronze)
             + "\"}",
         open.getString(FactsTable.DETAIL));

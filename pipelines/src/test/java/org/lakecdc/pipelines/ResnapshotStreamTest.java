@@ -340,7 +340,7 @@ class ResnapshotStreamTest {
         "{\"mode\":\"chunked\",\"kind\":\"resnapshot\",\"keys\":[\"order_id\"],"
             + "\"plan\":{\"kind\":\"int\",\"lo\":2,\"hi\":8,\"rows\":7},\"generation\":1,"
             + "\"lost_from_ts\":\"2026-09-28T13:51:00Z\",\"lost_to_ts\":\"2026-09-28T14:01:00Z\","
-            + "\"target_id\":\""
+            + "\"capture_instance\":\"dbo_orders\",\"target_id\":\""
             + tables.tableId(delta("bronze_dbo_orders"))
             + "\"}",
         open.getString(FactsTable.DETAIL));

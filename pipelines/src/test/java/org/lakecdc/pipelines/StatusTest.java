@@ -26,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
 import org.lakecdc.transforms.facts.FactsTable;
+import org.lakecdc.transforms.finalization.ControlTable;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
 
 /**
@@ -250,6 +251,8 @@ class StatusTest {
             .set(FactsTable.DETAIL, "UnknownCaptureInstance")
             .set(FactsTable.WRITTEN_AT, Instant.parse("2026-12-01T09:00:00Z"))
             .build());
+    // The facts rows are written by hand: an empty control table (no verdicts).
+    f.tables.createIfAbsent(f.control, ControlTable.definition());
     Output status =
         status(
             clockAt(Instant.parse("2026-12-01T12:00:00Z")),
@@ -392,6 +395,8 @@ class StatusTest {
         open("full", target, s, full, boot, 0).toRow(OPENED),
         // "unplanned": opened, its first wave not run yet.
         open("unplanned", target, s, c, boot, 0).toRow(OPENED));
+    // The facts rows are written by hand: an empty control table (no verdicts).
+    f.tables.createIfAbsent(f.control, ControlTable.definition());
     Output status =
         status(
             clockAt(Instant.parse("2030-01-02T12:00:00Z")),
@@ -780,6 +785,8 @@ class StatusTest {
             .set(FactsTable.TARGET, target)
             .set(FactsTable.WRITTEN_AT, Instant.parse("2030-01-02T05:00:00Z"))
             .build());
+    // The facts rows are written by hand: an empty control table (no verdicts).
+    f.tables.createIfAbsent(f.control, ControlTable.definition());
     Output status =
         status(
             clockAt(Instant.parse("2030-01-02T12:00:00Z")),
@@ -841,6 +848,39 @@ class StatusTest {
         t.get("data_skipped").get("newest").toString());
     assertEquals(2, t.get("data_skipped").get("count").asInt());
     assertEquals("[]", t.get("lost_periods").toString());
+  }
+
+  /**
+   * The issue's case: a target whose chunked snapshot is open (opened with --backfill=false, no
+   * batch after S) has no position yet; its capture instance is its snapshot_open row's, not
+   * "unknown" (the app id, chunk-v1, is not the capture instance).
+   */
+  @Test
+  void aTargetWhoseChunkedSnapshotIsOpenShowsTheCaptureInstanceOfItsOpenRow() throws Exception {
+    JobFixture f = JobFixture.history(dir);
+    f.run(ChunkedSnapshotJobTest.chunked(f, false, 0));
+    String[] args = {"--factsTable=" + f.facts, "--controlTable=" + f.control};
+    Output status = status(Clock.systemUTC(), args);
+    assertEquals(0, status.code(), status.err());
+    List<String> lines = status.lines();
+    int target = lines.indexOf(f.bronze);
+    assertEquals(
+        List.of(
+            "  app id            chunk-v1",
+            "  capture instance  dbo_orders",
+            "  position          none"),
+        lines.subList(target + 1, target + 4),
+        status.out());
+    assertTrue(
+        lines.stream()
+            .anyMatch(l -> l.startsWith("  snapshot          chunked bootstrap open at S ")),
+        status.out());
+
+    Output json = status(Clock.systemUTC(), args[0], args[1], "--json");
+    assertEquals(0, json.code(), json.err());
+    JsonNode t = new ObjectMapper().readTree(json.out()).get("tables").get(0);
+    assertEquals("dbo_orders", t.get("capture_instance").asText());
+    assertEquals("chunked", t.get("open_snapshot").get("mode").asText());
   }
 
   @Test

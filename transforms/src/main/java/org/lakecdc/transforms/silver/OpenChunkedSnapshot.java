@@ -25,6 +25,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.schema.OutputType;
 import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.delta.TablePaths;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.ChunkFact;
@@ -57,13 +58,16 @@ final class OpenChunkedSnapshot {
 
   /**
    * Reads the chunked snapshot of {@code bronze} from {@code facts}: all empty when the facts table
-   * does not exist.
+   * does not exist. Targets are compared as one spelling ({@link TablePaths#normalize}); the
+   * snapshot's own rows are then read under the spelling its open row has.
    */
   static Found read(DeltaTables tables, String facts, String bronze) {
     Set<String> targets = new TreeSet<>();
     if (!tables.exists(facts)) {
       return new Found(Optional.empty(), targets);
     }
+    String wanted = normalized(bronze);
+    String spelled = bronze;
     String appId = null;
     Lsn newest = null;
     Predicate opens =
@@ -84,9 +88,10 @@ final class OpenChunkedSnapshot {
         }
         targets.add(target);
         Lsn lsn = Lsn.parse(s);
-        if (bronze.equals(target) && (newest == null || lsn.isAfter(newest))) {
+        if (wanted.equals(normalized(target)) && (newest == null || lsn.isAfter(newest))) {
           newest = lsn;
           appId = id;
+          spelled = target;
         }
       }
     } catch (IOException e) {
@@ -96,7 +101,16 @@ final class OpenChunkedSnapshot {
       return new Found(Optional.empty(), targets);
     }
     String family = appId.replaceFirst("\\.g[0-9]+$", "");
-    return new Found(ChunkedSnapshotFacts.read(tables, facts, family, bronze).chunked(), targets);
+    return new Found(ChunkedSnapshotFacts.read(tables, facts, family, spelled).chunked(), targets);
+  }
+
+  /** A table path in its one spelling; a value that is no path stays as it is. */
+  private static String normalized(String path) {
+    try {
+      return TablePaths.normalize(path);
+    } catch (IllegalArgumentException e) {
+      return path;
+    }
   }
 
   private static boolean chunked(@Nullable Object detail) {

@@ -34,6 +34,7 @@ import org.lakecdc.transforms.delta.CommitResult;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaConflictException;
 import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.delta.TablePaths;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.finalization.ControlTable;
 import org.lakecdc.transforms.finalization.Finalization;
@@ -82,9 +83,10 @@ import org.slf4j.LoggerFactory;
  * {@link Finalization#advance} of silver to bronze's verdict as read first, so silver never claims
  * more than the bronze version it read held.
  *
- * <p>One instance per worker: it holds a {@link SilverMerge} (and its key index) and remembers the
- * warnings given once. One apply per silver table at a time; a silver commit that loses to another
- * writer (maintenance) restarts the call, at most {@value #ATTEMPTS} times.
+ * <p>One instance per worker: it holds a {@link SilverMerge} (and its key index); the warnings
+ * given once are remembered for the JVM (a launcher's apply after its pipeline's says nothing
+ * again). One apply per silver table at a time; a silver commit that loses to another writer
+ * (maintenance) restarts the call, at most {@value #ATTEMPTS} times.
  */
 public final class SilverApplier {
   private static final Logger LOG = LoggerFactory.getLogger(SilverApplier.class);
@@ -104,7 +106,13 @@ public final class SilverApplier {
   private final SilverMerge merge;
   private final Consumer<String> warnings;
   private final Consumer<String> lines;
-  private final Set<String> warnedOnce = ConcurrentHashMap.newKeySet();
+
+  /**
+   * The warnings given in this JVM (by id: the warning's kind and its tables), shared by every
+   * instance: a launcher's apply after a pipeline's apply in the same JVM repeats none.
+   */
+  private static final Set<String> WARNED_ONCE = ConcurrentHashMap.newKeySet();
+
   private final Map<String, Finalization> finalizations = new ConcurrentHashMap<>();
   private volatile Hook hook = point -> {};
 
@@ -655,10 +663,19 @@ public final class SilverApplier {
     return images;
   }
 
-  /** Step 4: max {@code max_lsn} of the bootstrap/resnapshot facts rows of this bronze. */
+  /**
+   * Step 4: max {@code max_lsn} of the bootstrap/resnapshot facts rows of this bronze, targets
+   * compared as one spelling ({@link TablePaths#normalize}: a relative path, an absolute path and a
+   * {@code file:} URI of one table are one target). When there is none and no snapshot was opened
+   * for bronze either, a warning (once) says the facts table has no row for bronze at all, which is
+   * a bronze spelled otherwise than its job was given it or another job's facts table; a target the
+   * facts table has batch rows for was started without a snapshot on purpose ({@code
+   * --bootstrap=false}, {@code --startingLsn}) and a bronze nothing was streamed into yet has
+   * nothing to apply: neither is warned about.
+   */
   private @Nullable String newestSnapshotFact(SilverSpec spec) {
     String facts = spec.facts();
-    Set<String> targets = new TreeSet<>();
+    String bronze = normalized(spec.bronze());
     String newest = null;
     boolean opened = false;
     if (tables.exists(facts)) {
@@ -682,23 +699,20 @@ public final class SilverApplier {
         while (rows.hasNext()) {
           Map<String, Object> row = rows.next();
           Object event = row.get(FactsTable.EVENT);
-          Object target = row.get(FactsTable.TARGET);
-          if (target == null) {
+          if (!(row.get(FactsTable.TARGET) instanceof String target)
+              || !bronze.equals(normalized(target))) {
             continue;
           }
-          targets.add((String) target);
           if (ChunkedSnapshotFacts.EVENT_SNAPSHOT_OPEN.equals(event)) {
             // A snapshot opened for this target (not complete yet) is a row for it too.
-            opened |= spec.bronze().equals(target);
+            opened = true;
             continue;
           }
           if (!FactsTable.EVENT_BOOTSTRAP.equals(event) && !EVENT_RESNAPSHOT.equals(event)) {
             continue;
           }
           Object maxLsn = row.get(FactsTable.MAX_LSN);
-          if (spec.bronze().equals(target)
-              && maxLsn != null
-              && (newest == null || ((String) maxLsn).compareTo(newest) > 0)) {
+          if (maxLsn != null && (newest == null || ((String) maxLsn).compareTo(newest) > 0)) {
             newest = (String) maxLsn;
           }
         }
@@ -706,18 +720,56 @@ public final class SilverApplier {
         throw new UncheckedIOException("Cannot read Delta table " + facts, e);
       }
     }
-    if (newest == null && !opened) {
-      warnOnce(
-          "target:" + spec.silver() + ":" + spec.bronze(),
-          "Facts table "
-              + facts
-              + " has no row for target "
-              + spec.bronze()
-              + " among its bootstrap/resnapshot/snapshot_open events; targets with one: "
-              + targets
-              + " (pass bronze spelled as the bronze job was given it)");
+    // Decided once per silver and bronze, when bronze holds rows: the facts table is scanned
+    // whole only here.
+    String decided = "target:" + spec.silver() + ":" + spec.bronze();
+    if (newest == null
+        && !opened
+        && !WARNED_ONCE.contains(decided)
+        && tables.hasDataFiles(spec.bronze())
+        && WARNED_ONCE.add(decided)) {
+      Set<String> targets = factsTargets(facts);
+      if (!targets.contains(bronze)) {
+        warn(
+            "Facts table "
+                + facts
+                + " has no row for target "
+                + bronze
+                + ", so no snapshot of it can be seen (its targets: "
+                + targets
+                + "): pass bronze spelled as the bronze job was given it, and the facts table that"
+                + " job wrote");
+      }
     }
     return newest;
+  }
+
+  /** Every target the facts table has a row for, normalized; empty when it does not exist. */
+  private Set<String> factsTargets(String facts) {
+    Set<String> targets = new TreeSet<>();
+    if (!tables.exists(facts)) {
+      return targets;
+    }
+    try (CloseableIterator<Map<String, Object>> rows =
+        tables.scanAtVersion(facts, tables.version(facts), null)) {
+      while (rows.hasNext()) {
+        if (rows.next().get(FactsTable.TARGET) instanceof String target) {
+          targets.add(normalized(target));
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read Delta table " + facts, e);
+    }
+    return targets;
+  }
+
+  /** A table path in its one spelling; a value that is no path stays as it is. */
+  private static String normalized(String path) {
+    try {
+      return TablePaths.normalize(path);
+    } catch (IllegalArgumentException e) {
+      return path;
+    }
   }
 
   /** Step 13: keys must be captured columns; returns them in bronze's spelling. */
@@ -749,10 +801,14 @@ public final class SilverApplier {
     return keys;
   }
 
-  /** Step 13: creates silver, adds the captured columns bronze gained; silver's row schema. */
+  /**
+   * Step 13: creates silver (recording its bronze and capture instances in its table properties),
+   * adds the captured columns bronze gained; silver's row schema.
+   */
   private Schema ensureSilver(SilverSpec spec, Schema bronzeSchema) {
     Schema wanted = SilverTable.schema(bronzeSchema);
-    tables.createIfAbsent(spec.silver(), SilverTable.definition(wanted));
+    tables.createIfAbsent(
+        spec.silver(), SilverTable.definition(wanted, spec.bronze(), spec.captureInstances()));
     List<DeltaColumn> existing = tables.describe(spec.silver()).columns();
     Set<String> have = new java.util.HashSet<>();
     for (DeltaColumn column : existing) {
@@ -779,7 +835,7 @@ public final class SilverApplier {
   }
 
   private void warnOnce(String id, String message) {
-    if (warnedOnce.add(id)) {
+    if (WARNED_ONCE.add(id)) {
       warn(message);
     }
   }

@@ -25,6 +25,19 @@ public final class SilverTable {
   /** Delta's table property that turns deletion vectors on. */
   public static final String ENABLE_DELETION_VECTORS = "delta.enableDeletionVectors";
 
+  /**
+   * Silver's table property naming the bronze table it is applied from (normalized path or URI),
+   * set when silver is created: a job given silver alone (Reconcile) reads its bronze here.
+   */
+  public static final String BRONZE = "mssql_cdc.bronze";
+
+  /**
+   * Silver's table property naming the capture instances whose bronze rows it holds (every instance
+   * of its source table, lower case, sorted, separated by commas), set when silver is created: a
+   * job given silver alone (Reconcile) reads its source table here.
+   */
+  public static final String CAPTURE_INSTANCES = "mssql_cdc.capture_instances";
+
   static final String START_LSN_COMMENT =
       "__$start_lsn of the row's latest image (0x + 20 upper-case hex digits; text order is commit"
           + " order); on rows from a snapshot the snapshot's LSN";
@@ -90,6 +103,50 @@ public final class SilverTable {
    *     no output type
    */
   public static TableDefinition definition(Schema silverSchema) {
+    return definition(silverSchema, Map.of());
+  }
+
+  /**
+   * {@link #definition(Schema)} of a silver table applied from {@code bronze}, recording it and its
+   * capture instances in the table properties {@value #BRONZE} and {@value #CAPTURE_INSTANCES}.
+   *
+   * @param silverSchema silver's row schema ({@link #schema})
+   * @param bronze the bronze table's path or URI
+   * @param captureInstances the capture instances whose bronze rows silver holds
+   * @return the definition
+   */
+  public static TableDefinition definition(
+      Schema silverSchema, String bronze, java.util.Collection<String> captureInstances) {
+    List<String> sorted = new ArrayList<>();
+    for (String instance : captureInstances) {
+      sorted.add(instance.toLowerCase(java.util.Locale.ROOT));
+    }
+    java.util.Collections.sort(sorted);
+    return definition(
+        silverSchema, Map.of(BRONZE, bronze, CAPTURE_INSTANCES, String.join(",", sorted)));
+  }
+
+  /**
+   * The capture instances a silver table records ({@value #CAPTURE_INSTANCES}), in their recorded
+   * order; empty for a silver created before they were recorded.
+   *
+   * @param properties silver's table properties
+   * @return the lower-case names
+   */
+  public static List<String> captureInstances(Map<String, String> properties) {
+    String value = properties.get(CAPTURE_INSTANCES);
+    List<String> names = new ArrayList<>();
+    if (value != null) {
+      for (String name : value.split(",")) {
+        if (!name.isBlank()) {
+          names.add(name.strip());
+        }
+      }
+    }
+    return names;
+  }
+
+  private static TableDefinition definition(Schema silverSchema, Map<String, String> recorded) {
     if (!silverSchema.hasField(START_LSN)) {
       throw new IllegalArgumentException(
           "A silver schema needs the column " + START_LSN + ": " + silverSchema);
@@ -105,9 +162,12 @@ public final class SilverTable {
       }
     }
     return new TableDefinition(
-        TableKind.SILVER,
-        columns,
-        TableKind.SILVER.tableComment(),
-        Map.of(ENABLE_DELETION_VECTORS, "true"));
+        TableKind.SILVER, columns, TableKind.SILVER.tableComment(), properties(recorded));
+  }
+
+  private static Map<String, String> properties(Map<String, String> recorded) {
+    Map<String, String> properties = new java.util.LinkedHashMap<>(recorded);
+    properties.put(ENABLE_DELETION_VECTORS, "true");
+    return properties;
   }
 }

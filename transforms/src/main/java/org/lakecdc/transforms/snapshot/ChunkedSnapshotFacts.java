@@ -120,6 +120,8 @@ public final class ChunkedSnapshotFacts {
    * @param lostFrom a re-snapshot's lost gap start (UTC), else null
    * @param lostTo a re-snapshot's lost gap end (UTC), else null
    * @param writtenAt when the row was written (UTC); null on a row not yet written
+   * @param captureInstance the capture instance the snapshot reads (detail {@code
+   *     capture_instance}), or null on a row written before it was recorded
    * @param targetId the Delta table id of the bronze table the snapshot is of ({@code "target_id"}
    *     in the detail), or null on a row written before lakecdc recorded it
    */
@@ -136,13 +138,14 @@ public final class ChunkedSnapshotFacts {
       @Nullable Instant lostFrom,
       @Nullable Instant lostTo,
       @Nullable Instant writtenAt,
+      @Nullable String captureInstance,
       @Nullable String targetId)
       implements java.io.Serializable {
     public Open {
       keys = List.copyOf(keys);
     }
 
-    /** An open that records no bronze table id (as lakecdc wrote them before it recorded it). */
+    /** An open that records neither capture instance nor bronze table id (rows written before). */
     public Open(
         String appId,
         String target,
@@ -169,6 +172,7 @@ public final class ChunkedSnapshotFacts {
           lostFrom,
           lostTo,
           writtenAt,
+          null,
           null);
     }
 
@@ -188,7 +192,8 @@ public final class ChunkedSnapshotFacts {
 
     /**
      * The detail JSON: {@code {"mode","kind","keys","plan","generation","lost_from_ts",
-     * "lost_to_ts","target_id"}} ({@code target_id} only when known).
+     * "lost_to_ts","capture_instance","target_id"}} ({@code capture_instance} and {@code target_id}
+     * only when known; status shows the capture instance before the target has a position).
      */
     public String detail() {
       ObjectNode node = JSON.createObjectNode();
@@ -200,6 +205,9 @@ public final class ChunkedSnapshotFacts {
       node.put("generation", generation);
       putTime(node, "lost_from_ts", lostFrom);
       putTime(node, "lost_to_ts", lostTo);
+      if (captureInstance != null) {
+        node.put("capture_instance", captureInstance);
+      }
       if (targetId != null) {
         node.put("target_id", targetId);
       }
@@ -886,6 +894,7 @@ public final class ChunkedSnapshotFacts {
         utc(row.get(FactsTable.LOST_FROM_TS)),
         utc(row.get(FactsTable.LOST_TO_TS)),
         utc(row.get(FactsTable.WRITTEN_AT)),
+        d.path("capture_instance").isTextual() ? d.get("capture_instance").asText() : null,
         d.path("target_id").isTextual() ? d.get("target_id").asText() : null);
   }
 

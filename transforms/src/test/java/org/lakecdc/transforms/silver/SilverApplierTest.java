@@ -27,6 +27,7 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.TableInfo;
+import org.lakecdc.transforms.delta.TablePaths;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.finalization.ControlTable;
 import org.lakecdc.transforms.finalization.Finalization;
@@ -349,9 +350,45 @@ class SilverApplierTest {
                 + log.facts
                 + " has no row for target "
                 + log.bronze
-                + " among its bootstrap/resnapshot/snapshot_open events; targets with one: [other/bronze] (pass"
-                + " bronze spelled as the bronze job was given it)"),
+                + ", so no snapshot of it can be seen (its targets: ["
+                + TablePaths.normalize("other/bronze")
+                + "]): pass bronze spelled as the bronze job was given it, and the facts table"
+                + " that job wrote"),
         warnings);
+  }
+
+  /** A {@code file:} URI, a relative and an absolute path of one bronze are one target. */
+  @Test
+  void factsNamingBronzeByItsFileUriAreItsOwn() {
+    BronzeLog log = log(true);
+    log.whole(1, 1, "new", 2, "new");
+    log.fact(FactsTable.EVENT_BOOTSTRAP, 1, "file://" + log.bronze);
+    log.change(2, upd(2, "new", "paid"));
+    ApplyResult applied = applier.apply(spec(log, true, 1000));
+    assertTrue(applied.rebuilt());
+    assertEquals(List.of("1:new", "2:paid"), silverRows());
+    assertEquals(List.of(), warnings);
+  }
+
+  /**
+   * The issue's case: continuous silver of dbo_customer, a target started with --bootstrap=false
+   * beside targets that bootstrapped, warned that the facts had no row for it while listing it. Its
+   * batch rows are in the facts table: it has no snapshot on purpose, and nothing is said.
+   */
+  @Test
+  void aTargetStartedWithoutASnapshotOnPurposeIsNotWarnedAbout() {
+    BronzeLog log =
+        new BronzeLog(tables, path("dbo_customer"), path("facts"), path("control"), true);
+    log.fact(FactsTable.EVENT_BOOTSTRAP, 1, path("dbo_orders"));
+    log.change(2, ins(1, "new"));
+    log.fact(null, 2);
+    SilverSpec spec = spec(log, true, 1000);
+    applier.apply(spec);
+    log.change(3, upd(1, "new", "paid"));
+    log.fact(null, 3);
+    applier.apply(spec);
+    assertEquals(List.of("1:paid"), silverRows());
+    assertEquals(List.of(), warnings);
   }
 
   @Test

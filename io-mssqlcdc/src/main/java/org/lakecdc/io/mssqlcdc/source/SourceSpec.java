@@ -26,8 +26,10 @@ import org.lakecdc.io.mssqlcdc.schema.CapturedColumn;
 import org.lakecdc.io.mssqlcdc.schema.ChangeSchema;
 import org.lakecdc.io.mssqlcdc.schema.ColumnSpec;
 import org.lakecdc.io.mssqlcdc.schema.ColumnsDdl;
+import org.lakecdc.io.mssqlcdc.schema.DeclaredColumnsException;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
 import org.lakecdc.io.mssqlcdc.schema.OutputType;
+import org.lakecdc.io.mssqlcdc.schema.TypeCompatibility;
 import org.lakecdc.io.mssqlcdc.schema.TypeMapping;
 import org.lakecdc.io.mssqlcdc.schema.ValueConverter;
 
@@ -89,8 +91,9 @@ public record SourceSpec(
    * @param declared the {@code columns} DDL, or null to infer
    * @param includeCommandId whether the schema has {@code _command_id}
    * @return the resolved source
-   * @throws IllegalArgumentException for a declared column no instance captures, a reserved name or
-   *     an unmappable type
+   * @throws IllegalArgumentException for a reserved name or an unmappable type
+   * @throws DeclaredColumnsException for a declared column no instance captures, or a declared type
+   *     that cannot hold a captured column's SQL Server type ({@link TypeCompatibility#holds})
    * @throws org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError for an unknown instance
    */
   public static SourceSpec resolve(
@@ -112,6 +115,7 @@ public record SourceSpec(
       if (declared != null) {
         columns = ColumnsDdl.parse(declared);
         checkDeclaredColumnsCaptured(columns, captured, instances.get(0));
+        checkDeclaredTypesHold(columns, captured);
         expected.putAll(capturedTypes(columns, captured));
       } else {
         columns = CapturedSchema.infer(captured).columns();
@@ -306,6 +310,58 @@ public record SourceSpec(
   }
 
   /**
+   * A declared type that cannot hold a captured column's SQL Server type would fail the read at the
+   * first value it cannot convert, after the job has created its tables and maybe committed
+   * batches: fail when the schema is resolved instead, naming every such column with each instance
+   * that captures it (computed columns, NULL in every change row, are left out).
+   */
+  private static void checkDeclaredTypesHold(
+      List<ColumnSpec> declared, List<InstanceColumns> captured) {
+    List<String> refused = new ArrayList<>();
+    for (ColumnSpec column : declared) {
+      for (InstanceColumns instance : captured) {
+        for (CapturedColumn c : instance.columns()) {
+          if (c.computed()
+              || !c.name().equalsIgnoreCase(column.name())
+              || TypeCompatibility.holds(column.type(), c.type())) {
+            continue;
+          }
+          refused.add(
+              column.name()
+                  + " "
+                  + column.type()
+                  + " cannot hold "
+                  + c.type()
+                  + " (the type "
+                  + instance.captureInstance()
+                  + " captures; declare "
+                  + suggestion(c)
+                  + ")");
+        }
+      }
+    }
+    if (!refused.isEmpty()) {
+      throw new DeclaredColumnsException(
+          "the declared type of "
+              + (refused.size() == 1 ? "a column" : "columns")
+              + " cannot hold every captured value: "
+              + String.join("; ", refused));
+    }
+  }
+
+  /** The type a captured column maps to by default, or STRING, as what to declare instead. */
+  private static String suggestion(CapturedColumn column) {
+    try {
+      return TypeMapping.outputType(column.name(), column.type())
+          + " or another type that holds every "
+          + column.type()
+          + " value";
+    } catch (IllegalArgumentException e) {
+      return "STRING";
+    }
+  }
+
+  /**
    * A declared column that no capture instance of the table captures would read NULL forever: fail
    * instead (docs/options.md, docs/scenarios.md C220).
    */
@@ -322,7 +378,7 @@ public record SourceSpec(
       }
     }
     if (!missing.isEmpty()) {
-      throw new IllegalArgumentException(
+      throw new DeclaredColumnsException(
           "No capture instance of the table ("
               + String.join(", ", captured.stream().map(InstanceColumns::captureInstance).toList())
               + ") captures "

@@ -5,7 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** Tests of {@link TypeCompatibility#fits}: docs/tables.md "Schema evolution of bronze". */
+/**
+ * Tests of {@link TypeCompatibility#fits} (docs/tables.md "Schema evolution of bronze") and {@link
+ * TypeCompatibility#holds} (docs/options.md, {@code --columns}).
+ */
 class TypeCompatibilityTest {
 
   @ParameterizedTest(name = "fits({0}, {1}) = {2}")
@@ -75,5 +78,54 @@ class TypeCompatibilityTest {
   void testFits(String older, String newer, boolean expected) {
     assertEquals(
         expected, TypeCompatibility.fits(OutputType.parse(older), OutputType.parse(newer)));
+  }
+
+  @ParameterizedTest(name = "holds({0}, {1}) = {2}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        // the case: o_orderstatus char(1) declared INT
+        "INT | char(1) | false",
+        "STRING | char(1) | true",
+        "BINARY | char(1) | true",
+        "BINARY | uniqueidentifier | false",
+        // STRING holds everything, even a type without a default mapping
+        "STRING | int | true",
+        "STRING | datetime2(7) | true",
+        "STRING | varbinary(max) | true",
+        "DATE | hierarchyid | true",
+        // what fits holds; narrower never
+        "BIGINT | int | true",
+        "INT | bigint | false",
+        "SMALLINT | tinyint | true",
+        "DECIMAL(18,2) | decimal(15,2) | true",
+        "DECIMAL(10,2) | decimal(15,2) | false",
+        "DECIMAL(19,4) | money | true",
+        "INT | decimal(10,0) | false",
+        "BOOLEAN | tinyint | false",
+        "DATE | int | false",
+        // approximate numbers, bit
+        "DOUBLE | decimal(15,2) | true",
+        "DOUBLE | bigint | true",
+        "FLOAT | int | true",
+        "FLOAT | float | false",
+        "DOUBLE | char(1) | false",
+        "INT | bit | true",
+        "DECIMAL(1,0) | bit | true",
+        "DECIMAL(2,2) | bit | false",
+        "BOOLEAN | bit | true",
+        // dates and times
+        "TIMESTAMP | date | true",
+        "TIMESTAMP | datetime | true",
+        "TIMESTAMP_NTZ | datetimeoffset | true",
+        "DATE | datetime2(7) | true",
+        "DATE | datetimeoffset | true",
+        "TIMESTAMP_NTZ | time | false",
+        "DATE | char(10) | false",
+      })
+  void testHolds(String declared, String captured, boolean expected) {
+    assertEquals(
+        expected,
+        TypeCompatibility.holds(OutputType.parse(declared), SqlServerType.parse(captured)));
   }
 }

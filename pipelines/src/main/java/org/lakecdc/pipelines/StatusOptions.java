@@ -28,4 +28,12 @@ public interface StatusOptions extends TableReadOptions, SqlServerOptions {
   String getFakePath();
 
   void setFakePath(String value);
+
+  @Description(
+      "Output format: text, json (the same as --json) or prometheus (Prometheus' text exposition"
+          + " format, for a node exporter's textfile collector; docs/status.md lists the metrics).")
+  @Default.String("text")
+  String getFormat();
+
+  void setFormat(String value);
 }

@@ -17,6 +17,7 @@ import org.lakecdc.io.mssqlcdc.ChangeBatch;
 import org.lakecdc.io.mssqlcdc.SkippedRange;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.transforms.Counts;
+import org.lakecdc.transforms.TableMetrics;
 import org.lakecdc.transforms.delta.CommitResult;
 import org.lakecdc.transforms.delta.DataFileAction;
 import org.lakecdc.transforms.delta.DeltaTables;
@@ -168,6 +169,17 @@ final class BatchCommitter {
     batchesCommitted.inc();
     bytesWritten.inc(bytes);
     BatchFacts.captureLagSeconds(facts.get(0)).ifPresent(lag -> captureLag.update(Math.round(lag)));
+    String table = TableMetrics.namespace(target.appId());
+    Metrics.counter(table, TableMetrics.BYTES_WRITTEN).inc(bytes);
+    Metrics.distribution(table, TableMetrics.COMMIT_DURATION_MS)
+        .update(Duration.between(startedAt, Instant.now()).toMillis());
+    BatchFacts.captureLagSeconds(facts.get(0))
+        .ifPresent(
+            lag -> Metrics.gauge(table, TableMetrics.CAPTURE_LAG_SECONDS).set(Math.round(lag)));
+    if (verdict != null) {
+      Metrics.gauge(table, TableMetrics.FINALIZED_UNTIL_SECONDS)
+          .set(verdict.toEpochSecond(java.time.ZoneOffset.UTC));
+    }
     return new CommittedBatch(
         batchId,
         stats,

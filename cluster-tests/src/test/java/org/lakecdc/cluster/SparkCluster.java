@@ -151,6 +151,7 @@ final class SparkCluster implements AutoCloseable {
   ClusterProcess submit(String name, Path options, Path workDir, Path eventLog, String... args)
       throws IOException {
     Files.createDirectories(eventLog);
+    Files.createDirectories(metrics(workDir));
     Map<String, String> env = env();
     env.put("SPARK_MASTER", masterUrl());
     env.put("LAKECDC_JAR", System.getProperty("lakecdc.sparkJar"));
@@ -165,6 +166,11 @@ final class SparkCluster implements AutoCloseable {
             "--conf spark.ui.enabled=false",
             "--conf spark.eventLog.enabled=true",
             "--conf spark.eventLog.dir=" + eventLog.toUri(),
+            // Spark's metrics system, with Beam's metrics source, to CSV files every second.
+            "--conf spark.metrics.conf.driver.sink.csv.class=org.apache.spark.metrics.sink.CsvSink",
+            "--conf spark.metrics.conf.driver.sink.csv.period=1",
+            "--conf spark.metrics.conf.driver.sink.csv.unit=seconds",
+            "--conf spark.metrics.conf.driver.sink.csv.directory=" + metrics(workDir),
             // One Spark application for all the pipelines of the run (the bootstraps, the stream):
             // each would otherwise start its own executors and fetch the jar again.
             "--driver-java-options -Dbeam.spark.test.reuseSparkContext=true"));
@@ -177,6 +183,11 @@ final class SparkCluster implements AutoCloseable {
         ClusterProcess.start(name, command, env, workDir, workDir.resolve(name + ".log"));
     submissions.add(submission);
     return submission;
+  }
+
+  /** Where the driver's CSV metrics sink of a submission from {@code workDir} writes. */
+  static Path metrics(Path workDir) {
+    return workDir.resolve("metrics");
   }
 
   @Override

@@ -160,6 +160,9 @@ public final class Status {
       } else {
         printText(report, out);
       }
+      if (options.getHtml() != null) {
+        StatusPage.write(Path.of(options.getHtml()), report);
+      }
       out.flush();
       if (options.getOutput() != null) {
         out.close();

@@ -36,4 +36,11 @@ public interface StatusOptions extends TableReadOptions, SqlServerOptions {
   String getFormat();
 
   void setFormat(String value);
+
+  @Description(
+      "Also writes the status as one self-contained HTML page to this file (created or replaced,"
+          + " UTF-8).")
+  String getHtml();
+
+  void setHtml(String value);
 }

@@ -98,8 +98,13 @@ final class FlinkCluster implements AutoCloseable {
             "parallelism.default: 2",
             // Each job's two subtasks on two TaskManagers while both are there.
             "cluster.evenly-spread-out-slots: true",
-            "jobmanager.memory.process.size: 1g",
-            "taskmanager.memory.process.size: 1280m",
+            "jobmanager.memory.process.size: 1280m",
+            "taskmanager.memory.process.size: 1600m",
+            // Each job of a run (the bootstrap snapshots, then the stream) loads the job jar's
+            // classes in a class loader of its own: with the default 256m of metaspace the
+            // TaskManagers ran out of it (OutOfMemoryError: Metaspace) by the stream's job.
+            "jobmanager.memory.jvm-metaspace.size: 512m",
+            "taskmanager.memory.jvm-metaspace.size: 640m",
             // A lost TaskManager: the job restarts on what is left.
             "restart-strategy.type: fixed-delay",
             "restart-strategy.fixed-delay.attempts: 20",

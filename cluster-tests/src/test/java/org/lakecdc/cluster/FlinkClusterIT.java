@@ -96,18 +96,25 @@ class FlinkClusterIT {
     return true;
   }
 
-  /** The id of the one job RUNNING on the cluster. */
+  /**
+   * The id of the one streaming job RUNNING on the cluster: the continuous pipeline (the bootstrap
+   * snapshots before it run as batch jobs).
+   */
   private static String runningJob(ClusterProcess client) {
     List<String> running = new ArrayList<>();
     ClusterProcess.await(
-        "one running job",
+        "one running streaming job",
         () -> {
           running.clear();
           JsonNode jobs = cluster.rest("/jobs/overview");
           if (jobs != null) {
             for (JsonNode job : jobs.get("jobs")) {
-              if (job.get("state").asText().equals("RUNNING")) {
-                running.add(job.get("jid").asText());
+              String id = job.get("jid").asText();
+              JsonNode details = cluster.rest("/jobs/" + id);
+              if (job.get("state").asText().equals("RUNNING")
+                  && details != null
+                  && details.path("job-type").asText().equals("STREAMING")) {
+                running.add(id);
               }
             }
           }

@@ -166,8 +166,10 @@ final class SparkCluster implements AutoCloseable {
             "--conf spark.ui.enabled=false",
             "--conf spark.eventLog.enabled=true",
             "--conf spark.eventLog.dir=" + eventLog.toUri(),
-            // Spark's metrics system, with Beam's metrics source, to CSV files every second.
-            "--conf spark.metrics.conf.driver.sink.csv.class=org.apache.spark.metrics.sink.CsvSink",
+            // Spark's metrics system to CSV files every second, through Beam's CSV sink: Spark's
+            // own sinks see Beam's metrics as one gauge whose value is a map.
+            "--conf spark.metrics.conf.driver.sink.csv.class="
+                + "org.apache.beam.runners.spark.metrics.sink.CsvSink",
             "--conf spark.metrics.conf.driver.sink.csv.period=1",
             "--conf spark.metrics.conf.driver.sink.csv.unit=seconds",
             "--conf spark.metrics.conf.driver.sink.csv.directory=" + metrics(workDir),

@@ -116,8 +116,8 @@ class SparkClusterIT {
     assertEquals(
         List.of("19", "323"),
         List.of(
-            lastCsvValue(uninterrupted.dir, "lakecdc.table.dbo_orders", "committed_batches"),
-            lastCsvValue(uninterrupted.dir, "lakecdc.table.dbo_orders", "committed_rows")),
+            lastCsvValue(uninterrupted.dir, "lakecdc_table_dbo_orders", "committed_batches"),
+            lastCsvValue(uninterrupted.dir, "lakecdc_table_dbo_orders", "committed_rows")),
         "dbo_orders' committed_batches and committed_rows in Spark's metrics system");
 
     // Spark's own record of where the tasks ran: both executors (one per Worker) ran tasks of
@@ -143,7 +143,8 @@ class SparkClusterIT {
 
   /**
    * The last value the driver's CSV sink wrote for the Beam metric {@code namespace}/{@code name}
-   * (one file per metric, named after it; rows {@code t,value}).
+   * (one file per metric, {@code <app>.driver.<app name>.Beam.<step>.<namespace>.<name>.csv}, the
+   * namespace's dots as underscores; rows {@code t,value}).
    */
   private static String lastCsvValue(Path runDir, String namespace, String name)
       throws IOException {
@@ -154,7 +155,7 @@ class SparkClusterIT {
           all.filter(
                   f -> {
                     String n = f.getFileName().toString();
-                    return n.contains(namespace) && n.endsWith(name + ".csv");
+                    return n.contains("." + namespace + ".") && n.endsWith("." + name + ".csv");
                   })
               .toList();
     }

@@ -24,7 +24,14 @@ final class Readers {
             .appName("cluster-tests reader")
             .config("spark.ui.enabled", "false")
             .config("spark.driver.host", "127.0.0.1")
+            .config("spark.driver.bindAddress", "127.0.0.1")
             .config("spark.sql.shuffle.partitions", "1")
+            // Small tables read a few times: rebuild a Delta snapshot in one task (not 50),
+            // evaluate plans without compiling code for each query, and plan once.
+            .config("spark.databricks.delta.snapshotPartitions", "1")
+            .config("spark.sql.codegen.wholeStage", "false")
+            .config("spark.sql.adaptive.enabled", "false")
+            .config("spark.sql.session.timeZone", "UTC")
             .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
             .config(
                 "spark.sql.catalog.spark_catalog",

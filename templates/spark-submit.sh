@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Submits the main job CdcToDelta to Spark with the bundled jar of the spark profile.
+# Submits the main job CdcToDelta to Spark with the bundled jar of spark-jar/.
 #
 #   mvn -B -pl spark-jar -am -DskipTests package     # builds the jar once
 #   SPARK_HOME=/opt/spark templates/spark-submit.sh templates/options/dbo_orders.options [--opt=v ...]

@@ -13,6 +13,7 @@ import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.values.PCollection;
+import org.lakecdc.transforms.TableMetrics;
 import org.lakecdc.transforms.write.BatchStats;
 import org.lakecdc.transforms.write.CommittedBatch;
 
@@ -28,11 +29,11 @@ import org.lakecdc.transforms.write.CommittedBatch;
  */
 final class RunCounters {
   static final String NAMESPACE = "lakecdc";
-  static final String BATCHES = "committed_batches";
-  static final String ROWS = "committed_rows";
-  static final String INSERTS = "committed_inserts";
-  static final String UPDATES = "committed_updates";
-  static final String DELETES = "committed_deletes";
+  static final String BATCHES = TableMetrics.COMMITTED_BATCHES;
+  static final String ROWS = TableMetrics.COMMITTED_ROWS;
+  static final String INSERTS = TableMetrics.COMMITTED_INSERTS;
+  static final String UPDATES = TableMetrics.COMMITTED_UPDATES;
+  static final String DELETES = TableMetrics.COMMITTED_DELETES;
 
   private RunCounters() {}
 
@@ -75,7 +76,7 @@ final class RunCounters {
 
   /** The namespace of one table's counters: {@code lakecdc.table.<appId>}. */
   static String tableNamespace(String appId) {
-    return NAMESPACE + ".table." + appId;
+    return TableMetrics.namespace(appId);
   }
 
   /** The batches the pipeline committed. */

@@ -135,6 +135,10 @@ public final class Status {
     Optional<CdcClientFactory> source;
     try {
       options = CommandLine.parse(args, StatusOptions.class, "docs/status.md");
+      if (!List.of("text", "json", "prometheus").contains(options.getFormat())) {
+        throw new IllegalArgumentException(
+            "--format must be text, json or prometheus, not '" + options.getFormat() + "'");
+      }
       org.lakecdc.transforms.delta.HadoopConf.checkOccurrences(
           "hadoopConf", CommandLine.values(args, "hadoopConf"));
       source = source(options, defaultSource);
@@ -159,10 +163,15 @@ public final class Status {
     try {
       Optional<Commit> newest = source.flatMap(factory -> newestCommit(factory, err));
       Report report = read(tables, facts, control, newest, clock, source.isPresent());
-      if (options.getJson()) {
+      if (options.getFormat().equals("prometheus")) {
+        out.print(StatusPrometheus.render(report));
+      } else if (options.getJson() || options.getFormat().equals("json")) {
         out.println(JSON.writerWithDefaultPrettyPrinter().writeValueAsString(json(report)));
       } else {
         printText(report, out);
+      }
+      if (options.getHtml() != null) {
+        StatusPage.write(Path.of(options.getHtml()), report);
       }
       out.flush();
       if (options.getOutput() != null) {

@@ -28,4 +28,19 @@ public interface StatusOptions extends TableReadOptions, SqlServerOptions {
   String getFakePath();
 
   void setFakePath(String value);
+
+  @Description(
+      "Output format: text, json (the same as --json) or prometheus (Prometheus' text exposition"
+          + " format, for a node exporter's textfile collector; docs/status.md lists the metrics).")
+  @Default.String("text")
+  String getFormat();
+
+  void setFormat(String value);
+
+  @Description(
+      "Also writes the status as one self-contained HTML page to this file (created or replaced,"
+          + " UTF-8).")
+  String getHtml();
+
+  void setHtml(String value);
 }

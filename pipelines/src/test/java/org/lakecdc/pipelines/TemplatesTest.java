@@ -17,10 +17,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 class TemplatesTest {
   @ParameterizedTest
   @CsvSource({
-    "spark-submit.sh, Submits the main job CdcToDelta to Spark with the bundled jar of the spark"
-        + " profile.",
+    "spark-submit.sh, Submits the main job CdcToDelta to Spark with the bundled jar of spark-jar/.",
     "flink-run.sh, Submits the main job CdcToDelta to a Flink 1.19 cluster with the bundled jar of"
-        + " the flink profile."
+        + " flink-jar/."
   })
   void withoutArgumentsAScriptPrintsItsHeaderCommentAndExits2(String script, String first)
       throws Exception {

@@ -17,6 +17,7 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.read.ChangeBatch;
 import org.lakecdc.io.mssqlcdc.read.SkippedRange;
 import org.lakecdc.transforms.Counts;
+import org.lakecdc.transforms.TableMetrics;
 import org.lakecdc.transforms.delta.CommitResult;
 import org.lakecdc.transforms.delta.DataFileAction;
 import org.lakecdc.transforms.delta.DeltaTables;
@@ -166,6 +167,17 @@ final class BatchCommitter {
     bytesWritten.inc(bytes);
     BatchFacts.captureLagSeconds(facts.get(0)).ifPresent(lag -> captureLag.update(Math.round(lag)));
     target.committed(batchId);
+    String table = TableMetrics.namespace(target.appId());
+    Metrics.counter(table, TableMetrics.BYTES_WRITTEN).inc(bytes);
+    Metrics.distribution(table, TableMetrics.COMMIT_DURATION_MS)
+        .update(Duration.between(startedAt, Instant.now()).toMillis());
+    BatchFacts.captureLagSeconds(facts.get(0))
+        .ifPresent(
+            lag -> Metrics.gauge(table, TableMetrics.CAPTURE_LAG_SECONDS).set(Math.round(lag)));
+    if (verdict != null) {
+      Metrics.gauge(table, TableMetrics.FINALIZED_UNTIL_SECONDS)
+          .set(verdict.toEpochSecond(java.time.ZoneOffset.UTC));
+    }
     return new CommittedBatch(
         batchId,
         stats,
@@ -232,18 +244,19 @@ final class BatchCommitter {
         failure.text());
   }
 
-  /** The end LSN the target's tables already hold (the later of bronze's and facts' positions). */
+  /**
+   * The end LSN up to which every commit of the target's batches is in the tables: the facts
+   * position (a batch's facts row is committed after its bronze commit), or the run's start. A
+   * batch that bronze holds and facts does not, left by a committer stopped between the two commits
+   * (its task killed on a cluster and retried within the run), is not skipped: committed again, its
+   * bronze commit is found by its transaction id and left as it is, and its facts row and verdict
+   * are written.
+   */
   Lsn committedUpTo() {
     Lsn upTo = target.start().endLsn();
-    Optional<StreamPosition> bronze =
-        StreamPosition.fromJson(
-            tables.domainMetadata(target.bronzePath(), StreamPosition.BRONZE_DOMAIN));
     Optional<StreamPosition> facts =
         StreamPosition.fromJson(
             tables.domainMetadata(target.factsPath(), StreamPosition.factsDomain(target.appId())));
-    if (bronze.isPresent() && bronze.get().appId().equals(target.appId())) {
-      upTo = Lsn.max(upTo, bronze.get().endLsn());
-    }
     // The shared facts table's position counts only when it is this bronze table's.
     if (facts.isPresent() && ownsFactsPosition(target.start(), facts.get())) {
       upTo = Lsn.max(upTo, facts.get().endLsn());

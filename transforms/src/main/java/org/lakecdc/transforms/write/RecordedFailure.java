@@ -13,6 +13,7 @@ import java.util.Optional;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.read.TableFailure;
+import org.lakecdc.transforms.TableMetrics;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.position.StreamPosition;
@@ -107,6 +108,9 @@ public record RecordedFailure(
    * @param factsPath the facts table
    */
   public void write(DeltaTables tables, String factsPath) {
+    org.apache.beam.sdk.metrics.Metrics.counter(
+            TableMetrics.namespace(appId), TableMetrics.FAILURES)
+        .inc();
     tables.append(
         factsPath,
         FactsTable.SCHEMA,

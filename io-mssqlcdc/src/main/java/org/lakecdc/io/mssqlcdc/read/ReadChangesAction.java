@@ -132,8 +132,12 @@ final class ReadChangesAction {
     while (true) {
       Optional<Commit> end = Optional.empty();
       try {
-        if (range.isOpen() && spec.stopCondition().shouldStop()) {
-          // Asked to stop: claim the rest of the open range (nothing more is read) and end it.
+        // Asked to stop, or the runner is cancelling the task (it interrupts the task's thread; on
+        // Flink, `flink cancel` otherwise leaves the operator firing the read's poll timers while
+        // it finishes, and the task never ends): claim the rest of the open range (nothing more
+        // is read) and end it.
+        if (range.isOpen()
+            && (spec.stopCondition().shouldStop() || Thread.currentThread().isInterrupted())) {
           tracker.tryClaim(Lsn.MAX);
           return ProcessContinuation.stop();
         }

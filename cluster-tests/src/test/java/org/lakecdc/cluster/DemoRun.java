@@ -1,0 +1,119 @@
+package org.lakecdc.cluster;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * One run of the main job on the demo's five tables in one pipeline ({@code
+ * templates/many-tables.options}): its options file, with the simulator's database and the Delta
+ * tables at paths every process of the cluster reaches, and its tables read back with delta-spark.
+ *
+ * <p>The tables' root is {@code <run dir>/lake} unless the system property {@code
+ * lakecdc.cluster.tableRoot} names another (an {@code s3a://bucket/prefix} URI, say, with the
+ * store's settings in {@code lakecdc.cluster.hadoopConf}, one {@code key=value} a line, passed to
+ * the job as {@code --hadoopConf} and set on the reading session): each run then writes under
+ * {@code <tableRoot>/<run name>}.
+ */
+final class DemoRun {
+  /** The demo's five capture instances, in the tables file's order. */
+  static final List<String> TABLES =
+      List.of("dbo_orders", "dbo_lineitem", "dbo_customer", "dbo_part", "dbo_supplier");
+
+  /**
+   * Columns whose values are the run's own timing (when, how long, the simulator's clock at
+   * commit): left out when two runs' tables are compared.
+   */
+  static final Set<String> TIMING_COLUMNS =
+      Set.of("started_at", "duration_ms", "written_at", "capture_lag_seconds", "updated_at");
+
+  final String name;
+  final Path dir;
+  final String tableRoot;
+  final Path options;
+
+  /** A run named {@code name} in {@code dir} (its source, options and, by default, tables). */
+  DemoRun(String name, Path dir, List<String> extraOptions) throws IOException {
+    this.name = name;
+    this.dir = dir;
+    Files.createDirectories(dir);
+    String root = System.getProperty("lakecdc.cluster.tableRoot", "");
+    this.tableRoot = root.isBlank() ? dir.resolve("lake").toString() : root + "/" + name;
+    List<String> lines = new ArrayList<>();
+    lines.add(
+        "--tablesFile="
+            + Path.of(System.getProperty("lakecdc.root"), "templates/many-tables.options"));
+    lines.add("--fakePath=" + dir.resolve("source"));
+    lines.add("--buildDemo=true");
+    lines.add("--demoScale=0.001");
+    lines.add("--demoTransactions=200");
+    lines.add("--maxCommitsPerBatch=10");
+    lines.add("--targetTemplate=" + tableRoot + "/{ci}");
+    lines.add("--factsTable=" + tableRoot + "/facts");
+    lines.add("--controlTable=" + tableRoot + "/table_finalization");
+    lines.add("--silverTemplate=" + tableRoot + "/silver/{ci}");
+    for (String entry : hadoopConf()) {
+      lines.add("--hadoopConf=" + entry);
+    }
+    lines.addAll(extraOptions);
+    this.options = dir.resolve(name + ".options");
+    Files.write(options, lines);
+  }
+
+  /** The {@code key=value} entries of {@code lakecdc.cluster.hadoopConf}. */
+  static List<String> hadoopConf() {
+    String conf = System.getProperty("lakecdc.cluster.hadoopConf", "");
+    return conf.lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
+  }
+
+  /** The run's Delta tables by name: each bronze, facts, control, each silver. */
+  Map<String, String> tables() {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (String ci : TABLES) {
+      out.put(ci, tableRoot + "/" + ci);
+    }
+    out.put("facts", tableRoot + "/facts");
+    out.put("table_finalization", tableRoot + "/table_finalization");
+    for (String ci : TABLES) {
+      out.put("silver/" + ci, tableRoot + "/silver/" + ci);
+    }
+    return out;
+  }
+
+  /** A local table's path (only for a run whose tables are on the local file system). */
+  Path localTable(String table) {
+    return Path.of(tables().get(table));
+  }
+
+  /**
+   * Every table's rows as delta-spark reads them, one line per row (its values joined by {@code |},
+   * the run's table root replaced by {@code <root>}, {@link #TIMING_COLUMNS} left out), sorted.
+   */
+  Map<String, List<String>> contents(SparkSession spark) {
+    Map<String, List<String>> out = new LinkedHashMap<>();
+    tables()
+        .forEach(
+            (table, path) -> {
+              Dataset<Row> rows = spark.read().format("delta").load(path);
+              for (String column : TIMING_COLUMNS) {
+                rows = rows.drop(column);
+              }
+              out.put(
+                  table,
+                  rows.collectAsList().stream()
+                      .map(r -> r.mkString("|").replace(tableRoot, "<root>"))
+                      .sorted()
+                      .collect(Collectors.toList()));
+            });
+    return out;
+  }
+}

@@ -1,0 +1,248 @@
+package org.lakecdc.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The bundled Flink jar on a Flink 1.19 session cluster the test starts: a JobManager and two
+ * TaskManagers of two slots each, separate JVMs on loopback, from a Flink home laid out from Maven
+ * Central ({@link FlinkCluster}). The jar is submitted with {@code templates/flink-run.sh} ({@code
+ * flink run}, Flink's {@code CliFrontend}), the demo's five tables in one pipeline ({@link
+ * DemoRun}) in continuous mode, stopped with {@code flink cancel}.
+ *
+ * <p>The first run goes uninterrupted: the stream's subtasks run on both TaskManagers (the
+ * JobManager's REST API says where), each table's Beam counters reach Flink's Prometheus reporter,
+ * the tables hold the demo's changes, and {@code flink cancel} ends the job and the client. Then a
+ * TaskManager is killed with SIGKILL in the middle of a run: Flink's restart strategy restarts the
+ * job on the other TaskManager and every table ends as in the uninterrupted run.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Timeout(value = 20, unit = TimeUnit.MINUTES)
+class FlinkClusterIT {
+  private static final Duration RUN = Duration.ofMinutes(15);
+
+  /** Each table's last batch (DemoRun's demo, as every runner numbers it). */
+  private static final Map<String, Integer> LAST_BATCH =
+      Map.of(
+          "dbo_orders", 18,
+          "dbo_lineitem", 9,
+          "dbo_customer", 18,
+          "dbo_part", 18,
+          "dbo_supplier", 18);
+
+  /** Bronze rows per table: the bootstrap snapshot's and the change rows. */
+  private static final Map<String, Integer> BRONZE_ROWS =
+      Map.of(
+          "dbo_orders", 1523 + 323,
+          "dbo_lineitem", 6090 + 401,
+          "dbo_customer", 154 + 141,
+          "dbo_part", 200 + 96,
+          "dbo_supplier", 10 + 56);
+
+  @TempDir static Path dir;
+
+  private static FlinkCluster cluster;
+  private static Map<String, List<String>> expected;
+
+  @BeforeAll
+  static void startTheCluster() throws Exception {
+    cluster = new FlinkCluster(dir.resolve("cluster"));
+    cluster.start(2);
+  }
+
+  @AfterAll
+  static void stopTheCluster() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  private static SparkSession spark() {
+    return Readers.spark();
+  }
+
+  /** Every table's last batch committed: its facts row is in the facts table. */
+  private static boolean allBatchesCommitted(DemoRun run) {
+    for (Map.Entry<String, Integer> last : LAST_BATCH.entrySet()) {
+      if (!Readers.factsHaveBatch(run.localTable("facts"), last.getKey(), last.getValue())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The id of the RUNNING job of the continuous pipeline: the one whose vertices include the
+   * stream's ({@code Follow <tables> and write to Delta as batches arrive/…}); the bootstrap
+   * snapshots before it are jobs of their own.
+   */
+  private static String runningJob(ClusterProcess client) {
+    List<String> running = new ArrayList<>();
+    ClusterProcess.await(
+        "the continuous pipeline's job running",
+        () -> {
+          running.clear();
+          JsonNode jobs = cluster.rest("/jobs/overview");
+          if (jobs != null) {
+            for (JsonNode job : jobs.get("jobs")) {
+              String id = job.get("jid").asText();
+              JsonNode details = cluster.rest("/jobs/" + id);
+              if (job.get("state").asText().equals("RUNNING") && details != null) {
+                for (JsonNode vertex : details.path("vertices")) {
+                  if (vertex.path("name").asText().startsWith("Follow ")) {
+                    running.add(id);
+                    break;
+                  }
+                }
+              }
+            }
+          }
+          return running.size() == 1;
+        },
+        RUN,
+        client);
+    return running.get(0);
+  }
+
+  /** The TaskManager ids that run subtasks of each of the job's vertices, by vertex name. */
+  private static Map<String, Set<String>> taskManagersByVertex(String job) {
+    Map<String, Set<String>> out = new TreeMap<>();
+    for (JsonNode vertex : cluster.rest("/jobs/" + job).get("vertices")) {
+      Set<String> ids = new TreeSet<>();
+      JsonNode tms =
+          cluster.rest("/jobs/" + job + "/vertices/" + vertex.get("id").asText() + "/taskmanagers");
+      for (JsonNode tm : tms.get("taskmanagers")) {
+        ids.add(tm.get("taskmanager-id").asText());
+      }
+      out.put(vertex.get("name").asText(), ids);
+    }
+    return out;
+  }
+
+  @Test
+  @Order(1)
+  void fiveTablesContinuouslyOnBothTaskManagersStoppedByFlinkCancel() throws Exception {
+    DemoRun run =
+        new DemoRun("uninterrupted", dir.resolve("uninterrupted"), List.of("--continuous=true"));
+    ClusterProcess client = cluster.run("flink-run", run.options, run.dir);
+    String job = runningJob(client);
+    ClusterProcess.await(
+        "every table's last batch in bronze", () -> allBatchesCommitted(run), RUN, client);
+
+    Map<String, Set<String>> where = taskManagersByVertex(job);
+    Set<String> both = new TreeSet<>();
+    where.values().forEach(both::addAll);
+    assertEquals(2, both.size(), "TaskManagers running the stream: " + where);
+    long onBoth = where.values().stream().filter(ids -> ids.size() == 2).count();
+    assertEquals(where.size(), onBoth, "every vertex has a subtask on each TaskManager: " + where);
+
+    // Each table's Beam counters, through Flink's metric system, on the TaskManagers' Prometheus
+    // endpoints (summed over the subtasks that ran the table's committer).
+    String batches =
+        "flink_taskmanager_job_task_operator_lakecdc_table_dbo_orders_committed_batches";
+    String rows = "flink_taskmanager_job_task_operator_lakecdc_table_dbo_orders_committed_rows";
+    StringBuilder scraped = new StringBuilder();
+    ClusterProcess.await(
+        "dbo_orders' 19 batches and 323 rows on the Prometheus endpoints",
+        () -> {
+          scraped.setLength(0);
+          for (ClusterProcess tm : cluster.taskManagers()) {
+            scraped.append(cluster.scrape(tm));
+          }
+          writeQuietly(run.dir.resolve("prometheus.txt"), scraped.toString());
+          return counter(scraped.toString(), batches) == 19
+              && counter(scraped.toString(), rows) == 323;
+        },
+        Duration.ofMinutes(2),
+        client);
+
+    ClusterProcess cancel = cluster.flink("flink-cancel", run.dir, "cancel", job);
+    assertEquals(0, cancel.awaitExit(Duration.ofMinutes(2)), cancel.output());
+    // `flink run` waits for the job: a cancelled job is its job's failure, so the client ends with
+    // the job's one error line and exit code 1, and without the NoClassDefFoundError of a Hadoop
+    // shutdown hook (ShutdownHookManager$2) that a client printed at its exit once.
+    int exit = client.awaitExit(Duration.ofMinutes(3));
+    String printed = client.output();
+    assertEquals(1, exit, "the client's output after the cancel:\n" + ClusterProcess.tail(printed));
+    assertTrue(
+        printed.contains("error: RuntimeException: Pipeline execution failed"),
+        ClusterProcess.tail(printed));
+    assertFalse(printed.contains("NoClassDefFoundError"), ClusterProcess.tail(printed));
+
+    expected = run.contents(spark());
+    for (Map.Entry<String, Integer> bronze : BRONZE_ROWS.entrySet()) {
+      assertEquals(
+          bronze.getValue(), expected.get(bronze.getKey()).size(), bronze.getKey() + " rows");
+    }
+  }
+
+  @Test
+  @Order(2)
+  void aTaskManagerKilledMidRunLeavesTheTablesOfAnUninterruptedRun() throws Exception {
+    DemoRun run =
+        new DemoRun(
+            "taskmanager-killed", dir.resolve("taskmanager-killed"), List.of("--continuous=true"));
+    ClusterProcess client = cluster.run("flink-run", run.options, run.dir);
+    String job = runningJob(client);
+    Path version = run.localTable("dbo_orders").resolve("_delta_log/00000000000000000008.json");
+    ClusterProcess.await(
+        "dbo_orders' bronze at version 8", () -> Files.exists(version), RUN, client);
+    cluster.taskManagers().get(1).killHard();
+    assertTrue(expected != null, "the uninterrupted run ran first");
+    ClusterProcess.await(
+        "the tables of the uninterrupted run",
+        () -> allBatchesCommitted(run) && expected.equals(run.contents(spark())),
+        RUN,
+        client);
+    JsonNode restarts = cluster.rest("/jobs/" + job);
+    ClusterProcess cancel = cluster.flink("flink-cancel", run.dir, "cancel", job);
+    assertEquals(0, cancel.awaitExit(Duration.ofMinutes(2)), cancel.output());
+    client.awaitExit(Duration.ofMinutes(3));
+    Files.writeString(run.dir.resolve("job.json"), restarts.toString());
+  }
+
+  /** Writes {@code text} to {@code file} for a look after a failure; a failure to write is left. */
+  private static void writeQuietly(Path file, String text) {
+    try {
+      Files.writeString(file, text);
+    } catch (IOException e) {
+      // only a diagnostic
+    }
+  }
+
+  /** The sum of the samples of the metric {@code name} in Prometheus text. */
+  private static long counter(String scraped, String name) {
+    Matcher m =
+        Pattern.compile("(?m)^" + Pattern.quote(name) + "\\{[^}]*\\} ([0-9.E]+)$").matcher(scraped);
+    long sum = 0;
+    while (m.find()) {
+      sum += (long) Double.parseDouble(m.group(1));
+    }
+    return sum;
+  }
+}

@@ -1,0 +1,79 @@
+package org.lakecdc.cluster;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.apache.spark.sql.SparkSession;
+
+/** How the tests read what the clusters wrote: delta-spark, and the Delta log's own records. */
+final class Readers {
+  private Readers() {}
+
+  /**
+   * The test JVM's local Spark session with Delta (one core), with {@code
+   * lakecdc.cluster.hadoopConf}'s entries in its Hadoop configuration: one for the JVM, shared by
+   * the test classes (which may run at the same time), ended with the JVM.
+   */
+  static synchronized SparkSession spark() {
+    SparkSession.Builder builder =
+        SparkSession.builder()
+            .master("local[1]")
+            .appName("cluster-tests reader")
+            .config("spark.ui.enabled", "false")
+            .config("spark.driver.host", "127.0.0.1")
+            .config("spark.driver.bindAddress", "127.0.0.1")
+            .config("spark.sql.shuffle.partitions", "1")
+            // Small tables read a few times: rebuild a Delta snapshot in one task (not 50),
+            // evaluate plans without compiling code for each query, and plan once.
+            .config("spark.databricks.delta.snapshotPartitions", "1")
+            .config("spark.sql.codegen.wholeStage", "false")
+            .config("spark.sql.adaptive.enabled", "false")
+            .config("spark.sql.session.timeZone", "UTC")
+            .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+            .config(
+                "spark.sql.catalog.spark_catalog",
+                "org.apache.spark.sql.delta.catalog.DeltaCatalog");
+    for (String entry : DemoRun.hadoopConf()) {
+      int eq = entry.indexOf('=');
+      builder.config("spark.hadoop." + entry.substring(0, eq), entry.substring(eq + 1));
+    }
+    return builder.getOrCreate();
+  }
+
+  /**
+   * Whether the facts table at {@code facts} (a local path) has committed the facts row of batch
+   * {@code batch} of the table whose app id is {@code appId}: a commit of its log carries the
+   * transaction id {@code <appId>#facts@…} at version {@code batch}, which the committer writes
+   * with that row.
+   */
+  static boolean factsHaveBatch(Path facts, String appId, int batch) {
+    Path log = facts.resolve("_delta_log");
+    if (!Files.isDirectory(log)) {
+      return false;
+    }
+    Pattern txn =
+        Pattern.compile(
+            "\"txn\":\\{\"appId\":\""
+                + Pattern.quote(appId)
+                + "#facts@[^\"]*\",\"version\":"
+                + batch
+                + ",");
+    try (Stream<Path> files = Files.list(log)) {
+      return files
+          .filter(f -> f.getFileName().toString().endsWith(".json"))
+          .anyMatch(
+              f -> {
+                try {
+                  return txn.matcher(Files.readString(f)).find();
+                } catch (IOException e) {
+                  return false; // being written: read again next time
+                }
+              });
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

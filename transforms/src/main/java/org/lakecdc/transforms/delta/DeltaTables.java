@@ -36,6 +36,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.beam.sdk.schemas.Schema;
@@ -107,6 +108,9 @@ public final class DeltaTables {
    * ConcurrentWriteException} after Kernel's own conflict resolution), each on a fresh snapshot.
    */
   public static final int MAX_APPEND_ATTEMPTS = 5;
+
+  /** Object-store tables this instance has read: one missing now is a listing gone wrong. */
+  private final Set<String> seenOnObjectStore = ConcurrentHashMap.newKeySet();
 
   private final Engine engine;
   private final Configuration hadoopConf;
@@ -649,6 +653,8 @@ public final class DeltaTables {
               () -> {
                 try {
                   return transaction(requireTable(path), appId, txnVersion).build(engine);
+                } catch (ConcurrentTransactionException e) {
+                  throw e; // committed before: the kept snapshot says so, and stays
                 } catch (RuntimeException e) {
                   snapshots.remove(path);
                   throw e;
@@ -1922,7 +1928,24 @@ public final class DeltaTables {
           KernelRetries.call(
               path,
               "loading the latest snapshot",
-              () -> Table.forPath(engine, path).getLatestSnapshot(engine));
+              () -> {
+                try {
+                  return Table.forPath(engine, path).getLatestSnapshot(engine);
+                } catch (TableNotFoundException e) {
+                  if (!seenOnObjectStore.contains(path)) {
+                    throw e;
+                  }
+                  // This instance has read the table before: an object store's listing of its log
+                  // came back empty under load (seen with a local S3 server), retried. No cause
+                  // attached: a TableNotFoundException in the chain would make it fatal.
+                  throw new UncheckedIOException(
+                      new IOException(
+                          "Delta table "
+                              + path
+                              + " was read before, but a listing of its _delta_log found no"
+                              + " commit"));
+                }
+              });
     } catch (TableNotFoundException e) {
       snapshots.remove(path);
       return Optional.empty();
@@ -1936,6 +1959,9 @@ public final class DeltaTables {
     try {
       FileStatus commitFile = fileIO.getFileStatus(commitFile(snapshot, snapshot.getVersion()));
       snapshots.put(path, new KnownSnapshot(snapshot, commitFile));
+      if (path.indexOf("://") > 0 && !path.startsWith("file:")) {
+        seenOnObjectStore.add(path);
+      }
     } catch (IOException e) {
       // A log whose commit file of the latest version was cleaned up (a checkpoint holds it):
       // nothing to compare later, so the snapshot is read again next time.

@@ -17,7 +17,21 @@ import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.read.SchemaChangePolicy;
 import org.lakecdc.io.mssqlcdc.read.StartingLsn;
 import org.lakecdc.io.mssqlcdc.schema.ColumnsDdl;
+import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
+import org.lakecdc.pipelines.cdc.ContinuousMode;
+import org.lakecdc.pipelines.cdc.JobSummary;
+import org.lakecdc.pipelines.cli.CommandLine;
+import org.lakecdc.pipelines.cli.ConsoleLogging;
+import org.lakecdc.pipelines.cli.JobExit;
+import org.lakecdc.pipelines.cli.OptionRefusedException;
+import org.lakecdc.pipelines.cli.SqlServerSource;
+import org.lakecdc.pipelines.cli.TablesOption;
 import org.lakecdc.pipelines.demo.DemoDatabase;
+import org.lakecdc.pipelines.options.CdcToDeltaOptions;
+import org.lakecdc.pipelines.targets.JobConfig;
+import org.lakecdc.pipelines.targets.SeedCopy;
+import org.lakecdc.pipelines.targets.SnapshotSettings;
+import org.lakecdc.pipelines.targets.TablePlan;
 import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.delta.HadoopConf;
 import org.lakecdc.transforms.delta.S3StoreCheck;
@@ -273,7 +287,7 @@ public final class CdcToDelta {
    *
    * @throws IllegalArgumentException naming the option, the value and what it accepts
    */
-  static JobConfig config(CdcToDeltaOptions o) {
+  public static JobConfig config(CdcToDeltaOptions o) {
     String ci = required("captureInstance", o.getCaptureInstance());
     if (o.getMaxCommitsPerBatch() < 0) {
       throw new IllegalArgumentException(

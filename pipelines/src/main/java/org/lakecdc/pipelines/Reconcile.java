@@ -32,6 +32,15 @@ import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
 import org.lakecdc.io.mssqlcdc.client.SourceTimeZone;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.schema.CapturedColumn;
+import org.lakecdc.pipelines.cli.CommandLine;
+import org.lakecdc.pipelines.cli.JobExit;
+import org.lakecdc.pipelines.cli.OptionRefusedException;
+import org.lakecdc.pipelines.cli.SqlServerSource;
+import org.lakecdc.pipelines.cli.TableReading;
+import org.lakecdc.pipelines.options.ReconcileOptions;
+import org.lakecdc.pipelines.reconcile.ReconcilePage;
+import org.lakecdc.pipelines.targets.RunCounters;
+import org.lakecdc.pipelines.targets.SilverPlan;
 import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaTables;
@@ -67,7 +76,7 @@ public final class Reconcile {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /** Key rows the summary, the JSON and the page list at most. */
-  static final int FIRST_KEYS = 20;
+  public static final int FIRST_KEYS = 20;
 
   private Reconcile() {}
 
@@ -304,7 +313,7 @@ public final class Reconcile {
    * @param rowsCompared rows read on both sides by tier 2
    * @param seconds the run's wall time
    */
-  record Result(
+  public record Result(
       ReconcilePlan plan,
       @Nullable BronzeGeneration generation,
       List<Map<String, Object>> buckets,
@@ -359,18 +368,18 @@ public final class Reconcile {
       return plan.buckets().get(0);
     }
 
-    long count(String status) {
+    public long count(String status) {
       return buckets.stream().filter(r -> status.equals(r.get(ReconcileReport.STATUS))).count();
     }
 
-    long hashed() {
+    public long hashed() {
       return buckets.stream()
           .filter(r -> Boolean.TRUE.equals(r.get(ReconcileReport.HASHED)))
           .count();
     }
 
     /** Key and chunk rows per failure type, in name order. */
-    TreeMap<String, Long> failures() {
+    public TreeMap<String, Long> failures() {
       TreeMap<String, Long> out = new TreeMap<>();
       for (Map<String, Object> r : keyRows) {
         out.merge((String) r.get(ReconcileReport.FAILURE_TYPE), 1L, Long::sum);
@@ -385,7 +394,7 @@ public final class Reconcile {
      * Whether the run found a mismatch: a MISMATCH bucket, a key failure not in flight or a chunk
      * failure.
      */
-    boolean mismatched() {
+    public boolean mismatched() {
       return count("MISMATCH") > 0
           || failures().keySet().stream().anyMatch(t -> !t.equals(ReconcileReport.IN_FLIGHT));
     }

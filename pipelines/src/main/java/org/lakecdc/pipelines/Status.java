@@ -37,7 +37,15 @@ import org.lakecdc.io.mssqlcdc.client.Commit;
 import org.lakecdc.io.mssqlcdc.client.SourceTimeZone;
 import org.lakecdc.io.mssqlcdc.fake.FakeCdcClientFactory;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.pipelines.cli.CommandLine;
+import org.lakecdc.pipelines.cli.JobExit;
+import org.lakecdc.pipelines.cli.SqlServerSource;
+import org.lakecdc.pipelines.cli.TableReading;
 import org.lakecdc.pipelines.demo.DemoDatabase;
+import org.lakecdc.pipelines.options.StatusOptions;
+import org.lakecdc.pipelines.status.StatusPage;
+import org.lakecdc.pipelines.status.StatusPrometheus;
+import org.lakecdc.pipelines.targets.JobConfig;
 import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.TableKind;
@@ -127,7 +135,8 @@ public final class Status {
    *     --connectionUrl} is given, if it holds a simulator database
    * @return {@link JobExit#OK}, {@link JobExit#BAD_OPTION} or {@link JobExit#FAILED}
    */
-  static int run(String[] args, PrintStream out, PrintStream err, Clock clock, Path defaultSource) {
+  public static int run(
+      String[] args, PrintStream out, PrintStream err, Clock clock, Path defaultSource) {
     StatusOptions options;
     DeltaTables tables;
     String facts;
@@ -291,7 +300,7 @@ public final class Status {
    * @param lostFrom {@code lost_from_ts} (UTC) of a lost gap, or null
    * @param lostTo {@code lost_to_ts} (UTC) of a lost gap, or null
    */
-  record FactsEvent(
+  public record FactsEvent(
       String appId,
       @Nullable Long batchId,
       @Nullable Long rows,
@@ -444,7 +453,7 @@ public final class Status {
    * @param openedAt its open row's {@code written_at} (UTC), or null
    * @param chunks a chunked snapshot's progress, or null for a full one
    */
-  record OpenSnapshot(
+  public record OpenSnapshot(
       String mode,
       String kind,
       Lsn lsn,
@@ -464,7 +473,7 @@ public final class Status {
    * @param rows rows of the recorded chunks
    * @param newestChunkAt the newest chunk row's {@code written_at} (UTC), or null when none
    */
-  record ChunkProgress(
+  public record ChunkProgress(
       int done,
       int planned,
       int chunksPerWave,
@@ -482,7 +491,7 @@ public final class Status {
    * @param lostPeriods its {@code lost_periods}, ordered and merged; empty when none (or a control
    *     table before schema version 3)
    */
-  record Verdict(
+  public record Verdict(
       @Nullable LocalDateTime finalizedUntil,
       @Nullable LocalDateTime endCommitTime,
       List<LostPeriod> lostPeriods) {}
@@ -587,7 +596,7 @@ public final class Status {
    * @param newestSkipped the newest of them, or null
    * @param lostPeriods the control row's lost periods (empty when none)
    */
-  record TableStatus(
+  public record TableStatus(
       @Nullable String target,
       boolean targetExists,
       String appId,
@@ -624,7 +633,7 @@ public final class Status {
    * @param tables the tables, by the family's app id then target
    * @param silvers the silver tables, by path
    */
-  record Report(
+  public record Report(
       String facts,
       String control,
       Instant readAt,
@@ -640,7 +649,7 @@ public final class Status {
    * @param appliedLsn the bronze LSN silver holds every change up to, or null
    * @param finalizedUntil silver's verdict (UTC), or null
    */
-  record SilverStatus(
+  public record SilverStatus(
       String table, @Nullable String appliedLsn, @Nullable LocalDateTime finalizedUntil) {}
 
   /**

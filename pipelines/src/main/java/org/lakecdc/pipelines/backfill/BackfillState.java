@@ -1,10 +1,9 @@
 package org.lakecdc.pipelines.backfill;
 
 import java.util.Locale;
-import org.lakecdc.pipelines.Backfill;
 
 /**
- * Where a chunked snapshot's backfill stands after a {@link Backfill} run (BEHAVIOUR.md 6.9 step
+ * Where a chunked snapshot's backfill stands after a {@code Backfill} run (BEHAVIOUR.md 6.9 step
  * 11, SCENARIOS C100), printed in lower case on its final line.
  */
 public enum BackfillState {

@@ -37,6 +37,7 @@ import org.lakecdc.pipelines.targets.RunCounters;
 import org.lakecdc.pipelines.targets.Seeding;
 import org.lakecdc.pipelines.targets.SilverPlan;
 import org.lakecdc.pipelines.targets.TablePlan;
+import org.lakecdc.pipelines.targets.TargetIdentity;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.finalization.ControlTable;
@@ -426,7 +427,7 @@ public final class CdcToDeltaJob {
       }
       out.printf(
           "Nothing new: max_lsn %s is already in %s (%s)%n",
-          max, plan.config().bronzePath(), JobSummary.batchText(start.batchId()));
+          max, plan.config().bronzePath(), TargetIdentity.batchText(start.batchId()));
       if (recordNothingNew) {
         recordNothingNew(plan, max);
       }
@@ -458,7 +459,7 @@ public final class CdcToDeltaJob {
             "Reading %s after %s (%s) up to max_lsn %s%n",
             plan.config().captureInstance(),
             plan.start().endLsn(),
-            JobSummary.batchText(plan.start().batchId()),
+            TargetIdentity.batchText(plan.start().batchId()),
             max);
       }
       expand(pipeline, writes, silvers, backfills, isolate, false);

@@ -15,7 +15,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.lakecdc.io.mssqlcdc.read.StopCondition;
-import org.lakecdc.pipelines.CdcToDelta;
 import org.lakecdc.pipelines.cli.JobExit;
 import org.lakecdc.pipelines.options.CdcToDeltaOptions;
 import org.lakecdc.pipelines.targets.JobConfig;
@@ -25,7 +24,7 @@ import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.position.StreamPosition;
 
 /**
- * The {@code --continuous} mode of {@link CdcToDelta}: which form follows the source on the chosen
+ * The {@code --continuous} mode of {@code CdcToDelta}: which form follows the source on the chosen
  * runner, when it stops, and a clean stop on Ctrl-C or SIGTERM.
  *
  * <p>Form: the source's continuous form ({@link Continuous.Form#STREAM}) needs a runner that runs
@@ -200,7 +199,7 @@ public final class ContinuousMode {
                 || (facts.isPresent() && facts.get().endLsn().isAfter(bronze.get().endLsn()))
             ? facts
             : bronze;
-    return later.map(p -> p.endLsn() + " (" + JobSummary.batchText(p.batchId()) + ")");
+    return later.map(p -> p.endLsn() + " (" + TargetIdentity.batchText(p.batchId()) + ")");
   }
 
   /**

@@ -16,6 +16,7 @@ import org.lakecdc.pipelines.cli.JobExit;
 import org.lakecdc.pipelines.targets.ChunkBackfill;
 import org.lakecdc.pipelines.targets.JobConfig;
 import org.lakecdc.pipelines.targets.TablePlan;
+import org.lakecdc.pipelines.targets.TargetIdentity;
 import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.silver.SilverTarget;
 import org.lakecdc.transforms.write.RecordedFailure;
@@ -98,7 +99,7 @@ final class ContinuousRunner {
             "Following %s after %s (%s), polling every %s s when caught up, %s%n",
             plan.config().captureInstance(),
             plan.start().endLsn(),
-            JobSummary.batchText(plan.start().batchId()),
+            TargetIdentity.batchText(plan.start().batchId()),
             seconds(continuous),
             continuous.runFor().isZero()
                 ? "until stopped"

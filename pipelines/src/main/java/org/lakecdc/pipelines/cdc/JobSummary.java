@@ -50,9 +50,4 @@ public record JobSummary(
         streamSeconds + later.streamSeconds(),
         seconds + later.seconds());
   }
-
-  /** "batch N", or "no batch yet" before the first batch (after a snapshot or on a new target). */
-  public static String batchText(long batchId) {
-    return batchId < 0 ? "no batch yet" : "batch " + batchId;
-  }
 }

@@ -10,15 +10,13 @@ import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.HexFormat;
 import org.checkerframework.checker.nullness.qual.Nullable;
-import org.lakecdc.pipelines.Show;
-import org.lakecdc.pipelines.Status;
 import org.lakecdc.pipelines.options.TableReadOptions;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.HadoopConf;
 import org.lakecdc.transforms.delta.TablePaths;
 
 /**
- * What {@link Status} and {@link Show} share: the Delta tables of their Hadoop options, table paths
+ * What {@code Status} and {@code Show} share: the Delta tables of their Hadoop options, table paths
  * checked as options, and values rendered for people (text) and machines (JSON).
  */
 public final class TableReading {

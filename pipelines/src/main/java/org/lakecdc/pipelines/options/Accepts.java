@@ -5,11 +5,10 @@ import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
-import org.lakecdc.pipelines.cli.CommandLine;
 
 /**
  * What an option's getter accepts, in the words of the error message a wrong value gets: {@code
- * --name must be <value>, not '<given>'}. {@link CommandLine} uses it when Beam cannot convert the
+ * --name must be <value>, not '<given>'}. {@code CommandLine} uses it when Beam cannot convert the
  * text to the option's type (for {@code --maxCommitsPerBatch=ten}); the jobs' range checks say the
  * same words for a value of the right type out of range. An option without it is described by its
  * type (true or false, an integer, a number).

@@ -4,10 +4,9 @@ import com.fasterxml.jackson.annotation.JsonIgnore;
 import java.util.List;
 import org.apache.beam.sdk.options.Default;
 import org.apache.beam.sdk.options.Description;
-import org.lakecdc.pipelines.ApplyChanges;
 
 /**
- * Options of {@link ApplyChanges}, in Beam's {@code --camelCase=value} form: the bronze tables the
+ * Options of {@code ApplyChanges}, in Beam's {@code --camelCase=value} form: the bronze tables the
  * main job wrote, the silver tables to keep current, the shared control and facts tables, and the
  * source whose capture instances and key columns the silver tables take. docs/options.md
  * ("ApplyChanges") is the reference. Names shared with {@link CdcToDeltaOptions} have its types and

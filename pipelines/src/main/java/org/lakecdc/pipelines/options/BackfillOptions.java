@@ -1,10 +1,9 @@
 package org.lakecdc.pipelines.options;
 
 import org.apache.beam.sdk.options.Description;
-import org.lakecdc.pipelines.Backfill;
 
 /**
- * Options of {@link Backfill}: the source and target options of the main job ({@link
+ * Options of {@code Backfill}: the source and target options of the main job ({@link
  * CdcToDeltaOptions}: the same target, facts table and app id as the run that opened the snapshot),
  * the chunked snapshot options, and the backfill's own limits. docs/options.md is the reference.
  */

@@ -4,15 +4,16 @@ import com.fasterxml.jackson.annotation.JsonIgnore;
 import java.util.List;
 import org.apache.beam.sdk.options.Default;
 import org.apache.beam.sdk.options.Description;
-import org.lakecdc.pipelines.CdcToDelta;
-import org.lakecdc.pipelines.targets.JobConfig;
 
 /**
- * Options of the main job {@link CdcToDelta}, in Beam's {@code --camelCase=value} form. Every value
+ * Options of the main job {@code CdcToDelta}, in Beam's {@code --camelCase=value} form. Every value
  * is validated before anything runs; docs/options.md is the reference.
  */
 public interface CdcToDeltaOptions
     extends OutputOptions, SqlServerOptions, SilverOptions, ChunkedSnapshotOptions {
+  /** {@code --silverIntervalSeconds}'s default, in seconds. */
+  int DEFAULT_SILVER_INTERVAL_SECONDS = 5;
+
   @Description(
       "Directory of the file-backed SQL Server CDC simulator to read (the embedded default)."
           + " Default: lakecdc-demo/source, where the demo database (TPC-H orders and lineitem"
@@ -122,7 +123,7 @@ public interface CdcToDeltaOptions
       "With --continuous and silver: apply silver at least every this many seconds while the run"
           + " follows the source (on Direct and Flink; on Spark each bounded run applies it when"
           + " its commits are done).")
-  @Default.Integer(JobConfig.DEFAULT_SILVER_INTERVAL_SECONDS)
+  @Default.Integer(DEFAULT_SILVER_INTERVAL_SECONDS)
   @Accepts("a positive integer")
   int getSilverIntervalSeconds();
 

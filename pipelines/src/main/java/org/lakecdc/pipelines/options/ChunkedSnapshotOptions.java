@@ -3,12 +3,10 @@ package org.lakecdc.pipelines.options;
 import org.apache.beam.sdk.options.Default;
 import org.apache.beam.sdk.options.Description;
 import org.apache.beam.sdk.options.PipelineOptions;
-import org.lakecdc.pipelines.Backfill;
-import org.lakecdc.pipelines.CdcToDelta;
 
 /**
  * The options of chunked snapshots (BEHAVIOUR.md 6.7-6.10; docs/tables.md "Chunked snapshots"),
- * shared by {@link CdcToDelta} (a new target's bootstrap) and {@link Backfill} (the waves).
+ * shared by {@code CdcToDelta} (a new target's bootstrap) and {@link Backfill} (the waves).
  */
 public interface ChunkedSnapshotOptions extends PipelineOptions {
   @Description(

@@ -6,14 +6,12 @@ import org.apache.beam.sdk.options.Default;
 import org.apache.beam.sdk.options.Description;
 import org.apache.beam.sdk.options.Hidden;
 import org.apache.beam.sdk.options.PipelineOptions;
-import org.lakecdc.pipelines.cli.CommandLine;
-import org.lakecdc.pipelines.cli.ConsoleLogging;
 
 /**
  * Where a job's output goes, shared by every job's options: the console gets one plain line per
  * event (what the job prints, and the lakecdc loggers' messages as they are, warnings as {@code
  * warning: ...}); the log lines of everything, with time, level, thread and logger, go to {@code
- * --logFile}, or to the console as well with {@code --verbose}. See {@link ConsoleLogging}.
+ * --logFile}, or to the console as well with {@code --verbose}. See {@code ConsoleLogging}.
  */
 public interface OutputOptions extends PipelineOptions {
   @Description(
@@ -35,8 +33,8 @@ public interface OutputOptions extends PipelineOptions {
   void setLogFile(String value);
 
   /**
-   * The command line as the job was given it, kept by {@link CommandLine#parse} so that a refused
-   * value is echoed as typed ({@link CommandLine#typed}): {@code '-1'}, not the {@code '-1.0'} of
+   * The command line as the job was given it, kept by {@code CommandLine.parse} so that a refused
+   * value is echoed as typed ({@code CommandLine.typed}): {@code '-1'}, not the {@code '-1.0'} of
    * the parsed number. Not an option to give; never shipped to workers.
    */
   @Hidden

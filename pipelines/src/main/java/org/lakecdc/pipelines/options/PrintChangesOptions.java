@@ -2,9 +2,8 @@ package org.lakecdc.pipelines.options;
 
 import org.apache.beam.sdk.options.Default;
 import org.apache.beam.sdk.options.Description;
-import org.lakecdc.pipelines.PrintChanges;
 
-/** Options of {@link PrintChanges}. Beam's {@code --camelCase=value} form. */
+/** Options of {@code PrintChanges}. Beam's {@code --camelCase=value} form. */
 public interface PrintChangesOptions extends OutputOptions {
   @Description(
       "Directory of the SQL Server CDC simulator to read. In the default directory the demo"

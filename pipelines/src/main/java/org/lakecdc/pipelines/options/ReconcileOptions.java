@@ -2,10 +2,9 @@ package org.lakecdc.pipelines.options;
 
 import org.apache.beam.sdk.options.Default;
 import org.apache.beam.sdk.options.Description;
-import org.lakecdc.pipelines.Reconcile;
 
 /**
- * Options of {@link Reconcile}, in Beam's {@code --camelCase=value} form: the silver table to
+ * Options of {@code Reconcile}, in Beam's {@code --camelCase=value} form: the silver table to
  * prove, the source it must equal, the bronze table it was applied from (keys in flight), the
  * report table, and the buckets and sample. docs/options.md ("Reconcile") is the reference. Names
  * shared with {@link CdcToDeltaOptions} have its types and defaults (Beam requires it).

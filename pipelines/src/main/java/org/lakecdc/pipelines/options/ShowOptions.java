@@ -2,10 +2,9 @@ package org.lakecdc.pipelines.options;
 
 import org.apache.beam.sdk.options.Default;
 import org.apache.beam.sdk.options.Description;
-import org.lakecdc.pipelines.Show;
 
 /**
- * Options of {@link Show}, in Beam's {@code --camelCase=value} form. docs/status.md is the
+ * Options of {@code Show}, in Beam's {@code --camelCase=value} form. docs/status.md is the
  * reference.
  */
 public interface ShowOptions extends TableReadOptions {

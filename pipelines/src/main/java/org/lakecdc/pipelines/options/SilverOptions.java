@@ -3,11 +3,10 @@ package org.lakecdc.pipelines.options;
 import org.apache.beam.sdk.options.Default;
 import org.apache.beam.sdk.options.Description;
 import org.apache.beam.sdk.options.PipelineOptions;
-import org.lakecdc.pipelines.ApplyChanges;
 
 /**
  * How a silver table is keyed and applied, shared by the main job ({@link CdcToDeltaOptions}, with
- * {@code --silver}) and {@link ApplyChanges} ({@link ApplyChangesOptions}); docs/options.md
+ * {@code --silver}) and {@code ApplyChanges} ({@link ApplyChangesOptions}); docs/options.md
  * ("Silver") is the reference.
  */
 public interface SilverOptions extends PipelineOptions {

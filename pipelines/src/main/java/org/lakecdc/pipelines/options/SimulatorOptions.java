@@ -2,11 +2,10 @@ package org.lakecdc.pipelines.options;
 
 import org.apache.beam.sdk.options.Default;
 import org.apache.beam.sdk.options.Description;
-import org.lakecdc.pipelines.Simulator;
 
 /**
- * Options of {@link Simulator}, in Beam's {@code --camelCase=value} form, after the verb. Each
- * option applies to the verbs its description names ({@link Simulator} refuses it with another).
+ * Options of {@code Simulator}, in Beam's {@code --camelCase=value} form, after the verb. Each
+ * option applies to the verbs its description names ({@code Simulator} refuses it with another).
  * Names shared with {@link CdcToDeltaOptions} and {@link ShowOptions} ({@code --fakePath}, {@code
  * --captureInstance}, {@code --tables}, {@code --table}) have their types and defaults (Beam
  * requires it). docs/fake-format.md "Command line" is the reference.

@@ -3,12 +3,10 @@ package org.lakecdc.pipelines.options;
 import org.apache.beam.sdk.options.Default;
 import org.apache.beam.sdk.options.Description;
 import org.apache.beam.sdk.options.PipelineOptions;
-import org.lakecdc.pipelines.Status;
-import org.lakecdc.pipelines.cli.SqlServerSource;
 
 /**
  * How a command reaches a real SQL Server ({@code --connectionUrl} and its login), shared by the
- * main job ({@link CdcToDeltaOptions}) and {@link Status}; validated by {@link SqlServerSource}.
+ * main job ({@link CdcToDeltaOptions}) and {@code Status}; validated by {@code SqlServerSource}.
  * The password itself is never an option, never logged and never written to a table.
  */
 public interface SqlServerOptions extends PipelineOptions {

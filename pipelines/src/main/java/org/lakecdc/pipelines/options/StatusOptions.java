@@ -2,10 +2,9 @@ package org.lakecdc.pipelines.options;
 
 import org.apache.beam.sdk.options.Default;
 import org.apache.beam.sdk.options.Description;
-import org.lakecdc.pipelines.Status;
 
 /**
- * Options of {@link Status}, in Beam's {@code --camelCase=value} form: the facts and control tables
+ * Options of {@code Status}, in Beam's {@code --camelCase=value} form: the facts and control tables
  * the main job writes (the same defaults as {@link CdcToDeltaOptions}), and optionally the source,
  * whose newest commit the lag is measured against. docs/status.md is the reference.
  */

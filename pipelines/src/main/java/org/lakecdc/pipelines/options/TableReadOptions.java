@@ -4,11 +4,9 @@ import com.fasterxml.jackson.annotation.JsonIgnore;
 import java.util.List;
 import org.apache.beam.sdk.options.Default;
 import org.apache.beam.sdk.options.Description;
-import org.lakecdc.pipelines.Show;
-import org.lakecdc.pipelines.Status;
 
 /**
- * Options of the commands that read the project's tables without Spark ({@link Status}, {@link
+ * Options of the commands that read the project's tables without Spark ({@code Status}, {@link
  * Show}): how to reach the tables (the Hadoop configuration, as the main job takes it) and the
  * output form. The same names, types and defaults as {@link CdcToDeltaOptions}: Beam requires that
  * of every options interface with the property.

@@ -11,7 +11,6 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.util.Objects;
 import org.checkerframework.checker.nullness.qual.Nullable;
-import org.lakecdc.pipelines.Status;
 import org.lakecdc.pipelines.Status.ChunkProgress;
 import org.lakecdc.pipelines.Status.OpenSnapshot;
 import org.lakecdc.pipelines.Status.Report;
@@ -19,7 +18,7 @@ import org.lakecdc.pipelines.Status.SilverStatus;
 import org.lakecdc.pipelines.Status.TableStatus;
 
 /**
- * {@code Status --html=<file>}: a {@link Status.Report} as one self-contained HTML page (no script,
+ * {@code Status --html=<file>}: a {@code Status.Report} as one self-contained HTML page (no script,
  * no external asset, so it opens from a file or a CI artifact). A headline with the facts table,
  * when it was read and the source's newest commit; a table with one row per table (target, app id,
  * capture instance, position, last batch, rows today, verdict, lag in seconds, failure, bootstrap,

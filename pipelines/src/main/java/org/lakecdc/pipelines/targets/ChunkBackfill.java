@@ -13,7 +13,6 @@ import org.lakecdc.io.mssqlcdc.chunk.ChunkPlanner;
 import org.lakecdc.io.mssqlcdc.chunk.SnapshotExtent;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.schema.SqlServerType;
-import org.lakecdc.pipelines.Backfill;
 import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.position.StreamPosition;
@@ -29,7 +28,7 @@ import org.lakecdc.transforms.write.WriteChunksToDelta;
  * waves, read by {@code MssqlCdcIO.snapshotChunks()} each with its own stamp and committed by
  * {@link WriteChunksToDelta} in index order (one bronze commit and one {@code snapshot_chunk} facts
  * row per chunk, then the completion row after the plan's last). The main job expands it beside the
- * stream ({@code --backfill}); {@link Backfill} runs one per wave.
+ * stream ({@code --backfill}); {@code Backfill} runs one per wave.
  *
  * @param config the table's configuration
  * @param state the snapshot as the facts rows told it when this was made (planned)

@@ -10,6 +10,7 @@ import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
 import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.read.SchemaChangePolicy;
 import org.lakecdc.io.mssqlcdc.read.StartingLsn;
+import org.lakecdc.pipelines.options.CdcToDeltaOptions;
 import org.lakecdc.transforms.delta.HadoopConf;
 import org.lakecdc.transforms.delta.TablePaths;
 import org.lakecdc.transforms.finalization.Granularity;
@@ -167,7 +168,8 @@ public record JobConfig(
   public static final int DEFAULT_SILVER_WAVE_ROWS = 100_000;
 
   /** {@code --silverIntervalSeconds}'s default. */
-  public static final int DEFAULT_SILVER_INTERVAL_SECONDS = 5;
+  public static final int DEFAULT_SILVER_INTERVAL_SECONDS =
+      CdcToDeltaOptions.DEFAULT_SILVER_INTERVAL_SECONDS;
 
   /** The same configuration with another app id. */
   public JobConfig withAppId(String otherAppId) {

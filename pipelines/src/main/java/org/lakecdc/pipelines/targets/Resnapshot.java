@@ -17,7 +17,6 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.read.StartingLsn;
 import org.lakecdc.io.mssqlcdc.snapshot.SnapshotLsn;
-import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
 import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.facts.FactsTable;
@@ -35,7 +34,7 @@ import org.lakecdc.transforms.write.WriteSnapshotToDelta;
  * 0018 translated to Beam): when CDC cleanup purged changes a target's stream has not read, the
  * launcher takes a new snapshot of the table into a new <em>generation</em> and the stream goes on
  * from its snapshot LSN S, before the pipeline is built. The same code recovers a table whose
- * running stream met the loss: the job plans that table again ({@link CdcToDeltaJob}).
+ * running stream met the loss: the job plans that table again ({@code CdcToDeltaJob}).
  *
  * <p>Delta is the checkpoint, as for every position: no state file. Generation n writes under the
  * app id {@code <appId>.g<n>} ({@link JobConfig#streamAppId()}), and bronze's position records the

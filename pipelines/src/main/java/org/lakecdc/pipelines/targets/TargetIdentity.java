@@ -2,8 +2,6 @@ package org.lakecdc.pipelines.targets;
 
 import java.io.PrintStream;
 import java.util.Optional;
-import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
-import org.lakecdc.pipelines.cdc.JobSummary;
 import org.lakecdc.pipelines.cli.OptionRefusedException;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.position.StreamPosition;
@@ -34,6 +32,11 @@ import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
 public final class TargetIdentity {
   private TargetIdentity() {}
 
+  /** "batch N", or "no batch yet" before the first batch (after a snapshot or on a new target). */
+  public static String batchText(long batchId) {
+    return batchId < 0 ? "no batch yet" : "batch " + batchId;
+  }
+
   /**
    * Refuses a target whose app id another live target uses in the same facts table; prints a line
    * when the recorded position is of a table that no longer exists. Reads only; call it before
@@ -51,7 +54,7 @@ public final class TargetIdentity {
         "in the facts table "
             + config.factsPath()
             + " ("
-            + JobSummary.batchText(p.batchId())
+            + TargetIdentity.batchText(p.batchId())
             + ", end LSN "
             + p.endLsn()
             + ")";
@@ -89,7 +92,7 @@ public final class TargetIdentity {
         "The facts position of app id '%s' (%s, end LSN %s) is of bronze table %s (table id %s),"
             + " which no longer exists: %s starts as a new target%n",
         config.appId(),
-        JobSummary.batchText(p.batchId()),
+        TargetIdentity.batchText(p.batchId()),
         p.endLsn(),
         p.target(),
         p.targetId(),

@@ -5,7 +5,6 @@ import java.time.Clock;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
 import org.apache.beam.sdk.Pipeline;
-import org.lakecdc.io.mssqlcdc.client.CdcException;
 import org.lakecdc.pipelines.backfill.BackfillState;
 import org.lakecdc.pipelines.backfill.BackfillThrottle;
 import org.lakecdc.pipelines.cli.CommandLine;
@@ -94,14 +93,7 @@ public final class Backfill {
               out);
       out.println(stateLine(config, result));
     } catch (Throwable t) {
-      if (t instanceof IllegalArgumentException || t instanceof CdcException) {
-        if (options.getVerbose()) {
-          t.printStackTrace(err);
-        }
-        err.println("error: " + CommandLine.firstLine(t));
-        return t instanceof OptionRefusedException ? JobExit.BAD_OPTION : JobExit.FAILED;
-      }
-      return JobExit.report(t, err, options.getVerbose());
+      return JobExit.failed(t, err, options.getVerbose());
     }
     return JobExit.OK;
   }

@@ -194,6 +194,29 @@ public final class JobExit {
   }
 
   /**
+   * The exit code of a job that threw {@code t}, after its one {@code error:} line (the stack trace
+   * before it when {@code verbose}): {@link #BAD_OPTION} (2) for an option refused once the source
+   * was looked at ({@link OptionRefusedException}), {@link #FAILED} (1) for another bad argument or
+   * a problem with the source ({@code CdcException}), and {@link #report} for anything else. The
+   * one block every job's {@code run} ends with.
+   *
+   * @param t what the job threw
+   * @param err where the line goes
+   * @param verbose whether the stack trace is printed first
+   * @return {@link #BAD_OPTION} or {@link #FAILED}
+   */
+  public static int failed(Throwable t, PrintStream err, boolean verbose) {
+    if (t instanceof IllegalArgumentException || t instanceof CdcException) {
+      if (verbose) {
+        t.printStackTrace(err);
+      }
+      err.println("error: " + CommandLine.firstLine(t));
+      return t instanceof OptionRefusedException ? BAD_OPTION : FAILED;
+    }
+    return report(t, err, verbose);
+  }
+
+  /**
    * Reports a failure: cancels the pipelines still running, prints the stack trace when {@code
    * verbose}, then the one line {@code error: <describe(failure)>}. Once {@link #main} runs, only
    * the first failure of the JVM is printed (an {@link Error} on a worker may reach both the

@@ -24,9 +24,9 @@ import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.State;
 /**
  * The backfill job: reads the open chunked snapshot of a target (opened by {@link CdcToDelta} with
  * {@code --snapshot=chunked}) in waves, one bounded pipeline per wave on the chosen runner, next to
- * the running stream (BEHAVIOUR.md 6.9; docs/options.md "Backfill"). Each run repairs what a crash
- * left (a chunk's facts row, the completion row), plans the snapshot at its first wave, then reads
- * wave after wave until the plan's last chunk is recorded (and the snapshot's completion row
+ * the running stream (docs/behaviour.md §6.9; docs/options.md "Backfill"). Each run repairs what a
+ * crash left (a chunk's facts row, the completion row), plans the snapshot at its first wave, then
+ * reads wave after wave until the plan's last chunk is recorded (and the snapshot's completion row
  * written), {@code --maxWaves} waves were read, {@code --maxSeconds} passed, or the stream's
  * retention headroom is below {@code --minHeadroomHours}. A progress line follows each wave; the
  * last line gives the state: {@code done}, {@code running}, {@code waiting_headroom}, {@code

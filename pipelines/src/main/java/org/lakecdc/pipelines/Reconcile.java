@@ -56,16 +56,16 @@ import org.lakecdc.transforms.reconcile.Reconciler;
 import org.lakecdc.transforms.silver.SilverTable;
 
 /**
- * The {@code Reconcile} job (BEHAVIOUR.md 11, docs/options.md "Reconcile"): proves a silver table
- * equals its source table. The launcher pins silver's version and reads its {@code applied_lsn},
- * reads {@code max_lsn}, runs tier 1 (row counts and key sums per bucket, on the server and over
- * silver with Delta Kernel) and picks the buckets to compare row by row (every MISMATCH bucket and
- * a seeded sample of the matching ones); a Beam pipeline on the chosen runner compares them (one
- * element per group of key ranges), then one step reads the keys in flight again and appends the
- * run's rows to the report table. The launcher prints a summary (or, with {@code --json}, one JSON
- * object) read back from the report, and with {@code --html} writes a page of it. Both name the
- * bronze generation silver reflects ({@link BronzeGeneration}: bronze's stream position, the facts
- * table's re-snapshot row and silver's {@code snapshot_lsn}).
+ * The {@code Reconcile} job (docs/behaviour.md §11, docs/options.md "Reconcile"): proves a silver
+ * table equals its source table. The launcher pins silver's version and reads its {@code
+ * applied_lsn}, reads {@code max_lsn}, runs tier 1 (row counts and key sums per bucket, on the
+ * server and over silver with Delta Kernel) and picks the buckets to compare row by row (every
+ * MISMATCH bucket and a seeded sample of the matching ones); a Beam pipeline on the chosen runner
+ * compares them (one element per group of key ranges), then one step reads the keys in flight again
+ * and appends the run's rows to the report table. The launcher prints a summary (or, with {@code
+ * --json}, one JSON object) read back from the report, and with {@code --html} writes a page of it.
+ * Both name the bronze generation silver reflects ({@link BronzeGeneration}: bronze's stream
+ * position, the facts table's re-snapshot row and silver's {@code snapshot_lsn}).
  *
  * <p>Exit codes ({@link JobExit}): 0 silver matched (differences in flight allowed: they clear once
  * the stream and silver catch up); {@link JobExit#MISMATCH} (4) a MISMATCH bucket or a key that is

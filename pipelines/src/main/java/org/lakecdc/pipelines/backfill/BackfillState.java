@@ -3,8 +3,8 @@ package org.lakecdc.pipelines.backfill;
 import java.util.Locale;
 
 /**
- * Where a chunked snapshot's backfill stands after a {@code Backfill} run (BEHAVIOUR.md 6.9 step
- * 11, SCENARIOS C100), printed in lower case on its final line.
+ * Where a chunked snapshot's backfill stands after a {@code Backfill} run (docs/behaviour.md §6.9,
+ * docs/scenarios.md C100), printed in lower case on its final line.
  */
 public enum BackfillState {
   /** Every chunk is recorded and the completion row is written. */

@@ -17,9 +17,9 @@ import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.facts.FactsTable;
 
 /**
- * {@code --minHeadroomHours} of {@code Backfill} (BEHAVIOUR.md 6.9 step 9, SCENARIOS C100): a wave
- * is read only while the stream keeps up with the CDC retention. The stream's newest batch facts
- * row (event NULL, a batch id, app id = the snapshot's generation, the target's) by {@code
+ * {@code --minHeadroomHours} of {@code Backfill} (docs/behaviour.md §6.9, docs/scenarios.md C100):
+ * a wave is read only while the stream keeps up with the CDC retention. The stream's newest batch
+ * facts row (event NULL, a batch id, app id = the snapshot's generation, the target's) by {@code
  * written_at} gives {@code retention_headroom_hours}; that row's age in hours (by {@code clock},
  * UTC) is taken off it.
  */

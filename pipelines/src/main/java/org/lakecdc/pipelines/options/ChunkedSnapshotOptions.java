@@ -5,8 +5,9 @@ import org.apache.beam.sdk.options.Description;
 import org.apache.beam.sdk.options.PipelineOptions;
 
 /**
- * The options of chunked snapshots (BEHAVIOUR.md 6.7-6.10; docs/tables.md "Chunked snapshots"),
- * shared by {@code CdcToDelta} (a new target's bootstrap) and {@link Backfill} (the waves).
+ * The options of chunked snapshots (docs/behaviour.md §6.7-§6.10; docs/tables.md "Chunked
+ * snapshots"), shared by {@code CdcToDelta} (a new target's bootstrap) and {@link Backfill} (the
+ * waves).
  */
 public interface ChunkedSnapshotOptions extends PipelineOptions {
   @Description(

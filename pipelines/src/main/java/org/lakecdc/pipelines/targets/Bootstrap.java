@@ -58,7 +58,7 @@ public final class Bootstrap {
         new StreamPosition(
                 config.streamAppId(), config.generation(), -1, s, time, config.captureInstance())
             .ofTarget(config.bronzePath(), bronzeId);
-    // The mode lock's record that a whole snapshot is being read (BEHAVIOUR.md 6.10).
+    // The mode lock's record that a whole snapshot is being read (docs/behaviour.md §6.10).
     ChunkedSnapshot.writeFullOpen(config, tables, s, time, ChunkedSnapshot.keyColumns(config));
     out.printf(
         "New target %s: taking a snapshot of %s stamped with S = %s (committed at %s)%n",
@@ -212,7 +212,7 @@ public final class Bootstrap {
                 + config.captureInstance()
                 + ")";
     // The rows recorded with the snapshot (or seed) commit, also after a crash between that commit
-    // and this event (issue 15, defect 12).
+    // and this event (docs/behaviour.md §6.5).
     Long rows = null;
     if (snapshotRows >= 0) {
       rows = snapshotRows;

@@ -23,8 +23,8 @@ import org.lakecdc.transforms.write.CommittedChunk;
 import org.lakecdc.transforms.write.WriteChunksToDelta;
 
 /**
- * The chunks of an open chunked snapshot one pipeline reads and commits (BEHAVIOUR.md 6.9): the
- * plan's chunks after the last recorded one, all of them or those of the next {@code maxWaves}
+ * The chunks of an open chunked snapshot one pipeline reads and commits (docs/behaviour.md §6.9):
+ * the plan's chunks after the last recorded one, all of them or those of the next {@code maxWaves}
  * waves, read by {@code MssqlCdcIO.snapshotChunks()} each with its own stamp and committed by
  * {@link WriteChunksToDelta} in index order (one bronze commit and one {@code snapshot_chunk} facts
  * row per chunk, then the completion row after the plan's last). The main job expands it beside the

@@ -28,12 +28,13 @@ import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.Snapshots;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.State;
 
 /**
- * The launcher's part of a chunked snapshot's lifecycle (BEHAVIOUR.md 6.7, 6.10; docs/tables.md
- * "Chunked snapshots"): the mode lock, the open at a new target's bootstrap (S, the key's extent,
- * the {@code snapshot_open} facts row, the stream's start at S) and the plan at the first wave (the
- * {@code snapshot_plan} facts row). All state lives in facts rows ({@link ChunkedSnapshotFacts})
- * and bronze's {@code _snapshot}/{@code _chunk} columns: every step writes its row with a Delta
- * transaction id and reads it back, so a concurrent or repeated step keeps the stored one.
+ * The launcher's part of a chunked snapshot's lifecycle (docs/behaviour.md §6.7, §6.10;
+ * docs/tables.md "Chunked snapshots"): the mode lock, the open at a new target's bootstrap (S, the
+ * key's extent, the {@code snapshot_open} facts row, the stream's start at S) and the plan at the
+ * first wave (the {@code snapshot_plan} facts row). All state lives in facts rows ({@link
+ * ChunkedSnapshotFacts}) and bronze's {@code _snapshot}/{@code _chunk} columns: every step writes
+ * its row with a Delta transaction id and reads it back, so a concurrent or repeated step keeps the
+ * stored one.
  */
 public final class ChunkedSnapshot {
   private ChunkedSnapshot() {}
@@ -98,11 +99,11 @@ public final class ChunkedSnapshot {
   }
 
   /**
-   * The mode lock (BEHAVIOUR.md 6.10) of a run that may take a snapshot in {@code mode}: a whole
-   * run is refused while a chunked snapshot of the stream family is open and incomplete; a chunked
-   * run is refused while a whole snapshot's open is incomplete and CDC still holds the changes
-   * right after its S (a purged one can never complete, and a chunked open of its generation
-   * supersedes it).
+   * The mode lock (docs/behaviour.md §6.10) of a run that may take a snapshot in {@code mode}: a
+   * whole run is refused while a chunked snapshot of the stream family is open and incomplete; a
+   * chunked run is refused while a whole snapshot's open is incomplete and CDC still holds the
+   * changes right after its S (a purged one can never complete, and a chunked open of its
+   * generation supersedes it).
    *
    * @param what what the refused run is, for the message ({@code running with --snapshot=whole})
    * @throws OptionRefusedException one line naming the target, the open snapshot's mode, S and
@@ -166,9 +167,9 @@ public final class ChunkedSnapshot {
 
   /**
    * Opens the chunked snapshot of a new target (one with no position: {@link
-   * Recovery#resumePosition}): records S (BEHAVIOUR.md 6.1), then the key's extent after S, writes
-   * the {@code snapshot_open} row together with the stream's position at S (in one facts commit, so
-   * the target is never new again) and reads it back. Nothing is read from the table.
+   * Recovery#resumePosition}): records S (docs/behaviour.md §6.1), then the key's extent after S,
+   * writes the {@code snapshot_open} row together with the stream's position at S (in one facts
+   * commit, so the target is never new again) and reads it back. Nothing is read from the table.
    *
    * @return the stream's start: the position at S (batch -1)
    */
@@ -182,9 +183,9 @@ public final class ChunkedSnapshot {
   }
 
   /**
-   * Records S (BEHAVIOUR.md 6.1), then the key's extent after S, writes the {@code snapshot_open}
-   * row of a chunked snapshot of {@code kind} starting {@code generation} (app id {@code
-   * <appId>.g<n>}; detail {@code target_id} the bronze table's id; transaction {@code
+   * Records S (docs/behaviour.md §6.1), then the key's extent after S, writes the {@code
+   * snapshot_open} row of a chunked snapshot of {@code kind} starting {@code generation} (app id
+   * {@code <appId>.g<n>}; detail {@code target_id} the bronze table's id; transaction {@code
    * <appId>#snapshots@<bronze table id>} version = the generation: one per generation) and reads it
    * back: a concurrent open that was stored first is kept. A bootstrap's open (generation 0)
    * records the stream's position at S in the same facts commit (domain {@code
@@ -379,8 +380,8 @@ public final class ChunkedSnapshot {
   }
 
   /**
-   * Refuses a plan when the capture instance's key is no longer the open's (BEHAVIOUR.md 6.9 step
-   * 8): its chunks would not tile the table.
+   * Refuses a plan when the capture instance's key is no longer the open's (docs/behaviour.md §6.7
+   * step 2): its chunks would not tile the table.
    */
   private static void checkKeys(JobConfig config, Open open, List<String> keys) {
     List<String> a = keys.stream().map(k -> k.toLowerCase(java.util.Locale.ROOT)).toList();

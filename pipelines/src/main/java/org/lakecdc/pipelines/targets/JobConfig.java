@@ -133,7 +133,8 @@ public record JobConfig(
 
   /**
    * The app id of generation {@code generation} of the stream family {@code appId}: {@code appId}
-   * itself for generation 0, {@code <appId>.g<n>} after the n-th re-snapshot (BEHAVIOUR.md 9.1).
+   * itself for generation 0, {@code <appId>.g<n>} after the n-th re-snapshot (docs/behaviour.md
+   * §9.1).
    */
   public static String streamAppId(String appId, int generation) {
     return generation == 0 ? appId : appId + ".g" + generation;

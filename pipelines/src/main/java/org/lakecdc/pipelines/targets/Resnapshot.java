@@ -30,11 +30,11 @@ import org.lakecdc.transforms.write.CrashPoint;
 import org.lakecdc.transforms.write.WriteSnapshotToDelta;
 
 /**
- * The automatic re-snapshot after data loss ({@code --onDataLoss=resnapshot}; BEHAVIOUR.md 9, ADR
- * 0018 translated to Beam): when CDC cleanup purged changes a target's stream has not read, the
- * launcher takes a new snapshot of the table into a new <em>generation</em> and the stream goes on
- * from its snapshot LSN S, before the pipeline is built. The same code recovers a table whose
- * running stream met the loss: the job plans that table again ({@code CdcToDeltaJob}).
+ * The automatic re-snapshot after data loss ({@code --onDataLoss=resnapshot}; docs/behaviour.md
+ * §9): when CDC cleanup purged changes a target's stream has not read, the launcher takes a new
+ * snapshot of the table into a new <em>generation</em> and the stream goes on from its snapshot LSN
+ * S, before the pipeline is built. The same code recovers a table whose running stream met the
+ * loss: the job plans that table again ({@code CdcToDeltaJob}).
  *
  * <p>Delta is the checkpoint, as for every position: no state file. Generation n writes under the
  * app id {@code <appId>.g<n>} ({@link JobConfig#streamAppId()}), and bronze's position records the
@@ -108,12 +108,12 @@ public final class Resnapshot {
   }
 
   /**
-   * The pre-flight (BEHAVIOUR.md 9.3): finishes a recovery a crash left, whatever the run's {@code
-   * --onDataLoss} (a recorded re-snapshot is the target's, as a generation is: it was recorded
-   * after the loss, and the stream cannot go on without it), unless cleanup purged its S too; then,
-   * with {@code --onDataLoss=resnapshot}, when the changes right after {@code position} are gone
-   * ({@link StartingLsn#lostAfter}), re-snapshots the target into the next generation: one after
-   * the highest recorded, so an attempt that failed keeps its number.
+   * The pre-flight (docs/behaviour.md §9.3): finishes a recovery a crash left, whatever the run's
+   * {@code --onDataLoss} (a recorded re-snapshot is the target's, as a generation is: it was
+   * recorded after the loss, and the stream cannot go on without it), unless cleanup purged its S
+   * too; then, with {@code --onDataLoss=resnapshot}, when the changes right after {@code position}
+   * are gone ({@link StartingLsn#lostAfter}), re-snapshots the target into the next generation: one
+   * after the highest recorded, so an attempt that failed keeps its number.
    *
    * @param config the table's configuration, its generation resolved ({@link #resolveGeneration})
    * @param position where the stream would start (the target's position, or a new target's start),
@@ -276,7 +276,7 @@ public final class Resnapshot {
   }
 
   /**
-   * The anti-loop guard (BEHAVIOUR.md 9.3 step 8): at most one automatic re-snapshot (or failed
+   * The anti-loop guard (docs/behaviour.md §9.5): at most one automatic re-snapshot (or failed
    * attempt) per {@code --resnapshotIntervalDays}.
    *
    * @throws DataLossError naming the loss, the last attempt and what to change
@@ -324,9 +324,9 @@ public final class Resnapshot {
 
   /**
    * Writes the full {@code snapshot_open} row of a whole re-snapshot into {@code generation} at S
-   * (resolved now: BEHAVIOUR.md 6.1) with the gap and the bronze table's id, once per generation
-   * (transaction {@code <appId>#snapshots@<bronze table id>} version = generation), and reads it
-   * back.
+   * (resolved now: docs/behaviour.md §6.1) with the gap and the bronze table's id, once per
+   * generation (transaction {@code <appId>#snapshots@<bronze table id>} version = generation), and
+   * reads it back.
    */
   private static Open writeFullOpen(
       JobConfig config,

@@ -12,8 +12,8 @@ import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
  * app id ({@link StreamPosition#factsDomain}), and a path can be deleted and a new bronze table
  * created at it. A target is its bronze table, told apart by Delta's table id ({@code
  * metaData.id}); a facts position counts as the target's only when it names that id ({@link
- * StreamPosition#isOf}), so a new target never takes another's position for its own (issue 15,
- * defect 1: a new target taken as up to date, with a "complete" verdict and no row).
+ * StreamPosition#isOf}), so a new target never takes another's position for its own (it would be
+ * taken as up to date, with a "complete" verdict and no row; docs/behaviour.md §2.2).
  *
  * <p>Rules, for app id A, bronze table B (id b) and the facts position P recorded under A:
  *

@@ -11,19 +11,19 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.util.Objects;
 import org.checkerframework.checker.nullness.qual.Nullable;
-import org.lakecdc.pipelines.Status.ChunkProgress;
-import org.lakecdc.pipelines.Status.OpenSnapshot;
-import org.lakecdc.pipelines.Status.Report;
-import org.lakecdc.pipelines.Status.SilverStatus;
-import org.lakecdc.pipelines.Status.TableStatus;
+import org.lakecdc.pipelines.status.StatusModel.ChunkProgress;
+import org.lakecdc.pipelines.status.StatusModel.OpenSnapshot;
+import org.lakecdc.pipelines.status.StatusModel.Report;
+import org.lakecdc.pipelines.status.StatusModel.SilverStatus;
+import org.lakecdc.pipelines.status.StatusModel.TableStatus;
 
 /**
- * {@code Status --html=<file>}: a {@code Status.Report} as one self-contained HTML page (no script,
- * no external asset, so it opens from a file or a CI artifact). A headline with the facts table,
- * when it was read and the source's newest commit; a table with one row per table (target, app id,
- * capture instance, position, last batch, rows today, verdict, lag in seconds, failure, bootstrap,
- * open snapshot with a chunked one's progress as a bar), a failed table's row marked; and the
- * silver tables' positions. Times are UTC. Every text is HTML-escaped.
+ * {@code Status --html=<file>}: a {@code StatusModel.Report} as one self-contained HTML page (no
+ * script, no external asset, so it opens from a file or a CI artifact). A headline with the facts
+ * table, when it was read and the source's newest commit; a table with one row per table (target,
+ * app id, capture instance, position, last batch, rows today, verdict, lag in seconds, failure,
+ * bootstrap, open snapshot with a chunked one's progress as a bar), a failed table's row marked;
+ * and the silver tables' positions. Times are UTC. Every text is HTML-escaped.
  */
 public final class StatusPage {
   private StatusPage() {}

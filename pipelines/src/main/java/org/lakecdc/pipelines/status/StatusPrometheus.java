@@ -11,20 +11,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.checkerframework.checker.nullness.qual.Nullable;
-import org.lakecdc.pipelines.Status;
-import org.lakecdc.pipelines.Status.Report;
-import org.lakecdc.pipelines.Status.SilverStatus;
-import org.lakecdc.pipelines.Status.TableStatus;
+import org.lakecdc.pipelines.status.StatusModel.Report;
+import org.lakecdc.pipelines.status.StatusModel.SilverStatus;
+import org.lakecdc.pipelines.status.StatusModel.TableStatus;
 
 /**
- * {@code Status --format=prometheus}: a {@link Status.Report} in Prometheus' text exposition format
- * (version 0.0.4), for a node exporter's textfile collector or any scraper of files. Every metric
- * is a gauge; each table's carry the labels {@code app_id} (the stream family's), {@code target}
- * (the bronze table's path, or {@code ""}) and {@code capture_instance} ({@code ""} when unknown),
- * each silver table's the label {@code table}. Times are Unix seconds (UTC), durations seconds. A
- * value that is unknown (no verdict yet, no lag) is left out rather than written as 0, so an alert
- * on it never fires on a guess. Label values are escaped as the format asks ({@code \\}, {@code
- * \"}, {@code \n}). docs/status.md lists the metrics and the alerts to set on them.
+ * {@code Status --format=prometheus}: a {@link StatusModel.Report} in Prometheus' text exposition
+ * format (version 0.0.4), for a node exporter's textfile collector or any scraper of files. Every
+ * metric is a gauge; each table's carry the labels {@code app_id} (the stream family's), {@code
+ * target} (the bronze table's path, or {@code ""}) and {@code capture_instance} ({@code ""} when
+ * unknown), each silver table's the label {@code table}. Times are Unix seconds (UTC), durations
+ * seconds. A value that is unknown (no verdict yet, no lag) is left out rather than written as 0,
+ * so an alert on it never fires on a guess. Label values are escaped as the format asks ({@code
+ * \\}, {@code \"}, {@code \n}). docs/status.md lists the metrics and the alerts to set on them.
  */
 public final class StatusPrometheus {
   private StatusPrometheus() {}
@@ -128,7 +127,7 @@ public final class StatusPrometheus {
       sample(families, "lakecdc_table_generation", labels, String.valueOf(t.generation()));
       sample(families, "lakecdc_table_open_snapshot", labels, t.openSnapshot() == null ? "0" : "1");
       if (t.openSnapshot() != null && t.openSnapshot().chunks() != null) {
-        Status.ChunkProgress chunks = t.openSnapshot().chunks();
+        StatusModel.ChunkProgress chunks = t.openSnapshot().chunks();
         sample(
             families, "lakecdc_table_snapshot_chunks_done", labels, String.valueOf(chunks.done()));
         sample(

@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
 import org.checkerframework.checker.nullness.qual.Nullable;
-import org.lakecdc.pipelines.Reconcile;
 import org.lakecdc.transforms.reconcile.ReconcileReport;
 import org.lakecdc.transforms.reconcile.ReconcileSpec;
 
@@ -19,7 +18,7 @@ import org.lakecdc.transforms.reconcile.ReconcileSpec;
  * an inline SVG bar chart over the key space (one bar per bucket in key order, its height the
  * larger side's rows, green MATCH, amber IN_FLIGHT, red MISMATCH, a dark outline on the buckets
  * compared row by row, each bar's tooltip its bounds and counts); the first {@value
- * Reconcile#FIRST_KEYS} differing keys as a table. Every text is HTML-escaped.
+ * ReconcileResult#FIRST_KEYS} differing keys as a table. Every text is HTML-escaped.
  */
 public final class ReconcilePage {
   /** The chart's width and bar area height, in SVG user units (pixels). */
@@ -35,7 +34,7 @@ public final class ReconcilePage {
    * @param r the run's outcome
    * @throws UncheckedIOException when the file cannot be written
    */
-  public static void write(Path file, ReconcileSpec spec, Reconcile.Result r) {
+  public static void write(Path file, ReconcileSpec spec, ReconcileResult r) {
     try {
       Path parent = file.toAbsolutePath().getParent();
       if (parent != null) {
@@ -48,7 +47,7 @@ public final class ReconcilePage {
   }
 
   /** The page's HTML. */
-  static String html(ReconcileSpec spec, Reconcile.Result r) {
+  static String html(ReconcileSpec spec, ReconcileResult r) {
     StringBuilder h = new StringBuilder();
     ReconcileReport.Run run = r.plan().run();
     String verdict =
@@ -111,7 +110,7 @@ public final class ReconcilePage {
     } else {
       h.append("<table id=\"keys\"><tr><th>key</th><th>failure</th><th>bucket</th>")
           .append("<th>detail</th></tr>\n");
-      for (int i = 0; i < Math.min(Reconcile.FIRST_KEYS, r.keyRows().size()); i++) {
+      for (int i = 0; i < Math.min(ReconcileResult.FIRST_KEYS, r.keyRows().size()); i++) {
         Map<String, Object> k = r.keyRows().get(i);
         h.append("<tr><td>")
             .append(esc((String) k.get(ReconcileReport.KEY)))
@@ -131,7 +130,7 @@ public final class ReconcilePage {
     return h.toString();
   }
 
-  private static void chart(StringBuilder h, Reconcile.Result r) {
+  private static void chart(StringBuilder h, ReconcileResult r) {
     int n = Math.max(1, r.buckets().size());
     long max = 1;
     for (Map<String, Object> b : r.buckets()) {

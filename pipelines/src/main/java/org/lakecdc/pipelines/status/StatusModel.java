@@ -1,7 +1,5 @@
 package org.lakecdc.pipelines.status;
 
-import static org.lakecdc.pipelines.status.StatusReader.*;
-
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.math.BigDecimal;
 import java.time.Instant;
@@ -30,6 +28,29 @@ public final class StatusModel {
   private StatusModel() {}
 
   static final ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * The stream family of an app id: {@code x} for {@code x} and for a generation {@code x.g<n>} (n
+   * of at most 9 digits, as {@link ChunkedSnapshotFacts#generationOf} reads it).
+   */
+  static String familyOf(String appId) {
+    int dot = appId.lastIndexOf(".g");
+    if (dot > 0
+        && dot + 2 < appId.length()
+        && appId.length() - dot - 2 <= 9
+        && appId.substring(dot + 2).chars().allMatch(c -> c >= '0' && c <= '9')) {
+      return appId.substring(0, dot);
+    }
+    return appId;
+  }
+
+  /** The generation of an app id: n of {@code x.g<n>}, 0 for an app id of no generation. */
+  static int generationOf(String appId) {
+    String family = familyOf(appId);
+    return family.length() == appId.length()
+        ? 0
+        : Integer.parseInt(appId.substring(family.length() + 2));
+  }
 
   /**
    * A batch or event facts row, as much of it as the status needs.

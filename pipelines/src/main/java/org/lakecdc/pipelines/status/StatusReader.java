@@ -237,29 +237,6 @@ public final class StatusReader {
   }
 
   /**
-   * The stream family of an app id: {@code x} for {@code x} and for a generation {@code x.g<n>} (n
-   * of at most 9 digits, as {@link ChunkedSnapshotFacts#generationOf} reads it).
-   */
-  static String familyOf(String appId) {
-    int dot = appId.lastIndexOf(".g");
-    if (dot > 0
-        && dot + 2 < appId.length()
-        && appId.length() - dot - 2 <= 9
-        && appId.substring(dot + 2).chars().allMatch(c -> c >= '0' && c <= '9')) {
-      return appId.substring(0, dot);
-    }
-    return appId;
-  }
-
-  /** The generation of an app id: n of {@code x.g<n>}, 0 for an app id of no generation. */
-  static int generationOf(String appId) {
-    String family = familyOf(appId);
-    return family.length() == appId.length()
-        ? 0
-        : Integer.parseInt(appId.substring(family.length() + 2));
-  }
-
-  /**
    * The table's open snapshot: the newest (highest S) chunked open when no completion of its family
    * reaches its S, else the newest full open under the same condition (a full open beside an
    * incomplete chunked one is dead, docs/behaviour.md §6.10; one below a complete chunked one is

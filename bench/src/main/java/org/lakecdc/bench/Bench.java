@@ -24,7 +24,7 @@ import java.util.stream.Stream;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
 import org.lakecdc.locals3.LocalS3Server;
-import org.lakecdc.pipelines.CommandLine;
+import org.lakecdc.pipelines.cli.CommandLine;
 
 /**
  * The benchmark harness (docs/performance.md): builds an orders table in the simulator and

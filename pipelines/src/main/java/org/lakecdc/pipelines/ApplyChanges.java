@@ -19,8 +19,16 @@ import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
-import org.lakecdc.io.mssqlcdc.client.CdcException;
 import org.lakecdc.io.mssqlcdc.client.SourceTimeZone;
+import org.lakecdc.pipelines.cli.CommandLine;
+import org.lakecdc.pipelines.cli.JobExit;
+import org.lakecdc.pipelines.cli.OptionRefusedException;
+import org.lakecdc.pipelines.cli.SqlServerSource;
+import org.lakecdc.pipelines.cli.TablesOption;
+import org.lakecdc.pipelines.options.ApplyChangesOptions;
+import org.lakecdc.pipelines.silver.SilverRun;
+import org.lakecdc.pipelines.targets.RunCounters;
+import org.lakecdc.pipelines.targets.SilverPlan;
 import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaConflictException;
@@ -236,14 +244,7 @@ public final class ApplyChanges {
         return JobExit.TABLE_FAILED;
       }
     } catch (Throwable t) {
-      if (t instanceof IllegalArgumentException || t instanceof CdcException) {
-        if (options.getVerbose()) {
-          t.printStackTrace(err);
-        }
-        err.println("error: " + CommandLine.firstLine(t));
-        return t instanceof OptionRefusedException ? JobExit.BAD_OPTION : JobExit.FAILED;
-      }
-      return JobExit.report(t, err, options.getVerbose());
+      return JobExit.failed(t, err, options.getVerbose());
     }
     return JobExit.OK;
   }

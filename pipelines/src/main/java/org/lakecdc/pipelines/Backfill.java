@@ -5,7 +5,17 @@ import java.time.Clock;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
 import org.apache.beam.sdk.Pipeline;
-import org.lakecdc.io.mssqlcdc.client.CdcException;
+import org.lakecdc.pipelines.backfill.BackfillState;
+import org.lakecdc.pipelines.backfill.BackfillThrottle;
+import org.lakecdc.pipelines.cli.CommandLine;
+import org.lakecdc.pipelines.cli.JobExit;
+import org.lakecdc.pipelines.cli.OptionRefusedException;
+import org.lakecdc.pipelines.options.BackfillOptions;
+import org.lakecdc.pipelines.targets.ChunkBackfill;
+import org.lakecdc.pipelines.targets.ChunkedSnapshot;
+import org.lakecdc.pipelines.targets.JobConfig;
+import org.lakecdc.pipelines.targets.Recovery;
+import org.lakecdc.pipelines.targets.SnapshotSettings;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.HadoopConf;
 import org.lakecdc.transforms.snapshot.BackfillProgress;
@@ -14,9 +24,9 @@ import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.State;
 /**
  * The backfill job: reads the open chunked snapshot of a target (opened by {@link CdcToDelta} with
  * {@code --snapshot=chunked}) in waves, one bounded pipeline per wave on the chosen runner, next to
- * the running stream (BEHAVIOUR.md 6.9; docs/options.md "Backfill"). Each run repairs what a crash
- * left (a chunk's facts row, the completion row), plans the snapshot at its first wave, then reads
- * wave after wave until the plan's last chunk is recorded (and the snapshot's completion row
+ * the running stream (docs/behaviour.md §6.9; docs/options.md "Backfill"). Each run repairs what a
+ * crash left (a chunk's facts row, the completion row), plans the snapshot at its first wave, then
+ * reads wave after wave until the plan's last chunk is recorded (and the snapshot's completion row
  * written), {@code --maxWaves} waves were read, {@code --maxSeconds} passed, or the stream's
  * retention headroom is below {@code --minHeadroomHours}. A progress line follows each wave; the
  * last line gives the state: {@code done}, {@code running}, {@code waiting_headroom}, {@code
@@ -83,14 +93,7 @@ public final class Backfill {
               out);
       out.println(stateLine(config, result));
     } catch (Throwable t) {
-      if (t instanceof IllegalArgumentException || t instanceof CdcException) {
-        if (options.getVerbose()) {
-          t.printStackTrace(err);
-        }
-        err.println("error: " + CommandLine.firstLine(t));
-        return t instanceof OptionRefusedException ? JobExit.BAD_OPTION : JobExit.FAILED;
-      }
-      return JobExit.report(t, err, options.getVerbose());
+      return JobExit.failed(t, err, options.getVerbose());
     }
     return JobExit.OK;
   }

@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.function.UnaryOperator;
 import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
-import org.lakecdc.io.mssqlcdc.client.CdcException;
 import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
 import org.lakecdc.io.mssqlcdc.client.SourceTimeZone;
 import org.lakecdc.io.mssqlcdc.client.SqlCdcClientFactory;
@@ -17,7 +16,22 @@ import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.read.SchemaChangePolicy;
 import org.lakecdc.io.mssqlcdc.read.StartingLsn;
 import org.lakecdc.io.mssqlcdc.schema.ColumnsDdl;
+import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
+import org.lakecdc.pipelines.cdc.ContinuousMode;
+import org.lakecdc.pipelines.cdc.JobSummary;
+import org.lakecdc.pipelines.cli.CommandLine;
+import org.lakecdc.pipelines.cli.ConsoleLogging;
+import org.lakecdc.pipelines.cli.JobExit;
+import org.lakecdc.pipelines.cli.OptionRefusedException;
+import org.lakecdc.pipelines.cli.SqlServerSource;
+import org.lakecdc.pipelines.cli.TablesOption;
 import org.lakecdc.pipelines.demo.DemoDatabase;
+import org.lakecdc.pipelines.options.CdcToDeltaOptions;
+import org.lakecdc.pipelines.targets.JobConfig;
+import org.lakecdc.pipelines.targets.SeedCopy;
+import org.lakecdc.pipelines.targets.SnapshotSettings;
+import org.lakecdc.pipelines.targets.TablePlan;
+import org.lakecdc.pipelines.targets.TargetIdentity;
 import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.delta.HadoopConf;
 import org.lakecdc.transforms.delta.S3StoreCheck;
@@ -96,7 +110,7 @@ public final class CdcToDelta {
         System.out.println(ConsoleLogging.summaryLine(options));
       }
     } catch (Throwable t) {
-      return failed(t, options, err);
+      return JobExit.failed(t, err, options.getVerbose());
     }
     return JobExit.OK;
   }
@@ -170,7 +184,7 @@ public final class CdcToDelta {
         return JobExit.TABLE_FAILED;
       }
     } catch (Throwable t) {
-      return failed(t, options, err);
+      return JobExit.failed(t, err, options.getVerbose());
     }
     return JobExit.OK;
   }
@@ -217,22 +231,6 @@ public final class CdcToDelta {
     }
   }
 
-  /**
-   * The exit code of a run that threw {@code t}, after its one {@code error:} line (the stack trace
-   * before it with {@code --verbose}): 2 for an option refused once the source was looked at, 1 for
-   * a problem with the source or the target, {@link JobExit#report} for anything else.
-   */
-  private static int failed(Throwable t, CdcToDeltaOptions options, PrintStream err) {
-    if (t instanceof IllegalArgumentException || t instanceof CdcException) {
-      if (options.getVerbose()) {
-        t.printStackTrace(err);
-      }
-      err.println("error: " + firstLine(t));
-      return t instanceof OptionRefusedException ? JobExit.BAD_OPTION : JobExit.FAILED;
-    }
-    return JobExit.report(t, err, options.getVerbose());
-  }
-
   /** Builds the demo database first when the run reads the default simulator and it is absent. */
   private static void ensureDemo(CdcToDeltaOptions options) {
     if (options.getConnectionUrl() == null) {
@@ -273,7 +271,7 @@ public final class CdcToDelta {
    *
    * @throws IllegalArgumentException naming the option, the value and what it accepts
    */
-  static JobConfig config(CdcToDeltaOptions o) {
+  public static JobConfig config(CdcToDeltaOptions o) {
     String ci = required("captureInstance", o.getCaptureInstance());
     if (o.getMaxCommitsPerBatch() < 0) {
       throw new IllegalArgumentException(
@@ -615,7 +613,7 @@ public final class CdcToDelta {
             "  %s  FAILED at %s (%s) after %s this run: %s%n",
             name,
             o.failure().get().positionLsn(),
-            JobSummary.batchText(o.failure().get().batchId() - 1),
+            TargetIdentity.batchText(o.failure().get().batchId() - 1),
             Counts.of(s.batches(), "batch", "batches"),
             o.failure().get().text());
         continue;
@@ -630,7 +628,7 @@ public final class CdcToDelta {
               ? "; a snapshot of " + Counts.of(s.snapshotRows(), "row", "rows")
               : "",
           s.position()
-              .map(p -> JobSummary.batchText(p.batchId()) + " at " + p.endLsn())
+              .map(p -> TargetIdentity.batchText(p.batchId()) + " at " + p.endLsn())
               .orElse("no position"),
           s.verdict().map(v -> v + " UTC").orElse("none yet"));
     }
@@ -672,7 +670,7 @@ public final class CdcToDelta {
                     p.generation() > 0
                         ? "generation " + p.generation() + " (app id " + p.appId() + "), "
                         : "",
-                    JobSummary.batchText(p.batchId()),
+                    TargetIdentity.batchText(p.batchId()),
                     p.endLsn(),
                     p.endCommitTime()));
     out.printf(

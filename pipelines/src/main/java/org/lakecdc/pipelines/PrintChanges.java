@@ -25,7 +25,10 @@ import org.lakecdc.io.mssqlcdc.fake.FakeCdcClientFactory;
 import org.lakecdc.io.mssqlcdc.read.ChangeBatch;
 import org.lakecdc.io.mssqlcdc.read.StartingLsn;
 import org.lakecdc.io.mssqlcdc.source.ChangeOrdering;
+import org.lakecdc.pipelines.cli.CommandLine;
+import org.lakecdc.pipelines.cli.JobExit;
 import org.lakecdc.pipelines.demo.DemoDatabase;
+import org.lakecdc.pipelines.options.PrintChangesOptions;
 import org.lakecdc.transforms.Counts;
 
 /**

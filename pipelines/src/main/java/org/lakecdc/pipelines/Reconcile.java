@@ -1,17 +1,13 @@
 package org.lakecdc.pipelines;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
@@ -23,21 +19,27 @@ import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.View;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionView;
-import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.client.CaptureInstance;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
 import org.lakecdc.io.mssqlcdc.client.CdcException;
 import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
 import org.lakecdc.io.mssqlcdc.client.SourceTimeZone;
-import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.schema.CapturedColumn;
-import org.lakecdc.transforms.Counts;
+import org.lakecdc.pipelines.cli.CommandLine;
+import org.lakecdc.pipelines.cli.JobExit;
+import org.lakecdc.pipelines.cli.OptionRefusedException;
+import org.lakecdc.pipelines.cli.SqlServerSource;
+import org.lakecdc.pipelines.cli.TableReading;
+import org.lakecdc.pipelines.options.ReconcileOptions;
+import org.lakecdc.pipelines.reconcile.ReconcilePage;
+import org.lakecdc.pipelines.reconcile.ReconcileResult;
+import org.lakecdc.pipelines.targets.RunCounters;
+import org.lakecdc.pipelines.targets.SilverPlan;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.HadoopConf;
 import org.lakecdc.transforms.reconcile.BronzeGeneration;
-import org.lakecdc.transforms.reconcile.Bucket;
 import org.lakecdc.transforms.reconcile.KeyDiff;
 import org.lakecdc.transforms.reconcile.Part;
 import org.lakecdc.transforms.reconcile.ReconcilePlan;
@@ -47,16 +49,16 @@ import org.lakecdc.transforms.reconcile.Reconciler;
 import org.lakecdc.transforms.silver.SilverTable;
 
 /**
- * The {@code Reconcile} job (BEHAVIOUR.md 11, docs/options.md "Reconcile"): proves a silver table
- * equals its source table. The launcher pins silver's version and reads its {@code applied_lsn},
- * reads {@code max_lsn}, runs tier 1 (row counts and key sums per bucket, on the server and over
- * silver with Delta Kernel) and picks the buckets to compare row by row (every MISMATCH bucket and
- * a seeded sample of the matching ones); a Beam pipeline on the chosen runner compares them (one
- * element per group of key ranges), then one step reads the keys in flight again and appends the
- * run's rows to the report table. The launcher prints a summary (or, with {@code --json}, one JSON
- * object) read back from the report, and with {@code --html} writes a page of it. Both name the
- * bronze generation silver reflects ({@link BronzeGeneration}: bronze's stream position, the facts
- * table's re-snapshot row and silver's {@code snapshot_lsn}).
+ * The {@code Reconcile} job (docs/behaviour.md §11, docs/options.md "Reconcile"): proves a silver
+ * table equals its source table. The launcher pins silver's version and reads its {@code
+ * applied_lsn}, reads {@code max_lsn}, runs tier 1 (row counts and key sums per bucket, on the
+ * server and over silver with Delta Kernel) and picks the buckets to compare row by row (every
+ * MISMATCH bucket and a seeded sample of the matching ones); a Beam pipeline on the chosen runner
+ * compares them (one element per group of key ranges), then one step reads the keys in flight again
+ * and appends the run's rows to the report table. The launcher prints a summary (or, with {@code
+ * --json}, one JSON object) read back from the report, and with {@code --html} writes a page of it.
+ * Both name the bronze generation silver reflects ({@link BronzeGeneration}: bronze's stream
+ * position, the facts table's re-snapshot row and silver's {@code snapshot_lsn}).
  *
  * <p>Exit codes ({@link JobExit}): 0 silver matched (differences in flight allowed: they clear once
  * the stream and silver catch up); {@link JobExit#MISMATCH} (4) a MISMATCH bucket or a key that is
@@ -65,9 +67,6 @@ import org.lakecdc.transforms.silver.SilverTable;
  */
 public final class Reconcile {
   private static final ObjectMapper JSON = new ObjectMapper();
-
-  /** Key rows the summary, the JSON and the page list at most. */
-  static final int FIRST_KEYS = 20;
 
   private Reconcile() {}
 
@@ -264,8 +263,8 @@ public final class Reconcile {
           BronzeGeneration.read(
                   tables, spec.bronze(), spec.facts(), spec.silver(), plan.run().silverVersion())
               .orElse(null);
-      Result r =
-          Result.of(
+      ReconcileResult r =
+          ReconcileResult.of(
               plan,
               generation,
               ReconcileReport.read(tables, report, plan.run().runId()),
@@ -289,240 +288,6 @@ public final class Reconcile {
         return JobExit.FAILED;
       }
       return JobExit.report(t, err, options.getVerbose());
-    }
-  }
-
-  /**
-   * A run's outcome, read back from the report.
-   *
-   * @param plan the plan
-   * @param generation the bronze generation silver reflects, or null when bronze holds no stream
-   *     position
-   * @param buckets the bucket rows
-   * @param keyRows the key rows, in key order
-   * @param chunkRows the chunk rows (CHUNK_TILING, CHUNK_ROWS, CHUNK_STAMP), in chunk order
-   * @param rowsCompared rows read on both sides by tier 2
-   * @param seconds the run's wall time
-   */
-  record Result(
-      ReconcilePlan plan,
-      @Nullable BronzeGeneration generation,
-      List<Map<String, Object>> buckets,
-      List<Map<String, Object>> keyRows,
-      List<Map<String, Object>> chunkRows,
-      long rowsCompared,
-      double seconds) {
-    static Result of(
-        ReconcilePlan plan,
-        @Nullable BronzeGeneration generation,
-        List<Map<String, Object>> rows,
-        long rowsCompared,
-        double seconds) {
-      List<Map<String, Object>> buckets = new ArrayList<>();
-      List<Map<String, Object>> keyRows = new ArrayList<>();
-      List<Map<String, Object>> chunkRows = new ArrayList<>();
-      for (Map<String, Object> r : rows) {
-        if (r.get(ReconcileReport.STATUS) != null) {
-          buckets.add(r);
-        } else if (r.get(ReconcileReport.KEY) != null) {
-          keyRows.add(r);
-        } else {
-          chunkRows.add(r);
-        }
-      }
-      buckets.sort(Comparator.comparing(r -> plan.buckets().indexOf(bucketOf(plan, r))));
-      keyRows.sort(Comparator.comparing(r -> (String) r.get(ReconcileReport.KEY)));
-      chunkRows.sort(
-          Comparator.comparing((Map<String, Object> r) -> chunkOf(r))
-              .thenComparing(r -> (String) r.get(ReconcileReport.FAILURE_TYPE)));
-      return new Result(plan, generation, buckets, keyRows, chunkRows, rowsCompared, seconds);
-    }
-
-    /** The chunk index in a chunk row's detail. */
-    static int chunkOf(Map<String, Object> chunkRow) {
-      try {
-        return JSON.readTree((String) chunkRow.get(ReconcileReport.DETAIL)).path("chunk").asInt();
-      } catch (java.io.IOException e) {
-        throw new java.io.UncheckedIOException(e);
-      }
-    }
-
-    private static Bucket bucketOf(ReconcilePlan plan, Map<String, Object> row) {
-      for (Bucket b : plan.buckets()) {
-        if (java.util.Objects.equals(
-                ReconcileReport.lo(b, plan.ordinal()), row.get(ReconcileReport.BUCKET_LO))
-            && java.util.Objects.equals(
-                ReconcileReport.hi(b, plan.ordinal()), row.get(ReconcileReport.BUCKET_HI))) {
-          return b;
-        }
-      }
-      return plan.buckets().get(0);
-    }
-
-    long count(String status) {
-      return buckets.stream().filter(r -> status.equals(r.get(ReconcileReport.STATUS))).count();
-    }
-
-    long hashed() {
-      return buckets.stream()
-          .filter(r -> Boolean.TRUE.equals(r.get(ReconcileReport.HASHED)))
-          .count();
-    }
-
-    /** Key and chunk rows per failure type, in name order. */
-    TreeMap<String, Long> failures() {
-      TreeMap<String, Long> out = new TreeMap<>();
-      for (Map<String, Object> r : keyRows) {
-        out.merge((String) r.get(ReconcileReport.FAILURE_TYPE), 1L, Long::sum);
-      }
-      for (Map<String, Object> r : chunkRows) {
-        out.merge((String) r.get(ReconcileReport.FAILURE_TYPE), 1L, Long::sum);
-      }
-      return out;
-    }
-
-    /**
-     * Whether the run found a mismatch: a MISMATCH bucket, a key failure not in flight or a chunk
-     * failure.
-     */
-    boolean mismatched() {
-      return count("MISMATCH") > 0
-          || failures().keySet().stream().anyMatch(t -> !t.equals(ReconcileReport.IN_FLIGHT));
-    }
-
-    long rowsPerSecond() {
-      return seconds <= 0 ? rowsCompared : Math.round(rowsCompared / seconds);
-    }
-
-    void print(ReconcileSpec spec, PrintStream out) {
-      ReconcileReport.Run run = plan.run();
-      out.printf(
-          "Reconcile of %s (%s.%s) with silver %s version %d (applied_lsn %s), source at %s:%n",
-          spec.captureInstance(),
-          spec.sourceSchema(),
-          spec.sourceTable(),
-          spec.silver(),
-          run.silverVersion(),
-          run.silverLsn(),
-          run.sourceLsn());
-      if (generation != null) {
-        out.println("  " + generation.describe());
-      }
-      out.printf(
-          "  %s: %,d matched, %,d in flight, %,d mismatched; %,d compared row by row%n",
-          Counts.of(buckets.size(), "bucket", "buckets"),
-          count("MATCH"),
-          count("IN_FLIGHT"),
-          count("MISMATCH"),
-          hashed());
-      TreeMap<String, Long> failures = failures();
-      List<String> byType = new ArrayList<>();
-      failures.forEach(
-          (type, n) -> {
-            if (!type.startsWith("CHUNK_")) {
-              byType.add(type + " " + n);
-            }
-          });
-      out.println("  keys: " + (byType.isEmpty() ? "no differing key" : String.join(", ", byType)));
-      for (int i = 0; i < Math.min(FIRST_KEYS, keyRows.size()); i++) {
-        Map<String, Object> r = keyRows.get(i);
-        out.printf(
-            "    %s %s in [%s, %s) %s%n",
-            r.get(ReconcileReport.KEY),
-            r.get(ReconcileReport.FAILURE_TYPE),
-            bound(r.get(ReconcileReport.BUCKET_LO)),
-            bound(r.get(ReconcileReport.BUCKET_HI)),
-            r.get(ReconcileReport.DETAIL));
-      }
-      if (!chunkRows.isEmpty()) {
-        out.println(
-            "  chunks of the chunked snapshot: "
-                + Counts.of(chunkRows.size(), "failed check", "failed checks"));
-        for (Map<String, Object> r : chunkRows) {
-          out.printf(
-              "    chunk %d %s in [%s, %s) %s%n",
-              chunkOf(r),
-              r.get(ReconcileReport.FAILURE_TYPE),
-              bound(r.get(ReconcileReport.BUCKET_LO)),
-              bound(r.get(ReconcileReport.BUCKET_HI)),
-              r.get(ReconcileReport.DETAIL));
-        }
-      }
-      out.printf(
-          "  %s compared in %.1f s, %s rows/s; report %s run_id %s%n",
-          Counts.of(rowsCompared, "row", "rows"),
-          seconds,
-          String.format(Locale.ROOT, "%,d", rowsPerSecond()),
-          spec.report(),
-          run.runId());
-      out.println(
-          mismatched()
-              ? "  MISMATCH: silver differs from the source (exit code 4)"
-              : count("IN_FLIGHT") > 0 || failures.containsKey(ReconcileReport.IN_FLIGHT)
-                  ? "  silver matches, apart from changes in flight (run again once it has caught up)"
-                  : "  silver matches the source");
-    }
-
-    private static @Nullable String lsnText(@Nullable Lsn lsn) {
-      return lsn == null ? null : lsn.toString();
-    }
-
-    private static String bound(@Nullable Object v) {
-      return v == null ? "open" : v.toString();
-    }
-
-    String json(ReconcileSpec spec) {
-      ObjectNode node = JSON.createObjectNode();
-      ReconcileReport.Run run = plan.run();
-      node.put("run_id", run.runId());
-      node.put("silver", spec.silver());
-      node.put("silver_version", run.silverVersion());
-      node.put("silver_lsn", run.silverLsn());
-      node.put("source_lsn", run.sourceLsn());
-      if (generation == null) {
-        node.putNull("bronze_generation");
-      } else {
-        ObjectNode g = node.putObject("bronze_generation");
-        g.put("bronze", spec.bronze());
-        g.put("generation", generation.generation());
-        g.put("app_id", generation.appId());
-        g.put("resnapshot_lsn", lsnText(generation.resnapshotLsn()));
-        g.put("complete", generation.complete());
-        g.put("silver_snapshot_lsn", lsnText(generation.silverSnapshotLsn()));
-        g.put("silver_reflects", generation.silverReflects());
-      }
-      node.put("buckets", buckets.size());
-      node.put("match", count("MATCH"));
-      node.put("in_flight", count("IN_FLIGHT"));
-      node.put("mismatch", count("MISMATCH"));
-      node.put("hashed", hashed());
-      ObjectNode failures = node.putObject("failures");
-      failures().forEach(failures::put);
-      node.put("rows_compared", rowsCompared);
-      node.put("seconds", Math.round(seconds * 1000) / 1000.0);
-      node.put("rows_per_s", rowsPerSecond());
-      node.put("report", spec.report());
-      node.put("matched", !mismatched());
-      ArrayNode keys = node.putArray("keys");
-      for (int i = 0; i < Math.min(FIRST_KEYS, keyRows.size()); i++) {
-        Map<String, Object> r = keyRows.get(i);
-        ObjectNode k = keys.addObject();
-        k.put("key", (String) r.get(ReconcileReport.KEY));
-        k.put("failure_type", (String) r.get(ReconcileReport.FAILURE_TYPE));
-        k.put("bucket_lo", (String) r.get(ReconcileReport.BUCKET_LO));
-        k.put("bucket_hi", (String) r.get(ReconcileReport.BUCKET_HI));
-        k.put("detail", (String) r.get(ReconcileReport.DETAIL));
-      }
-      ArrayNode chunks = node.putArray("chunks");
-      for (Map<String, Object> r : chunkRows) {
-        ObjectNode k = chunks.addObject();
-        k.put("chunk", chunkOf(r));
-        k.put("failure_type", (String) r.get(ReconcileReport.FAILURE_TYPE));
-        k.put("bucket_lo", (String) r.get(ReconcileReport.BUCKET_LO));
-        k.put("bucket_hi", (String) r.get(ReconcileReport.BUCKET_HI));
-        k.put("detail", (String) r.get(ReconcileReport.DETAIL));
-      }
-      return node.toString();
     }
   }
 

@@ -36,7 +36,12 @@ import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.schema.CapturedColumn;
 import org.lakecdc.io.mssqlcdc.schema.SqlServerType;
+import org.lakecdc.pipelines.cli.CommandLine;
+import org.lakecdc.pipelines.cli.JobExit;
+import org.lakecdc.pipelines.cli.SqlServerSource;
 import org.lakecdc.pipelines.demo.DemoDatabase;
+import org.lakecdc.pipelines.options.SimulatorOptions;
+import org.lakecdc.pipelines.options.SqlServerOptions;
 
 /**
  * The simulator's command line: rehearse CDC situations on the file-backed SQL Server simulator

@@ -1,19 +1,20 @@
 /**
- * The jobs: main classes and their options. The command lines are the interface; the Java types are
- * not a library API.
+ * The jobs' entry points, and nothing else: each class here has a {@code main} and hands the work
+ * to its room. {@link org.lakecdc.pipelines.CdcToDelta} is the main job (SQL Server CDC into
+ * bronze, facts and control Delta tables; its run is in {@code cdc}, a target's lifecycle in {@code
+ * targets}); {@link org.lakecdc.pipelines.ApplyChanges} keeps silver tables, {@link
+ * org.lakecdc.pipelines.Backfill} reads a chunked snapshot's waves, {@link
+ * org.lakecdc.pipelines.Reconcile} proves a silver table equals its source, {@link
+ * org.lakecdc.pipelines.Status} and {@link org.lakecdc.pipelines.Show} read the tables, {@link
+ * org.lakecdc.pipelines.Simulator} drives the file-backed simulator and {@link
+ * org.lakecdc.pipelines.PrintChanges} prints what {@code MssqlCdcIO} reads. The command lines are
+ * the interface; the Java types are not a library API.
  *
- * <p>{@link org.lakecdc.pipelines.CdcToDelta} is the main job (SQL Server CDC of one capture
- * instance into a bronze Delta table, the facts table and the control table), its options {@link
- * org.lakecdc.pipelines.CdcToDeltaOptions} with the shared {@link
- * org.lakecdc.pipelines.OutputOptions}, and one run of it {@link
- * org.lakecdc.pipelines.CdcToDeltaJob}. {@link org.lakecdc.pipelines.PrintChanges} prints what
- * {@code MssqlCdcIO} reads from the simulator. {@link org.lakecdc.pipelines.CommandLine} parses and
- * explains options, {@link org.lakecdc.pipelines.JobExit} ends a job with one {@code error:} line
- * and an exit code; {@link org.lakecdc.pipelines.SeedCopy} describes a seed from an existing copy
- * of the source table.
- *
- * <p>Package-private internals: the continuous mode, seeding, logging setup, run counters and
- * snapshot progress. docs/options.md describes every option, docs/runners.md how to run the jobs on
- * Direct, Spark and Flink.
+ * <p>The rooms, from the bottom: {@code options} (every options interface), {@code cli} (parsing,
+ * the one error line and the exit codes), {@code targets}, then one room per job ({@code cdc},
+ * {@code silver}, {@code backfill}, {@code reconcile}, {@code status}); {@code demo} builds the
+ * demo database and {@code runners} starts a local Flink cluster. A room depends only on rooms
+ * below it. docs/options.md describes every option, docs/runners.md how to run the jobs on Direct,
+ * Spark and Flink.
  */
 package org.lakecdc.pipelines;

@@ -9,6 +9,10 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import org.apache.beam.runners.direct.DirectOptions;
+import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
+import org.lakecdc.pipelines.cdc.JobSummary;
+import org.lakecdc.pipelines.cli.CommandLine;
+import org.lakecdc.pipelines.targets.JobConfig;
 import org.lakecdc.transforms.facts.FactsTable;
 
 /**

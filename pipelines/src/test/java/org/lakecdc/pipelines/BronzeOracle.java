@@ -10,7 +10,7 @@ import org.apache.beam.sdk.values.Row;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
 
 /** What the job tests read out of bronze rows: the change order and the {@code latest} oracle. */
-final class BronzeOracle {
+public final class BronzeOracle {
   private BronzeOracle() {}
 
   /** Bronze change order: (_start_lsn, _command_id, _seqval, _operation), NULLs first. */
@@ -32,7 +32,7 @@ final class BronzeOracle {
    * @param key an INT key column
    * @return key → the row's {@code columns} ({@link #normal} values), ordered by key
    */
-  static Map<Integer, List<Object>> latest(List<Row> bronze, String key, String... columns) {
+  public static Map<Integer, List<Object>> latest(List<Row> bronze, String key, String... columns) {
     String snapshot =
         bronze.stream()
             .filter(r -> r.getInt32(MetadataColumns.OPERATION) == 0)

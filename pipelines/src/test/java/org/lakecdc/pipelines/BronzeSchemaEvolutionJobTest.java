@@ -31,6 +31,8 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
 import org.lakecdc.io.mssqlcdc.schema.OutputType;
 import org.lakecdc.io.mssqlcdc.schema.SqlServerType;
+import org.lakecdc.pipelines.cdc.JobSummary;
+import org.lakecdc.pipelines.targets.JobConfig;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.TableProperties;
 import org.lakecdc.transforms.facts.FactsTable;

@@ -23,6 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.pipelines.cdc.JobSummary;
+import org.lakecdc.pipelines.targets.JobConfig;
 import org.lakecdc.transforms.delta.CommitSummary;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.TableInfo;

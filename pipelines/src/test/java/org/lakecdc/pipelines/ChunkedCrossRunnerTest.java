@@ -17,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.pipelines.targets.JobConfig;
 
 /**
  * The main job with a chunked bootstrap and the backfill beside the stream on the SparkRunner

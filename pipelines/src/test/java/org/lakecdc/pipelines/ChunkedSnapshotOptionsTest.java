@@ -13,6 +13,12 @@ import java.nio.file.Path;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.lakecdc.pipelines.cli.CommandLine;
+import org.lakecdc.pipelines.cli.JobExit;
+import org.lakecdc.pipelines.cli.TablesOption;
+import org.lakecdc.pipelines.options.CdcToDeltaOptions;
+import org.lakecdc.pipelines.targets.JobConfig;
+import org.lakecdc.pipelines.targets.SnapshotSettings;
 
 /** The chunked snapshot options of the main job: defaults, values and one-line refusals. */
 class ChunkedSnapshotOptionsTest {

@@ -24,6 +24,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
+import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
+import org.lakecdc.pipelines.cdc.JobSummary;
+import org.lakecdc.pipelines.cli.CommandLine;
+import org.lakecdc.pipelines.cli.ConsoleLogging;
+import org.lakecdc.pipelines.options.CdcToDeltaOptions;
+import org.lakecdc.pipelines.targets.JobConfig;
 import org.lakecdc.transforms.write.WriteSnapshotToDelta;
 
 /**

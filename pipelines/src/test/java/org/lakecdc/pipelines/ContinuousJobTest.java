@@ -27,6 +27,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
+import org.lakecdc.pipelines.cdc.Continuous;
+import org.lakecdc.pipelines.cdc.ContinuousMode;
+import org.lakecdc.pipelines.cdc.JobSummary;
 import org.lakecdc.transforms.finalization.Finalization;
 
 /**

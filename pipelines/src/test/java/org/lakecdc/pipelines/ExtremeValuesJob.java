@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.Map;
 import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
+import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
+import org.lakecdc.pipelines.targets.JobConfig;
 
 /**
  * Runs the main job on tables holding the extreme and special values of every SQL Server type, for

@@ -1,6 +1,7 @@
 package org.lakecdc.pipelines;
 
 import java.util.Arrays;
+import org.lakecdc.pipelines.cli.JobExit;
 import org.lakecdc.transforms.write.CrashPoint;
 
 /**

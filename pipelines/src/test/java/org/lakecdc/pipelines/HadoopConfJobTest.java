@@ -19,6 +19,9 @@ import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.lakecdc.pipelines.cli.JobExit;
+import org.lakecdc.pipelines.options.CdcToDeltaOptions;
+import org.lakecdc.pipelines.targets.JobConfig;
 import org.lakecdc.transforms.delta.HadoopConf;
 
 /**

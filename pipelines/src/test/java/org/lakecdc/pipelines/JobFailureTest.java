@@ -15,6 +15,7 @@ import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.lakecdc.pipelines.cli.JobExit;
 
 /**
  * A failure of the main job's run, in-process through {@link CdcToDelta#run} (what {@code main}

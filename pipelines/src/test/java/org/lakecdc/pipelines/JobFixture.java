@@ -18,6 +18,9 @@ import org.apache.beam.sdk.values.Row;
 import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
+import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
+import org.lakecdc.pipelines.cdc.JobSummary;
+import org.lakecdc.pipelines.targets.JobConfig;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.write.CrashPoint;
@@ -27,19 +30,19 @@ import org.lakecdc.transforms.write.CrashPoint;
  * varchar(20), amount decimal(18,2), updated_at datetime2(7)}, capture instance {@code dbo_orders},
  * T0 = 2026-09-28T13:50:00Z) and the job's three Delta tables, in one temporary directory.
  */
-final class JobFixture {
-  static final String CI = "dbo_orders";
-  static final String ORDERS = "dbo.orders";
+public final class JobFixture {
+  public static final String CI = "dbo_orders";
+  public static final String ORDERS = "dbo.orders";
   static final Instant T0 = Instant.parse("2026-09-28T13:50:00Z");
 
   final Path dir;
-  final FakeSqlServer db;
-  final DeltaTables tables;
-  final String bronze;
-  final String facts;
-  final String control;
+  public final FakeSqlServer db;
+  public final DeltaTables tables;
+  public final String bronze;
+  public final String facts;
+  public final String control;
 
-  JobFixture(Path dir) {
+  public JobFixture(Path dir) {
     this(dir, dir.resolve("delta").toString(), DeltaTables.create());
   }
 
@@ -47,7 +50,7 @@ final class JobFixture {
    * The source in {@code dir}, the tables under {@code tableRoot} (a local directory or a URI such
    * as {@code s3a://lake/job}), read with {@code tables}.
    */
-  JobFixture(Path dir, String tableRoot, DeltaTables tables) {
+  public JobFixture(Path dir, String tableRoot, DeltaTables tables) {
     this.dir = dir;
     this.tables = tables;
     this.db = FakeSqlServer.open(dir.resolve("source"));
@@ -65,11 +68,11 @@ final class JobFixture {
   }
 
   /** T0 plus {@code minutes}. */
-  static Instant at(long minutes) {
+  public static Instant at(long minutes) {
     return T0.plusSeconds(60 * minutes);
   }
 
-  static Map<String, Object> order(int id, String status, String amount) {
+  public static Map<String, Object> order(int id, String status, String amount) {
     Map<String, Object> row = new HashMap<>();
     row.put("order_id", id);
     row.put("status", status);
@@ -86,7 +89,7 @@ final class JobFixture {
     tx.commit();
   }
 
-  JobConfig config() {
+  public JobConfig config() {
     return JobConfig.builder(db.clientFactory(), CI, bronze, facts, control)
         .bootstrap(false)
         .maxCommitsPerBatch(4)
@@ -100,7 +103,7 @@ final class JobFixture {
   }
 
   /** Runs the job and returns its summary; its printed output goes to {@link #lastOutput}. */
-  JobSummary run(JobConfig config) {
+  public JobSummary run(JobConfig config) {
     return run(config, direct(), () -> {});
   }
 
@@ -108,7 +111,7 @@ final class JobFixture {
    * Runs the job on the runner of {@code options}, calling {@code beforeStream} after the bootstrap
    * snapshot; its printed output goes to {@link #lastOutput}.
    */
-  JobSummary run(JobConfig config, PipelineOptions options, Runnable beforeStream) {
+  public JobSummary run(JobConfig config, PipelineOptions options, Runnable beforeStream) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
       try {
@@ -119,18 +122,18 @@ final class JobFixture {
     }
   }
 
-  String lastOutput = "";
+  public String lastOutput = "";
 
-  JobSummary run() {
+  public JobSummary run() {
     return run(config());
   }
 
-  JobSummary runCrashing(CrashPoint point, long batch) {
+  public JobSummary runCrashing(CrashPoint point, long batch) {
     return run(config().withCrash(point, batch));
   }
 
   /** Bronze rows in the change order, as "lsn/seqval/op/order_id/batch". */
-  List<String> bronzeChanges() {
+  public List<String> bronzeChanges() {
     List<Row> rows =
         new ArrayList<>(
             tables.scan(
@@ -158,7 +161,7 @@ final class JobFixture {
   }
 
   /** Facts rows of batches (no events), as "batch:rows:end_lsn", in batch order. */
-  List<String> factBatches() {
+  public List<String> factBatches() {
     List<String> out = new ArrayList<>();
     List<Row> rows = new ArrayList<>(tables.scan(facts, FactsTable.SCHEMA));
     rows.removeIf(r -> r.getString(FactsTable.EVENT) != null);
@@ -190,12 +193,12 @@ final class JobFixture {
    * 0..7; an update of order 100 and a delete of order 200 at T0+8; order 900 at T0+9) and one idle
    * entry at T0+2h05.
    */
-  static JobFixture history(Path dir) {
+  public static JobFixture history(Path dir) {
     return history(new JobFixture(dir));
   }
 
   /** {@link #history(Path)} with the tables under {@code tableRoot}, read with {@code tables}. */
-  static JobFixture history(Path dir, String tableRoot, DeltaTables tables) {
+  public static JobFixture history(Path dir, String tableRoot, DeltaTables tables) {
     return history(new JobFixture(dir, tableRoot, tables));
   }
 

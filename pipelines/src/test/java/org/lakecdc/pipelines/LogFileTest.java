@@ -19,6 +19,17 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.lakecdc.pipelines.cli.CommandLine;
+import org.lakecdc.pipelines.cli.ConsoleLogging;
+import org.lakecdc.pipelines.options.ApplyChangesOptions;
+import org.lakecdc.pipelines.options.BackfillOptions;
+import org.lakecdc.pipelines.options.CdcToDeltaOptions;
+import org.lakecdc.pipelines.options.OutputOptions;
+import org.lakecdc.pipelines.options.PrintChangesOptions;
+import org.lakecdc.pipelines.options.ReconcileOptions;
+import org.lakecdc.pipelines.options.ShowOptions;
+import org.lakecdc.pipelines.options.SimulatorOptions;
+import org.lakecdc.pipelines.options.StatusOptions;
 
 /**
  * Where the log lines go without {@code --logFile}: {@code lakecdc.log} next to the first table the

@@ -17,6 +17,7 @@ import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.lakecdc.pipelines.cli.JobExit;
 import org.lakecdc.transforms.delta.DeltaTables;
 
 /**

@@ -14,6 +14,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
+import org.lakecdc.pipelines.cli.JobExit;
 
 /**
  * The writer side of delta-spark-check's {@code ReconcileSparkTest} (its own JVM: Delta Kernel

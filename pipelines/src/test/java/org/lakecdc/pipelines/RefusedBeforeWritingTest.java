@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
+import org.lakecdc.pipelines.cli.JobExit;
 
 /**
  * Values the main job can only judge against the source, refused before it creates anything (one

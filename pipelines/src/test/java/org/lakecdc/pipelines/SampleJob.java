@@ -23,6 +23,9 @@ import org.lakecdc.io.mssqlcdc.client.ChangeRow;
 import org.lakecdc.io.mssqlcdc.client.CloseableIterator;
 import org.lakecdc.io.mssqlcdc.client.Commit;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
+import org.lakecdc.pipelines.cdc.JobSummary;
+import org.lakecdc.pipelines.targets.JobConfig;
 
 /**
  * Runs the main job once on a small, fixed source database, for an independent reader to check its

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
+import org.lakecdc.pipelines.targets.JobConfig;
 import org.lakecdc.transforms.finalization.Granularity;
 import org.lakecdc.transforms.silver.SilverApplier;
 import org.lakecdc.transforms.silver.SilverSpec;

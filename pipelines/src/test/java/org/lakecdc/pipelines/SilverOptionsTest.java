@@ -22,6 +22,8 @@ import org.lakecdc.io.mssqlcdc.client.CaptureInstance;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
 import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
+import org.lakecdc.pipelines.cli.OptionRefusedException;
+import org.lakecdc.pipelines.targets.SilverPlan;
 
 /**
  * The silver options of the main job ({@code --silver}, {@code --silverTemplate}, {@code --keys},

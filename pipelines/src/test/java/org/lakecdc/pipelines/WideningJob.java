@@ -12,6 +12,9 @@ import java.util.Map;
 import org.lakecdc.io.mssqlcdc.client.SchemaChangedError;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
 import org.lakecdc.io.mssqlcdc.schema.SqlServerType;
+import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
+import org.lakecdc.pipelines.cdc.JobSummary;
+import org.lakecdc.pipelines.targets.JobConfig;
 
 /**
  * Runs the main job into two bronze tables whose columns later need Delta type widening (C054), for

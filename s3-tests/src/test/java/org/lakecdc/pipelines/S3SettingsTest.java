@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.locals3.LocalS3Server;
+import org.lakecdc.pipelines.cli.JobExit;
 import org.lakecdc.transforms.delta.DeltaTables;
 
 /**

@@ -10,7 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.lakecdc.pipelines.JobExit;
+import org.lakecdc.pipelines.cli.JobExit;
 
 /**
  * What {@code mvn -Pflink exec:java} starts: runs a job's main class (the system property {@code

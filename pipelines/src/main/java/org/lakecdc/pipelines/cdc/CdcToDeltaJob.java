@@ -1,0 +1,740 @@
+package org.lakecdc.pipelines.cdc;
+
+import java.io.PrintStream;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.coders.SerializableCoder;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.transforms.Flatten;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionList;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError;
+import org.lakecdc.io.mssqlcdc.client.CdcClient;
+import org.lakecdc.io.mssqlcdc.client.DataLossError;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
+import org.lakecdc.io.mssqlcdc.read.StopCondition;
+import org.lakecdc.io.mssqlcdc.read.TableFailure;
+import org.lakecdc.pipelines.cli.JobExit;
+import org.lakecdc.pipelines.cli.OptionRefusedException;
+import org.lakecdc.pipelines.silver.SilverRun;
+import org.lakecdc.pipelines.targets.Bootstrap;
+import org.lakecdc.pipelines.targets.ChunkBackfill;
+import org.lakecdc.pipelines.targets.ChunkedSnapshot;
+import org.lakecdc.pipelines.targets.JobConfig;
+import org.lakecdc.pipelines.targets.Recovery;
+import org.lakecdc.pipelines.targets.Resnapshot;
+import org.lakecdc.pipelines.targets.RunCounters;
+import org.lakecdc.pipelines.targets.Seeding;
+import org.lakecdc.pipelines.targets.SilverPlan;
+import org.lakecdc.pipelines.targets.TablePlan;
+import org.lakecdc.pipelines.targets.TargetIdentity;
+import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.facts.FactsTable;
+import org.lakecdc.transforms.finalization.ControlTable;
+import org.lakecdc.transforms.position.StreamPosition;
+import org.lakecdc.transforms.silver.ApplyChangesToSilver;
+import org.lakecdc.transforms.silver.SilverTarget;
+import org.lakecdc.transforms.write.CommittedBatch;
+import org.lakecdc.transforms.write.CommittedChunk;
+import org.lakecdc.transforms.write.RecordedFailure;
+import org.lakecdc.transforms.write.TableWrite;
+import org.lakecdc.transforms.write.WriteChangeStreamToDelta;
+import org.lakecdc.transforms.write.WriteChangesToDelta;
+
+/**
+ * The main job: SQL Server CDC of one or many capture instances into their bronze Delta tables, a
+ * shared facts table and the completeness verdict, exactly once across replays, crashes and fresh
+ * submissions, all tables in one pipeline.
+ *
+ * <p>A run has three parts, each in its own place:
+ *
+ * <ol>
+ *   <li><b>Plan</b>, on the launcher, per table ({@link TablePlan}): the checks that refuse a
+ *       configuration before anything is written (for every table first), then the tables created
+ *       or migrated, bronze made to take the change schema, the position read from the Delta tables
+ *       and what a crash left repaired ({@link Recovery}), a new target bootstrapped with a whole
+ *       snapshot or seeded ({@link Bootstrap}, {@link Seeding}); a table with nothing new stops
+ *       here.
+ *   <li><b>Expand</b> ({@link #expand}): every table's read and committer into one given pipeline:
+ *       one table as {@code MssqlCdcIO.read()}, many in one {@code MssqlCdcIO.readAll()}, each with
+ *       its own restriction, schema, bronze and committer; the tables commit independently.
+ *   <li><b>Run</b>: the runner, then per table the summary from the pipeline's counters and the
+ *       tables' metadata ({@link JobSummary}); continuous runs in {@link ContinuousRunner}.
+ * </ol>
+ *
+ * <p>One table ({@link #run}) fails the run on any error, as it always has. Many tables ({@link
+ * #runAll}) isolate a table's own failures ({@link TableFailure}: data loss, a schema change the
+ * read cannot follow, a missing grant, a disabled capture instance): that table records a {@code
+ * table_failed} facts row and stops, the others go on; an unknown capture instance among them is
+ * refused before anything is written.
+ */
+public final class CdcToDeltaJob {
+  private CdcToDeltaJob() {}
+
+  /**
+   * What a run of many tables did for one table.
+   *
+   * @param config the table's configuration
+   * @param summary what the run did for it
+   * @param failure the failure that stopped the table in this run, or empty
+   */
+  public record TableOutcome(
+      JobConfig config, JobSummary summary, Optional<RecordedFailure> failure) {
+    /** Whether the table failed in this run. */
+    public boolean failed() {
+      return failure.isPresent();
+    }
+  }
+
+  /**
+   * Runs one table once; any failure fails the run.
+   *
+   * @param config the validated configuration
+   * @param beamOptions the pipeline options (runner)
+   * @param out where progress and the summary are printed
+   * @return what the run did
+   * @throws IllegalArgumentException when the target belongs to another app id, or the
+   *     configuration does not fit the source
+   * @throws org.lakecdc.io.mssqlcdc.client.SchemaChangedError before anything is written, when
+   *     bronze cannot take the change schema (see {@link DeltaTables#evolveSchema})
+   */
+  public static JobSummary run(JobConfig config, PipelineOptions beamOptions, PrintStream out) {
+    return run(config, beamOptions, out, () -> {});
+  }
+
+  /**
+   * Runs one table once, calling {@code beforeStream} after the bootstrap snapshot (if any) and
+   * before the changes are read: the demo's application writes its second half of history there, as
+   * a live OLTP database keeps changing while a snapshot is taken.
+   *
+   * @see #run(JobConfig, PipelineOptions, PrintStream)
+   */
+  public static JobSummary run(
+      JobConfig config, PipelineOptions beamOptions, PrintStream out, Runnable beforeStream) {
+    return bounded(List.of(config), false, beamOptions, out, beforeStream, true).get(0).summary();
+  }
+
+  /**
+   * Follows one table continuously until {@code continuous.stop()} holds ({@link
+   * ContinuousRunner}); any failure fails the run.
+   *
+   * @return what the run did
+   */
+  public static JobSummary runContinuously(
+      JobConfig config,
+      PipelineOptions beamOptions,
+      PrintStream out,
+      Runnable beforeStream,
+      Continuous continuous) {
+    return ContinuousRunner.run(config, beamOptions, out, beforeStream, continuous);
+  }
+
+  /**
+   * Follows many tables continuously in one pipeline until {@code continuous.stop()} holds ({@link
+   * ContinuousRunner}); a table that fails with a {@link TableFailure} is stopped alone.
+   *
+   * @return one outcome per table, in the order of {@code configs}
+   */
+  public static List<TableOutcome> runAllContinuously(
+      List<JobConfig> configs,
+      PipelineOptions beamOptions,
+      PrintStream out,
+      Runnable beforeStream,
+      Continuous continuous) {
+    return ContinuousRunner.runAll(configs, true, beamOptions, out, beforeStream, continuous);
+  }
+
+  /**
+   * Runs many tables once, in one pipeline: each into its own bronze table, sharing the facts and
+   * control tables of their configurations (created once, first). A table that fails with a {@link
+   * TableFailure} is stopped alone (a {@code table_failed} facts row, its outcome says so); the
+   * others run to their end.
+   *
+   * @param configs one configuration per table: distinct capture instances, targets and app ids
+   * @return one outcome per table, in the order of {@code configs}
+   * @throws IllegalArgumentException before anything is written, when a capture instance is unknown
+   *     or a table's configuration is refused
+   */
+  public static List<TableOutcome> runAll(
+      List<JobConfig> configs,
+      PipelineOptions beamOptions,
+      PrintStream out,
+      Runnable beforeStream) {
+    return bounded(configs, true, beamOptions, out, beforeStream, true);
+  }
+
+  /**
+   * Expands the tables' change reads and committers into {@code pipeline}: {@link
+   * WriteChangesToDelta} (bounded reads) or {@link WriteChangeStreamToDelta} (continuous reads),
+   * one table alone ({@code isolate} false: a failure fails the pipeline) or all in one {@code
+   * readAll()} ({@code isolate} true), and the counters the summaries read ({@link RunCounters}).
+   *
+   * @param tables each table's read (positioned), target and schema
+   * @param continuous whether the reads are continuous
+   * @return the committed batches
+   */
+  public static PCollection<CommittedBatch> expand(
+      Pipeline pipeline, List<TableWrite> tables, boolean isolate, boolean continuous) {
+    return expand(pipeline, tables, List.of(), isolate, continuous);
+  }
+
+  /**
+   * {@link #expand(Pipeline, List, boolean, boolean)}, then the silver tables of {@code silvers}
+   * applied after the bronze commits of their tables ({@link ApplyChangesToSilver}).
+   *
+   * @param silvers the silver tables of some of {@code tables} (by app id), possibly none
+   * @return the committed batches
+   */
+  public static PCollection<CommittedBatch> expand(
+      Pipeline pipeline,
+      List<TableWrite> tables,
+      List<SilverTarget> silvers,
+      boolean isolate,
+      boolean continuous) {
+    return expand(pipeline, tables, silvers, List.of(), isolate, continuous);
+  }
+
+  /**
+   * {@link #expand(Pipeline, List, List, boolean, boolean)} with the chunks of open chunked
+   * snapshots read and committed beside the stream, in the same pipeline ({@link ChunkBackfill}):
+   * each table's chunks commit in index order, independently of its batches, and each committed
+   * chunk also triggers its table's silver apply ({@link ApplyChangesToSilver#withChunks}).
+   *
+   * @param tables the tables whose changes are read (possibly none: only chunks are read)
+   * @param backfills the chunks to read, at most one per table, possibly none
+   * @return the committed batches
+   */
+  static PCollection<CommittedBatch> expand(
+      Pipeline pipeline,
+      List<TableWrite> tables,
+      List<SilverTarget> silvers,
+      List<ChunkBackfill> backfills,
+      boolean isolate,
+      boolean continuous) {
+    return expand(pipeline, tables, silvers, backfills, isolate, continuous, null);
+  }
+
+  /**
+   * {@link #expand(Pipeline, List, List, List, boolean, boolean)}; with {@code silverStop} (a
+   * continuous pipeline) each silver table also applies at the pipeline's start and then at least
+   * every {@link SilverTarget#applyInterval()} until {@code silverStop} holds ({@link
+   * ApplyChangesToSilver#following}), whatever the runner's bundles.
+   *
+   * @param silverStop the continuous source's stop condition, or null (bounded: silver applies
+   *     after the commits only)
+   * @return the committed batches
+   */
+  static PCollection<CommittedBatch> expand(
+      Pipeline pipeline,
+      List<TableWrite> tables,
+      List<SilverTarget> silvers,
+      List<ChunkBackfill> backfills,
+      boolean isolate,
+      boolean continuous,
+      @Nullable StopCondition silverStop) {
+    PCollection<CommittedBatch> committed;
+    if (tables.isEmpty()) {
+      committed =
+          pipeline.apply(
+              "No change read", Create.empty(SerializableCoder.of(CommittedBatch.class)));
+    } else {
+      committed = expandStream(pipeline, tables, isolate, continuous);
+    }
+    committed.apply(RunCounters.count());
+    PCollection<CommittedChunk> chunks = null;
+    if (!backfills.isEmpty()) {
+      PCollectionList<CommittedChunk> each = PCollectionList.empty(pipeline);
+      for (ChunkBackfill backfill : backfills) {
+        each = each.and(backfill.expand(pipeline));
+      }
+      chunks = each.apply("Committed chunks", Flatten.pCollections());
+    }
+    if (!silvers.isEmpty()) {
+      ApplyChangesToSilver apply = ApplyChangesToSilver.of(silvers, isolate);
+      if (chunks != null) {
+        apply = apply.withChunks(chunks);
+      }
+      if (silverStop != null) {
+        apply = apply.following(silverStop);
+      }
+      committed.apply("Apply changes to silver", apply);
+    }
+    return committed;
+  }
+
+  private static PCollection<CommittedBatch> expandStream(
+      Pipeline pipeline, List<TableWrite> tables, boolean isolate, boolean continuous) {
+    String names = String.join(",", tables.stream().map(TableWrite::captureInstance).toList());
+    PCollection<CommittedBatch> committed;
+    if (continuous) {
+      committed =
+          pipeline.apply(
+              "Follow " + names + " and write to Delta as batches arrive",
+              isolate
+                  ? WriteChangeStreamToDelta.fromAll(tables)
+                  : WriteChangeStreamToDelta.from(
+                      tables.get(0).read(), tables.get(0).target(), tables.get(0).changeSchema()));
+    } else {
+      committed =
+          pipeline.apply(
+              "Read " + names + " and write to Delta",
+              isolate
+                  ? WriteChangesToDelta.fromAll(tables)
+                  : WriteChangesToDelta.from(
+                      tables.get(0).read(), tables.get(0).target(), tables.get(0).changeSchema()));
+    }
+    return committed;
+  }
+
+  /**
+   * One bounded run of {@code configs}; with {@code recordNothingNew} false (a poll of a continuous
+   * run) a table that finds nothing new writes nothing at all, as the continuous source writes
+   * nothing while idle.
+   */
+  static List<TableOutcome> bounded(
+      List<JobConfig> configs,
+      boolean isolate,
+      PipelineOptions beamOptions,
+      PrintStream out,
+      Runnable beforeStream,
+      boolean recordNothingNew) {
+    List<TableOutcome> outcomes;
+    try {
+      outcomes = boundedOnce(configs, isolate, beamOptions, out, beforeStream, recordNothingNew);
+    } catch (StreamMetDataLoss e) {
+      // One table alone: its read met the loss. Planned again, its pre-flight re-snapshots it.
+      out.printf(
+          "%s: CDC cleanup passed the stream during the run (%s); recovering with"
+              + " --onDataLoss=resnapshot%n",
+          configs.get(0).captureInstance(), e.getMessage());
+      return boundedOnce(configs, isolate, beamOptions, out, () -> {}, recordNothingNew);
+    }
+    List<JobConfig> again = new ArrayList<>();
+    for (TableOutcome outcome : outcomes) {
+      if (metDataLossToRecover(outcome)) {
+        again.add(outcome.config());
+      }
+    }
+    if (again.isEmpty()) {
+      return outcomes;
+    }
+    for (JobConfig config : again) {
+      out.printf(
+          "%s: CDC cleanup passed the stream during the run; recovering with"
+              + " --onDataLoss=resnapshot while the other tables are done%n",
+          config.captureInstance());
+    }
+    List<TableOutcome> recovered =
+        boundedOnce(again, isolate, beamOptions, out, () -> {}, recordNothingNew);
+    List<TableOutcome> merged = new ArrayList<>();
+    for (TableOutcome outcome : outcomes) {
+      TableOutcome second =
+          recovered.stream()
+              .filter(r -> r.config().captureInstance().equals(outcome.config().captureInstance()))
+              .findFirst()
+              .orElse(null);
+      merged.add(
+          second == null
+              ? outcome
+              : new TableOutcome(
+                  second.config(), outcome.summary().plus(second.summary()), second.failure()));
+    }
+    return merged;
+  }
+
+  /**
+   * Whether a table of a run of many stopped because its read met data loss and is configured to
+   * re-snapshot ({@code --onDataLoss=resnapshot}): it is planned again, and its pre-flight
+   * recovers.
+   */
+  static boolean metDataLossToRecover(TableOutcome outcome) {
+    // A table that failed while being planned (the pre-flight's own refusal) has no position in
+    // its summary: planning it again would only repeat the refusal.
+    return outcome.failed()
+        && outcome.summary().position().isPresent()
+        && outcome.config().onDataLoss() == DataLossPolicy.RESNAPSHOT
+        && outcome.failure().get().errorClass().equals(DataLossError.class.getSimpleName());
+  }
+
+  /** The pipeline of one table failed because its read met data loss the table re-snapshots. */
+  static final class StreamMetDataLoss extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    /**
+     * @param loss the data loss's own message (its first line)
+     * @param cause the pipeline's failure
+     */
+    StreamMetDataLoss(String loss, RuntimeException cause) {
+      super(loss, cause);
+    }
+  }
+
+  /**
+   * Runs {@code pipeline}; a failure of one table's pipeline ({@code isolate} false) whose cause is
+   * data loss, for a table that re-snapshots, is rethrown as {@link StreamMetDataLoss}.
+   */
+  static PipelineResult runRecoverable(
+      Pipeline pipeline, List<JobConfig> configs, boolean isolate) {
+    try {
+      return JobExit.run(pipeline);
+    } catch (RuntimeException e) {
+      Optional<TableFailure> loss =
+          TableFailure.of(e)
+              .filter(f -> f.errorClass().equals(DataLossError.class.getSimpleName()));
+      if (!isolate
+          && configs.get(0).onDataLoss() == DataLossPolicy.RESNAPSHOT
+          && loss.isPresent()) {
+        throw new StreamMetDataLoss(loss.get().message(), e);
+      }
+      throw e;
+    }
+  }
+
+  private static List<TableOutcome> boundedOnce(
+      List<JobConfig> configs,
+      boolean isolate,
+      PipelineOptions beamOptions,
+      PrintStream out,
+      Runnable beforeStream,
+      boolean recordNothingNew) {
+    Planned planned = plan(configs, isolate, beamOptions, out, beforeStream);
+    long streamBegan = System.nanoTime();
+    Lsn max;
+    try (CdcClient client = configs.get(0).clientFactory().open()) {
+      max = client.maxLsn().orElse(Lsn.ZERO);
+    }
+    List<TablePlan> reading = new ArrayList<>();
+    Map<TablePlan, JobSummary> idle = new LinkedHashMap<>();
+    List<ChunkBackfill> backfills = new ArrayList<>();
+    for (TablePlan plan : planned.plans()) {
+      if (plan.backfill() != null) {
+        backfills.add(plan.backfill());
+      }
+      StreamPosition start = plan.start();
+      if (max.isAfter(start.endLsn())) {
+        reading.add(plan);
+        continue;
+      }
+      out.printf(
+          "Nothing new: max_lsn %s is already in %s (%s)%n",
+          max, plan.config().bronzePath(), TargetIdentity.batchText(start.batchId()));
+      if (recordNothingNew) {
+        recordNothingNew(plan, max);
+      }
+      idle.put(
+          plan,
+          new JobSummary(
+              0,
+              Map.of(),
+              plan.snapshotRows(),
+              plan.snapshotSeconds(),
+              Optional.of(start),
+              plan.finalization().verdict(plan.config().bronzePath()),
+              (System.nanoTime() - streamBegan) / 1e9,
+              (System.nanoTime() - plan.began()) / 1e9));
+    }
+    PipelineResult result = null;
+    if (!reading.isEmpty() || !backfills.isEmpty()) {
+      Pipeline pipeline = Pipeline.create(beamOptions);
+      List<TableWrite> writes = new ArrayList<>();
+      List<SilverTarget> silvers = new ArrayList<>();
+      for (TablePlan plan : planned.plans()) {
+        if (plan.silver() != null && (reading.contains(plan) || plan.backfill() != null)) {
+          silvers.add(plan.silver());
+        }
+      }
+      for (TablePlan plan : reading) {
+        writes.add(plan.write(null));
+        out.printf(
+            "Reading %s after %s (%s) up to max_lsn %s%n",
+            plan.config().captureInstance(),
+            plan.start().endLsn(),
+            TargetIdentity.batchText(plan.start().batchId()),
+            max);
+      }
+      expand(pipeline, writes, silvers, backfills, isolate, false);
+      result = runRecoverable(pipeline, configs, isolate);
+    }
+    return outcomes(planned, idle, result, isolate, out, streamBegan);
+  }
+
+  /** The tables planned for a run, and those that failed while being planned. */
+  record Planned(List<TablePlan> plans, Map<JobConfig, RecordedFailure> failedEarly) {}
+
+  /**
+   * Plans every table ({@link TablePlan}): with {@code isolate}, first refuses unknown capture
+   * instances and every table's refused configuration before anything is written, creates the
+   * shared facts and control tables once, and stops a table whose planning meets a {@link
+   * TableFailure} (recorded) instead of the run; then calls {@code beforeStream} and advances each
+   * table's verdict to its start.
+   */
+  static Planned plan(
+      List<JobConfig> configs,
+      boolean isolate,
+      PipelineOptions beamOptions,
+      PrintStream out,
+      Runnable beforeStream) {
+    List<JobConfig> resolved = new ArrayList<>();
+    for (JobConfig config : configs) {
+      resolved.add(Recovery.continueUnderTargetAppId(config, out));
+    }
+    if (isolate) {
+      checkAll(resolved, out);
+    }
+    List<TablePlan> plans = new ArrayList<>();
+    Map<JobConfig, RecordedFailure> failedEarly = new LinkedHashMap<>();
+    for (JobConfig config : resolved) {
+      try {
+        plans.add(TablePlan.prepare(config, beamOptions, out));
+      } catch (RuntimeException e) {
+        Optional<TableFailure> failure = isolate ? TableFailure.of(e) : Optional.empty();
+        if (failure.isEmpty()) {
+          throw e;
+        }
+        RecordedFailure recorded = recordEarlyFailure(config, failure.get(), out);
+        failedEarly.put(config, recorded);
+      }
+    }
+    beforeStream.run();
+    plans.forEach(TablePlan::advanceVerdictToStart);
+    return new Planned(plans, failedEarly);
+  }
+
+  /**
+   * The checks of a run of many tables before anything is written: no two tables share a bronze
+   * table or an app id, every capture instance exists (else one line naming the unknown ones and
+   * the known ones), every table's configuration passes {@link TablePlan#check}; then the shared
+   * facts and control tables are created (once).
+   *
+   * @throws OptionRefusedException naming the unknown capture instances
+   */
+  private static void checkAll(List<JobConfig> configs, PrintStream out) {
+    Map<String, String> targets = new LinkedHashMap<>();
+    Map<String, String> appIds = new LinkedHashMap<>();
+    for (JobConfig config : configs) {
+      String other = targets.putIfAbsent(config.bronzePath(), config.captureInstance());
+      if (other != null) {
+        throw new OptionRefusedException(
+            "--tables: "
+                + other
+                + " and "
+                + config.captureInstance()
+                + " would both write the bronze table "
+                + config.bronzePath()
+                + ": give each table its own --target (or a --targetTemplate with {ci});"
+                + " nothing was written");
+      }
+      other = appIds.putIfAbsent(config.appId(), config.captureInstance());
+      if (other != null) {
+        throw new OptionRefusedException(
+            "--tables: "
+                + other
+                + " and "
+                + config.captureInstance()
+                + " would both write under the app id '"
+                + config.appId()
+                + "': give each table its own --appId (or an --appIdTemplate with {ci});"
+                + " nothing was written");
+      }
+    }
+    List<String> unknown = new ArrayList<>();
+    try (CdcClient client = configs.get(0).clientFactory().open()) {
+      for (JobConfig config : configs) {
+        try {
+          client.captureInstances(config.captureInstance());
+        } catch (CaptureInstanceNotFoundError e) {
+          unknown.add(config.captureInstance());
+        }
+      }
+    }
+    if (!unknown.isEmpty()) {
+      throw new OptionRefusedException(
+          "--tables: "
+              + (unknown.size() == 1 ? "capture instance " : "capture instances ")
+              + unknown.stream().map(ci -> "'" + ci + "'").toList()
+              + " not found in the source: nothing was written (list the source's capture"
+              + " instances with sys.sp_cdc_help_change_data_capture, or the simulator's"
+              + " catalog)");
+    }
+    Map<String, String> silvers = new LinkedHashMap<>();
+    for (JobConfig config : configs) {
+      if (config.silverPath() == null) {
+        continue;
+      }
+      String other = silvers.putIfAbsent(config.silverPath(), config.captureInstance());
+      if (other == null && targets.containsKey(config.silverPath())) {
+        other = targets.get(config.silverPath());
+      }
+      if (other != null) {
+        throw new OptionRefusedException(
+            "--tables: "
+                + other
+                + " and "
+                + config.captureInstance()
+                + " would both write the table "
+                + config.silverPath()
+                + ": give each table its own silver (a --silverTemplate with {ci}); nothing was"
+                + " written");
+      }
+    }
+    for (JobConfig config : configs) {
+      DeltaTables tables = config.hadoopConf().tables();
+      Schema changeSchema = TablePlan.outputSchema(TablePlan.read(config));
+      TablePlan.check(config, tables, changeSchema, out);
+      SilverPlan.target(config, changeSchema, Instant.now());
+    }
+    JobConfig first = configs.get(0);
+    DeltaTables tables = first.hadoopConf().tables();
+    tables.createIfAbsent(first.factsPath(), FactsTable.definition());
+    tables.createIfAbsent(first.controlPath(), ControlTable.definition());
+  }
+
+  /** Records a table that failed while being planned, at the position its tables hold, if any. */
+  private static RecordedFailure recordEarlyFailure(
+      JobConfig config, TableFailure failure, PrintStream out) {
+    DeltaTables tables = config.hadoopConf().tables();
+    StreamPosition position =
+        new StreamPosition(config.appId(), 0, -1, Lsn.ZERO, null, config.captureInstance());
+    try {
+      if (tables.exists(config.bronzePath())) {
+        position = Recovery.resumePosition(config, tables, out).orElse(position);
+      }
+    } catch (RuntimeException e) {
+      // The position cannot be read: the failure is recorded without it.
+    }
+    tables.createIfAbsent(config.factsPath(), FactsTable.definition());
+    RecordedFailure recorded =
+        RecordedFailure.at(
+            position, config.bronzePath(), failure, position.endLsn().increment(), Instant.now());
+    recorded.write(tables, config.factsPath());
+    out.printf("Stopped %s: %s%n", config.captureInstance(), recorded.text());
+    return recorded;
+  }
+
+  /**
+   * Prints the progress of the target's chunked snapshot, when it has one and runs chunked: {@code
+   * Chunked snapshot of <ci> at S = <S>: chunks d/n, r rows, complete | open}.
+   */
+  static void printChunkedProgress(TablePlan plan, PrintStream out) {
+    JobConfig config = plan.config();
+    if (!config.snapshot().chunked()) {
+      return;
+    }
+    ChunkedSnapshot.read(config, plan.tables())
+        .chunked()
+        .ifPresent(
+            state ->
+                out.printf(
+                    "Chunked snapshot of %s at S = %s: %s, %s%n",
+                    config.captureInstance(),
+                    state.open().s(),
+                    ChunkedSnapshot.progress(state),
+                    state.complete()
+                        ? "complete"
+                        : "open (run Backfill, or CdcToDelta with --backfill, to read the rest)"));
+  }
+
+  /** Writes the {@code nothing_new} facts row of a table whose position is at {@code max}. */
+  private static void recordNothingNew(TablePlan plan, Lsn max) {
+    JobConfig config = plan.config();
+    StreamPosition start = plan.start();
+    plan.tables()
+        .append(
+            config.factsPath(),
+            FactsTable.SCHEMA,
+            List.of(
+                FactsTable.row()
+                    .set(FactsTable.APP_ID, config.streamAppId())
+                    .set(FactsTable.ROWS, 0L)
+                    .set(FactsTable.EVENT, FactsTable.EVENT_NOTHING_NEW)
+                    .set(FactsTable.END_LSN, start.endLsn().toString())
+                    .set(FactsTable.END_COMMIT_TS, start.endCommitTime())
+                    .set(
+                        FactsTable.DETAIL,
+                        "max_lsn " + max + " is not after the position " + start.endLsn())
+                    .set(FactsTable.TARGET, config.bronzePath())
+                    .set(FactsTable.STARTED_AT, plan.startedAt())
+                    .set(FactsTable.WRITTEN_AT, Instant.now())
+                    .build()),
+            null,
+            0,
+            Map.of());
+  }
+
+  /**
+   * Per table, in the order planned (tables that failed while being planned last): the summary from
+   * the pipeline's counters of the table ({@link RunCounters}; the run's totals for one table), the
+   * snapshot's rows from its commit's record, the position and the verdict from the tables'
+   * metadata, and the failure this run recorded, if any; no table is read back.
+   */
+  static List<TableOutcome> outcomes(
+      Planned planned,
+      Map<TablePlan, JobSummary> idle,
+      @Nullable PipelineResult result,
+      boolean isolate,
+      PrintStream out,
+      long streamBegan) {
+    double streamSeconds = (System.nanoTime() - streamBegan) / 1e9;
+    List<TableOutcome> outcomes = new ArrayList<>();
+    for (TablePlan plan : planned.plans()) {
+      printChunkedProgress(plan, out);
+      SilverRun.catchUp(plan, result, isolate, out);
+    }
+    for (TablePlan plan : planned.plans()) {
+      JobConfig config = plan.config();
+      JobSummary summary = idle.get(plan);
+      if (summary == null) {
+        summary =
+            new JobSummary(
+                isolate
+                    ? RunCounters.batches(result, config.streamAppId())
+                    : RunCounters.batches(result),
+                isolate
+                    ? RunCounters.rowsByOperation(result, config.streamAppId())
+                    : RunCounters.rowsByOperation(result),
+                plan.snapshotRows(),
+                plan.snapshotSeconds(),
+                // A table recovered beside this run (a re-snapshot) is in a later generation now.
+                Recovery.resumePosition(
+                    Resnapshot.resolveGeneration(config, plan.tables()), plan.tables(), out),
+                plan.finalization().verdict(config.bronzePath()),
+                streamSeconds,
+                (System.nanoTime() - plan.began()) / 1e9);
+      }
+      Optional<RecordedFailure> failure =
+          isolate
+              ? RecordedFailure.last(plan.tables(), config.factsPath(), config.streamAppId())
+                  .filter(f -> f.runStartedAt().equals(plan.startedAt()))
+              : Optional.empty();
+      outcomes.add(new TableOutcome(config, summary, failure));
+    }
+    planned
+        .failedEarly()
+        .forEach(
+            (config, failure) ->
+                outcomes.add(
+                    new TableOutcome(
+                        config,
+                        new JobSummary(
+                            0,
+                            Map.of(),
+                            -1,
+                            0,
+                            Optional.empty(),
+                            Optional.empty(),
+                            0,
+                            streamSeconds),
+                        Optional.of(failure))));
+    return outcomes;
+  }
+}

@@ -1,0 +1,369 @@
+package org.lakecdc.pipelines.cdc;
+
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.lakecdc.io.mssqlcdc.client.DataLossError;
+import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
+import org.lakecdc.io.mssqlcdc.read.StopCondition;
+import org.lakecdc.pipelines.cli.JobExit;
+import org.lakecdc.pipelines.targets.ChunkBackfill;
+import org.lakecdc.pipelines.targets.JobConfig;
+import org.lakecdc.pipelines.targets.TablePlan;
+import org.lakecdc.pipelines.targets.TargetIdentity;
+import org.lakecdc.transforms.Counts;
+import org.lakecdc.transforms.silver.SilverTarget;
+import org.lakecdc.transforms.write.RecordedFailure;
+import org.lakecdc.transforms.write.TableWrite;
+import org.lakecdc.transforms.write.WriteChangeStreamToDelta;
+
+/**
+ * The job's continuous runs: follows the source until asked to stop, then returns with everything
+ * read committed. {@link Continuous.Form#STREAM} runs one pipeline with the continuous form of the
+ * source ({@code MssqlCdcIO.read().withContinuous(true)}, or {@code readAll()} of many tables) and
+ * commits each batch as it arrives ({@link WriteChangeStreamToDelta}): for runners that run an
+ * unbounded splittable DoFn (Direct, Flink). {@link Continuous.Form#REPEAT} repeats bounded runs
+ * ({@link CdcToDeltaJob#run}), each a complete exactly-once unit, every poll interval: for the
+ * SparkRunner, whose streaming mode cannot run an unbounded splittable DoFn. In both forms an idle
+ * poll writes nothing (no {@code nothing_new} facts row), and idle entries of {@code
+ * cdc.lsn_time_mapping} still end batches that move the position and the verdict. With many tables
+ * a failed table stops alone: the stream goes on without it, and repeated runs leave it out.
+ */
+final class ContinuousRunner {
+  private ContinuousRunner() {}
+
+  /**
+   * Follows one table; any failure fails the run.
+   *
+   * @return what the run did
+   */
+  static JobSummary run(
+      JobConfig config,
+      PipelineOptions beamOptions,
+      PrintStream out,
+      Runnable beforeStream,
+      Continuous continuous) {
+    return runAll(List.of(config), false, beamOptions, out, beforeStream, continuous)
+        .get(0)
+        .summary();
+  }
+
+  /**
+   * Follows the tables of {@code configs} ({@code isolate}: many tables, a table's own failure
+   * stops it alone) until {@code continuous.stop()} holds or the time limit passes.
+   *
+   * @return per table what the runs did together, in the order of {@code configs}
+   */
+  static List<CdcToDeltaJob.TableOutcome> runAll(
+      List<JobConfig> configs,
+      boolean isolate,
+      PipelineOptions beamOptions,
+      PrintStream out,
+      Runnable beforeStream,
+      Continuous continuous) {
+    if (continuous.form() == Continuous.Form.REPEAT) {
+      return repeatBoundedRuns(configs, isolate, beamOptions, out, beforeStream, continuous);
+    }
+    CdcToDeltaJob.Planned planned =
+        CdcToDeltaJob.plan(configs, isolate, beamOptions, out, beforeStream);
+    long streamBegan = System.nanoTime();
+    // The time limit counts from here, after the bootstrap: the source follows for runFor.
+    StopCondition stop = stopFromNow(continuous);
+    PipelineResult result = null;
+    if (!planned.plans().isEmpty()) {
+      Pipeline pipeline = Pipeline.create(beamOptions);
+      List<TableWrite> writes = new ArrayList<>();
+      List<SilverTarget> silvers = new ArrayList<>();
+      List<ChunkBackfill> backfills = new ArrayList<>();
+      for (TablePlan plan : planned.plans()) {
+        if (plan.silver() != null) {
+          silvers.add(plan.silver());
+        }
+        if (plan.backfill() != null) {
+          backfills.add(plan.backfill());
+        }
+        writes.add(
+            plan.write(
+                plan.read()
+                    .withContinuous(true)
+                    .withPollInterval(
+                        org.joda.time.Duration.millis(continuous.pollInterval().toMillis()))
+                    .withStopCondition(stop)));
+        out.printf(
+            "Following %s after %s (%s), polling every %s s when caught up, %s%n",
+            plan.config().captureInstance(),
+            plan.start().endLsn(),
+            TargetIdentity.batchText(plan.start().batchId()),
+            seconds(continuous),
+            continuous.runFor().isZero()
+                ? "until stopped"
+                : "for " + continuous.runFor().toSeconds() + " s or until stopped");
+      }
+      CdcToDeltaJob.expand(pipeline, writes, silvers, backfills, isolate, true, stop);
+      Recoverer recoverer =
+          isolate ? new Recoverer(planned, beamOptions, out, continuous, stop) : null;
+      try {
+        result = CdcToDeltaJob.runRecoverable(pipeline, configs, isolate);
+      } catch (CdcToDeltaJob.StreamMetDataLoss e) {
+        // One table alone: planned again, its pre-flight re-snapshots it, and it follows on.
+        out.printf(
+            "%s: CDC cleanup passed the stream (%s); recovering with --onDataLoss=resnapshot%n",
+            configs.get(0).captureInstance(), e.getMessage());
+        return runAll(
+            configs,
+            false,
+            beamOptions,
+            out,
+            () -> {},
+            new Continuous(Continuous.Form.STREAM, continuous.pollInterval(), Duration.ZERO, stop));
+      } finally {
+        if (recoverer != null) {
+          recoverer.close();
+        }
+      }
+      out.println("Stopped: every batch read was committed");
+      List<CdcToDeltaJob.TableOutcome> outcomes =
+          CdcToDeltaJob.outcomes(planned, Map.of(), result, isolate, out, streamBegan);
+      return recoverer == null ? outcomes : recoverer.merge(outcomes);
+    }
+    return CdcToDeltaJob.outcomes(planned, Map.of(), result, isolate, out, streamBegan);
+  }
+
+  /**
+   * Recovers, while the pipeline of many tables runs, each table whose read met data loss and that
+   * re-snapshots ({@code --onDataLoss=resnapshot}): its read stopped alone with a {@code
+   * table_failed} row, the others go on; a watcher sees that row (the failure's domain in the facts
+   * table, once per poll interval), plans the table again (its pre-flight takes the re-snapshot
+   * into the next generation) and follows it in a pipeline of its own until the same stop, beside
+   * the running one. {@link #close} waits for those pipelines; {@link #merge} adds what they did to
+   * the tables' outcomes.
+   */
+  private static final class Recoverer implements AutoCloseable {
+    private final Map<String, TablePlan> watched = new LinkedHashMap<>();
+    private final Map<String, Thread> running = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, List<CdcToDeltaJob.TableOutcome>> recovered =
+        new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, Throwable> failures = new java.util.concurrent.ConcurrentHashMap<>();
+    private final StopCondition stop;
+    private final Thread watcher;
+    private volatile boolean closed;
+
+    Recoverer(
+        CdcToDeltaJob.Planned planned,
+        PipelineOptions beamOptions,
+        PrintStream out,
+        Continuous continuous,
+        StopCondition stop) {
+      this.stop = stop;
+      for (TablePlan plan : planned.plans()) {
+        if (plan.config().onDataLoss() == DataLossPolicy.RESNAPSHOT) {
+          watched.put(plan.config().captureInstance(), plan);
+        }
+      }
+      long every = Math.max(1000, continuous.pollInterval().toMillis());
+      watcher =
+          new Thread(
+              () -> {
+                while (!closed && !stop.shouldStop()) {
+                  for (TablePlan plan : watched.values()) {
+                    String ci = plan.config().captureInstance();
+                    if (!running.containsKey(ci) && metDataLoss(plan)) {
+                      Thread t =
+                          new Thread(
+                              () -> follow(plan, beamOptions, out, continuous), "recover-" + ci);
+                      running.put(ci, t);
+                      t.start();
+                    }
+                  }
+                  sleep(every);
+                }
+              },
+              "lakecdc-recoverer");
+      watcher.setDaemon(true);
+      if (!watched.isEmpty()) {
+        watcher.start();
+      }
+    }
+
+    /** Whether the table's read stopped in this run because it met data loss. */
+    private static boolean metDataLoss(TablePlan plan) {
+      JobConfig config = plan.config();
+      return RecordedFailure.last(plan.tables(), config.factsPath(), config.streamAppId())
+          .filter(f -> f.runStartedAt().equals(plan.startedAt()))
+          .filter(f -> f.errorClass().equals(DataLossError.class.getSimpleName()))
+          .isPresent();
+    }
+
+    private void follow(
+        TablePlan plan, PipelineOptions beamOptions, PrintStream out, Continuous continuous) {
+      String ci = plan.config().captureInstance();
+      out.printf(
+          "%s: CDC cleanup passed the stream; recovering with --onDataLoss=resnapshot while the"
+              + " other tables go on%n",
+          ci);
+      try {
+        recovered.put(
+            ci,
+            runAll(
+                List.of(plan.config()),
+                true,
+                beamOptions,
+                out,
+                () -> {},
+                new Continuous(
+                    Continuous.Form.STREAM, continuous.pollInterval(), Duration.ZERO, stop)));
+      } catch (Throwable t) {
+        failures.put(ci, t);
+        out.printf("%s: the recovery failed: %s%n", ci, JobExit.describe(t));
+      }
+    }
+
+    /** Stops watching and waits for the recovered tables' pipelines (they end at the stop). */
+    @Override
+    public void close() {
+      closed = true;
+      watcher.interrupt();
+      for (Thread t : running.values()) {
+        try {
+          t.join();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }
+
+    /** {@code outcomes} with what each recovered table's own run did added to its outcome. */
+    List<CdcToDeltaJob.TableOutcome> merge(List<CdcToDeltaJob.TableOutcome> outcomes) {
+      List<CdcToDeltaJob.TableOutcome> merged = new ArrayList<>();
+      for (CdcToDeltaJob.TableOutcome outcome : outcomes) {
+        List<CdcToDeltaJob.TableOutcome> again = recovered.get(outcome.config().captureInstance());
+        if (again == null || again.isEmpty()) {
+          merged.add(outcome);
+          continue;
+        }
+        CdcToDeltaJob.TableOutcome second = again.get(0);
+        merged.add(
+            new CdcToDeltaJob.TableOutcome(
+                second.config(), outcome.summary().plus(second.summary()), second.failure()));
+      }
+      return merged;
+    }
+
+    private static void sleep(long millis) {
+      try {
+        Thread.sleep(millis);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private static List<CdcToDeltaJob.TableOutcome> repeatBoundedRuns(
+      List<JobConfig> configs,
+      boolean isolate,
+      PipelineOptions beamOptions,
+      PrintStream out,
+      Runnable beforeStream,
+      Continuous continuous) {
+    long began = System.nanoTime();
+    StopCondition stop = stopFromNow(continuous);
+    Map<JobConfig, CdcToDeltaJob.TableOutcome> total = new LinkedHashMap<>();
+    List<JobConfig> running = new ArrayList<>(configs);
+    Runnable first = beforeStream;
+    for (int runs = 1; ; runs++) {
+      out.printf("Bounded run %d (repeated every %s s until stopped)%n", runs, seconds(continuous));
+      // An idle poll writes nothing (no nothing_new row every poll interval).
+      List<CdcToDeltaJob.TableOutcome> these =
+          CdcToDeltaJob.bounded(running, isolate, beamOptions, out, first, false);
+      first = () -> {};
+      for (CdcToDeltaJob.TableOutcome one : these) {
+        JobConfig key = configOf(configs, one.config());
+        CdcToDeltaJob.TableOutcome before = total.get(key);
+        total.put(
+            key,
+            before == null
+                ? one
+                : new CdcToDeltaJob.TableOutcome(
+                    one.config(),
+                    before.summary().plus(one.summary()),
+                    one.failure().isPresent() ? one.failure() : before.failure()));
+        if (one.failed()) {
+          // A table that failed is left out of the later runs: it stopped alone.
+          running.remove(key);
+        }
+      }
+      if (running.isEmpty() || waitOrStop(continuous.pollInterval(), stop)) {
+        out.printf("Stopped after %s%n", Counts.of(runs, "bounded run", "bounded runs"));
+        List<CdcToDeltaJob.TableOutcome> outcomes = new ArrayList<>();
+        for (CdcToDeltaJob.TableOutcome each : total.values()) {
+          JobSummary sum = each.summary();
+          outcomes.add(
+              new CdcToDeltaJob.TableOutcome(
+                  each.config(),
+                  new JobSummary(
+                      sum.batches(),
+                      sum.rowsByOperation(),
+                      sum.snapshotRows(),
+                      sum.snapshotSeconds(),
+                      sum.position(),
+                      sum.verdict(),
+                      sum.streamSeconds(),
+                      (System.nanoTime() - began) / 1e9),
+                  each.failure()));
+        }
+        return outcomes;
+      }
+    }
+  }
+
+  /**
+   * The configuration of {@code configs} that {@code run} came from: the same capture instance (a
+   * run may continue a target under its recorded app id, a changed configuration).
+   */
+  private static JobConfig configOf(List<JobConfig> configs, JobConfig run) {
+    for (JobConfig config : configs) {
+      if (config.captureInstance().equals(run.captureInstance())) {
+        return config;
+      }
+    }
+    return run;
+  }
+
+  /** {@code continuous}'s stop request, or its time limit counted from now when it has one. */
+  private static StopCondition stopFromNow(Continuous continuous) {
+    StopCondition stop = continuous.stop();
+    if (!continuous.runFor().isZero()) {
+      stop = stop.or(StopCondition.at(System.currentTimeMillis() + continuous.runFor().toMillis()));
+    }
+    return stop;
+  }
+
+  private static double seconds(Continuous continuous) {
+    return continuous.pollInterval().toMillis() / 1000.0;
+  }
+
+  /** Waits one poll interval, checking the stop condition; true when asked to stop. */
+  private static boolean waitOrStop(java.time.Duration pollInterval, StopCondition stop) {
+    long until = System.nanoTime() + pollInterval.toNanos();
+    while (!stop.shouldStop()) {
+      long left = until - System.nanoTime();
+      if (left <= 0) {
+        return false;
+      }
+      try {
+        Thread.sleep(Math.min(100, Math.max(1, left / 1_000_000)));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return true;
+      }
+    }
+    return true;
+  }
+}

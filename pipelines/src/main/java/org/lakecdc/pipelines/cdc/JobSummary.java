@@ -1,0 +1,53 @@
+package org.lakecdc.pipelines.cdc;
+
+import java.time.LocalDateTime;
+import java.util.Map;
+import java.util.Optional;
+import org.lakecdc.transforms.position.StreamPosition;
+
+/**
+ * What a run did.
+ *
+ * @param batches batches committed by this run
+ * @param rowsByOperation change rows written by this run: delete, insert, update (after-images) and
+ *     all rows
+ * @param snapshotRows rows of a snapshot taken by this run, or -1 when none was taken
+ * @param snapshotSeconds wall seconds of that snapshot (the bootstrap snapshot or the seed copy,
+ *     written and committed), 0 when none was taken
+ * @param position the target's position after the run
+ * @param verdict the target's verdict after the run, UTC
+ * @param streamSeconds wall seconds of the stream phase: from reading {@code max_lsn} after the
+ *     start position to the end of the change pipeline (its batches read and committed); the sum of
+ *     the phases of repeated bounded runs
+ * @param seconds wall seconds of the run, everything included
+ */
+public record JobSummary(
+    long batches,
+    Map<String, Long> rowsByOperation,
+    long snapshotRows,
+    double snapshotSeconds,
+    Optional<StreamPosition> position,
+    Optional<LocalDateTime> verdict,
+    double streamSeconds,
+    double seconds) {
+  /** All change rows written by the run. */
+  public long rows() {
+    return rowsByOperation.getOrDefault("rows", 0L);
+  }
+
+  /** This run followed by {@code later}: counts added, the later position and verdict. */
+  JobSummary plus(JobSummary later) {
+    Map<String, Long> sum = new java.util.TreeMap<>(rowsByOperation);
+    later.rowsByOperation().forEach((k, v) -> sum.merge(k, v, Long::sum));
+    boolean ours = snapshotRows >= 0;
+    return new JobSummary(
+        batches + later.batches(),
+        sum,
+        ours ? snapshotRows : later.snapshotRows(),
+        ours ? snapshotSeconds : later.snapshotSeconds(),
+        later.position().isPresent() ? later.position() : position,
+        later.verdict().isPresent() ? later.verdict() : verdict,
+        streamSeconds + later.streamSeconds(),
+        seconds + later.seconds());
+  }
+}

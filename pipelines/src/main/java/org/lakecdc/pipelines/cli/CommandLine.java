@@ -1,0 +1,551 @@
+package org.lakecdc.pipelines.cli;
+
+import java.lang.reflect.Method;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.beam.runners.direct.DirectOptions;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.pipelines.options.Accepts;
+import org.lakecdc.pipelines.options.OutputOptions;
+import org.lakecdc.transforms.delta.TablePaths;
+
+/**
+ * Parses a job's command line with Beam's {@link PipelineOptionsFactory} and turns its errors into
+ * one line that names the option and what it accepts. Beam's messages name neither: a value of the
+ * wrong type reads {@code Cannot deserialize value of type `int` from String "ten": not a valid
+ * `int` value}, an option given twice {@code expected one element but was: <5, 6>}, an empty value
+ * {@code Empty argument value is only allowed for String, ... but received: int}. Each is matched
+ * here, the argument it came from is found on the command line, and the option's getter (in any
+ * registered options interface, Beam's own included) says what it accepts: its {@link Accepts}, or
+ * else its type (true or false; an integer; a number).
+ *
+ * <p>A job's command line turns the DirectRunner's enforcement checks off unless it sets them
+ * itself ({@link DirectOptions#isEnforceImmutability()}, {@link
+ * DirectOptions#isEnforceEncodability()}): they encode and compare every element a transform reads
+ * or writes, which costs more than the job's own work, and they check the transforms' code, which
+ * the tests run with them on.
+ */
+public final class CommandLine {
+  /** Beam (Jackson) cannot convert the text {@code group(2)} to the type {@code group(1)}. */
+  private static final Pattern WRONG_TYPE =
+      Pattern.compile("Cannot deserialize value of type `([^`]*)` from String \"([^\"]*)\"");
+
+  /** Beam's message for an option given more than once. */
+  private static final Pattern REPEATED = Pattern.compile("expected one element but was: <(.*)>");
+
+  /** Beam's message for {@code --name=} of an option that is not text. */
+  private static final Pattern EMPTY =
+      Pattern.compile("Empty argument value is only allowed for .* but received: (.*)");
+
+  /** Beam's message for an option the options interface does not have. */
+  private static final Pattern UNKNOWN =
+      Pattern.compile("missing a property named '([^']*)'(?:\\. Did you mean '([^']*)'\\?)?");
+
+  private static final Pattern INTEGER = Pattern.compile("-?\\d+");
+
+  private CommandLine() {}
+
+  /**
+   * Parses {@code args} as {@code type}; turns the DirectRunner's enforcement checks ({@code
+   * enforceImmutability}, {@code enforceEncodability}) off unless {@code args} names them ({@code
+   * --enforceImmutability=true} keeps that check on); sizes the DirectRunner's pool ({@link
+   * #directRunnerParallelism}) unless {@code --targetParallelism} is given; and, for a job's
+   * options ({@link OutputOptions}), sets its logging up with them ({@link ConsoleLogging#apply}).
+   *
+   * @throws IllegalArgumentException with one line naming the option and what it accepts
+   */
+  public static <T extends PipelineOptions> T parse(String[] args, Class<T> type) {
+    return parse(args, type, "docs/options.md");
+  }
+
+  /**
+   * {@link #parse(String[], Class)} for a command whose options another page lists: an unknown
+   * option's line points at {@code optionsDoc} (e.g. {@code docs/status.md}).
+   *
+   * @throws IllegalArgumentException with one line naming the option and what it accepts
+   */
+  public static <T extends PipelineOptions> T parse(
+      String[] args, Class<T> type, String optionsDoc) {
+    T options = parseOnly(args, type, optionsDoc);
+    if (options instanceof OutputOptions output) {
+      ConsoleLogging.apply(output);
+    }
+    return options;
+  }
+
+  /**
+   * {@link #parse} without setting logging up: for the options of one table of many ({@code
+   * --tables}), parsed after the run's own.
+   *
+   * @throws IllegalArgumentException with one line naming the option and what it accepts
+   */
+  public static <T extends PipelineOptions> T parseOnly(String[] args, Class<T> type) {
+    return parseOnly(args, type, "docs/options.md");
+  }
+
+  private static <T extends PipelineOptions> T parseOnly(
+      String[] args, Class<T> type, String optionsDoc) {
+    PipelineOptionsFactory.register(type);
+    T options;
+    try {
+      options = PipelineOptionsFactory.fromArgs(args).withValidation().as(type);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(explain(args, e, optionsDoc), e);
+    }
+    if (options instanceof OutputOptions output) {
+      output.setGivenArgs(List.of(args));
+    }
+    Map<String, List<String>> given = given(args);
+    DirectOptions direct = options.as(DirectOptions.class);
+    if (!given.containsKey("enforceImmutability")) {
+      direct.setEnforceImmutability(false);
+    }
+    if (!given.containsKey("enforceEncodability")) {
+      direct.setEnforceEncodability(false);
+    }
+    if (!given.containsKey("targetParallelism")) {
+      direct.setTargetParallelism(
+          directRunnerParallelism(Runtime.getRuntime().availableProcessors()));
+    } else if (direct.getTargetParallelism() < 1) {
+      throw new IllegalArgumentException(
+          "--targetParallelism="
+              + direct.getTargetParallelism()
+              + " is not accepted: the DirectRunner's thread pool size is a positive integer"
+              + " (default: one less than the processors, at least 1)");
+    }
+    return options;
+  }
+
+  /**
+   * The DirectRunner's thread pool size the jobs use unless {@code --targetParallelism} is given:
+   * one less than the processors, at least one. The DirectRunner's scheduler ({@code
+   * QuiescenceDriver}) runs in that pool as a task that resubmits itself without waiting, so it
+   * keeps one thread busy whenever it has one: with Beam's default ({@code max(processors, 3)}) it
+   * spins beside every bundle and, on two processors, takes a core from the job's one reading stage
+   * and from the JIT. With {@code processors - 1} threads one processor is left to it, the JIT and
+   * the garbage collector; with one thread (one or two processors) it runs between bundles, never
+   * beside them. Measured on two processors (docs/performance.md): 300 one-row batches 35.6 s
+   * instead of 54.6 s, 1,000,000 rows in one batch 38.5 s instead of 53.8 s.
+   *
+   * @param processors the processors the JVM may use
+   * @return the pool size, at least 1
+   */
+  static int directRunnerParallelism(int processors) {
+    return Math.max(1, processors - 1);
+  }
+
+  /**
+   * Beam's parse error {@code e} of {@code args} as one line naming the option and what it accepts;
+   * Beam's own first line when it is none of the kinds above.
+   */
+  static String explain(String[] args, IllegalArgumentException e) {
+    return explain(args, e, "docs/options.md");
+  }
+
+  /**
+   * Beam's parse error {@code e} of {@code args} as one line naming the option and what it accepts
+   * (an unknown option's line points at {@code optionsDoc}, the page listing the options); Beam's
+   * own first line when it is none of the kinds this class knows, e.g. a program's own check. For
+   * every command line built on Beam's {@code PipelineOptionsFactory}: the jobs, the benchmark.
+   *
+   * @param args the command line
+   * @param e what {@code PipelineOptionsFactory} threw for it
+   * @param optionsDoc the page that lists the options, e.g. {@code docs/performance.md}
+   * @return the line, without a leading {@code error:}
+   */
+  public static String explain(String[] args, IllegalArgumentException e, String optionsDoc) {
+    String message = firstLine(e);
+    Matcher unknown = UNKNOWN.matcher(message);
+    if (unknown.find()) {
+      return "Unknown option --"
+          + unknown.group(1)
+          + (unknown.group(2) != null ? "; did you mean --" + unknown.group(2) + "?" : "")
+          + " ("
+          + optionsDoc
+          + " lists the options)";
+    }
+    Map<String, List<String>> given = given(args);
+    Matcher repeated = REPEATED.matcher(message);
+    if (repeated.matches()) {
+      for (Map.Entry<String, List<String>> option : given.entrySet()) {
+        List<String> values = option.getValue();
+        if (values.size() > 1 && String.join(", ", values).equals(repeated.group(1))) {
+          return "--"
+              + option.getKey()
+              + " is given "
+              + (values.size() == 2 ? "twice" : values.size() + " times")
+              + " ("
+              + listed(values)
+              + "): give it once";
+        }
+      }
+      return message;
+    }
+    Matcher empty = EMPTY.matcher(message);
+    if (empty.find()) {
+      for (Map.Entry<String, List<String>> option : given.entrySet()) {
+        // Beam names the getter's generic return type: "int", "class java.lang.Long".
+        Optional<String> type =
+            getter(option.getKey()).map(g -> g.getGenericReturnType().toString());
+        if (option.getValue().contains("")
+            && type.isPresent()
+            && type.get().equals(empty.group(1).strip())) {
+          return "--" + option.getKey() + " must be " + accepted(option.getKey()) + ", not empty";
+        }
+      }
+      return message;
+    }
+    Matcher wrongType = WRONG_TYPE.matcher(message);
+    if (wrongType.find()) {
+      String value = wrongType.group(2);
+      for (Map.Entry<String, List<String>> option : given.entrySet()) {
+        Optional<Class<?>> type = propertyType(option.getKey());
+        if (option.getValue().contains(value)
+            && type.isPresent()
+            && typeName(type.get()).equals(wrongType.group(1))) {
+          String accepted = accepted(option.getKey());
+          if (isIntegral(type.get())
+              && INTEGER.matcher(value.strip()).matches()
+              && new BigInteger(value.strip()).compareTo(BigInteger.valueOf(maxOf(type.get())))
+                  > 0) {
+            accepted += " (at most " + maxOf(type.get()) + ")";
+          }
+          return "--" + option.getKey() + " must be " + accepted + ", not '" + value + "'";
+        }
+      }
+    }
+    return message;
+  }
+
+  /**
+   * The value of option {@code name} as the user typed it, for a message refusing it: the last
+   * {@code --name=value} of the command line {@link #parse} kept ({@link
+   * OutputOptions#getGivenArgs}), or else {@code parsed} as text (a default, or options made
+   * without a command line).
+   *
+   * @param options the parsed options
+   * @param name the option's name, without {@code --}
+   * @param parsed the value Beam parsed
+   * @return e.g. {@code -1} for {@code --pollIntervalSeconds=-1}, where the parsed double reads
+   *     {@code -1.0}
+   */
+  public static String typed(PipelineOptions options, String name, Object parsed) {
+    if (options instanceof OutputOptions output && output.getGivenArgs() != null) {
+      List<String> typed = values(output.getGivenArgs().toArray(String[]::new), name);
+      if (!typed.isEmpty()) {
+        return typed.get(typed.size() - 1);
+      }
+    }
+    return String.valueOf(parsed);
+  }
+
+  public static String firstLine(Throwable e) {
+    String message = e.getMessage() == null ? e.toString() : e.getMessage();
+    return message.lines().findFirst().orElse(message);
+  }
+
+  /**
+   * The values of the option {@code name} as they stand on the command line, one per occurrence, in
+   * order, not split at commas ({@code --name=v}; a bare {@code --name} is {@code true}, as Beam
+   * reads it); empty when the option is not given.
+   */
+  public static List<String> values(String[] args, String name) {
+    return given(args).getOrDefault(name, List.of());
+  }
+
+  /** The options on the command line by name, each with its values in order. */
+  private static Map<String, List<String>> given(String[] args) {
+    Map<String, List<String>> given = new LinkedHashMap<>();
+    for (String arg : args) {
+      if (arg == null || !arg.startsWith("--")) {
+        continue;
+      }
+      int eq = arg.indexOf('=');
+      String name = eq < 0 ? arg.substring(2) : arg.substring(2, eq);
+      // Beam reads a bare --name as --name=true.
+      String value = eq < 0 ? "true" : arg.substring(eq + 1);
+      given.computeIfAbsent(name, n -> new ArrayList<>()).add(value);
+    }
+    return given;
+  }
+
+  private static String listed(List<String> values) {
+    return String.join(", ", values.subList(0, values.size() - 1))
+        + " and "
+        + values.get(values.size() - 1);
+  }
+
+  /** The getter of the option {@code name} in the registered options interfaces. */
+  static Optional<Method> getter(String name) {
+    String suffix =
+        name.isEmpty() ? name : name.substring(0, 1).toUpperCase(Locale.ROOT) + name.substring(1);
+    for (Class<? extends PipelineOptions> options : PipelineOptionsFactory.getRegisteredOptions()) {
+      for (String prefix : new String[] {"get", "is"}) {
+        try {
+          return Optional.of(options.getMethod(prefix + suffix));
+        } catch (NoSuchMethodException e) {
+          // Not in this interface.
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static Optional<Class<?>> propertyType(String name) {
+    return getter(name).map(Method::getReturnType);
+  }
+
+  /** What the option {@code name} accepts: its {@link Accepts}, or what its type holds. */
+  static String accepted(String name) {
+    Optional<Method> getter = getter(name);
+    Optional<Accepts> accepts = getter.map(g -> g.getAnnotation(Accepts.class));
+    if (accepts.isPresent()) {
+      return accepts.get().value();
+    }
+    Class<?> type = getter.map(Method::getReturnType).orElse(String.class);
+    if (type == boolean.class || type == Boolean.class) {
+      return "true or false";
+    }
+    if (isIntegral(type)) {
+      return "an integer";
+    }
+    if (type == double.class
+        || type == Double.class
+        || type == float.class
+        || type == Float.class) {
+      return "a number";
+    }
+    return "text";
+  }
+
+  /** The name Jackson gives {@code type} in its messages: {@code int}, {@code java.lang.Long}. */
+  private static String typeName(Class<?> type) {
+    return type.getName();
+  }
+
+  private static boolean isIntegral(Class<?> type) {
+    return type == int.class
+        || type == Integer.class
+        || type == long.class
+        || type == Long.class
+        || type == short.class
+        || type == Short.class;
+  }
+
+  private static long maxOf(Class<?> type) {
+    if (type == long.class || type == Long.class) {
+      return Long.MAX_VALUE;
+    }
+    if (type == short.class || type == Short.class) {
+      return Short.MAX_VALUE;
+    }
+    return Integer.MAX_VALUE;
+  }
+
+  /**
+   * {@code value} of option {@code option} when it is not empty.
+   *
+   * @throws IllegalArgumentException {@code --<option> must not be empty}
+   */
+  public static String required(String option, @Nullable String value) {
+    if (value == null || value.isBlank()) {
+      throw new IllegalArgumentException("--" + option + " must not be empty");
+    }
+    return value;
+  }
+
+  /**
+   * A Delta table's path or URI given as option {@code option}, {@link TablePaths#normalize
+   * normalized}.
+   *
+   * @throws IllegalArgumentException naming the option: empty, or not a path or URI
+   */
+  public static String tablePath(String option, @Nullable String value) {
+    required(option, value);
+    try {
+      return TablePaths.normalize(value);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--" + option + ": " + e.getMessage());
+    }
+  }
+
+  /**
+   * The Delta table an input option names (normalized), which must exist: a job whose input is
+   * missing has nothing to work on, and a mistyped path is the user's to fix, not a run that "found
+   * nothing" and exits 0.
+   *
+   * @param tables the Delta access
+   * @param option the option's name without {@code --}, e.g. {@code bronze}
+   * @param path the table's normalized path or URI
+   * @param defaulted null when the command line gave the option; else how the default came about,
+   *     printed in parentheses after the path, e.g. {@code the default for
+   *     --captureInstance=dbo_prat}
+   * @param what what to give instead, e.g. {@code give the bronze table the main job wrote}
+   * @return {@code path}
+   * @throws OptionRefusedException {@code --<option> <path>[ (<defaulted>)] holds no Delta table
+   *     (no _delta_log with a commit): <what>}
+   */
+  public static String existingTable(
+      org.lakecdc.transforms.delta.DeltaTables tables,
+      String option,
+      String path,
+      @Nullable String defaulted,
+      String what) {
+    if (!tables.exists(path)) {
+      throw new OptionRefusedException(
+          "--"
+              + option
+              + " "
+              + path
+              + (defaulted == null ? "" : " (" + defaulted + ")")
+              + " holds no Delta table (no _delta_log with a commit): "
+              + what);
+    }
+    return path;
+  }
+
+  /**
+   * How the default of an option derived from {@code --captureInstance} came about, for {@link
+   * #existingTable}: {@code the default for --captureInstance=<ci>} when the command line names the
+   * capture instance, else {@code the default}.
+   */
+  public static String defaultFor(String[] args, String captureInstance) {
+    return values(args, "captureInstance").isEmpty()
+        ? "the default"
+        : "the default for --captureInstance=" + captureInstance;
+  }
+
+  /**
+   * Refuses an output Delta table whose location cannot hold one, before any work: a local path
+   * where a plain file stands, or below one (a table is a directory). Other URIs (a store's scheme)
+   * are left to the store.
+   *
+   * @param option the option's name without {@code --}, e.g. {@code report}
+   * @param path the table's normalized path or URI
+   * @return {@code path}
+   * @throws OptionRefusedException {@code --<option> must be a Delta table's directory (existing or
+   *     to create), not the file '<path>'}, or {@code --<option> <path> cannot be created: <file>
+   *     is a file, not a directory; choose a path whose parents are directories}
+   */
+  public static String writableTableLocation(String option, String path) {
+    java.util.Optional<java.nio.file.Path> local = localPath(path);
+    if (local.isEmpty()) {
+      return path;
+    }
+    if (java.nio.file.Files.isRegularFile(local.get())) {
+      throw new OptionRefusedException(
+          "--"
+              + option
+              + " must be a Delta table's directory (existing or to create), not the file '"
+              + path
+              + "'");
+    }
+    fileInTheWay(option, path, local.get());
+    return path;
+  }
+
+  /**
+   * Refuses an output file the job could not write at its end, before any work: a directory at its
+   * path, or a plain file above it.
+   *
+   * @param option the option's name without {@code --}, e.g. {@code html}
+   * @param value the file's path as given
+   * @throws OptionRefusedException {@code --<option> <path> is a directory: name a file in it}, or
+   *     {@code --<option> <path> cannot be created: <file> is a file, not a directory; choose a
+   *     path whose parents are directories}
+   */
+  public static void writableFile(String option, String value) {
+    java.nio.file.Path file;
+    try {
+      file = java.nio.file.Path.of(value).toAbsolutePath().normalize();
+    } catch (java.nio.file.InvalidPathException e) {
+      throw new OptionRefusedException("--" + option + " '" + value + "' is not a file's path");
+    }
+    if (java.nio.file.Files.isDirectory(file)) {
+      throw new OptionRefusedException(
+          "--" + option + " " + file + " is a directory: name a file (in it, or elsewhere)");
+    }
+    fileInTheWay(option, file.toString(), file);
+  }
+
+  /**
+   * Refuses an output directory below a plain file, before any work.
+   *
+   * @param option the option's name without {@code --}, e.g. {@code exportPath}
+   * @param directory the directory
+   * @throws OptionRefusedException {@code --<option> <path> cannot be created: <file> is a file,
+   *     not a directory; choose a path whose parents are directories}
+   */
+  public static void writableDirectory(String option, java.nio.file.Path directory) {
+    java.nio.file.Path absolute = directory.toAbsolutePath().normalize();
+    fileInTheWay(option, absolute.toString(), absolute);
+  }
+
+  /** A plain file at one of {@code local}'s parents makes {@code local} impossible to create. */
+  private static void fileInTheWay(String option, String shown, java.nio.file.Path local) {
+    for (java.nio.file.Path up = local.getParent(); up != null; up = up.getParent()) {
+      if (java.nio.file.Files.isDirectory(up)) {
+        return;
+      }
+      if (java.nio.file.Files.exists(up)) {
+        throw new OptionRefusedException(
+            "--"
+                + option
+                + " "
+                + shown
+                + " cannot be created: "
+                + up
+                + " is a file, not a directory; choose a path whose parents are directories");
+      }
+    }
+  }
+
+  /** The local file system path of a normalized table path, or empty for another scheme. */
+  private static java.util.Optional<java.nio.file.Path> localPath(String normalized) {
+    if (SCHEME.matcher(normalized).find()) {
+      return java.util.Optional.empty();
+    }
+    try {
+      return java.util.Optional.of(java.nio.file.Path.of(normalized));
+    } catch (java.nio.file.InvalidPathException e) {
+      return java.util.Optional.empty();
+    }
+  }
+
+  /** A URI scheme at the start of a path: {@code s3a:}, {@code abfss:}. */
+  private static final Pattern SCHEME = Pattern.compile("^[A-Za-z][A-Za-z0-9+.-]*:");
+
+  /**
+   * The simulator at {@code --fakePath} (the demo's directory when null) that a job reads what an
+   * earlier run wrote from.
+   *
+   * @param readFrom what was read from it, for the message ({@code silver's bronze was read from})
+   * @throws IllegalArgumentException {@code --fakePath <path> holds no simulator database (...):
+   *     give the --fakePath <readFrom>}
+   */
+  public static org.lakecdc.io.mssqlcdc.fake.FakeCdcClientFactory simulator(
+      @Nullable String fakePath, String readFrom) {
+    java.nio.file.Path path =
+        fakePath == null
+            ? org.lakecdc.pipelines.demo.DemoDatabase.DEFAULT_DIRECTORY
+            : java.nio.file.Path.of(required("fakePath", fakePath));
+    if (!TableReading.isSimulator(path)) {
+      throw new IllegalArgumentException(
+          "--fakePath "
+              + path
+              + " holds no simulator database (no server.json; docs/fake-format.md describes the"
+              + " directory): give the --fakePath "
+              + readFrom);
+    }
+    return new org.lakecdc.io.mssqlcdc.fake.FakeCdcClientFactory(path.toString());
+  }
+}

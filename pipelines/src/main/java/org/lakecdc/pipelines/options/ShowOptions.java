@@ -1,0 +1,26 @@
+package org.lakecdc.pipelines.options;
+
+import org.apache.beam.sdk.options.Default;
+import org.apache.beam.sdk.options.Description;
+
+/**
+ * Options of {@code Show}, in Beam's {@code --camelCase=value} form. docs/status.md is the
+ * reference.
+ */
+public interface ShowOptions extends TableReadOptions {
+  @Description(
+      "Path or URI of the Delta table to print: a bronze, facts or control table, or any other"
+          + " Delta table.")
+  String getTable();
+
+  void setTable(String value);
+
+  @Description(
+      "How many rows to print: the first ones by the bronze order key for a bronze table, else"
+          + " the first ones in stored order.")
+  @Default.Integer(20)
+  @Accepts("a positive integer")
+  int getLimit();
+
+  void setLimit(int value);
+}

@@ -1,0 +1,276 @@
+package org.lakecdc.pipelines.targets;
+
+import java.io.PrintStream;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
+import org.lakecdc.io.mssqlcdc.client.CdcClient;
+import org.lakecdc.io.mssqlcdc.client.Commit;
+import org.lakecdc.io.mssqlcdc.client.DataLossError;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
+import org.lakecdc.io.mssqlcdc.read.StartingLsn;
+import org.lakecdc.pipelines.cli.JobExit;
+import org.lakecdc.transforms.Counts;
+import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.facts.FactsTable;
+import org.lakecdc.transforms.position.StreamPosition;
+import org.lakecdc.transforms.write.WriteSnapshotToDelta;
+
+/**
+ * How a new target begins: the bootstrap snapshot (a whole snapshot stamped with S, the {@code
+ * max_lsn} recorded before any row is read, in one bronze commit that records S and the position at
+ * S), its {@code bootstrap} facts event (written once, also after a crash between the two), or,
+ * without a snapshot, the position right before where the read starts.
+ */
+public final class Bootstrap {
+  private Bootstrap() {}
+
+  /**
+   * Takes the bootstrap snapshot of a new target: records S ({@code max_lsn} before any row is
+   * read; docs/tables.md "Bronze"), writes the full {@code snapshot_open} facts row at S, reads the
+   * table in key ranges and writes the rows to bronze in one commit that also records S and the
+   * position at S.
+   *
+   * @return the snapshot's rows
+   * @throws DataLossError when CDC cleanup purged the changes right after S before the read could
+   *     be committed: nothing is committed, the target stays new and the next run takes a new
+   *     snapshot
+   */
+  static long snapshot(
+      JobConfig config,
+      DeltaTables tables,
+      PipelineOptions beamOptions,
+      PrintStream out,
+      String bronzeId) {
+    MssqlCdcIO.Snapshot snapshot = snapshotRead(config);
+    Lsn s = snapshot.resolveSnapshotLsn();
+    Instant time;
+    try (CdcClient client = config.clientFactory().open()) {
+      time = ChunkedSnapshot.commitTime(client, s);
+    }
+    StreamPosition atS =
+        new StreamPosition(
+                config.streamAppId(), config.generation(), -1, s, time, config.captureInstance())
+            .ofTarget(config.bronzePath(), bronzeId);
+    // The mode lock's record that a whole snapshot is being read (docs/behaviour.md §6.10).
+    ChunkedSnapshot.writeFullOpen(config, tables, s, time, ChunkedSnapshot.keyColumns(config));
+    out.printf(
+        "New target %s: taking a snapshot of %s stamped with S = %s (committed at %s)%n",
+        config.bronzePath(), config.captureInstance(), s, time);
+    try {
+      return readInto(config, tables, beamOptions, out, atS);
+    } catch (Outlived e) {
+      throw new DataLossError(
+          config.captureInstance(),
+          e.firstMissing(),
+          e.minLsn(),
+          config.captureInstance()
+              + ": the bootstrap snapshot of "
+              + config.bronzePath()
+              + " at S = "
+              + s
+              + " outlived the CDC retention: cleanup purged the changes after S (min_lsn is now "
+              + e.minLsn()
+              + ") before the read could be committed, so nothing was committed and the next run"
+              + " takes a new snapshot. Lengthen the retention (sys.sp_cdc_change_job"
+              + " @retention), read faster (--numPartitions), or use --snapshot=chunked.");
+    }
+  }
+
+  /**
+   * A whole snapshot whose S CDC cleanup passed before its rows could be committed ({@link
+   * WriteSnapshotToDelta.FromSnapshot#withRetentionCheck}): nothing of it is in bronze. Its caller
+   * says what that means for the target.
+   */
+  static final class Outlived extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final Lsn firstMissing;
+    private final Lsn minLsn;
+
+    Outlived(Lsn firstMissing, Lsn minLsn, @Nullable Throwable cause) {
+      super("the changes from " + firstMissing + " are purged (min_lsn " + minLsn + ")", cause);
+      this.firstMissing = firstMissing;
+      this.minLsn = minLsn;
+    }
+
+    /** The first change LSN after S. */
+    Lsn firstMissing() {
+      return firstMissing;
+    }
+
+    /** The capture instance's {@code min_lsn} when the commit was refused. */
+    Lsn minLsn() {
+      return minLsn;
+    }
+  }
+
+  /**
+   * The whole-snapshot read of {@code config}'s table, with S resolved when the pipeline is built.
+   */
+  static MssqlCdcIO.Snapshot snapshotRead(JobConfig config) {
+    return MssqlCdcIO.snapshot()
+        .withSourceConfiguration(config.source())
+        .withNumPartitions(Math.max(config.numPartitions(), 4))
+        .withIsolationLevel(config.isolation());
+  }
+
+  /**
+   * Reads the table in key ranges, every row stamped with {@code atS}'s LSN, and writes the rows to
+   * bronze in one commit that records the snapshot (of {@code atS}'s generation) and {@code atS} as
+   * the position; a snapshot of that generation already committed is kept (a rerun). The commit is
+   * made only while CDC still holds the changes right after S (checked right before it): rows read
+   * over a span whose changes are gone are no snapshot, and never reach bronze.
+   *
+   * @return the rows of the generation's committed snapshot
+   * @throws Outlived when cleanup purged the changes right after S before the commit: nothing of
+   *     the snapshot was committed
+   */
+  static long readInto(
+      JobConfig config,
+      DeltaTables tables,
+      PipelineOptions beamOptions,
+      PrintStream out,
+      StreamPosition atS) {
+    Pipeline pipeline = Pipeline.create(beamOptions);
+    pipeline.apply(
+        "Snapshot " + config.captureInstance() + " to bronze",
+        WriteSnapshotToDelta.from(snapshotRead(config))
+            .to(config.bronzePath(), atS)
+            .withHadoopConf(config.hadoopConf())
+            .withRowListener(SnapshotProgress.listener(config.captureInstance()))
+            .withRetentionCheck(config.clientFactory(), config.captureInstance()));
+    try {
+      JobExit.run(pipeline);
+    } catch (RuntimeException e) {
+      // The committer refused a snapshot whose S was purged (the runner may wrap or rename its
+      // error): the source says so again.
+      throwIfOutlived(config, tables, atS, e);
+      throw e;
+    }
+    if (!committed(config, tables, atS)) {
+      throwIfOutlived(config, tables, atS, null);
+      WriteSnapshotToDelta.commit(tables, config.bronzePath(), atS, List.of(), 0);
+    }
+    // The rows recorded with the snapshot commit: bronze is never scanned to count them.
+    long rows = WriteSnapshotToDelta.committedSnapshotRows(tables, config.bronzePath()).orElse(0L);
+    out.printf("Snapshot: %s written to %s%n", Counts.of(rows, "row", "rows"), config.bronzePath());
+    return rows;
+  }
+
+  private static boolean committed(JobConfig config, DeltaTables tables, StreamPosition atS) {
+    return WriteSnapshotToDelta.committedRecord(tables, config.bronzePath())
+        .filter(r -> r.generation() >= atS.generation())
+        .isPresent();
+  }
+
+  /**
+   * Throws {@link Outlived} when no snapshot of {@code atS}'s generation is committed and CDC no
+   * longer holds the changes right after its S.
+   */
+  private static void throwIfOutlived(
+      JobConfig config, DeltaTables tables, StreamPosition atS, @Nullable Throwable cause) {
+    if (committed(config, tables, atS)) {
+      return;
+    }
+    try (CdcClient client = config.clientFactory().open()) {
+      Optional<Lsn> min = StartingLsn.lostAfter(client, config.captureInstance(), atS.endLsn());
+      if (min.isPresent()) {
+        throw new Outlived(client.incrementLsn(atS.endLsn()), min.get(), cause);
+      }
+    }
+  }
+
+  /**
+   * Writes the {@code bootstrap} event of the target's snapshot or seed once (transaction id {@code
+   * <appId>#events}, version 0); offered on every run, so a crash between the snapshot commit and
+   * this write only delays it.
+   */
+  static void writeBootstrapFact(
+      JobConfig config, DeltaTables tables, StreamPosition start, long snapshotRows) {
+    Optional<WriteSnapshotToDelta.SnapshotRecord> record =
+        WriteSnapshotToDelta.committedRecord(tables, config.bronzePath());
+    if (config.generation() > 0 || record.isEmpty() || record.get().generation() > 0) {
+      // A re-snapshot's record: its event is the resnapshot row (Resnapshot).
+      return;
+    }
+    Optional<Lsn> s = record.map(WriteSnapshotToDelta.SnapshotRecord::lsn);
+    WriteSnapshotToDelta.SeedSource seed = record.get().seed();
+    String detail =
+        seed == null
+            ? "whole snapshot of " + config.captureInstance()
+            : "seed of "
+                + seed.table()
+                + " as of "
+                + seed.asOf()
+                + " ("
+                + config.captureInstance()
+                + ")";
+    // The rows recorded with the snapshot (or seed) commit, also after a crash between that commit
+    // and this event (docs/behaviour.md §6.5).
+    Long rows = null;
+    if (snapshotRows >= 0) {
+      rows = snapshotRows;
+    } else if (record.get().rows() >= 0) {
+      rows = record.get().rows();
+    }
+    String eventsApp = start.eventsAppId();
+    if (tables.latestTransactionVersion(config.factsPath(), eventsApp).isPresent()) {
+      return;
+    }
+    if (start.targetId() == null
+        || TargetIdentity.bronzePosition(config, tables)
+            .filter(p -> p.targetId() == null)
+            .isPresent()) {
+      // A target whose bronze position records no table id wrote its event before lakecdc named
+      // the event's transaction after the table.
+      String legacy = config.appId() + "#events";
+      if (tables.latestTransactionVersion(config.factsPath(), legacy).isPresent()) {
+        return;
+      }
+    }
+    Instant time;
+    try (CdcClient client = config.clientFactory().open()) {
+      time = client.lastCommitAtOrBefore(s.get()).map(Commit::commitTime).orElse(null);
+    }
+    tables.append(
+        config.factsPath(),
+        FactsTable.SCHEMA,
+        List.of(
+            FactsTable.row()
+                .set(FactsTable.APP_ID, config.appId())
+                .set(FactsTable.ROWS, rows)
+                .set(FactsTable.EVENT, FactsTable.EVENT_BOOTSTRAP)
+                .set(FactsTable.MIN_LSN, s.get().toString())
+                .set(FactsTable.MAX_LSN, s.get().toString())
+                .set(FactsTable.END_LSN, s.get().toString())
+                .set(FactsTable.END_COMMIT_TS, time)
+                .set(FactsTable.DETAIL, detail)
+                .set(FactsTable.TARGET, config.bronzePath())
+                .set(FactsTable.WRITTEN_AT, Instant.now())
+                .build()),
+        eventsApp,
+        0,
+        Map.of());
+  }
+
+  /** The position of a new target without a snapshot: right before where the read starts. */
+  static StreamPosition startPosition(JobConfig config) {
+    try (CdcClient client = config.clientFactory().open()) {
+      Lsn last = config.startingLsn().lastProcessed(client, config.captureInstance());
+      if (config.startingLsn().kind() == StartingLsn.Kind.EXPLICIT
+          && config.onDataLoss() == DataLossPolicy.FAIL) {
+        // With skip the first batch records the gap; with resnapshot the pre-flight recovers.
+        StartingLsn.checkExplicit(client, config.captureInstance(), last);
+      }
+      Instant time = client.commit(last).map(Commit::commitTime).orElse(null);
+      return new StreamPosition(
+          config.streamAppId(), config.generation(), -1, last, time, config.captureInstance());
+    }
+  }
+}

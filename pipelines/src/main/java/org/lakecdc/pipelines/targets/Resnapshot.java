@@ -1,0 +1,563 @@
+package org.lakecdc.pipelines.targets;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.io.mssqlcdc.client.CdcClient;
+import org.lakecdc.io.mssqlcdc.client.Commit;
+import org.lakecdc.io.mssqlcdc.client.DataLossError;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
+import org.lakecdc.io.mssqlcdc.read.StartingLsn;
+import org.lakecdc.io.mssqlcdc.snapshot.SnapshotLsn;
+import org.lakecdc.transforms.Counts;
+import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.facts.FactsTable;
+import org.lakecdc.transforms.finalization.Finalization;
+import org.lakecdc.transforms.finalization.LostPeriod;
+import org.lakecdc.transforms.position.StreamPosition;
+import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
+import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.Open;
+import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.Recoveries;
+import org.lakecdc.transforms.write.CrashPoint;
+import org.lakecdc.transforms.write.WriteSnapshotToDelta;
+
+/**
+ * The automatic re-snapshot after data loss ({@code --onDataLoss=resnapshot}; docs/behaviour.md
+ * §9): when CDC cleanup purged changes a target's stream has not read, the launcher takes a new
+ * snapshot of the table into a new <em>generation</em> and the stream goes on from its snapshot LSN
+ * S, before the pipeline is built. The same code recovers a table whose running stream met the
+ * loss: the job plans that table again ({@code CdcToDeltaJob}).
+ *
+ * <p>Delta is the checkpoint, as for every position: no state file. Generation n writes under the
+ * app id {@code <appId>.g<n>} ({@link JobConfig#streamAppId()}), and bronze's position records the
+ * generation, so {@link #resolveGeneration} finds it again. A recovery's steps, each recorded where
+ * a rerun finds it:
+ *
+ * <ol>
+ *   <li><b>Recovery recorded</b>: the gap goes into the control row's {@code lost_periods} (no
+ *       verdict covers it), then the {@code snapshot_open} facts row of generation n+1 (kind {@code
+ *       resnapshot}, mode {@code full} or {@code chunked} after {@code --snapshot}, S, the gap's
+ *       {@code lost_from_ts}/{@code lost_to_ts}; transaction {@code <appId>#snapshots} version n+1,
+ *       so a rerun finds it and never records a second one).
+ *   <li><b>Snapshot written, generation started</b>: whole: the table read at S in key ranges and
+ *       committed to bronze in one commit that records the snapshot of generation n+1 and the
+ *       position at S under {@code <appId>.g<n+1>} (transaction {@code <appId>.g<n+1>#snapshot});
+ *       chunked: a bronze commit of that position alone, the chunks read later beside the stream.
+ *   <li><b>Event</b> (whole): the {@code resnapshot} facts row (rows, timing, gap; transaction
+ *       {@code <appId>.g<n+1>#events@<bronze id>} version n+1); a chunked re-snapshot's is written
+ *       by its last chunk.
+ * </ol>
+ *
+ * A crash after any step resumes the same recovery, in the next run of the target whatever its
+ * {@code --onDataLoss}: the recorded open is reused (its S, unless cleanup purged the changes after
+ * it too, then one generation further), a committed snapshot is never read again, a missing event
+ * is written. A whole snapshot whose S cleanup purged before its rows could be committed commits
+ * nothing: the attempt is recorded as failed and keeps its generation number, the next one takes
+ * the number after it. At most one automatic re-snapshot (or failed attempt) per {@code
+ * --resnapshotIntervalDays} starts without a recorded one to reuse: a stream that cannot keep up
+ * with the retention fails loudly instead of re-snapshotting forever.
+ */
+public final class Resnapshot {
+  /** {@code --resnapshotIntervalDays}' default. */
+  static final double DEFAULT_INTERVAL_DAYS = 7;
+
+  private Resnapshot() {}
+
+  /**
+   * What a recovery left for the stream.
+   *
+   * @param config the configuration of the new generation
+   * @param start the position at S of the new generation (batch -1)
+   * @param snapshotRows rows of a whole snapshot read by this call, -1 when none was read
+   * @param snapshotSeconds wall seconds of that read, 0 when none
+   */
+  record Outcome(
+      JobConfig config, StreamPosition start, long snapshotRows, double snapshotSeconds) {}
+
+  /**
+   * {@code config} writing the generation bronze's recorded position is in: a position under {@code
+   * <appId>.g<n>} is generation n of the family {@code <appId>}. Anything else (no bronze, no
+   * position, generation 0, another app id, which {@link Recovery#resumePosition} refuses) leaves
+   * {@code config} as it is.
+   */
+  public static JobConfig resolveGeneration(JobConfig config, DeltaTables tables) {
+    if (!tables.exists(config.bronzePath())) {
+      return config;
+    }
+    Optional<StreamPosition> recorded =
+        StreamPosition.fromJson(
+            tables.domainMetadata(config.bronzePath(), StreamPosition.BRONZE_DOMAIN));
+    if (recorded.isEmpty()) {
+      return config;
+    }
+    int generation = recorded.get().generation();
+    if (generation > 0
+        && recorded.get().appId().equals(JobConfig.streamAppId(config.appId(), generation))
+        && generation != config.generation()) {
+      return config.withGeneration(generation);
+    }
+    return config;
+  }
+
+  /**
+   * The pre-flight (docs/behaviour.md §9.3): finishes a recovery a crash left, whatever the run's
+   * {@code --onDataLoss} (a recorded re-snapshot is the target's, as a generation is: it was
+   * recorded after the loss, and the stream cannot go on without it), unless cleanup purged its S
+   * too; then, with {@code --onDataLoss=resnapshot}, when the changes right after {@code position}
+   * are gone ({@link StartingLsn#lostAfter}), re-snapshots the target into the next generation: one
+   * after the highest recorded, so an attempt that failed keeps its number.
+   *
+   * @param config the table's configuration, its generation resolved ({@link #resolveGeneration})
+   * @param position where the stream would start (the target's position, or a new target's start),
+   *     or empty when it has none
+   * @return the new generation's start, or empty when there is no recovery to finish and nothing
+   *     was purged (or the policy is another)
+   * @throws DataLossError when the anti-loop guard refuses (an automatic re-snapshot or a failed
+   *     attempt less than {@code --resnapshotIntervalDays} ago), or when the snapshot's own S was
+   *     purged before its read ended
+   */
+  static Optional<Outcome> preflight(
+      JobConfig config,
+      DeltaTables tables,
+      Optional<StreamPosition> position,
+      PipelineOptions beamOptions,
+      PrintStream out) {
+    if (position.isEmpty()
+        || (config.onDataLoss() != DataLossPolicy.RESNAPSHOT && !mayHaveRecovery(config, tables))) {
+      return Optional.empty();
+    }
+    Recoveries recoveries = recoveries(config, tables);
+    int generation = config.generation();
+    try (CdcClient client = config.clientFactory().open()) {
+      Optional<Open> pending = pending(config, recoveries);
+      if (pending.isPresent()) {
+        Open open = pending.get();
+        if (StartingLsn.lostAfter(client, config.captureInstance(), open.s()).isEmpty()) {
+          out.printf(
+              "Target %s: the re-snapshot into generation %d recorded at S = %s (%s) goes on%n",
+              config.bronzePath(), open.generation(), open.s(), open.mode());
+          return Optional.of(finish(config, tables, open, beamOptions, out));
+        }
+        // Cleanup passed the recorded S too: a new recovery, one generation further.
+        generation = Math.max(generation, open.generation());
+      }
+      if (config.onDataLoss() != DataLossPolicy.RESNAPSHOT) {
+        return Optional.empty();
+      }
+      if (!recoveries.opens().isEmpty()) {
+        // A failed attempt keeps its generation: its open (and failure) rows are under its app id.
+        generation = Math.max(generation, recoveries.opens().lastKey());
+      }
+      StreamPosition start = position.get();
+      Optional<Lsn> max = client.maxLsn();
+      if (max.isEmpty() || !max.get().isAfter(start.endLsn())) {
+        return Optional.empty();
+      }
+      Optional<Lsn> low = StartingLsn.lostAfter(client, config.captureInstance(), start.endLsn());
+      if (low.isEmpty()) {
+        return Optional.empty();
+      }
+      Instant lostTo = client.lastCommitAtOrBefore(low.get()).map(Commit::commitTime).orElse(null);
+      checkInterval(config, client, recoveries, start, low.get(), lostTo);
+      int next = generation + 1;
+      out.printf(
+          "Target %s: CDC cleanup purged the changes of %s after %s%s up to min_lsn %s%s:"
+              + " re-snapshotting (%s) into generation %d under app id %s%n",
+          config.bronzePath(),
+          config.captureInstance(),
+          start.endLsn(),
+          start.endCommitTime() == null ? "" : " (committed at " + start.endCommitTime() + ")",
+          low.get(),
+          lostTo == null ? "" : " (committed at " + lostTo + ")",
+          config.snapshot().chunked() ? "chunked" : "whole",
+          next,
+          JobConfig.streamAppId(config.appId(), next));
+      new Finalization(tables, config.controlPath(), java.time.Clock.systemUTC())
+          .recordLost(
+              config.bronzePath(),
+              List.of(
+                  LostPeriod.of(
+                      start.endCommitTime(),
+                      lostTo == null ? Instant.now() : lostTo,
+                      config.granularity())));
+      Open open =
+          config.snapshot().chunked()
+              ? ChunkedSnapshot.writeOpen(
+                  config,
+                  tables,
+                  ChunkedSnapshotFacts.KIND_RESNAPSHOT,
+                  next,
+                  start.endCommitTime(),
+                  lostTo)
+              : writeFullOpen(config, tables, client, next, start.endCommitTime(), lostTo);
+      CrashPoint.crashIf(config.crashPoint(), CrashPoint.AFTER_RECOVERY_RECORDED);
+      return Optional.of(finish(config, tables, open, beamOptions, out));
+    }
+  }
+
+  /**
+   * Whether the facts table may hold a recovery of the target to finish, told from transaction
+   * versions alone (the log, no data file), so that a run without {@code --onDataLoss=resnapshot}
+   * reads the facts rows of recoveries only when there may be one: an open of a generation after
+   * {@code config}'s ({@code <appId>#snapshots@<bronze table id>}, or {@code <appId>#snapshots} as
+   * written before, at a higher version), or, in a generation after 0, no {@code resnapshot} event
+   * of it yet (a whole one's event missing, or a chunked one still being read).
+   */
+  private static boolean mayHaveRecovery(JobConfig config, DeltaTables tables) {
+    String bronzeId = ChunkedSnapshot.bronzeId(config, tables);
+    if (bronzeId == null || !tables.exists(config.factsPath())) {
+      return false;
+    }
+    long opened =
+        Math.max(
+            tables
+                .latestTransactionVersion(
+                    config.factsPath(), ChunkedSnapshotFacts.openAppId(config.appId(), bronzeId))
+                .orElse(-1),
+            tables
+                .latestTransactionVersion(
+                    config.factsPath(), ChunkedSnapshotFacts.openAppId(config.appId()))
+                .orElse(-1));
+    if (opened > config.generation()) {
+      return true;
+    }
+    if (config.generation() == 0) {
+      return false;
+    }
+    String events =
+        new StreamPosition(config.streamAppId(), config.generation(), -1, Lsn.ZERO, null, "")
+            .ofTarget(config.bronzePath(), bronzeId)
+            .eventsAppId();
+    return tables.latestTransactionVersion(config.factsPath(), events).orElse(-1)
+        < config.generation();
+  }
+
+  /** The re-snapshots recorded for {@code config}'s bronze table (not a former one's). */
+  private static Recoveries recoveries(JobConfig config, DeltaTables tables) {
+    return ChunkedSnapshotFacts.recoveriesOfTable(
+        tables,
+        config.factsPath(),
+        config.appId(),
+        config.bronzePath(),
+        ChunkedSnapshot.bronzeId(config, tables));
+  }
+
+  /**
+   * The recorded recovery a crash left unfinished, if any: the open of a generation after the
+   * configuration's (bronze's position is not in it yet: nothing of a whole one is committed, or a
+   * chunked one's generation did not start, also when Backfill read all its chunks meanwhile), or
+   * the whole re-snapshot of the configuration's own generation whose {@code resnapshot} event is
+   * missing; never one that failed.
+   */
+  private static Optional<Open> pending(JobConfig config, Recoveries recoveries) {
+    if (recoveries.opens().isEmpty()) {
+      return Optional.empty();
+    }
+    Open newest = recoveries.opens().get(recoveries.opens().lastKey());
+    int g = newest.generation();
+    if (recoveries.failed().containsKey(g)) {
+      return Optional.empty();
+    }
+    if (g > config.generation()) {
+      return Optional.of(newest);
+    }
+    if (g == config.generation() && !newest.chunked() && !recoveries.completed().contains(g)) {
+      return Optional.of(newest);
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * The anti-loop guard (docs/behaviour.md §9.5): at most one automatic re-snapshot (or failed
+   * attempt) per {@code --resnapshotIntervalDays}.
+   *
+   * @throws DataLossError naming the loss, the last attempt and what to change
+   */
+  private static void checkInterval(
+      JobConfig config,
+      CdcClient client,
+      Recoveries recoveries,
+      StreamPosition start,
+      Lsn low,
+      @Nullable Instant lostTo) {
+    Optional<Instant> last = recoveries.lastAttempt();
+    if (last.isEmpty()) {
+      return;
+    }
+    Duration interval = Duration.ofSeconds(Math.round(config.resnapshotIntervalDays() * 86_400));
+    Instant now = Instant.now();
+    if (!now.isBefore(last.get().plus(interval))) {
+      return;
+    }
+    throw new DataLossError(
+        config.captureInstance(),
+        client.incrementLsn(start.endLsn()),
+        low,
+        config.captureInstance()
+            + ": change data after "
+            + start.endLsn()
+            + " was purged by CDC cleanup (min_lsn is now "
+            + low
+            + (lostTo == null ? "" : ", committed at " + lostTo)
+            + "), and the last automatic re-snapshot of "
+            + config.bronzePath()
+            + " started or failed at "
+            + last.get()
+            + ", less than --resnapshotIntervalDays="
+            + trim(config.resnapshotIntervalDays())
+            + " ago: the stream does not keep up with the CDC retention, or keeps stopping longer"
+            + " than it. Raise the retention (sys.sp_cdc_change_job @retention), speed the stream"
+            + " up, or rerun with a smaller --resnapshotIntervalDays (0 re-snapshots now).");
+  }
+
+  private static String trim(double days) {
+    return days == Math.rint(days) ? Long.toString((long) days) : Double.toString(days);
+  }
+
+  /**
+   * Writes the full {@code snapshot_open} row of a whole re-snapshot into {@code generation} at S
+   * (resolved now: docs/behaviour.md §6.1) with the gap and the bronze table's id, once per
+   * generation (transaction {@code <appId>#snapshots@<bronze table id>} version = generation), and
+   * reads it back.
+   */
+  private static Open writeFullOpen(
+      JobConfig config,
+      DeltaTables tables,
+      CdcClient client,
+      int generation,
+      @Nullable Instant lostFrom,
+      @Nullable Instant lostTo) {
+    Lsn s = SnapshotLsn.resolve(client, config.captureInstance());
+    String bronzeId = tables.tableId(config.bronzePath());
+    Open open =
+        new Open(
+            JobConfig.streamAppId(config.appId(), generation),
+            config.bronzePath(),
+            s,
+            ChunkedSnapshot.commitTime(client, s),
+            ChunkedSnapshotFacts.MODE_FULL,
+            ChunkedSnapshotFacts.KIND_RESNAPSHOT,
+            generation,
+            ChunkedSnapshot.keyColumns(config),
+            null,
+            lostFrom,
+            lostTo,
+            null,
+            config.captureInstance(),
+            bronzeId);
+    tables.append(
+        config.factsPath(),
+        FactsTable.SCHEMA,
+        List.of(open.toRow(Instant.now())),
+        ChunkedSnapshotFacts.openAppId(config.appId(), bronzeId),
+        generation,
+        Map.of());
+    return recoveries(config, tables).opens().get(generation);
+  }
+
+  /**
+   * Takes the recorded recovery {@code open} to its end: the new generation's bronze commit at S
+   * (the whole snapshot read now unless already committed, or, chunked, the position alone), then
+   * for a whole snapshot the {@code resnapshot} event. A whole snapshot is committed only while CDC
+   * still holds the changes right after S ({@link Bootstrap#readInto}); when cleanup purged them
+   * first, nothing is committed, the attempt is recorded as failed ({@code resnapshot_failed}) and
+   * the run fails. A generation committed before a purge stands: its stream meets the loss as any
+   * stream does.
+   */
+  private static Outcome finish(
+      JobConfig config,
+      DeltaTables tables,
+      Open open,
+      PipelineOptions beamOptions,
+      PrintStream out) {
+    JobConfig next = config.withGeneration(open.generation());
+    String bronzeId = tables.tableId(config.bronzePath());
+    StreamPosition atS =
+        new StreamPosition(
+                next.streamAppId(),
+                next.generation(),
+                -1,
+                open.s(),
+                open.sCommitTime(),
+                config.captureInstance())
+            .ofTarget(config.bronzePath(), bronzeId);
+    if (open.chunked()) {
+      startGeneration(tables, config.bronzePath(), atS);
+      CrashPoint.crashIf(config.crashPoint(), CrashPoint.AFTER_RESNAPSHOT_COMMIT);
+      out.printf(
+          "Target %s: generation %d starts at S = %s (committed at %s) under app id %s; the"
+              + " chunked snapshot is read beside the stream%n",
+          config.bronzePath(), next.generation(), open.s(), open.sCommitTime(), next.streamAppId());
+      return new Outcome(next, atS, -1, 0);
+    }
+    long began = System.nanoTime();
+    Instant startedAt = Instant.now();
+    long rows;
+    boolean read;
+    Optional<WriteSnapshotToDelta.SnapshotRecord> committed =
+        WriteSnapshotToDelta.committedRecord(tables, config.bronzePath())
+            .filter(r -> r.generation() >= next.generation());
+    if (committed.isPresent()) {
+      rows = committed.get().rows();
+      read = false;
+    } else {
+      out.printf(
+          "Target %s: taking a snapshot of %s stamped with S = %s (committed at %s) for"
+              + " generation %d%n",
+          config.bronzePath(),
+          config.captureInstance(),
+          open.s(),
+          open.sCommitTime(),
+          next.generation());
+      try {
+        rows = Bootstrap.readInto(next, tables, beamOptions, out, atS);
+      } catch (Bootstrap.Outlived e) {
+        writeFailed(next, tables, open, e.minLsn());
+        throw new DataLossError(
+            config.captureInstance(),
+            e.firstMissing(),
+            e.minLsn(),
+            config.captureInstance()
+                + ": the re-snapshot into generation "
+                + next.generation()
+                + " at S = "
+                + open.s()
+                + " outlived the CDC retention: cleanup purged the changes after S (min_lsn is now "
+                + e.minLsn()
+                + ") before the read could be committed, so nothing was committed and the next"
+                + " attempt is generation "
+                + (next.generation() + 1)
+                + ". Lengthen the retention (sys.sp_cdc_change_job @retention), read faster"
+                + " (--numPartitions), or use --snapshot=chunked, then rerun with"
+                + " --resnapshotIntervalDays=0.");
+      }
+      read = true;
+    }
+    double seconds = (System.nanoTime() - began) / 1e9;
+    CrashPoint.crashIf(config.crashPoint(), CrashPoint.AFTER_RESNAPSHOT_COMMIT);
+    writeEvent(
+        next, tables, open, read ? rows : null, read ? startedAt : null, read ? seconds : -1);
+    CrashPoint.crashIf(config.crashPoint(), CrashPoint.AFTER_RESNAPSHOT_EVENT);
+    out.printf(
+        "Target %s: generation %d starts at S = %s under app id %s (%s)%n",
+        config.bronzePath(),
+        next.generation(),
+        open.s(),
+        next.streamAppId(),
+        read ? "a snapshot of " + Counts.of(rows, "row", "rows") : "its snapshot was already in");
+    return new Outcome(next, atS, read ? rows : -1, read ? seconds : 0);
+  }
+
+  /**
+   * Commits {@code atS} as bronze's position, once (transaction {@code <streamAppId>#generation}
+   * version 0): the start of a chunked re-snapshot's generation, whose rows come by chunks later.
+   */
+  private static void startGeneration(DeltaTables tables, String bronzePath, StreamPosition atS) {
+    tables.commit(
+        bronzePath,
+        List.of(),
+        atS.appId() + "#generation",
+        0,
+        Map.of(StreamPosition.BRONZE_DOMAIN, atS.toJson()));
+  }
+
+  /**
+   * Writes the {@code resnapshot} event of a whole re-snapshot once (transaction {@code
+   * <streamAppId>#events@<bronze id>} version = generation, as a chunked one's completion row):
+   * {@code min_lsn = max_lsn = end_lsn = S}, rows and timing of the read (NULL when the snapshot
+   * was already committed before a crash), the gap ({@code lost_from_ts}, {@code lost_to_ts}, also
+   * the {@code retention_watermark_ts}).
+   */
+  private static void writeEvent(
+      JobConfig next,
+      DeltaTables tables,
+      Open open,
+      @Nullable Long rows,
+      @Nullable Instant startedAt,
+      double seconds) {
+    StreamPosition owner =
+        new StreamPosition(
+                next.streamAppId(), next.generation(), -1, open.s(), open.sCommitTime(), "")
+            .ofTarget(next.bronzePath(), tables.tableId(next.bronzePath()));
+    String eventsApp = owner.eventsAppId();
+    if (tables.latestTransactionVersion(next.factsPath(), eventsApp).orElse(-1)
+        >= next.generation()) {
+      return;
+    }
+    ObjectNode detail = JsonNodeFactory.instance.objectNode();
+    detail.put("snapshot", open.s().toString());
+    detail.put("generation", next.generation());
+    detail.put("mode", open.mode());
+    tables.append(
+        next.factsPath(),
+        FactsTable.SCHEMA,
+        List.of(
+            eventRow(next, open, ChunkedSnapshotFacts.EVENT_RESNAPSHOT, detail)
+                .set(FactsTable.ROWS, rows)
+                .set(FactsTable.MIN_COMMIT_TS, open.sCommitTime())
+                .set(FactsTable.MAX_COMMIT_TS, open.sCommitTime())
+                .set(FactsTable.STARTED_AT, startedAt)
+                .set(FactsTable.DURATION_MS, seconds < 0 ? null : Math.round(seconds * 1000))
+                .set(FactsTable.RETENTION_WATERMARK_TS, open.lostTo())
+                .build()),
+        eventsApp,
+        next.generation(),
+        Map.of());
+  }
+
+  /**
+   * Writes the {@code resnapshot_failed} row of a generation whose snapshot's S was purged before
+   * its rows could be committed (once per generation; nothing of it is in bronze): the anti-loop
+   * guard counts it, and the next attempt takes the next generation number.
+   */
+  private static void writeFailed(JobConfig next, DeltaTables tables, Open open, Lsn min) {
+    String bronzeId = tables.tableId(next.bronzePath());
+    ObjectNode detail = JsonNodeFactory.instance.objectNode();
+    detail.put("generation", next.generation());
+    detail.put("snapshot", open.s().toString());
+    detail.put(
+        "reason",
+        "CDC cleanup purged the changes after S before the snapshot could be committed (min_lsn "
+            + min
+            + "); nothing was committed");
+    detail.put("target_id", bronzeId);
+    tables.append(
+        next.factsPath(),
+        FactsTable.SCHEMA,
+        List.of(
+            eventRow(next, open, ChunkedSnapshotFacts.EVENT_RESNAPSHOT_FAILED, detail)
+                .set(FactsTable.ROWS, 0L)
+                .build()),
+        ChunkedSnapshotFacts.openAppId(next.appId(), bronzeId) + "#failed",
+        next.generation(),
+        Map.of());
+  }
+
+  /**
+   * The columns a re-snapshot's event rows share: the new generation's app id, the event, {@code
+   * min_lsn = max_lsn = end_lsn} = S and its commit time, the gap, the detail, the target, now.
+   */
+  private static FactsTable.Builder eventRow(
+      JobConfig next, Open open, String event, ObjectNode detail) {
+    return FactsTable.row()
+        .set(FactsTable.APP_ID, next.streamAppId())
+        .set(FactsTable.EVENT, event)
+        .set(FactsTable.MIN_LSN, open.s().toString())
+        .set(FactsTable.MAX_LSN, open.s().toString())
+        .set(FactsTable.END_LSN, open.s().toString())
+        .set(FactsTable.END_COMMIT_TS, open.sCommitTime())
+        .set(FactsTable.LOST_FROM_TS, open.lostFrom())
+        .set(FactsTable.LOST_TO_TS, open.lostTo())
+        .set(FactsTable.DETAIL, detail.toString())
+        .set(FactsTable.TARGET, next.bronzePath())
+        .set(FactsTable.WRITTEN_AT, Instant.now());
+  }
+}

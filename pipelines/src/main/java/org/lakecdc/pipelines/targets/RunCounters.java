@@ -1,0 +1,155 @@
+package org.lakecdc.pipelines.targets;
+
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.metrics.MetricNameFilter;
+import org.apache.beam.sdk.metrics.MetricQueryResults;
+import org.apache.beam.sdk.metrics.MetricResult;
+import org.apache.beam.sdk.metrics.Metrics;
+import org.apache.beam.sdk.metrics.MetricsFilter;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.values.PCollection;
+import org.lakecdc.transforms.TableMetrics;
+import org.lakecdc.transforms.write.BatchStats;
+import org.lakecdc.transforms.write.CommittedBatch;
+
+/**
+ * What a run's summary counts, from the pipeline's Beam metrics instead of reading a table back:
+ * {@link #count()} counts the batches the committer emits (one {@link CommittedBatch} per batch it
+ * committed; a batch found already in the tables, a replay, is not counted) into the counters
+ * {@code lakecdc/committed_batches}, {@code lakecdc/committed_rows}, {@code
+ * lakecdc/committed_inserts}, {@code lakecdc/committed_updates} and {@code
+ * lakecdc/committed_deletes}; {@link #batches} and {@link #rowsByOperation} read them from the
+ * finished pipeline's result: committed values where the runner has them (DirectRunner), attempted
+ * ones otherwise (Spark, Flink).
+ */
+public final class RunCounters {
+  static final String NAMESPACE = "lakecdc";
+  static final String BATCHES = TableMetrics.COMMITTED_BATCHES;
+  static final String ROWS = TableMetrics.COMMITTED_ROWS;
+  static final String INSERTS = TableMetrics.COMMITTED_INSERTS;
+  static final String UPDATES = TableMetrics.COMMITTED_UPDATES;
+  static final String DELETES = TableMetrics.COMMITTED_DELETES;
+
+  private RunCounters() {}
+
+  /** Counts the committed batches into the counters; outputs nothing. */
+  public static PTransform<PCollection<CommittedBatch>, PCollection<Void>> count() {
+    return new PTransform<>("Count committed batches") {
+      @Override
+      public PCollection<Void> expand(PCollection<CommittedBatch> committed) {
+        return committed.apply(ParDo.of(new CountFn()));
+      }
+    };
+  }
+
+  private static final class CountFn extends DoFn<CommittedBatch, Void> {
+    private final Counter batches = Metrics.counter(NAMESPACE, BATCHES);
+    private final Counter rows = Metrics.counter(NAMESPACE, ROWS);
+    private final Counter inserts = Metrics.counter(NAMESPACE, INSERTS);
+    private final Counter updates = Metrics.counter(NAMESPACE, UPDATES);
+    private final Counter deletes = Metrics.counter(NAMESPACE, DELETES);
+
+    @ProcessElement
+    public void process(@Element CommittedBatch batch) {
+      if (batch.skipped()) {
+        return;
+      }
+      BatchStats stats = batch.stats();
+      batches.inc();
+      rows.inc(stats.rows());
+      inserts.inc(stats.inserts());
+      updates.inc(stats.updates());
+      deletes.inc(stats.deletes());
+      String table = tableNamespace(batch.appId());
+      Metrics.counter(table, BATCHES).inc();
+      Metrics.counter(table, ROWS).inc(stats.rows());
+      Metrics.counter(table, INSERTS).inc(stats.inserts());
+      Metrics.counter(table, UPDATES).inc(stats.updates());
+      Metrics.counter(table, DELETES).inc(stats.deletes());
+    }
+  }
+
+  /** The namespace of one table's counters: {@code lakecdc.table.<appId>}. */
+  public static String tableNamespace(String appId) {
+    return TableMetrics.namespace(appId);
+  }
+
+  /** The batches the pipeline committed. */
+  public static long batches(PipelineResult result) {
+    return counter(result, BATCHES);
+  }
+
+  /** The batches the pipeline committed for the table of {@code appId}. */
+  public static long batches(PipelineResult result, String appId) {
+    return counter(result, tableNamespace(appId), BATCHES);
+  }
+
+  /** {@link #rowsByOperation(PipelineResult)} of the table of {@code appId}. */
+  public static Map<String, Long> rowsByOperation(PipelineResult result, String appId) {
+    Map<String, Long> byOperation = new TreeMap<>();
+    if (batches(result, appId) == 0) {
+      return byOperation;
+    }
+    String table = tableNamespace(appId);
+    byOperation.put("rows", counter(result, table, ROWS));
+    byOperation.put("insert", counter(result, table, INSERTS));
+    byOperation.put("update", counter(result, table, UPDATES));
+    byOperation.put("delete", counter(result, table, DELETES));
+    return byOperation;
+  }
+
+  /**
+   * The change rows the pipeline committed, as the summary holds them: {@code rows}, {@code
+   * insert}, {@code update} (after-images) and {@code delete}; empty when it committed no batch.
+   */
+  public static Map<String, Long> rowsByOperation(PipelineResult result) {
+    Map<String, Long> byOperation = new TreeMap<>();
+    if (batches(result) == 0) {
+      return byOperation;
+    }
+    byOperation.put("rows", counter(result, ROWS));
+    byOperation.put("insert", counter(result, INSERTS));
+    byOperation.put("update", counter(result, UPDATES));
+    byOperation.put("delete", counter(result, DELETES));
+    return byOperation;
+  }
+
+  /** The counter's value summed over the steps that report it; 0 when none does. */
+  public static long counter(PipelineResult result, String name) {
+    return counter(result, NAMESPACE, name);
+  }
+
+  /** The counter {@code namespace/name} summed over the steps that report it; 0 when none does. */
+  public static long counter(PipelineResult result, String namespace, String name) {
+    MetricQueryResults metrics =
+        result
+            .metrics()
+            .queryMetrics(
+                MetricsFilter.builder()
+                    .addNameFilter(MetricNameFilter.named(namespace, name))
+                    .build());
+    long sum = 0;
+    for (MetricResult<Long> counter : metrics.getCounters()) {
+      sum += value(counter);
+    }
+    return sum;
+  }
+
+  private static long value(MetricResult<Long> counter) {
+    try {
+      Long committed = counter.getCommitted();
+      if (committed != null) {
+        return committed;
+      }
+    } catch (UnsupportedOperationException e) {
+      // The runner has attempted values only (Spark, Flink): what the run did, retries included.
+    }
+    Long attempted = counter.getAttempted();
+    return attempted == null ? 0 : attempted;
+  }
+}

@@ -1,0 +1,277 @@
+package org.lakecdc.pipelines.targets;
+
+import java.io.PrintStream;
+import java.util.Optional;
+import org.lakecdc.pipelines.cli.OptionRefusedException;
+import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.position.StreamPosition;
+import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
+
+/**
+ * Which recorded position is a target's own. The facts table is shared: it holds one position per
+ * app id ({@link StreamPosition#factsDomain}), and a path can be deleted and a new bronze table
+ * created at it. A target is its bronze table, told apart by Delta's table id ({@code
+ * metaData.id}); a facts position counts as the target's only when it names that id ({@link
+ * StreamPosition#isOf}), so a new target never takes another's position for its own (it would be
+ * taken as up to date, with a "complete" verdict and no row; docs/behaviour.md §2.2).
+ *
+ * <p>Rules, for app id A, bronze table B (id b) and the facts position P recorded under A:
+ *
+ * <ul>
+ *   <li>P names b: B's own position.
+ *   <li>P names another bronze table that still exists with P's id: A is that target's app id; B is
+ *       refused before anything is written, naming both targets.
+ *   <li>P names a table that no longer exists (its path holds no table, or a new one with another
+ *       id: a reset target): P is nobody's; B starts as a new target and its first commit replaces
+ *       P.
+ *   <li>P names no table (written before lakecdc recorded it): B's own when B records a position
+ *       under A itself (an established target); otherwise it may be another target's, and B is
+ *       refused.
+ * </ul>
+ */
+public final class TargetIdentity {
+  private TargetIdentity() {}
+
+  /** "batch N", or "no batch yet" before the first batch (after a snapshot or on a new target). */
+  public static String batchText(long batchId) {
+    return batchId < 0 ? "no batch yet" : "batch " + batchId;
+  }
+
+  /**
+   * Refuses a target whose app id another live target uses in the same facts table; prints a line
+   * when the recorded position is of a table that no longer exists. Reads only; call it before
+   * anything is written.
+   *
+   * @throws IllegalArgumentException naming both targets and an app id to use instead
+   */
+  static void check(JobConfig config, DeltaTables tables, PrintStream out) {
+    Optional<StreamPosition> recorded = recordedFactsPosition(config, tables);
+    if (recorded.isEmpty() || owns(config, tables, recorded.get())) {
+      return;
+    }
+    StreamPosition p = recorded.get();
+    String where =
+        "in the facts table "
+            + config.factsPath()
+            + " ("
+            + TargetIdentity.batchText(p.batchId())
+            + ", end LSN "
+            + p.endLsn()
+            + ")";
+    if (p.targetId() == null) {
+      throw new IllegalArgumentException(
+          "App id '"
+              + config.appId()
+              + "' already has a position "
+              + where
+              + ", written by an earlier lakecdc that did not record its target, and target "
+              + config.bronzePath()
+              + " has none of its own: it may be another target's; run with --appId="
+              + suggestedAppId(config)
+              + " (an app id no other target uses)");
+    }
+    if (p.target() != null && !p.target().equals(config.bronzePath()) && isLive(tables, p)) {
+      throw new IllegalArgumentException(
+          "App id '"
+              + config.appId()
+              + "' is already used for target "
+              + p.target()
+              + " "
+              + where
+              + ": target "
+              + config.bronzePath()
+              + " needs an app id of its own; run with --appId="
+              + suggestedAppId(config)
+              + " (an app id no other target uses)");
+    }
+    if (bronzePosition(config, tables).isPresent()) {
+      // Said once: the new table has a position of its own by now.
+      return;
+    }
+    out.printf(
+        "The facts position of app id '%s' (%s, end LSN %s) is of bronze table %s (table id %s),"
+            + " which no longer exists: %s starts as a new target%n",
+        config.appId(),
+        TargetIdentity.batchText(p.batchId()),
+        p.endLsn(),
+        p.target(),
+        p.targetId(),
+        config.bronzePath());
+  }
+
+  /**
+   * Refuses a facts table that does not hold the target's facts: the facts table records every
+   * batch, so a target whose bronze already has batches needs the facts table it was written with.
+   * A crash between a batch's bronze commit and its facts commit leaves at most that last batch
+   * without its facts row, which the run writes again from bronze ({@link
+   * CdcToDeltaJob#resumePosition}); a facts table with no facts of the target (a new path, an empty
+   * or another table) or behind by more than that one batch would leave the earlier batches without
+   * facts rows for good. Reads only; call it before anything is written.
+   *
+   * @throws OptionRefusedException {@code --factsTable <path> <what it holds>, but target <bronze>
+   *     already has batches (bronze holds them up to batch <n>, end LSN <lsn>): the facts rows of
+   *     its earlier batches are not there; point --factsTable at the table that holds this target's
+   *     facts}
+   */
+  static void requireTargetsFacts(JobConfig config, DeltaTables tables) {
+    Optional<StreamPosition> bronze = bronzePosition(config, tables);
+    if (bronze.isEmpty()
+        || bronze.get().batchId() < 0
+        || !bronze.get().appId().equals(config.streamAppId())) {
+      // No batch yet, or another app id's target, which resumePosition refuses.
+      return;
+    }
+    long last = bronze.get().batchId();
+    String holds;
+    if (!tables.exists(config.factsPath())) {
+      holds = "does not exist";
+    } else {
+      Optional<StreamPosition> facts = ownFactsPosition(config, tables);
+      long factsBatch = facts.map(StreamPosition::batchId).orElse(-1L);
+      if (last - factsBatch <= 1) {
+        return;
+      }
+      holds =
+          facts.isEmpty() || factsBatch < 0
+              ? "holds no facts of this target"
+              : "holds this target's facts only up to batch " + factsBatch;
+    }
+    throw new OptionRefusedException(
+        "--factsTable "
+            + config.factsPath()
+            + " "
+            + holds
+            + ", but target "
+            + config.bronzePath()
+            + " already has batches (bronze holds them up to batch "
+            + last
+            + ", end LSN "
+            + bronze.get().endLsn()
+            + "): the facts rows of its earlier batches are not there; point --factsTable at the"
+            + " table that holds this target's facts");
+  }
+
+  /**
+   * Refuses a run whose target holds a recorded snapshot it would not find as its own, so it would
+   * take the target for new and take a second snapshot into it: bronze records no position and the
+   * facts table none of this app id for it, but the target's chunked snapshot is recorded under
+   * another app id (its {@code snapshot_open} row names this bronze table, or bronze holds a chunk
+   * committed under that app id), or bronze holds chunks whose snapshot the facts table given does
+   * not record. Reads only; call it before anything is written.
+   *
+   * @throws IllegalArgumentException naming the app id the target is written by
+   * @throws OptionRefusedException naming {@code --factsTable} when it lacks the snapshot's facts
+   */
+  static void requireOwnSnapshot(JobConfig config, DeltaTables tables) {
+    if (!tables.exists(config.bronzePath())
+        || bronzePosition(config, tables).isPresent()
+        || ownFactsPosition(config, tables).isPresent()) {
+      return;
+    }
+    Optional<ChunkedSnapshotFacts.ChunkFact> chunk =
+        tables
+            .domainMetadata(config.bronzePath(), ChunkedSnapshotFacts.BRONZE_DOMAIN)
+            .map(ChunkedSnapshotFacts.ChunkFact::fromJson);
+    if (chunk.isPresent()) {
+      if (!ChunkedSnapshotFacts.ofFamily(chunk.get().appId(), config.appId())) {
+        throw writtenByOther(config, chunk.get().appId());
+      }
+      if (ChunkedSnapshot.read(config, tables)
+          .chunked()
+          .filter(state -> state.open().s().equals(chunk.get().s()))
+          .isEmpty()) {
+        throw new OptionRefusedException(
+            "--factsTable "
+                + config.factsPath()
+                + " holds no facts of the chunked snapshot at S = "
+                + chunk.get().s()
+                + " whose chunks target "
+                + config.bronzePath()
+                + " already holds (up to chunk "
+                + chunk.get().chunk()
+                + "): point --factsTable at the table that holds this target's facts");
+      }
+      return;
+    }
+    for (ChunkedSnapshotFacts.Open open :
+        ChunkedSnapshotFacts.opensOfTable(
+            tables, config.factsPath(), config.bronzePath(), tables.tableId(config.bronzePath()))) {
+      if (!ChunkedSnapshotFacts.ofFamily(open.appId(), config.appId())) {
+        throw writtenByOther(config, open.appId());
+      }
+    }
+  }
+
+  /**
+   * {@code Target <bronze> is written by app id '<other>', not '<this>': run with --appId=<other's
+   * family> or write a new target}.
+   */
+  static IllegalArgumentException writtenByOther(JobConfig config, String otherAppId) {
+    String family = otherAppId.replaceFirst("\\.g[0-9]+$", "");
+    return new IllegalArgumentException(
+        "Target "
+            + config.bronzePath()
+            + " is written by app id '"
+            + otherAppId
+            + "', not '"
+            + config.streamAppId()
+            + "': run with --appId="
+            + family
+            + " or write a new target");
+  }
+
+  /**
+   * The facts position of the target's app id when it is the target's own (see the class comment);
+   * empty otherwise. Bronze must exist.
+   */
+  public static Optional<StreamPosition> ownFactsPosition(JobConfig config, DeltaTables tables) {
+    return recordedFactsPosition(config, tables).filter(p -> owns(config, tables, p));
+  }
+
+  /** Bronze's own position, when bronze exists and records one. */
+  public static Optional<StreamPosition> bronzePosition(JobConfig config, DeltaTables tables) {
+    if (!tables.exists(config.bronzePath())) {
+      return Optional.empty();
+    }
+    return StreamPosition.fromJson(
+        tables.domainMetadata(config.bronzePath(), StreamPosition.BRONZE_DOMAIN));
+  }
+
+  private static Optional<StreamPosition> recordedFactsPosition(
+      JobConfig config, DeltaTables tables) {
+    if (!tables.exists(config.factsPath())) {
+      return Optional.empty();
+    }
+    return StreamPosition.fromJson(
+        tables.domainMetadata(
+            config.factsPath(), StreamPosition.factsDomain(config.streamAppId())));
+  }
+
+  private static boolean owns(JobConfig config, DeltaTables tables, StreamPosition recorded) {
+    if (!tables.exists(config.bronzePath())) {
+      return false;
+    }
+    if (recorded.targetId() == null) {
+      return bronzePosition(config, tables)
+          .filter(own -> own.appId().equals(config.streamAppId()))
+          .isPresent();
+    }
+    return recorded.isOf(config.streamAppId(), tables.tableId(config.bronzePath()));
+  }
+
+  private static boolean isLive(DeltaTables tables, StreamPosition p) {
+    try {
+      return tables.exists(p.target()) && tables.tableId(p.target()).equals(p.targetId());
+    } catch (RuntimeException e) {
+      // A target on a file system this run cannot open is taken as live: refusing is safe.
+      return true;
+    }
+  }
+
+  /** The bronze directory's name when it differs from the app id, else the app id with "_2". */
+  private static String suggestedAppId(JobConfig config) {
+    String path = config.bronzePath();
+    String name = path.substring(path.lastIndexOf('/') + 1);
+    return name.isEmpty() || name.equals(config.appId()) ? config.appId() + "_2" : name;
+  }
+}

@@ -42,7 +42,7 @@ class ReconcileSparkTest {
   }
 
   @Test
-  void shouldReportTheRowDeltaSparkChangedAsARecordDiff(SharedSpark.Holder shared)
+  void reportsTheRowDeltaSparkChangedAsARecordDiff(SharedSpark.Holder shared)
       throws IOException, InterruptedException {
     WriterJvm setup =
         WriterJvm.start(

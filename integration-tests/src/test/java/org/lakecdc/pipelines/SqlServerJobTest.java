@@ -227,7 +227,7 @@ class SqlServerJobTest {
   // ---- the main job end to end (issue 5), C086, C243 --------------------------------------------
 
   @Test
-  void theMainJobBootstrapsAndStreamsATableFromSqlServerWithUtcCommitTimes() {
+  void c086TheMainJobBootstrapsAndStreamsATableFromSqlServerWithUtcCommitTimes() {
     String table = "boot";
     server.createTable(table, ORDERS, List.of("order_id"));
     for (int id = 1; id <= 6; id++) {

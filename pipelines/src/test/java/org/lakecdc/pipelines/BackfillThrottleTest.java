@@ -58,7 +58,7 @@ class BackfillThrottleTest {
   }
 
   @Test
-  void withoutABatchRowGivingAHeadroomTheBackfillWaitsForMetrics() {
+  void c100WithoutABatchRowGivingAHeadroomTheBackfillWaitsForMetrics() {
     String facts = facts();
     BackfillThrottle.Pause metrics =
         new BackfillThrottle.Pause(
@@ -72,7 +72,7 @@ class BackfillThrottleTest {
   }
 
   @Test
-  void theNewestBatchRowsHeadroomLessItsAgeMustReachTheMinimum() {
+  void c100TheNewestBatchRowsHeadroomLessItsAgeMustReachTheMinimum() {
     String facts = facts();
     batch(facts, "chunk-v1", "/t/bronze", 0, 9.0);
     batch(facts, "chunk-v1", "/t/bronze", 1, 0.05);

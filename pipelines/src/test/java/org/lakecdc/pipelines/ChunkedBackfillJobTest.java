@@ -151,7 +151,7 @@ class ChunkedBackfillJobTest {
   }
 
   @Test
-  void theMainJobReadsEveryChunkBesideTheStreamAndSilverEqualsTheSource() {
+  void c111TheMainJobReadsEveryChunkBesideTheStreamAndSilverEqualsTheSource() {
     JobFixture f = spread(dir);
     Lsn s = f.db.openClient().maxLsn().orElseThrow();
     String silver = dir.resolve("delta/silver").toString();
@@ -184,7 +184,7 @@ class ChunkedBackfillJobTest {
   @EnumSource(
       value = CrashPoint.class,
       names = {"AFTER_DATA_FILES", "AFTER_BRONZE_COMMIT", "AFTER_FACTS_COMMIT"})
-  void aCrashInAChunksCommitIsRepairedAndEveryChunkIsWrittenOnce(CrashPoint point) {
+  void c099ACrashInAChunksCommitIsRepairedAndEveryChunkIsWrittenOnce(CrashPoint point) {
     JobFixture f = ChunkedSnapshotJobTest.orders(dir, 8);
     Lsn s = f.db.openClient().maxLsn().orElseThrow();
     JobConfig config = config(f, 2, 0);
@@ -209,7 +209,7 @@ class ChunkedBackfillJobTest {
   }
 
   @Test
-  void continuouslyTheBackfillRunsBesideTheStream() throws Exception {
+  void c111ContinuouslyTheBackfillRunsBesideTheStream() throws Exception {
     JobFixture f = spread(dir);
     Lsn s = f.db.openClient().maxLsn().orElseThrow();
     ContinuousMode.Stop stop = ContinuousMode.Stop.create();
@@ -256,7 +256,7 @@ class ChunkedBackfillJobTest {
   }
 
   @Test
-  void backfillSaysNoSnapshotWithoutAnOpenAndWaitsForMetricsBeforePlanning() {
+  void c100BackfillSaysNoSnapshotWithoutAnOpenAndWaitsForMetricsBeforePlanning() {
     JobFixture f = ChunkedSnapshotJobTest.orders(dir, 8);
     JobConfig config = config(f, 2, 0);
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
@@ -325,7 +325,7 @@ class ChunkedBackfillJobTest {
   }
 
   @Test
-  void backfillsCommandLineRefusesBadValuesInOneLineWithExitCode2() {
+  void c100BackfillsCommandLineRefusesBadValuesInOneLineWithExitCode2() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     PrintStream err = new PrintStream(bytes, true, StandardCharsets.UTF_8);
     PrintStream out = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);

@@ -252,7 +252,7 @@ class ResnapshotJobTest {
   }
 
   @Test
-  void aCrashAtEveryStepOfARecoveryIsFinishedByTheRerunWithOneSnapshotAndNoLostChange() {
+  void c154ACrashAtEveryStepOfARecoveryIsFinishedByTheRerunWithOneSnapshotAndNoLostChange() {
     JobFixture f = orders(dir);
     f0 = f;
     JobConfig config =
@@ -568,7 +568,7 @@ class ResnapshotJobTest {
   }
 
   @Test
-  void skipGoesOnFromMinLsnAndRecordsTheGapThatNoVerdictCovers() {
+  void c069SkipGoesOnFromMinLsnAndRecordsTheGapThatNoVerdictCovers() {
     JobFixture f = orders(dir);
     f0 = f;
     JobConfig skip =

@@ -107,7 +107,7 @@ class ResnapshotStreamTest {
   }
 
   @Test
-  void aTableReSnapshotsMidRunWhileTheOtherTablesBatchesKeepCommitting() throws Exception {
+  void c160ATableReSnapshotsMidRunWhileTheOtherTablesBatchesKeepCommitting() throws Exception {
     FakeSqlServer db = source();
     List<JobConfig> configs = new ArrayList<>();
     // One source for both reads; only dbo_orders' re-snapshot reads the table, and it starts 3 s

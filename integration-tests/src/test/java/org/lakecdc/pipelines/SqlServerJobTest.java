@@ -224,7 +224,7 @@ class SqlServerJobTest {
     server.enableCapture(table, "dbo_" + table, true);
   }
 
-  // ---- the main job end to end (issue 5), C086, C243 --------------------------------------------
+  // ---- the main job end to end, C086, C243 ------------------------------------------------------
 
   @Test
   void c086TheMainJobBootstrapsAndStreamsATableFromSqlServerWithUtcCommitTimes() {

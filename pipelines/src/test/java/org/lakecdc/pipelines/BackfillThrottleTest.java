@@ -15,7 +15,9 @@ import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.facts.FactsTable;
 
-/** {@code --minHeadroomHours} of the Backfill job (SCENARIOS C100): its states and reasons. */
+/**
+ * {@code --minHeadroomHours} of the Backfill job (docs/scenarios.md C100): its states and reasons.
+ */
 class BackfillThrottleTest {
   private static final Instant WRITTEN = Instant.parse("2026-09-28T14:00:00Z");
 

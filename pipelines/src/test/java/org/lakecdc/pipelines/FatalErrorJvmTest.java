@@ -18,11 +18,11 @@ import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.transforms.write.CrashPoint;
 
 /**
- * A fatal error on a worker ends the main job's JVM (issue 17): the job runs in a JVM of its own
- * ({@link FatalJob}, the main of {@link CdcToDelta} with a real {@link OutOfMemoryError} or {@link
- * StackOverflowError} thrown at a crash point on a DirectRunner worker), which must exit within 60
- * s with exactly one {@code error:} line and exit code 1; the rerun then writes every change
- * exactly once.
+ * A fatal error on a worker ends the main job's JVM (docs/behaviour.md §13.2): the job runs in a
+ * JVM of its own ({@link FatalJob}, the main of {@link CdcToDelta} with a real {@link
+ * OutOfMemoryError} or {@link StackOverflowError} thrown at a crash point on a DirectRunner
+ * worker), which must exit within 60 s with exactly one {@code error:} line and exit code 1; the
+ * rerun then writes every change exactly once.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class FatalErrorJvmTest {

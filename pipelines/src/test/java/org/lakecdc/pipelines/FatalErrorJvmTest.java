@@ -84,15 +84,20 @@ class FatalErrorJvmTest {
     Process process =
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     if (signalAfter != null) {
-      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-      while (Files.readAllLines(log, StandardCharsets.UTF_8).stream()
-          .noneMatch(l -> l.startsWith(signalAfter))) {
-        if (!process.isAlive() || System.nanoTime() > until) {
-          process.destroyForcibly().waitFor();
-          throw new AssertionError(
-              "no line '" + signalAfter + "':\n" + Files.readString(log, StandardCharsets.UTF_8));
-        }
-        Thread.sleep(200);
+      try {
+        org.awaitility.Awaitility.await("the line '" + signalAfter + "' or the JVM's end")
+            .atMost(java.time.Duration.ofSeconds(120))
+            .pollDelay(java.time.Duration.ZERO)
+            .pollInterval(java.time.Duration.ofMillis(200))
+            .pollInSameThread()
+            .until(() -> printed(log, signalAfter) || !process.isAlive());
+      } catch (org.awaitility.core.ConditionTimeoutException e) {
+        // checked below, with the log
+      }
+      if (!printed(log, signalAfter)) {
+        process.destroyForcibly().waitFor();
+        throw new AssertionError(
+            "no line '" + signalAfter + "':\n" + Files.readString(log, StandardCharsets.UTF_8));
       }
       process.destroy(); // SIGTERM
     }
@@ -105,6 +110,12 @@ class FatalErrorJvmTest {
   }
 
   /** The crashed target, rerun, holds every change once and one facts row per batch. */
+  /** Whether the job's log has a line starting with {@code prefix}. */
+  private static boolean printed(Path log, String prefix) throws IOException {
+    return Files.readAllLines(log, StandardCharsets.UTF_8).stream()
+        .anyMatch(l -> l.startsWith(prefix));
+  }
+
   private static void assertRerunWritesEachChangeOnce(JobFixture crashed) {
     crashed.run();
     assertEquals(

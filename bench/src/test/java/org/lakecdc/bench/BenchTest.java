@@ -108,14 +108,14 @@ class BenchTest {
   }
 
   @Test
-  void medianOfOddAndEvenCounts() {
+  void theMedianIsTheMiddleValueOrTheMeanOfTheTwoMiddleOnes() {
     assertThat(Bench.median(List.of(3.0, 1.0, 2.0)), is(2.0));
     assertThat(Bench.median(List.of(4.0, 1.0, 3.0, 2.0)), is(2.5));
     assertThat(Bench.median(List.of(7.0)), is(7.0));
   }
 
   @Test
-  void nearestRankPercentiles() {
+  void aPercentileIsTheValueAtItsNearestRank() {
     double[] twenty = new double[20];
     for (int i = 0; i < 20; i++) {
       twenty[i] = i + 1;

@@ -527,7 +527,8 @@ class JobTablesTest {
             expected.sTime(),
             "whole snapshot of " + CI,
             bronze()));
-    // The whole bootstrap's full open row, written before it read (the mode lock, issue 12).
+    // The whole bootstrap's full open row, written before it read (the mode lock, docs/behaviour.md
+    // §6.10).
     want.add(
         line(
             CI,

@@ -19,11 +19,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 14's "done when": after a run of the main job with silver (the pipelines module's {@code
- * ReconcileSparkJob}, its own JVM, on the DirectRunner) reconciles clean, delta-spark 3.3 changes
- * one column of one silver row ({@code UPDATE … SET status = 'lost' WHERE order_id = 15}), and the
- * {@code Reconcile} job then reports exactly that key as {@code RECORD_DIFF} naming {@code status},
- * with exit code 4 and nothing else.
+ * The delta-spark check of docs/scenarios.md §12: after a run of the main job with silver (the
+ * pipelines module's {@code ReconcileSparkJob}, its own JVM, on the DirectRunner) reconciles clean,
+ * delta-spark 3.3 changes one column of one silver row ({@code UPDATE … SET status = 'lost' WHERE
+ * order_id = 15}), and the {@code Reconcile} job then reports exactly that key as {@code
+ * RECORD_DIFF} naming {@code status}, with exit code 4 and nothing else.
  */
 @ExtendWith(SharedSpark.class)
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
@@ -42,7 +42,7 @@ class ReconcileSparkTest {
   }
 
   @Test
-  void shouldReportTheRowDeltaSparkChangedAsARecordDiff(SharedSpark.Holder shared)
+  void reportsTheRowDeltaSparkChangedAsARecordDiff(SharedSpark.Holder shared)
       throws IOException, InterruptedException {
     WriterJvm setup =
         WriterJvm.start(

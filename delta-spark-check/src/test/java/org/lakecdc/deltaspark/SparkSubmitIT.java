@@ -258,7 +258,8 @@ class SparkSubmitIT {
     assertEquals(
         List.of(
             "dbo_orders null bootstrap 1507 null null null " + (LSN + "0131 ").repeat(3) + target,
-            // The whole bootstrap's full open row, written before it read (issue 12).
+            // The whole bootstrap's full open row, written before it read (the mode lock,
+            // docs/behaviour.md §6.10).
             "dbo_orders null snapshot_open 0 null null null "
                 + (LSN + "0131 ").repeat(2)
                 + "null "

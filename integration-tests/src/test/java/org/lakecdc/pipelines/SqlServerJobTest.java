@@ -29,7 +29,6 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -230,10 +229,10 @@ class SqlServerJobTest {
     server.enableCapture(table, "dbo_" + table, true);
   }
 
-  // ---- the main job end to end (issue 5), C086, C243 --------------------------------------------
+  // ---- the main job end to end, C086, C243 ------------------------------------------------------
 
   @Test
-  void theMainJobBootstrapsAndStreamsATableFromSqlServerWithUtcCommitTimes() {
+  void c086TheMainJobBootstrapsAndStreamsATableFromSqlServerWithUtcCommitTimes() {
     String table = "boot";
     server.createTable(table, ORDERS, List.of("order_id"));
     for (int id = 1; id <= 6; id++) {
@@ -387,8 +386,19 @@ class SqlServerJobTest {
               + ".25, '2026-09-28T13:50:00.1234567')");
     }
     Lsn inserts = server.maxLsn();
-    // as_of is truncated to whole seconds: start the copy's read in a later second.
-    Thread.sleep(1100);
+    // as_of is truncated to whole seconds: start the copy's read in a later second of the
+    // server's clock than the inserts'.
+    Instant inserted = server.serverUtcNow().truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+    org.awaitility.Awaitility.await("the server's clock in a later second than the inserts")
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(50))
+        .pollInSameThread()
+        .until(
+            () ->
+                server
+                    .serverUtcNow()
+                    .truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
+                    .isAfter(inserted));
     Instant asOf = server.serverUtcNow();
     List<DeltaColumn> columns =
         List.of(
@@ -523,7 +533,12 @@ class SqlServerJobTest {
     Lsn firstEnd = t.run(ci, "--bootstrap=false").position().orElseThrow().endLsn();
     String job = server.installHeartbeat(10);
     try {
-      Thread.sleep(25_000);
+      // The heartbeat job's first commit, captured: the idle stream has something to move to.
+      org.awaitility.Awaitility.await("a heartbeat captured after the first run's end")
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofMillis(500))
+          .pollInSameThread()
+          .until(() -> server.maxLsn().isAfter(firstEnd));
       JobSummary second = t.run(ci, "--bootstrap=false");
       Instant now = server.serverUtcNow();
       Lsn secondEnd = second.position().orElseThrow().endLsn();
@@ -545,37 +560,48 @@ class SqlServerJobTest {
   void c045AnInstanceEnabledUnderWritesTakesOverAtItsStartLsn() throws Exception {
     String table = "sw_live";
     idValueTable(table, 10);
-    AtomicBoolean writing = new AtomicBoolean(true);
-    CompletableFuture<Integer> writer =
-        CompletableFuture.supplyAsync(
-            () -> {
-              int commits = 0;
-              try (Connection c = server.adminConnection();
-                  Statement st = c.createStatement()) {
-                while (writing.get()) {
-                  int id = 1 + commits % 10;
-                  if (commits % 7 == 0) {
-                    st.execute(
-                        "INSERT INTO dbo.sw_live (id, v) VALUES (" + (100 + commits) + ", 1)");
+    // A commit every 30 ms on one connection, from before the enable until after the second run.
+    java.util.concurrent.atomic.AtomicInteger commits =
+        new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.ScheduledExecutorService writer =
+        java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+    try (Connection c = server.adminConnection();
+        Statement st = c.createStatement()) {
+      java.util.concurrent.ScheduledFuture<?> writes =
+          writer.scheduleWithFixedDelay(
+              () -> {
+                int n = commits.get();
+                int id = 1 + n % 10;
+                try {
+                  if (n % 7 == 0) {
+                    st.execute("INSERT INTO dbo.sw_live (id, v) VALUES (" + (100 + n) + ", 1)");
                   } else {
                     st.execute("UPDATE dbo.sw_live SET v = v + 1 WHERE id = " + id);
                   }
-                  commits++;
-                  Thread.sleep(30);
+                } catch (java.sql.SQLException e) {
+                  throw new IllegalStateException(e);
                 }
-              } catch (Exception e) {
-                throw new IllegalStateException(e);
-              }
-              return commits;
-            });
-    Target t = new Target(table);
-    try {
+                commits.incrementAndGet();
+              },
+              0,
+              30,
+              TimeUnit.MILLISECONDS);
+      Target t = new Target(table);
       t.run("dbo_sw_live", "--bootstrap=true");
       Lsn s = server.enableNewerInstance(table, "dbo_sw_live", "dbo_sw_live_v2", true);
-      Thread.sleep(2_000);
+      // Writes under the newer instance, captured, before the second run.
+      org.awaitility.Awaitility.await("a write after the newer instance's start, captured")
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofMillis(200))
+          .pollInSameThread()
+          .until(() -> server.maxLsn().isAfter(s));
       t.run("dbo_sw_live", "--bootstrap=true");
-      writing.set(false);
-      assertTrue(writer.get(60, TimeUnit.SECONDS) > 0);
+      if (writes.isDone()) {
+        writes.get(); // a failed write: its exception
+      }
+      writer.shutdown();
+      assertTrue(writer.awaitTermination(60, TimeUnit.SECONDS));
+      assertTrue(commits.get() > 0);
       server.awaitCapture();
       t.run("dbo_sw_live", "--bootstrap=true");
 
@@ -608,7 +634,7 @@ class SqlServerJobTest {
       assertEquals("dbo_sw_live -> dbo_sw_live_v2", switches.get(0).getString(FactsTable.DETAIL));
       assertEquals(s.toString(), switches.get(0).getString(FactsTable.MIN_LSN));
     } finally {
-      writing.set(false);
+      writer.shutdownNow();
     }
   }
 
@@ -703,13 +729,39 @@ class SqlServerJobTest {
     Lsn s;
     try (Connection a = server.adminConnection()) {
       a.setAutoCommit(false);
+      Object session;
       try (Statement st = a.createStatement()) {
         st.execute("INSERT INTO dbo.sw_tx (id) VALUES (1), (2), (3)");
+        try (java.sql.ResultSet rs = st.executeQuery("SELECT @@SPID")) {
+          rs.next();
+          session = rs.getObject(1);
+        }
       }
       CompletableFuture<Lsn> enable =
           CompletableFuture.supplyAsync(
               () -> server.enableNewerInstance(table, ci, "dbo_sw_tx_v2", true));
-      Thread.sleep(3_000);
+      // The enable is waiting once a request (its sp_cdc_enable_table) is blocked by the open
+      // transaction's session; watched on a connection of its own, as the enable holds the
+      // test database's admin connection.
+      try (Connection watch = server.adminConnection();
+          java.sql.PreparedStatement blocked =
+              watch.prepareStatement(
+                  "SELECT COUNT(*) FROM sys.dm_exec_requests WHERE blocking_session_id = ?")) {
+        blocked.setObject(1, session);
+        org.awaitility.Awaitility.await("a request blocked by session " + session)
+            .atMost(Duration.ofSeconds(60))
+            .pollInterval(Duration.ofMillis(100))
+            .pollInSameThread()
+            .until(
+                () -> {
+                  if (enable.isDone()) {
+                    return true;
+                  }
+                  try (java.sql.ResultSet rs = blocked.executeQuery()) {
+                    return rs.next() && rs.getInt(1) > 0;
+                  }
+                });
+      }
       assertFalse(enable.isDone(), "the enable waits for the open transaction");
       a.commit();
       s = enable.get(120, TimeUnit.SECONDS);
@@ -768,11 +820,12 @@ class SqlServerJobTest {
                         Duration.ofSeconds(1),
                         Duration.ofMinutes(3),
                         StopCondition.at(Long.MAX_VALUE))));
-    Instant deadline = Instant.now().plusSeconds(120);
-    while (!(t.tables.exists(t.bronze) && t.bronzeRows().size() == 1)) {
-      assertTrue(Instant.now().isBefore(deadline), "the running query wrote id 1");
-      Thread.sleep(500);
-    }
+    org.awaitility.Awaitility.await("the running query wrote id 1")
+        .atMost(Duration.ofSeconds(120))
+        .pollDelay(Duration.ZERO)
+        .pollInterval(Duration.ofMillis(500))
+        .pollInSameThread()
+        .until(() -> t.tables.exists(t.bronze) && t.bronzeRows().size() == 1);
     server.stopCapture();
     server.execute("INSERT INTO dbo.type_change (id, amount) VALUES (2, 2.5)");
     server.execute("ALTER TABLE dbo.type_change ALTER COLUMN amount decimal(18,4)");

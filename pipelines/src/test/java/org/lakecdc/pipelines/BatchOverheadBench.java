@@ -16,13 +16,14 @@ import org.lakecdc.pipelines.targets.JobConfig;
 import org.lakecdc.transforms.facts.FactsTable;
 
 /**
- * The fixed cost of a batch of the main job on the DirectRunner (issue 9, "Cheap batches"): a
- * simulator database of {@code commits} commits of one inserted row each (one minute apart, {@link
- * JobFixture}'s {@code dbo.orders}), read once with {@code maxCommitsPerBatch=1} ({@code commits}
- * batches) and once with {@code maxCommitsPerBatch=0} (one batch), each into new Delta tables. The
- * fixed cost per batch is {@code (t(commits batches) - t(1 batch)) / (commits - 1)}, so the rows'
- * own cost and the run's fixed cost (tables, pipeline start) cancel out. Each pair is run {@code
- * repeats} times; the median is printed last as {@code FIGURE batch_overhead_ms <ms>}.
+ * The fixed cost of a batch of the main job on the DirectRunner (docs/performance.md "What each
+ * figure measures"): a simulator database of {@code commits} commits of one inserted row each (one
+ * minute apart, {@link JobFixture}'s {@code dbo.orders}), read once with {@code
+ * maxCommitsPerBatch=1} ({@code commits} batches) and once with {@code maxCommitsPerBatch=0} (one
+ * batch), each into new Delta tables. The fixed cost per batch is {@code (t(commits batches) - t(1
+ * batch)) / (commits - 1)}, so the rows' own cost and the run's fixed cost (tables, pipeline start)
+ * cancel out. Each pair is run {@code repeats} times; the median is printed last as {@code FIGURE
+ * batch_overhead_ms <ms>}.
  *
  * <p>Usage: {@code BatchOverheadBench <directory> [commits=300] [repeats=3] [checks=off]} with the
  * pipelines test classpath ({@code target/test-classpath.txt} plus {@code target/classes} and

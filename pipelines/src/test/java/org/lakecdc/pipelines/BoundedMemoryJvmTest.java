@@ -19,9 +19,9 @@ import org.lakecdc.transforms.delta.CommitSummary;
 import org.lakecdc.transforms.write.BatchStats;
 
 /**
- * Memory is bounded by a data file, not by a batch (issue 9): one transaction, which is never split
- * across batches, of {@value #ROWS} inserts is read and written by the main job ({@link
- * CdcToDelta}) in a JVM of its own with a {@value #HEAP} heap — a fraction of what the
+ * Memory is bounded by a data file, not by a batch (docs/behaviour.md §7.1): one transaction, which
+ * is never split across batches, of {@value #ROWS} inserts is read and written by the main job
+ * ({@link CdcToDelta}) in a JVM of its own with a {@value #HEAP} heap — a fraction of what the
  * transaction's rows take as Java objects — and lands whole in one bronze commit. The full-size
  * proof (2,000,000 inserts at {@code -Xmx512m}) is in the benchmark harness and
  * docs/performance.md.

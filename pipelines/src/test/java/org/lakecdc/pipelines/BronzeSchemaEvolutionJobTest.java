@@ -209,7 +209,7 @@ class BronzeSchemaEvolutionJobTest {
   }
 
   @Test
-  void aTargetWrittenUnderTheOlderInstancesDefaultAppIdContinuesUnderTheNewerName() {
+  void c043ATargetWrittenUnderTheOlderInstancesDefaultAppIdContinuesUnderTheNewerName() {
     // The command line's default app id is the capture instance: after the switch the job is
     // configured as dbo_orders_v2, whose default app id differs from the target's.
     Switch s = c043Switch(CI);

@@ -159,7 +159,7 @@ class ChunkedBackfillJobTest {
   }
 
   @Test
-  void theMainJobReadsEveryChunkBesideTheStreamAndSilverEqualsTheSource() {
+  void c111TheMainJobReadsEveryChunkBesideTheStreamAndSilverEqualsTheSource() {
     JobFixture f = spread(dir);
     Lsn s = f.db.openClient().maxLsn().orElseThrow();
     String silver = dir.resolve("delta/silver").toString();
@@ -192,7 +192,7 @@ class ChunkedBackfillJobTest {
   @EnumSource(
       value = CrashPoint.class,
       names = {"AFTER_DATA_FILES", "AFTER_BRONZE_COMMIT", "AFTER_FACTS_COMMIT"})
-  void aCrashInAChunksCommitIsRepairedAndEveryChunkIsWrittenOnce(CrashPoint point) {
+  void c099ACrashInAChunksCommitIsRepairedAndEveryChunkIsWrittenOnce(CrashPoint point) {
     JobFixture f = ChunkedSnapshotJobTest.orders(dir, 8);
     Lsn s = f.db.openClient().maxLsn().orElseThrow();
     JobConfig config = config(f, 2, 0);
@@ -217,7 +217,7 @@ class ChunkedBackfillJobTest {
   }
 
   @Test
-  void continuouslyTheBackfillRunsBesideTheStream() throws Exception {
+  void c111ContinuouslyTheBackfillRunsBesideTheStream() throws Exception {
     JobFixture f = spread(dir);
     Lsn s = f.db.openClient().maxLsn().orElseThrow();
     ContinuousMode.Stop stop = ContinuousMode.Stop.create();
@@ -238,22 +238,18 @@ class ChunkedBackfillJobTest {
                         stop)));
     try {
       long until = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-      while (!f.tables.exists(f.facts) || facts(f, "bootstrap").isEmpty()) {
-        if (job.isDone()) {
-          job.get();
-        }
-        assertTrue(System.nanoTime() < until, bytes.toString(StandardCharsets.UTF_8));
-        Thread.sleep(200);
-      }
+      awaitWhileRunning(
+          job,
+          until,
+          () -> bytes.toString(StandardCharsets.UTF_8),
+          () -> f.tables.exists(f.facts) && !facts(f, "bootstrap").isEmpty());
       assertEquals(3, checkEveryRowOnce(f, s));
       f.db.transaction(at(30)).delete(ORDERS, List.of(-20)).commit();
-      while (rebuild(bronze(f), s).containsKey(-20)) {
-        if (job.isDone()) {
-          job.get();
-        }
-        assertTrue(System.nanoTime() < until, bytes.toString(StandardCharsets.UTF_8));
-        Thread.sleep(200);
-      }
+      awaitWhileRunning(
+          job,
+          until,
+          () -> bytes.toString(StandardCharsets.UTF_8),
+          () -> !rebuild(bronze(f), s).containsKey(-20));
     } finally {
       stop.request();
     }
@@ -264,7 +260,7 @@ class ChunkedBackfillJobTest {
   }
 
   @Test
-  void backfillSaysNoSnapshotWithoutAnOpenAndWaitsForMetricsBeforePlanning() {
+  void c100BackfillSaysNoSnapshotWithoutAnOpenAndWaitsForMetricsBeforePlanning() {
     JobFixture f = ChunkedSnapshotJobTest.orders(dir, 8);
     JobConfig config = config(f, 2, 0);
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
@@ -333,7 +329,7 @@ class ChunkedBackfillJobTest {
   }
 
   @Test
-  void backfillsCommandLineRefusesBadValuesInOneLineWithExitCode2() {
+  void c100BackfillsCommandLineRefusesBadValuesInOneLineWithExitCode2() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     PrintStream err = new PrintStream(bytes, true, StandardCharsets.UTF_8);
     PrintStream out = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
@@ -356,5 +352,36 @@ class ChunkedBackfillJobTest {
                 + " it again, or let CdcToDelta --snapshot=chunked --continuous read them)",
             "error: --maxWaves must be 0 (to the end) or a positive integer, not 'x'"),
         errors);
+  }
+
+  /**
+   * Waits until {@code done} holds, polling every 200 ms until {@code until} ({@link
+   * System#nanoTime}); a failed job's exception is thrown at once, and a timeout is an assertion
+   * error with what the job printed.
+   */
+  private static void awaitWhileRunning(
+      CompletableFuture<?> job,
+      long until,
+      java.util.function.Supplier<String> printed,
+      java.util.function.BooleanSupplier done) {
+    try {
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofNanos(Math.max(1, until - System.nanoTime())))
+          .pollDelay(Duration.ZERO)
+          .pollInterval(Duration.ofMillis(200))
+          .pollInSameThread()
+          .until(
+              () -> {
+                if (done.getAsBoolean()) {
+                  return true;
+                }
+                if (job.isDone()) {
+                  job.get(); // the job failed: its exception
+                }
+                return false;
+              });
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      throw new AssertionError(printed.get(), e);
+    }
   }
 }

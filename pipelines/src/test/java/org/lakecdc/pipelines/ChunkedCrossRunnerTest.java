@@ -65,7 +65,7 @@ class ChunkedCrossRunnerTest {
 
   @ParameterizedTest
   @ValueSource(strings = {Runners.SPARK, Runners.FLINK})
-  void theStreamAndTheBackfillWriteTheSameTablesAsOnTheDirectRunner(String runner)
+  void c110TheStreamAndTheBackfillWriteTheSameTablesAsOnTheDirectRunner(String runner)
       throws Exception {
     assumeTrue(Runners.available(runner), Runners.missing(runner));
     Outcome expected = direct();

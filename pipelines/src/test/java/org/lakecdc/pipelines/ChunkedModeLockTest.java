@@ -26,9 +26,9 @@ import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
 
 /**
- * One snapshot mode per run (BEHAVIOUR.md 6.10): a whole bootstrap records its full open first; a
- * whole run is refused while a chunked snapshot is open, a chunked run while a whole one is still
- * being read; nothing is written by a refused run.
+ * One snapshot mode per run (docs/behaviour.md §6.10): a whole bootstrap records its full open
+ * first; a whole run is refused while a chunked snapshot is open, a chunked run while a whole one
+ * is still being read; nothing is written by a refused run.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class ChunkedModeLockTest {

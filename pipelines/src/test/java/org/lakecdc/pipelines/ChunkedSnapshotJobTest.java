@@ -36,9 +36,9 @@ import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.facts.FactsTable;
 
 /**
- * Chunked snapshots through the jobs (BEHAVIOUR.md 6.7-6.10, SCENARIOS C098): the main job opens
- * the snapshot and streams from S at once; the Backfill job reads it in waves; the rebuild from S
- * equals the source table.
+ * Chunked snapshots through the jobs (docs/behaviour.md §6.7-§6.10, docs/scenarios.md C098): the
+ * main job opens the snapshot and streams from S at once; the Backfill job reads it in waves; the
+ * rebuild from S equals the source table.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class ChunkedSnapshotJobTest {
@@ -119,8 +119,8 @@ class ChunkedSnapshotJobTest {
   }
 
   /**
-   * The rebuild rule (BEHAVIOUR.md 6.7): rows of snapshot S plus changes after S, latest per key in
-   * change order, deletes dropped; key → status.
+   * The rebuild rule (docs/behaviour.md §6.7): rows of snapshot S plus changes after S, latest per
+   * key in change order, deletes dropped; key → status.
    */
   static Map<Integer, String> rebuild(List<Row> bronze, Lsn s) {
     List<Row> rows = new ArrayList<>();

@@ -56,17 +56,23 @@ class ContinuousJobTest {
     }
   }
 
-  private static void await(String what, BooleanSupplier condition, CompletableFuture<?> job)
-      throws Exception {
-    long until = System.nanoTime() + WAIT.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (job.isDone()) {
-        job.get(); // the job failed: its exception
-        throw new AssertionError("the job ended before " + what);
-      }
-      assertTrue(System.nanoTime() < until, "timed out waiting until " + what);
-      Thread.sleep(200);
-    }
+  private static void await(String what, BooleanSupplier condition, CompletableFuture<?> job) {
+    org.awaitility.Awaitility.await(what)
+        .atMost(WAIT)
+        .pollDelay(Duration.ZERO)
+        .pollInterval(Duration.ofMillis(200))
+        .pollInSameThread()
+        .until(
+            () -> {
+              if (condition.getAsBoolean()) {
+                return true;
+              }
+              if (job.isDone()) {
+                job.get(); // the job failed: its exception
+                throw new AssertionError("the job ended before " + what);
+              }
+              return false;
+            });
   }
 
   @ParameterizedTest(name = "{0}, {1}")

@@ -19,11 +19,11 @@ import org.lakecdc.pipelines.cli.JobExit;
 import org.lakecdc.transforms.write.CrashPoint;
 
 /**
- * A fatal error on a worker ends the main job's JVM (issue 17): the job runs in a JVM of its own
- * ({@link FatalJob}, the main of {@link CdcToDelta} with a real {@link OutOfMemoryError} or {@link
- * StackOverflowError} thrown at a crash point on a DirectRunner worker), which must exit within 60
- * s with exactly one {@code error:} line and exit code 1; the rerun then writes every change
- * exactly once.
+ * A fatal error on a worker ends the main job's JVM (docs/behaviour.md §13.2): the job runs in a
+ * JVM of its own ({@link FatalJob}, the main of {@link CdcToDelta} with a real {@link
+ * OutOfMemoryError} or {@link StackOverflowError} thrown at a crash point on a DirectRunner
+ * worker), which must exit within 60 s with exactly one {@code error:} line and exit code 1; the
+ * rerun then writes every change exactly once.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class FatalErrorJvmTest {
@@ -85,15 +85,20 @@ class FatalErrorJvmTest {
     Process process =
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     if (signalAfter != null) {
-      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-      while (Files.readAllLines(log, StandardCharsets.UTF_8).stream()
-          .noneMatch(l -> l.startsWith(signalAfter))) {
-        if (!process.isAlive() || System.nanoTime() > until) {
-          process.destroyForcibly().waitFor();
-          throw new AssertionError(
-              "no line '" + signalAfter + "':\n" + Files.readString(log, StandardCharsets.UTF_8));
-        }
-        Thread.sleep(200);
+      try {
+        org.awaitility.Awaitility.await("the line '" + signalAfter + "' or the JVM's end")
+            .atMost(java.time.Duration.ofSeconds(120))
+            .pollDelay(java.time.Duration.ZERO)
+            .pollInterval(java.time.Duration.ofMillis(200))
+            .pollInSameThread()
+            .until(() -> printed(log, signalAfter) || !process.isAlive());
+      } catch (org.awaitility.core.ConditionTimeoutException e) {
+        // checked below, with the log
+      }
+      if (!printed(log, signalAfter)) {
+        process.destroyForcibly().waitFor();
+        throw new AssertionError(
+            "no line '" + signalAfter + "':\n" + Files.readString(log, StandardCharsets.UTF_8));
       }
       process.destroy(); // SIGTERM
     }
@@ -106,6 +111,12 @@ class FatalErrorJvmTest {
   }
 
   /** The crashed target, rerun, holds every change once and one facts row per batch. */
+  /** Whether the job's log has a line starting with {@code prefix}. */
+  private static boolean printed(Path log, String prefix) throws IOException {
+    return Files.readAllLines(log, StandardCharsets.UTF_8).stream()
+        .anyMatch(l -> l.startsWith(prefix));
+  }
+
   private static void assertRerunWritesEachChangeOnce(JobFixture crashed) {
     crashed.run();
     assertEquals(

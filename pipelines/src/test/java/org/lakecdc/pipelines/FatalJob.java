@@ -26,7 +26,7 @@ public final class FatalJob {
               new Thread(
                   () -> {
                     try {
-                      Thread.sleep(Long.MAX_VALUE);
+                      new java.util.concurrent.CountDownLatch(1).await(); // never counted down
                     } catch (InterruptedException e) {
                       Thread.currentThread().interrupt();
                     }

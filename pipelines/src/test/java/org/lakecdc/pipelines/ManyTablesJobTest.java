@@ -514,16 +514,22 @@ class ManyTablesJobTest {
     assertEquals(2, outcomes.get(1).summary().rows(), printed);
   }
 
-  private static void await(String what, BooleanSupplier condition, CompletableFuture<?> job)
-      throws Exception {
-    long until = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (job.isDone()) {
-        job.get();
-        throw new AssertionError("the job ended before " + what);
-      }
-      assertTrue(System.nanoTime() < until, "timed out waiting until " + what);
-      Thread.sleep(200);
-    }
+  private static void await(String what, BooleanSupplier condition, CompletableFuture<?> job) {
+    org.awaitility.Awaitility.await(what)
+        .atMost(Duration.ofSeconds(120))
+        .pollDelay(Duration.ZERO)
+        .pollInterval(Duration.ofMillis(200))
+        .pollInSameThread()
+        .until(
+            () -> {
+              if (condition.getAsBoolean()) {
+                return true;
+              }
+              if (job.isDone()) {
+                job.get(); // the job failed: its exception
+                throw new AssertionError("the job ended before " + what);
+              }
+              return false;
+            });
   }
 }

@@ -10,8 +10,9 @@ import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
 
 /**
  * A client factory of the simulator whose clients run a hook once, right before the first {@code
- * readTable} of any of them (a snapshot's read): cleanup "during" the read, or a read made slow on
- * purpose. Hooks live in this JVM by name, so the factory stays serializable for the DirectRunner.
+ * readTable} of any of them (a snapshot's read): cleanup "during" the read, or a read held until a
+ * condition holds. Hooks live in this JVM by name, so the factory stays serializable for the
+ * DirectRunner.
  */
 final class ReadTableHook implements CdcClientFactory {
   private static final long serialVersionUID = 1L;
@@ -29,19 +30,6 @@ final class ReadTableHook implements CdcClientFactory {
   /** {@code delegate}'s clients, running {@code hook} before the first {@code readTable}. */
   static CdcClientFactory before(CdcClientFactory delegate, Runnable hook) {
     return new ReadTableHook(delegate, hook);
-  }
-
-  /** {@code delegate}'s clients, whose first {@code readTable} starts {@code millis} late. */
-  static CdcClientFactory slow(CdcClientFactory delegate, long millis) {
-    return before(
-        delegate,
-        () -> {
-          try {
-            Thread.sleep(millis);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-        });
   }
 
   @Override

@@ -169,7 +169,7 @@ class ReconcileTest {
    * order 1000 (a delete silver missed, beyond the source's last key).
    */
   @Test
-  void shouldFindAndClassifyAMissedInsertDeleteAndUpdate() throws Exception {
+  void c186FindsAndClassifiesAMissedInsertDeleteAndUpdate() throws Exception {
     orders();
     Run clean = reconcile("--sample=1", "--json", "--html=" + dir.resolve("page/report.html"));
     assertEquals(0, clean.code(), clean.err());
@@ -247,7 +247,7 @@ class ReconcileTest {
    * a real difference beside it is.
    */
   @Test
-  void shouldReportChangesNotYetStreamedAsInFlight() {
+  void c189ReportsChangesNotYetStreamedAsInFlight() {
     orders();
     db.transaction(T.plusSeconds(600))
         .update("dbo.orders", List.of(20), Map.of("status", "paid"))
@@ -275,7 +275,7 @@ class ReconcileTest {
 
   /** C193: bad values are refused in one line naming the option, before anything is read. */
   @Test
-  void shouldRefuseBadOptions() {
+  void c193RefusesBadOptionsInOneLineBeforeAnythingIsRead() {
     Run rows = reconcileWith(List.of("--bucketRows=0"));
     assertEquals(JobExit.BAD_OPTION, rows.code());
     assertEquals(
@@ -340,7 +340,7 @@ class ReconcileTest {
    * here, {@code total = 1} for ids below 5) its values are no difference.
    */
   @Test
-  void shouldNotCompareAComputedColumn() {
+  void c187LeavesAComputedColumnOutOfTheComparison() {
     table(
         List.of(
             ColumnDefinition.of("order_id", "int"),
@@ -377,7 +377,7 @@ class ReconcileTest {
    * the apply every bucket matches.
    */
   @Test
-  void shouldReportDifferencesBronzeExplainsAsInFlight() {
+  void c188ReportsDifferencesBronzeExplainsAsInFlight() {
     orders();
     db.transaction(T.plusSeconds(600))
         .insert("dbo.orders", Map.of("order_id", 100, "status", "new"))
@@ -422,7 +422,7 @@ class ReconcileTest {
    * and the re-snapshot's S, which silver was rebuilt from.
    */
   @Test
-  void shouldNameTheBronzeGenerationSilverReflects() {
+  void namesTheBronzeGenerationSilverReflects() {
     JobFixture f = new JobFixture(dir);
     f.db.enableCdc(JobFixture.ORDERS);
     for (int i = 0; i < 3; i++) {
@@ -497,7 +497,7 @@ class ReconcileTest {
    * named, and a key that is not a captured column is refused.
    */
   @Test
-  void shouldCountAStringKeyWholeAndAcceptOtherKeys() {
+  void c192CountsAStringKeyWholeAndAcceptsOtherKeys() {
     table(
         List.of(ColumnDefinition.of("code", "varchar(10)"), ColumnDefinition.of("qty", "int")),
         "code");
@@ -554,7 +554,7 @@ class ReconcileTest {
    * lost give exactly those chunk rows beside the one MISSING_TARGET.
    */
   @Test
-  void shouldCheckTheChunksOfAChunkedSnapshot() {
+  void c200ChecksTheChunksOfAChunkedSnapshot() {
     table(
         List.of(
             ColumnDefinition.of("order_id", "int"), ColumnDefinition.of("status", "varchar(20)")),
@@ -693,7 +693,7 @@ class ReconcileTest {
    * #inCi}), where it fails: {@code .ci/run} installs Debian's {@code chromium} when it is missing.
    */
   @Test
-  void shouldRenderThePageInChromium() throws Exception {
+  void thePageRendersInChromium() throws Exception {
     String missing =
         "no headless Chromium at /usr/bin/chromium (apt-get install chromium): page not rendered";
     if (inCi()) {

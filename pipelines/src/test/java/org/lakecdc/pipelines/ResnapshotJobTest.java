@@ -34,7 +34,7 @@ import org.lakecdc.transforms.position.StreamPosition;
 import org.lakecdc.transforms.write.CrashPoint;
 
 /**
- * {@code --onDataLoss=resnapshot} (BEHAVIOUR.md 9; docs/scenarios.md §10): the launcher
+ * {@code --onDataLoss=resnapshot} (docs/behaviour.md §9; docs/scenarios.md §10): the launcher
  * re-snapshots a target whose unread changes CDC cleanup purged into a new generation and streams
  * on, at most once per interval, resuming a crashed recovery without a second snapshot; silver
  * rebuilds from the newest snapshot.
@@ -253,7 +253,7 @@ class ResnapshotJobTest {
   }
 
   @Test
-  void aCrashAtEveryStepOfARecoveryIsFinishedByTheRerunWithOneSnapshotAndNoLostChange() {
+  void c154ACrashAtEveryStepOfARecoveryIsFinishedByTheRerunWithOneSnapshotAndNoLostChange() {
     JobFixture f = orders(dir);
     f0 = f;
     JobConfig config =
@@ -569,7 +569,7 @@ class ResnapshotJobTest {
   }
 
   @Test
-  void skipGoesOnFromMinLsnAndRecordsTheGapThatNoVerdictCovers() {
+  void c069SkipGoesOnFromMinLsnAndRecordsTheGapThatNoVerdictCovers() {
     JobFixture f = orders(dir);
     f0 = f;
     JobConfig skip =

@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
 import org.apache.beam.sdk.values.Row;
@@ -113,14 +112,29 @@ class ResnapshotStreamTest {
   }
 
   @Test
-  void aTableReSnapshotsMidRunWhileTheOtherTablesBatchesKeepCommitting() throws Exception {
+  void c160ATableReSnapshotsMidRunWhileTheOtherTablesBatchesKeepCommitting() throws Exception {
     FakeSqlServer db = source();
     List<JobConfig> configs = new ArrayList<>();
-    // One source for both reads; only dbo_orders' re-snapshot reads the table, and it starts 3 s
-    // late: long enough for the other table's batches (a commit every 300 ms, a poll every
-    // second) to commit meanwhile.
+    // One source for both reads; only dbo_orders' re-snapshot reads the table, and its read
+    // starts once the other table (a commit every 300 ms, a poll every second) has committed a
+    // batch after the re-snapshot's recovery was recorded (its snapshot_open row).
     org.lakecdc.io.mssqlcdc.client.CdcClientFactory source =
-        ReadTableHook.slow(db.clientFactory(), 3000);
+        ReadTableHook.before(
+            db.clientFactory(),
+            () ->
+                org.awaitility.Awaitility.await("a dbo_customers batch after dbo_orders' open row")
+                    .atMost(Duration.ofSeconds(120))
+                    .pollInterval(Duration.ofMillis(200))
+                    .pollInSameThread()
+                    .until(
+                        () ->
+                            facts("snapshot_open", "dbo_orders-v1.g1").stream()
+                                .map(ResnapshotStreamTest::writtenAt)
+                                .anyMatch(
+                                    open ->
+                                        facts(null, "dbo_customers-v1").stream()
+                                            .map(ResnapshotStreamTest::writtenAt)
+                                            .anyMatch(t -> t.isAfter(open)))));
     for (String ci : List.of("dbo_orders", "dbo_customers")) {
       configs.add(
           JobConfig.builder(source, ci, delta("bronze_" + ci), delta("facts"), delta("control"))
@@ -145,32 +159,29 @@ class ResnapshotStreamTest {
                         Duration.ofSeconds(1),
                         Duration.ofMinutes(4),
                         stop)));
-    AtomicBoolean writing = new AtomicBoolean(true);
-    Thread customers =
-        new Thread(
-            () -> {
-              for (int id = 100; writing.get(); id++) {
-                // The simulator has one writer at a time: this thread's and the test's writes take
-                // turns (two at once could lose a cdc.lsn_time_mapping row).
-                synchronized (db) {
-                  db.transaction(T0.plusSeconds(600 + id))
-                      .insert("dbo.customers", Map.of("id", id, "name", "c" + id))
-                      .commit();
-                }
-                try {
-                  Thread.sleep(300);
-                } catch (InterruptedException e) {
-                  return;
-                }
-              }
-            });
+    // A customer every 300 ms, from the first changes' arrival to the end.
+    java.util.concurrent.ScheduledExecutorService customers =
+        java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+    java.util.concurrent.atomic.AtomicInteger nextId =
+        new java.util.concurrent.atomic.AtomicInteger(100);
+    Runnable customer =
+        () -> {
+          int id = nextId.getAndIncrement();
+          // The simulator has one writer at a time: this thread's and the test's writes take
+          // turns (two at once could lose a cdc.lsn_time_mapping row).
+          synchronized (db) {
+            db.transaction(T0.plusSeconds(600 + id))
+                .insert("dbo.customers", Map.of("id", id, "name", "c" + id))
+                .commit();
+          }
+        };
     try {
       await(
           "the first changes are in bronze",
           () -> bronze("dbo_orders", "order_id").size() == 2,
           job,
           () -> bytes.toString(StandardCharsets.UTF_8));
-      customers.start();
+      customers.scheduleWithFixedDelay(customer, 0, 300, TimeUnit.MILLISECONDS);
       synchronized (db) {
         try (FakeSqlServer.Bulk bulk = db.bulk()) {
           db.transaction(T0.plusSeconds(300))
@@ -199,8 +210,8 @@ class ResnapshotStreamTest {
           job,
           () -> bytes.toString(StandardCharsets.UTF_8));
     } finally {
-      writing.set(false);
-      customers.join();
+      customers.shutdown();
+      assertTrue(customers.awaitTermination(60, TimeUnit.SECONDS), "the customers' writer ended");
       stop.request();
     }
     List<CdcToDeltaJob.TableOutcome> outcomes = job.get(120, TimeUnit.SECONDS);
@@ -402,20 +413,27 @@ class ResnapshotStreamTest {
       String what,
       BooleanSupplier condition,
       CompletableFuture<?> job,
-      java.util.function.Supplier<String> printed)
-      throws Exception {
-    long until = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (job.isDone()) {
-        try {
-          job.get();
-        } catch (java.util.concurrent.ExecutionException e) {
-          throw new AssertionError("the job failed before " + what + ":\n" + printed.get(), e);
-        }
-        throw new AssertionError("the job ended before " + what + ":\n" + printed.get());
-      }
-      assertTrue(System.nanoTime() < until, "timed out waiting until " + what);
-      Thread.sleep(200);
-    }
+      java.util.function.Supplier<String> printed) {
+    org.awaitility.Awaitility.await(what)
+        .atMost(Duration.ofSeconds(120))
+        .pollDelay(Duration.ZERO)
+        .pollInterval(Duration.ofMillis(200))
+        .pollInSameThread()
+        .until(
+            () -> {
+              if (condition.getAsBoolean()) {
+                return true;
+              }
+              if (job.isDone()) {
+                try {
+                  job.get();
+                } catch (java.util.concurrent.ExecutionException e) {
+                  throw new AssertionError(
+                      "the job failed before " + what + ":\n" + printed.get(), e);
+                }
+                throw new AssertionError("the job ended before " + what + ":\n" + printed.get());
+              }
+              return false;
+            });
   }
 }

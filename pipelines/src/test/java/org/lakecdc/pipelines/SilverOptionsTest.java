@@ -85,7 +85,7 @@ class SilverOptionsTest {
             + " 'order_id,ORDER_ID'",
         "--granularity=hourly|error: --granularity must be 'minute', 'hour' or 'day', not 'hourly'"
       })
-  void aBadSilverValueIsRefusedBeforeAnythingIsWritten(String option, String error) {
+  void c174ABadSilverValueIsRefusedBeforeAnythingIsWritten(String option, String error) {
     source();
     assertEquals(error, refused(args("--silver=" + delta("silver"), option)));
   }
@@ -138,7 +138,7 @@ class SilverOptionsTest {
 
   /** C170: a key that is not a captured column, found when the source is looked at. */
   @Test
-  void aKeyThatIsNotACapturedColumnIsRefusedBeforeAnythingIsWritten() {
+  void c170AKeyThatIsNotACapturedColumnIsRefusedBeforeAnythingIsWritten() {
     source();
     assertEquals(
         "error: --keys: id is not a captured column of dbo_orders (captured: order_id, status,"
@@ -220,7 +220,7 @@ class SilverOptionsTest {
 
   /** C170: an instance without a unique index and no --keys names --keys and the cause. */
   @Test
-  void anInstanceWithoutAUniqueIndexNeedsKeys() {
+  void c170AnInstanceWithoutAUniqueIndexNeedsKeys() {
     CdcClientFactory factory = () -> client(List.of());
     OptionRefusedException e =
         assertThrows(

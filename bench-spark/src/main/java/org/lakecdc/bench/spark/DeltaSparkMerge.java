@@ -12,7 +12,7 @@ import org.apache.spark.sql.SparkSession;
  * The delta-spark anchor of the silver figures (run by {@code org.lakecdc.bench.Bench} in its own
  * JVM): Spark 3.5 on {@code local[2]} with delta-spark 3.3 applies the benchmark's waves of latest
  * images to a copy of the initial silver table with {@code MERGE INTO}, the statement a delta-spark
- * user would write for silver's rule (BEHAVIOUR.md 10): a key whose row has an older {@code
+ * user would write for silver's rule (docs/behaviour.md §10.3): a key whose row has an older {@code
  * _start_lsn} is deleted or updated, an absent key is inserted unless the image is a delete, an
  * image not newer than the row changes nothing. Keys match null-safely ({@code <=>}), as silver's.
  * The table has deletion vectors on (silver's definition), so delta-spark's MERGE writes them too.

@@ -15,7 +15,9 @@ import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.facts.FactsTable;
 
-/** {@code --minHeadroomHours} of the Backfill job (SCENARIOS C100): its states and reasons. */
+/**
+ * {@code --minHeadroomHours} of the Backfill job (docs/scenarios.md C100): its states and reasons.
+ */
 class BackfillThrottleTest {
   private static final Instant WRITTEN = Instant.parse("2026-09-28T14:00:00Z");
 
@@ -58,7 +60,7 @@ class BackfillThrottleTest {
   }
 
   @Test
-  void withoutABatchRowGivingAHeadroomTheBackfillWaitsForMetrics() {
+  void c100WithoutABatchRowGivingAHeadroomTheBackfillWaitsForMetrics() {
     String facts = facts();
     BackfillThrottle.Pause metrics =
         new BackfillThrottle.Pause(
@@ -72,7 +74,7 @@ class BackfillThrottleTest {
   }
 
   @Test
-  void theNewestBatchRowsHeadroomLessItsAgeMustReachTheMinimum() {
+  void c100TheNewestBatchRowsHeadroomLessItsAgeMustReachTheMinimum() {
     String facts = facts();
     batch(facts, "chunk-v1", "/t/bronze", 0, 9.0);
     batch(facts, "chunk-v1", "/t/bronze", 1, 0.05);

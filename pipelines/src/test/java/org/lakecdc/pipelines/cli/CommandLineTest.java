@@ -250,7 +250,7 @@ class CommandLineTest {
   }
 
   @Test
-  void schemaChangePolicyIsClassifyOrFailAndReachesTheRead() {
+  void c052SchemaChangePolicyIsClassifyOrFailAndReachesTheRead() {
     assertEquals(
         "--schemaChangePolicy must be 'classify' or 'fail', not 'ignore'",
         error("--schemaChangePolicy=ignore"));

@@ -379,10 +379,12 @@ class DemoDatabaseTest {
       try {
         Future<DemoDatabase.Continuation> more =
             executor.submit(() -> DemoDatabase.continueHistory(demo, 10, "dbo_orders", out));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (said.size() == 0 && System.nanoTime() < deadline) {
-          Thread.sleep(10);
-        }
+        org.awaitility.Awaitility.await("the waiting notice")
+            .atMost(java.time.Duration.ofSeconds(60))
+            .pollDelay(java.time.Duration.ZERO)
+            .pollInterval(java.time.Duration.ofMillis(10))
+            .pollInSameThread()
+            .until(() -> said.toString(StandardCharsets.UTF_8).endsWith(System.lineSeparator()));
         assertEquals(
             "Another run is writing the demo database in "
                 + demo.toAbsolutePath()

@@ -38,9 +38,10 @@ import org.lakecdc.transforms.position.StreamPosition;
 import org.lakecdc.transforms.write.CrashPoint;
 
 /**
- * A target's position is its own (issue 15, defects 1, 2, 6, 12): a new target sharing the facts
- * table never takes another target's position, a reset target starts again, one table has one name,
- * an empty bronze takes corrected columns, and the bootstrap row always has its count.
+ * A target's position is its own (docs/behaviour.md §2.2; docs/tables.md "Whose position is it",
+ * "Resetting a target"): a new target sharing the facts table never takes another target's
+ * position, a reset target starts again, one table has one name, an empty bronze takes corrected
+ * columns, and the bootstrap row always has its count.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class TargetIdentityTest {

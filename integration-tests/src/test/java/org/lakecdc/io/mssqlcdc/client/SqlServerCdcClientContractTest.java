@@ -43,7 +43,7 @@ class SqlServerCdcClientContractTest extends CdcClientContract {
   }
 
   @Test
-  void shouldNameTheGrantUntilTheChangeTableIsGranted() {
+  void c229NamesTheGrantUntilTheChangeTableIsGranted() {
     String t = table("priv_probe");
     String ci = server.createCapturedTable(t, ORDERS, List.of("order_id"), false);
     Lsn c = db.commit(List.of(Change.insert(t, order(1, "new", "1.00", "2026-09-28T13:50:00"))));
@@ -67,7 +67,7 @@ class SqlServerCdcClientContractTest extends CdcClientContract {
   }
 
   @Test
-  void shouldDetectTheServerZoneByName() {
+  void c242DetectsTheServerZoneByName() {
     String zone = (String) server.adminQuery("SELECT CURRENT_TIMEZONE_ID()");
     assertNotEquals("UTC", zone, "the container runs in " + SqlServerCdcTestDatabase.SERVER_ZONE);
     try (SqlCdcClient sql = (SqlCdcClient) server.readerConfig().open()) {
@@ -76,7 +76,7 @@ class SqlServerCdcClientContractTest extends CdcClientContract {
   }
 
   @Test
-  void shouldConvertAlikeWithTheDetectedAndTheExplicitZone() {
+  void c243ConvertsAlikeWithTheDetectedAndTheExplicitZone() {
     String t = table("zones");
     String ci = db.createCapturedTable(t, ORDERS, List.of("order_id"));
     Lsn c = db.commit(List.of(Change.insert(t, order(1, "new", "1.00", "2026-09-28T13:50:00"))));

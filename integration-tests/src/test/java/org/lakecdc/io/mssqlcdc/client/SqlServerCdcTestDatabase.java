@@ -659,17 +659,15 @@ public final class SqlServerCdcTestDatabase implements CdcTestDatabase {
   }
 
   private static void waitFor(String what, java.util.function.BooleanSupplier done) {
-    Instant deadline = Instant.now().plus(CAPTURE_WAIT);
-    while (!done.getAsBoolean()) {
-      if (Instant.now().isAfter(deadline)) {
-        throw new IllegalStateException("Timed out waiting for " + what);
-      }
-      try {
-        Thread.sleep(200);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("Interrupted waiting for " + what, e);
-      }
+    try {
+      org.awaitility.Awaitility.await(what)
+          .atMost(CAPTURE_WAIT)
+          .pollDelay(Duration.ZERO)
+          .pollInterval(Duration.ofMillis(200))
+          .pollInSameThread()
+          .until(done::getAsBoolean);
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      throw new IllegalStateException("Timed out waiting for " + what, e);
     }
   }
 

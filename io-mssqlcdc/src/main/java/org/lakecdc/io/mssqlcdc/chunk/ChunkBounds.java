@@ -24,10 +24,10 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.schema.SqlServerType;
 
 /**
- * Key bounds as JSON that SQL Server's {@code CAST} reads back (SCENARIOS C106): a one-column key
- * is a scalar, a composite key an array, an open bound {@code null}; integers are JSON numbers,
- * decimals plain-notation text, {@code datetime}/{@code smalldatetime} ISO-8601 text with
- * milliseconds, other date-times with microseconds ({@code datetimeoffset} at {@code +00:00}),
+ * Key bounds as JSON that SQL Server's {@code CAST} reads back (docs/scenarios.md C106): a
+ * one-column key is a scalar, a composite key an array, an open bound {@code null}; integers are
+ * JSON numbers, decimals plain-notation text, {@code datetime}/{@code smalldatetime} ISO-8601 text
+ * with milliseconds, other date-times with microseconds ({@code datetimeoffset} at {@code +00:00}),
  * binary {@code 0x} hex (lower case), {@code bit} a JSON boolean, {@code real}/{@code float} JSON
  * numbers, other values their string form. A plan is {@code [[index, lo, hi], ...]}.
  *

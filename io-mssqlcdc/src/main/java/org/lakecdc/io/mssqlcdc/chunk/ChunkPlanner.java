@@ -16,8 +16,8 @@ import org.lakecdc.io.mssqlcdc.schema.CapturedColumn;
 import org.lakecdc.io.mssqlcdc.schema.SqlServerType;
 
 /**
- * Plans a chunked snapshot of one source table (BEHAVIOUR.md 6.8): the key's extent at the open,
- * then every chunk once. Every query runs on SQL Server (through {@link CdcClient}) under the
+ * Plans a chunked snapshot of one source table (docs/behaviour.md §6.8): the key's extent at the
+ * open, then every chunk once. Every query runs on SQL Server (through {@link CdcClient}) under the
  * backfill's isolation; string keys are compared by the server under their collation, never by
  * Java.
  */
@@ -106,8 +106,8 @@ public final class ChunkPlanner {
   }
 
   /**
-   * Whether chunks can be planned over the key (BEHAVIOUR.md 6.3): at least one key column, every
-   * type one a bound can be cast to ({@code time} and unmapped types cannot), and a {@code
+   * Whether chunks can be planned over the key (docs/behaviour.md §6.3): at least one key column,
+   * every type one a bound can be cast to ({@code time} and unmapped types cannot), and a {@code
    * datetime2(7)}/{@code datetimeoffset(7)} column only as the last key column.
    */
   public boolean rangeable() {
@@ -116,7 +116,7 @@ public final class ChunkPlanner {
     }
     for (int i = 0; i < keyTypes.size(); i++) {
       SqlServerType t = keyTypes.get(i);
-      // BEHAVIOUR.md 6.3: time keys are not rangeable in a plan.
+      // docs/behaviour.md §6.3: time keys are not rangeable in a plan.
       if (!SqlServerType.boundCastable(t.name()) || t.name().equals("time")) {
         return false;
       }
@@ -166,8 +166,8 @@ public final class ChunkPlanner {
   }
 
   /**
-   * Every chunk of the snapshot (BEHAVIOUR.md 6.8): contiguous, the first open below, the last
-   * ending at MAX + 1 (an integer key) or the first key after MAX now, or open.
+   * Every chunk of the snapshot (docs/behaviour.md §6.8): contiguous, the first open below, the
+   * last ending at MAX + 1 (an integer key) or the first key after MAX now, or open.
    *
    * <p>Integer plan: rows are counted per slice of a grid of {@code n = min(100000, max(1, ceil(16
    * * rows / chunkRows)))} slices over {@code [lo, hi]} in one server-side {@code GROUP BY} ({@link

@@ -18,8 +18,8 @@ import org.lakecdc.io.mssqlcdc.source.SourceSpec;
 import org.lakecdc.io.mssqlcdc.source.WorkerClient;
 
 /**
- * Reads one {@link Chunk} of a chunked snapshot on a worker (BEHAVIOUR.md 6.7, 6.9) and writes its
- * rows through a {@link RowSink} in this stage:
+ * Reads one {@link Chunk} of a chunked snapshot on a worker (docs/behaviour.md §6.7, §6.9) and
+ * writes its rows through a {@link RowSink} in this stage:
  *
  * <ol>
  *   <li>stamp L = the snapshot-LSN rule now ({@link SnapshotLsn}); {@code L < S} fails the chunk

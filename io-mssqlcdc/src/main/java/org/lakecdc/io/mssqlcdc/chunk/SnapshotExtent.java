@@ -11,10 +11,11 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.schema.SqlServerType;
 
 /**
- * The key's extent read when a chunked snapshot opens, after S (BEHAVIOUR.md 6.8), recorded as the
- * {@code plan} of the {@code snapshot_open} facts row: {@code {"kind":"int","lo":MIN,"hi":MAX,
- * "rows":estimate}} for one integer key column, else {@code {"kind":"keyset","max":MAX}} (a scalar
- * for one column, an array for a composite key, null for no key or an empty table).
+ * The key's extent read when a chunked snapshot opens, after S (docs/behaviour.md §6.8), recorded
+ * as the {@code plan} of the {@code snapshot_open} facts row: {@code
+ * {"kind":"int","lo":MIN,"hi":MAX, "rows":estimate}} for one integer key column, else {@code
+ * {"kind":"keyset","max":MAX}} (a scalar for one column, an array for a composite key, null for no
+ * key or an empty table).
  *
  * @param kind {@code int} or {@code keyset}
  * @param lo MIN of an integer key, else null

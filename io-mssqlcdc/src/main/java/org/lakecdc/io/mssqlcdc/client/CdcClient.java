@@ -221,9 +221,9 @@ public interface CdcClient extends AutoCloseable {
 
   /**
    * The key at offset {@code n} (0-based: the (n+1)-th key) in {@code ORDER BY} order among the
-   * rows with {@code lower <= (keys) < upper} (SCENARIOS C103): each seekable piece of the range
-   * takes its own {@code TOP (n + 1)} ordered by the key, and the union is ordered and offset by n
-   * rows, so at most a few times n keys are read.
+   * rows with {@code lower <= (keys) < upper} (docs/scenarios.md C103): each seekable piece of the
+   * range takes its own {@code TOP (n + 1)} ordered by the key, and the union is ordered and offset
+   * by n rows, so at most a few times n keys are read.
    *
    * @param lowerInclusive the range's first key, or empty for the start (NULL keys included)
    * @param upperExclusive the first key after the range, or empty for the end
@@ -257,14 +257,14 @@ public interface CdcClient extends AutoCloseable {
       IsolationLevel isolation);
 
   /**
-   * Reconcile's tier 1 on the server (BEHAVIOUR.md 11.2, docs/tables.md "Reconcile"): one scan of
-   * the table grouping its rows by fine bucket {@code floor(ordinal / width)} of one key column's
-   * ordinal, with {@code COUNT_BIG(*)} and {@code SUM(CAST(ordinal AS decimal(38,0)))} per bucket.
-   * The ordinal of an integer key ({@code tinyint}, {@code smallint}, {@code int}, {@code bigint})
-   * is the key itself; of a {@code date} key, its days since 1970-01-01 ({@code DATEDIFF_BIG(day,
-   * '19700101', k)}, negative before). Negative ordinals are floored ({@code -1} is in bucket
-   * {@code -1} for any width); rows with a NULL key are excluded. Under the lock timeout and {@code
-   * isolation}, never NOLOCK.
+   * Reconcile's tier 1 on the server (docs/behaviour.md §11.2, docs/tables.md "Reconcile"): one
+   * scan of the table grouping its rows by fine bucket {@code floor(ordinal / width)} of one key
+   * column's ordinal, with {@code COUNT_BIG(*)} and {@code SUM(CAST(ordinal AS decimal(38,0)))} per
+   * bucket. The ordinal of an integer key ({@code tinyint}, {@code smallint}, {@code int}, {@code
+   * bigint}) is the key itself; of a {@code date} key, its days since 1970-01-01 ({@code
+   * DATEDIFF_BIG(day, '19700101', k)}, negative before). Negative ordinals are floored ({@code -1}
+   * is in bucket {@code -1} for any width); rows with a NULL key are excluded. Under the lock
+   * timeout and {@code isolation}, never NOLOCK.
    *
    * @param schema source schema
    * @param table source table

@@ -335,8 +335,9 @@ final class CdcStatements {
           + " WHERE c.object_id = OBJECT_ID(?) ORDER BY c.column_id";
 
   /**
-   * Whether the login may read a change table, and the database user to name in a GRANT (SCENARIOS
-   * C229). Parameter: {@code cdc.[<ci>_CT]}. NULL for an object that does not exist.
+   * Whether the login may read a change table, and the database user to name in a GRANT
+   * (docs/scenarios.md C229). Parameter: {@code cdc.[<ci>_CT]}. NULL for an object that does not
+   * exist.
    */
   static final String CHANGE_TABLE_PERMISSION =
       "SELECT HAS_PERMS_BY_NAME(?, 'OBJECT', 'SELECT'), USER_NAME()";
@@ -530,7 +531,7 @@ final class CdcStatements {
         + ") AS x) AS y WHERE y.rn = 1 AND y.tile > 1 ORDER BY y.tile";
   }
 
-  // ---- chunk planning (issue 12; BEHAVIOUR.md 6.8) ----------------------------------------------
+  // ---- chunk planning (docs/behaviour.md §6.8) -------------------------------------------------
 
   /**
    * MIN and MAX of one key column ({@code NULL}s ignored), two seeks in one statement: {@code
@@ -577,9 +578,9 @@ final class CdcStatements {
   }
 
   /**
-   * The key at offset n of a key range (SCENARIOS C103): each seekable piece takes its own {@code
-   * TOP (n + 1)} ordered by the key, the union is ordered and {@code OFFSET n ROWS FETCH NEXT 1
-   * ROWS ONLY} picks the bound, so at most (pieces × (n + 1)) keys are read. Parameters: the
+   * The key at offset n of a key range (docs/scenarios.md C103): each seekable piece takes its own
+   * {@code TOP (n + 1)} ordered by the key, the union is ordered and {@code OFFSET n ROWS FETCH
+   * NEXT 1 ROWS ONLY} picks the bound, so at most (pieces × (n + 1)) keys are read. Parameters: the
    * pieces' bound values, in order.
    *
    * @param pieces the WHERE conditions of the range's pieces ({@link KeyRangeSql}; an empty one
@@ -677,9 +678,9 @@ final class CdcStatements {
   }
 
   /**
-   * Reconcile's fine buckets of one key column (BEHAVIOUR.md 11.2): the key's ordinal as bigint
-   * ({@code CAST(k AS bigint)} for an integer key, {@code DATEDIFF_BIG(day, CAST('19700101' AS
-   * date), k)} for a date), its bucket {@code ordinal / width} moved one down for a negative
+   * Reconcile's fine buckets of one key column (docs/behaviour.md §11.2): the key's ordinal as
+   * bigint ({@code CAST(k AS bigint)} for an integer key, {@code DATEDIFF_BIG(day, CAST('19700101'
+   * AS date), k)} for a date), its bucket {@code ordinal / width} moved one down for a negative
    * ordinal with a remainder (floor), then {@code COUNT_BIG(*)} and {@code SUM(CAST(ordinal AS
    * decimal(38,0)))} per bucket in one {@code GROUP BY}; NULL keys excluded. No parameters.
    *

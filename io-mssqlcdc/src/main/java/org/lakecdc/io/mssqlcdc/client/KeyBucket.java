@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /**
  * The rows of one fine bucket of a key column, as reconcile's tier 1 counts them on both sides
- * (BEHAVIOUR.md 11.2, {@link CdcClient#keyBuckets}): {@code COUNT_BIG(*)} and {@code
+ * (docs/behaviour.md §11.2, {@link CdcClient#keyBuckets}): {@code COUNT_BIG(*)} and {@code
  * SUM(CAST(ordinal AS decimal(38,0)))} of the rows whose key ordinal falls in the bucket.
  *
  * @param rows the rows in the bucket, at least 1 for a bucket that is answered

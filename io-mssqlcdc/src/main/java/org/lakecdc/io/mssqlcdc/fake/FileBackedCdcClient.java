@@ -749,7 +749,8 @@ public final class FileBackedCdcClient implements CdcClient {
     return Collections.unmodifiableList(out);
   }
 
-  // ---- chunk planning (issue 12): all through readTable's key stream, so keys compare as there --
+  // ---- chunk planning (docs/behaviour.md §6.8): all through readTable's key stream, so keys
+  // compare as there --
 
   /**
    * {@inheritDoc}

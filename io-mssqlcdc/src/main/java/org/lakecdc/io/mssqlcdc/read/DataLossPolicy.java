@@ -8,7 +8,7 @@ import java.util.Objects;
  * ({@code sys.sp_cdc_cleanup_change_table}, or the cleanup job with its retention) moved the
  * capture instance's {@code min_lsn} past the first LSN not yet read, or the changes were held only
  * by a capture instance disabled before the stream read them (docs/options.md {@code --onDataLoss};
- * BEHAVIOUR.md 1.3.14, 3.8, 4.5, 9).
+ * docs/behaviour.md §3.8, §4.5, §9).
  */
 public enum DataLossPolicy {
   /**

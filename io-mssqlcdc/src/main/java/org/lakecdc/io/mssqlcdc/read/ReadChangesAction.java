@@ -346,8 +346,8 @@ final class ReadChangesAction {
    * DataLossPolicy#SKIP}): when the capture instance's {@code min_lsn} is past the part's first
    * LSN, the gap {@code [from, min_lsn)} is added to {@code skipped} (certain: found before
    * reading) with a warning, and the part reads from {@code min_lsn} on, or not at all when nothing
-   * of it is held (BEHAVIOUR.md 3.8; a batch's boundaries never move, so split parts keep their
-   * numbering).
+   * of it is held (docs/behaviour.md §3.8; a batch's boundaries never move, so split parts keep
+   * their numbering).
    */
   private Optional<InstanceRange> skipPurged(InstanceRange part, List<SkippedRange> skipped) {
     Lsn min = client.minLsn(part.captureInstance());
@@ -384,7 +384,7 @@ final class ReadChangesAction {
    * The retention guard after a part was read ("during the read"): fails with {@link
    * org.lakecdc.io.mssqlcdc.client.DataLossError}, or, for a read that skips purged changes, adds a
    * possible gap to {@code skipped} with a warning (cleanup moved {@code min_lsn} past the part's
-   * first LSN while it was read, so changes below it may be missing; BEHAVIOUR.md 4.5).
+   * first LSN while it was read, so changes below it may be missing; docs/behaviour.md §4.5).
    */
   private void checkAfterRead(InstanceRange part, List<SkippedRange> skipped) {
     if (spec.onDataLoss() != DataLossPolicy.SKIP) {

@@ -13,7 +13,7 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
  * Changes a read with {@link DataLossPolicy#SKIP} skipped because CDC cleanup had purged them: the
  * capture instance's change rows with {@code from <= __$start_lsn < to} are gone, where {@code to}
  * is the instance's {@code min_lsn} when the gap was found (the first LSN it still holds). Recorded
- * by the sink as a {@code data_skipped} facts event (BEHAVIOUR.md 3.8, 4.5; docs/tables.md
+ * by the sink as a {@code data_skipped} facts event (docs/behaviour.md §3.8, §4.5; docs/tables.md
  * "Facts").
  *
  * @param captureInstance the capture instance whose changes are gone
@@ -91,7 +91,7 @@ public record SkippedRange(
 
   /**
    * The {@code detail} of this gap's {@code data_skipped} facts event: {@code {"capture_instance",
-   * "from", "to", "certain"[, "reason"]}} (BEHAVIOUR.md 3.8, 4.5).
+   * "from", "to", "certain"[, "reason"]}} (docs/behaviour.md §3.8, §4.5).
    */
   public String detail() {
     ObjectNode node = JsonNodeFactory.instance.objectNode();

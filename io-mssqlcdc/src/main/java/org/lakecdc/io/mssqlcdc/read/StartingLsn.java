@@ -185,11 +185,11 @@ public final class StartingLsn implements Serializable {
   }
 
   /**
-   * The loss test "the changes right after {@code last} are gone" (BEHAVIOUR.md 9.2): with {@code
-   * next = increment(last)}, the instance that would read {@code next} is the newest of the table's
-   * capture instances whose start LSN is at or before it (else the oldest); the changes are lost
-   * when {@code next} is below that instance's {@code min_lsn}. A stream positioned at {@code last}
-   * cannot go on without losing changes exactly when this returns a value.
+   * The loss test "the changes right after {@code last} are gone" (docs/behaviour.md §9.2): with
+   * {@code next = increment(last)}, the instance that would read {@code next} is the newest of the
+   * table's capture instances whose start LSN is at or before it (else the oldest); the changes are
+   * lost when {@code next} is below that instance's {@code min_lsn}. A stream positioned at {@code
+   * last} cannot go on without losing changes exactly when this returns a value.
    *
    * @param client the source
    * @param captureInstance any capture instance of the table (the table's instances are listed)

@@ -27,8 +27,8 @@ public record SqlServerType(String name, Integer precision, Integer scale) imple
 
   /**
    * Base types a key bound can be cast to from text ({@code CAST(? AS <type>)}, {@code
-   * CONVERT(<type>, ?, 1)} for binary; BEHAVIOUR.md 6.3): a key-range read over a column of another
-   * type is not possible.
+   * CONVERT(<type>, ?, 1)} for binary; docs/behaviour.md §6.3): a key-range read over a column of
+   * another type is not possible.
    */
   private static final Set<String> BOUND_CASTABLE =
       Set.of(

@@ -5,9 +5,9 @@ import java.util.Objects;
 /**
  * The compatibility rule between output types (docs/tables.md "Schema evolution of bronze"):
  * whether every value of one type fits another unchanged. Used to merge the capture instances of a
- * table (the newer instance's type wins when the older one fits it, 5.3) and to check that a
- * query's type still holds a captured type after DDL ({@code fits(capturedNew, expected)}, 3.4 to
- * 3.6).
+ * table (the newer instance's type wins when the older one fits it, docs/behaviour.md §5.3) and to
+ * check that a query's type still holds a captured type after DDL ({@code fits(capturedNew,
+ * expected)}, docs/behaviour.md §3.4 to §3.6).
  */
 public final class TypeCompatibility {
   private TypeCompatibility() {}

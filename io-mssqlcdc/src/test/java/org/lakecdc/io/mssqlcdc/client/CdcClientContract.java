@@ -448,10 +448,10 @@ abstract class CdcClientContract {
   }
 
   /**
-   * Character keys compare under the column's collation on both servers (issue 12): under {@code
-   * SQL_Latin1_General_CP1_CI_AS} {@code 'n' = 'N'} (distinct rows by the second key column) and
-   * trailing spaces never count, in order and in bounds; under {@code Latin1_General_BIN2} upper
-   * case sorts first. Values come back as stored.
+   * Character keys compare under the column's collation on both servers (docs/behaviour.md §6.3):
+   * under {@code SQL_Latin1_General_CP1_CI_AS} {@code 'n' = 'N'} (distinct rows by the second key
+   * column) and trailing spaces never count, in order and in bounds; under {@code
+   * Latin1_General_BIN2} upper case sorts first. Values come back as stored.
    */
   @Test
   void c112ComparesCharacterKeysUnderTheColumnsCollation() {

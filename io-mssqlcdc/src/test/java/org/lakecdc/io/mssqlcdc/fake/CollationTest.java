@@ -24,9 +24,9 @@ import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
 import org.lakecdc.io.mssqlcdc.client.TableQuery;
 
 /**
- * Character keys compare under the column's collation, as SQL Server compares them (issue 12): key
- * order, key uniqueness, range bounds and key tiles; trailing spaces never count; values are
- * returned as stored.
+ * Character keys compare under the column's collation, as SQL Server compares them
+ * (docs/behaviour.md §6.3): key order, key uniqueness, range bounds and key tiles; trailing spaces
+ * never count; values are returned as stored.
  */
 class CollationTest {
   private static final IsolationLevel RC = IsolationLevel.READ_COMMITTED;
@@ -295,9 +295,10 @@ class CollationTest {
   }
 
   /**
-   * The chunk planner (issue 12) over case-variant and trailing-space keys, one column and
-   * composite: at every chunk size the chunks {@code [lo, hi)} read every row exactly once, in key
-   * order, because every bound is compared by the server (here the simulator) under the collation.
+   * The chunk planner (docs/behaviour.md §6.8) over case-variant and trailing-space keys, one
+   * column and composite: at every chunk size the chunks {@code [lo, hi)} read every row exactly
+   * once, in key order, because every bound is compared by the server (here the simulator) under
+   * the collation.
    */
   @Test
   void c112ChunkPlansOverCaseInsensitiveKeysReadEveryRowExactlyOnce() {

@@ -29,10 +29,10 @@ import org.lakecdc.io.mssqlcdc.lsn.LsnRange;
 import org.lakecdc.io.mssqlcdc.lsn.LsnRangeTracker;
 
 /**
- * {@code onDataLoss=skip} in the reader (BEHAVIOUR.md 3.8, 4.5; docs/scenarios.md §5): a batch
- * whose range starts below the capture instance's {@code min_lsn} reads from it on and carries the
- * gap; cleanup during a read leaves a possible gap; batch boundaries never move; the loss test of
- * the re-snapshot (9.2). Scenario ids refer to docs/scenarios.md.
+ * {@code onDataLoss=skip} in the reader (docs/behaviour.md §3.8, §4.5; docs/scenarios.md §5): a
+ * batch whose range starts below the capture instance's {@code min_lsn} reads from it on and
+ * carries the gap; cleanup during a read leaves a possible gap; batch boundaries never move; the
+ * loss test of the re-snapshot (docs/behaviour.md §9.2). Scenario ids refer to docs/scenarios.md.
  */
 class SkipDataLossTest {
   @TempDir Path dir;

@@ -13,6 +13,7 @@ import java.util.PriorityQueue;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.delta.ScanFile;
 import org.lakecdc.transforms.delta.TableInfo;
 import org.lakecdc.transforms.delta.TableKind;
 
@@ -152,7 +153,7 @@ public final class Show {
   static List<Map<String, Object>> firstInBronzeOrder(DeltaTables tables, String path, int limit) {
     PriorityQueue<Scanned> kept = new PriorityQueue<>(limit, BRONZE_KEY.reversed());
     long seq = 0;
-    for (DeltaTables.ScanFile file : tables.scanFiles(path)) {
+    for (ScanFile file : tables.scanFiles(path)) {
       try (var rows = tables.readScanFile(file)) {
         while (rows.hasNext()) {
           Scanned row = new Scanned(seq++, rows.next());
@@ -175,7 +176,7 @@ public final class Show {
   /** The first {@code limit} rows in stored order, reading no file after the one that ends them. */
   static List<Map<String, Object>> firstStored(DeltaTables tables, String path, int limit) {
     List<Map<String, Object>> first = new ArrayList<>();
-    for (DeltaTables.ScanFile file : tables.scanFiles(path)) {
+    for (ScanFile file : tables.scanFiles(path)) {
       try (var rows = tables.readScanFile(file)) {
         while (rows.hasNext() && first.size() < limit) {
           first.add(rows.next());

@@ -40,6 +40,7 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.pipelines.demo.DemoDatabase;
 import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.delta.ScanFile;
 import org.lakecdc.transforms.delta.TableKind;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.finalization.ControlTable;
@@ -668,7 +669,7 @@ public final class Status {
     Instant todayTo = dayStart.plusDays(1).toInstant(ZoneOffset.UTC);
     Map<List<String>, TableFacts> byTable = new TreeMap<>(Status::compareKeys);
     Map<String, FactsEvent> failures = new HashMap<>();
-    for (DeltaTables.ScanFile file : tables.scanFiles(facts)) {
+    for (ScanFile file : tables.scanFiles(facts)) {
       try (var rows = tables.readScanFile(file)) {
         while (rows.hasNext()) {
           Map<String, Object> row = rows.next();
@@ -964,7 +965,7 @@ public final class Status {
     if (!tables.exists(control)) {
       return silvers;
     }
-    for (DeltaTables.ScanFile file : tables.scanFiles(control)) {
+    for (ScanFile file : tables.scanFiles(control)) {
       try (var rows = tables.readScanFile(file)) {
         while (rows.hasNext()) {
           Map<String, Object> row = rows.next();
@@ -1007,7 +1008,7 @@ public final class Status {
     if (targets.isEmpty() || !tables.exists(control)) {
       return verdicts;
     }
-    for (DeltaTables.ScanFile file : tables.scanFiles(control)) {
+    for (ScanFile file : tables.scanFiles(control)) {
       try (var rows = tables.readScanFile(file)) {
         while (rows.hasNext()) {
           Map<String, Object> row = rows.next();

@@ -123,21 +123,25 @@ public final class Reconciler {
       SortedMap<Long, KeyBucket> source =
           client.keyBuckets(spec.sourceSchema(), spec.sourceTable(), key, width, spec.isolation());
       TreeMap<Long, KeyBucket> silver = new TreeMap<>();
-      tables.scanLiveRows(
-          spec.silver(),
-          version,
-          List.of(key),
-          (file, position, values) -> {
-            if (values[0] != null) {
-              long o = ordinal.ordinal(values[0]);
-              silver.merge(Math.floorDiv(o, width), KeyBucket.EMPTY.plus(o), KeyBucket::plus);
-            }
-          });
+      tables
+          .deletionVectors()
+          .scanLiveRows(
+              spec.silver(),
+              version,
+              List.of(key),
+              (file, position, values) -> {
+                if (values[0] != null) {
+                  long o = ordinal.ordinal(values[0]);
+                  silver.merge(Math.floorDiv(o, width), KeyBucket.EMPTY.plus(o), KeyBucket::plus);
+                }
+              });
       buckets = KeyBuckets.merge(width, source, silver, spec.bucketRows());
     } else {
       long sourceRows = client.rowCount(spec.sourceSchema(), spec.sourceTable(), spec.isolation());
       long silverRows =
-          tables.scanLiveRows(spec.silver(), version, List.of(spec.keys().get(0)), (f, p, v) -> {});
+          tables
+              .deletionVectors()
+              .scanLiveRows(spec.silver(), version, List.of(spec.keys().get(0)), (f, p, v) -> {});
       buckets =
           List.of(
               new Bucket(
@@ -273,17 +277,19 @@ public final class Reconciler {
           ordinal.ordinal(range.get().get(0)), ordinal.ordinal(range.get().get(1)));
     }
     long[] minMax = {Long.MAX_VALUE, Long.MIN_VALUE};
-    tables.scanLiveRows(
-        spec.silver(),
-        version,
-        List.of(spec.keys().get(0)),
-        (f, p, v) -> {
-          if (v[0] != null) {
-            long o = ordinal.ordinal(v[0]);
-            minMax[0] = Math.min(minMax[0], o);
-            minMax[1] = Math.max(minMax[1], o);
-          }
-        });
+    tables
+        .deletionVectors()
+        .scanLiveRows(
+            spec.silver(),
+            version,
+            List.of(spec.keys().get(0)),
+            (f, p, v) -> {
+              if (v[0] != null) {
+                long o = ordinal.ordinal(v[0]);
+                minMax[0] = Math.min(minMax[0], o);
+                minMax[1] = Math.max(minMax[1], o);
+              }
+            });
     return minMax[0] > minMax[1] ? 1 : KeyBuckets.width(minMax[0], minMax[1]);
   }
 

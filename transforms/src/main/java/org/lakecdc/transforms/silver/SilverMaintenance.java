@@ -20,6 +20,7 @@ import org.lakecdc.transforms.delta.DataFileDetail;
 import org.lakecdc.transforms.delta.DataFileWriter;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.delta.ScanFile;
 import org.lakecdc.transforms.delta.VacuumResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -186,7 +187,7 @@ public final class SilverMaintenance {
     if (bins.isEmpty()) {
       return new CompactionResult(false, version, 0, 0, 0, 0);
     }
-    List<DeltaTables.ScanFile> removed = new ArrayList<>();
+    List<ScanFile> removed = new ArrayList<>();
     List<DataFileAction> added = new ArrayList<>();
     long rowsWritten = 0;
     long purged = 0;

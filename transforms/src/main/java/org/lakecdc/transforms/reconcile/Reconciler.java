@@ -36,11 +36,11 @@ import org.lakecdc.transforms.silver.SilverPosition;
 import org.lakecdc.transforms.silver.SilverTable;
 
 /**
- * Reconcile's steps (BEHAVIOUR.md 11.2), each usable on its own so the job can run tier 2 in a Beam
- * pipeline: {@link #plan} on the launcher (pin silver's version and its applied_lsn E, read M =
- * {@code max_lsn}, tier 1 on both sides, the keys in flight after the counts, bucket statuses, the
- * seeded sample), {@link #compare} per group of key ranges on a worker (tier 2: the source's rows
- * through {@code CdcClient.readTable} under the spec's isolation level, never NOLOCK, never a
+ * Reconcile's steps (docs/behaviour.md §11.2), each usable on its own so the job can run tier 2 in
+ * a Beam pipeline: {@link #plan} on the launcher (pin silver's version and its applied_lsn E, read
+ * M = {@code max_lsn}, tier 1 on both sides, the keys in flight after the counts, bucket statuses,
+ * the seeded sample), {@link #compare} per group of key ranges on a worker (tier 2: the source's
+ * rows through {@code CdcClient.readTable} under the spec's isolation level, never NOLOCK, never a
  * write; silver's through Delta Kernel at the pinned version; one {@link RowHash} on both sides),
  * and {@link #finish} once (the keys in flight read again after every source read, then the report
  * commit). The chunk checks ({@link ChunkChecks}, no SQL Server read) run in {@link #plan}, after

@@ -26,13 +26,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps silver's files few and its deleted rows purged (DESIGN.md §6b "maintenance"): {@link
- * #compact} rewrites files whose deletion vectors delete a large fraction of their rows and
- * bin-packs small files (the one file each wave adds) into files near a target size; {@link
- * #vacuum} deletes the data files and deletion vector files no readable version references.
- * Kernel's checkpoint (every {@code delta.checkpointInterval} commits, 10 by default) runs after
- * every commit, compaction's included ({@link DeltaTables#rearrangeFiles}), which keeps the log
- * short.
+ * Keeps silver's files few and its deleted rows purged (docs/behaviour.md §10.6): {@link #compact}
+ * rewrites files whose deletion vectors delete a large fraction of their rows and bin-packs small
+ * files (the one file each wave adds) into files near a target size; {@link #vacuum} deletes the
+ * data files and deletion vector files no readable version references. Kernel's checkpoint (every
+ * {@code delta.checkpointInterval} commits, 10 by default) runs after every commit, compaction's
+ * included ({@link DeltaTables#rearrangeFiles}), which keeps the log short.
  *
  * <p>Compaction changes no row: the rows of the files it removes (deletion vectors applied) are
  * exactly the rows of the files it adds, and both actions say {@code dataChange = false}. It is one

@@ -31,7 +31,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The MERGE engine of silver: merge-on-read with Delta deletion vectors (DESIGN.md §6b).
+ * The MERGE engine of silver: merge-on-read with Delta deletion vectors (docs/behaviour.md §10.5).
  *
  * <p>A wave ({@link #merge}) is one Delta commit: for each image whose key silver holds with an
  * older {@code _start_lsn}, the old row's position is ORed into its file's deletion vector (all the

@@ -36,8 +36,9 @@ import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.Open;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.Plan;
 
 /**
- * SilverApplier during an open chunked snapshot (BEHAVIOUR.md 10.2 steps 4, 7, 8, 9, 11, 14–16 and
- * 10.4): facts rows written with {@link ChunkedSnapshotFacts}, bronze with {@link BronzeLog}.
+ * SilverApplier during an open chunked snapshot (docs/behaviour.md §10.2 steps 4, 7, 8, 9, 11,
+ * 14–16 and §10.4): facts rows written with {@link ChunkedSnapshotFacts}, bronze with {@link
+ * BronzeLog}.
  */
 class SilverChunkedTest {
   private static final String APP = "chunk-v1";

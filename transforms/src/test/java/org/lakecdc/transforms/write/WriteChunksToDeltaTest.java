@@ -57,8 +57,8 @@ import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotSpec;
 
 /**
- * {@link WriteChunksToDelta} on the DirectRunner over the simulator (SCENARIOS C097, C099): each
- * chunk read stamped on the worker, committed once to bronze and facts in index order, the
+ * {@link WriteChunksToDelta} on the DirectRunner over the simulator (docs/scenarios.md C097, C099):
+ * each chunk read stamped on the worker, committed once to bronze and facts in index order, the
  * completion row after the last; crashes at every point of a chunk's commit sequence, reruns and
  * {@link WriteChunksToDelta#repair}.
  */

@@ -406,7 +406,7 @@ class WriteChunksToDeltaTest {
   }
 
   @Test
-  void aCrashAfterAChunksFilesCommitsItOnceOnTheRerunAndLeavesItsFilesUnreferenced() {
+  void c099ACrashAfterAChunksFilesCommitsItOnceOnTheRerunAndLeavesItsFilesUnreferenced() {
     orders();
     ChunkedSnapshotSpec spec = open(2);
     Pipeline crashing = pipeline();
@@ -492,7 +492,7 @@ class WriteChunksToDeltaTest {
   }
 
   @Test
-  void aRerunAfterABronzeCommitWritesTheMissingFactsRowFromBronzeAndAppendsNothingTwice() {
+  void c099ARerunAfterABronzeCommitWritesTheMissingFactsRowFromBronzeAndAppendsNothingTwice() {
     orders();
     ChunkedSnapshotSpec spec = open(2);
     Pipeline crashing = pipeline();
@@ -523,7 +523,7 @@ class WriteChunksToDeltaTest {
   }
 
   @Test
-  void aCrashBetweenWavesLeavesTheFirstWaveCompleteAndTheRerunCompletesTheSnapshot() {
+  void c099ACrashBetweenWavesLeavesTheFirstWaveCompleteAndTheRerunCompletesTheSnapshot() {
     orders();
     ChunkedSnapshotSpec spec = open(2);
     Pipeline crashing = pipeline();

@@ -17,6 +17,7 @@ import org.lakecdc.pipelines.cli.TableReading;
 import org.lakecdc.pipelines.options.ShowOptions;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.delta.ScanFile;
 import org.lakecdc.transforms.delta.TableInfo;
 import org.lakecdc.transforms.delta.TableKind;
 
@@ -156,7 +157,7 @@ public final class Show {
   static List<Map<String, Object>> firstInBronzeOrder(DeltaTables tables, String path, int limit) {
     PriorityQueue<Scanned> kept = new PriorityQueue<>(limit, BRONZE_KEY.reversed());
     long seq = 0;
-    for (DeltaTables.ScanFile file : tables.scanFiles(path)) {
+    for (ScanFile file : tables.scanFiles(path)) {
       try (var rows = tables.readScanFile(file)) {
         while (rows.hasNext()) {
           Scanned row = new Scanned(seq++, rows.next());
@@ -179,7 +180,7 @@ public final class Show {
   /** The first {@code limit} rows in stored order, reading no file after the one that ends them. */
   static List<Map<String, Object>> firstStored(DeltaTables tables, String path, int limit) {
     List<Map<String, Object>> first = new ArrayList<>();
-    for (DeltaTables.ScanFile file : tables.scanFiles(path)) {
+    for (ScanFile file : tables.scanFiles(path)) {
       try (var rows = tables.readScanFile(file)) {
         while (rows.hasNext() && first.size() < limit) {
           first.add(rows.next());

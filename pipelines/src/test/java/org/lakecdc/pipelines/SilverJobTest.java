@@ -36,6 +36,7 @@ import org.lakecdc.pipelines.cdc.Continuous;
 import org.lakecdc.pipelines.cdc.ContinuousMode;
 import org.lakecdc.pipelines.cdc.JobSummary;
 import org.lakecdc.pipelines.targets.JobConfig;
+import org.lakecdc.transforms.delta.DataFileRows;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.write.CrashPoint;
@@ -725,14 +726,14 @@ class SilverJobTest {
     Run built = applyChanges(maintenanceArgs(f, path, "--silverWaveRows=2"));
     assertEquals(0, built.code(), built.out() + built.err());
     List<String> rows = silverRows(path, "order_id");
-    List<DeltaTables.DataFileRows> before = tables.dataFileRows(path, tables.version(path));
+    List<DataFileRows> before = tables.dataFileRows(path, tables.version(path));
     assertEquals(18, before.size(), before.toString());
     assertEquals(2, before.stream().filter(d -> d.deletedRows() > 0).count(), before.toString());
     List<String> vectors =
         filesOnDisk(path).stream().filter(n -> n.startsWith("deletion_vector_")).toList();
     assertEquals(1, vectors.size(), vectors.toString());
     long removedBytes =
-        before.stream().mapToLong(DeltaTables.DataFileRows::sizeBytes).sum()
+        before.stream().mapToLong(DataFileRows::sizeBytes).sum()
             + java.nio.file.Files.size(Path.of(path, vectors.get(0)));
 
     Run compacted = applyChanges(maintenanceArgs(f, path, "--maintenance=compact"));
@@ -743,7 +744,7 @@ class SilverJobTest {
             + ": compacted 18 files into 1 file (24 rows, 2 deleted rows purged)\n",
         compacted.out());
     assertEquals(rows, silverRows(path, "order_id"));
-    List<DeltaTables.DataFileRows> after = tables.dataFileRows(path, tables.version(path));
+    List<DataFileRows> after = tables.dataFileRows(path, tables.version(path));
     assertEquals(1, after.size(), after.toString());
     assertEquals(24, after.get(0).numRecords());
     assertEquals(0, after.get(0).deletedRows());

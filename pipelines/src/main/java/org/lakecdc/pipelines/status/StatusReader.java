@@ -31,6 +31,7 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.pipelines.cli.TableReading;
 import org.lakecdc.pipelines.targets.JobConfig;
 import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.delta.ScanFile;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.finalization.ControlTable;
 import org.lakecdc.transforms.finalization.Granularity;
@@ -71,7 +72,7 @@ public final class StatusReader {
     Instant todayTo = dayStart.plusDays(1).toInstant(ZoneOffset.UTC);
     Map<List<String>, TableFacts> byTable = new TreeMap<>(StatusReader::compareKeys);
     Map<String, FactsEvent> failures = new HashMap<>();
-    for (DeltaTables.ScanFile file : tables.scanFiles(facts)) {
+    for (ScanFile file : tables.scanFiles(facts)) {
       try (var rows = tables.readScanFile(file)) {
         while (rows.hasNext()) {
           Map<String, Object> row = rows.next();
@@ -344,7 +345,7 @@ public final class StatusReader {
     if (!tables.exists(control)) {
       return silvers;
     }
-    for (DeltaTables.ScanFile file : tables.scanFiles(control)) {
+    for (ScanFile file : tables.scanFiles(control)) {
       try (var rows = tables.readScanFile(file)) {
         while (rows.hasNext()) {
           Map<String, Object> row = rows.next();
@@ -387,7 +388,7 @@ public final class StatusReader {
     if (targets.isEmpty() || !tables.exists(control)) {
       return verdicts;
     }
-    for (DeltaTables.ScanFile file : tables.scanFiles(control)) {
+    for (ScanFile file : tables.scanFiles(control)) {
       try (var rows = tables.readScanFile(file)) {
         while (rows.hasNext()) {
           Map<String, Object> row = rows.next();

@@ -49,6 +49,7 @@ import org.lakecdc.transforms.delta.DataFileActionCoder;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.HadoopConf;
+import org.lakecdc.transforms.delta.ScanFile;
 import org.lakecdc.transforms.delta.ScanFileCoder;
 import org.lakecdc.transforms.position.StreamPosition;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
@@ -313,7 +314,7 @@ public final class Seeding {
                 config.appId(), 0, -1, plan.lsn(), plan.commitTime(), config.captureInstance())
             .ofTarget(config.bronzePath(), tables.tableId(config.bronzePath()));
     SeedSource source = new SeedSource(seed.table(), seed.asOfText());
-    List<DeltaTables.ScanFile> files = tables.scanFiles(seed.table());
+    List<ScanFile> files = tables.scanFiles(seed.table());
     CopyFiles copy =
         new CopyFiles(
             config.bronzePath(),
@@ -379,8 +380,8 @@ public final class Seeding {
   static PCollection<KV<String, DataFileAction>> copiedFiles(
       Pipeline pipeline,
       String seedTable,
-      List<DeltaTables.ScanFile> files,
-      DoFn<DeltaTables.ScanFile, DataFileAction> copy,
+      List<ScanFile> files,
+      DoFn<ScanFile, DataFileAction> copy,
       String bronzePath) {
     return pipeline
         .apply("Data files of " + seedTable, Create.of(files).withCoder(ScanFileCoder.of()))
@@ -395,7 +396,7 @@ public final class Seeding {
    * Reads one data file of the copy, converts its rows to bronze rows stamped with L and writes
    * them as bronze data files; outputs their add actions. Nothing is committed.
    */
-  private static final class CopyFiles extends DoFn<DeltaTables.ScanFile, DataFileAction> {
+  private static final class CopyFiles extends DoFn<ScanFile, DataFileAction> {
     private final String bronzePath;
     private final Schema changeSchema;
     private final String captureInstance;
@@ -436,7 +437,7 @@ public final class Seeding {
     }
 
     @ProcessElement
-    public void process(@Element DeltaTables.ScanFile file, OutputReceiver<DataFileAction> out)
+    public void process(@Element ScanFile file, OutputReceiver<DataFileAction> out)
         throws IOException {
       boolean commandId = ChangeSchema.hasCommandId(changeSchema);
       LocalDateTime commitTs = LocalDateTime.ofInstant(commitTime, ZoneOffset.UTC);

@@ -17,15 +17,15 @@ import org.apache.beam.sdk.values.PValue;
 import org.junit.jupiter.api.Test;
 import org.lakecdc.transforms.delta.DataFileAction;
 import org.lakecdc.transforms.delta.DataFileActionCoder;
-import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.delta.ScanFile;
 
 /**
  * A seed copy's pipeline carries its data files and add actions in coders of their own: no step
- * encodes a {@link DeltaTables.ScanFile} or a {@link DataFileAction} with Java serialization.
+ * encodes a {@link ScanFile} or a {@link DataFileAction} with Java serialization.
  */
 class SeedingCodersTest {
   /** Stands for the copy's DoFn: the steps are only built, never run. */
-  private static final class NoCopy extends DoFn<DeltaTables.ScanFile, DataFileAction> {
+  private static final class NoCopy extends DoFn<ScanFile, DataFileAction> {
     @ProcessElement
     public void process() {}
   }
@@ -47,7 +47,7 @@ class SeedingCodersTest {
         Seeding.copiedFiles(
             pipeline,
             "/lake/copy",
-            List.of(new DeltaTables.ScanFile("/lake/copy", 3, "{\"add\":{}}")),
+            List.of(new ScanFile("/lake/copy", 3, "{\"add\":{}}")),
             new NoCopy(),
             "/lake/bronze");
     assertEquals(KvCoder.of(StringUtf8Coder.of(), DataFileActionCoder.of()), actions.getCoder());
@@ -61,7 +61,7 @@ class SeedingCodersTest {
             }
             for (Coder<?> coder : withComponents(collection.getCoder())) {
               if (coder instanceof SerializableCoder<?> java
-                  && (java.getRecordType().equals(DeltaTables.ScanFile.class)
+                  && (java.getRecordType().equals(ScanFile.class)
                       || java.getRecordType().equals(DataFileAction.class))) {
                 serialized.add(producer.getFullName() + ": " + coder);
               }

@@ -17,8 +17,8 @@ import org.lakecdc.transforms.delta.TableKind;
 /**
  * The bronze table of one source table: the append-only change log (docs/tables.md "Bronze").
  * Columns: the change rows' metadata columns, the captured columns, then {@code _batch_id INT},
- * {@code _snapshot STRING}, {@code _chunk INT} (5.7). Every metadata and bronze column has a
- * comment; captured columns have none.
+ * {@code _snapshot STRING}, {@code _chunk INT} (docs/behaviour.md §5.7). Every metadata and bronze
+ * column has a comment; captured columns have none.
  *
  * <p>The table is created with the change schema of its first run. A later run's change schema may
  * have more columns (a newer capture instance captures them; the inferred schema is the union of

@@ -4,12 +4,11 @@ import java.util.Objects;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
- * One data file of a table version with what maintenance decides on ({@link
- * DeltaTables#dataFileDetails}): its size, row count and deletion vector.
+ * One data file of a table version with what maintenance decides on (the tables' {@code
+ * dataFileDetails}): its size, row count and deletion vector.
  *
- * @param scanFile the file as {@link DeltaTables#scanFiles} lists it (to read it with {@link
- *     DeltaTables#readScanFile(DeltaTables.ScanFile)}, or remove it with {@link
- *     DeltaTables#rearrangeFiles})
+ * @param scanFile the file as the tables' {@code scanFiles} lists it (to read it with their {@code
+ *     readScanFile}, or remove it with their {@code rearrangeFiles})
  * @param path the data file's absolute URI, e.g. {@code file:/data/silver/orders/<uuid>.parquet}
  * @param sizeBytes the data file's size in bytes
  * @param modificationTimeMillis the data file's {@code add.modificationTime}, milliseconds since
@@ -21,7 +20,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *     deletion_vector_<uuid>.bin}), or null without a vector or for an inline one
  */
 public record DataFileDetail(
-    DeltaTables.ScanFile scanFile,
+    ScanFile scanFile,
     String path,
     long sizeBytes,
     long modificationTimeMillis,

@@ -9,17 +9,20 @@ import io.delta.kernel.utils.DataFileStatus;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.beam.sdk.values.Row;
 import org.apache.hadoop.fs.FSError;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * Writes rows pushed one at a time as Parquet data files of one Delta table, without committing
- * them: {@link DeltaTables#openDataFileWriter}, then {@link #write} per row, then {@link #finish}
- * for the {@code add} actions, which one committer commits ({@link DeltaTables#commit}). This is
- * {@link DeltaTables#writeDataFiles} for callers that receive rows one by one (a Beam bundle) and
+ * them: the tables' {@code openDataFileWriter}, then {@link #write} per row, then {@link #finish}
+ * for the {@code add} actions, which one committer commits (the tables' {@code commit}). This is
+ * the tables' {@code writeDataFiles} for callers that receive rows one by one (a Beam bundle) and
  * cannot hand over an iterator.
  *
  * <p>Memory: rows are buffered until {@link RowBatches#BATCH_ROWS} (4096) are held, then converted
@@ -30,7 +33,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *
  * <p>Not thread-safe. {@link #close} without {@link #finish} abandons the write: the open file is
  * closed and the files written stay orphans that no commit adds ({@code VACUUM} removes them).
- * Values and errors are those of {@link DeltaTables#writeDataFiles}.
+ * Values and errors are those of the tables' {@code writeDataFiles}.
  */
 public final class DataFileWriter implements AutoCloseable {
   private final String path;
@@ -163,7 +166,7 @@ public final class DataFileWriter implements AutoCloseable {
     failed = true;
     buffer.clear();
     files.abandon(e);
-    IOException io = DeltaTables.ioCause(e);
+    IOException io = ioCause(e);
     if (io == null && e instanceof RuntimeException r) {
       return r;
     } else if (io == null) {
@@ -172,5 +175,20 @@ public final class DataFileWriter implements AutoCloseable {
     return new UncheckedIOException(
         "Cannot write data files of Delta table " + path + ": " + io.getMessage(),
         new IOException(io.getMessage(), e));
+  }
+
+  /**
+   * The deepest {@link IOException} in the cause chain of {@code failure} (the file system's own,
+   * such as {@code No space left on device}, under the wrappers), or null.
+   */
+  static @Nullable IOException ioCause(Throwable failure) {
+    Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+    IOException deepest = null;
+    for (Throwable t = failure; t != null && seen.add(t); t = t.getCause()) {
+      if (t instanceof IOException io) {
+        deepest = io;
+      }
+    }
+    return deepest;
   }
 }

@@ -75,7 +75,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *       org.lakecdc.transforms.silver.DeletionVectors} from the Delta protocol; here are the
  *       descriptor ({@code DeletionVectorDescriptor}, its Base85 UUID path), loading a scan file's
  *       existing vector (also one delta-spark wrote), and the {@code add} of the same file with a
- *       new vector (silver's MERGE, DESIGN.md §6b).
+ *       new vector (silver's MERGE, docs/behaviour.md §10.5).
  * </ul>
  */
 final class KernelInternals {

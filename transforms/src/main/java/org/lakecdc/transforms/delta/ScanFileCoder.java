@@ -8,12 +8,12 @@ import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 
 /**
- * The Beam coder of a {@link DeltaTables.ScanFile}, from its fields in order: the table path as a
- * UTF-8 string, the table version as a variable-length long, the Kernel scan file row's JSON as a
- * UTF-8 string. Not Java serialization, so the elements of a seed copy's read (one per data file)
- * do not depend on the record's serialized form. Deterministic.
+ * The Beam coder of a {@link ScanFile}, from its fields in order: the table path as a UTF-8 string,
+ * the table version as a variable-length long, the Kernel scan file row's JSON as a UTF-8 string.
+ * Not Java serialization, so the elements of a seed copy's read (one per data file) do not depend
+ * on the record's serialized form. Deterministic.
  */
-public final class ScanFileCoder extends AtomicCoder<DeltaTables.ScanFile> {
+public final class ScanFileCoder extends AtomicCoder<ScanFile> {
   private static final ScanFileCoder INSTANCE = new ScanFileCoder();
   private static final StringUtf8Coder STRING = StringUtf8Coder.of();
   private static final VarLongCoder LONG = VarLongCoder.of();
@@ -26,17 +26,17 @@ public final class ScanFileCoder extends AtomicCoder<DeltaTables.ScanFile> {
   }
 
   @Override
-  public void encode(DeltaTables.ScanFile value, OutputStream out) throws IOException {
+  public void encode(ScanFile value, OutputStream out) throws IOException {
     STRING.encode(value.tablePath(), out);
     LONG.encode(value.version(), out);
     STRING.encode(value.json(), out);
   }
 
   @Override
-  public DeltaTables.ScanFile decode(InputStream in) throws IOException {
+  public ScanFile decode(InputStream in) throws IOException {
     String tablePath = STRING.decode(in);
     long version = LONG.decode(in);
-    return new DeltaTables.ScanFile(tablePath, version, STRING.decode(in));
+    return new ScanFile(tablePath, version, STRING.decode(in));
   }
 
   @Override

@@ -39,13 +39,13 @@ public enum TableKind {
           + " the target. Gate downstream work on it.",
       Later.controlSilverPosition(),
       Later.controlLostPeriods()),
-  /** The current state of a source table, one row per key (silver; not written yet). */
+  /** The current state of a source table, one row per key (silver, written by ApplyChanges). */
   SILVER(
       "Current state of the SQL Server table built from bronze: one row per key, deleted rows"
           + " removed. Its position is applied_lsn in the control table. Columns bronze gains are"
           + " added (older rows NULL)."),
   /**
-   * The report of reconcile runs (BEHAVIOUR.md 11.3, {@code
+   * The report of reconcile runs (docs/behaviour.md §11.3, {@code
    * org.lakecdc.transforms.reconcile.ReconcileReport}): per run one row per key bucket and one per
    * differing key, {@code run_id} grouping a run; appended once per run by the {@code Reconcile}
    * job. Its columns are the reference's schema version 0; migration 1 records the kind and

@@ -187,7 +187,7 @@ final class TableMigrator {
 
   /**
    * Adds the columns the table lacks and widens the columns whose type cannot hold the rows' type,
-   * in one metadata commit; see {@link DeltaTables#evolveSchema} for the rules and the errors.
+   * in one metadata commit; the tables' {@code evolveSchema} says the rules and the errors.
    *
    * @return what changed; {@link SchemaEvolution#NONE} when nothing was committed
    */
@@ -233,8 +233,8 @@ final class TableMigrator {
   }
 
   /**
-   * Replaces the columns of a table without data files; see {@link
-   * DeltaTables#replaceColumnsOfEmptyTable}.
+   * Replaces the columns of a table without data files (the tables' {@code
+   * replaceColumnsOfEmptyTable}).
    *
    * @param hasDataFiles whether the table holds a data file, asked on every attempt
    * @return whether a commit replaced the columns
@@ -499,7 +499,7 @@ final class TableMigrator {
           KernelInternals.metadataAction(snapshot, u.schema(), u.properties(), u.description());
       Transaction txn =
           snapshot
-              .buildUpdateTableTransaction(DeltaTables.ENGINE_INFO, Operation.MANUAL_UPDATE)
+              .buildUpdateTableTransaction(TableSnapshots.ENGINE_INFO, Operation.MANUAL_UPDATE)
               .withMaxRetries(0)
               .build(engine);
       try {

@@ -25,7 +25,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The file half of {@link DeltaTables#vacuum}: which files of a table directory no version a reader
+ * The file half of the tables' {@code vacuum}: which files of a table directory no version a reader
  * may still read references, by the Delta protocol's rule (PROTOCOL.md "Add File and Remove File":
  * a {@code remove} stays a tombstone until the cleanup's current time passes its {@code
  * deletionTimestamp} plus the retention), and deleting them.

@@ -147,9 +147,9 @@ public final class FactsTable {
   }
 
   /**
-   * The {@code data_skipped} event row of a gap a batch skipped (BEHAVIOUR.md 3.8, 4.5): {@code
-   * min_lsn = max_lsn = end_lsn} = the capture instance's {@code min_lsn} when the gap was found,
-   * {@code end_commit_ts} and {@code lost_to_ts} its commit time (also the {@code
+   * The {@code data_skipped} event row of a gap a batch skipped (docs/behaviour.md §3.8, §4.5):
+   * {@code min_lsn = max_lsn = end_lsn} = the capture instance's {@code min_lsn} when the gap was
+   * found, {@code end_commit_ts} and {@code lost_to_ts} its commit time (also the {@code
    * retention_watermark_ts}), {@code lost_from_ts} the commit time of the last commit before the
    * gap, {@code detail} {@code {"capture_instance","from","to","certain"[,"reason"]}}, rows 0.
    *

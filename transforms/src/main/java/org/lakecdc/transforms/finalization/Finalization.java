@@ -177,11 +177,11 @@ public final class Finalization {
 
   /**
    * Sets a silver table's position fields of its control row ({@code applied_lsn}, {@code
-   * snapshot_lsn}, {@code open_snapshot_lsn}, {@code snapshot_wave}; BEHAVIOUR.md 10.2 step 15),
-   * inserting the row (without a verdict) when missing; the verdict fields are left as they are.
-   * Nothing is written when the row already holds these values. Retried on conflicts like {@link
-   * #advance}. The silver table's own domain metadata is the truth; this copy is for readers of the
-   * control table and is repaired from it by the next apply.
+   * snapshot_lsn}, {@code open_snapshot_lsn}, {@code snapshot_wave}; docs/behaviour.md §10.2 step
+   * 15), inserting the row (without a verdict) when missing; the verdict fields are left as they
+   * are. Nothing is written when the row already holds these values. Retried on conflicts like
+   * {@link #advance}. The silver table's own domain metadata is the truth; this copy is for readers
+   * of the control table and is repaired from it by the next apply.
    *
    * @param table the silver table's path or name
    * @param appliedLsn highest bronze LSN applied, or null

@@ -7,7 +7,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.client.KeyBucket;
 
 /**
- * One bucket of reconcile's tier 1 (BEHAVIOUR.md 11.2): the key ordinals {@code [lo, hi)} of
+ * One bucket of reconcile's tier 1 (docs/behaviour.md §11.2): the key ordinals {@code [lo, hi)} of
  * adjacent fine buckets (or, for a key without an ordinal, the whole table: both bounds null), its
  * rows and key sums on each side, and what the run made of it.
  *

@@ -24,7 +24,7 @@ import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
 
 /**
- * Reconcile's chunk checks (BEHAVIOUR.md 11.2, docs/tables.md "Chunked snapshots"): bronze's newest
+ * Reconcile's chunk checks (docs/behaviour.md §11.2, docs/tables.md "Reconcile"): bronze's newest
  * chunked snapshot S against its {@code snapshot_chunk} facts rows, with no SQL Server read. The
  * facts table is read before bronze, so a wave still being written (bronze rows of chunks above the
  * last facts row of an open snapshot) is no failure.

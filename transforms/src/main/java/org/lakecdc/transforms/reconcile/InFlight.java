@@ -25,8 +25,8 @@ import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.position.StreamPosition;
 
 /**
- * The keys in flight (BEHAVIOUR.md 11.2): keys whose change silver may not show yet, so that a
- * difference on them is {@code IN_FLIGHT}, not a mismatch:
+ * The keys in flight (docs/behaviour.md §11.2): keys whose change silver may not show yet, so that
+ * a difference on them is {@code IN_FLIGHT}, not a mismatch:
  *
  * <ol>
  *   <li>keys of bronze's change rows (operations 1 to 4, not snapshot rows) with {@code _start_lsn}
@@ -35,7 +35,7 @@ import org.lakecdc.transforms.position.StreamPosition;
  *       _start_lsn} statistics);
  *   <li>keys of the change-table rows the stream has not read: after bronze's position (domain
  *       {@code mssql_cdc.position}) up to the {@code max_lsn} read now, each capture instance read
- *       below the next one's start LSN (the pieces of BEHAVIOUR.md 3.3), key columns only.
+ *       below the next one's start LSN (the pieces of docs/behaviour.md §3.3), key columns only.
  * </ol>
  *
  * A commit the capture job has not harvested yet is invisible to both; its difference is a MISMATCH

@@ -8,8 +8,8 @@ import java.util.TreeSet;
 import org.lakecdc.io.mssqlcdc.client.KeyBucket;
 
 /**
- * Tier 1's bucket plan (BEHAVIOUR.md 11.2, docs/scenarios.md C196): the fine buckets both sides
- * counted ({@code floor(ordinal / width)}), merged in key order into buckets of about {@code
+ * Tier 1's bucket plan (docs/behaviour.md §11.2, docs/scenarios.md C196): the fine buckets both
+ * sides counted ({@code floor(ordinal / width)}), merged in key order into buckets of about {@code
  * bucketRows} rows.
  */
 public final class KeyBuckets {

@@ -10,9 +10,9 @@ import java.util.List;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
- * One key tier 2 found different (BEHAVIOUR.md 11.2): only in the source ({@code MISSING_TARGET}),
- * only in silver ({@code MISSING_SOURCE}), in both with other values ({@code RECORD_DIFF}), or any
- * of these for a key in flight ({@code IN_FLIGHT}).
+ * One key tier 2 found different (docs/behaviour.md §11.2): only in the source ({@code
+ * MISSING_TARGET}), only in silver ({@code MISSING_SOURCE}), in both with other values ({@code
+ * RECORD_DIFF}), or any of these for a key in flight ({@code IN_FLIGHT}).
  *
  * @param key the key as {@link KeyJson}
  * @param failureType one of {@link ReconcileReport}'s key failure types

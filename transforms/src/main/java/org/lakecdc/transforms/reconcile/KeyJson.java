@@ -7,8 +7,8 @@ import java.util.List;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
- * Keys as the reconcile report writes them (BEHAVIOUR.md 11.3): a compact JSON object of the key
- * columns in key order, {@code {"order_id":3}}, a NULL value as {@code null} ({@code
+ * Keys as the reconcile report writes them (docs/behaviour.md §11.3): a compact JSON object of the
+ * key columns in key order, {@code {"order_id":3}}, a NULL value as {@code null} ({@code
  * {"order_id":null}}), numbers as JSON numbers, everything else (dates, times, decimals, text) as
  * JSON strings in {@link RowHash}'s canonical text. Key equality across the source, silver and
  * bronze is equality of this text: null-safe, and a NULL key is one key.

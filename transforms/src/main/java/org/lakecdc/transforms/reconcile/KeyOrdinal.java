@@ -8,7 +8,7 @@ import org.lakecdc.io.mssqlcdc.schema.OutputType;
 import org.lakecdc.io.mssqlcdc.schema.ValueConverter;
 
 /**
- * The ordinal of a one-column key that tier 1 can bucket (BEHAVIOUR.md 11.2): an integer key
+ * The ordinal of a one-column key that tier 1 can bucket (docs/behaviour.md §11.2): an integer key
  * (SMALLINT, INT, BIGINT; SQL Server {@code tinyint}, {@code smallint}, {@code int}, {@code
  * bigint}) is its own ordinal; a DATE key is its days since 1970-01-01 (negative before), as {@code
  * CdcClient.keyBuckets} computes it on the server. Both sides order keys alike by ordinal.

@@ -7,9 +7,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.schema.OutputType;
 
 /**
- * What the launcher decided before tier 2 (BEHAVIOUR.md 11.2): the run, silver's pinned version,
- * the compared columns, tier 1's buckets with their statuses, and the groups of key ranges tier 2
- * compares row by row (one pipeline element each).
+ * What the launcher decided before tier 2 (docs/behaviour.md §11.2): the run, silver's pinned
+ * version, the compared columns, tier 1's buckets with their statuses, and the groups of key ranges
+ * tier 2 compares row by row (one pipeline element each).
  *
  * @param run the report's run columns (run id, silver version and applied_lsn, source LSN)
  * @param columns the compared columns (silver's captured columns, computed ones left out), in

@@ -15,7 +15,7 @@ import org.lakecdc.transforms.delta.TableDefinition;
 import org.lakecdc.transforms.delta.TableKind;
 
 /**
- * The reconcile report table (kind {@code reconcile}, BEHAVIOUR.md 11.3, docs/tables.md
+ * The reconcile report table (kind {@code reconcile}, docs/behaviour.md §11.3, docs/tables.md
  * "Reconcile"): per run ({@code run_id}) one row per bucket, one per differing key and one per
  * chunk failure, appended in one commit per run (transaction app id {@code lakecdc-reconcile-<run
  * id>}, version 0, so a replayed commit is skipped). Times are UTC, stored as TIMESTAMP_NTZ.

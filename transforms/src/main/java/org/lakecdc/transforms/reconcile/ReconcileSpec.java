@@ -9,7 +9,7 @@ import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
 import org.lakecdc.transforms.delta.HadoopConf;
 
 /**
- * What one reconcile compares and how (BEHAVIOUR.md 1.9, docs/options.md "Reconcile").
+ * What one reconcile compares and how (docs/behaviour.md §11.1, docs/options.md "Reconcile").
  *
  * @param source the source's client factory (the simulator or SQL Server)
  * @param captureInstance the capture instance whose table silver holds

@@ -36,11 +36,11 @@ import org.lakecdc.transforms.silver.SilverPosition;
 import org.lakecdc.transforms.silver.SilverTable;
 
 /**
- * Reconcile's steps (BEHAVIOUR.md 11.2), each usable on its own so the job can run tier 2 in a Beam
- * pipeline: {@link #plan} on the launcher (pin silver's version and its applied_lsn E, read M =
- * {@code max_lsn}, tier 1 on both sides, the keys in flight after the counts, bucket statuses, the
- * seeded sample), {@link #compare} per group of key ranges on a worker (tier 2: the source's rows
- * through {@code CdcClient.readTable} under the spec's isolation level, never NOLOCK, never a
+ * Reconcile's steps (docs/behaviour.md §11.2), each usable on its own so the job can run tier 2 in
+ * a Beam pipeline: {@link #plan} on the launcher (pin silver's version and its applied_lsn E, read
+ * M = {@code max_lsn}, tier 1 on both sides, the keys in flight after the counts, bucket statuses,
+ * the seeded sample), {@link #compare} per group of key ranges on a worker (tier 2: the source's
+ * rows through {@code CdcClient.readTable} under the spec's isolation level, never NOLOCK, never a
  * write; silver's through Delta Kernel at the pinned version; one {@link RowHash} on both sides),
  * and {@link #finish} once (the keys in flight read again after every source read, then the report
  * commit). The chunk checks ({@link ChunkChecks}, no SQL Server read) run in {@link #plan}, after
@@ -123,21 +123,25 @@ public final class Reconciler {
       SortedMap<Long, KeyBucket> source =
           client.keyBuckets(spec.sourceSchema(), spec.sourceTable(), key, width, spec.isolation());
       TreeMap<Long, KeyBucket> silver = new TreeMap<>();
-      tables.scanLiveRows(
-          spec.silver(),
-          version,
-          List.of(key),
-          (file, position, values) -> {
-            if (values[0] != null) {
-              long o = ordinal.ordinal(values[0]);
-              silver.merge(Math.floorDiv(o, width), KeyBucket.EMPTY.plus(o), KeyBucket::plus);
-            }
-          });
+      tables
+          .deletionVectors()
+          .scanLiveRows(
+              spec.silver(),
+              version,
+              List.of(key),
+              (file, position, values) -> {
+                if (values[0] != null) {
+                  long o = ordinal.ordinal(values[0]);
+                  silver.merge(Math.floorDiv(o, width), KeyBucket.EMPTY.plus(o), KeyBucket::plus);
+                }
+              });
       buckets = KeyBuckets.merge(width, source, silver, spec.bucketRows());
     } else {
       long sourceRows = client.rowCount(spec.sourceSchema(), spec.sourceTable(), spec.isolation());
       long silverRows =
-          tables.scanLiveRows(spec.silver(), version, List.of(spec.keys().get(0)), (f, p, v) -> {});
+          tables
+              .deletionVectors()
+              .scanLiveRows(spec.silver(), version, List.of(spec.keys().get(0)), (f, p, v) -> {});
       buckets =
           List.of(
               new Bucket(
@@ -273,17 +277,19 @@ public final class Reconciler {
           ordinal.ordinal(range.get().get(0)), ordinal.ordinal(range.get().get(1)));
     }
     long[] minMax = {Long.MAX_VALUE, Long.MIN_VALUE};
-    tables.scanLiveRows(
-        spec.silver(),
-        version,
-        List.of(spec.keys().get(0)),
-        (f, p, v) -> {
-          if (v[0] != null) {
-            long o = ordinal.ordinal(v[0]);
-            minMax[0] = Math.min(minMax[0], o);
-            minMax[1] = Math.max(minMax[1], o);
-          }
-        });
+    tables
+        .deletionVectors()
+        .scanLiveRows(
+            spec.silver(),
+            version,
+            List.of(spec.keys().get(0)),
+            (f, p, v) -> {
+              if (v[0] != null) {
+                long o = ordinal.ordinal(v[0]);
+                minMax[0] = Math.min(minMax[0], o);
+                minMax[1] = Math.max(minMax[1], o);
+              }
+            });
     return minMax[0] > minMax[1] ? 1 : KeyBuckets.width(minMax[0], minMax[1]);
   }
 

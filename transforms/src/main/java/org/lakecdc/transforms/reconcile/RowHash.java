@@ -16,10 +16,11 @@ import java.util.List;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
- * The canonical row hash reconcile's tier 2 computes on both sides (BEHAVIOUR.md 11.2), defined
- * here once. The source's values are first cast to silver's column types exactly as bronze stores
- * them ({@code ValueConverter.toBeamValue}: decimals at the column's scale, {@code datetime2(7)}
- * truncated to microseconds, ...); silver's are Delta Kernel's values of the same types. Then:
+ * The canonical row hash reconcile's tier 2 computes on both sides (docs/behaviour.md §11.2),
+ * defined here once. The source's values are first cast to silver's column types exactly as bronze
+ * stores them ({@code ValueConverter.toBeamValue}: decimals at the column's scale, {@code
+ * datetime2(7)} truncated to microseconds, ...); silver's are Delta Kernel's values of the same
+ * types. Then:
  *
  * <ul>
  *   <li><b>Columns</b>: silver's captured columns in silver's order, computed columns left out;

@@ -4,7 +4,7 @@ import java.time.LocalDateTime;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
- * One {@link SilverApplier#apply} call's outcome (BEHAVIOUR.md 10.2 step 17).
+ * One {@link SilverApplier#apply} call's outcome (docs/behaviour.md §10.2 step 17).
  *
  * @param rebuilt true when the call rebuilt silver and merged something (a newer snapshot, or the
  *     first call that finds bronze rows to apply)

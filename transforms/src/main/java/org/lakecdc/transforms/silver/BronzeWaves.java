@@ -69,7 +69,7 @@ final class BronzeWaves {
   }
 
   /**
-   * The newest whole snapshot of ours and the chunk rows of ours (BEHAVIOUR.md 10.2 step 7).
+   * The newest whole snapshot of ours and the chunk rows of ours (docs/behaviour.md §10.2 step 7).
    *
    * @param whole max {@code coalesce(_snapshot, _start_lsn)} of operation-0 rows without {@code
    *     _chunk}, or null when there is none
@@ -80,7 +80,7 @@ final class BronzeWaves {
   /**
    * The newest whole snapshot of ours: max {@code coalesce(_snapshot, _start_lsn)} of operation-0
    * rows of our instances without {@code _chunk}, and how many chunk rows of ours bronze holds
-   * (BEHAVIOUR.md 10.2 step 7).
+   * (docs/behaviour.md §10.2 step 7).
    *
    * @param atLeast when known, only rows with {@code _start_lsn} at or after it count (file
    *     skipping)
@@ -157,7 +157,7 @@ final class BronzeWaves {
   /**
    * Plans the next wave after {@code lower}: one pass over the change rows after it, keeping the
    * counts of at most {@code waveRows + 1} LSNs. Checks the instance of every change row after
-   * {@code lower} (BEHAVIOUR.md 10.2 step 12).
+   * {@code lower} (docs/behaviour.md §10.2 step 12).
    *
    * @param lower the exclusive lower bound, or null for all changes
    * @param waveRows the most rows of a wave
@@ -266,7 +266,7 @@ final class BronzeWaves {
 
   /**
    * The change rows after {@code after} whose key is among {@code keys} (the null-safe semi-join of
-   * BEHAVIOUR.md 10.2 step 14), streamed once.
+   * docs/behaviour.md §10.2 step 14), streamed once.
    *
    * @throws IllegalArgumentException when one is of an instance outside the set
    */

@@ -6,11 +6,11 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
 
 /**
- * Which bronze row of a key is its latest image (BEHAVIOUR.md 10.2 step 14, 10.3): rows ranked by
- * {@code _start_lsn} desc, {@code _command_id} desc nulls last (when bronze has the column), {@code
- * _seqval} desc nulls last, {@code _operation} desc; rank 1 wins. Operation 1 and 3 delete the key,
- * 0, 2 and 4 upsert it: for an update that keeps its key the 4 of the same command outranks the 3,
- * so a 3 is latest only when the update moved the row to another key.
+ * Which bronze row of a key is its latest image (docs/behaviour.md §10.2 step 14, §10.3): rows
+ * ranked by {@code _start_lsn} desc, {@code _command_id} desc nulls last (when bronze has the
+ * column), {@code _seqval} desc nulls last, {@code _operation} desc; rank 1 wins. Operation 1 and 3
+ * delete the key, 0, 2 and 4 upsert it: for an update that keeps its key the 4 of the same command
+ * outranks the 3, so a 3 is latest only when the update moved the row to another key.
  *
  * <p>Rows are bronze rows as {@link org.lakecdc.transforms.delta.DeltaTables#scanAtVersion} reads
  * them: {@code _start_lsn} and {@code _seqval} are LSN texts ({@code 0x} + 20 upper-case hex

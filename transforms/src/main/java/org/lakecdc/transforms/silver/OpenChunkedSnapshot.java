@@ -31,10 +31,10 @@ import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.ChunkFact;
 
 /**
- * What silver needs of the facts of chunked snapshots (BEHAVIOUR.md 10.2 steps 4 and 7, 10.4): the
- * newest chunked {@code snapshot_open} row for bronze (by S, whatever stream family wrote it) with
- * its plan and chunks ({@link ChunkedSnapshotFacts#read} of that family), the targets that have a
- * chunked open, and the key ranges of chunks for range deletes.
+ * What silver needs of the facts of chunked snapshots (docs/behaviour.md §10.2 steps 4 and 7,
+ * §10.4): the newest chunked {@code snapshot_open} row for bronze (by S, whatever stream family
+ * wrote it) with its plan and chunks ({@link ChunkedSnapshotFacts#read} of that family), the
+ * targets that have a chunked open, and the key ranges of chunks for range deletes.
  */
 final class OpenChunkedSnapshot {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -127,8 +127,8 @@ final class OpenChunkedSnapshot {
   }
 
   /**
-   * The key kind range deletes compare (BEHAVIOUR.md 10.4), or null when they do not apply: the key
-   * must be exactly the open row's keys, one column of an integer, {@code DATE} or {@code
+   * The key kind range deletes compare (docs/behaviour.md §10.4), or null when they do not apply:
+   * the key must be exactly the open row's keys, one column of an integer, {@code DATE} or {@code
    * TIMESTAMP_NTZ} type.
    */
   static OutputType.@Nullable Kind rangeKind(

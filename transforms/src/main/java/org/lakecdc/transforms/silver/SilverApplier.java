@@ -43,28 +43,29 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One call of {@code apply_changes} (BEHAVIOUR.md 10.2): reads bronze since silver's position in
- * waves of at most {@link SilverSpec#waveRows()} rows, ranks the latest image per key ({@link
+ * One call of {@code apply_changes} (docs/behaviour.md §10.2): reads bronze since silver's position
+ * in waves of at most {@link SilverSpec#waveRows()} rows, ranks the latest image per key ({@link
  * LatestImage}), merges each wave through {@link SilverMerge}, records the position ({@link
  * SilverPosition} in silver's domain metadata, atomically with the wave; then silver's control
  * row), and advances silver's verdict to bronze's (never ahead).
  *
- * <p>Chunked snapshots (steps 4, 7, 8, 11, 14–16; 10.4): with facts, the newest chunked {@code
- * snapshot_open} row for bronze (whatever stream family wrote it; its plan and chunks through
- * {@link ChunkedSnapshotFacts#read}) is open while it is newer than every completed snapshot. While
- * open, after the changes, each complete wave ({@link ChunkedSnapshotFacts.State#lastCompleteWave})
- * after silver's {@code snapshot_wave} of that S is merged in a commit of its own: the wave's chunk
- * rows ({@code _operation = 0}, {@code _snapshot = S}, {@code _chunk} in the wave; file skipping on
- * {@code _chunk} and {@code _start_lsn}) ranked with every change after S of their keys, so a chunk
- * row stamped L never outranks a delete committed after L; when silver's key is exactly the open
- * row's one key column of an integer, {@code DATE} or {@code TIMESTAMP_NTZ} type, each silver key
- * inside a chunk's range that the wave does not hold and whose image is older than the chunk's
- * stamp L is deleted at L ({@link OpenChunkedSnapshot#range}: BIGINT bounds, the microsecond rule).
- * The position records {@code open_snapshot_lsn = S} and the last wave applied; the verdict is
- * held. At completion (a {@code bootstrap}/{@code resnapshot} row with {@code max_lsn >= S}) silver
- * is rebuilt from S: every chunk's rows of S plus the changes after S, keys absent from both
- * deleted, and {@code open_snapshot_lsn}/{@code snapshot_wave} become NULL. Chunk rows in bronze
- * without a facts table, or without a chunked open row for bronze in it, fail the call.
+ * <p>Chunked snapshots (docs/behaviour.md §10.2 steps 4, 7, 8, 11, 14–16; §10.4): with facts, the
+ * newest chunked {@code snapshot_open} row for bronze (whatever stream family wrote it; its plan
+ * and chunks through {@link ChunkedSnapshotFacts#read}) is open while it is newer than every
+ * completed snapshot. While open, after the changes, each complete wave ({@link
+ * ChunkedSnapshotFacts.State#lastCompleteWave}) after silver's {@code snapshot_wave} of that S is
+ * merged in a commit of its own: the wave's chunk rows ({@code _operation = 0}, {@code _snapshot =
+ * S}, {@code _chunk} in the wave; file skipping on {@code _chunk} and {@code _start_lsn}) ranked
+ * with every change after S of their keys, so a chunk row stamped L never outranks a delete
+ * committed after L; when silver's key is exactly the open row's one key column of an integer,
+ * {@code DATE} or {@code TIMESTAMP_NTZ} type, each silver key inside a chunk's range that the wave
+ * does not hold and whose image is older than the chunk's stamp L is deleted at L ({@link
+ * OpenChunkedSnapshot#range}: BIGINT bounds, the microsecond rule). The position records {@code
+ * open_snapshot_lsn = S} and the last wave applied; the verdict is held. At completion (a {@code
+ * bootstrap}/{@code resnapshot} row with {@code max_lsn >= S}) silver is rebuilt from S: every
+ * chunk's rows of S plus the changes after S, keys absent from both deleted, and {@code
+ * open_snapshot_lsn}/{@code snapshot_wave} become NULL. Chunk rows in bronze without a facts table,
+ * or without a chunked open row for bronze in it, fail the call.
  *
  * <p>Steps, in order: read bronze's control row ({@code end_lsn}, {@code end_commit_ts}) and
  * silver's; bronze missing: a warning, nothing written ({@code bronzeFound=false}); with facts, the
@@ -156,8 +157,8 @@ public final class SilverApplier {
   }
 
   /**
-   * Applies bronze's new rows to silver (BEHAVIOUR.md 10.2), see the class comment. Idempotent;
-   * safe after a crash at any step.
+   * Applies bronze's new rows to silver (docs/behaviour.md §10.2), see the class comment.
+   * Idempotent; safe after a crash at any step.
    *
    * @param spec the tables, keys and capture instances
    * @return the outcome
@@ -518,9 +519,9 @@ public final class SilverApplier {
   }
 
   /**
-   * One wave of the open snapshot ranked (BEHAVIOUR.md 10.2 step 14): the chunks' rows, the range
-   * deletes of 10.4 when {@code rangeKind} is not null, and every change after S of their keys; the
-   * latest image per key.
+   * One wave of the open snapshot ranked (docs/behaviour.md §10.2 step 14): the chunks' rows, the
+   * range deletes of docs/behaviour.md §10.4 when {@code rangeKind} is not null, and every change
+   * after S of their keys; the latest image per key.
    */
   private Map<List<Object>, Map<String, Object>> chunkWave(
       SilverSpec spec,
@@ -554,8 +555,8 @@ public final class SilverApplier {
   }
 
   /**
-   * Range deletes (BEHAVIOUR.md 10.4): each silver key inside a chunk's range that the wave does
-   * not hold and whose image is older than the chunk's stamp L, as a delete row at L.
+   * Range deletes (docs/behaviour.md §10.4): each silver key inside a chunk's range that the wave
+   * does not hold and whose image is older than the chunk's stamp L, as a delete row at L.
    */
   private List<Map<String, Object>> rangeDeletes(
       SilverSpec spec,

@@ -20,18 +20,18 @@ import org.lakecdc.transforms.delta.DataFileDetail;
 import org.lakecdc.transforms.delta.DataFileWriter;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.delta.ScanFile;
 import org.lakecdc.transforms.delta.VacuumResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps silver's files few and its deleted rows purged (DESIGN.md §6b "maintenance"): {@link
- * #compact} rewrites files whose deletion vectors delete a large fraction of their rows and
- * bin-packs small files (the one file each wave adds) into files near a target size; {@link
- * #vacuum} deletes the data files and deletion vector files no readable version references.
- * Kernel's checkpoint (every {@code delta.checkpointInterval} commits, 10 by default) runs after
- * every commit, compaction's included ({@link DeltaTables#rearrangeFiles}), which keeps the log
- * short.
+ * Keeps silver's files few and its deleted rows purged (docs/behaviour.md §10.6): {@link #compact}
+ * rewrites files whose deletion vectors delete a large fraction of their rows and bin-packs small
+ * files (the one file each wave adds) into files near a target size; {@link #vacuum} deletes the
+ * data files and deletion vector files no readable version references. Kernel's checkpoint (every
+ * {@code delta.checkpointInterval} commits, 10 by default) runs after every commit, compaction's
+ * included ({@link DeltaTables#rearrangeFiles}), which keeps the log short.
  *
  * <p>Compaction changes no row: the rows of the files it removes (deletion vectors applied) are
  * exactly the rows of the files it adds, and both actions say {@code dataChange = false}. It is one
@@ -186,7 +186,7 @@ public final class SilverMaintenance {
     if (bins.isEmpty()) {
       return new CompactionResult(false, version, 0, 0, 0, 0);
     }
-    List<DeltaTables.ScanFile> removed = new ArrayList<>();
+    List<ScanFile> removed = new ArrayList<>();
     List<DataFileAction> added = new ArrayList<>();
     long rowsWritten = 0;
     long purged = 0;

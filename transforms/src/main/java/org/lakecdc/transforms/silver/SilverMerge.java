@@ -23,13 +23,15 @@ import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.transforms.delta.CommitResult;
 import org.lakecdc.transforms.delta.DataFileAction;
+import org.lakecdc.transforms.delta.DataFileRows;
+import org.lakecdc.transforms.delta.DeletionVectorUpdate;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The MERGE engine of silver: merge-on-read with Delta deletion vectors (DESIGN.md §6b).
+ * The MERGE engine of silver: merge-on-read with Delta deletion vectors (docs/behaviour.md §10.5).
  *
  * <p>A wave ({@link #merge}) is one Delta commit: for each image whose key silver holds with an
  * older {@code _start_lsn}, the old row's position is ORed into its file's deletion vector (all the
@@ -185,13 +187,15 @@ public final class SilverMerge {
         return replay.get();
       }
       Columns columns = columns(silverPath, keys);
-      List<DeltaTables.DataFileRows> files = tables.dataFileRows(silverPath, version);
+      List<DataFileRows> files = tables.dataFileRows(silverPath, version);
       long before = 0;
-      for (DeltaTables.DataFileRows file : files) {
+      for (DataFileRows file : files) {
         if (file.numRecords() < 0) {
           // A file without statistics (not written here): count the live rows instead.
           before =
-              tables.scanLiveRows(silverPath, version, List.of(columns.startLsn), (f, p, v) -> {});
+              tables
+                  .deletionVectors()
+                  .scanLiveRows(silverPath, version, List.of(columns.startLsn), (f, p, v) -> {});
           break;
         }
         before += file.numRecords() - file.deletedRows();
@@ -330,10 +334,10 @@ public final class SilverMerge {
     // The touched files' new vectors, in one vector file.
     long tWrite = System.nanoTime();
     byte[] vectorFile = null;
-    List<DeltaTables.DeletionVectorUpdate> updates = new ArrayList<>();
+    List<DeletionVectorUpdate> updates = new ArrayList<>();
     if (!deletions.isEmpty()) {
       Map<String, long[]> existing =
-          tables.deletedRowPositions(silverPath, version, deletions.keySet());
+          tables.deletionVectors().deletedRowPositions(silverPath, version, deletions.keySet());
       List<String> files = new ArrayList<>(deletions.keySet());
       List<byte[]> vectors = new ArrayList<>(files.size());
       List<long[]> merged = new ArrayList<>(files.size());
@@ -349,7 +353,7 @@ public final class SilverMerge {
       for (int i = 0; i < files.size(); i++) {
         DeletionVectors.Placement placement = content.placements().get(i);
         updates.add(
-            new DeltaTables.DeletionVectorUpdate(
+            new DeletionVectorUpdate(
                 files.get(i), placement.offset(), placement.sizeInBytes(), merged.get(i).length));
       }
     }
@@ -358,16 +362,18 @@ public final class SilverMerge {
     CommitResult result;
     try {
       result =
-          tables.commitDeletionVectors(
-              silverPath,
-              version,
-              vectorFile,
-              updates,
-              added,
-              appId,
-              txnVersion,
-              domainMetadata,
-              beforeCommit);
+          tables
+              .deletionVectors()
+              .commitDeletionVectors(
+                  silverPath,
+                  version,
+                  vectorFile,
+                  updates,
+                  added,
+                  appId,
+                  txnVersion,
+                  domainMetadata,
+                  beforeCommit);
     } catch (RuntimeException e) {
       indexes.remove(silverPath);
       throw e;
@@ -502,33 +508,35 @@ public final class SilverMerge {
     KeyIndex[] building = {maxIndexKeys > 0 ? new KeyIndex(tableId, version) : null};
     KeyIndex waveOnly = new KeyIndex(tableId, version);
     long rows =
-        tables.scanLiveRows(
-            silverPath,
-            version,
-            columns.scanColumns(),
-            (file, position, values) -> {
-              Object key = KeyIndex.key(values, keyCount);
-              String lsn = (String) values[keyCount];
-              KeyIndex index = building[0];
-              if (index != null) {
-                index.put(key, file, position, lsn);
-                if (index.size() > maxIndexKeys) {
-                  for (Object waveKey : waveKeys) {
-                    KeyIndex.Location location = index.get(waveKey);
-                    if (location != null) {
-                      waveOnly.put(
-                          waveKey,
-                          index.file(location.file()),
-                          location.position(),
-                          location.startLsn());
+        tables
+            .deletionVectors()
+            .scanLiveRows(
+                silverPath,
+                version,
+                columns.scanColumns(),
+                (file, position, values) -> {
+                  Object key = KeyIndex.key(values, keyCount);
+                  String lsn = (String) values[keyCount];
+                  KeyIndex index = building[0];
+                  if (index != null) {
+                    index.put(key, file, position, lsn);
+                    if (index.size() > maxIndexKeys) {
+                      for (Object waveKey : waveKeys) {
+                        KeyIndex.Location location = index.get(waveKey);
+                        if (location != null) {
+                          waveOnly.put(
+                              waveKey,
+                              index.file(location.file()),
+                              location.position(),
+                              location.startLsn());
+                        }
+                      }
+                      building[0] = null;
                     }
+                  } else if (waveKeys.contains(key)) {
+                    waveOnly.put(key, file, position, lsn);
                   }
-                  building[0] = null;
-                }
-              } else if (waveKeys.contains(key)) {
-                waveOnly.put(key, file, position, lsn);
-              }
-            });
+                });
     KeyIndex result = building[0] != null ? building[0] : waveOnly;
     if (building[0] != null) {
       indexes.put(silverPath, building[0]);

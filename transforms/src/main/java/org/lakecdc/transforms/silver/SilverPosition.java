@@ -20,7 +20,7 @@ import org.lakecdc.transforms.delta.DeltaTables;
  * @param appliedLsn highest bronze LSN applied, or null before any
  * @param snapshotLsn LSN of the snapshot silver was last rebuilt from, or null
  * @param openSnapshotLsn S of the open chunked snapshot being applied wave by wave, or null when
- *     none is open (BEHAVIOUR.md 10.2 step 15)
+ *     none is open (docs/behaviour.md §10.2 step 15)
  * @param snapshotWave the last wave of that snapshot applied, or null before its first
  * @param wave the sequence number of the silver commit that wrote this position: its transaction
  *     version for app id {@value #APP_ID}; the next commit uses {@code wave + 1}

@@ -9,7 +9,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.transforms.finalization.Granularity;
 
 /**
- * What one {@link SilverApplier#apply} reads and writes (BEHAVIOUR.md 10.2).
+ * What one {@link SilverApplier#apply} reads and writes (docs/behaviour.md §10.2).
  *
  * @param bronze the bronze table's path or URI, spelled as the bronze job was given it (its control
  *     row and its facts rows' {@code target} use that spelling)

@@ -11,9 +11,9 @@ import org.lakecdc.transforms.delta.TableDefinition;
 import org.lakecdc.transforms.delta.TableKind;
 
 /**
- * Silver's schema and definition (docs/tables.md "Silver", DESIGN.md §6b): one row per key, the
- * captured columns of the key's latest image, then {@value #START_LSN} and {@value #COMMIT_TS} of
- * that image.
+ * Silver's schema and definition (docs/tables.md "Silver", docs/behaviour.md §10.1): one row per
+ * key, the captured columns of the key's latest image, then {@value #START_LSN} and {@value
+ * #COMMIT_TS} of that image.
  */
 public final class SilverTable {
   /** STRING, not null: {@code __$start_lsn} of the row's image (canonical LSN text). */

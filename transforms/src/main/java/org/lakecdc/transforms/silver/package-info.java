@@ -1,6 +1,6 @@
 /**
  * Silver, the current state of a source table built from bronze: public API (docs/tables.md,
- * DESIGN.md §6b).
+ * docs/behaviour.md §10).
  *
  * <p>{@link org.lakecdc.transforms.silver.SilverTable} defines silver's columns (bronze's captured
  * columns, then {@code _start_lsn} and {@code _commit_ts} of the image) and its table properties:

@@ -29,10 +29,10 @@ import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.facts.FactsTable;
 
 /**
- * The facts rows of chunked snapshots (BEHAVIOUR.md 6.7, 6.9; docs/tables.md "Chunked snapshots"),
- * written and read back. Every row has {@code min_lsn = max_lsn = S} but a chunk's, whose {@code
- * min_lsn} is its stamp L and {@code max_lsn} the {@code max_lsn} read after its read. Times are
- * UTC.
+ * The facts rows of chunked snapshots (docs/behaviour.md §6.7, §6.9; docs/tables.md "Chunked
+ * snapshots"), written and read back. Every row has {@code min_lsn = max_lsn = S} but a chunk's,
+ * whose {@code min_lsn} is its stamp L and {@code max_lsn} the {@code max_lsn} read after its read.
+ * Times are UTC.
  *
  * <p>Idempotency keys (Delta transaction ids of the facts table):
  *
@@ -56,7 +56,7 @@ public final class ChunkedSnapshotFacts {
 
   /**
    * A re-snapshot after data loss that did not start its generation: its snapshot's own S was
-   * purged before the read ended (BEHAVIOUR.md 9.3 step 11). {@code detail} {@code
+   * purged before the read ended (docs/behaviour.md §9.3 step 5). {@code detail} {@code
    * {"generation","snapshot","reason"}}; counted by the anti-loop guard.
    */
   public static final String EVENT_RESNAPSHOT_FAILED = "resnapshot_failed";
@@ -688,9 +688,9 @@ public final class ChunkedSnapshotFacts {
 
   /**
    * The re-snapshots after data loss of one stream family for one target, as its facts rows tell
-   * them (BEHAVIOUR.md 9.3): each recovery's {@code snapshot_open} row (kind {@code resnapshot}),
-   * which generations completed (a {@code resnapshot} completion row) and which failed (a {@code
-   * resnapshot_failed} row, with when).
+   * them (docs/behaviour.md §9.3): each recovery's {@code snapshot_open} row (kind {@code
+   * resnapshot}), which generations completed (a {@code resnapshot} completion row) and which
+   * failed (a {@code resnapshot_failed} row, with when).
    *
    * @param opens the {@code snapshot_open} rows of kind {@code resnapshot}, by generation
    * @param completed the generations with a {@code resnapshot} row

@@ -108,7 +108,7 @@ final class BatchFacts {
    * {@code gap} with its {@code lost_from_ts} taken from the position before the batch when the
    * reader could not read it (cleanup also removed the {@code cdc.lsn_time_mapping} row of the last
    * processed commit) and the gap starts right after that position: the changes committed after it
-   * are the ones lost (BEHAVIOUR.md 3.8).
+   * are the ones lost (docs/behaviour.md §3.8).
    */
   static SkippedRange withStart(SkippedRange gap, StreamPosition before) {
     if (gap.lostFrom() != null
@@ -147,7 +147,7 @@ final class BatchFacts {
    * newer instance after the previous batch (of this or an earlier run) read the older one. Its
    * detail is {@code "<older> -> <newer>"}, plus {@code "; no longer captured, read as NULL: c1,
    * c2"} for the columns the query reads that the newer instance does not capture
-   * (docs/sql-server.md "Switching to a new capture instance"; 3.6; C033).
+   * (docs/sql-server.md "Switching to a new capture instance"; docs/behaviour.md §3.6; C033).
    */
   private static Optional<SwitchEvent> switchEvent(StreamPosition before, ChangeBatch batch) {
     List<String> read = batch.readInstances();

@@ -25,7 +25,6 @@ import org.lakecdc.transforms.delta.DeltaTables;
 public final class BronzeBatchSink implements RowSink<BatchFiles> {
   private final String bronzePath;
   private final Schema changeSchema;
-  private final long startBatch;
   private final DeltaTarget target;
   private transient DeltaTables tables;
   private transient Schema bronzeSchema;
@@ -33,18 +32,12 @@ public final class BronzeBatchSink implements RowSink<BatchFiles> {
   private BronzeBatchSink(DeltaTarget target, Schema changeSchema) {
     this.bronzePath = target.bronzePath();
     this.changeSchema = changeSchema;
-    this.startBatch = target.start().batchId();
     this.target = target;
   }
 
   /** A sink writing {@code target}'s bronze files for change rows of {@code changeSchema}. */
   public static BronzeBatchSink of(DeltaTarget target, Schema changeSchema) {
     return new BronzeBatchSink(target, changeSchema);
-  }
-
-  /** The batch number of the read's batch {@code sequence}. */
-  long batchId(long sequence) {
-    return startBatch + 1 + sequence;
   }
 
   @Override
@@ -55,7 +48,7 @@ public final class BronzeBatchSink implements RowSink<BatchFiles> {
 
   @Override
   public BatchFiles write(long sequence, Iterator<Row> rows) {
-    long batchId = batchId(sequence);
+    long batchId = target.batchId(sequence);
     if (!rows.hasNext()) {
       return new BatchFiles(batchId, List.of(), BatchStats.empty(batchId));
     }

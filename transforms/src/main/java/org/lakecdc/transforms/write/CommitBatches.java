@@ -77,7 +77,7 @@ final class CommitBatches
         out.output(committer.recordFailure(position, batch));
         return;
       }
-      long batchId = target.start().batchId() + 1 + i;
+      long batchId = target.batchId(i);
       out.output(committer.commit(position, batch, batchId, files, committedUpTo));
       position = BatchCommitter.next(position, batchId, batch);
     }

@@ -85,6 +85,19 @@ public record DeltaTarget(
     return hadoopConf.tables();
   }
 
+  /**
+   * The batch number of this run's batch {@code sequence} (the read's batches numbered from 0):
+   * {@code start.batchId + 1 + sequence}, so that the first batch of a run follows the last batch
+   * the start position recorded. The bronze sink, the committers and the facts all number a batch
+   * with this method.
+   *
+   * @param sequence the batch's sequence in this run, from 0
+   * @return the batch number, the bronze commit's transaction version
+   */
+  public long batchId(long sequence) {
+    return start.batchId() + 1 + sequence;
+  }
+
   /** The job's app id: the bronze transaction app id. */
   public String appId() {
     return start.appId();

@@ -170,7 +170,7 @@ public final class WriteChangeStreamToDelta
           pendingState.clear();
           return;
         }
-        long batchId = target.start().batchId() + 1 + next;
+        long batchId = target.batchId(next);
         out.output(committer.commit(position, batch.getKey(), batchId, batch.getValue(), upTo));
         position = BatchCommitter.next(position, batchId, batch.getKey());
         next++;

@@ -27,12 +27,12 @@ import org.lakecdc.transforms.bronze.BronzeTable;
  *
  * <p>Only the small batch descriptions cross the shuffle: the files' {@code add} actions, the
  * counts and what the reader measured at the source. Batch numbers continue the target's position:
- * the run's batch {@code sequence} k is batch {@code start.batchId + 1 + k}. Each bronze commit
- * carries the transaction id {@code (appId, batch)} and the new position (Delta domain metadata),
- * atomically with the data; each facts commit carries {@code (appId#facts, batch)} and the position
- * too. A replayed batch is skipped, by the transaction id and by its end LSN when the table's
- * position is already past it. Data files of a batch whose commit is skipped stay unreferenced
- * (VACUUM removes them).
+ * the run's batch {@code sequence} k is batch {@code start.batchId + 1 + k} ({@link
+ * DeltaTarget#batchId}). Each bronze commit carries the transaction id {@code (appId, batch)} and
+ * the new position (Delta domain metadata), atomically with the data; each facts commit carries
+ * {@code (appId#facts, batch)} and the position too. A replayed batch is skipped, by the
+ * transaction id and by its end LSN when the table's position is already past it. Data files of a
+ * batch whose commit is skipped stay unreferenced (VACUUM removes them).
  *
  * <p>Commits when the whole bounded read is done (the GroupByKey sees every batch); continuous runs
  * use {@link WriteChangeStreamToDelta}, or repeat bounded runs.

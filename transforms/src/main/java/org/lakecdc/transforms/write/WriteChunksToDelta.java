@@ -47,8 +47,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Reads chunks of an open chunked snapshot ({@code MssqlCdcIO.snapshotChunks()}) and commits each
- * to bronze and facts exactly once, strictly in index order (BEHAVIOUR.md 6.7, 6.9; docs/tables.md
- * "Chunked snapshots").
+ * to bronze and facts exactly once, strictly in index order (docs/behaviour.md §6.7, §6.9;
+ * docs/tables.md "Chunked snapshots").
  *
  * <pre>
  * chunks ── each read on a worker and written to bronze data files there (_snapshot = S,
@@ -218,8 +218,8 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
   }
 
   /**
-   * Launcher repair after a crash (BEHAVIOUR.md 6.9): writes the {@code snapshot_chunk} facts row
-   * of the chunk bronze holds but the facts table lacks (rebuilt from bronze's {@link
+   * Launcher repair after a crash (docs/behaviour.md §6.9): writes the {@code snapshot_chunk} facts
+   * row of the chunk bronze holds but the facts table lacks (rebuilt from bronze's {@link
    * ChunkedSnapshotFacts#BRONZE_DOMAIN}: chunks commit in order, so it is the last one), then the
    * completion row when every planned chunk is recorded and none is written. Idempotent.
    *

@@ -16,9 +16,9 @@ import org.lakecdc.io.mssqlcdc.schema.OutputType;
 import org.lakecdc.transforms.silver.DeletionVectors;
 
 /**
- * {@link DeltaTables#scanLiveRows}, {@link DeltaTables#deletedRowPositions} and {@link
- * DeltaTables#commitDeletionVectors}: positions, vectors read back, and Kernel's conflict check
- * with {@code withMaxRetries(0)}.
+ * {@link TableDeletionVectors#scanLiveRows}, {@link TableDeletionVectors#deletedRowPositions} and
+ * {@link TableDeletionVectors#commitDeletionVectors}: positions, vectors read back, and Kernel's
+ * conflict check with {@code withMaxRetries(0)}.
  */
 class DeletionVectorCommitTest {
   @TempDir Path dir;
@@ -48,19 +48,21 @@ class DeletionVectorCommitTest {
 
   private List<String> live(String path, long version) {
     List<String> out = new java.util.ArrayList<>();
-    tables.scanLiveRows(
-        path,
-        version,
-        List.of("NAME", "id"),
-        (file, position, values) -> out.add(position + ":" + values[0] + ":" + values[1]));
+    tables
+        .deletionVectors()
+        .scanLiveRows(
+            path,
+            version,
+            List.of("NAME", "id"),
+            (file, position, values) -> out.add(position + ":" + values[0] + ":" + values[1]));
     return out;
   }
 
-  private DeltaTables.DeletionVectorUpdate update(String file, long[] positions, byte[][] holder) {
+  private DeletionVectorUpdate update(String file, long[] positions, byte[][] holder) {
     DeletionVectors.VectorFile vf =
         DeletionVectors.file(List.of(DeletionVectors.serialize(positions)));
     holder[0] = vf.bytes();
-    return new DeltaTables.DeletionVectorUpdate(
+    return new DeletionVectorUpdate(
         file,
         vf.placements().get(0).offset(),
         vf.placements().get(0).sizeInBytes(),
@@ -76,10 +78,12 @@ class DeletionVectorCommitTest {
     String file = tables.dataFileRows(path, v).get(0).file();
     assertEquals(6, tables.dataFileRows(path, v).get(0).numRecords());
     byte[][] bytes = new byte[1][];
-    DeltaTables.DeletionVectorUpdate first = update(file, new long[] {1, 4}, bytes);
+    DeletionVectorUpdate first = update(file, new long[] {1, 4}, bytes);
     CommitResult result =
-        tables.commitDeletionVectors(
-            path, v, bytes[0], List.of(first), List.of(), "app", 1, Map.of("d", "x"));
+        tables
+            .deletionVectors()
+            .commitDeletionVectors(
+                path, v, bytes[0], List.of(first), List.of(), "app", 1, Map.of("d", "x"));
     assertEquals(new CommitResult(CommitResult.Status.COMMITTED, v + 1, 0, 1), result);
     assertEquals(List.of("0:n0:0", "2:n2:2", "3:n3:3", "5:n5:5"), live(path, v + 1));
     assertEquals(
@@ -91,15 +95,17 @@ class DeletionVectorCommitTest {
     assertEquals(
         "[1, 4]",
         java.util.Arrays.toString(
-            tables.deletedRowPositions(path, v + 1, List.of(file)).get(file)));
+            tables.deletionVectors().deletedRowPositions(path, v + 1, List.of(file)).get(file)));
     assertEquals(2, tables.dataFileRows(path, v + 1).get(0).deletedRows());
     // The old version still reads all rows (time travel).
     assertEquals(6, live(path, v).size());
     // A replay of the transaction writes nothing.
     assertEquals(
         new CommitResult(CommitResult.Status.ALREADY_COMMITTED, v + 1, 0, 0),
-        tables.commitDeletionVectors(
-            path, v, bytes[0], List.of(first), List.of(), "app", 1, Map.of()));
+        tables
+            .deletionVectors()
+            .commitDeletionVectors(
+                path, v, bytes[0], List.of(first), List.of(), "app", 1, Map.of()));
   }
 
   @Test
@@ -108,29 +114,31 @@ class DeletionVectorCommitTest {
     long v = tables.version(path);
     String file = tables.dataFileRows(path, v).get(0).file();
     byte[][] bytes = new byte[1][];
-    DeltaTables.DeletionVectorUpdate update = update(file, new long[] {0}, bytes);
+    DeletionVectorUpdate update = update(file, new long[] {0}, bytes);
     DeltaTables other = DeltaTables.create();
     DeltaConflictException e =
         assertThrows(
             DeltaConflictException.class,
             () ->
-                tables.commitDeletionVectors(
-                    path,
-                    v,
-                    bytes[0],
-                    List.of(update),
-                    List.of(),
-                    "app",
-                    1,
-                    Map.of(),
-                    () ->
-                        other.append(
-                            path,
-                            SCHEMA,
-                            List.of(Row.withSchema(SCHEMA).addValues(9L, "x").build()),
-                            null,
-                            0,
-                            Map.of())));
+                tables
+                    .deletionVectors()
+                    .commitDeletionVectors(
+                        path,
+                        v,
+                        bytes[0],
+                        List.of(update),
+                        List.of(),
+                        "app",
+                        1,
+                        Map.of(),
+                        () ->
+                            other.append(
+                                path,
+                                SCHEMA,
+                                List.of(Row.withSchema(SCHEMA).addValues(9L, "x").build()),
+                                null,
+                                0,
+                                Map.of())));
     assertEquals(
         "Delta table "
             + path
@@ -144,8 +152,10 @@ class DeletionVectorCommitTest {
     assertThrows(
         DeltaConflictException.class,
         () ->
-            tables.commitDeletionVectors(
-                path, v, bytes[0], List.of(update), List.of(), "app", 1, Map.of()));
+            tables
+                .deletionVectors()
+                .commitDeletionVectors(
+                    path, v, bytes[0], List.of(update), List.of(), "app", 1, Map.of()));
   }
 
   @Test
@@ -153,13 +163,15 @@ class DeletionVectorCommitTest {
     String path = table();
     long v = tables.version(path);
     byte[][] bytes = new byte[1][];
-    DeltaTables.DeletionVectorUpdate update = update("nope.parquet", new long[] {0}, bytes);
+    DeletionVectorUpdate update = update("nope.parquet", new long[] {0}, bytes);
     IllegalArgumentException e =
         assertThrows(
             IllegalArgumentException.class,
             () ->
-                tables.commitDeletionVectors(
-                    path, v, bytes[0], List.of(update), List.of(), null, 0, Map.of()));
+                tables
+                    .deletionVectors()
+                    .commitDeletionVectors(
+                        path, v, bytes[0], List.of(update), List.of(), null, 0, Map.of()));
     assertEquals(
         "Delta table " + path + " has no data file [nope.parquet] at version " + v, e.getMessage());
     assertEquals(v, tables.version(path));

@@ -34,7 +34,7 @@ class ScanFilesTest {
     return Row.withSchema(SCHEMA).addValues(id, new BigDecimal(amount)).build();
   }
 
-  private static List<Map<String, Object>> read(DeltaTables tables, DeltaTables.ScanFile file)
+  private static List<Map<String, Object>> read(DeltaTables tables, ScanFile file)
       throws Exception {
     List<Map<String, Object>> rows = new ArrayList<>();
     try (CloseableIterator<Map<String, Object>> it = tables.readScanFile(file)) {
@@ -50,7 +50,7 @@ class ScanFilesTest {
     tables.append(path, SCHEMA, List.of(order(1, "1.00"), order(2, "2.00")), null, 0, Map.of());
     tables.append(path, SCHEMA, List.of(order(3, "3.00")), null, 0, Map.of());
 
-    List<DeltaTables.ScanFile> files = tables.scanFiles(path);
+    List<ScanFile> files = tables.scanFiles(path);
     assertEquals(2, files.size());
     long version = tables.version(path);
     // A later commit does not change what the listed files read: they are read at their version.
@@ -58,10 +58,10 @@ class ScanFilesTest {
 
     List<List<Map<String, Object>>> perFile = new ArrayList<>();
     DeltaTables worker = DeltaTables.create();
-    for (DeltaTables.ScanFile file : files) {
+    for (ScanFile file : files) {
       assertEquals(version, file.version());
       // What a worker receives: a copy through the pipeline's coder, read with its own DeltaTables.
-      DeltaTables.ScanFile received = CoderUtils.clone(ScanFileCoder.of(), file);
+      ScanFile received = CoderUtils.clone(ScanFileCoder.of(), file);
       assertEquals(file, received);
       perFile.add(read(worker, received));
     }
@@ -86,15 +86,14 @@ class ScanFilesTest {
 
   @Test
   void theScanFileCoderKeepsEachFieldExactly() throws Exception {
-    DeltaTables.ScanFile file =
-        new DeltaTables.ScanFile("s3a://lake/copy", 9_000_000_000L, "{\"add\":{\"path\":\"ä b\"}}");
-    DeltaTables.ScanFile back = CoderUtils.clone(ScanFileCoder.of(), file);
+    ScanFile file = new ScanFile("s3a://lake/copy", 9_000_000_000L, "{\"add\":{\"path\":\"ä b\"}}");
+    ScanFile back = CoderUtils.clone(ScanFileCoder.of(), file);
     assertEquals("s3a://lake/copy", back.tablePath());
     assertEquals(9_000_000_000L, back.version());
     assertEquals("{\"add\":{\"path\":\"ä b\"}}", back.json());
 
-    DeltaTables.ScanFile empty = new DeltaTables.ScanFile("", 0, "");
-    DeltaTables.ScanFile none = CoderUtils.clone(ScanFileCoder.of(), empty);
+    ScanFile empty = new ScanFile("", 0, "");
+    ScanFile none = CoderUtils.clone(ScanFileCoder.of(), empty);
     assertEquals("", none.tablePath());
     assertEquals(0, none.version());
     assertEquals("", none.json());

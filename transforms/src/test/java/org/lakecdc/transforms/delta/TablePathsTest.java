@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
-/** Issue 15 defect 6: one table, one name, however it is spelled. */
+/** One table, one name, however it is spelled (docs/tables.md "Whose position is it"). */
 class TablePathsTest {
   private static final String CWD = Path.of("").toAbsolutePath().toString();
 

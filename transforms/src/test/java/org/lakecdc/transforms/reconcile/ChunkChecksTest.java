@@ -77,7 +77,7 @@ class ChunkChecksTest {
   }
 
   @Test
-  void shouldPassATiledSnapshotOpenOrComplete() {
+  void c198ATiledSnapshotPassesOpenOrComplete() {
     assertEquals(List.of(), check(tiled(), bronze(3), true));
     assertEquals(List.of(), check(tiled().subList(0, 2), bronze(3), false));
     List<FactsChunk> unstamped = new ArrayList<>();
@@ -92,7 +92,7 @@ class ChunkChecksTest {
   }
 
   @Test
-  void shouldFindAMissingOrDuplicatedChunk() {
+  void c198AMissingOrDuplicatedChunkIsFound() {
     List<FactsChunk> missing = tiled();
     missing.remove(1);
     assertEquals(
@@ -108,7 +108,7 @@ class ChunkChecksTest {
   }
 
   @Test
-  void shouldFindChunksThatDoNotTile() {
+  void c198ChunksThatDoNotTileAreFound() {
     List<FactsChunk> closedBelow = tiled();
     closedBelow.set(0, fact(0, "0", "3", false));
     assertEquals(
@@ -133,7 +133,7 @@ class ChunkChecksTest {
   }
 
   @Test
-  void shouldCompareRowsWithBronze() {
+  void c198ChunkRowsAreComparedWithBronze() {
     TreeMap<Integer, BronzeChunk> extra = bronze(3);
     extra.put(3, new BronzeChunk(2, ABOVE));
     assertEquals(List.of(rows(3, null, null, "null", 2)), check(tiled(), extra, true));
@@ -150,7 +150,7 @@ class ChunkChecksTest {
   }
 
   @Test
-  void shouldFindStampsBelowS() {
+  void c198StampsBelowSAreFound() {
     List<FactsChunk> early = tiled();
     early.set(0, new FactsChunk(0, "null", "3", false, 3, BELOW));
     assertEquals(

@@ -49,7 +49,7 @@ class KeyBucketsTest {
   }
 
   @Test
-  void shouldMergeFineBucketsByTheLargerSide() {
+  void c196FineBucketsMergeByTheLargerSide() {
     assertEquals(
         List.of(
             "0 30 [0, 1, 2] (9,25) (9,56) false",
@@ -70,7 +70,7 @@ class KeyBucketsTest {
   }
 
   @Test
-  void shouldMoveOnlyTheBucketOfAChangedKey() {
+  void c196AChangedKeyMovesOnlyItsBucket() {
     TreeMap<Long, KeyBucket> both = fines(2, 5, 10, 3, 5, 15, 4, 5, 20, 5, 5, 25);
     List<Bucket> merged = KeyBuckets.merge(1, both, both, 10);
     assertEquals(
@@ -79,7 +79,7 @@ class KeyBucketsTest {
   }
 
   @Test
-  void shouldKeepDateBoundsInsideTheDateRange() {
+  void c195DateBoundsStayInsideTheDateRange() {
     KeyOrdinal date = KeyOrdinal.of(OutputType.DATE).orElseThrow();
     long last = java.time.LocalDate.of(9999, 12, 31).toEpochDay();
     assertEquals("\"9999-12-31\"", date.boundJson(last));
@@ -91,7 +91,7 @@ class KeyBucketsTest {
   }
 
   @Test
-  void shouldCutTheKeyRangeIntoAtMostAHundredThousandFineBuckets() {
+  void theKeyRangeIsCutIntoAtMostAHundredThousandFineBuckets() {
     assertEquals(1, KeyBuckets.width(0, 99));
     assertEquals(50, KeyBuckets.width(0, 4_999_999));
     assertEquals(51, KeyBuckets.width(0, 5_000_000));

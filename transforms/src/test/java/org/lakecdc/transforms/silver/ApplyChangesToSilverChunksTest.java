@@ -124,7 +124,7 @@ class ApplyChangesToSilverChunksTest {
   }
 
   @Test
-  void aCommittedChunkAppliesItsWaveAfterABatchThatReachedTheSameLsn() {
+  void c175ACommittedChunkAppliesItsWaveAfterABatchThatReachedTheSameLsn() {
     BronzeLog log =
         new BronzeLog(
             tables, path("bronze"), path("facts"), path("control"), true, FieldType.INT32);

@@ -23,12 +23,12 @@ import org.lakecdc.transforms.finalization.Finalization;
 import org.lakecdc.transforms.finalization.Granularity;
 
 /**
- * Hand-written bronze for silver tests (SCENARIOS.md §11, the {@code Log} helper): {@code lsn(n)} =
- * {@code 0x} + n as 20 hex digits, {@code ts(n)} = T0 + n minutes, T0 = 2026-09-30 09:00 UTC;
- * {@link #change} writes one transaction's rows at {@code lsn(n)} with {@code _seqval =
- * lsn(n*100+j)} and {@code _command_id = j} (an update's 4 shares its 3's j); {@link #whole} writes
- * a whole snapshot's op-0 rows with {@code _snapshot = _start_lsn = lsn(n)}. Captured columns:
- * {@code order_id INT, status STRING}.
+ * Hand-written bronze for silver tests (docs/scenarios.md §11): {@code lsn(n)} = {@code 0x} + n as
+ * 20 hex digits, {@code ts(n)} = T0 + n minutes, T0 = 2026-09-30 09:00 UTC; {@link #change} writes
+ * one transaction's rows at {@code lsn(n)} with {@code _seqval = lsn(n*100+j)} and {@code
+ * _command_id = j} (an update's 4 shares its 3's j); {@link #whole} writes a whole snapshot's op-0
+ * rows with {@code _snapshot = _start_lsn = lsn(n)}. Captured columns: {@code order_id INT, status
+ * STRING}.
  */
 final class BronzeLog {
   static final LocalDateTime T0 = LocalDateTime.of(2026, 9, 30, 9, 0);

@@ -15,7 +15,10 @@ import org.lakecdc.io.mssqlcdc.schema.OutputType;
 import org.lakecdc.transforms.silver.OpenChunkedSnapshot.Range;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.ChunkFact;
 
-/** Chunk bounds as the engine compares them (SCENARIOS C182, C177) and when range deletes apply. */
+/**
+ * Chunk bounds as the engine compares them (docs/scenarios.md C182, C177) and when range deletes
+ * apply.
+ */
 class OpenChunkedSnapshotTest {
   private static final LocalDateTime BASE = LocalDateTime.of(2026, 1, 1, 0, 0, 3);
 

@@ -33,7 +33,7 @@ import org.lakecdc.transforms.finalization.ControlTable;
 import org.lakecdc.transforms.finalization.Finalization;
 import org.lakecdc.transforms.finalization.Granularity;
 
-/** SilverApplier: the scenarios of SCENARIOS.md §11 that apply to whole snapshots. */
+/** SilverApplier: the scenarios of docs/scenarios.md §11 that apply to whole snapshots. */
 class SilverApplierTest {
   @TempDir Path dir;
 

@@ -36,8 +36,9 @@ import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.Open;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.Plan;
 
 /**
- * SilverApplier during an open chunked snapshot (BEHAVIOUR.md 10.2 steps 4, 7, 8, 9, 11, 14–16 and
- * 10.4): facts rows written with {@link ChunkedSnapshotFacts}, bronze with {@link BronzeLog}.
+ * SilverApplier during an open chunked snapshot (docs/behaviour.md §10.2 steps 4, 7, 8, 9, 11,
+ * 14–16 and §10.4): facts rows written with {@link ChunkedSnapshotFacts}, bronze with {@link
+ * BronzeLog}.
  */
 class SilverChunkedTest {
   private static final String APP = "chunk-v1";
@@ -298,7 +299,7 @@ class SilverChunkedTest {
   }
 
   @Test
-  void aDeleteCommittedAfterAChunksStampIsNeverResurrected() {
+  void c175ADeleteCommittedAfterAChunksStampIsNeverResurrected() {
     BronzeLog log = log(FieldType.INT32);
     open(log, 5, ChunkedSnapshotFacts.KIND_BOOTSTRAP);
     plan(log, 5, "int", 2, "[[0,null,2],[1,2,3]]");
@@ -317,7 +318,7 @@ class SilverChunkedTest {
   }
 
   @Test
-  void aChunkedResnapshotRangeDeletesStaleIntegerKeys() {
+  void c176AChunkedResnapshotRangeDeletesStaleIntegerKeys() {
     BronzeLog log = log(FieldType.INT32);
     List<Object> all = new ArrayList<>();
     for (int k = 0; k < 10; k++) {
@@ -371,7 +372,7 @@ class SilverChunkedTest {
   }
 
   @Test
-  void aStaleNullKeyIsRangeDeletedOnlyByAWholeTableChunk() {
+  void c176AStaleNullKeyIsRangeDeletedOnlyByAWholeTableChunk() {
     BronzeLog log = log(FieldType.INT32);
     log.whole(2, null, "old", 1, "old", 2, "old");
     log.fact("bootstrap", 2);
@@ -461,7 +462,7 @@ class SilverChunkedTest {
   }
 
   @Test
-  void aStringKeyHasNoRangeDeletesItsStaleKeyGoesAtTheCompletionRebuild() {
+  void c178AStringKeyHasNoRangeDeletesItsStaleKeyGoesAtTheCompletionRebuild() {
     BronzeLog log = log(FieldType.STRING);
     log.whole(2, "a", "old", "b", "old", "c", "old");
     log.fact("bootstrap", 2);
@@ -482,7 +483,7 @@ class SilverChunkedTest {
   }
 
   @Test
-  void aCrashAfterAWavesSilverCommitBeforeTheControlRowConverges() {
+  void c175ACrashAfterAWavesSilverCommitBeforeTheControlRowConverges() {
     BronzeLog log = log(FieldType.INT32);
     open(log, 5, ChunkedSnapshotFacts.KIND_BOOTSTRAP);
     plan(log, 5, "int", 1, "[[0,null,2],[1,2,4]]");
@@ -516,7 +517,7 @@ class SilverChunkedTest {
   }
 
   @Test
-  void chunkRowsNeedFactsAndAnOpenRowForTheirTarget() {
+  void c181ChunkRowsNeedFactsAndAnOpenRowForTheirTarget() {
     BronzeLog log = log(FieldType.INT32);
     log.chunk(5, 6, 0, 0, "new");
     SilverSpec noFacts =

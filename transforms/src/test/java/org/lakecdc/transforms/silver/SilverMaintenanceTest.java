@@ -30,6 +30,7 @@ import org.lakecdc.transforms.delta.DataFileAction;
 import org.lakecdc.transforms.delta.DataFileDetail;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.delta.ScanFile;
 import org.lakecdc.transforms.delta.VacuumResult;
 
 class SilverMaintenanceTest {
@@ -72,7 +73,7 @@ class SilverMaintenanceTest {
     return lines;
   }
 
-  private List<String> read(DeltaTables.ScanFile file) throws IOException {
+  private List<String> read(ScanFile file) throws IOException {
     List<Map<String, Object>> rows = new ArrayList<>();
     try (var it = tables.readScanFile(file)) {
       it.forEachRemaining(rows::add);
@@ -84,9 +85,9 @@ class SilverMaintenanceTest {
     return lines;
   }
 
-  private List<String> readAll(List<DeltaTables.ScanFile> files) throws IOException {
+  private List<String> readAll(List<ScanFile> files) throws IOException {
     List<String> lines = new ArrayList<>();
-    for (DeltaTables.ScanFile file : files) {
+    for (ScanFile file : files) {
       lines.addAll(read(file));
     }
     lines.sort(null);
@@ -231,7 +232,7 @@ class SilverMaintenanceTest {
   void vacuumDeletesWhatNoRetainedVersionReadsAndKeepsTheRest() throws IOException {
     append(row(1, "a", 1));
     append(row(2, "b", 1));
-    List<DeltaTables.ScanFile> beforeCompaction = tables.scanFiles(path);
+    List<ScanFile> beforeCompaction = tables.scanFiles(path);
     List<String> removed =
         tables.dataFileDetails(path).stream().map(f -> name(f.path())).sorted().toList();
     new SilverMaintenance(tables).compact(path, List.of("id"), SMALL);
@@ -449,7 +450,7 @@ class SilverMaintenanceTest {
     List<String> firstFiles = tables.dataFileDetails(path).stream().map(f -> f.path()).toList();
     append(row(3, "c", 2));
     long versionInForce = tables.version(path);
-    List<DeltaTables.ScanFile> retainedVersion = tables.scanFiles(path);
+    List<ScanFile> retainedVersion = tables.scanFiles(path);
     long cutoff = tables.history(path).get((int) versionInForce).timestampMillis() + 1;
     while (System.currentTimeMillis() <= cutoff) {
       Thread.onSpinWait();

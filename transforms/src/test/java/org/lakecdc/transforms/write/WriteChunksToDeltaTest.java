@@ -57,8 +57,8 @@ import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotSpec;
 
 /**
- * {@link WriteChunksToDelta} on the DirectRunner over the simulator (SCENARIOS C097, C099): each
- * chunk read stamped on the worker, committed once to bronze and facts in index order, the
+ * {@link WriteChunksToDelta} on the DirectRunner over the simulator (docs/scenarios.md C097, C099):
+ * each chunk read stamped on the worker, committed once to bronze and facts in index order, the
  * completion row after the last; crashes at every point of a chunk's commit sequence, reruns and
  * {@link WriteChunksToDelta#repair}.
  */
@@ -406,7 +406,7 @@ class WriteChunksToDeltaTest {
   }
 
   @Test
-  void aCrashAfterAChunksFilesCommitsItOnceOnTheRerunAndLeavesItsFilesUnreferenced() {
+  void c099ACrashAfterAChunksFilesCommitsItOnceOnTheRerunAndLeavesItsFilesUnreferenced() {
     orders();
     ChunkedSnapshotSpec spec = open(2);
     Pipeline crashing = pipeline();
@@ -492,7 +492,7 @@ class WriteChunksToDeltaTest {
   }
 
   @Test
-  void aRerunAfterABronzeCommitWritesTheMissingFactsRowFromBronzeAndAppendsNothingTwice() {
+  void c099ARerunAfterABronzeCommitWritesTheMissingFactsRowFromBronzeAndAppendsNothingTwice() {
     orders();
     ChunkedSnapshotSpec spec = open(2);
     Pipeline crashing = pipeline();
@@ -523,7 +523,7 @@ class WriteChunksToDeltaTest {
   }
 
   @Test
-  void aCrashBetweenWavesLeavesTheFirstWaveCompleteAndTheRerunCompletesTheSnapshot() {
+  void c099ACrashBetweenWavesLeavesTheFirstWaveCompleteAndTheRerunCompletesTheSnapshot() {
     orders();
     ChunkedSnapshotSpec spec = open(2);
     Pipeline crashing = pipeline();

@@ -21,26 +21,27 @@ import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
  * each into its own bronze table ({@code --targetTemplate}), sharing the facts and control tables.
  *
  * <ul>
- *   <li>Throughput: a database of {@value #TRANSACTIONS} one-row transactions into every table
- *       (round robin: transaction k into table k mod T), built once per T in the work directory
- *       ({@code manytables-<T>}), read with {@code --maxCommitsPerBatch=}{@value
- *       #COMMITS_PER_BATCH}: {@value #TRANSACTIONS}/{@value #COMMITS_PER_BATCH} batches per table.
- *       Every bronze table must then hold exactly {@value #TRANSACTIONS} rows.
+ *   <li>Throughput: a database of {@value #TRANSACTIONS} transactions, each inserting one row into
+ *       every table (so each table has {@value #TRANSACTIONS} one-row commits, and every commit is
+ *       one of every table's), built once per T in the work directory ({@code manytables-<T>x40}),
+ *       read with {@code --maxCommitsPerBatch=}{@value #COMMITS_PER_BATCH}: {@value
+ *       #TRANSACTIONS}/{@value #COMMITS_PER_BATCH} batches per table. Every bronze table must then
+ *       hold exactly {@value #TRANSACTIONS} rows.
  *   <li>Latency: a new database with one row in every table, followed by the job in continuous mode
  *       ({@code --pollIntervalSeconds=1}); once every table's row is in its bronze, {@value
- *       #LATENCY_ROUNDS} rounds each commit a one-row transaction into every table (T commits one
- *       after the other, after a pause of 0.2–1.2 s), and each commit's time to its row counting in
- *       its table's bronze is taken: T × {@value #LATENCY_ROUNDS} latencies.
+ *       #LATENCY_ROUNDS} rounds, each after a pause of 0.2–1.2 s, commit one transaction inserting
+ *       a row into every table, and the time from that commit to each table's row counting in its
+ *       bronze is taken: T × {@value #LATENCY_ROUNDS} latencies.
  * </ul>
  */
 final class ManyTables {
-  /** One-row transactions per table of the throughput database. */
+  /** Transactions of the throughput database, each one row into every table. */
   static final int TRANSACTIONS = 40;
 
   /** {@code --maxCommitsPerBatch} of the throughput run. */
   static final int COMMITS_PER_BATCH = 4;
 
-  /** Rounds of the latency measurement: each commits one row into every table. */
+  /** Rounds of the latency measurement: each commits one transaction, a row into every table. */
   static final int LATENCY_ROUNDS = 5;
 
   private ManyTables() {}
@@ -78,18 +79,22 @@ final class ManyTables {
    * @throws UncheckedIOException when it cannot be written
    */
   static Path ensure(Path workDir, int tables) {
-    Path dir = workDir.resolve("manytables-" + tables);
+    Path dir = workDir.resolve("manytables-" + tables + "x" + TRANSACTIONS);
     if (Files.exists(dir.resolve("server.json"))) {
       return dir;
     }
-    Path staging = workDir.resolve(".manytables-" + tables + ".building");
+    Path staging = workDir.resolve(".manytables-" + tables + "x" + TRANSACTIONS + ".building");
     SourceDatabase.delete(staging);
     FakeSqlServer db = create(staging, tables);
     Iterator<Order> orders = Orders.first((long) TRANSACTIONS * tables);
     Instant at = SourceDatabase.START;
     try (FakeSqlServer.Bulk bulk = db.bulk()) {
-      for (int k = 0; k < TRANSACTIONS * tables; k++) {
-        db.transaction(at).insert(table(k % tables), Orders.row(orders.next())).commit();
+      for (int k = 0; k < TRANSACTIONS; k++) {
+        FakeSqlServer.Transaction tx = db.transaction(at);
+        for (int t = 0; t < tables; t++) {
+          tx.insert(table(t), Orders.row(orders.next()));
+        }
+        tx.commit();
         at = at.plus(Duration.ofSeconds(1));
       }
     }

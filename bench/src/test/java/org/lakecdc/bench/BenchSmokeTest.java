@@ -17,11 +17,11 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The harness end to end on a few rows: the job (in its own JVMs, through CdcToDelta) ingests 2,000
  * rows, parquet-java and Beam's ParquetIO write them, the continuous-mode latency is measured, and
- * two tables run the many-tables measurements. delta-spark, the
- * per-batch cost, the heap runs and silver are left out to keep the test short: their code paths
- * are {@link DeltaSparkAnchorTest}, {@link BenchTest} (the per-batch arithmetic), {@link
- * JobProbeTest}, the same job runs as the bronze one and {@link SilverBenchTest}. Only the figures'
- * presence and form are checked, never a time.
+ * two tables run the many-tables measurements. delta-spark, the per-batch cost, the heap runs and
+ * silver are left out to keep the test short: their code paths are {@link DeltaSparkAnchorTest},
+ * {@link BenchTest} (the per-batch arithmetic), {@link JobProbeTest}, the same job runs as the
+ * bronze one and {@link SilverBenchTest}. Only the figures' presence and form are checked, never a
+ * time.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class BenchSmokeTest {
@@ -73,6 +73,7 @@ class BenchSmokeTest {
     assertThat(text.lines().filter(l -> l.startsWith("FIGURE ")).count(), is(10L));
     // Beam's ParquetIO wrote the 2,000 rows; each of the two tables' bronze holds its 40.
     assertThat(ParquetIoAnchor.rows(work.resolve("runs/02-parquetio/files")), is(2_000L));
-    assertThat(new BronzeTable(work.resolve("runs/04-manytables-2/bronze/dbo_t001")).rows(), is(40L));
+    assertThat(
+        new BronzeTable(work.resolve("runs/04-manytables-2/bronze/dbo_t001")).rows(), is(40L));
   }
 }

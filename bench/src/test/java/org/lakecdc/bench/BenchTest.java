@@ -110,8 +110,7 @@ class BenchTest {
     assertThat(ManyTables.tablesOption(3), is("--tables=dbo_t000,dbo_t001,dbo_t002"));
     assertThat(ManyTables.batches(50), is(500L));
     assertThat(ManyTables.batches(500), is(5_000L));
-    assertThat(
-        ManyTables.bronze(Path.of("/runs/r"), 3), is(Path.of("/runs/r/bronze/dbo_t003")));
+    assertThat(ManyTables.bronze(Path.of("/runs/r"), 3), is(Path.of("/runs/r/bronze/dbo_t003")));
   }
 
   @Test

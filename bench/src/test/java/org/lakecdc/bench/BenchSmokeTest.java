@@ -28,7 +28,7 @@ class BenchSmokeTest {
   @TempDir Path work;
 
   @Test
-  void printsEveryFigureOnceLast() {
+  void printsEveryFigureOnceLast() throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int code =

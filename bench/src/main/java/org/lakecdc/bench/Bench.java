@@ -792,7 +792,7 @@ public final class Bench {
     Path db = ManyTables.ensure(work, tables);
     out.printf(
         Locale.ROOT,
-        "Many tables: %d tables of %d one-row transactions in %s, ready in %.1f s%n",
+        "Many tables: %d tables, %d transactions of a row into each, in %s, ready in %.1f s%n",
         tables,
         ManyTables.TRANSACTIONS,
         db,

@@ -37,12 +37,13 @@ import org.lakecdc.io.mssqlcdc.fake.FakeCdcClientFactory;
 
 /**
  * The anchor a Beam user without lakecdc would write: the same change rows, read from the same
- * simulator database by {@link MssqlCdcIO#read()} (one batch, as the bronze measurement reads
- * them), each turned into an Avro record of bronze's columns and types ({@link #SCHEMA}) and
- * written by Beam's own Parquet writer ({@code FileIO.write().via(ParquetIO.sink(…))}, Snappy, the
- * runner's sharding: no shuffle of the rows) on the DirectRunner, with the job's DirectRunner
- * settings (enforcement checks off, a pool of one less than the processors). No Delta log, no
- * exactly once: files in a directory.
+ * simulator database by {@link MssqlCdcIO#read()} (in batches of {@value #BATCH_COMMITS} commits:
+ * the DirectRunner holds a bundle's output in memory, so one batch of every row would hold them
+ * all, as it did at 1,000,000 rows until the kernel stopped the JVM), each turned into an Avro
+ * record of bronze's columns and types ({@link #SCHEMA}) and written by Beam's own Parquet writer
+ * ({@code FileIO.write().via(ParquetIO.sink(…))}, Snappy, the runner's sharding: no shuffle of the
+ * rows) on the DirectRunner, with the job's DirectRunner settings (enforcement checks off, a pool
+ * of one less than the processors). No Delta log, no exactly once: files in a directory.
  *
  * <p>Run in a child JVM on the job's class path: {@code ParquetIoAnchor <result file> <database
  * directory> <output directory>}. The result file gets {@code elapsed_ms} (from this main's start
@@ -78,6 +79,9 @@ public final class ParquetIoAnchor {
           .optionalString("o_comment")
           .endRecord();
 
+  /** Commits per batch of the anchor's read (the job reads one batch: it writes as it reads). */
+  static final int BATCH_COMMITS = 10;
+
   private ParquetIoAnchor() {}
 
   private static Schema nullable(Schema type) {
@@ -107,7 +111,11 @@ public final class ParquetIoAnchor {
             MssqlCdcIO.read()
                 .withSourceConfiguration(
                     SourceConfiguration.create(Orders.CAPTURE_INSTANCE)
-                        .withClientFactory(FakeCdcClientFactory.of(db))))
+                        .withClientFactory(FakeCdcClientFactory.of(db)))
+                // Batches of 10 commits (10,000 rows here): the DirectRunner holds a bundle's
+                // output in memory until the bundle ends, and a bundle ends at a batch boundary
+                // at the earliest, so one batch of every row would hold them all.
+                .withMaxCommitsPerBatch(BATCH_COMMITS))
         .apply("ToAvro", ParDo.of(new ToRecord()))
         .setCoder(AvroCoder.of(GenericRecord.class, SCHEMA))
         .apply(

@@ -1110,9 +1110,9 @@ public final class Bench {
   private void print() {
     out.println();
     if (skip.containsAll(
-        Set.of("bronze", "parquet", "deltaspark", "overhead", "heap", "latency"))) {
+        Set.of("bronze", "parquet", "parquetio", "deltaspark", "overhead", "heap", "latency"))) {
       List<String> parts = new ArrayList<>();
-      for (String part : List.of("silver", "reconcile")) {
+      for (String part : List.of("manytables", "silver", "reconcile", "s3")) {
         if (!skip.contains(part)) {
           parts.add(part);
         }

@@ -57,7 +57,9 @@ public final class Bench {
           "silver",
           "deltasparkmerge",
           "reconcile",
-          "s3");
+          "s3",
+          "parquetio",
+          "manytables");
 
   private static final String JOB_MAIN = "org.lakecdc.pipelines.CdcToDelta";
 
@@ -67,6 +69,7 @@ public final class Bench {
   private final Path work;
   private final Set<String> skip;
   private final Map<String, Double> figures = new LinkedHashMap<>();
+  private final long started = System.nanoTime();
   private final List<String[]> table = new ArrayList<>();
   private int runNumber;
 
@@ -163,8 +166,8 @@ public final class Bench {
     }
     for (String[] rows :
         new String[][] {
-          {"--silverRows", String.valueOf(o.getSilverRows())},
-          {"--silverSmallRows", String.valueOf(o.getSilverSmallRows())}
+          {"--silverRows", String.valueOf(silverRows(o))},
+          {"--silverSmallRows", String.valueOf(silverSmallRows(o))}
         }) {
       long n = Long.parseLong(rows[1]);
       if (n < 1 || n > Integer.MAX_VALUE / 2) {
@@ -177,8 +180,8 @@ public final class Bench {
                 + "'");
       }
     }
-    long fewest = Math.min(o.getSilverRows(), o.getSilverSmallRows());
-    int keys = o.getSilverWaveKeys();
+    long fewest = Math.min(silverRows(o), silverSmallRows(o));
+    int keys = silverWaveKeys(o);
     if (keys < 1 || SilverWaves.updates(keys) + SilverWaves.deletes(keys) > fewest) {
       throw new IllegalArgumentException(
           "--silverWaveKeys must be a positive integer whose 89% (its updates and deletes) is at"
@@ -186,16 +189,20 @@ public final class Bench {
               + keys
               + "'");
     }
-    if (o.getReconcileRows() < 2L * ReconcileBench.PLANTED
-        || o.getReconcileRows() > Integer.MAX_VALUE / 2) {
+    if (reconcileRows(o) < 2L * ReconcileBench.PLANTED
+        || reconcileRows(o) > Integer.MAX_VALUE / 2) {
       throw new IllegalArgumentException(
           "--reconcileRows must be an integer from "
               + 2 * ReconcileBench.PLANTED
               + " to "
               + Integer.MAX_VALUE / 2
               + ", not '"
-              + o.getReconcileRows()
+              + reconcileRows(o)
               + "'");
+    }
+    if (tables(o) < 1) {
+      throw new IllegalArgumentException(
+          "--tables must be a positive integer, not '" + tables(o) + "'");
     }
     if (o.getSilverWaves() < 1) {
       throw new IllegalArgumentException(
@@ -220,6 +227,33 @@ public final class Bench {
     return skip;
   }
 
+  /** {@code --silverRows}, else 1,000,000 (5,000,000 with {@code --large}). */
+  static long silverRows(BenchOptions o) {
+    return o.getSilverRows() != null ? o.getSilverRows() : o.getLarge() ? 5_000_000 : 1_000_000;
+  }
+
+  /** {@code --silverSmallRows}, else 200,000 (1,000,000 with {@code --large}). */
+  static long silverSmallRows(BenchOptions o) {
+    return o.getSilverSmallRows() != null
+        ? o.getSilverSmallRows()
+        : o.getLarge() ? 1_000_000 : 200_000;
+  }
+
+  /** {@code --silverWaveKeys}, else 10,000 (50,000 with {@code --large}). */
+  static int silverWaveKeys(BenchOptions o) {
+    return o.getSilverWaveKeys() != null ? o.getSilverWaveKeys() : o.getLarge() ? 50_000 : 10_000;
+  }
+
+  /** {@code --reconcileRows}, else 200,000 (5,000,000 with {@code --large}). */
+  static long reconcileRows(BenchOptions o) {
+    return o.getReconcileRows() != null ? o.getReconcileRows() : o.getLarge() ? 5_000_000 : 200_000;
+  }
+
+  /** {@code --tables}, else 50 (500 with {@code --large}). */
+  static int tables(BenchOptions o) {
+    return o.getTables() != null ? o.getTables() : o.getLarge() ? 500 : 50;
+  }
+
   private static Path benchDir() {
     String dir = System.getProperty("lakecdc.bench.dir");
     if (dir == null) {
@@ -237,7 +271,7 @@ public final class Bench {
     int perTransaction = options.getRowsPerTransaction();
     boolean bronzeRuns = !skip.contains("bronze");
     Path db = null;
-    if (bronzeRuns || !skip.contains("heap")) {
+    if (bronzeRuns || !skip.contains("heap") || !skip.contains("parquetio")) {
       long t = System.nanoTime();
       db = SourceDatabase.ensure(work, rows, perTransaction);
       out.printf(
@@ -301,6 +335,26 @@ public final class Bench {
       row("delta-spark 3.3 append, Spark local[2]", rows / spark, "s", spark, "rows/s");
     }
 
+    // (3b) Beam's own ParquetIO writing the same change rows, read by MssqlCdcIO on the same
+    // runner.
+    if (!skip.contains("parquetio")) {
+      List<Double> rates = new ArrayList<>();
+      for (int i = 0; i < options.getRepeats(); i++) {
+        rates.add(rows / parquetIo(db, rows));
+      }
+      double parquetIo = median(rates);
+      figures.put("parquetio_rows_per_s", parquetIo);
+      if (bronzeRuns) {
+        figures.put("bronze_vs_parquetio", bronze / parquetIo);
+      }
+      row(
+          "MssqlCdcIO.read + ParquetIO.sink, DirectRunner",
+          rows / parquetIo,
+          "s",
+          parquetIo,
+          "rows/s");
+    }
+
     // (4) per-batch fixed cost: K one-row commits in K batches against the same in one batch.
     if (!skip.contains("overhead")) {
       int k = options.getOverheadCommits();
@@ -348,6 +402,11 @@ public final class Bench {
           latency[0],
           "ms");
       row("  p95", Double.NaN, "", latency[1], "ms");
+    }
+
+    // (6b) many tables in one pipeline: batches per second, and continuous-mode latency.
+    if (!skip.contains("manytables")) {
+      manyTables(tables(options));
     }
 
     // (7) silver: waves of latest images merged into silver, and delta-spark's MERGE of them.
@@ -440,9 +499,9 @@ public final class Bench {
 
   /** The silver figures ({@link SilverBench}). */
   private void silver() throws InterruptedException {
-    long big = options.getSilverRows();
-    long small = options.getSilverSmallRows();
-    int keys = options.getSilverWaveKeys();
+    long big = silverRows(options);
+    long small = silverSmallRows(options);
+    int keys = silverWaveKeys(options);
     boolean spark = !skip.contains("deltasparkmerge");
     SilverBench.Result r =
         new SilverBench(
@@ -507,7 +566,7 @@ public final class Bench {
    * and N per second of it.
    */
   private void reconcile() throws InterruptedException {
-    long n = options.getReconcileRows();
+    long n = reconcileRows(options);
     ReconcileBench bench = new ReconcileBench(benchDir, work, options.getJobHeap(), out);
     long t = System.nanoTime();
     Path built = bench.ensure(n);
@@ -681,6 +740,253 @@ public final class Bench {
   }
 
   /**
+   * One run of the ParquetIO anchor ({@link ParquetIoAnchor}) in its own JVM with the job's class
+   * path and heap; checks that its files hold exactly {@code rows} rows.
+   *
+   * @return the seconds it took (its main's start to the pipeline's end)
+   */
+  private double parquetIo(Path db, long rows) throws InterruptedException {
+    Path run = newRunDir("parquetio");
+    Path result = run.resolve("probe.properties");
+    ChildJvm jvm =
+        ChildJvm.start(
+            jobClasspath("DirectRunner"),
+            jobJvmArgs("DirectRunner"),
+            ParquetIoAnchor.class.getName(),
+            List.of(result.toString(), db.toString(), run.resolve("files").toString()),
+            run.resolve("job-output.log"));
+    jvm.await(6 * 3600);
+    Properties p = load(result);
+    long written = Long.parseLong(p.getProperty("rows"));
+    if (written != rows) {
+      throw new IllegalStateException(
+          "ParquetIO's files hold "
+              + written
+              + " rows, not the "
+              + rows
+              + " inserted; see "
+              + jvm.log());
+    }
+    double seconds = Long.parseLong(p.getProperty("elapsed_ms")) / 1000.0;
+    out.printf(Locale.ROOT, "  %-24s DirectRunner: %.1f s%n", "parquetio", seconds);
+    return seconds;
+  }
+
+  private static Properties load(Path file) {
+    Properties p = new Properties();
+    try {
+      p.load(Files.newBufferedReader(file, StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read the measures " + file, e);
+    }
+    return p;
+  }
+
+  /**
+   * The many-tables figures ({@link ManyTables}): {@code manytables_batches_per_s_<T>} (the
+   * throughput run's batches over its wall time) and {@code latency_p50_ms_<T>_tables}, {@code
+   * latency_p95_ms_<T>_tables}.
+   */
+  private void manyTables(int tables) throws InterruptedException {
+    long t = System.nanoTime();
+    Path db = ManyTables.ensure(work, tables);
+    out.printf(
+        Locale.ROOT,
+        "Many tables: %d tables, %d transactions of a row into each, in %s, ready in %.1f s%n",
+        tables,
+        ManyTables.TRANSACTIONS,
+        db,
+        (System.nanoTime() - t) / 1e9);
+    List<Double> rates = new ArrayList<>();
+    for (int i = 0; i < options.getRepeats(); i++) {
+      Path run = newRunDir("manytables-" + tables);
+      Path probe = run.resolve("probe.properties");
+      List<String> args = new ArrayList<>(List.of(probe.toString()));
+      args.addAll(ManyTables.jobArgs(db, run, tables, ManyTables.COMMITS_PER_BATCH));
+      ChildJvm jvm =
+          ChildJvm.start(
+              jobClasspath("DirectRunner"),
+              jobJvmArgs("DirectRunner"),
+              JobProbe.class.getName(),
+              args,
+              run.resolve("job-output.log"));
+      jvm.await(6 * 3600);
+      for (int table = 0; table < tables; table++) {
+        long rows = new BronzeTable(ManyTables.bronze(run, table)).rows();
+        if (rows != ManyTables.TRANSACTIONS) {
+          throw new IllegalStateException(
+              "the bronze table of "
+                  + ManyTables.captureInstance(table)
+                  + " holds "
+                  + rows
+                  + " rows, not the "
+                  + ManyTables.TRANSACTIONS
+                  + " inserted; see "
+                  + jvm.log());
+        }
+      }
+      double seconds = Long.parseLong(load(probe).getProperty("elapsed_ms")) / 1000.0;
+      out.printf(
+          Locale.ROOT,
+          "  %-24s %d tables, %d batches: %.1f s%n",
+          "manytables",
+          tables,
+          ManyTables.batches(tables),
+          seconds);
+      rates.add(ManyTables.batches(tables) / seconds);
+    }
+    double rate = median(rates);
+    figures.put("manytables_batches_per_s_" + tables, rate);
+    row(
+        String.format(
+            Locale.ROOT,
+            "%d tables, %d commits of a row into each, maxCommitsPerBatch=%d: batches",
+            tables,
+            ManyTables.TRANSACTIONS,
+            ManyTables.COMMITS_PER_BATCH),
+        ManyTables.batches(tables) / rate,
+        "s",
+        rate,
+        "batches/s");
+
+    double[] latency = manyTablesLatency(tables);
+    figures.put("latency_p50_ms_" + tables + "_tables", latency[0]);
+    figures.put("latency_p95_ms_" + tables + "_tables", latency[1]);
+    row(
+        String.format(
+            Locale.ROOT,
+            "continuous, %d busy tables, %d commits of a row into each: p50",
+            tables,
+            ManyTables.LATENCY_ROUNDS),
+        Double.NaN,
+        "",
+        latency[0],
+        "ms");
+    row("  p95", Double.NaN, "", latency[1], "ms");
+  }
+
+  /** The many-tables latency ({@link ManyTables}); p50 and p95 in ms (nearest rank). */
+  private double[] manyTablesLatency(int tables) throws InterruptedException {
+    Path run = newRunDir("latency-" + tables + "-tables");
+    Path dbDir = run.resolve("db");
+    FakeSqlServer db = ManyTables.create(dbDir, tables);
+    Iterator<Order> orders = Orders.first((long) tables * (1 + ManyTables.LATENCY_ROUNDS));
+    FakeSqlServer.Transaction first = db.transaction(Instant.now());
+    for (int table = 0; table < tables; table++) {
+      first.insert(ManyTables.table(table), Orders.row(orders.next()));
+    }
+    first.commit();
+    List<String> args = new ArrayList<>(List.of(run.resolve("probe.properties").toString()));
+    args.addAll(ManyTables.jobArgs(dbDir, run, tables, 100));
+    args.add("--continuous=true");
+    args.add("--pollIntervalSeconds=1");
+    args.add("--runForSeconds=" + (600 + 60L * ManyTables.LATENCY_ROUNDS));
+    ChildJvm jvm =
+        ChildJvm.start(
+            jobClasspath("DirectRunner"),
+            jobJvmArgs("DirectRunner"),
+            JobProbe.class.getName(),
+            args,
+            run.resolve("job-output.log"));
+    List<BronzeTable> bronze = new ArrayList<>();
+    List<Path> logs = new ArrayList<>();
+    for (int table = 0; table < tables; table++) {
+      bronze.add(new BronzeTable(ManyTables.bronze(run, table)));
+      logs.add(ManyTables.bronze(run, table).resolve("_delta_log"));
+    }
+    List<Double> latencies = new ArrayList<>();
+    try {
+      long[] committed = new long[tables];
+      awaitAll(bronze, logs, 1, committed, 600, jvm, null);
+      Random random = new Random(42);
+      for (int round = 1; round <= ManyTables.LATENCY_ROUNDS; round++) {
+        Thread.sleep(200 + random.nextInt(1000));
+        FakeSqlServer.Transaction tx = db.transaction(Instant.now());
+        for (int table = 0; table < tables; table++) {
+          tx.insert(ManyTables.table(table), Orders.row(orders.next()));
+        }
+        tx.commit();
+        java.util.Arrays.fill(committed, System.nanoTime());
+        awaitAll(bronze, logs, 1 + round, committed, 120, jvm, latencies);
+      }
+    } finally {
+      jvm.stop(60);
+    }
+    double[] sorted = latencies.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+    out.printf(
+        Locale.ROOT,
+        "  %-24s %d tables x %d rounds: %d latencies, min %d ms, max %d ms%n",
+        "latency",
+        tables,
+        ManyTables.LATENCY_ROUNDS,
+        sorted.length,
+        Math.round(sorted[0]),
+        Math.round(sorted[sorted.length - 1]));
+    return new double[] {nearestRank(sorted, 50), nearestRank(sorted, 95)};
+  }
+
+  /**
+   * Waits until every table's bronze holds {@code rows} rows, sweeping their logs every 10 ms for a
+   * new commit file (only then counting rows); adds each table's time from {@code committed[t]} to
+   * the sweep that saw its row to {@code latencies} (when not null).
+   */
+  private static void awaitAll(
+      List<BronzeTable> bronze,
+      List<Path> logs,
+      long rows,
+      long[] committed,
+      long timeoutSeconds,
+      ChildJvm jvm,
+      List<Double> latencies)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeoutSeconds * 1_000_000_000L;
+    int n = bronze.size();
+    boolean[] done = new boolean[n];
+    long[] seen = new long[n];
+    java.util.Arrays.fill(seen, -2);
+    int left = n;
+    while (left > 0) {
+      for (int t = 0; t < n; t++) {
+        if (done[t]) {
+          continue;
+        }
+        long version = latestCommit(logs.get(t));
+        if (version != seen[t]) {
+          seen[t] = version;
+          if (version >= 0 && bronze.get(t).rows() >= rows) {
+            done[t] = true;
+            left--;
+            if (latencies != null) {
+              latencies.add((System.nanoTime() - committed[t]) / 1e6);
+            }
+          }
+        }
+      }
+      if (left == 0) {
+        return;
+      }
+      if (!jvm.isAlive()) {
+        throw new IllegalStateException(
+            "the continuous job stopped before every bronze table held "
+                + rows
+                + " rows; see "
+                + jvm.log());
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            left
+                + " bronze tables did not hold "
+                + rows
+                + " rows within "
+                + timeoutSeconds
+                + " s; see "
+                + jvm.log());
+      }
+      Thread.sleep(10);
+    }
+  }
+
+  /**
    * Continuous mode: the job follows a new database with {@code --pollIntervalSeconds=1}; once its
    * first row is in bronze, transactions of one row are committed one at a time, each after a
    * random pause of 0.2–1.2 s (so commits fall anywhere in the poll interval), and each one's time
@@ -804,9 +1110,9 @@ public final class Bench {
   private void print() {
     out.println();
     if (skip.containsAll(
-        Set.of("bronze", "parquet", "deltaspark", "overhead", "heap", "latency"))) {
+        Set.of("bronze", "parquet", "parquetio", "deltaspark", "overhead", "heap", "latency"))) {
       List<String> parts = new ArrayList<>();
-      for (String part : List.of("silver", "reconcile")) {
+      for (String part : List.of("manytables", "silver", "reconcile", "s3")) {
         if (!skip.contains(part)) {
           parts.add(part);
         }
@@ -825,6 +1131,10 @@ public final class Bench {
               ? "one run each"
               : "median of " + options.getRepeats() + " runs");
     }
+    out.printf(
+        Locale.ROOT,
+        "Measured in %.0f s (databases built in this run included)%n",
+        (System.nanoTime() - started) / 1e9);
     int w0 = "What".length();
     int w1 = "Time".length();
     for (String[] r : table) {

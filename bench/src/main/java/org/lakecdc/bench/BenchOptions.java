@@ -42,12 +42,13 @@ public interface BenchOptions extends PipelineOptions {
   /**
    * Measurements to leave out, comma-separated: {@code bronze}, {@code parquet}, {@code
    * deltaspark}, {@code overhead}, {@code heap}, {@code latency}, {@code silver}, {@code
-   * deltasparkmerge}, {@code reconcile}; their figures are not printed, nor the ratios that need
-   * them ({@code silver} also leaves out the delta-spark MERGE).
+   * deltasparkmerge}, {@code reconcile}, {@code s3}, {@code parquetio}, {@code manytables}; their
+   * figures are not printed, nor the ratios that need them ({@code silver} also leaves out the
+   * delta-spark MERGE).
    */
   @Description(
       "Comma-separated measurements to skip: bronze, parquet, deltaspark, overhead, heap, latency,"
-          + " silver, deltasparkmerge, reconcile")
+          + " silver, deltasparkmerge, reconcile, s3, parquetio, manytables")
   @Default.String("")
   String getSkip();
 
@@ -81,26 +82,50 @@ public interface BenchOptions extends PipelineOptions {
 
   void setJobHeap(String value);
 
-  /** Rows of the silver table the headline wave figures merge into (dense integer keys). */
-  @Description("Rows of the silver table of silver_wave_s, silver_wave_s_5m and the cold wave")
-  @Default.Long(5_000_000)
-  long getSilverRows();
+  /**
+   * The large sizes: silver tables of 5,000,000 and 1,000,000 rows with waves of 50,000 keys, a
+   * Reconcile table of 5,000,000 rows and 500 tables for the many-tables figures, instead of
+   * 1,000,000, 200,000, 10,000, 200,000 and 50. An option given explicitly wins.
+   */
+  @Description(
+      "Large sizes: silver 5M/1M rows and 50,000-key waves, reconcile 5M rows, 500 tables"
+          + " (default: 1M/200k, 10,000, 200k, 50)")
+  @Default.Boolean(false)
+  boolean getLarge();
 
-  void setSilverRows(long value);
+  void setLarge(boolean value);
 
-  /** Rows of the smaller silver table of {@code silver_wave_s_1m} (the same waves' size). */
-  @Description("Rows of the smaller silver table of silver_wave_s_1m")
-  @Default.Long(1_000_000)
-  long getSilverSmallRows();
+  /**
+   * Rows of the silver table the headline wave figures merge into (dense integer keys); default
+   * 1,000,000 (5,000,000 with {@code --large}).
+   */
+  @Description(
+      "Rows of the silver table of silver_wave_s, silver_wave_s_5m and the cold wave (default 1M;"
+          + " 5M with --large)")
+  Long getSilverRows();
 
-  void setSilverSmallRows(long value);
+  void setSilverRows(Long value);
 
-  /** Keys each silver wave changes: 80% updates, 9% deletes, 11% inserts of new keys. */
-  @Description("Keys per silver wave (80% updates, 9% deletes, 11% inserts); default 1% of 5M")
-  @Default.Integer(50_000)
-  int getSilverWaveKeys();
+  /**
+   * Rows of the smaller silver table of {@code silver_wave_s_1m} (the same waves' size); default
+   * 200,000 (1,000,000 with {@code --large}).
+   */
+  @Description(
+      "Rows of the smaller silver table of silver_wave_s_1m (default 200k; 1M with --large)")
+  Long getSilverSmallRows();
 
-  void setSilverWaveKeys(int value);
+  void setSilverSmallRows(Long value);
+
+  /**
+   * Keys each silver wave changes: 80% updates, 9% deletes, 11% inserts of new keys; default 1% of
+   * the large table (10,000; 50,000 with {@code --large}).
+   */
+  @Description(
+      "Keys per silver wave (80% updates, 9% deletes, 11% inserts); default 10,000 (50,000 with"
+          + " --large)")
+  Integer getSilverWaveKeys();
+
+  void setSilverWaveKeys(Integer value);
 
   /**
    * Warm silver waves measured (the figures are their median), after the cold first wave and one
@@ -114,13 +139,23 @@ public interface BenchOptions extends PipelineOptions {
 
   /**
    * Rows of the source table and of the silver table Reconcile proves (10 differences planted);
-   * from 20 to {@code Integer.MAX_VALUE / 2}.
+   * from 20 to {@code Integer.MAX_VALUE / 2}; default 200,000 (5,000,000 with {@code --large}).
    */
-  @Description("Rows of the table of reconcile_rows_per_s (10 differences planted); default 5M")
-  @Default.Long(5_000_000)
-  long getReconcileRows();
+  @Description(
+      "Rows of the table of reconcile_rows_per_s (10 differences planted); default 200k (5M with"
+          + " --large)")
+  Long getReconcileRows();
 
-  void setReconcileRows(long value);
+  void setReconcileRows(Long value);
+
+  /**
+   * Tables of the many-tables figures: one pipeline streams {@value ManyTables#TRANSACTIONS}
+   * one-row transactions of each; default 50 (500 with {@code --large}).
+   */
+  @Description("Tables of the many-tables figures (default 50; 500 with --large)")
+  Integer getTables();
+
+  void setTables(Integer value);
 
   /**
    * A file for a flight recording (JFR, the JDK's {@code profile} settings) of the large table's

@@ -16,18 +16,19 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The harness end to end on a few rows: the job (in its own JVMs, through CdcToDelta) ingests 2,000
- * rows, parquet-java writes them, and the continuous-mode latency is measured. delta-spark, the
- * per-batch cost, the heap runs and silver are left out to keep the test short: their code paths
- * are {@link DeltaSparkAnchorTest}, {@link BenchTest} (the per-batch arithmetic), {@link
- * JobProbeTest}, the same job runs as the bronze one and {@link SilverBenchTest}. Only the figures'
- * presence and form are checked, never a time.
+ * rows, parquet-java and Beam's ParquetIO write them, the continuous-mode latency is measured, and
+ * two tables run the many-tables measurements. delta-spark, the per-batch cost, the heap runs and
+ * silver are left out to keep the test short: their code paths are {@link DeltaSparkAnchorTest},
+ * {@link BenchTest} (the per-batch arithmetic), {@link JobProbeTest}, the same job runs as the
+ * bronze one and {@link SilverBenchTest}. Only the figures' presence and form are checked, never a
+ * time.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class BenchSmokeTest {
   @TempDir Path work;
 
   @Test
-  void printsEveryFigureOnceLast() {
+  void printsEveryFigureOnceLast() throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int code =
@@ -35,7 +36,8 @@ class BenchSmokeTest {
             new String[] {
               "--rows=2000",
               "--latencyTransactions=2",
-              "--skip=deltaspark,heap,overhead,silver,reconcile",
+              "--tables=2",
+              "--skip=deltaspark,heap,overhead,silver,reconcile,s3",
               "--jobHeap=1g",
               "--workDir=" + work
             },
@@ -46,7 +48,7 @@ class BenchSmokeTest {
 
     List<String> lines = text.lines().toList();
     List<String> names = new ArrayList<>();
-    for (String line : lines.subList(lines.size() - 5, lines.size())) {
+    for (String line : lines.subList(lines.size() - 10, lines.size())) {
       String[] f = line.split(" ");
       assertThat(line, f.length, is(3));
       assertThat(line, f[0], is("FIGURE"));
@@ -61,8 +63,17 @@ class BenchSmokeTest {
                 "bronze_rows_per_s",
                 "parquet_rows_per_s",
                 "bronze_vs_parquet",
+                "parquetio_rows_per_s",
+                "bronze_vs_parquetio",
                 "latency_p50_ms",
-                "latency_p95_ms")));
-    assertThat(text.lines().filter(l -> l.startsWith("FIGURE ")).count(), is(5L));
+                "latency_p95_ms",
+                "manytables_batches_per_s_2",
+                "latency_p50_ms_2_tables",
+                "latency_p95_ms_2_tables")));
+    assertThat(text.lines().filter(l -> l.startsWith("FIGURE ")).count(), is(10L));
+    // Beam's ParquetIO wrote the 2,000 rows; each of the two tables' bronze holds its 40.
+    assertThat(ParquetIoAnchor.rows(work.resolve("runs/02-parquetio/files")), is(2_000L));
+    assertThat(
+        new BronzeTable(work.resolve("runs/04-manytables-2/bronze/dbo_t001")).rows(), is(40L));
   }
 }

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,7 +37,9 @@ class BenchTest {
         refused("--skip=parquet,gold"),
         is(
             "error: --skip takes a comma-separated list of bronze, deltaspark, deltasparkmerge,"
-                + " heap, latency, overhead, parquet, reconcile, silver, not 'gold'"));
+                + " heap, latency, manytables, overhead, parquet, parquetio, reconcile, s3,"
+                + " silver, not 'gold'"));
+    assertThat(refused("--tables=0"), is("error: --tables must be a positive integer, not '0'"));
     assertThat(
         refused("--reconcileRows=19"),
         is("error: --reconcileRows must be an integer from 20 to 1073741823, not '19'"));
@@ -75,6 +78,39 @@ class BenchTest {
         refused("--rowz=5"),
         is(
             "error: Unknown option --rowz; did you mean --rows? (docs/performance.md lists the options)"));
+  }
+
+  @Test
+  void theDefaultSizesFitAndLargeGivesTheLargeOnesUnlessAnOptionIsGiven() {
+    BenchOptions fit = PipelineOptionsFactory.fromArgs().as(BenchOptions.class);
+    assertThat(
+        List.of(
+            Bench.silverRows(fit),
+            Bench.silverSmallRows(fit),
+            (long) Bench.silverWaveKeys(fit),
+            Bench.reconcileRows(fit),
+            (long) Bench.tables(fit)),
+        is(List.of(1_000_000L, 200_000L, 10_000L, 200_000L, 50L)));
+    BenchOptions large =
+        PipelineOptionsFactory.fromArgs("--large", "--tables=7").as(BenchOptions.class);
+    assertThat(
+        List.of(
+            Bench.silverRows(large),
+            Bench.silverSmallRows(large),
+            (long) Bench.silverWaveKeys(large),
+            Bench.reconcileRows(large),
+            (long) Bench.tables(large)),
+        is(List.of(5_000_000L, 1_000_000L, 50_000L, 5_000_000L, 7L)));
+  }
+
+  @Test
+  void manyTablesNamesItsTablesAndCountsTenBatchesEach() {
+    assertThat(ManyTables.table(7), is("dbo.t007"));
+    assertThat(ManyTables.captureInstance(42), is("dbo_t042"));
+    assertThat(ManyTables.tablesOption(3), is("--tables=dbo_t000,dbo_t001,dbo_t002"));
+    assertThat(ManyTables.batches(50), is(500L));
+    assertThat(ManyTables.batches(500), is(5_000L));
+    assertThat(ManyTables.bronze(Path.of("/runs/r"), 3), is(Path.of("/runs/r/bronze/dbo_t003")));
   }
 
   @Test

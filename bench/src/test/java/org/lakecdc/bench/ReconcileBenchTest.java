@@ -74,7 +74,7 @@ class ReconcileBenchTest {
     int code =
         Bench.run(
             new String[] {
-              "--skip=bronze,parquet,deltaspark,overhead,heap,latency,silver",
+              "--skip=bronze,parquet,parquetio,deltaspark,overhead,heap,latency,manytables,silver,s3",
               "--reconcileRows=2000",
               "--jobHeap=1g",
               "--workDir=" + work

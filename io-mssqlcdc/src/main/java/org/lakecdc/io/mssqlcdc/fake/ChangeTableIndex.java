@@ -241,6 +241,70 @@ final class ChangeTableIndex {
     }
   }
 
+  /**
+   * True when every commit this index holds lies before {@code lsn}: a read from {@code lsn} starts
+   * at the index's last row (or the file's start when it holds none).
+   */
+  boolean startsBefore(Lsn lsn) {
+    return firstAtOrAfter(lsn) == groups;
+  }
+
+  /**
+   * True when {@code channel}, the version stamped {@code stamp}, only appended to the version this
+   * index describes (the test {@link #index} extends an index by), so that the index still tells
+   * where the lines it holds are.
+   */
+  boolean prefixOf(FileStamp stamp, FileChannel channel) throws IOException {
+    return stamp.size() >= end && windowsMatch(channel);
+  }
+
+  /**
+   * The {@code __$start_lsn} of the first non-blank line of a version, read from its first bytes
+   * only; null when that line is not one the index would take (the caller then indexes the file).
+   */
+  static Lsn firstStartLsn(FileChannel channel, long size) throws IOException {
+    ByteBuffer buffer = ByteBuffer.allocate((int) Math.min(1 << 16, Math.max(1, size)));
+    byte[] line = new byte[0];
+    long position = 0;
+    while (position < size && line.length <= BUFFER * 16) {
+      buffer.clear();
+      int n = channel.read(buffer, position);
+      if (n <= 0) {
+        return null;
+      }
+      byte[] bytes = buffer.array();
+      int from = 0;
+      for (int i = 0; i < n; i++) {
+        if (bytes[i] == '\r') {
+          return null;
+        }
+        if (bytes[i] == '\n') {
+          byte[] text = Arrays.copyOf(line, line.length + i - from);
+          System.arraycopy(bytes, from, text, line.length, i - from);
+          if (!Builder.blank(text, 0, text.length)) {
+            return startLsn(text);
+          }
+          line = new byte[0];
+          from = i + 1;
+        }
+      }
+      byte[] grown = Arrays.copyOf(line, line.length + n - from);
+      System.arraycopy(bytes, from, grown, line.length, n - from);
+      line = grown;
+      position += n;
+    }
+    return null;
+  }
+
+  private static Lsn startLsn(byte[] text) {
+    try {
+      ObjectNode n = Builder.metadataFields(text, 0, text.length);
+      return n == null ? null : FakeFormat.lsn(n, FakeFormat.START_LSN, "");
+    } catch (IOException | CdcException e) {
+      return null;
+    }
+  }
+
   private boolean windowsMatch(FileChannel channel) throws IOException {
     return Arrays.equals(head, read(channel, 0, head.length))
         && Arrays.equals(tail, read(channel, end - tail.length, tail.length));

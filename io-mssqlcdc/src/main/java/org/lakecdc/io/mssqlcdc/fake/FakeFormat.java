@@ -211,21 +211,43 @@ final class FakeFormat {
    * text (which {@link Lsn#parseCanonical} then refuses with its message).
    */
   static Lsn canonicalLsn(String text) {
-    if (text.length() != 2 + 2 * Lsn.BYTES
-        || text.charAt(0) != '0'
-        || (text.charAt(1) != 'x' && text.charAt(1) != 'X')) {
+    return canonicalLsn(text.toCharArray(), 0, text.length());
+  }
+
+  /**
+   * {@link #canonicalLsn(String)} of {@code length} characters of {@code text} from {@code offset}
+   * (a streaming parser's buffer), without making a string.
+   */
+  static Lsn canonicalLsn(char[] text, int offset, int length) {
+    if (length != 2 + 2 * Lsn.BYTES
+        || text[offset] != '0'
+        || (text[offset + 1] != 'x' && text[offset + 1] != 'X')) {
       return null;
     }
     byte[] bytes = new byte[Lsn.BYTES];
     for (int i = 0; i < Lsn.BYTES; i++) {
-      int hi = Character.digit(text.charAt(2 + 2 * i), 16);
-      int lo = Character.digit(text.charAt(3 + 2 * i), 16);
-      if (hi < 0 || lo < 0 || text.charAt(2 + 2 * i) > 'f' || text.charAt(3 + 2 * i) > 'f') {
+      int hi = hexDigit(text[offset + 2 + 2 * i]);
+      int lo = hexDigit(text[offset + 3 + 2 * i]);
+      if (hi < 0 || lo < 0) {
         return null;
       }
       bytes[i] = (byte) (hi << 4 | lo);
     }
     return Lsn.ofBytes(bytes);
+  }
+
+  /** An ASCII hexadecimal digit's value, either case; -1 for any other character. */
+  private static int hexDigit(char c) {
+    if (c >= '0' && c <= '9') {
+      return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+      return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+      return c - 'A' + 10;
+    }
+    return -1;
   }
 
   static LocalDateTime local(JsonNode node, String field, String where) {

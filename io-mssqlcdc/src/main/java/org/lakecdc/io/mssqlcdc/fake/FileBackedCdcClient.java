@@ -366,7 +366,7 @@ public final class FileBackedCdcClient implements CdcClient {
       columns.add(instance.column(name));
     }
     Path file = directory.resolve(FakeFormat.changeTableFile(instance.name));
-    ReaderCache.Opened opened = ReaderCache.changeTable(file);
+    ReaderCache.Opened opened = ReaderCache.changeTableFrom(file, query.fromLsn());
     long[] start = {0, 0};
     ChangeTableIndex index = opened.index();
     if (index != null) {
@@ -377,50 +377,17 @@ public final class FileBackedCdcClient implements CdcClient {
               index.firstAtOrAfter(query.fromLsn()), index.firstBad(mapping, times, maxMappedLsn));
       start = index.seekBefore(g);
     }
-    FakeFormat.JsonLines lines =
-        FakeFormat.JsonLines.open(file, opened.channel(), start[0], (int) start[1]);
-    return new LineIterator<>(lines) {
-      private OrderKey previous;
-
-      @Override
-      ChangeRow parse(JsonNode n) {
-        String where = lines.where();
-        Lsn start = FakeFormat.lsn(n, FakeFormat.START_LSN, where);
-        Lsn seqval = FakeFormat.lsn(n, FakeFormat.SEQVAL, where);
-        int operation = FakeFormat.integer(n, FakeFormat.OPERATION, where);
-        Integer commandId = FakeFormat.optionalInt(n, FakeFormat.COMMAND_ID);
-        OrderKey key = new OrderKey(start, commandId, seqval, operation);
-        if (previous != null && key.compareTo(previous) < 0) {
-          throw new CdcException(
-              where
-                  + ": change rows must be sorted by __$start_lsn, __$command_id, __$seqval,"
-                  + " __$operation");
-        }
-        previous = key;
-        if (start.isAfter(query.toLsn())) {
-          finish();
-          return null;
-        }
-        if (!times.containsKey(start)) {
-          requireInProgress(start, maxMappedLsn, lines);
-          return null;
-        }
-        if (start.isBefore(query.fromLsn())) {
-          return null;
-        }
-        List<Object> values = new ArrayList<>(columns.size());
-        for (Catalog.Captured c : columns) {
-          values.add(c == null ? null : value(n, c.name(), c.type(), where));
-        }
-        return new ChangeRow(
-            start,
-            seqval,
-            operation,
-            query.includeCommandId() ? commandId : null,
-            times.get(start),
-            values);
-      }
-    };
+    ChangeLines lines = new ChangeLines(file, opened.channel(), start[0], (int) start[1]);
+    return new ChangeTableReader(
+        lines,
+        query,
+        columns,
+        times,
+        (lsn, where) -> {
+          if (maxMappedLsn != null && lsn.isBefore(maxMappedLsn)) {
+            throw new CdcException(inProgressMessage(where, lsn, maxMappedLsn));
+          }
+        });
   }
 
   /**
@@ -1004,15 +971,6 @@ public final class FileBackedCdcClient implements CdcClient {
     }
     try {
       return SqlValues.fromJson(c.name(), c.type(), FakeSqlServer.field(row, c.name()));
-    } catch (IllegalArgumentException e) {
-      throw new CdcException(where + ": " + e.getMessage(), e);
-    }
-  }
-
-  private static Object value(
-      JsonNode row, String name, org.lakecdc.io.mssqlcdc.schema.SqlServerType type, String where) {
-    try {
-      return SqlValues.readerValue(SqlValues.fromJson(name, type, FakeSqlServer.field(row, name)));
     } catch (IllegalArgumentException e) {
       throw new CdcException(where + ": " + e.getMessage(), e);
     }

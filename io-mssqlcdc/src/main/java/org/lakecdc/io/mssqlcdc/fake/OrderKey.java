@@ -1,6 +1,5 @@
 package org.lakecdc.io.mssqlcdc.fake;
 
-import java.util.Comparator;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 
 /**
@@ -9,14 +8,21 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
  */
 record OrderKey(Lsn start, Integer commandId, Lsn seqval, int operation)
     implements Comparable<OrderKey> {
-  private static final Comparator<OrderKey> ORDER =
-      Comparator.comparing(OrderKey::start)
-          .thenComparing(OrderKey::commandId, Comparator.nullsFirst(Comparator.naturalOrder()))
-          .thenComparing(OrderKey::seqval)
-          .thenComparingInt(OrderKey::operation);
-
   @Override
   public int compareTo(OrderKey other) {
-    return ORDER.compare(this, other);
+    int c = start == other.start ? 0 : start.compareTo(other.start);
+    if (c != 0) {
+      return c;
+    }
+    if (commandId == null || other.commandId == null) {
+      c = commandId == null ? (other.commandId == null ? 0 : -1) : 1;
+    } else {
+      c = Integer.compare(commandId, other.commandId);
+    }
+    if (c != 0) {
+      return c;
+    }
+    c = seqval.compareTo(other.seqval);
+    return c != 0 ? c : Integer.compare(operation, other.operation);
   }
 }

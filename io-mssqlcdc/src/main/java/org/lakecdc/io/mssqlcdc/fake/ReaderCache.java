@@ -294,6 +294,69 @@ final class ReaderCache {
     return new Opened(null, ChangeTableIndex.open(file));
   }
 
+  /**
+   * Opens the current version of a change table for a read from {@code fromLsn}, indexing it only
+   * when the read needs the index to find where to start:
+   *
+   * <ul>
+   *   <li>the cached index of this version, when there is one;
+   *   <li>else the cached index of an earlier version this one only appended to, unextended, when
+   *       {@code fromLsn} lies after every commit it holds (the read starts at its last row and
+   *       reads the appended part itself, so nothing is parsed twice);
+   *   <li>else no index (null) when the file's first row is at or after {@code fromLsn}: the read
+   *       starts at the first line, as a read from the start does;
+   *   <li>else the index brought up to this version ({@link #changeTable}).
+   * </ul>
+   *
+   * The caller closes the channel (or hands it to a reader that does).
+   *
+   * @throws UncheckedIOException when the file cannot be read
+   */
+  static Opened changeTableFrom(Path file, Lsn fromLsn) {
+    Slot slot = slot(key("changes", file));
+    for (int attempt = 1; attempt <= OPEN_ATTEMPTS; attempt++) {
+      FileStamp before = FileStamp.of(file);
+      if (before.absent()) {
+        return new Opened(ChangeTableIndex.absent(), null);
+      }
+      FileChannel channel = ChangeTableIndex.open(file);
+      if (channel == null) {
+        continue;
+      }
+      if (!FileStamp.of(file).equals(before)) {
+        closeQuietly(channel);
+        continue;
+      }
+      try {
+        synchronized (slot) {
+          ChangeTableIndex index = slot.index;
+          if (index != null && index.stamp.equals(before)) {
+            return new Opened(index, channel);
+          }
+          if (index != null && index.startsBefore(fromLsn) && index.prefixOf(before, channel)) {
+            return new Opened(index, channel);
+          }
+          if (index == null) {
+            Lsn first = ChangeTableIndex.firstStartLsn(channel, before.size());
+            if (first != null && !first.isBefore(fromLsn)) {
+              return new Opened(null, channel);
+            }
+          }
+          index = ChangeTableIndex.index(index, file, before, channel);
+          slot.index = index;
+          return new Opened(index, channel);
+        }
+      } catch (IOException | RuntimeException e) {
+        closeQuietly(channel);
+        if (e instanceof IOException io) {
+          throw new UncheckedIOException("Cannot read " + file + ": " + io.getMessage(), io);
+        }
+        throw (RuntimeException) e;
+      }
+    }
+    return new Opened(null, ChangeTableIndex.open(file));
+  }
+
   private static void closeQuietly(FileChannel channel) {
     try {
       channel.close();

@@ -423,6 +423,70 @@ final class SqlValues {
     return normalize(column, type, scalar);
   }
 
+  /**
+   * {@link #fromJson} of a scalar a streaming parse already took out of the JSON: a {@link String}
+   * (a JSON string), a {@link Long} (a JSON integer that fits a {@code long}) or a {@link Boolean};
+   * null for JSON null. The same value and the same errors as {@link #fromJson} of the node those
+   * tokens make, without building the node.
+   *
+   * @param column the column name, for messages
+   * @param family {@link #family} of {@code type}, looked up once per column by the caller
+   * @throws IllegalArgumentException when the value does not fit the type
+   */
+  static Object fromScalar(String column, SqlServerType type, Family family, Object scalar) {
+    if (scalar == null) {
+      return null;
+    }
+    if (family == Family.BINARY) {
+      String text = scalar.toString();
+      try {
+        scalar = Base64.getDecoder().decode(text);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            "Column '" + column + "' (" + type + ") holds invalid base64 '" + text + "'", e);
+      }
+    } else if (family == Family.STRING || family == Family.TIME || family == Family.UUID) {
+      scalar = scalar.toString();
+    }
+    if (family == Family.DATE && scalar instanceof String text) {
+      LocalDate date = isoDate(text);
+      if (date != null) {
+        return date;
+      }
+    }
+    return normalize(column, type, scalar);
+  }
+
+  /**
+   * {@code uuuu-MM-dd} with a four-digit year read without a formatter; null for any other text
+   * (which {@link LocalDate#parse} then reads or refuses with its message).
+   */
+  private static LocalDate isoDate(String text) {
+    if (text.length() != 10 || text.charAt(4) != '-' || text.charAt(7) != '-') {
+      return null;
+    }
+    int year = digits(text, 0, 4);
+    int month = digits(text, 5, 7);
+    int day = digits(text, 8, 10);
+    if (year < 0 || month < 1 || month > 12 || day < 1 || day > 28) {
+      // Days 29 to 31 depend on the month and year: LocalDate.parse checks them.
+      return null;
+    }
+    return LocalDate.of(year, month, day);
+  }
+
+  private static int digits(String text, int from, int to) {
+    int v = 0;
+    for (int i = from; i < to; i++) {
+      char c = text.charAt(i);
+      if (c < '0' || c > '9') {
+        return -1;
+      }
+      v = v * 10 + (c - '0');
+    }
+    return v;
+  }
+
   /** The Java value a reader returns for a stored value ({@link Instant} for datetimeoffset). */
   static Object readerValue(Object stored) {
     if (stored instanceof OffsetDateTime) {

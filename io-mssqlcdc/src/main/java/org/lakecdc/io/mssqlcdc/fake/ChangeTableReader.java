@@ -1,0 +1,406 @@
+package org.lakecdc.io.mssqlcdc.fake;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Set;
+import org.lakecdc.io.mssqlcdc.client.CdcException;
+import org.lakecdc.io.mssqlcdc.client.ChangeQuery;
+import org.lakecdc.io.mssqlcdc.client.ChangeRow;
+import org.lakecdc.io.mssqlcdc.client.CloseableIterator;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.schema.SqlServerType;
+
+/**
+ * The change rows of one {@code readChanges} call, read from a change table file ({@link
+ * ChangeLines}) with one streaming parse per line straight into typed values: no JSON tree, each
+ * LSN parsed once from the parser's characters (a commit's rows share their start LSN's object),
+ * each captured value converted once ({@link SqlValues#fromScalar}).
+ *
+ * <p>A line of the shape the writer writes (one object; the metadata fields as strings and
+ * integers; every other value a string, an integer, a boolean or null; captured columns named
+ * exactly; no field twice) takes that path. Any other line, a malformed one included, is read the
+ * general way, as a {@link JsonNode} with {@link FakeFormat}'s field readers, so it gives the same
+ * row or raises the same error as before: {@code <file>:<line>: invalid JSON: …}, {@code expected a
+ * JSON object}, a missing or invalid field, a value that does not fit its column.
+ *
+ * <p>Errors: {@link CdcException} naming the file and line (rows out of order, unmapped rows below
+ * the mapping's last LSN, bad fields and values); {@link UncheckedIOException} when the file cannot
+ * be read or is not UTF-8.
+ */
+final class ChangeTableReader implements CloseableIterator<ChangeRow> {
+  /** What the reader does with a row whose start LSN has no mapping row. */
+  interface Unmapped {
+    /**
+     * Refuses (throws) or accepts (returns) an unmapped start LSN read at {@code where}.
+     *
+     * @throws CdcException when the row cannot be a commit in progress
+     */
+    void check(Lsn start, String where);
+  }
+
+  private static final JsonFactory FACTORY = FakeFormat.MAPPER.getFactory();
+
+  private final ChangeLines lines;
+  private final ChangeQuery query;
+  private final Map<Lsn, Instant> times;
+  private final Unmapped unmapped;
+  private final List<Catalog.Captured> columns;
+  private final SqlValues.Family[] families;
+
+  /** Requested captured column name to its position; null when only the general path reads. */
+  private final Map<String, Integer> slots;
+
+  /** Lower-case names of the requested columns: a field matching one only ignoring case. */
+  private final Set<String> lowerNames;
+
+  private final Object[] raw;
+  private final boolean[] seen;
+  private final char[] previousStartText = new char[2 + 2 * Lsn.BYTES];
+  private Lsn previousStart;
+
+  // The current line's metadata, as the fast path read it.
+  private Lsn start;
+  private Lsn seqval;
+  private int operation;
+  private Integer commandId;
+
+  private OrderKey previous;
+  private ChangeRow next;
+  private boolean done;
+
+  ChangeTableReader(
+      ChangeLines lines,
+      ChangeQuery query,
+      List<Catalog.Captured> columns,
+      Map<Lsn, Instant> times,
+      Unmapped unmapped) {
+    this.lines = lines;
+    this.query = query;
+    this.times = times;
+    this.unmapped = unmapped;
+    this.columns = columns;
+    this.families = new SqlValues.Family[columns.size()];
+    this.raw = new Object[columns.size()];
+    this.seen = new boolean[columns.size()];
+    Map<String, Integer> bySlot = new HashMap<>();
+    Set<String> lower = new HashSet<>();
+    boolean fast = true;
+    for (int i = 0; i < columns.size(); i++) {
+      Catalog.Captured c = columns.get(i);
+      if (c == null) {
+        continue;
+      }
+      try {
+        families[i] = SqlValues.family(c.type());
+      } catch (IllegalArgumentException e) {
+        // An unknown type fails per value on the general path, as it always did.
+        fast = false;
+      }
+      fast &= bySlot.put(c.name(), i) == null && lower.add(c.name().toLowerCase(Locale.ROOT));
+    }
+    this.slots = fast ? bySlot : null;
+    this.lowerNames = lower;
+  }
+
+  @Override
+  public boolean hasNext() {
+    while (next == null && !done) {
+      if (!lines.next()) {
+        done = true;
+        break;
+      }
+      next = read();
+    }
+    if (next == null) {
+      close();
+    }
+    return next != null;
+  }
+
+  @Override
+  public ChangeRow next() {
+    if (!hasNext()) {
+      throw new NoSuchElementException();
+    }
+    ChangeRow out = next;
+    next = null;
+    return out;
+  }
+
+  @Override
+  public void close() {
+    done = true;
+    lines.close();
+  }
+
+  /** The current line's row; null to skip it (and {@link #done} once past the range). */
+  private ChangeRow read() {
+    byte[] bytes = lines.bytes();
+    int offset = lines.offset();
+    int length = lines.length();
+    int first = offset;
+    int end = offset + length;
+    boolean ascii = true;
+    for (int i = offset; i < end && ascii; i++) {
+      ascii = bytes[i] >= 0;
+    }
+    while (first < end && asciiWhitespace(bytes[first])) {
+      first++;
+    }
+    if (first == end) {
+      return null;
+    }
+    if (bytes[first] == '{' && slots != null) {
+      if (!ascii) {
+        // Skipped fields are not decoded by the parse: check the whole line is UTF-8 first.
+        decode(bytes, offset, length);
+      }
+      if (fastParse(bytes, offset, length)) {
+        return row(start, seqval, operation, commandId, raw, null);
+      }
+    }
+    return general(bytes, offset, length);
+  }
+
+  private String decode(byte[] bytes, int offset, int length) {
+    try {
+      return StandardCharsets.UTF_8
+          .newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(bytes, offset, length))
+          .toString();
+    } catch (CharacterCodingException e) {
+      throw new UncheckedIOException("Cannot read " + lines.where() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Applies the order check and the range to a parsed line and converts its values; null to skip
+   * it. {@code node} is the general path's object, whose fields give the values; else {@code
+   * values} holds the fast path's scalars.
+   */
+  private ChangeRow row(
+      Lsn start, Lsn seqval, int operation, Integer commandId, Object[] values, JsonNode node) {
+    OrderKey key = new OrderKey(start, commandId, seqval, operation);
+    if (previous != null && key.compareTo(previous) < 0) {
+      throw new CdcException(
+          lines.where()
+              + ": change rows must be sorted by __$start_lsn, __$command_id, __$seqval,"
+              + " __$operation");
+    }
+    previous = key;
+    if (start.isAfter(query.toLsn())) {
+      done = true;
+      return null;
+    }
+    Instant time = times.get(start);
+    if (time == null) {
+      unmapped.check(start, lines.where());
+      return null;
+    }
+    if (start.isBefore(query.fromLsn())) {
+      return null;
+    }
+    List<Object> out = new ArrayList<>(columns.size());
+    for (int i = 0; i < columns.size(); i++) {
+      Catalog.Captured c = columns.get(i);
+      if (c == null) {
+        out.add(null);
+      } else if (node != null) {
+        out.add(value(node, c.name(), c.type()));
+      } else {
+        try {
+          out.add(
+              SqlValues.readerValue(
+                  SqlValues.fromScalar(c.name(), c.type(), families[i], values[i])));
+        } catch (IllegalArgumentException e) {
+          throw new CdcException(lines.where() + ": " + e.getMessage(), e);
+        }
+      }
+    }
+    return new ChangeRow(
+        start, seqval, operation, query.includeCommandId() ? commandId : null, time, out);
+  }
+
+  private Object value(JsonNode row, String name, SqlServerType type) {
+    try {
+      return SqlValues.readerValue(SqlValues.fromJson(name, type, FakeSqlServer.field(row, name)));
+    } catch (IllegalArgumentException e) {
+      throw new CdcException(lines.where() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** A line read as a tree, as every line was read before the fast path. */
+  private ChangeRow general(byte[] bytes, int offset, int length) {
+    String line = decode(bytes, offset, length);
+    if (line.isBlank()) {
+      return null;
+    }
+    JsonNode n;
+    try {
+      n = FakeFormat.MAPPER.readTree(line);
+    } catch (JsonProcessingException e) {
+      throw new CdcException(lines.where() + ": invalid JSON: " + e.getOriginalMessage(), e);
+    }
+    if (!n.isObject()) {
+      throw new CdcException(lines.where() + ": expected a JSON object");
+    }
+    String where = lines.where();
+    Lsn start = FakeFormat.lsn(n, FakeFormat.START_LSN, where);
+    Lsn seqval = FakeFormat.lsn(n, FakeFormat.SEQVAL, where);
+    int operation = FakeFormat.integer(n, FakeFormat.OPERATION, where);
+    Integer commandId = FakeFormat.optionalInt(n, FakeFormat.COMMAND_ID);
+    return row(start, seqval, operation, commandId, null, n);
+  }
+
+  /**
+   * Reads a line of the writer's shape into {@link #start}, {@link #seqval}, {@link #operation},
+   * {@link #commandId} and {@link #raw}; false when the line has another shape (or is not valid
+   * JSON), for the general path to read.
+   */
+  private boolean fastParse(byte[] bytes, int offset, int length) {
+    Arrays.fill(raw, null);
+    Arrays.fill(seen, false);
+    start = null;
+    seqval = null;
+    boolean hasOperation = false;
+    boolean hasCommandId = false;
+    commandId = null;
+    try (JsonParser p = FACTORY.createParser(bytes, offset, length)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        return false;
+      }
+      String field;
+      while ((field = p.nextFieldName()) != null) {
+        JsonToken token = p.nextToken();
+        switch (field) {
+          case FakeFormat.START_LSN:
+            if (start != null || token != JsonToken.VALUE_STRING) {
+              return false;
+            }
+            start = startLsn(p);
+            if (start == null) {
+              return false;
+            }
+            break;
+          case FakeFormat.SEQVAL:
+            if (seqval != null || token != JsonToken.VALUE_STRING) {
+              return false;
+            }
+            seqval =
+                FakeFormat.canonicalLsn(
+                    p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
+            if (seqval == null) {
+              return false;
+            }
+            break;
+          case FakeFormat.OPERATION:
+            if (hasOperation || !isInt(p, token)) {
+              return false;
+            }
+            operation = p.getIntValue();
+            hasOperation = true;
+            break;
+          case FakeFormat.COMMAND_ID:
+            if (hasCommandId) {
+              return false;
+            }
+            hasCommandId = true;
+            if (isInt(p, token)) {
+              commandId = p.getIntValue();
+            } else if (token != JsonToken.VALUE_NULL) {
+              return false;
+            }
+            break;
+          default:
+            Integer slot = slots.get(field);
+            if (slot == null) {
+              if (lowerNames.contains(field.toLowerCase(Locale.ROOT))) {
+                return false;
+              }
+              if (token.isStructStart()) {
+                p.skipChildren();
+              }
+              break;
+            }
+            if (seen[slot]) {
+              return false;
+            }
+            seen[slot] = true;
+            switch (token) {
+              case VALUE_NULL:
+                break;
+              case VALUE_STRING:
+                raw[slot] = p.getText();
+                break;
+              case VALUE_TRUE:
+                raw[slot] = Boolean.TRUE;
+                break;
+              case VALUE_FALSE:
+                raw[slot] = Boolean.FALSE;
+                break;
+              case VALUE_NUMBER_INT:
+                JsonParser.NumberType type = p.getNumberType();
+                if (type != JsonParser.NumberType.INT && type != JsonParser.NumberType.LONG) {
+                  return false;
+                }
+                raw[slot] = p.getLongValue();
+                break;
+              default:
+                return false;
+            }
+        }
+      }
+      return start != null && seqval != null && hasOperation;
+    } catch (IOException e) {
+      // Not valid JSON: the general path raises the error as it always did.
+      return false;
+    }
+  }
+
+  private static boolean isInt(JsonParser p, JsonToken token) throws IOException {
+    return token == JsonToken.VALUE_NUMBER_INT && p.getNumberType() == JsonParser.NumberType.INT;
+  }
+
+  /** The start LSN at the parser, the previous row's object when its text is the same. */
+  private Lsn startLsn(JsonParser p) throws IOException {
+    char[] text = p.getTextCharacters();
+    int from = p.getTextOffset();
+    int length = p.getTextLength();
+    if (previousStart != null
+        && length == previousStartText.length
+        && Arrays.equals(
+            text, from, from + length, previousStartText, 0, previousStartText.length)) {
+      return previousStart;
+    }
+    Lsn lsn = FakeFormat.canonicalLsn(text, from, length);
+    if (lsn != null) {
+      System.arraycopy(text, from, previousStartText, 0, length);
+      previousStart = lsn;
+    }
+    return lsn;
+  }
+
+  private static boolean asciiWhitespace(byte b) {
+    return b == ' ' || (b >= 0x09 && b <= 0x0d) || (b >= 0x1c && b <= 0x1f);
+  }
+}

@@ -1,0 +1,173 @@
+package org.lakecdc.io.mssqlcdc.fake;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.CI;
+import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.ORDERS;
+import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.ORDERS_COLUMN_NAMES;
+import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.T0;
+import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.minutes;
+import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.order;
+
+import java.math.BigDecimal;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.lakecdc.io.mssqlcdc.client.ChangeRow;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+
+/**
+ * The change table's streaming read: lines split as {@code BufferedReader} splits them, lines of
+ * another shape than the writer's read as the tree reader read them, and the index built only when
+ * a read needs it to find where to start.
+ */
+class ChangeTableReaderTest {
+  @TempDir Path dir;
+
+  private Path changeTable() {
+    return dir.resolve(FakeFormat.changeTableFile(CI));
+  }
+
+  /** Two inserts, an update (two rows), a delete: four commits. */
+  private FakeSqlServer history(List<Lsn> lsns) {
+    FakeSqlServer db = FakeScenarios.orders(dir);
+    lsns.add(
+        db.transaction(T0)
+            .insert(ORDERS, order(1, "new", "1.00"))
+            .insert(ORDERS, order(2, "new", "2.00"))
+            .commit());
+    lsns.add(
+        db.transaction(minutes(1)).update(ORDERS, List.of(1), Map.of("status", "paid")).commit());
+    lsns.add(db.transaction(minutes(2)).delete(ORDERS, List.of(2)).commit());
+    return db;
+  }
+
+  private List<ChangeRow> read(Lsn from, Lsn to) {
+    return FakeScenarios.readAll(new FileBackedCdcClient(dir), CI, ORDERS_COLUMN_NAMES, from, to);
+  }
+
+  private static List<String> lines(ChangeLines lines) {
+    List<String> out = new ArrayList<>();
+    while (lines.next()) {
+      out.add(
+          lines.where()
+              + "="
+              + new String(
+                  Arrays.copyOfRange(
+                      lines.bytes(), lines.offset(), lines.offset() + lines.length()),
+                  StandardCharsets.UTF_8));
+    }
+    return out;
+  }
+
+  @Test
+  void linesEndAtLineFeedsCarriageReturnsAndBothAsBufferedReaderEndsThem() throws Exception {
+    Path file = dir.resolve("lines.jsonl");
+    Files.writeString(file, "a\r\nbb\rc\n\n" + "d".repeat(70_000) + "\ne");
+    List<String> read;
+    try (ChangeLines lines =
+        new ChangeLines(file, FileChannel.open(file, StandardOpenOption.READ), 0, 0)) {
+      read = lines(lines);
+    }
+    assertEquals(
+        List.of(
+            "lines.jsonl:1=a",
+            "lines.jsonl:2=bb",
+            "lines.jsonl:3=c",
+            "lines.jsonl:4=",
+            "lines.jsonl:5=" + "d".repeat(70_000),
+            "lines.jsonl:6=e"),
+        read);
+    // From an offset, numbered after the lines before it.
+    try (ChangeLines lines =
+        new ChangeLines(file, FileChannel.open(file, StandardOpenOption.READ), 3, 1)) {
+      assertTrue(lines.next());
+      assertEquals("lines.jsonl:2", lines.where());
+      assertEquals(2, lines.length());
+    }
+  }
+
+  @Test
+  void linesOfAnotherShapeThanTheWritersReadAsTheTreeReaderReadThem() throws Exception {
+    List<Lsn> l = new ArrayList<>();
+    history(l);
+    List<String> original = Files.readAllLines(changeTable());
+    List<String> edited = new ArrayList<>(original);
+    // Line 1: the status column named in upper case (matched ignoring case).
+    edited.set(0, original.get(0).replace("\"status\":", "\"STATUS\":"));
+    // Line 2: the amount as a JSON number with a fraction, and the status twice (the last wins).
+    edited.set(
+        1,
+        original
+            .get(1)
+            .replace("\"amount\":\"2.00\"", "\"amount\":2.5")
+            .replace("\"status\":\"new\"", "\"status\":\"new\",\"status\":\"twice\""));
+    Files.write(changeTable(), edited);
+    List<ChangeRow> rows = read(Lsn.ZERO, l.get(2));
+    assertEquals(5, rows.size());
+    assertEquals(Arrays.asList(1, "new", new BigDecimal("1.00"), null), rows.get(0).values());
+    assertEquals(Arrays.asList(2, "twice", new BigDecimal("2.50"), null), rows.get(1).values());
+    assertEquals(Arrays.asList(1, "new", new BigDecimal("1.00"), null), rows.get(2).values());
+    assertEquals(Arrays.asList(1, "paid", new BigDecimal("1.00"), null), rows.get(3).values());
+    assertEquals(Arrays.asList(2, "new", new BigDecimal("2.00"), null), rows.get(4).values());
+    assertEquals(List.of(2, 2, 3, 4, 1), rows.stream().map(ChangeRow::operation).toList());
+    // The rows of one commit share one start LSN object.
+    assertSame(rows.get(2).startLsn(), rows.get(3).startLsn());
+    assertEquals(l.get(1), rows.get(3).startLsn());
+  }
+
+  @Test
+  void aReadFromTheFirstRowBuildsNoIndexAndAReadFromLaterBuildsIt() throws Exception {
+    List<Lsn> l = new ArrayList<>();
+    history(l);
+    try (ReaderCache.Opened opened = ReaderCache.changeTableFrom(changeTable(), l.get(0))) {
+      assertNull(opened.index());
+    }
+    assertEquals(5, read(Lsn.ZERO, l.get(2)).size());
+    try (ReaderCache.Opened opened = ReaderCache.changeTableFrom(changeTable(), l.get(1))) {
+      assertNotNull(opened.index());
+      assertEquals(3, opened.index().groups());
+    }
+    assertEquals(List.of(l.get(1), l.get(1), l.get(2)), starts(read(l.get(1), l.get(2))));
+  }
+
+  @Test
+  void aReadOfWhatWasAppendedUsesTheEarlierIndexWithoutExtendingIt() throws Exception {
+    List<Lsn> l = new ArrayList<>();
+    FakeSqlServer db = history(l);
+    assertEquals(3, read(l.get(1), l.get(2)).size());
+    ChangeTableIndex before;
+    try (ReaderCache.Opened opened = ReaderCache.changeTableFrom(changeTable(), l.get(1))) {
+      before = opened.index();
+    }
+    l.add(db.transaction(minutes(3)).insert(ORDERS, order(3, "new", "3.00")).commit());
+    List<ChangeRow> appended = read(l.get(3), l.get(3));
+    assertEquals(List.of(l.get(3)), starts(appended));
+    assertEquals(Arrays.asList(3, "new", new BigDecimal("3.00"), null), appended.get(0).values());
+    try (ReaderCache.Opened opened = ReaderCache.changeTableFrom(changeTable(), l.get(3))) {
+      assertSame(before, opened.index());
+      assertFalse(opened.index().stamp.equals(FileStamp.of(changeTable())));
+    }
+    // A read that must seek into the indexed part brings the index up to the file.
+    assertEquals(List.of(l.get(2), l.get(3)), starts(read(l.get(2), l.get(3))));
+    try (ReaderCache.Opened opened = ReaderCache.changeTableFrom(changeTable(), l.get(2))) {
+      assertEquals(4, opened.index().groups());
+    }
+  }
+
+  private static List<Lsn> starts(List<ChangeRow> rows) {
+    return rows.stream().map(ChangeRow::startLsn).toList();
+  }
+}

@@ -9,6 +9,7 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.beam.sdk.Pipeline;
@@ -92,6 +93,23 @@ class RetriedCommitterTest {
         new Finalization(f.tables, f.control, java.time.Clock.systemUTC())
             .verdict(f.bronze)
             .orElseThrow());
+    // The run's summary counts what the facts table holds after the start, whichever attempt
+    // committed it: batch 0 by the first attempt, batches 1 and 2 by the second.
+    RunFacts summary =
+        RunFacts.after(
+            f.tables, f.facts, write.target().appId(), f.bronze, write.target().start().batchId());
+    assertEquals(3, summary.batches());
+    assertEquals(
+        Map.of("rows", 28L, "insert", 25L, "update", 1L, "delete", 1L), summary.rowsByOperation());
+    assertEquals(
+        1,
+        RunFacts.after(f.tables, f.facts, write.target().appId(), f.bronze, 1).batches(),
+        "after batch 1: batch 2 alone");
+    assertEquals(
+        0,
+        RunFacts.after(f.tables, f.facts, write.target().appId(), f.bronze + "-other", -1)
+            .batches(),
+        "another bronze table's rows are not this target's");
   }
 
   @Test

@@ -13,12 +13,14 @@ import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.facts.FactsTable;
 
 /**
- * A table's part of a run's summary from the facts table, the record of what was committed: the
- * batch rows (event NULL) of the target's app id and bronze table with a batch number after the
- * run's start position. Whatever attempt of the committer wrote them (on a cluster a task retried
- * after its worker died, whose Beam counters died with the worker), each committed batch has one
- * such row, so the counts are the run's whatever the retries. The facts table is streamed, its
- * files skipped by their statistics on {@code app_id} and {@code batch_id}; only the sums are held.
+ * A table's part of a run's summary from the facts table, the record of what was committed, for
+ * when the pipeline's counters miss batches the table's position says the run committed ({@link
+ * CdcToDeltaJob#outcomes}): the batch rows (event NULL) of the target's app id and bronze table
+ * with a batch number after the run's start position. Whatever attempt of the committer wrote them
+ * (on a cluster a task retried after its worker died, whose Beam counters died with the worker),
+ * each committed batch has one such row, so the counts are the run's whatever the retries. The
+ * facts table is streamed, its files skipped by their statistics on {@code app_id} and {@code
+ * batch_id}; only the sums are held.
  *
  * @param batches the batch rows
  * @param rowsByOperation the sums as {@link JobSummary#rowsByOperation()} holds them ({@code rows},

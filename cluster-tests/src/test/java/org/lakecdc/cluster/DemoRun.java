@@ -30,11 +30,21 @@ final class DemoRun {
       List.of("dbo_orders", "dbo_lineitem", "dbo_customer", "dbo_part", "dbo_supplier");
 
   /**
-   * Columns whose values are the run's own timing (when, how long, the simulator's clock at
-   * commit): left out when two runs' tables are compared.
+   * Columns whose values are the run's own timing (when, how long, the simulator's clock at commit,
+   * the seconds its client measured reading a batch): left out when two runs' tables are compared.
    */
   static final Set<String> TIMING_COLUMNS =
-      Set.of("started_at", "duration_ms", "written_at", "capture_lag_seconds", "updated_at");
+      Set.of(
+          "started_at",
+          "duration_ms",
+          "written_at",
+          "capture_lag_seconds",
+          "updated_at",
+          "read_seconds");
+
+  /** A bronze table's id in a facts row's detail: each run's bronze tables have their own. */
+  private static final java.util.regex.Pattern TARGET_ID =
+      java.util.regex.Pattern.compile("\"target_id\":\"[0-9a-f-]{36}\"");
 
   final String name;
   final Path dir;
@@ -96,7 +106,8 @@ final class DemoRun {
 
   /**
    * Every table's rows as delta-spark reads them, one line per row (its values joined by {@code |},
-   * the run's table root replaced by {@code <root>}, {@link #TIMING_COLUMNS} left out), sorted.
+   * the run's table root replaced by {@code <root>}, a bronze table id in a detail by {@code <id>},
+   * {@link #TIMING_COLUMNS} left out), sorted.
    */
   Map<String, List<String>> contents(SparkSession spark) {
     Map<String, List<String>> out = new LinkedHashMap<>();
@@ -110,7 +121,11 @@ final class DemoRun {
               out.put(
                   table,
                   rows.collectAsList().stream()
-                      .map(r -> r.mkString("|").replace(tableRoot, "<root>"))
+                      .map(
+                          r ->
+                              TARGET_ID
+                                  .matcher(r.mkString("|").replace(tableRoot, "<root>"))
+                                  .replaceAll("\"target_id\":\"<id>\""))
                       .sorted()
                       .collect(Collectors.toList()));
             });

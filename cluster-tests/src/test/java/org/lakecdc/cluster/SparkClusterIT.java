@@ -49,21 +49,21 @@ class SparkClusterIT {
   /** The summary line of each table after an uninterrupted run of the demo (DemoRun's options). */
   private static final List<String> SUMMARY =
       List.of(
-          "  dbo_orders    19 batches, 323 change rows (67 inserts, 120 updates, 16 deletes); a"
-              + " snapshot of 1,523 rows; batch 18 at 0x0000002A000001001371; finalized_until ="
-              + " 2026-11-01T06:00 UTC",
-          "  dbo_lineitem  10 batches, 401 change rows (268 inserts, 42 updates, 49 deletes); a"
-              + " snapshot of 6,090 rows; batch 9 at 0x0000002A000001001371; finalized_until ="
-              + " 2026-11-01T06:00 UTC",
-          "  dbo_customer  19 batches, 141 change rows (4 inserts, 67 updates, 3 deletes); a"
-              + " snapshot of 154 rows; batch 18 at 0x0000002A000001001371; finalized_until ="
-              + " 2026-11-01T06:00 UTC",
-          "  dbo_part      19 batches, 96 change rows (0 inserts, 48 updates, 0 deletes); a snapshot"
-              + " of 200 rows; batch 18 at 0x0000002A000001001371; finalized_until ="
-              + " 2026-11-01T06:00 UTC",
-          "  dbo_supplier  19 batches, 56 change rows (0 inserts, 28 updates, 0 deletes); a"
-              + " snapshot of 10 rows; batch 18 at 0x0000002A000001001371; finalized_until ="
-              + " 2026-11-01T06:00 UTC");
+          "  dbo_orders    19 batches, 323 change rows (67 inserts, 120 updates in 240 rows, 16"
+              + " deletes); a snapshot of 1,523 rows; batch 18 at 0x0000002A000001001371;"
+              + " finalized_until = 2026-11-01T06:00 UTC",
+          "  dbo_lineitem  10 batches, 401 change rows (268 inserts, 42 updates in 84 rows, 49"
+              + " deletes); a snapshot of 6,090 rows; batch 9 at 0x0000002A000001001371;"
+              + " finalized_until = 2026-11-01T06:00 UTC",
+          "  dbo_customer  19 batches, 141 change rows (4 inserts, 67 updates in 134 rows, 3"
+              + " deletes); a snapshot of 154 rows; batch 18 at 0x0000002A000001001371;"
+              + " finalized_until = 2026-11-01T06:00 UTC",
+          "  dbo_part      19 batches, 96 change rows (0 inserts, 48 updates in 96 rows, 0"
+              + " deletes); a snapshot of 200 rows; batch 18 at 0x0000002A000001001371;"
+              + " finalized_until = 2026-11-01T06:00 UTC",
+          "  dbo_supplier  19 batches, 56 change rows (0 inserts, 28 updates in 56 rows, 0"
+              + " deletes); a snapshot of 10 rows; batch 18 at 0x0000002A000001001371;"
+              + " finalized_until = 2026-11-01T06:00 UTC");
 
   @TempDir static Path dir;
 
@@ -192,7 +192,7 @@ class SparkClusterIT {
     itsExecutors.forEach(ProcessHandle::destroyForcibly);
     int exit = submit.awaitExit(RUN);
     assertEquals(0, exit, "spark-submit's exit code; its output ends:\n" + tail(submit.output()));
-    assertSameTables(run);
+    assertSameTables(run, submit);
     cluster.startWorker(); // two Workers again for the next run
   }
 
@@ -217,7 +217,7 @@ class SparkClusterIT {
             || submit.output().contains("Lost executor")
             || submit.output().contains("ExecutorLostFailure"),
         "the driver saw the executor go");
-    assertSameTables(run);
+    assertSameTables(run, submit);
   }
 
   /**
@@ -231,11 +231,16 @@ class SparkClusterIT {
   }
 
   /**
-   * Every table of {@code run} holds the uninterrupted run's rows (timings aside), and every data
-   * file the tables reference exists (the files of killed task attempts stay unreferenced).
+   * Every table of {@code run} holds the uninterrupted run's rows (timings aside), every data file
+   * the tables reference exists (the files of killed task attempts stay unreferenced), and the
+   * run's summary has the uninterrupted run's totals.
    */
-  private static void assertSameTables(DemoRun run) {
+  private static void assertSameTables(DemoRun run, ClusterProcess submit) {
     assertTrue(expected != null, "the uninterrupted run ran first");
+    // The summary counts what the run committed, the killed attempts' batches included.
+    assertTrue(
+        submit.output().contains("5 tables, 86 batches, 1,017 change rows in "),
+        "the summary's totals of run " + run.name + ":\n" + tail(submit.output()));
     Map<String, List<String>> actual = run.contents(spark());
     for (String table : expected.keySet()) {
       assertEquals(expected.get(table), actual.get(table), table + " of run " + run.name);

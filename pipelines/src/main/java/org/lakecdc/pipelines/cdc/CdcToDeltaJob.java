@@ -672,10 +672,10 @@ public final class CdcToDeltaJob {
   }
 
   /**
-   * Per table, in the order planned (tables that failed while being planned last): the summary from
-   * the pipeline's counters of the table ({@link RunCounters}; the run's totals for one table), the
-   * snapshot's rows from its commit's record, the position and the verdict from the tables'
-   * metadata, and the failure this run recorded, if any; no table is read back.
+   * Per table, in the order planned (tables that failed while being planned last): the batches and
+   * change rows from the facts rows the run committed ({@link RunFacts}), the snapshot's rows from
+   * its commit's record, the position and the verdict from the tables' metadata, and the failure
+   * this run recorded, if any.
    */
   static List<TableOutcome> outcomes(
       Planned planned,
@@ -694,19 +694,45 @@ public final class CdcToDeltaJob {
       JobConfig config = plan.config();
       JobSummary summary = idle.get(plan);
       if (summary == null) {
+        // A table recovered beside this run (a re-snapshot) is in a later generation now.
+        Optional<StreamPosition> position =
+            Recovery.resumePosition(
+                Resnapshot.resolveGeneration(config, plan.tables()), plan.tables(), out);
+        long batches =
+            isolate
+                ? RunCounters.batches(result, config.streamAppId())
+                : RunCounters.batches(result);
+        Map<String, Long> rows =
+            isolate
+                ? RunCounters.rowsByOperation(result, config.streamAppId())
+                : RunCounters.rowsByOperation(result);
+        StreamPosition start = plan.start();
+        long committed =
+            position
+                .filter(p -> p.appId().equals(start.appId()))
+                .map(p -> p.batchId() - start.batchId())
+                .orElse(batches);
+        if (batches != committed) {
+          // The counters lack batches the position says this run committed: on a cluster, the
+          // counts of a task attempt whose worker died die with it, though its commits stand.
+          // The facts rows are the record.
+          RunFacts facts =
+              RunFacts.after(
+                  plan.tables(),
+                  config.factsPath(),
+                  start.appId(),
+                  config.bronzePath(),
+                  start.batchId());
+          batches = facts.batches();
+          rows = facts.rowsByOperation();
+        }
         summary =
             new JobSummary(
-                isolate
-                    ? RunCounters.batches(result, config.streamAppId())
-                    : RunCounters.batches(result),
-                isolate
-                    ? RunCounters.rowsByOperation(result, config.streamAppId())
-                    : RunCounters.rowsByOperation(result),
+                batches,
+                rows,
                 plan.snapshotRows(),
                 plan.snapshotSeconds(),
-                // A table recovered beside this run (a re-snapshot) is in a later generation now.
-                Recovery.resumePosition(
-                    Resnapshot.resolveGeneration(config, plan.tables()), plan.tables(), out),
+                position,
                 plan.finalization().verdict(config.bronzePath()),
                 streamSeconds,
                 (System.nanoTime() - plan.began()) / 1e9);

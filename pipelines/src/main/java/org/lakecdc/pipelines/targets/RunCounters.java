@@ -18,14 +18,16 @@ import org.lakecdc.transforms.write.BatchStats;
 import org.lakecdc.transforms.write.CommittedBatch;
 
 /**
- * What a run's summary counts, from the pipeline's Beam metrics instead of reading a table back:
- * {@link #count()} counts the batches the committer emits (one {@link CommittedBatch} per batch it
- * committed; a batch found already in the tables, a replay, is not counted) into the counters
- * {@code lakecdc/committed_batches}, {@code lakecdc/committed_rows}, {@code
- * lakecdc/committed_inserts}, {@code lakecdc/committed_updates} and {@code
- * lakecdc/committed_deletes}; {@link #batches} and {@link #rowsByOperation} read them from the
+ * The run's Beam counters of committed batches, which the runner's metrics system exports (the
+ * run's summary itself counts the facts rows the run committed, {@link RunFacts}): {@link #count()}
+ * counts the batches the committer emits (one {@link CommittedBatch} per batch it committed; a
+ * batch found already in the tables, a replay, is not counted) into the counters {@code
+ * lakecdc/committed_batches}, {@code lakecdc/committed_rows}, {@code lakecdc/committed_inserts},
+ * {@code lakecdc/committed_updates} and {@code lakecdc/committed_deletes}, and per table under
+ * {@code lakecdc.table.<appId>}; {@link #batches} and {@link #rowsByOperation} read them from the
  * finished pipeline's result: committed values where the runner has them (DirectRunner), attempted
- * ones otherwise (Spark, Flink).
+ * ones otherwise (Spark, Flink), which on a cluster lack the counts of a task attempt whose worker
+ * died.
  */
 public final class RunCounters {
   static final String NAMESPACE = "lakecdc";

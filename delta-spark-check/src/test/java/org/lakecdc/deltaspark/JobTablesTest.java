@@ -545,7 +545,7 @@ class JobTablesTest {
             null,
             null,
             "{\"mode\":\"full\",\"kind\":\"bootstrap\",\"keys\":[\"order_id\"],\"plan\":null,"
-                + "\"generation\":0,\"lost_from_ts\":null,\"lost_to_ts\":null,\"target_id\":\""
+                + "\"generation\":0,\"lost_from_ts\":null,\"lost_to_ts\":null,\"capture_instance\":\"dbo_orders\",\"target_id\":\""
                 + detail(bronze()).getString(detail(bronze()).fieldIndex("id"))
                 + "\"}",
             bronze()));

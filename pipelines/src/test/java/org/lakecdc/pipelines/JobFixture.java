@@ -96,7 +96,7 @@ public final class JobFixture {
         .build();
   }
 
-  static PipelineOptions direct() {
+  public static PipelineOptions direct() {
     PipelineOptions options = PipelineOptionsFactory.create();
     options.setRunner(DirectRunner.class);
     return options;
@@ -218,7 +218,7 @@ public final class JobFixture {
   }
 
   /** Every change row of the source as "lsn/seqval/op/order_id", sorted (bronze without batch). */
-  List<String> sourceChanges() {
+  public List<String> sourceChanges() {
     List<String> out = new ArrayList<>();
     try (org.lakecdc.io.mssqlcdc.client.CdcClient client = db.openClient();
         org.lakecdc.io.mssqlcdc.client.CloseableIterator<org.lakecdc.io.mssqlcdc.client.ChangeRow>

@@ -1,4 +1,4 @@
-package org.lakecdc.pipelines;
+package org.lakecdc.pipelines.cdc;
 
 import io.delta.kernel.expressions.And;
 import io.delta.kernel.expressions.Column;

@@ -1,4 +1,4 @@
-package org.lakecdc.pipelines;
+package org.lakecdc.pipelines.cdc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -17,6 +17,8 @@ import org.apache.beam.sdk.Pipeline.PipelineExecutionException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.lakecdc.pipelines.JobFixture;
+import org.lakecdc.pipelines.targets.TablePlan;
 import org.lakecdc.transforms.finalization.Finalization;
 import org.lakecdc.transforms.position.StreamPosition;
 import org.lakecdc.transforms.write.CrashPoint;

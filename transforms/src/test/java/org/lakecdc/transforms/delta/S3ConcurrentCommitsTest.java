@@ -35,7 +35,7 @@ import org.lakecdc.transforms.finalization.ControlTable;
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class S3ConcurrentCommitsTest {
   static final int WRITERS = 4;
-  static final int APPENDS = 25;
+  static final int APPENDS = 50;
   static final int ADVANCES = 8;
 
   @TempDir static Path dir;
@@ -125,7 +125,7 @@ class S3ConcurrentCommitsTest {
   void appendsFromManyJvmsAllLandWithTheConditionalLogStore() throws Exception {
     Outcome o = appendConcurrently("s3a://proof/safe/facts", null);
     int total = WRITERS * APPENDS;
-    assertEquals(100, total);
+    assertEquals(200, total);
     assertEquals(List.of(0, 0, 0, 0), o.writers().exitCodes(), o.writers().errors().toString());
     assertEquals(total, o.reportedCommits());
     // Every writer was told a version of its own: no version was given to two commits.

@@ -48,6 +48,15 @@ public final class ConsoleLogging {
   /** The {@code name} of the Configuration in log4j2.xml. */
   public static final String CONFIGURATION = "lakecdc";
 
+  /**
+   * The AWS SDK v1 that hadoop-aws brings logs through {@code java.util.logging} straight to
+   * standard error (its "JAXB is unavailable" warning on every S3 run): below SEVERE it stays off
+   * the console unless {@code --verbose}. Held here because {@code java.util.logging} keeps loggers
+   * weakly.
+   */
+  private static final java.util.logging.Logger AWS_SDK_V1 =
+      java.util.logging.Logger.getLogger("com.amazonaws");
+
   private ConsoleLogging() {}
 
   /**
@@ -75,6 +84,8 @@ public final class ConsoleLogging {
     // Log4j would drop every line of a file it cannot create, without a word.
     CommandLine.writableFile("logFile", file);
     System.setProperty(VERBOSE, Boolean.toString(options.getVerbose()));
+    AWS_SDK_V1.setLevel(
+        options.getVerbose() ? java.util.logging.Level.INFO : java.util.logging.Level.SEVERE);
     System.setProperty(LOG_FILE, file);
     try {
       if (LogManager.getContext(false) instanceof LoggerContext context

@@ -51,6 +51,15 @@ class LogFileTest {
   }
 
   @Test
+  void aTablePathBelowAPlainFileLeavesTheLogInTheWorkingDirectoryForTheTablesOwnRefusal()
+      throws Exception {
+    Path file = Files.writeString(dir.resolve("plainfile"), "x");
+    assertEquals(
+        "lakecdc.log",
+        logFile(CdcToDeltaOptions.class, "--target=" + file.resolve("b"), "--bootstrap=false"));
+  }
+
+  @Test
   void withoutLogFileTheLogIsNextToTheFirstTableTheRunWrites() {
     assertEquals("lakecdc-demo/delta/lakecdc.log", logFile(CdcToDeltaOptions.class));
     assertEquals(

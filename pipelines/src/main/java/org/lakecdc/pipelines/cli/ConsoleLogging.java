@@ -72,6 +72,13 @@ public final class ConsoleLogging {
     String file = options.getLogFile();
     if (file == null) {
       file = defaultLogFile(options);
+      try {
+        CommandLine.writableFile("logFile", file);
+      } catch (IllegalArgumentException e) {
+        // Next to a table path that cannot be created (below a plain file): that table's own
+        // check names its option; the lines go to the working directory until then.
+        file = FILE_NAME;
+      }
       options.setLogFile(file);
     }
     if (file.isBlank()) {

@@ -435,8 +435,8 @@ class SqlServerJobTest {
     JobSummary seeded = t.run("dbo_seeded", "--seedTable=" + copy, "--seedAsOf=" + asOf);
     assertEquals(4, seeded.snapshotRows());
     assertTrue(t.lastOutput.contains("Seeded " + t.bronze + " from " + copy), t.lastOutput);
-    org.lakecdc.transforms.write.WriteSnapshotToDelta.SnapshotRecord record =
-        org.lakecdc.transforms.write.WriteSnapshotToDelta.committedRecord(tables, t.bronze)
+    org.lakecdc.transforms.snapshot.WriteSnapshotToDelta.SnapshotRecord record =
+        org.lakecdc.transforms.snapshot.WriteSnapshotToDelta.committedRecord(tables, t.bronze)
             .orElseThrow();
     assertFalse(record.lsn().isBefore(inserts), record.lsn() + " before " + inserts);
     assertFalse(record.commitTime().isAfter(asOf), record.commitTime() + " after " + asOf);

@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
+import org.lakecdc.transforms.bronze.BatchStats;
 import org.lakecdc.transforms.delta.CommitSummary;
-import org.lakecdc.transforms.write.BatchStats;
 
 /**
  * Memory is bounded by a data file, not by a batch (docs/behaviour.md §7.1): one transaction, which

@@ -25,13 +25,13 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.pipelines.cdc.JobSummary;
 import org.lakecdc.pipelines.targets.JobConfig;
+import org.lakecdc.transforms.bronze.CrashPoint;
 import org.lakecdc.transforms.delta.CommitSummary;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.TableInfo;
 import org.lakecdc.transforms.delta.TableProperties;
 import org.lakecdc.transforms.finalization.Finalization;
 import org.lakecdc.transforms.position.StreamPosition;
-import org.lakecdc.transforms.write.CrashPoint;
 
 /**
  * The main job end to end on the DirectRunner: bronze, facts and the verdict, exactly once across

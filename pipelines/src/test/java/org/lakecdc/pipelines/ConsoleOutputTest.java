@@ -30,7 +30,7 @@ import org.lakecdc.pipelines.cli.CommandLine;
 import org.lakecdc.pipelines.cli.ConsoleLogging;
 import org.lakecdc.pipelines.options.CdcToDeltaOptions;
 import org.lakecdc.pipelines.targets.JobConfig;
-import org.lakecdc.transforms.write.WriteSnapshotToDelta;
+import org.lakecdc.transforms.snapshot.WriteSnapshotToDelta;
 
 /**
  * What a person sees: the console of a job run under the jobs' logging configuration (log4j2.xml)

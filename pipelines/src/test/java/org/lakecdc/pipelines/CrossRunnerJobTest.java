@@ -26,10 +26,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.lakecdc.pipelines.cdc.JobSummary;
 import org.lakecdc.pipelines.targets.JobConfig;
+import org.lakecdc.transforms.bronze.CrashPoint;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.finalization.Finalization;
-import org.lakecdc.transforms.write.CrashPoint;
 
 /**
  * The main job end to end (bootstrap snapshot, then changes, into bronze, facts and the verdict) on

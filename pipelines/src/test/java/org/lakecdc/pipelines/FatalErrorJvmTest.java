@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.pipelines.cli.JobExit;
-import org.lakecdc.transforms.write.CrashPoint;
+import org.lakecdc.transforms.bronze.CrashPoint;
 
 /**
  * A fatal error on a worker ends the main job's JVM (docs/behaviour.md §13.2): the job runs in a
@@ -181,7 +181,7 @@ class FatalErrorJvmTest {
     assertEquals(
         List.of(
             "error: the run failed: stack overflow (StackOverflowError in"
-                + " org.lakecdc.transforms.write.CrashPoint$Failure.recurse): give each thread"
+                + " org.lakecdc.transforms.bronze.CrashPoint$Failure.recurse): give each thread"
                 + " a larger stack (java -Xss16m …; for mvn exec:java, MAVEN_OPTS=-Xss16m)"),
         exited.errorLines(),
         all);

@@ -2,7 +2,7 @@ package org.lakecdc.pipelines;
 
 import java.util.Arrays;
 import org.lakecdc.pipelines.cli.JobExit;
-import org.lakecdc.transforms.write.CrashPoint;
+import org.lakecdc.transforms.bronze.CrashPoint;
 
 /**
  * The main job of {@link CdcToDelta#main} with a fatal error injected on the worker, for the tests

@@ -21,9 +21,9 @@ import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
 import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
 import org.lakecdc.pipelines.cdc.JobSummary;
 import org.lakecdc.pipelines.targets.JobConfig;
+import org.lakecdc.transforms.bronze.CrashPoint;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.facts.FactsTable;
-import org.lakecdc.transforms.write.CrashPoint;
 
 /**
  * A source database ({@code dbo.orders} of docs/scenarios.md: {@code order_id int, status

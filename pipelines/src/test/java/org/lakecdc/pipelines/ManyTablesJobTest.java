@@ -35,10 +35,10 @@ import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
 import org.lakecdc.pipelines.cdc.Continuous;
 import org.lakecdc.pipelines.cdc.ContinuousMode;
 import org.lakecdc.pipelines.targets.JobConfig;
+import org.lakecdc.transforms.bronze.RecordedFailure;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.facts.FactsTable;
-import org.lakecdc.transforms.write.RecordedFailure;
 
 /**
  * Many tables in one pipeline ({@code --tables}, {@code --tablesFile}; docs/many-tables.md;

@@ -27,11 +27,11 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
 import org.lakecdc.pipelines.targets.JobConfig;
+import org.lakecdc.transforms.bronze.CrashPoint;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.finalization.ControlTable;
 import org.lakecdc.transforms.position.StreamPosition;
-import org.lakecdc.transforms.write.CrashPoint;
 
 /**
  * {@code --onDataLoss=resnapshot} (docs/behaviour.md §9; docs/scenarios.md §10): the launcher

@@ -16,9 +16,9 @@ import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.pipelines.cdc.JobSummary;
 import org.lakecdc.pipelines.targets.JobConfig;
 import org.lakecdc.pipelines.targets.RunCounters;
+import org.lakecdc.transforms.bronze.BatchStats;
+import org.lakecdc.transforms.bronze.CommittedBatch;
 import org.lakecdc.transforms.delta.HadoopConf;
-import org.lakecdc.transforms.write.BatchStats;
-import org.lakecdc.transforms.write.CommittedBatch;
 
 /**
  * The run summary comes from the pipeline's counters and the tables' metadata: the launcher reads

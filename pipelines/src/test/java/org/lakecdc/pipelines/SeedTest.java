@@ -36,7 +36,7 @@ import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.TableDefinition;
 import org.lakecdc.transforms.delta.TableKind;
 import org.lakecdc.transforms.facts.FactsTable;
-import org.lakecdc.transforms.write.WriteSnapshotToDelta;
+import org.lakecdc.transforms.snapshot.WriteSnapshotToDelta;
 
 /**
  * Seeding a new target from an existing copy (docs/options.md "Seeding from a copy") on the fake:

@@ -36,10 +36,10 @@ import org.lakecdc.pipelines.cdc.Continuous;
 import org.lakecdc.pipelines.cdc.ContinuousMode;
 import org.lakecdc.pipelines.cdc.JobSummary;
 import org.lakecdc.pipelines.targets.JobConfig;
+import org.lakecdc.transforms.bronze.CrashPoint;
 import org.lakecdc.transforms.delta.DataFileRows;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaTables;
-import org.lakecdc.transforms.write.CrashPoint;
 
 /**
  * Silver kept current by the jobs on the DirectRunner: the main job with {@code --silver} (bounded,
@@ -634,8 +634,8 @@ class SilverJobTest {
                 "--logFile=" + dir.resolve("run.log")));
     assertEquals(3, run.code(), run.out() + run.err());
     assertEquals(sourceRows(f, ORDERS, "order_id"), silverRows(silver("dbo_orders"), "order_id"));
-    org.lakecdc.transforms.write.RecordedFailure failure =
-        org.lakecdc.transforms.write.RecordedFailure.last(tables, f.facts, "dbo_customers")
+    org.lakecdc.transforms.bronze.RecordedFailure failure =
+        org.lakecdc.transforms.bronze.RecordedFailure.last(tables, f.facts, "dbo_customers")
             .orElseThrow();
     assertEquals(broken, failure.target());
     assertTrue(

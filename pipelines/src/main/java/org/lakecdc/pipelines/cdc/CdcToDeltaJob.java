@@ -38,18 +38,18 @@ import org.lakecdc.pipelines.targets.Seeding;
 import org.lakecdc.pipelines.targets.SilverPlan;
 import org.lakecdc.pipelines.targets.TablePlan;
 import org.lakecdc.pipelines.targets.TargetIdentity;
+import org.lakecdc.transforms.bronze.CommittedBatch;
+import org.lakecdc.transforms.bronze.RecordedFailure;
+import org.lakecdc.transforms.bronze.TableWrite;
+import org.lakecdc.transforms.bronze.WriteChangeStreamToDelta;
+import org.lakecdc.transforms.bronze.WriteChangesToDelta;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.finalization.ControlTable;
 import org.lakecdc.transforms.position.StreamPosition;
 import org.lakecdc.transforms.silver.ApplyChangesToSilver;
 import org.lakecdc.transforms.silver.SilverTarget;
-import org.lakecdc.transforms.write.CommittedBatch;
-import org.lakecdc.transforms.write.CommittedChunk;
-import org.lakecdc.transforms.write.RecordedFailure;
-import org.lakecdc.transforms.write.TableWrite;
-import org.lakecdc.transforms.write.WriteChangeStreamToDelta;
-import org.lakecdc.transforms.write.WriteChangesToDelta;
+import org.lakecdc.transforms.snapshot.CommittedChunk;
 
 /**
  * The main job: SQL Server CDC of one or many capture instances into their bronze Delta tables, a

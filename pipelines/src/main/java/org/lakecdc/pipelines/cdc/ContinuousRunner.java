@@ -18,10 +18,10 @@ import org.lakecdc.pipelines.targets.JobConfig;
 import org.lakecdc.pipelines.targets.TablePlan;
 import org.lakecdc.pipelines.targets.TargetIdentity;
 import org.lakecdc.transforms.Counts;
+import org.lakecdc.transforms.bronze.RecordedFailure;
+import org.lakecdc.transforms.bronze.TableWrite;
+import org.lakecdc.transforms.bronze.WriteChangeStreamToDelta;
 import org.lakecdc.transforms.silver.SilverTarget;
-import org.lakecdc.transforms.write.RecordedFailure;
-import org.lakecdc.transforms.write.TableWrite;
-import org.lakecdc.transforms.write.WriteChangeStreamToDelta;
 
 /**
  * The job's continuous runs: follows the source until asked to stop, then returns with everything

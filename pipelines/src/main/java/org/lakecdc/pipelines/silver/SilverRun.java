@@ -9,13 +9,13 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.pipelines.targets.RunCounters;
 import org.lakecdc.pipelines.targets.TablePlan;
 import org.lakecdc.transforms.Counts;
+import org.lakecdc.transforms.bronze.RecordedFailure;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.position.StreamPosition;
 import org.lakecdc.transforms.silver.ApplyChangesToSilver;
 import org.lakecdc.transforms.silver.ApplyResult;
 import org.lakecdc.transforms.silver.SilverApplier;
 import org.lakecdc.transforms.silver.SilverTarget;
-import org.lakecdc.transforms.write.RecordedFailure;
 
 /**
  * The launcher's part of a run's silver ({@code --silver}, {@code --silverTemplate}): once the

@@ -20,7 +20,7 @@ import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.position.StreamPosition;
-import org.lakecdc.transforms.write.WriteSnapshotToDelta;
+import org.lakecdc.transforms.snapshot.WriteSnapshotToDelta;
 
 /**
  * How a new target begins: the bootstrap snapshot (a whole snapshot stamped with S, the {@code

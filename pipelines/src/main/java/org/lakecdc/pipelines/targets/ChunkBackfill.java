@@ -19,8 +19,8 @@ import org.lakecdc.transforms.position.StreamPosition;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.Plan;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.State;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotSpec;
-import org.lakecdc.transforms.write.CommittedChunk;
-import org.lakecdc.transforms.write.WriteChunksToDelta;
+import org.lakecdc.transforms.snapshot.CommittedChunk;
+import org.lakecdc.transforms.snapshot.WriteChunksToDelta;
 
 /**
  * The chunks of an open chunked snapshot one pipeline reads and commits (docs/behaviour.md §6.9):

@@ -15,13 +15,13 @@ import org.lakecdc.io.mssqlcdc.client.CaptureInstance;
 import org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.read.SkippedRange;
+import org.lakecdc.transforms.bronze.BatchStats;
 import org.lakecdc.transforms.bronze.BronzeTable;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.finalization.Finalization;
 import org.lakecdc.transforms.finalization.LostPeriod;
 import org.lakecdc.transforms.position.StreamPosition;
-import org.lakecdc.transforms.write.BatchStats;
 
 /**
  * Recovery on the launcher, before a table's pipeline: which app id a target continues under, the

@@ -14,8 +14,8 @@ import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.values.PCollection;
 import org.lakecdc.transforms.TableMetrics;
-import org.lakecdc.transforms.write.BatchStats;
-import org.lakecdc.transforms.write.CommittedBatch;
+import org.lakecdc.transforms.bronze.BatchStats;
+import org.lakecdc.transforms.bronze.CommittedBatch;
 
 /**
  * The run's Beam counters of committed batches, which the runner's metrics system exports (the

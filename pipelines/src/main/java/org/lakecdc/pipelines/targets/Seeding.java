@@ -53,9 +53,9 @@ import org.lakecdc.transforms.delta.ScanFile;
 import org.lakecdc.transforms.delta.ScanFileCoder;
 import org.lakecdc.transforms.position.StreamPosition;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
-import org.lakecdc.transforms.write.WriteSnapshotToDelta;
-import org.lakecdc.transforms.write.WriteSnapshotToDelta.SeedSource;
-import org.lakecdc.transforms.write.WriteSnapshotToDelta.SnapshotRecord;
+import org.lakecdc.transforms.snapshot.WriteSnapshotToDelta;
+import org.lakecdc.transforms.snapshot.WriteSnapshotToDelta.SeedSource;
+import org.lakecdc.transforms.snapshot.WriteSnapshotToDelta.SnapshotRecord;
 
 /**
  * Seeds a new target from an existing copy of the source table instead of the bootstrap snapshot

@@ -8,7 +8,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.lakecdc.transforms.Counts;
-import org.lakecdc.transforms.write.SnapshotFileSink;
+import org.lakecdc.transforms.snapshot.SnapshotFileSink;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -4,7 +4,7 @@ import java.io.Serializable;
 import java.util.Locale;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.pipelines.options.ChunkedSnapshotOptions;
-import org.lakecdc.transforms.write.CrashPoint;
+import org.lakecdc.transforms.bronze.CrashPoint;
 
 /**
  * How a target's snapshots are taken: {@code --snapshot}, {@code --snapshotChunkRows}, {@code

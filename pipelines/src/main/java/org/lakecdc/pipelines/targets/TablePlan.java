@@ -13,6 +13,8 @@ import org.lakecdc.io.mssqlcdc.read.StartingLsn;
 import org.lakecdc.io.mssqlcdc.schema.DeclaredColumnsException;
 import org.lakecdc.pipelines.cli.OptionRefusedException;
 import org.lakecdc.transforms.bronze.BronzeTable;
+import org.lakecdc.transforms.bronze.DeltaTarget;
+import org.lakecdc.transforms.bronze.TableWrite;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.SchemaEvolution;
 import org.lakecdc.transforms.facts.FactsTable;
@@ -21,8 +23,6 @@ import org.lakecdc.transforms.finalization.Finalization;
 import org.lakecdc.transforms.position.StreamPosition;
 import org.lakecdc.transforms.silver.SilverTarget;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
-import org.lakecdc.transforms.write.DeltaTarget;
-import org.lakecdc.transforms.write.TableWrite;
 
 /**
  * One table's plan on the launcher, made before the change pipeline is built: the checks that

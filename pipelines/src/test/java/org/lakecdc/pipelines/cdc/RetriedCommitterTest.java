@@ -19,10 +19,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.pipelines.JobFixture;
 import org.lakecdc.pipelines.targets.TablePlan;
+import org.lakecdc.transforms.bronze.CrashPoint;
+import org.lakecdc.transforms.bronze.TableWrite;
 import org.lakecdc.transforms.finalization.Finalization;
 import org.lakecdc.transforms.position.StreamPosition;
-import org.lakecdc.transforms.write.CrashPoint;
-import org.lakecdc.transforms.write.TableWrite;
 
 /**
  * A committer task run again within the same run, as a cluster runner does when the worker of a
@@ -120,7 +120,7 @@ class RetriedCommitterTest {
     TableWrite write = plannedWrite(f);
     // TableWrite is not serializable; its parts are.
     org.lakecdc.io.mssqlcdc.MssqlCdcIO.Read read = write.read();
-    org.lakecdc.transforms.write.DeltaTarget target = write.target();
+    org.lakecdc.transforms.bronze.DeltaTarget target = write.target();
     org.apache.beam.sdk.schemas.Schema schema = write.changeSchema();
     // The first attempt, held after its batch 0 while its retry (same target, same start) runs to
     // the end, then going on with batches 1 and 2, which the retry has committed: a zombie task

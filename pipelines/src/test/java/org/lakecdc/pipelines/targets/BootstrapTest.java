@@ -28,7 +28,7 @@ import org.lakecdc.pipelines.JobFixture;
 import org.lakecdc.pipelines.options.CdcToDeltaOptions;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.facts.FactsTable;
-import org.lakecdc.transforms.write.WriteSnapshotToDelta;
+import org.lakecdc.transforms.snapshot.WriteSnapshotToDelta;
 
 /** The bootstrap snapshot of a new target (docs/scenarios.md C082) and the sink's facts (C121). */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)

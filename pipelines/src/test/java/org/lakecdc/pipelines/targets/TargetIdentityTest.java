@@ -30,12 +30,12 @@ import org.lakecdc.io.mssqlcdc.read.StartingLsn;
 import org.lakecdc.pipelines.JobFixture;
 import org.lakecdc.pipelines.cdc.JobSummary;
 import org.lakecdc.pipelines.cli.OptionRefusedException;
+import org.lakecdc.transforms.bronze.CrashPoint;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.finalization.ControlTable;
 import org.lakecdc.transforms.finalization.Finalization;
 import org.lakecdc.transforms.position.StreamPosition;
-import org.lakecdc.transforms.write.CrashPoint;
 
 /**
  * A target's position is its own (docs/behaviour.md §2.2; docs/tables.md "Whose position is it",

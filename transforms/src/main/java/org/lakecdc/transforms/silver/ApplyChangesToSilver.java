@@ -35,10 +35,10 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.read.StopCondition;
+import org.lakecdc.transforms.bronze.CommittedBatch;
+import org.lakecdc.transforms.bronze.RecordedFailure;
 import org.lakecdc.transforms.position.StreamPosition;
-import org.lakecdc.transforms.write.CommittedBatch;
-import org.lakecdc.transforms.write.CommittedChunk;
-import org.lakecdc.transforms.write.RecordedFailure;
+import org.lakecdc.transforms.snapshot.CommittedChunk;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -11,9 +11,9 @@ import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarIntCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.checkerframework.checker.nullness.qual.Nullable;
-import org.lakecdc.transforms.write.CommittedBatch;
-import org.lakecdc.transforms.write.CommittedBatchCoder;
-import org.lakecdc.transforms.write.CommittedChunk;
+import org.lakecdc.transforms.bronze.CommittedBatch;
+import org.lakecdc.transforms.bronze.CommittedBatchCoder;
+import org.lakecdc.transforms.snapshot.CommittedChunk;
 
 /**
  * What starts one silver apply in {@link ApplyChangesToSilver}: a committed bronze batch, a

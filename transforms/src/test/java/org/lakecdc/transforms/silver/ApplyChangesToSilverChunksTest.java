@@ -28,6 +28,9 @@ import org.joda.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.transforms.bronze.BatchStats;
+import org.lakecdc.transforms.bronze.CommittedBatch;
+import org.lakecdc.transforms.bronze.CommittedBatchCoder;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.HadoopConf;
 import org.lakecdc.transforms.facts.FactsTable;
@@ -36,10 +39,7 @@ import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.ChunkFact;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.Open;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.Plan;
-import org.lakecdc.transforms.write.BatchStats;
-import org.lakecdc.transforms.write.CommittedBatch;
-import org.lakecdc.transforms.write.CommittedBatchCoder;
-import org.lakecdc.transforms.write.CommittedChunk;
+import org.lakecdc.transforms.snapshot.CommittedChunk;
 
 /** ApplyChangesToSilver.withChunks: silver applies after each committed chunk too. */
 class ApplyChangesToSilverChunksTest {

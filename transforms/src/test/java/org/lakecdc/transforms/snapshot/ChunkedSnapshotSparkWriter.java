@@ -28,6 +28,8 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.read.StartingLsn;
 import org.lakecdc.io.mssqlcdc.snapshot.SnapshotLsn;
 import org.lakecdc.transforms.bronze.BronzeTable;
+import org.lakecdc.transforms.bronze.DeltaTarget;
+import org.lakecdc.transforms.bronze.WriteChangesToDelta;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.HadoopConf;
 import org.lakecdc.transforms.facts.FactsTable;
@@ -36,9 +38,6 @@ import org.lakecdc.transforms.finalization.Granularity;
 import org.lakecdc.transforms.position.StreamPosition;
 import org.lakecdc.transforms.silver.SilverApplier;
 import org.lakecdc.transforms.silver.SilverSpec;
-import org.lakecdc.transforms.write.DeltaTarget;
-import org.lakecdc.transforms.write.WriteChangesToDelta;
-import org.lakecdc.transforms.write.WriteChunksToDelta;
 
 /**
  * Writes a chunked snapshot for an independent reader (the {@code delta-spark-check} module's

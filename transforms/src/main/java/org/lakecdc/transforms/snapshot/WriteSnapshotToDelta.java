@@ -1,4 +1,4 @@
-package org.lakecdc.transforms.write;
+package org.lakecdc.transforms.snapshot;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;

@@ -1,4 +1,4 @@
-package org.lakecdc.transforms.write;
+package org.lakecdc.transforms.bronze;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,4 +1,4 @@
-package org.lakecdc.transforms.write;
+package org.lakecdc.transforms.bronze;
 
 /**
  * Points of the commit sequence of a batch where crash tests stop the job: data files written but
@@ -49,7 +49,7 @@ public enum CrashPoint {
      * @throws OutOfMemoryError for {@link #OUT_OF_MEMORY}
      * @throws StackOverflowError for {@link #STACK_OVERFLOW}
      */
-    void raise(CrashPoint point, long batchId) {
+    public void raise(CrashPoint point, long batchId) {
       switch (this) {
         case EXCEPTION -> throw new SimulatedCrash(point, batchId);
         case OUT_OF_MEMORY -> {

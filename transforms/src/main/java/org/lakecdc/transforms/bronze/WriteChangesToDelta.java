@@ -1,4 +1,4 @@
-package org.lakecdc.transforms.write;
+package org.lakecdc.transforms.bronze;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -12,7 +12,6 @@ import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
 import org.lakecdc.io.mssqlcdc.read.ChangeBatch;
-import org.lakecdc.transforms.bronze.BronzeTable;
 
 /**
  * Reads change batches with {@code MssqlCdcIO.read()} (bounded form) and writes them to bronze,

@@ -1,4 +1,4 @@
-package org.lakecdc.transforms.write;
+package org.lakecdc.transforms.snapshot;
 
 import java.io.Serializable;
 

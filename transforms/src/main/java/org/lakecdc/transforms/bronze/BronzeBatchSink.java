@@ -1,4 +1,4 @@
-package org.lakecdc.transforms.write;
+package org.lakecdc.transforms.bronze;
 
 import java.util.Iterator;
 import java.util.List;
@@ -6,7 +6,6 @@ import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
 import org.lakecdc.io.mssqlcdc.source.RowSink;
-import org.lakecdc.transforms.bronze.BronzeTable;
 import org.lakecdc.transforms.delta.DataFileAction;
 import org.lakecdc.transforms.delta.DeltaTables;
 

@@ -1,4 +1,4 @@
-package org.lakecdc.transforms.write;
+package org.lakecdc.transforms.snapshot;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -49,12 +49,11 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.schema.SqlServerType;
 import org.lakecdc.io.mssqlcdc.snapshot.SnapshotLsn;
 import org.lakecdc.transforms.bronze.BronzeTable;
+import org.lakecdc.transforms.bronze.CrashPoint;
 import org.lakecdc.transforms.delta.CommitSummary;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.HadoopConf;
 import org.lakecdc.transforms.facts.FactsTable;
-import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
-import org.lakecdc.transforms.snapshot.ChunkedSnapshotSpec;
 
 /**
  * {@link WriteChunksToDelta} on the DirectRunner over the simulator (docs/scenarios.md C097, C099):

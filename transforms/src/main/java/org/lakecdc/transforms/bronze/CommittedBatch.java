@@ -1,4 +1,4 @@
-package org.lakecdc.transforms.write;
+package org.lakecdc.transforms.bronze;
 
 import java.io.Serializable;
 import java.time.Instant;

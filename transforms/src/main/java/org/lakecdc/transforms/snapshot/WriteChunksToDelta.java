@@ -1,4 +1,4 @@
-package org.lakecdc.transforms.write;
+package org.lakecdc.transforms.snapshot;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -34,14 +34,12 @@ import org.lakecdc.io.mssqlcdc.chunk.ChunkBounds;
 import org.lakecdc.io.mssqlcdc.chunk.ChunkRead;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.transforms.Counts;
+import org.lakecdc.transforms.bronze.CrashPoint;
 import org.lakecdc.transforms.delta.CommitResult;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.HadoopConf;
 import org.lakecdc.transforms.facts.FactsTable;
-import org.lakecdc.transforms.snapshot.BackfillProgress;
-import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.ChunkFact;
-import org.lakecdc.transforms.snapshot.ChunkedSnapshotSpec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -288,17 +288,11 @@ final class TableCommits {
     if (readVersion >= 0 && snapshot.getVersion() != readVersion) {
       throw conflict(path, readVersion, snapshot.getVersion(), null);
     }
-    UpdateTableTransactionBuilder builder =
-        snapshot.buildUpdateTableTransaction(ENGINE_INFO, Operation.WRITE).withMaxRetries(0);
-    if (appId != null) {
-      builder = builder.withTransactionId(appId, txnVersion);
-    }
-    Transaction txn;
-    try {
-      txn = builder.build(engine);
-    } catch (ConcurrentTransactionException e) {
+    Optional<Transaction> built = commitOnceTransaction(snapshot, appId, txnVersion);
+    if (built.isEmpty()) {
       return alreadyCommitted(path, appId, txnVersion, snapshot.getVersion());
     }
+    Transaction txn = built.get();
     long now = clock.millis();
     List<io.delta.kernel.data.Row> actions = new ArrayList<>();
     snapshots.forEachScanFile(
@@ -363,8 +357,7 @@ final class TableCommits {
       snapshots.forget(path);
       if (appId != null) {
         Snapshot latest = snapshots.require(path);
-        Optional<Long> committed = latest.getLatestTransactionVersion(engine, appId);
-        if (committed.isPresent() && committed.get() >= txnVersion) {
+        if (holds(latest, appId, txnVersion)) {
           return alreadyCommitted(path, appId, txnVersion, latest.getVersion());
         }
       }
@@ -392,17 +385,51 @@ final class TableCommits {
       @Nullable String appId,
       long txnVersion,
       Map<String, String> domainMetadata) {
-    Snapshot latest = snapshots.require(path);
-    if (latest.getVersion() != readVersion) {
-      if (appId != null) {
-        Optional<Long> committed = latest.getLatestTransactionVersion(engine, appId);
-        if (committed.isPresent() && committed.get() >= txnVersion) {
-          return alreadyCommitted(path, appId, txnVersion, latest.getVersion());
-        }
-      }
-      throw conflict(path, readVersion, latest.getVersion(), null);
+    Optional<CommitResult> moved =
+        onReadVersion(path, snapshots.require(path), readVersion, appId, txnVersion);
+    if (moved.isPresent()) {
+      return moved.get();
     }
     return rewrite(path, readVersion, rowSchema, rows, appId, txnVersion, domainMetadata, () -> {});
+  }
+
+  /**
+   * Checks that {@code latest} is still the version {@code readVersion} a commit-once caller read.
+   *
+   * @return empty when it is; the already-committed result when the table moved on and holds {@code
+   *     (appId, txnVersion)}
+   * @throws DeltaConflictException when the table moved on otherwise
+   */
+  Optional<CommitResult> onReadVersion(
+      String path, Snapshot latest, long readVersion, @Nullable String appId, long txnVersion) {
+    if (latest.getVersion() == readVersion) {
+      return Optional.empty();
+    }
+    if (appId != null && holds(latest, appId, txnVersion)) {
+      return Optional.of(alreadyCommitted(path, appId, txnVersion, latest.getVersion()));
+    }
+    throw conflict(path, readVersion, latest.getVersion(), null);
+  }
+
+  /** Whether {@code snapshot} holds transaction {@code (appId, txnVersion)} or a later one. */
+  private boolean holds(Snapshot snapshot, String appId, long txnVersion) {
+    Optional<Long> committed = snapshot.getLatestTransactionVersion(engine, appId);
+    return committed.isPresent() && committed.get() >= txnVersion;
+  }
+
+  /**
+   * A commit-once transaction ({@code withMaxRetries(0)}) on {@code snapshot}, tagged {@code
+   * (appId, txnVersion)} if given.
+   *
+   * @return empty when building finds that transaction already committed
+   */
+  Optional<Transaction> commitOnceTransaction(
+      Snapshot snapshot, @Nullable String appId, long txnVersion) {
+    try {
+      return Optional.of(transaction(snapshot, appId, txnVersion).withMaxRetries(0).build(engine));
+    } catch (ConcurrentTransactionException e) {
+      return Optional.empty();
+    }
   }
 
   /** Replaces data files by files holding the same rows (compaction), in one commit. */

@@ -1,16 +1,11 @@
 package org.lakecdc.transforms.delta;
 
-import static org.lakecdc.transforms.delta.TableSnapshots.ENGINE_INFO;
-
-import io.delta.kernel.Operation;
 import io.delta.kernel.Snapshot;
 import io.delta.kernel.Transaction;
 import io.delta.kernel.data.ColumnVector;
 import io.delta.kernel.data.ColumnarBatch;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.engine.FileReadResult;
-import io.delta.kernel.exceptions.ConcurrentTransactionException;
-import io.delta.kernel.transaction.UpdateTableTransactionBuilder;
 import io.delta.kernel.types.StructField;
 import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.CloseableIterator;
@@ -273,26 +268,16 @@ public final class TableDeletionVectors {
       throw new IllegalArgumentException("Deletion vector updates need their vector file");
     }
     Snapshot latest = snapshots.require(path);
-    if (latest.getVersion() != readVersion) {
-      if (appId != null) {
-        Optional<Long> committed = latest.getLatestTransactionVersion(engine, appId);
-        if (committed.isPresent() && committed.get() >= txnVersion) {
-          return commits.alreadyCommitted(path, appId, txnVersion, latest.getVersion());
-        }
-      }
-      throw TableCommits.conflict(path, readVersion, latest.getVersion(), null);
+    Optional<CommitResult> moved =
+        commits.onReadVersion(path, latest, readVersion, appId, txnVersion);
+    if (moved.isPresent()) {
+      return moved.get();
     }
-    UpdateTableTransactionBuilder builder =
-        latest.buildUpdateTableTransaction(ENGINE_INFO, Operation.WRITE).withMaxRetries(0);
-    if (appId != null) {
-      builder = builder.withTransactionId(appId, txnVersion);
-    }
-    Transaction txn;
-    try {
-      txn = builder.build(engine);
-    } catch (ConcurrentTransactionException e) {
+    Optional<Transaction> built = commits.commitOnceTransaction(latest, appId, txnVersion);
+    if (built.isEmpty()) {
       return commits.alreadyCommitted(path, appId, txnVersion, latest.getVersion());
     }
+    Transaction txn = built.get();
     Map<String, DeletionVectorUpdate> byFile = new HashMap<>();
     for (DeletionVectorUpdate update : updates) {
       if (byFile.put(update.file(), update) != null) {

@@ -1,5 +1,8 @@
 package org.lakecdc.transforms.facts;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -56,6 +59,8 @@ public final class FactsTable {
       DETAIL = "detail",
       TARGET = "target",
       WRITTEN_AT = "written_at";
+
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   /** Event names. */
   public static final String EVENT_BOOTSTRAP = "bootstrap",
@@ -181,6 +186,22 @@ public final class FactsTable {
         .set(TARGET, target)
         .set(WRITTEN_AT, now)
         .build();
+  }
+
+  /**
+   * The {@code detail} of a facts row as read back (a scan's column map): its JSON object, or null
+   * when the row has no detail or it is not a JSON object.
+   */
+  public static @Nullable JsonNode detail(Map<String, Object> row) {
+    if (!(row.get(DETAIL) instanceof String text)) {
+      return null;
+    }
+    try {
+      JsonNode node = JSON.readTree(text);
+      return node != null && node.isObject() ? node : null;
+    } catch (JsonProcessingException e) {
+      return null;
+    }
   }
 
   /** A UTC instant as the zone-less date-time stored in TIMESTAMP_NTZ columns. */

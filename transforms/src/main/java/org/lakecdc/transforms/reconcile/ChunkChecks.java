@@ -1,6 +1,5 @@
 package org.lakecdc.transforms.reconcile;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -194,7 +193,7 @@ public final class ChunkChecks {
         }
         Object event = row.get(FactsTable.EVENT);
         if (ChunkedSnapshotFacts.EVENT_SNAPSHOT_OPEN.equals(event)) {
-          JsonNode d = detail(row);
+          JsonNode d = FactsTable.detail(row);
           if (d != null
               && ChunkedSnapshotFacts.MODE_CHUNKED.equals(d.path("mode").asText())
               && row.get(FactsTable.MIN_LSN) instanceof String open) {
@@ -215,7 +214,7 @@ public final class ChunkChecks {
     }
     List<FactsChunk> facts = new ArrayList<>();
     for (Map<String, Object> row : chunkRows) {
-      JsonNode d = detail(row);
+      JsonNode d = FactsTable.detail(row);
       if (d == null || !s.toString().equals(d.path("snapshot").asText())) {
         continue;
       }
@@ -310,17 +309,5 @@ public final class ChunkChecks {
   /** A bound's JSON text as the report stores it: null for an open bound. */
   private static @Nullable String bound(@Nullable String json) {
     return json == null || json.equals("null") ? null : json;
-  }
-
-  private static @Nullable JsonNode detail(Map<String, Object> row) {
-    if (!(row.get(FactsTable.DETAIL) instanceof String text)) {
-      return null;
-    }
-    try {
-      JsonNode node = JSON.readTree(text);
-      return node != null && node.isObject() ? node : null;
-    } catch (JsonProcessingException e) {
-      return null;
-    }
   }
 }

@@ -6,16 +6,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.delta.kernel.expressions.Column;
-import io.delta.kernel.expressions.Literal;
-import io.delta.kernel.expressions.Predicate;
-import io.delta.kernel.utils.CloseableIterator;
-import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -428,28 +420,7 @@ public final class ChunkedSnapshotFacts {
      * @throws IllegalArgumentException when it is not of that form
      */
     public static ChunkFact fromJson(String json) {
-      JsonNode n = parse(json);
-      try {
-        return new ChunkFact(
-            n.get("app_id").asText(),
-            n.get("target").asText(),
-            Lsn.parse(n.get("snapshot").asText()),
-            n.get("chunk").asInt(),
-            n.get("wave").asInt(),
-            n.get("lo").toString(),
-            n.get("hi").toString(),
-            n.get("last").asBoolean(),
-            n.get("rows").asLong(),
-            Lsn.parse(n.get("stamp").asText()),
-            time(n.get("stamp_commit_ts")),
-            n.path("high_lsn").isTextual() ? Lsn.parse(n.get("high_lsn").asText()) : null,
-            time(n.get("high_commit_ts")),
-            time(n.get("started_at")),
-            n.path("duration_ms").isNumber() ? n.get("duration_ms").asLong() : null,
-            n.path("read_seconds").isNumber() ? n.get("read_seconds").asDouble() : null);
-      } catch (RuntimeException e) {
-        throw new IllegalArgumentException("Not a snapshot chunk record: " + json, e);
-      }
+      return SnapshotFactsReads.chunkOfJson(json);
     }
   }
 
@@ -572,7 +543,7 @@ public final class ChunkedSnapshotFacts {
    * @throws UncheckedIOException when the facts table cannot be read
    */
   public static Snapshots read(DeltaTables tables, String factsPath, String appId, String target) {
-    return read(tables, factsPath, appId, target, false, null);
+    return SnapshotFactsReads.read(tables, factsPath, appId, target, false, null);
   }
 
   /**
@@ -589,101 +560,7 @@ public final class ChunkedSnapshotFacts {
       String appId,
       String target,
       @Nullable String bronzeId) {
-    return read(tables, factsPath, appId, target, true, bronzeId);
-  }
-
-  private static Snapshots read(
-      DeltaTables tables,
-      String factsPath,
-      String appId,
-      String target,
-      boolean ofTable,
-      @Nullable String bronzeId) {
-    if (!tables.exists(factsPath)) {
-      return new Snapshots(Optional.empty(), Optional.empty(), false, Optional.empty());
-    }
-    Predicate events =
-        eventIn(
-            List.of(
-                EVENT_SNAPSHOT_OPEN,
-                EVENT_SNAPSHOT_PLAN,
-                EVENT_SNAPSHOT_CHUNK,
-                FactsTable.EVENT_BOOTSTRAP,
-                EVENT_RESNAPSHOT));
-    List<Open> opens = new ArrayList<>();
-    List<Map<String, Object>> plans = new ArrayList<>();
-    List<Map<String, Object>> chunkRows = new ArrayList<>();
-    Lsn newestCompletion = null;
-    try (CloseableIterator<Map<String, Object>> rows =
-        tables.scanAtVersion(factsPath, tables.version(factsPath), events)) {
-      while (rows.hasNext()) {
-        Map<String, Object> row = rows.next();
-        if (!target.equals(row.get(FactsTable.TARGET))
-            || !ofFamily(row.get(FactsTable.APP_ID), appId)) {
-          continue;
-        }
-        Object event = row.get(FactsTable.EVENT);
-        if (EVENT_SNAPSHOT_OPEN.equals(event)) {
-          Open open = openOf(row);
-          if (open != null && (!ofTable || open.ofTable(bronzeId))) {
-            opens.add(open);
-          }
-        } else if (EVENT_SNAPSHOT_PLAN.equals(event)) {
-          plans.add(row);
-        } else if (EVENT_SNAPSHOT_CHUNK.equals(event)) {
-          chunkRows.add(row);
-        } else if (FactsTable.EVENT_BOOTSTRAP.equals(event) || EVENT_RESNAPSHOT.equals(event)) {
-          Object max = row.get(FactsTable.MAX_LSN);
-          if (max instanceof String text) {
-            Lsn lsn = Lsn.parse(text);
-            if (newestCompletion == null || lsn.isAfter(newestCompletion)) {
-              newestCompletion = lsn;
-            }
-          }
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot read Delta table " + factsPath, e);
-    }
-    Open chunkedOpen = null;
-    Open fullOpen = null;
-    for (Open open : opens) {
-      if (open.chunked()) {
-        if (chunkedOpen == null || open.s().isAfter(chunkedOpen.s())) {
-          chunkedOpen = open;
-        }
-      } else if (fullOpen == null || !fullOpen.s().isAfter(open.s())) {
-        fullOpen = open;
-      }
-    }
-    Lsn completion = newestCompletion;
-    Optional<State> state = Optional.empty();
-    if (chunkedOpen != null) {
-      Lsn s = chunkedOpen.s();
-      Optional<Plan> plan = Optional.empty();
-      for (Map<String, Object> row : plans) {
-        Plan p = planOf(row);
-        if (p != null && p.s().equals(s)) {
-          plan = Optional.of(p);
-        }
-      }
-      SortedMap<Integer, ChunkFact> chunks = new TreeMap<>();
-      for (Map<String, Object> row : chunkRows) {
-        ChunkFact c = chunkOf(row);
-        if (c != null && c.s().equals(s)) {
-          chunks.put(c.chunk(), c);
-        }
-      }
-      state =
-          Optional.of(
-              new State(chunkedOpen, plan, chunks, completion != null && !completion.isBefore(s)));
-    }
-    Open full = fullOpen;
-    return new Snapshots(
-        state,
-        Optional.ofNullable(full),
-        full != null && completion != null && !completion.isBefore(full.s()),
-        Optional.ofNullable(completion));
+    return SnapshotFactsReads.read(tables, factsPath, appId, target, true, bronzeId);
   }
 
   /**
@@ -737,28 +614,7 @@ public final class ChunkedSnapshotFacts {
    */
   public static List<Open> opensOfTable(
       DeltaTables tables, String factsPath, String target, String bronzeId) {
-    List<Open> opens = new ArrayList<>();
-    if (!tables.exists(factsPath)) {
-      return opens;
-    }
-    try (CloseableIterator<Map<String, Object>> rows =
-        tables.scanAtVersion(
-            factsPath, tables.version(factsPath), eventIn(List.of(EVENT_SNAPSHOT_OPEN)))) {
-      while (rows.hasNext()) {
-        Map<String, Object> row = rows.next();
-        if (!target.equals(row.get(FactsTable.TARGET))
-            || !EVENT_SNAPSHOT_OPEN.equals(row.get(FactsTable.EVENT))) {
-          continue;
-        }
-        Open open = openOf(row);
-        if (open != null && bronzeId.equals(open.targetId())) {
-          opens.add(open);
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot read Delta table " + factsPath, e);
-    }
-    return opens;
+    return SnapshotFactsReads.opensOfTable(tables, factsPath, target, bronzeId);
   }
 
   /**
@@ -770,7 +626,7 @@ public final class ChunkedSnapshotFacts {
    */
   public static Recoveries recoveries(
       DeltaTables tables, String factsPath, String appId, String target) {
-    return recoveries(tables, factsPath, appId, target, false, null);
+    return SnapshotFactsReads.recoveries(tables, factsPath, appId, target, false, null);
   }
 
   /**
@@ -787,69 +643,7 @@ public final class ChunkedSnapshotFacts {
       String appId,
       String target,
       @Nullable String bronzeId) {
-    return recoveries(tables, factsPath, appId, target, true, bronzeId);
-  }
-
-  private static Recoveries recoveries(
-      DeltaTables tables,
-      String factsPath,
-      String appId,
-      String target,
-      boolean ofTable,
-      @Nullable String bronzeId) {
-    SortedMap<Integer, Open> opens = new TreeMap<>();
-    java.util.Set<Integer> completed = new java.util.HashSet<>();
-    Map<Integer, Instant> failed = new java.util.HashMap<>();
-    if (!tables.exists(factsPath)) {
-      return new Recoveries(opens, completed, failed);
-    }
-    Predicate events =
-        eventIn(List.of(EVENT_SNAPSHOT_OPEN, EVENT_RESNAPSHOT, EVENT_RESNAPSHOT_FAILED));
-    try (CloseableIterator<Map<String, Object>> rows =
-        tables.scanAtVersion(factsPath, tables.version(factsPath), events)) {
-      while (rows.hasNext()) {
-        Map<String, Object> row = rows.next();
-        if (!target.equals(row.get(FactsTable.TARGET))
-            || !ofFamily(row.get(FactsTable.APP_ID), appId)) {
-          continue;
-        }
-        Object event = row.get(FactsTable.EVENT);
-        if (EVENT_SNAPSHOT_OPEN.equals(event)) {
-          Open open = openOf(row);
-          if (open != null
-              && KIND_RESNAPSHOT.equals(open.kind())
-              && (!ofTable || open.ofTable(bronzeId))) {
-            opens.put(open.generation(), open);
-          }
-        } else if (EVENT_RESNAPSHOT.equals(event)) {
-          completed.add(generationOf((String) row.get(FactsTable.APP_ID)));
-        } else {
-          JsonNode detail = detailOf(row);
-          Instant at = utc(row.get(FactsTable.WRITTEN_AT));
-          boolean ours =
-              !ofTable
-                  || detail == null
-                  || !detail.path("target_id").isTextual()
-                  || detail.get("target_id").asText().equals(bronzeId);
-          if (detail != null && at != null && ours) {
-            failed.merge(detail.path("generation").asInt(), at, (a, b) -> a.isAfter(b) ? a : b);
-          }
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot read Delta table " + factsPath, e);
-    }
-    return new Recoveries(opens, completed, failed);
-  }
-
-  /** {@code event = e1 OR event = e2 ...}: the file skipping of the facts scans here. */
-  private static Predicate eventIn(List<String> names) {
-    Predicate events = null;
-    for (String e : names) {
-      Predicate one = new Predicate("=", new Column(FactsTable.EVENT), Literal.ofString(e));
-      events = events == null ? one : new Predicate("OR", events, one);
-    }
-    return events;
+    return SnapshotFactsReads.recoveries(tables, factsPath, appId, target, true, bronzeId);
   }
 
   /** The generation of a stream app id: n of {@code <appId>.g<n>}, 0 without the suffix. */
@@ -873,97 +667,12 @@ public final class ChunkedSnapshotFacts {
         && id.substring(prefix.length()).chars().allMatch(Character::isDigit);
   }
 
-  private static @Nullable Open openOf(Map<String, Object> row) {
-    JsonNode d = detailOf(row);
-    if (d == null || !(row.get(FactsTable.MIN_LSN) instanceof String s)) {
-      return null;
-    }
-    List<String> keys = new ArrayList<>();
-    d.path("keys").forEach(k -> keys.add(k.asText()));
-    JsonNode plan = d.path("plan");
-    return new Open(
-        (String) row.get(FactsTable.APP_ID),
-        (String) row.get(FactsTable.TARGET),
-        Lsn.parse(s),
-        utc(row.get(FactsTable.MIN_COMMIT_TS)),
-        d.path("mode").asText(MODE_FULL),
-        d.path("kind").asText(KIND_BOOTSTRAP),
-        d.path("generation").asInt(0),
-        keys,
-        plan.isMissingNode() || plan.isNull() ? null : plan.toString(),
-        utc(row.get(FactsTable.LOST_FROM_TS)),
-        utc(row.get(FactsTable.LOST_TO_TS)),
-        utc(row.get(FactsTable.WRITTEN_AT)),
-        d.path("capture_instance").isTextual() ? d.get("capture_instance").asText() : null,
-        d.path("target_id").isTextual() ? d.get("target_id").asText() : null);
-  }
-
-  private static @Nullable Plan planOf(Map<String, Object> row) {
-    JsonNode d = detailOf(row);
-    if (d == null || !d.path("snapshot").isTextual() || !d.path("chunks").isArray()) {
-      return null;
-    }
-    List<String> keys = new ArrayList<>();
-    d.path("keys").forEach(k -> keys.add(k.asText()));
-    Object started = row.get(FactsTable.STARTED_AT);
-    Object duration = row.get(FactsTable.DURATION_MS);
-    return new Plan(
-        (String) row.get(FactsTable.APP_ID),
-        (String) row.get(FactsTable.TARGET),
-        Lsn.parse(d.get("snapshot").asText()),
-        d.path("kind").asText(),
-        keys,
-        d.path("chunk_rows").asLong(),
-        Math.max(1, d.path("chunks_per_wave").asInt(1)),
-        d.get("chunks").toString(),
-        started == null ? Instant.EPOCH : utc(started),
-        duration instanceof Number n ? n.longValue() : 0L);
-  }
-
-  private static @Nullable ChunkFact chunkOf(Map<String, Object> row) {
-    JsonNode d = detailOf(row);
-    if (d == null
-        || !d.path("snapshot").isTextual()
-        || !(row.get(FactsTable.MIN_LSN) instanceof String min)) {
-      return null;
-    }
-    Object max = row.get(FactsTable.MAX_LSN);
-    Object rows = row.get(FactsTable.ROWS);
-    Object duration = row.get(FactsTable.DURATION_MS);
-    Object read = row.get(FactsTable.READ_SECONDS);
-    return new ChunkFact(
-        (String) row.get(FactsTable.APP_ID),
-        (String) row.get(FactsTable.TARGET),
-        Lsn.parse(d.get("snapshot").asText()),
-        d.path("chunk").asInt(),
-        d.path("wave").asInt(),
-        d.path("lo").toString(),
-        d.path("hi").toString(),
-        d.path("last").asBoolean(),
-        rows instanceof Number n ? n.longValue() : 0L,
-        Lsn.parse(min),
-        utc(row.get(FactsTable.MIN_COMMIT_TS)),
-        max instanceof String m ? Lsn.parse(m) : null,
-        utc(row.get(FactsTable.MAX_COMMIT_TS)),
-        utc(row.get(FactsTable.STARTED_AT)),
-        duration instanceof Number n ? n.longValue() : null,
-        read instanceof Number n ? n.doubleValue() : null);
-  }
-
-  private static @Nullable JsonNode detailOf(Map<String, Object> row) {
-    Object detail = row.get(FactsTable.DETAIL);
-    if (!(detail instanceof String text)) {
-      return null;
-    }
-    try {
-      JsonNode node = JSON.readTree(text);
-      return node != null && node.isObject() ? node : null;
-    } catch (JsonProcessingException e) {
-      return null;
-    }
-  }
-
-  private static JsonNode parse(String json) {
+  /**
+   * JSON text parsed.
+   *
+   * @throws IllegalArgumentException when it is not JSON
+   */
+  static JsonNode parse(String json) {
     try {
       return JSON.readTree(json);
     } catch (JsonProcessingException e) {
@@ -977,16 +686,5 @@ public final class ChunkedSnapshotFacts {
     } else {
       node.put(name, time.toString());
     }
-  }
-
-  private static @Nullable Instant time(@Nullable JsonNode node) {
-    return node == null || !node.isTextual() ? null : Instant.parse(node.asText());
-  }
-
-  private static @Nullable Instant utc(@Nullable Object value) {
-    if (value instanceof LocalDateTime t) {
-      return t.toInstant(ZoneOffset.UTC);
-    }
-    return value instanceof Instant i ? i : null;
   }
 }

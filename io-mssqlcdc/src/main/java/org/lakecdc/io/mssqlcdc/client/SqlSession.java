@@ -231,11 +231,9 @@ final class SqlSession implements AutoCloseable {
   }
 
   /** Streams the rows of an open result set; closes it and its statement at the end. */
-  abstract static class ResultIterator<T> implements CloseableIterator<T> {
+  abstract static class ResultIterator<T> extends LookAheadIterator<T> {
     private final ResultSet rs;
     private final String operation;
-    private T next;
-    private boolean done;
 
     ResultIterator(ResultSet rs, String operation) {
       this.rs = rs;
@@ -245,38 +243,21 @@ final class SqlSession implements AutoCloseable {
     abstract T row(ResultSet r) throws SQLException;
 
     @Override
-    public boolean hasNext() {
-      if (next == null && !done) {
-        try {
-          if (rs.next()) {
-            next = row(rs);
-          } else {
-            close();
-          }
-        } catch (SQLException e) {
-          close();
-          throw failure(operation, e);
+    protected T computeNext() {
+      try {
+        if (rs.next()) {
+          return row(rs);
         }
+        finish();
+        return null;
+      } catch (SQLException e) {
+        close();
+        throw failure(operation, e);
       }
-      return next != null;
     }
 
     @Override
-    public T next() {
-      if (!hasNext()) {
-        throw new NoSuchElementException();
-      }
-      T out = next;
-      next = null;
-      return out;
-    }
-
-    @Override
-    public void close() {
-      if (done) {
-        return;
-      }
-      done = true;
+    protected void release() {
       try {
         Statement st = rs.getStatement();
         rs.close();

@@ -19,12 +19,11 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.NoSuchElementException;
 import java.util.Set;
 import org.lakecdc.io.mssqlcdc.client.CdcException;
 import org.lakecdc.io.mssqlcdc.client.ChangeQuery;
 import org.lakecdc.io.mssqlcdc.client.ChangeRow;
-import org.lakecdc.io.mssqlcdc.client.CloseableIterator;
+import org.lakecdc.io.mssqlcdc.client.LookAheadIterator;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.schema.SqlServerType;
 
@@ -45,7 +44,7 @@ import org.lakecdc.io.mssqlcdc.schema.SqlServerType;
  * the mapping's last LSN, bad fields and values); {@link UncheckedIOException} when the file cannot
  * be read or is not UTF-8.
  */
-final class ChangeTableReader implements CloseableIterator<ChangeRow> {
+final class ChangeTableReader extends LookAheadIterator<ChangeRow> {
   /** What the reader does with a row whose start LSN has no mapping row. */
   interface Unmapped {
     /**
@@ -83,8 +82,6 @@ final class ChangeTableReader implements CloseableIterator<ChangeRow> {
   private Integer commandId;
 
   private OrderKey previous;
-  private ChangeRow next;
-  private boolean done;
 
   ChangeTableReader(
       ChangeLines lines,
@@ -121,37 +118,20 @@ final class ChangeTableReader implements CloseableIterator<ChangeRow> {
   }
 
   @Override
-  public boolean hasNext() {
-    while (next == null && !done) {
-      if (!lines.next()) {
-        done = true;
-        break;
-      }
-      next = read();
+  protected ChangeRow computeNext() {
+    if (!lines.next()) {
+      finish();
+      return null;
     }
-    if (next == null) {
-      close();
-    }
-    return next != null;
+    return read();
   }
 
   @Override
-  public ChangeRow next() {
-    if (!hasNext()) {
-      throw new NoSuchElementException();
-    }
-    ChangeRow out = next;
-    next = null;
-    return out;
-  }
-
-  @Override
-  public void close() {
-    done = true;
+  protected void release() {
     lines.close();
   }
 
-  /** The current line's row; null to skip it (and {@link #done} once past the range). */
+  /** The current line's row; null to skip it (and {@link #finish} once past the range). */
   private ChangeRow read() {
     byte[] bytes = lines.bytes();
     int offset = lines.offset();
@@ -209,7 +189,7 @@ final class ChangeTableReader implements CloseableIterator<ChangeRow> {
     }
     previous = key;
     if (start.isAfter(query.toLsn())) {
-      done = true;
+      finish();
       return null;
     }
     Instant time = times.get(start);

@@ -15,7 +15,6 @@ import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.SortedMap;
@@ -31,6 +30,7 @@ import org.lakecdc.io.mssqlcdc.client.Commit;
 import org.lakecdc.io.mssqlcdc.client.DdlChange;
 import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
 import org.lakecdc.io.mssqlcdc.client.KeyBucket;
+import org.lakecdc.io.mssqlcdc.client.LookAheadIterator;
 import org.lakecdc.io.mssqlcdc.client.SplitPoint;
 import org.lakecdc.io.mssqlcdc.client.SqlIdentifiers;
 import org.lakecdc.io.mssqlcdc.client.TableQuery;
@@ -1070,12 +1070,10 @@ public final class FileBackedCdcClient implements CdcClient {
 
   /**
    * Streams the objects of a JSON Lines file through {@link #parse}, which returns null to skip a
-   * line and may {@link #finish()} early. Closes the file at the end and on {@link #close()}.
+   * line and may {@code finish()} early. Closes the file at the end and on {@link #close()}.
    */
-  private abstract static class LineIterator<T> implements CloseableIterator<T> {
+  private abstract static class LineIterator<T> extends LookAheadIterator<T> {
     private final FakeFormat.JsonLines lines;
-    private T next;
-    private boolean done;
 
     LineIterator(FakeFormat.JsonLines lines) {
       this.lines = lines;
@@ -1083,40 +1081,18 @@ public final class FileBackedCdcClient implements CdcClient {
 
     abstract T parse(JsonNode node);
 
-    /** Ends the iteration after the current line. */
-    void finish() {
-      done = true;
+    @Override
+    protected T computeNext() {
+      JsonNode node = lines.next();
+      if (node == null) {
+        finish();
+        return null;
+      }
+      return parse(node);
     }
 
     @Override
-    public boolean hasNext() {
-      while (next == null && !done) {
-        JsonNode node = lines.next();
-        if (node == null) {
-          done = true;
-          break;
-        }
-        next = parse(node);
-      }
-      if (next == null) {
-        close();
-      }
-      return next != null;
-    }
-
-    @Override
-    public T next() {
-      if (!hasNext()) {
-        throw new NoSuchElementException();
-      }
-      T out = next;
-      next = null;
-      return out;
-    }
-
-    @Override
-    public void close() {
-      done = true;
+    protected void release() {
       lines.close();
     }
   }

@@ -52,12 +52,10 @@ final class SilverChunkWaves {
     String facts = spec.facts();
     if (facts == null) {
       if (chunkRows > 0) {
-        throw new IllegalArgumentException(
-            "Bronze table "
-                + spec.bronze()
-                + " holds "
-                + Counts.of(chunkRows, "row", "rows")
-                + " of a chunked snapshot, which silver "
+        throw chunkRowsRefused(
+            spec,
+            chunkRows,
+            ", which silver "
                 + spec.silver()
                 + " cannot apply without facts_table (pass the bronze stream's facts table)");
       }
@@ -65,12 +63,10 @@ final class SilverChunkWaves {
     }
     OpenChunkedSnapshot.Found found = OpenChunkedSnapshot.read(tables, facts, spec.bronze());
     if (found.state().isEmpty() && chunkRows > 0) {
-      throw new IllegalArgumentException(
-          "Bronze table "
-              + spec.bronze()
-              + " holds "
-              + Counts.of(chunkRows, "row", "rows")
-              + " of a chunked snapshot but facts table "
+      throw chunkRowsRefused(
+          spec,
+          chunkRows,
+          " but facts table "
               + facts
               + " has no chunked snapshot_open row for target "
               + spec.bronze()
@@ -79,6 +75,21 @@ final class SilverChunkWaves {
               + " (pass bronze spelled as the bronze job was given it)");
     }
     return found.state().orElse(null);
+  }
+
+  /**
+   * Bronze's chunk rows refused: {@code Bronze table <b> holds <n> rows of a chunked
+   * snapshot<why>}.
+   */
+  private static IllegalArgumentException chunkRowsRefused(
+      SilverSpec spec, long chunkRows, String why) {
+    return new IllegalArgumentException(
+        "Bronze table "
+            + spec.bronze()
+            + " holds "
+            + Counts.of(chunkRows, "row", "rows")
+            + " of a chunked snapshot"
+            + why);
   }
 
   /**

@@ -77,8 +77,7 @@ class ChunkedSnapshotJobTest {
     return JobConfig.builder(f.db.clientFactory(), JobFixture.CI, f.bronze, f.facts, f.control)
         .appId("chunk-v1")
         .maxCommitsPerBatch(4)
-        .snapshot(
-            new SnapshotSettings(SnapshotSettings.Mode.CHUNKED, 2, 2, backfill, maxWaves, null, -1))
+        .snapshot(new SnapshotSettings(SnapshotSettings.Mode.CHUNKED, 2, 2, backfill, maxWaves))
         .build();
   }
 

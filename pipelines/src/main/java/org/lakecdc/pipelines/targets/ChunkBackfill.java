@@ -156,12 +156,11 @@ public record ChunkBackfill(
             .withChunks(chunks)
             .withOpenEndAfter(openEndAfter);
     WriteChunksToDelta write =
-        WriteChunksToDelta.of(read, spec).withHadoopConf(config.hadoopConf());
+        WriteChunksToDelta.of(read, spec)
+            .withHadoopConf(config.hadoopConf())
+            .withCrash(config.crash());
     if (!waveLines) {
       write = write.withoutWaveLines();
-    }
-    if (config.snapshot().crashPoint() != null) {
-      write = write.withCrashPoint(config.snapshot().crashPoint(), config.snapshot().crashChunk());
     }
     return pipeline.apply(
         "Chunks "

@@ -26,6 +26,7 @@ import org.lakecdc.transforms.position.StreamPosition;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.Open;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.Recoveries;
+import org.lakecdc.transforms.write.CrashPlan;
 import org.lakecdc.transforms.write.CrashPoint;
 import org.lakecdc.transforms.write.WriteSnapshotToDelta;
 
@@ -198,7 +199,7 @@ public final class Resnapshot {
                   start.endCommitTime(),
                   lostTo)
               : writeFullOpen(config, tables, client, next, start.endCommitTime(), lostTo);
-      CrashPoint.crashIf(config.crashPoint(), CrashPoint.AFTER_RECOVERY_RECORDED);
+      CrashPlan.atStep(config.crash(), CrashPoint.AFTER_RECOVERY_RECORDED);
       return Optional.of(finish(config, tables, open, beamOptions, out));
     }
   }
@@ -391,7 +392,7 @@ public final class Resnapshot {
             .ofTarget(config.bronzePath(), bronzeId);
     if (open.chunked()) {
       startGeneration(tables, config.bronzePath(), atS);
-      CrashPoint.crashIf(config.crashPoint(), CrashPoint.AFTER_RESNAPSHOT_COMMIT);
+      CrashPlan.atStep(config.crash(), CrashPoint.AFTER_RESNAPSHOT_COMMIT);
       out.printf(
           "Target %s: generation %d starts at S = %s (committed at %s) under app id %s; the"
               + " chunked snapshot is read beside the stream%n",
@@ -442,10 +443,10 @@ public final class Resnapshot {
       read = true;
     }
     double seconds = (System.nanoTime() - began) / 1e9;
-    CrashPoint.crashIf(config.crashPoint(), CrashPoint.AFTER_RESNAPSHOT_COMMIT);
+    CrashPlan.atStep(config.crash(), CrashPoint.AFTER_RESNAPSHOT_COMMIT);
     writeEvent(
         next, tables, open, read ? rows : null, read ? startedAt : null, read ? seconds : -1);
-    CrashPoint.crashIf(config.crashPoint(), CrashPoint.AFTER_RESNAPSHOT_EVENT);
+    CrashPlan.atStep(config.crash(), CrashPoint.AFTER_RESNAPSHOT_EVENT);
     out.printf(
         "Target %s: generation %d starts at S = %s under app id %s (%s)%n",
         config.bronzePath(),

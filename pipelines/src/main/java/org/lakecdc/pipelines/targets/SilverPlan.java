@@ -62,7 +62,7 @@ public final class SilverPlan {
         runStartedAt,
         config.hadoopConf(),
         java.time.Duration.ofSeconds(config.silverIntervalSeconds()),
-        config.silverCrashBatch());
+        config.crash());
   }
 
   /**

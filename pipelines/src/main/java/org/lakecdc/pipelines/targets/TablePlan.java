@@ -69,9 +69,7 @@ public record TablePlan(
         start,
         config.granularity(),
         startedAt,
-        config.crashPoint(),
-        config.crashBatch(),
-        config.crashFailure(),
+        config.crash(),
         config.hadoopConf(),
         config.afterCommit());
   }

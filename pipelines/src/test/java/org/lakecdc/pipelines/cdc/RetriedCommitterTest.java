@@ -21,6 +21,7 @@ import org.lakecdc.pipelines.JobFixture;
 import org.lakecdc.pipelines.targets.TablePlan;
 import org.lakecdc.transforms.finalization.Finalization;
 import org.lakecdc.transforms.position.StreamPosition;
+import org.lakecdc.transforms.write.CrashPlan;
 import org.lakecdc.transforms.write.CrashPoint;
 import org.lakecdc.transforms.write.TableWrite;
 
@@ -63,7 +64,9 @@ class RetriedCommitterTest {
 
   private static TableWrite withCrash(TableWrite write, CrashPoint point, long batch) {
     return new TableWrite(
-        write.read(), write.target().withCrash(point, batch), write.changeSchema());
+        write.read(),
+        write.target().withCrash(CrashPlan.batch(point, batch)),
+        write.changeSchema());
   }
 
   @Test

@@ -12,8 +12,9 @@
  * {@link org.lakecdc.transforms.write.WriteSnapshotToDelta} writes a whole snapshot stamped with S
  * in one commit. {@link org.lakecdc.transforms.write.DeltaTarget} names a target's tables and start
  * position; {@link org.lakecdc.transforms.write.CommittedBatch} is what a committer emits per
- * batch; {@link org.lakecdc.transforms.write.CrashPoint} is for crash tests. {@link
- * org.lakecdc.transforms.write.BronzeBatchSink} and {@link
+ * batch; {@link org.lakecdc.transforms.write.CrashPlan} (where, among the {@link
+ * org.lakecdc.transforms.write.CrashPoint}s, a job stops) is for crash tests: one nullable field,
+ * null in production. {@link org.lakecdc.transforms.write.BronzeBatchSink} and {@link
  * org.lakecdc.transforms.write.SnapshotFileSink} are the {@code RowSink}s the reading stages write
  * data files through.
  *

@@ -412,7 +412,7 @@ class WriteChunksToDeltaTest {
     Pipeline crashing = pipeline();
     crashing.apply(
         WriteChunksToDelta.of(read(db.clientFactory()), spec)
-            .withCrashPoint(CrashPoint.AFTER_DATA_FILES, 1));
+            .withCrash(CrashPlan.chunk(CrashPoint.AFTER_DATA_FILES, 1)));
     runToCrash(crashing, CrashPoint.AFTER_DATA_FILES, 1);
     assertEquals(Map.of(0, 2L), chunkRows());
     assertEquals(List.of(0L), bronzeChunkCommits());
@@ -464,7 +464,7 @@ class WriteChunksToDeltaTest {
     Pipeline crashing = pipeline();
     crashing.apply(
         WriteChunksToDelta.of(read(db.clientFactory()), spec)
-            .withCrashPoint(CrashPoint.AFTER_BRONZE_COMMIT, 1));
+            .withCrash(CrashPlan.chunk(CrashPoint.AFTER_BRONZE_COMMIT, 1)));
     runToCrash(crashing, CrashPoint.AFTER_BRONZE_COMMIT, 1);
     assertEquals(Map.of(0, 2L), chunkRows());
     assertEquals(List.of(0L, 1L), bronzeChunkCommits());
@@ -498,7 +498,7 @@ class WriteChunksToDeltaTest {
     Pipeline crashing = pipeline();
     crashing.apply(
         WriteChunksToDelta.of(read(db.clientFactory()), spec)
-            .withCrashPoint(CrashPoint.AFTER_BRONZE_COMMIT, 1));
+            .withCrash(CrashPlan.chunk(CrashPoint.AFTER_BRONZE_COMMIT, 1)));
     runToCrash(crashing, CrashPoint.AFTER_BRONZE_COMMIT, 1);
     String stampInBronze =
         ChunkedSnapshotFacts.ChunkFact.fromJson(
@@ -529,7 +529,7 @@ class WriteChunksToDeltaTest {
     Pipeline crashing = pipeline();
     crashing.apply(
         WriteChunksToDelta.of(read(db.clientFactory()), spec)
-            .withCrashPoint(CrashPoint.AFTER_FACTS_COMMIT, 1));
+            .withCrash(CrashPlan.chunk(CrashPoint.AFTER_FACTS_COMMIT, 1)));
     runToCrash(crashing, CrashPoint.AFTER_FACTS_COMMIT, 1);
     ChunkedSnapshotFacts.State between =
         ChunkedSnapshotFacts.read(tables, facts, "app", bronze).chunked().orElseThrow();
@@ -615,8 +615,7 @@ class WriteChunksToDeltaTest {
         p.apply(arrivals)
             .apply(
                 ParDo.of(
-                    new WriteChunksToDelta.CommitInOrder(
-                        spec, HadoopConf.empty(), null, -1, true)));
+                    new WriteChunksToDelta.CommitInOrder(spec, HadoopConf.empty(), null, true)));
     PAssert.that(out)
         .satisfies(
             chunks -> {
@@ -707,7 +706,7 @@ class WriteChunksToDeltaTest {
     Pipeline crashing = pipeline();
     crashing.apply(
         WriteChunksToDelta.of(read(db.clientFactory()), spec)
-            .withCrashPoint(CrashPoint.AFTER_BRONZE_COMMIT));
+            .withCrash(CrashPlan.firstChunk(CrashPoint.AFTER_BRONZE_COMMIT)));
     runToCrash(crashing, CrashPoint.AFTER_BRONZE_COMMIT, 0);
     assertEquals(List.of(0L), bronzeChunkCommits());
     assertTrue(chunkRows().isEmpty());

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.pipelines.JobFixture;
 import org.lakecdc.pipelines.targets.TablePlan;
+import org.lakecdc.pipelines.targets.Target;
 import org.lakecdc.transforms.finalization.Finalization;
 import org.lakecdc.transforms.position.StreamPosition;
 import org.lakecdc.transforms.write.CrashPlan;
@@ -52,7 +53,7 @@ class RetriedCommitterTest {
   /** The launcher's plan of the fixture's table: what every attempt of the committer is given. */
   private static TableWrite plannedWrite(JobFixture f) {
     PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
-    return TablePlan.prepare(f.config(), JobFixture.direct(), quiet).write(null);
+    return TablePlan.prepare(Target.of(f.config()), JobFixture.direct(), quiet).write(null);
   }
 
   /** One attempt of the change pipeline of {@code write}, to its end. */

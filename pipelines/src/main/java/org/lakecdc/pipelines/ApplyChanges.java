@@ -190,7 +190,9 @@ public final class ApplyChanges {
                 granularity,
                 options.getSilverWaveRows(),
                 startedAt,
-                conf));
+                conf,
+                SilverTarget.DEFAULT_APPLY_INTERVAL,
+                null));
       }
       if (!maintenance.isEmpty()) {
         return maintain(

@@ -16,6 +16,7 @@ import org.lakecdc.pipelines.targets.ChunkedSnapshot;
 import org.lakecdc.pipelines.targets.JobConfig;
 import org.lakecdc.pipelines.targets.Recovery;
 import org.lakecdc.pipelines.targets.SnapshotSettings;
+import org.lakecdc.pipelines.targets.Target;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.HadoopConf;
 import org.lakecdc.transforms.snapshot.BackfillProgress;
@@ -172,16 +173,16 @@ public final class Backfill {
       Clock clock,
       PrintStream out) {
     long began = System.nanoTime();
-    config = Recovery.continueUnderTargetAppId(config, out);
-    DeltaTables tables = config.hadoopConf().tables();
-    ChunkedSnapshot.checkModeLock(
-        config, tables, SnapshotSettings.Mode.CHUNKED, "running Backfill");
-    Optional<State> found = ChunkedSnapshot.read(config, tables).chunked();
-    if (found.isEmpty() || !tables.exists(config.bronzePath())) {
+    Target target = Recovery.continueUnderTargetAppId(Target.of(config), out);
+    config = target.config();
+    DeltaTables tables = target.tables();
+    ChunkedSnapshot.checkModeLock(target, SnapshotSettings.Mode.CHUNKED, "running Backfill");
+    Optional<State> found = ChunkedSnapshot.read(target).chunked();
+    if (found.isEmpty() || !target.exists()) {
       return new Result(
           BackfillState.NO_SNAPSHOT,
           "no chunked snapshot is open for "
-              + config.bronzePath()
+              + target.bronze()
               + " (app id "
               + config.appId()
               + "): open one with CdcToDelta --snapshot=chunked",
@@ -192,7 +193,7 @@ public final class Backfill {
     }
     State state = found.get();
     if (state.plan().isPresent()) {
-      state = ChunkBackfill.repair(config, tables, state, out);
+      state = ChunkBackfill.repair(target, state, out);
     }
     int maxWaves = config.snapshot().maxWaves();
     int waves = 0;
@@ -213,9 +214,9 @@ public final class Backfill {
         Optional<BackfillThrottle.Pause> pause =
             BackfillThrottle.check(
                 tables,
-                config.factsPath(),
+                target.facts(),
                 state.open().appId(),
-                config.bronzePath(),
+                target.bronze(),
                 minHeadroomHours,
                 clock);
         if (pause.isPresent()) {
@@ -223,18 +224,18 @@ public final class Backfill {
         }
       }
       if (state.plan().isEmpty()) {
-        state = ChunkedSnapshot.plan(config, tables, state, out);
+        state = ChunkedSnapshot.plan(target, state, out);
       }
-      Optional<ChunkBackfill> next = ChunkBackfill.next(config, tables, state, 1);
+      Optional<ChunkBackfill> next = ChunkBackfill.next(target, state, 1);
       if (next.isEmpty()) {
         // Every chunk is recorded: the repair writes a completion row a crash left missing.
-        state = ChunkBackfill.repair(config, tables, state, out);
+        state = ChunkBackfill.repair(target, state, out);
         if (!state.complete()) {
           throw new IllegalStateException(
               "Every chunk of the chunked snapshot at S = "
                   + state.open().s()
                   + " of "
-                  + config.bronzePath()
+                  + target.bronze()
                   + " is recorded, but its completion row is not written");
         }
         continue;
@@ -253,7 +254,7 @@ public final class Backfill {
       waves++;
       int doneBefore = state.chunksDone();
       long rowsBefore = state.rowsDone();
-      state = ChunkedSnapshot.read(config, tables).chunked().orElseThrow();
+      state = ChunkedSnapshot.read(target).chunked().orElseThrow();
       runChunks += state.chunksDone() - doneBefore;
       runRows += state.rowsDone() - rowsBefore;
       out.println(

@@ -50,6 +50,7 @@ import org.lakecdc.pipelines.targets.SnapshotSettings;
 import org.lakecdc.transforms.bronze.CrashPoint;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.facts.FactsTable;
+import org.lakecdc.transforms.bronze.CrashPlan;
 
 /**
  * The main job reading a chunked snapshot beside its stream ({@code --snapshot=chunked
@@ -82,8 +83,7 @@ class ChunkedBackfillJobTest {
         .maxCommitsPerBatch(4)
         .numPartitions(2)
         .snapshot(
-            new SnapshotSettings(
-                SnapshotSettings.Mode.CHUNKED, chunkRows, 2, backfill, maxWaves, null, -1))
+            new SnapshotSettings(SnapshotSettings.Mode.CHUNKED, chunkRows, 2, backfill, maxWaves))
         .build();
   }
 
@@ -196,7 +196,7 @@ class ChunkedBackfillJobTest {
     JobFixture f = ChunkedSnapshotJobTest.orders(dir, 8);
     Lsn s = f.db.openClient().maxLsn().orElseThrow();
     JobConfig config = config(f, 2, 0);
-    JobConfig crashing = config.toBuilder().snapshot(config.snapshot().withCrash(point, 1)).build();
+    JobConfig crashing = config.withCrash(CrashPlan.chunk(point, 1));
     RuntimeException crash = assertThrows(RuntimeException.class, () -> f.run(crashing));
     boolean simulated = false;
     for (Throwable t = crash; t != null; t = t.getCause()) {
@@ -311,9 +311,7 @@ class ChunkedBackfillJobTest {
                     SnapshotSettings.DEFAULT_CHUNK_ROWS,
                     SnapshotSettings.DEFAULT_CHUNKS_PER_WAVE,
                     true,
-                    0,
-                    null,
-                    -1))
+                    0))
             .build();
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);

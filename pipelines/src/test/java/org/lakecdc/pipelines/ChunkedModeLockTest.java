@@ -22,6 +22,7 @@ import org.lakecdc.pipelines.cli.OptionRefusedException;
 import org.lakecdc.pipelines.targets.ChunkedSnapshot;
 import org.lakecdc.pipelines.targets.JobConfig;
 import org.lakecdc.pipelines.targets.SnapshotSettings;
+import org.lakecdc.pipelines.targets.Target;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
 
@@ -94,12 +95,14 @@ class ChunkedModeLockTest {
             + "\"}",
         open.getString(FactsTable.DETAIL));
     ChunkedSnapshotFacts.Snapshots snapshots =
-        ChunkedSnapshot.read(config(f, SnapshotSettings.Mode.WHOLE), f.tables);
+        ChunkedSnapshot.read(Target.of(config(f, SnapshotSettings.Mode.WHOLE), f.tables));
     assertEquals(Lsn.parse(s), snapshots.fullOpen().orElseThrow().s());
     assertTrue(snapshots.fullOpenComplete(), "the bootstrap row has max_lsn = S");
     // Complete: a chunked run of the target is not refused (it continues the stream).
     ChunkedSnapshot.checkModeLock(
-        config(f, SnapshotSettings.Mode.CHUNKED), f.tables, SnapshotSettings.Mode.CHUNKED, "-");
+        Target.of(config(f, SnapshotSettings.Mode.CHUNKED), f.tables),
+        SnapshotSettings.Mode.CHUNKED,
+        "-");
   }
 
   @Test
@@ -140,6 +143,8 @@ class ChunkedModeLockTest {
     Lsn later = f.db.transaction(at(5)).insert(ORDERS, order(5, "new", "5.00")).commit();
     f.db.cleanup(JobFixture.CI, later);
     ChunkedSnapshot.checkModeLock(
-        config(f, SnapshotSettings.Mode.CHUNKED), f.tables, SnapshotSettings.Mode.CHUNKED, "-");
+        Target.of(config(f, SnapshotSettings.Mode.CHUNKED), f.tables),
+        SnapshotSettings.Mode.CHUNKED,
+        "-");
   }
 }

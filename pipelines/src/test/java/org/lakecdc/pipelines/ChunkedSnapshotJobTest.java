@@ -32,6 +32,7 @@ import org.lakecdc.pipelines.backfill.BackfillState;
 import org.lakecdc.pipelines.targets.ChunkedSnapshot;
 import org.lakecdc.pipelines.targets.JobConfig;
 import org.lakecdc.pipelines.targets.SnapshotSettings;
+import org.lakecdc.pipelines.targets.Target;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.facts.FactsTable;
 
@@ -77,8 +78,7 @@ class ChunkedSnapshotJobTest {
     return JobConfig.builder(f.db.clientFactory(), JobFixture.CI, f.bronze, f.facts, f.control)
         .appId("chunk-v1")
         .maxCommitsPerBatch(4)
-        .snapshot(
-            new SnapshotSettings(SnapshotSettings.Mode.CHUNKED, 2, 2, backfill, maxWaves, null, -1))
+        .snapshot(new SnapshotSettings(SnapshotSettings.Mode.CHUNKED, 2, 2, backfill, maxWaves))
         .build();
   }
 
@@ -190,11 +190,8 @@ class ChunkedSnapshotJobTest {
     // Wave 0: planned first (as Backfill does at its first wave), then a commit lands before the
     // wave's read.
     f.db.transaction(at(10)).update(ORDERS, List.of(1), Map.of("status", "paid")).commit();
-    ChunkedSnapshot.plan(
-        chunked(f, false, 1),
-        f.tables,
-        ChunkedSnapshot.read(chunked(f, false, 1), f.tables).chunked().orElseThrow(),
-        System.out);
+    Target target = Target.of(chunked(f, false, 1), f.tables);
+    ChunkedSnapshot.plan(target, ChunkedSnapshot.read(target).chunked().orElseThrow(), System.out);
     FakeTx t11 = new FakeTx(f, at(11));
     t11.tx().delete(ORDERS, List.of(3));
     t11.insert(9);

@@ -58,8 +58,7 @@ class ChunkedSnapshotOptionsTest {
                 },
                 CdcToDeltaOptions.class));
     assertEquals(
-        new SnapshotSettings(SnapshotSettings.Mode.CHUNKED, 2, 3, false, 5, null, -1),
-        config.snapshot());
+        new SnapshotSettings(SnapshotSettings.Mode.CHUNKED, 2, 3, false, 5), config.snapshot());
     assertEquals("chunked", config.snapshot().mode().toString());
   }
 

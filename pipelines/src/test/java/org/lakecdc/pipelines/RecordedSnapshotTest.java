@@ -103,9 +103,7 @@ class RecordedSnapshotTest {
                 100,
                 SnapshotSettings.DEFAULT_CHUNKS_PER_WAVE,
                 backfill,
-                0,
-                null,
-                -1))
+                0))
         .build();
   }
 

@@ -21,6 +21,7 @@ import org.lakecdc.transforms.finalization.Granularity;
 import org.lakecdc.transforms.silver.SilverApplier;
 import org.lakecdc.transforms.silver.SilverSpec;
 import org.lakecdc.transforms.silver.SilverTarget;
+import org.lakecdc.transforms.bronze.CrashPlan;
 
 /**
  * Runs the main job with silver three times on a small source, crashing the second run mid-wave,
@@ -42,8 +43,8 @@ import org.lakecdc.transforms.silver.SilverTarget;
  *       13: update 7, delete 2; 14: update 3.
  *   <li>Run 2 (every commit in one batch) crashes in the silver apply after that batch, in its
  *       second wave (11 and 12: deletion vectors on the rebuilt file), after the wave's Parquet
- *       file and deletion vector file are written and before its commit ({@link
- *       SilverTarget#withCrash}); its first wave (10) is committed.
+ *       file and deletion vector file are written and before its commit ({@link CrashPlan#silver});
+ *       its first wave (10) is committed.
  *   <li>Run 3, without the crash, converges.
  *   <li>A reference silver, {@code delta/silver/reference}, applied in one call from the final
  *       bronze by a fresh {@link SilverApplier}: what silver would hold had the crash never
@@ -103,7 +104,8 @@ public final class SilverCrashJob {
     FakeSqlServerSteps.betweenRuns(f);
     files(silver).forEach(p -> record.add("before_crash\t" + p));
     long batch = f.tables.latestTransactionVersion(f.bronze, CI).orElseThrow() + 1;
-    JobConfig crashing = config.toBuilder().maxCommitsPerBatch(100).silverCrashBatch(batch).build();
+    JobConfig crashing =
+        config.toBuilder().maxCommitsPerBatch(100).crash(CrashPlan.silver(batch)).build();
     try {
       f.run(crashing);
       throw new IllegalStateException("Run 2 did not crash in the silver apply of batch " + batch);

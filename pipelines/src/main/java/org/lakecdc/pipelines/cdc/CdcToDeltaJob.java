@@ -37,6 +37,7 @@ import org.lakecdc.pipelines.targets.RunCounters;
 import org.lakecdc.pipelines.targets.Seeding;
 import org.lakecdc.pipelines.targets.SilverPlan;
 import org.lakecdc.pipelines.targets.TablePlan;
+import org.lakecdc.pipelines.targets.Target;
 import org.lakecdc.pipelines.targets.TargetIdentity;
 import org.lakecdc.transforms.bronze.CommittedBatch;
 import org.lakecdc.transforms.bronze.RecordedFailure;
@@ -427,7 +428,7 @@ public final class CdcToDeltaJob {
       }
       out.printf(
           "Nothing new: max_lsn %s is already in %s (%s)%n",
-          max, plan.config().bronzePath(), TargetIdentity.batchText(start.batchId()));
+          max, plan.target().bronze(), TargetIdentity.batchText(start.batchId()));
       if (recordNothingNew) {
         recordNothingNew(plan, max);
       }
@@ -439,7 +440,7 @@ public final class CdcToDeltaJob {
               plan.snapshotRows(),
               plan.snapshotSeconds(),
               Optional.of(start),
-              plan.finalization().verdict(plan.config().bronzePath()),
+              plan.finalization().verdict(plan.target().bronze()),
               (System.nanoTime() - streamBegan) / 1e9,
               (System.nanoTime() - plan.began()) / 1e9));
     }
@@ -484,25 +485,25 @@ public final class CdcToDeltaJob {
       PipelineOptions beamOptions,
       PrintStream out,
       Runnable beforeStream) {
-    List<JobConfig> resolved = new ArrayList<>();
+    List<Target> resolved = new ArrayList<>();
     for (JobConfig config : configs) {
-      resolved.add(Recovery.continueUnderTargetAppId(config, out));
+      resolved.add(Recovery.continueUnderTargetAppId(Target.of(config), out));
     }
     if (isolate) {
       checkAll(resolved, out);
     }
     List<TablePlan> plans = new ArrayList<>();
     Map<JobConfig, RecordedFailure> failedEarly = new LinkedHashMap<>();
-    for (JobConfig config : resolved) {
+    for (Target target : resolved) {
       try {
-        plans.add(TablePlan.prepare(config, beamOptions, out));
+        plans.add(TablePlan.prepare(target, beamOptions, out));
       } catch (RuntimeException e) {
         Optional<TableFailure> failure = isolate ? TableFailure.of(e) : Optional.empty();
         if (failure.isEmpty()) {
           throw e;
         }
-        RecordedFailure recorded = recordEarlyFailure(config, failure.get(), out);
-        failedEarly.put(config, recorded);
+        RecordedFailure recorded = recordEarlyFailure(target, failure.get(), out);
+        failedEarly.put(target.config(), recorded);
       }
     }
     beforeStream.run();
@@ -518,42 +519,42 @@ public final class CdcToDeltaJob {
    *
    * @throws OptionRefusedException naming the unknown capture instances
    */
-  private static void checkAll(List<JobConfig> configs, PrintStream out) {
-    Map<String, String> targets = new LinkedHashMap<>();
+  private static void checkAll(List<Target> targets, PrintStream out) {
+    Map<String, String> tableOwners = new LinkedHashMap<>();
     Map<String, String> appIds = new LinkedHashMap<>();
-    for (JobConfig config : configs) {
-      String other = targets.putIfAbsent(config.bronzePath(), config.captureInstance());
+    for (Target target : targets) {
+      String other = tableOwners.putIfAbsent(target.bronze(), target.captureInstance());
       if (other != null) {
         throw new OptionRefusedException(
             "--tables: "
                 + other
                 + " and "
-                + config.captureInstance()
+                + target.captureInstance()
                 + " would both write the bronze table "
-                + config.bronzePath()
+                + target.bronze()
                 + ": give each table its own --target (or a --targetTemplate with {ci});"
                 + " nothing was written");
       }
-      other = appIds.putIfAbsent(config.appId(), config.captureInstance());
+      other = appIds.putIfAbsent(target.appId(), target.captureInstance());
       if (other != null) {
         throw new OptionRefusedException(
             "--tables: "
                 + other
                 + " and "
-                + config.captureInstance()
+                + target.captureInstance()
                 + " would both write under the app id '"
-                + config.appId()
+                + target.appId()
                 + "': give each table its own --appId (or an --appIdTemplate with {ci});"
                 + " nothing was written");
       }
     }
     List<String> unknown = new ArrayList<>();
-    try (CdcClient client = configs.get(0).clientFactory().open()) {
-      for (JobConfig config : configs) {
+    try (CdcClient client = targets.get(0).config().clientFactory().open()) {
+      for (Target target : targets) {
         try {
-          client.captureInstances(config.captureInstance());
+          client.captureInstances(target.captureInstance());
         } catch (CaptureInstanceNotFoundError e) {
-          unknown.add(config.captureInstance());
+          unknown.add(target.captureInstance());
         }
       }
     }
@@ -567,57 +568,55 @@ public final class CdcToDeltaJob {
               + " catalog)");
     }
     Map<String, String> silvers = new LinkedHashMap<>();
-    for (JobConfig config : configs) {
-      if (config.silverPath() == null) {
+    for (Target target : targets) {
+      if (target.silver() == null) {
         continue;
       }
-      String other = silvers.putIfAbsent(config.silverPath(), config.captureInstance());
-      if (other == null && targets.containsKey(config.silverPath())) {
-        other = targets.get(config.silverPath());
+      String other = silvers.putIfAbsent(target.silver(), target.captureInstance());
+      if (other == null && tableOwners.containsKey(target.silver())) {
+        other = tableOwners.get(target.silver());
       }
       if (other != null) {
         throw new OptionRefusedException(
             "--tables: "
                 + other
                 + " and "
-                + config.captureInstance()
+                + target.captureInstance()
                 + " would both write the table "
-                + config.silverPath()
+                + target.silver()
                 + ": give each table its own silver (a --silverTemplate with {ci}); nothing was"
                 + " written");
       }
     }
-    for (JobConfig config : configs) {
-      DeltaTables tables = config.hadoopConf().tables();
-      Schema changeSchema = TablePlan.outputSchema(TablePlan.read(config));
-      TablePlan.check(config, tables, changeSchema, out);
-      SilverPlan.target(config, changeSchema, Instant.now());
+    for (Target target : targets) {
+      Schema changeSchema = TablePlan.outputSchema(TablePlan.read(target.config()));
+      TablePlan.check(target, changeSchema, out);
+      SilverPlan.target(target, changeSchema, Instant.now());
     }
-    JobConfig first = configs.get(0);
-    DeltaTables tables = first.hadoopConf().tables();
-    tables.createIfAbsent(first.factsPath(), FactsTable.definition());
-    tables.createIfAbsent(first.controlPath(), ControlTable.definition());
+    Target first = targets.get(0);
+    first.tables().createIfAbsent(first.facts(), FactsTable.definition());
+    first.tables().createIfAbsent(first.control(), ControlTable.definition());
   }
 
   /** Records a table that failed while being planned, at the position its tables hold, if any. */
   private static RecordedFailure recordEarlyFailure(
-      JobConfig config, TableFailure failure, PrintStream out) {
-    DeltaTables tables = config.hadoopConf().tables();
+      Target target, TableFailure failure, PrintStream out) {
+    DeltaTables tables = target.tables();
     StreamPosition position =
-        new StreamPosition(config.appId(), 0, -1, Lsn.ZERO, null, config.captureInstance());
+        new StreamPosition(target.appId(), 0, -1, Lsn.ZERO, null, target.captureInstance());
     try {
-      if (tables.exists(config.bronzePath())) {
-        position = Recovery.resumePosition(config, tables, out).orElse(position);
+      if (target.exists()) {
+        position = Recovery.resumePosition(target, out).orElse(position);
       }
     } catch (RuntimeException e) {
       // The position cannot be read: the failure is recorded without it.
     }
-    tables.createIfAbsent(config.factsPath(), FactsTable.definition());
+    tables.createIfAbsent(target.facts(), FactsTable.definition());
     RecordedFailure recorded =
         RecordedFailure.at(
-            position, config.bronzePath(), failure, position.endLsn().increment(), Instant.now());
-    recorded.write(tables, config.factsPath());
-    out.printf("Stopped %s: %s%n", config.captureInstance(), recorded.text());
+            position, target.bronze(), failure, position.endLsn().increment(), Instant.now());
+    recorded.write(tables, target.facts());
+    out.printf("Stopped %s: %s%n", target.captureInstance(), recorded.text());
     return recorded;
   }
 
@@ -630,7 +629,7 @@ public final class CdcToDeltaJob {
     if (!config.snapshot().chunked()) {
       return;
     }
-    ChunkedSnapshot.read(config, plan.tables())
+    ChunkedSnapshot.read(plan.target())
         .chunked()
         .ifPresent(
             state ->
@@ -646,29 +645,26 @@ public final class CdcToDeltaJob {
 
   /** Writes the {@code nothing_new} facts row of a table whose position is at {@code max}. */
   private static void recordNothingNew(TablePlan plan, Lsn max) {
-    JobConfig config = plan.config();
+    Target target = plan.target();
     StreamPosition start = plan.start();
-    plan.tables()
-        .append(
-            config.factsPath(),
-            FactsTable.SCHEMA,
-            List.of(
-                FactsTable.row()
-                    .set(FactsTable.APP_ID, config.streamAppId())
-                    .set(FactsTable.ROWS, 0L)
-                    .set(FactsTable.EVENT, FactsTable.EVENT_NOTHING_NEW)
-                    .set(FactsTable.END_LSN, start.endLsn().toString())
-                    .set(FactsTable.END_COMMIT_TS, start.endCommitTime())
-                    .set(
-                        FactsTable.DETAIL,
-                        "max_lsn " + max + " is not after the position " + start.endLsn())
-                    .set(FactsTable.TARGET, config.bronzePath())
-                    .set(FactsTable.STARTED_AT, plan.startedAt())
-                    .set(FactsTable.WRITTEN_AT, Instant.now())
-                    .build()),
-            null,
-            0,
-            Map.of());
+    target.appendFacts(
+        List.of(
+            FactsTable.row()
+                .set(FactsTable.APP_ID, target.streamAppId())
+                .set(FactsTable.ROWS, 0L)
+                .set(FactsTable.EVENT, FactsTable.EVENT_NOTHING_NEW)
+                .set(FactsTable.END_LSN, start.endLsn().toString())
+                .set(FactsTable.END_COMMIT_TS, start.endCommitTime())
+                .set(
+                    FactsTable.DETAIL,
+                    "max_lsn " + max + " is not after the position " + start.endLsn())
+                .set(FactsTable.TARGET, target.bronze())
+                .set(FactsTable.STARTED_AT, plan.startedAt())
+                .set(FactsTable.WRITTEN_AT, Instant.now())
+                .build()),
+        null,
+        0,
+        Map.of());
   }
 
   /**
@@ -691,13 +687,13 @@ public final class CdcToDeltaJob {
       SilverRun.catchUp(plan, result, isolate, out);
     }
     for (TablePlan plan : planned.plans()) {
-      JobConfig config = plan.config();
+      Target target = plan.target();
+      JobConfig config = target.config();
       JobSummary summary = idle.get(plan);
       if (summary == null) {
         // A table recovered beside this run (a re-snapshot) is in a later generation now.
         Optional<StreamPosition> position =
-            Recovery.resumePosition(
-                Resnapshot.resolveGeneration(config, plan.tables()), plan.tables(), out);
+            Recovery.resumePosition(Resnapshot.resolveGeneration(target), out);
         long batches =
             isolate
                 ? RunCounters.batches(result, config.streamAppId())
@@ -718,11 +714,7 @@ public final class CdcToDeltaJob {
           // The facts rows are the record.
           RunFacts facts =
               RunFacts.after(
-                  plan.tables(),
-                  config.factsPath(),
-                  start.appId(),
-                  config.bronzePath(),
-                  start.batchId());
+                  target.tables(), target.facts(), start.appId(), target.bronze(), start.batchId());
           batches = facts.batches();
           rows = facts.rowsByOperation();
         }
@@ -733,13 +725,13 @@ public final class CdcToDeltaJob {
                 plan.snapshotRows(),
                 plan.snapshotSeconds(),
                 position,
-                plan.finalization().verdict(config.bronzePath()),
+                plan.finalization().verdict(target.bronze()),
                 streamSeconds,
                 (System.nanoTime() - plan.began()) / 1e9);
       }
       Optional<RecordedFailure> failure =
           isolate
-              ? RecordedFailure.last(plan.tables(), config.factsPath(), config.streamAppId())
+              ? RecordedFailure.last(target.tables(), target.facts(), target.streamAppId())
                   .filter(f -> f.runStartedAt().equals(plan.startedAt()))
               : Optional.empty();
       outcomes.add(new TableOutcome(config, summary, failure));

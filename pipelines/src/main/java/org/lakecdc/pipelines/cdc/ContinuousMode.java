@@ -18,9 +18,9 @@ import org.lakecdc.io.mssqlcdc.read.StopCondition;
 import org.lakecdc.pipelines.cli.JobExit;
 import org.lakecdc.pipelines.options.CdcToDeltaOptions;
 import org.lakecdc.pipelines.targets.JobConfig;
+import org.lakecdc.pipelines.targets.Target;
 import org.lakecdc.pipelines.targets.TargetIdentity;
 import org.lakecdc.transforms.Counts;
-import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.position.StreamPosition;
 
 /**
@@ -92,7 +92,7 @@ public final class ContinuousMode {
       Consumer<JobSummary> done) {
     follow(
         config.captureInstance(),
-        () -> positionText(config, config.hadoopConf().tables()),
+        () -> positionText(Target.of(config)),
         options,
         out,
         continuous ->
@@ -115,7 +115,7 @@ public final class ContinuousMode {
         () -> {
           List<String> positions = new java.util.ArrayList<>();
           for (JobConfig config : configs) {
-            Optional<String> p = positionText(config, config.hadoopConf().tables());
+            Optional<String> p = positionText(Target.of(config));
             if (p.isEmpty()) {
               return Optional.empty();
             }
@@ -190,10 +190,10 @@ public final class ContinuousMode {
    * The target's position as text ({@code 0x... (batch 3)}): the later of bronze's and the facts
    * table's, read from their domain metadata (no table is scanned); empty before the first.
    */
-  static Optional<String> positionText(JobConfig config, DeltaTables tables) {
-    Optional<StreamPosition> bronze = TargetIdentity.bronzePosition(config, tables);
+  static Optional<String> positionText(Target target) {
+    Optional<StreamPosition> bronze = target.bronzePosition();
     // The shared facts table's position only when it is this bronze table's own.
-    Optional<StreamPosition> facts = TargetIdentity.ownFactsPosition(config, tables);
+    Optional<StreamPosition> facts = TargetIdentity.ownFactsPosition(target);
     Optional<StreamPosition> later =
         bronze.isEmpty()
                 || (facts.isPresent() && facts.get().endLsn().isAfter(bronze.get().endLsn()))

@@ -194,7 +194,7 @@ final class ContinuousRunner {
     /** Whether the table's read stopped in this run because it met data loss. */
     private static boolean metDataLoss(TablePlan plan) {
       JobConfig config = plan.config();
-      return RecordedFailure.last(plan.tables(), config.factsPath(), config.streamAppId())
+      return RecordedFailure.last(plan.tables(), plan.target().facts(), plan.target().streamAppId())
           .filter(f -> f.runStartedAt().equals(plan.startedAt()))
           .filter(f -> f.errorClass().equals(DataLossError.class.getSimpleName()))
           .isPresent();

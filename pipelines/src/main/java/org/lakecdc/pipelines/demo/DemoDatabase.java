@@ -1,43 +1,18 @@
 package org.lakecdc.pipelines.demo;
 
-import io.trino.tpch.Customer;
-import io.trino.tpch.CustomerGenerator;
-import io.trino.tpch.LineItem;
-import io.trino.tpch.LineItemGenerator;
-import io.trino.tpch.Order;
-import io.trino.tpch.OrderGenerator;
-import io.trino.tpch.Part;
-import io.trino.tpch.PartGenerator;
-import io.trino.tpch.SupplierGenerator;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.math.BigDecimal;
-import java.math.RoundingMode;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDate;
 import java.time.ZoneId;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.lakecdc.io.mssqlcdc.client.CdcException;
@@ -106,68 +81,11 @@ public final class DemoDatabase {
   public static final List<String> CAPTURE_INSTANCES =
       List.of(ORDERS_CI, LINEITEM_CI, CUSTOMER_CI, PART_CI, SUPPLIER_CI);
 
-  private static final String ORDERS = "dbo.orders";
-
   /**
    * The columns of {@code dbo.orders}, in order: TPC-H's orders table in SQL Server types (the
    * benchmark harness builds its source table with them too).
    */
-  public static final List<ColumnDefinition> ORDERS_COLUMNS =
-      List.of(
-          ColumnDefinition.of("o_orderkey", "int"),
-          ColumnDefinition.of("o_custkey", "int"),
-          ColumnDefinition.of("o_orderstatus", "char(1)"),
-          ColumnDefinition.of("o_totalprice", "decimal(15,2)"),
-          ColumnDefinition.of("o_orderdate", "date"),
-          ColumnDefinition.of("o_orderpriority", "varchar(15)"),
-          ColumnDefinition.of("o_clerk", "varchar(15)"),
-          ColumnDefinition.of("o_shippriority", "int"),
-          ColumnDefinition.of("o_comment", "varchar(79)"));
-
-  private static final String LINEITEM = "dbo.lineitem";
-
-  private static final String CUSTOMER = "dbo.customer";
-
-  private static final String PART = "dbo.part";
-
-  private static final String SUPPLIER = "dbo.supplier";
-
-  /*
-   * The columns of the other three tables: TPC-H's in SQL Server types as orders and lineitem have
-   * them (keys int, money decimal(15,2), text varchar of TPC-H's lengths).
-   */
-  private static final List<ColumnDefinition> CUSTOMER_COLUMNS =
-      List.of(
-          ColumnDefinition.of("c_custkey", "int"),
-          ColumnDefinition.of("c_name", "varchar(25)"),
-          ColumnDefinition.of("c_address", "varchar(40)"),
-          ColumnDefinition.of("c_nationkey", "int"),
-          ColumnDefinition.of("c_phone", "varchar(15)"),
-          ColumnDefinition.of("c_acctbal", "decimal(15,2)"),
-          ColumnDefinition.of("c_mktsegment", "varchar(10)"),
-          ColumnDefinition.of("c_comment", "varchar(117)"));
-
-  private static final List<ColumnDefinition> PART_COLUMNS =
-      List.of(
-          ColumnDefinition.of("p_partkey", "int"),
-          ColumnDefinition.of("p_name", "varchar(55)"),
-          ColumnDefinition.of("p_mfgr", "varchar(25)"),
-          ColumnDefinition.of("p_brand", "varchar(10)"),
-          ColumnDefinition.of("p_type", "varchar(25)"),
-          ColumnDefinition.of("p_size", "int"),
-          ColumnDefinition.of("p_container", "varchar(10)"),
-          ColumnDefinition.of("p_retailprice", "decimal(15,2)"),
-          ColumnDefinition.of("p_comment", "varchar(23)"));
-
-  private static final List<ColumnDefinition> SUPPLIER_COLUMNS =
-      List.of(
-          ColumnDefinition.of("s_suppkey", "int"),
-          ColumnDefinition.of("s_name", "varchar(25)"),
-          ColumnDefinition.of("s_address", "varchar(40)"),
-          ColumnDefinition.of("s_nationkey", "int"),
-          ColumnDefinition.of("s_phone", "varchar(15)"),
-          ColumnDefinition.of("s_acctbal", "decimal(15,2)"),
-          ColumnDefinition.of("s_comment", "varchar(101)"));
+  public static final List<ColumnDefinition> ORDERS_COLUMNS = DemoTables.ORDERS_COLUMNS;
 
   private static final Logger LOG = LoggerFactory.getLogger(DemoDatabase.class);
 
@@ -178,9 +96,6 @@ public final class DemoDatabase {
    * jobs build the demo database by themselves (elsewhere only with {@code --buildDemo}).
    */
   public static final Path DEFAULT_DIRECTORY = Path.of("lakecdc-demo", "source");
-
-  /** One lock per demo directory for the threads of this JVM (a file lock is per process). */
-  private static final Map<Path, ReentrantLock> JVM_LOCKS = new ConcurrentHashMap<>();
 
   /**
    * What {@link #ensure} found or built: the rows loaded per table before CDC was enabled and the
@@ -294,7 +209,7 @@ public final class DemoDatabase {
     if (Files.exists(directory.resolve("server.json"))) {
       return Summary.FOUND;
     }
-    return locked(
+    return DemoLock.locked(
         directory,
         false,
         NOWHERE,
@@ -309,7 +224,7 @@ public final class DemoDatabase {
                     + " is neither empty nor a CDC database (no server.json): the demo database"
                     + " is only built in a new or empty directory");
           }
-          Path staging = sibling(directory, ".building");
+          Path staging = DemoLock.sibling(directory, ".building");
           removeStaleStaging(directory);
           // The console's line (log4j2.xml) before the slow part of a first run.
           LOG.info(
@@ -334,116 +249,7 @@ public final class DemoDatabase {
         });
   }
 
-  /**
-   * Runs {@code body} holding the demo directory's lock: first this JVM's lock of the directory,
-   * then an exclusive {@link FileChannel#lock()} of {@code .<name>.lock} beside it (created when
-   * absent, never deleted: deleting a lock file lets two runs hold two different files). When
-   * either is held elsewhere: with {@code wait}, says so once on {@code out} and waits; without,
-   * refuses. Reentrant in one thread.
-   *
-   * @throws CdcException without {@code wait}, when another run holds the lock
-   */
-  private static <T> T locked(Path directory, boolean wait, PrintStream out, Supplier<T> body) {
-    Path absolute = directory.toAbsolutePath().normalize();
-    ReentrantLock jvm = JVM_LOCKS.computeIfAbsent(absolute, k -> new ReentrantLock());
-    if (jvm.isHeldByCurrentThread()) {
-      return body.get();
-    }
-    boolean said = false;
-    if (!jvm.tryLock()) {
-      said = busy(absolute, wait, out);
-      jvm.lock();
-    }
-    try {
-      Files.createDirectories(absolute.getParent());
-      try (FileChannel channel =
-          FileChannel.open(
-              lockFile(absolute), StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
-        FileLock lock = channel.tryLock();
-        if (lock == null) {
-          if (!said) {
-            busy(absolute, wait, out);
-          }
-          lock = channel.lock();
-        }
-        try {
-          return body.get();
-        } finally {
-          lock.release();
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(
-          "Cannot lock the demo database's lock file " + lockFile(absolute) + ": " + e.getMessage(),
-          e);
-    } finally {
-      jvm.unlock();
-    }
-  }
-
-  /**
-   * Another run holds the lock: says that this run waits (true), or refuses (a run that would build
-   * the demo would go on to bootstrap the same target as the run building it).
-   */
-  private static boolean busy(Path absolute, boolean wait, PrintStream out) {
-    if (!wait) {
-      throw new CdcException(
-          "Another run is building the demo database in "
-              + absolute
-              + " (lock "
-              + lockFile(absolute)
-              + "): run again when it has finished (two first runs at once would both bootstrap"
-              + " the same target)");
-    }
-    out.println(
-        "Another run is writing the demo database in "
-            + absolute
-            + "; waiting for it to finish (lock "
-            + lockFile(absolute)
-            + ")");
-    return true;
-  }
-
-  /** {@code .<name>.lock} beside the demo directory. */
-  static Path lockFile(Path directory) {
-    return sibling(directory, ".lock");
-  }
-
-  /**
-   * Holds the demo directory's lock until closed (for tests: another run building the demo).
-   *
-   * @param directory the demo directory
-   * @return the held lock; close it to release
-   */
-  static AutoCloseable holdLock(Path directory) throws InterruptedException {
-    java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
-    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-    Thread holder =
-        new Thread(
-            () ->
-                locked(
-                    directory,
-                    true,
-                    NOWHERE,
-                    () -> {
-                      held.countDown();
-                      try {
-                        release.await();
-                      } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                      }
-                      return null;
-                    }),
-            "demo-lock-holder");
-    holder.start();
-    held.await();
-    return () -> {
-      release.countDown();
-      holder.join();
-    };
-  }
-
-  private static final PrintStream NOWHERE = new PrintStream(OutputStream.nullOutputStream());
+  static final PrintStream NOWHERE = new PrintStream(OutputStream.nullOutputStream());
 
   private static boolean isEmpty(Path directory) {
     try (Stream<Path> entries = Files.list(directory)) {
@@ -451,12 +257,6 @@ public final class DemoDatabase {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-  }
-
-  /** The hidden sibling {@code .<name><suffix>} of {@code directory}. */
-  private static Path sibling(Path directory, String suffix) {
-    Path absolute = directory.toAbsolutePath().normalize();
-    return absolute.resolveSibling("." + absolute.getFileName() + suffix);
   }
 
   /**
@@ -508,13 +308,14 @@ public final class DemoDatabase {
     if (!isDemo(directory)) {
       return body.get();
     }
-    return locked(
+    return DemoLock.locked(
         directory,
         true,
         out,
         () -> {
           try {
-            finishCopy(sibling(directory, ".continuing"), directory, FileReplacer.atomicMove());
+            finishCopy(
+                DemoLock.sibling(directory, ".continuing"), directory, FileReplacer.atomicMove());
           } catch (IOException e) {
             throw new UncheckedIOException(
                 "Cannot finish the demo's history in " + directory + ": " + e.getMessage(), e);
@@ -532,7 +333,7 @@ public final class DemoDatabase {
    * @return true when {@link #applicationTransactions} can run on it
    */
   public static boolean hasApplicationTables(FakeSqlServer db) {
-    return db.hasTable(ORDERS) && db.hasTable(LINEITEM);
+    return db.hasTable(DemoTables.ORDERS) && db.hasTable(DemoTables.LINEITEM);
   }
 
   /**
@@ -556,10 +357,15 @@ public final class DemoDatabase {
   public static void applicationTransactions(FakeSqlServer db, int attempts) {
     if (!hasApplicationTables(db)) {
       throw new IllegalStateException(
-          db.directory() + " has no " + ORDERS + " and " + LINEITEM + " of the demo database");
+          db.directory()
+              + " has no "
+              + DemoTables.ORDERS
+              + " and "
+              + DemoTables.LINEITEM
+              + " of the demo database");
     }
     long seed = db.nextLsn().toBigInteger().longValue();
-    new History(db, seed, false).run(attempts);
+    new DemoHistory(db, seed, false).run(attempts);
   }
 
   /** True when {@code directory} holds the demo database (built by {@link #ensure}). */
@@ -619,11 +425,11 @@ public final class DemoDatabase {
     if (!isDemo(directory) || instance == null) {
       return Continuation.NONE;
     }
-    Path staging = sibling(directory, ".continuing");
+    Path staging = DemoLock.sibling(directory, ".continuing");
     if (continued(directory).contains(instance) && !Files.exists(staging)) {
       return Continuation.NONE;
     }
-    return locked(
+    return DemoLock.locked(
         directory,
         true,
         out,
@@ -640,7 +446,7 @@ public final class DemoDatabase {
             copyFiles(directory, staging);
             FakeSqlServer db = FakeSqlServer.open(staging, replacer);
             try (FakeSqlServer.Bulk bulk = db.bulk()) {
-              new History(db, part, part == 2).run(count);
+              new DemoHistory(db, part, part == 2).run(count);
             }
             Path complete = staging.resolve(STAGING_COMPLETE);
             Path temp = staging.resolve(STAGING_COMPLETE + ".tmp");
@@ -741,64 +547,13 @@ public final class DemoDatabase {
 
   private static Summary build(Path directory, double scale, int transactions) {
     FakeSqlServer db = FakeSqlServer.open(directory).timeZone(SERVER_ZONE);
-    db.createTable(ORDERS, ORDERS_COLUMNS, List.of("o_orderkey"));
-    db.createTable(
-        LINEITEM,
-        List.of(
-            ColumnDefinition.of("l_orderkey", "int"),
-            ColumnDefinition.of("l_linenumber", "int"),
-            ColumnDefinition.of("l_partkey", "int"),
-            ColumnDefinition.of("l_suppkey", "int"),
-            ColumnDefinition.of("l_quantity", "decimal(15,2)"),
-            ColumnDefinition.of("l_extendedprice", "decimal(15,2)"),
-            ColumnDefinition.of("l_discount", "decimal(15,2)"),
-            ColumnDefinition.of("l_tax", "decimal(15,2)"),
-            ColumnDefinition.of("l_returnflag", "char(1)"),
-            ColumnDefinition.of("l_linestatus", "char(1)"),
-            ColumnDefinition.of("l_shipdate", "date"),
-            ColumnDefinition.of("l_commitdate", "date"),
-            ColumnDefinition.of("l_receiptdate", "date"),
-            ColumnDefinition.of("l_shipinstruct", "varchar(25)"),
-            ColumnDefinition.of("l_shipmode", "varchar(10)"),
-            ColumnDefinition.of("l_comment", "varchar(44)")),
-        List.of("l_orderkey", "l_linenumber"));
-    db.createTable(CUSTOMER, CUSTOMER_COLUMNS, List.of("c_custkey"));
-    db.createTable(PART, PART_COLUMNS, List.of("p_partkey"));
-    db.createTable(SUPPLIER, SUPPLIER_COLUMNS, List.of("s_suppkey"));
-
-    List<Map<String, Object>> orders = new ArrayList<>();
-    for (Order o : new OrderGenerator(scale, 1, 1)) {
-      orders.add(orderRow(o));
-    }
-    List<Map<String, Object>> lines = new ArrayList<>();
-    for (LineItem l : new LineItemGenerator(scale, 1, 1)) {
-      lines.add(lineRow(l));
-    }
-    List<Map<String, Object>> customers = new ArrayList<>();
-    for (Customer c : new CustomerGenerator(scale, 1, 1)) {
-      customers.add(customerRow(c));
-    }
-    List<Map<String, Object>> parts = new ArrayList<>();
-    for (Part p : new PartGenerator(scale, 1, 1)) {
-      parts.add(partRow(p));
-    }
-    List<Map<String, Object>> suppliers = new ArrayList<>();
-    for (io.trino.tpch.Supplier s : new SupplierGenerator(scale, 1, 1)) {
-      suppliers.add(supplierRow(s));
-    }
+    DemoTables.create(db);
+    DemoTables.Rows rows = DemoTables.Rows.generate(scale);
     int transactionCount = transactions / 2;
     try (FakeSqlServer.Bulk bulk = db.bulk()) {
-      db.loadRows(ORDERS, orders);
-      db.loadRows(LINEITEM, lines);
-      db.loadRows(CUSTOMER, customers);
-      db.loadRows(PART, parts);
-      db.loadRows(SUPPLIER, suppliers);
-      db.enableCdc(ORDERS);
-      db.enableCdc(LINEITEM);
-      db.enableCdc(CUSTOMER);
-      db.enableCdc(PART);
-      db.enableCdc(SUPPLIER);
-      new History(db, 1L, false).run(transactionCount);
+      rows.load(db);
+      DemoTables.enableCdc(db);
+      new DemoHistory(db, 1L, false).run(transactionCount);
     }
     try {
       Files.writeString(
@@ -809,458 +564,11 @@ public final class DemoDatabase {
     }
     return new Summary(
         true,
-        orders.size(),
-        lines.size(),
-        customers.size(),
-        parts.size(),
-        suppliers.size(),
+        rows.orders().size(),
+        rows.lines().size(),
+        rows.customers().size(),
+        rows.parts().size(),
+        rows.suppliers().size(),
         transactionCount);
-  }
-
-  private static Map<String, Object> customerRow(Customer c) {
-    Map<String, Object> row = new LinkedHashMap<>();
-    row.put("c_custkey", (int) c.getCustomerKey());
-    row.put("c_name", c.getName());
-    row.put("c_address", c.getAddress());
-    row.put("c_nationkey", (int) c.getNationKey());
-    row.put("c_phone", c.getPhone());
-    row.put("c_acctbal", BigDecimal.valueOf(c.getAccountBalanceInCents(), 2));
-    row.put("c_mktsegment", c.getMarketSegment());
-    row.put("c_comment", c.getComment());
-    return row;
-  }
-
-  private static Map<String, Object> partRow(Part p) {
-    Map<String, Object> row = new LinkedHashMap<>();
-    row.put("p_partkey", (int) p.getPartKey());
-    row.put("p_name", p.getName());
-    row.put("p_mfgr", p.getManufacturer());
-    row.put("p_brand", p.getBrand());
-    row.put("p_type", p.getType());
-    row.put("p_size", p.getSize());
-    row.put("p_container", p.getContainer());
-    row.put("p_retailprice", BigDecimal.valueOf(p.getRetailPriceInCents(), 2));
-    row.put("p_comment", p.getComment());
-    return row;
-  }
-
-  private static Map<String, Object> supplierRow(io.trino.tpch.Supplier s) {
-    Map<String, Object> row = new LinkedHashMap<>();
-    row.put("s_suppkey", (int) s.getSupplierKey());
-    row.put("s_name", s.getName());
-    row.put("s_address", s.getAddress());
-    row.put("s_nationkey", (int) s.getNationKey());
-    row.put("s_phone", s.getPhone());
-    row.put("s_acctbal", BigDecimal.valueOf(s.getAccountBalanceInCents(), 2));
-    row.put("s_comment", s.getComment());
-    return row;
-  }
-
-  private static Map<String, Object> orderRow(Order o) {
-    Map<String, Object> row = new LinkedHashMap<>();
-    row.put("o_orderkey", (int) o.getOrderKey());
-    row.put("o_custkey", (int) o.getCustomerKey());
-    row.put("o_orderstatus", String.valueOf(o.getOrderStatus()));
-    row.put("o_totalprice", BigDecimal.valueOf(o.getTotalPriceInCents(), 2));
-    row.put("o_orderdate", date(o.getOrderDate()));
-    row.put("o_orderpriority", o.getOrderPriority());
-    row.put("o_clerk", o.getClerk());
-    row.put("o_shippriority", o.getShipPriority());
-    row.put("o_comment", o.getComment());
-    return row;
-  }
-
-  private static Map<String, Object> lineRow(LineItem l) {
-    Map<String, Object> row = new LinkedHashMap<>();
-    row.put("l_orderkey", (int) l.getOrderKey());
-    row.put("l_linenumber", l.getLineNumber());
-    row.put("l_partkey", (int) l.getPartKey());
-    row.put("l_suppkey", (int) l.getSupplierKey());
-    row.put("l_quantity", BigDecimal.valueOf(l.getQuantity()).setScale(2));
-    row.put("l_extendedprice", BigDecimal.valueOf(l.getExtendedPriceInCents(), 2));
-    row.put("l_discount", BigDecimal.valueOf(l.getDiscountPercent(), 2));
-    row.put("l_tax", BigDecimal.valueOf(l.getTaxPercent(), 2));
-    row.put("l_returnflag", l.getReturnFlag());
-    row.put("l_linestatus", l.getStatus());
-    row.put("l_shipdate", date(l.getShipDate()));
-    row.put("l_commitdate", date(l.getCommitDate()));
-    row.put("l_receiptdate", date(l.getReceiptDate()));
-    row.put("l_shipinstruct", l.getShipInstructions());
-    row.put("l_shipmode", l.getShipMode());
-    row.put("l_comment", l.getComment());
-    return row;
-  }
-
-  /** TPC-H dates of io.trino.tpch entities are already days since 1970-01-01. */
-  private static LocalDate date(int epochDay) {
-    return LocalDate.ofEpochDay(epochDay);
-  }
-
-  /**
-   * The seeded change history. Orders and line items draw on one random sequence, the other three
-   * tables on their own: their statements come after a transaction's order and line-item statements
-   * (so those keep their {@code __$seqval}) and only in transactions that change orders or line
-   * items anyway (so the commits in {@code cdc.lsn_time_mapping} are the same).
-   */
-  private static final class History {
-    private static final String[] PRIORITIES = {
-      "1-URGENT", "2-HIGH", "3-MEDIUM", "4-NOT SPECIFIED", "5-LOW"
-    };
-
-    private static final String[] SEGMENTS = {
-      "AUTOMOBILE", "BUILDING", "FURNITURE", "HOUSEHOLD", "MACHINERY"
-    };
-
-    /** TPC-H's 25 nations: {@code c_nationkey} 0 to 24. */
-    private static final int NATIONS = 25;
-
-    private final FakeSqlServer db;
-    private final Random random;
-    private final boolean quietHourFirst;
-    private final List<Integer> liveOrders = new ArrayList<>();
-    private final Map<Integer, Map<String, Object>> orderByKey = new HashMap<>();
-    private final Map<Integer, Integer> linesPerOrder = new HashMap<>();
-    private final List<Map<String, Object>> templateLines;
-    private int nextOrderKey;
-    private Instant clock;
-
-    /** The random sequence of customers, parts and suppliers (never {@link #random}'s draws). */
-    private final Random others;
-
-    /** False in a demo database built before it had customers, parts and suppliers. */
-    private final boolean hasOthers;
-
-    private final Map<Integer, BigDecimal> customerBalance = new HashMap<>();
-    private final Map<Integer, BigDecimal> partPrice = new HashMap<>();
-    private final Map<Integer, BigDecimal> supplierBalance = new HashMap<>();
-
-    /** Live orders per customer key; a customer without live orders is absent. */
-    private final Map<Integer, Integer> ordersPerCustomer = new HashMap<>();
-
-    /**
-     * Customers without live orders (the ones that may be deleted), in key order, then new ones.
-     */
-    private final List<Integer> customersWithoutOrders = new ArrayList<>();
-
-    /** Per live order, its lines' part and supplier keys: {part of line 1, supplier, part, …}. */
-    private final Map<Integer, int[]> lineKeys = new HashMap<>();
-
-    private final List<Map<String, Object>> templateCustomers = new ArrayList<>();
-    private int nextCustomerKey;
-
-    /**
-     * The history of {@code db} from its current rows on: the state (live orders, line counts, the
-     * next order key, balances and prices, the clock) is read back from the database, so the second
-     * half continues the first in another process.
-     */
-    History(FakeSqlServer db, long part, boolean quietHourFirst) {
-      this.db = db;
-      this.random = new Random(20261101L * 31 + part);
-      this.others = new Random(20261101L * 37 + part);
-      this.quietHourFirst = quietHourFirst;
-      List<Map<String, Object>> lines = db.rows(LINEITEM);
-      this.templateLines = new ArrayList<>(lines.subList(0, Math.min(lines.size(), 1000)));
-      for (Map<String, Object> l : lines) {
-        int order = ((Number) l.get("l_orderkey")).intValue();
-        linesPerOrder.merge(order, 1, Integer::sum);
-        int n = ((Number) l.get("l_linenumber")).intValue();
-        int[] keys = lineKeys.getOrDefault(order, new int[0]);
-        if (keys.length < 2 * n) {
-          keys = Arrays.copyOf(keys, 2 * n);
-          lineKeys.put(order, keys);
-        }
-        keys[2 * n - 2] = ((Number) l.get("l_partkey")).intValue();
-        keys[2 * n - 1] = ((Number) l.get("l_suppkey")).intValue();
-      }
-      for (Map<String, Object> o : db.rows(ORDERS)) {
-        int key = ((Number) o.get("o_orderkey")).intValue();
-        liveOrders.add(key);
-        orderByKey.put(key, new LinkedHashMap<>(o));
-        nextOrderKey = Math.max(nextOrderKey, key + 1);
-        ordersPerCustomer.merge(((Number) o.get("o_custkey")).intValue(), 1, Integer::sum);
-      }
-      this.hasOthers = db.hasTable(CUSTOMER) && db.hasTable(PART) && db.hasTable(SUPPLIER);
-      if (hasOthers) {
-        for (Map<String, Object> c : db.rows(CUSTOMER)) {
-          int key = ((Number) c.get("c_custkey")).intValue();
-          customerBalance.put(key, (BigDecimal) c.get("c_acctbal"));
-          if (!ordersPerCustomer.containsKey(key)) {
-            customersWithoutOrders.add(key);
-          }
-          if (templateCustomers.size() < 100) {
-            templateCustomers.add(c);
-          }
-          nextCustomerKey = Math.max(nextCustomerKey, key + 1);
-        }
-        for (Map<String, Object> p : db.rows(PART)) {
-          partPrice.put(
-              ((Number) p.get("p_partkey")).intValue(), (BigDecimal) p.get("p_retailprice"));
-        }
-        for (Map<String, Object> s : db.rows(SUPPLIER)) {
-          supplierBalance.put(
-              ((Number) s.get("s_suppkey")).intValue(), (BigDecimal) s.get("s_acctbal"));
-        }
-      }
-      try (var client = db.openClient()) {
-        this.clock =
-            client
-                .maxLsn()
-                .flatMap(client::lastCommitAtOrBefore)
-                .map(c -> c.commitTime())
-                .orElse(HISTORY_START);
-      }
-    }
-
-    /** Runs {@code count} transactions, after a quiet hour of idle entries when asked. */
-    int run(int count) {
-      if (quietHourFirst) {
-        for (int k = 0; k < 12; k++) {
-          clock = clock.plus(Duration.ofMinutes(5));
-          db.idle(clock);
-        }
-      }
-      for (int i = 0; i < count; i++) {
-        clock = clock.plus(Duration.ofSeconds(10 + random.nextInt(20)));
-        int kind = random.nextInt(100);
-        if (kind < 35) {
-          newOrder();
-        } else if (kind < 65) {
-          statusChange();
-        } else if (kind < 85) {
-          priceCorrection();
-        } else if (kind < 95) {
-          deleteOldOrder();
-        } else {
-          priorityBatch();
-        }
-      }
-      return count;
-    }
-
-    private int randomLiveOrder() {
-      return liveOrders.get(random.nextInt(liveOrders.size()));
-    }
-
-    /**
-     * A new order with its lines; its customer pays a deposit of 1% of the total from the account
-     * balance, and one transaction in eight also signs up a new customer.
-     */
-    private void newOrder() {
-      int key = nextOrderKey++;
-      int lines = 1 + random.nextInt(7);
-      FakeSqlServer.Transaction tx = db.transaction(clock);
-      BigDecimal total = BigDecimal.ZERO.setScale(2);
-      List<Map<String, Object>> newLines = new ArrayList<>();
-      int[] keys = new int[2 * lines];
-      for (int n = 1; n <= lines; n++) {
-        Map<String, Object> line =
-            new LinkedHashMap<>(templateLines.get(random.nextInt(templateLines.size())));
-        line.put("l_orderkey", key);
-        line.put("l_linenumber", n);
-        line.put("l_linestatus", "O");
-        line.put("l_returnflag", "N");
-        total = total.add((BigDecimal) line.get("l_extendedprice"));
-        newLines.add(line);
-        keys[2 * n - 2] = ((Number) line.get("l_partkey")).intValue();
-        keys[2 * n - 1] = ((Number) line.get("l_suppkey")).intValue();
-      }
-      Map<String, Object> order = new LinkedHashMap<>(orderByKey.get(randomLiveOrder()));
-      order.put("o_orderkey", key);
-      order.put("o_orderstatus", "O");
-      order.put("o_totalprice", total);
-      order.put("o_orderdate", LocalDate.ofInstant(clock, SERVER_ZONE));
-      tx.insert(ORDERS, order);
-      for (Map<String, Object> line : newLines) {
-        tx.insert(LINEITEM, line);
-      }
-      int customer = ((Number) order.get("o_custkey")).intValue();
-      Map<String, Object> newCustomer = null;
-      if (hasOthers) {
-        BigDecimal deposit = total.movePointLeft(2).setScale(2, RoundingMode.HALF_EVEN);
-        addToBalance(tx, CUSTOMER, "c_acctbal", customerBalance, customer, deposit.negate());
-        if (others.nextInt(8) == 0) {
-          newCustomer = newCustomer();
-          tx.insert(CUSTOMER, newCustomer);
-        }
-      }
-      tx.commit();
-      liveOrders.add(key);
-      orderByKey.put(key, order);
-      linesPerOrder.put(key, lines);
-      lineKeys.put(key, keys);
-      ordersPerCustomer.merge(customer, 1, Integer::sum);
-      if (newCustomer != null) {
-        int c = (Integer) newCustomer.get("c_custkey");
-        customerBalance.put(c, (BigDecimal) newCustomer.get("c_acctbal"));
-        customersWithoutOrders.add(c);
-        nextCustomerKey++;
-      }
-    }
-
-    /** A new customer in TPC-H's form: the next key, address and comment of an existing one. */
-    private Map<String, Object> newCustomer() {
-      int key = nextCustomerKey;
-      Map<String, Object> template =
-          templateCustomers.get(others.nextInt(templateCustomers.size()));
-      int nation = others.nextInt(NATIONS);
-      Map<String, Object> row = new LinkedHashMap<>();
-      row.put("c_custkey", key);
-      row.put("c_name", String.format(Locale.ROOT, "Customer#%09d", key));
-      row.put("c_address", template.get("c_address"));
-      row.put("c_nationkey", nation);
-      row.put(
-          "c_phone",
-          String.format(
-              Locale.ROOT,
-              "%02d-%03d-%03d-%04d",
-              10 + nation,
-              100 + others.nextInt(900),
-              100 + others.nextInt(900),
-              1000 + others.nextInt(9000)));
-      // TPC-H's balances: -999.99 to 9,999.99.
-      row.put("c_acctbal", BigDecimal.valueOf(others.nextInt(1_099_999) - 99_999, 2));
-      row.put("c_mktsegment", SEGMENTS[others.nextInt(SEGMENTS.length)]);
-      row.put("c_comment", template.get("c_comment"));
-      return row;
-    }
-
-    /**
-     * An order's status moves on (O to P to F); when it does, the supplier of one of its lines is
-     * paid 10.00 to 999.99 ({@code s_acctbal}). A status that stays F changes nothing (no commit).
-     */
-    private void statusChange() {
-      int key = randomLiveOrder();
-      Map<String, Object> order = orderByKey.get(key);
-      String status = "O".equals(order.get("o_orderstatus")) ? "P" : "F";
-      FakeSqlServer.Transaction tx =
-          db.transaction(clock).update(ORDERS, List.of(key), Map.of("o_orderstatus", status));
-      int[] keys = lineKeys.get(key);
-      if (hasOthers && !status.equals(order.get("o_orderstatus")) && keys != null) {
-        int supplier = keys[2 * others.nextInt(keys.length / 2) + 1];
-        BigDecimal payment = BigDecimal.valueOf(1_000 + others.nextInt(99_000), 2);
-        addToBalance(tx, SUPPLIER, "s_acctbal", supplierBalance, supplier, payment);
-      }
-      tx.commit();
-      order.put("o_orderstatus", status);
-    }
-
-    /**
-     * An order's total and one line's discount are corrected; when the total changes, the line's
-     * part is repriced by 1% to 5% up or down ({@code p_retailprice}).
-     */
-    private void priceCorrection() {
-      int key = randomLiveOrder();
-      Map<String, Object> order = orderByKey.get(key);
-      BigDecimal delta = BigDecimal.valueOf(random.nextInt(5000) - 2500, 2);
-      BigDecimal before = (BigDecimal) order.get("o_totalprice");
-      BigDecimal total = before.add(delta);
-      if (total.signum() <= 0) {
-        total = BigDecimal.valueOf(100, 2);
-      }
-      int line = 1 + random.nextInt(linesPerOrder.getOrDefault(key, 1));
-      FakeSqlServer.Transaction tx = db.transaction(clock);
-      tx.update(ORDERS, List.of(key), Map.of("o_totalprice", total));
-      tx.update(
-          LINEITEM,
-          List.of(key, line),
-          Map.of("l_discount", BigDecimal.valueOf(random.nextInt(11), 2)));
-      int[] keys = lineKeys.get(key);
-      if (hasOthers && total.compareTo(before) != 0 && keys != null && keys.length >= 2 * line) {
-        int part = keys[2 * line - 2];
-        BigDecimal price = partPrice.get(part);
-        if (price != null) {
-          int percent = (1 + others.nextInt(5)) * (others.nextBoolean() ? 1 : -1);
-          BigDecimal repriced =
-              price
-                  .multiply(BigDecimal.valueOf(100 + percent))
-                  .movePointLeft(2)
-                  .setScale(2, RoundingMode.HALF_EVEN);
-          tx.update(PART, List.of(part), Map.of("p_retailprice", repriced));
-          partPrice.put(part, repriced);
-        }
-      }
-      tx.commit();
-      order.put("o_totalprice", total);
-    }
-
-    /**
-     * An old order is deleted with its lines; one such transaction in three also deletes a customer
-     * who has no orders (one TPC-H never gave any, one whose last order went, or a new one).
-     */
-    private void deleteOldOrder() {
-      int index = random.nextInt(Math.max(1, liveOrders.size() / 10));
-      int key = liveOrders.remove(index);
-      FakeSqlServer.Transaction tx = db.transaction(clock);
-      int lines = linesPerOrder.getOrDefault(key, 0);
-      for (int n = 1; n <= lines; n++) {
-        tx.delete(LINEITEM, List.of(key, n));
-      }
-      tx.delete(ORDERS, List.of(key));
-      int gone = -1;
-      if (hasOthers && others.nextInt(3) == 0 && !customersWithoutOrders.isEmpty()) {
-        gone = others.nextInt(customersWithoutOrders.size());
-        tx.delete(CUSTOMER, List.of(customersWithoutOrders.get(gone)));
-      }
-      tx.commit();
-      int customer = ((Number) orderByKey.get(key).get("o_custkey")).intValue();
-      orderByKey.remove(key);
-      linesPerOrder.remove(key);
-      lineKeys.remove(key);
-      if (gone >= 0) {
-        customerBalance.remove(customersWithoutOrders.remove(gone));
-      }
-      if (ordersPerCustomer.merge(customer, -1, Integer::sum) == 0) {
-        ordersPerCustomer.remove(customer);
-        if (customerBalance.containsKey(customer)) {
-          customersWithoutOrders.add(customer);
-        }
-      }
-    }
-
-    /**
-     * Priority changes of up to five orders; nothing is committed when every pick keeps its own.
-     */
-    private void priorityBatch() {
-      FakeSqlServer.Transaction tx = db.transaction(clock);
-      List<Integer> touched = new ArrayList<>();
-      int changed = 0;
-      for (int n = 0; n < 5; n++) {
-        int key = randomLiveOrder();
-        if (touched.contains(key)) {
-          continue;
-        }
-        touched.add(key);
-        String priority = PRIORITIES[random.nextInt(PRIORITIES.length)];
-        if (priority.equals(orderByKey.get(key).get("o_orderpriority"))) {
-          continue;
-        }
-        tx.update(ORDERS, List.of(key), Map.of("o_orderpriority", priority));
-        orderByKey.get(key).put("o_orderpriority", priority);
-        changed++;
-      }
-      if (changed > 0) {
-        tx.commit();
-      }
-    }
-
-    /**
-     * Adds {@code amount} to the balance column of row {@code key} of {@code table} in {@code tx}
-     * (and to {@code balances}); nothing when the row is unknown or the amount is zero.
-     */
-    private static void addToBalance(
-        FakeSqlServer.Transaction tx,
-        String table,
-        String column,
-        Map<Integer, BigDecimal> balances,
-        int key,
-        BigDecimal amount) {
-      BigDecimal balance = balances.get(key);
-      if (balance == null || amount.signum() == 0) {
-        return;
-      }
-      BigDecimal next = balance.add(amount);
-      tx.update(table, List.of(key), Map.of(column, next));
-      balances.put(key, next);
-    }
   }
 }

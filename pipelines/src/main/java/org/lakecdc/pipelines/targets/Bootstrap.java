@@ -17,7 +17,6 @@ import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.read.StartingLsn;
 import org.lakecdc.pipelines.cli.JobExit;
 import org.lakecdc.transforms.Counts;
-import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.position.StreamPosition;
 import org.lakecdc.transforms.snapshot.WriteSnapshotToDelta;
@@ -43,36 +42,30 @@ public final class Bootstrap {
    *     snapshot
    */
   static long snapshot(
-      JobConfig config,
-      DeltaTables tables,
-      PipelineOptions beamOptions,
-      PrintStream out,
-      String bronzeId) {
-    MssqlCdcIO.Snapshot snapshot = snapshotRead(config);
+      Target target, PipelineOptions beamOptions, PrintStream out, String bronzeId) {
+    MssqlCdcIO.Snapshot snapshot = snapshotRead(target);
     Lsn s = snapshot.resolveSnapshotLsn();
     Instant time;
-    try (CdcClient client = config.clientFactory().open()) {
+    try (CdcClient client = target.config().clientFactory().open()) {
       time = ChunkedSnapshot.commitTime(client, s);
     }
     StreamPosition atS =
-        new StreamPosition(
-                config.streamAppId(), config.generation(), -1, s, time, config.captureInstance())
-            .ofTarget(config.bronzePath(), bronzeId);
+        target.startAt(s, time, target.captureInstance()).ofTarget(target.bronze(), bronzeId);
     // The mode lock's record that a whole snapshot is being read (docs/behaviour.md §6.10).
-    ChunkedSnapshot.writeFullOpen(config, tables, s, time, ChunkedSnapshot.keyColumns(config));
+    ChunkedSnapshot.writeFullOpen(target, s, time, ChunkedSnapshot.keyColumns(target));
     out.printf(
         "New target %s: taking a snapshot of %s stamped with S = %s (committed at %s)%n",
-        config.bronzePath(), config.captureInstance(), s, time);
+        target.bronze(), target.captureInstance(), s, time);
     try {
-      return readInto(config, tables, beamOptions, out, atS);
+      return readInto(target, beamOptions, out, atS);
     } catch (Outlived e) {
       throw new DataLossError(
-          config.captureInstance(),
+          target.captureInstance(),
           e.firstMissing(),
           e.minLsn(),
-          config.captureInstance()
+          target.captureInstance()
               + ": the bootstrap snapshot of "
-              + config.bronzePath()
+              + target.bronze()
               + " at S = "
               + s
               + " outlived the CDC retention: cleanup purged the changes after S (min_lsn is now "
@@ -111,13 +104,13 @@ public final class Bootstrap {
   }
 
   /**
-   * The whole-snapshot read of {@code config}'s table, with S resolved when the pipeline is built.
+   * The whole-snapshot read of {@code target}'s table, with S resolved when the pipeline is built.
    */
-  static MssqlCdcIO.Snapshot snapshotRead(JobConfig config) {
+  static MssqlCdcIO.Snapshot snapshotRead(Target target) {
     return MssqlCdcIO.snapshot()
-        .withSourceConfiguration(config.source())
-        .withNumPartitions(Math.max(config.numPartitions(), 4))
-        .withIsolationLevel(config.isolation());
+        .withSourceConfiguration(target.config().source())
+        .withNumPartitions(Math.max(target.config().numPartitions(), 4))
+        .withIsolationLevel(target.config().isolation());
   }
 
   /**
@@ -132,39 +125,36 @@ public final class Bootstrap {
    *     the snapshot was committed
    */
   static long readInto(
-      JobConfig config,
-      DeltaTables tables,
-      PipelineOptions beamOptions,
-      PrintStream out,
-      StreamPosition atS) {
+      Target target, PipelineOptions beamOptions, PrintStream out, StreamPosition atS) {
     Pipeline pipeline = Pipeline.create(beamOptions);
     pipeline.apply(
-        "Snapshot " + config.captureInstance() + " to bronze",
-        WriteSnapshotToDelta.from(snapshotRead(config))
-            .to(config.bronzePath(), atS)
-            .withHadoopConf(config.hadoopConf())
-            .withRowListener(SnapshotProgress.listener(config.captureInstance()))
-            .withRetentionCheck(config.clientFactory(), config.captureInstance()));
+        "Snapshot " + target.captureInstance() + " to bronze",
+        WriteSnapshotToDelta.from(snapshotRead(target))
+            .to(target.bronze(), atS)
+            .withHadoopConf(target.config().hadoopConf())
+            .withRowListener(SnapshotProgress.listener(target.captureInstance()))
+            .withRetentionCheck(target.config().clientFactory(), target.captureInstance()));
     try {
       JobExit.run(pipeline);
     } catch (RuntimeException e) {
       // The committer refused a snapshot whose S was purged (the runner may wrap or rename its
       // error): the source says so again.
-      throwIfOutlived(config, tables, atS, e);
+      throwIfOutlived(target, atS, e);
       throw e;
     }
-    if (!committed(config, tables, atS)) {
-      throwIfOutlived(config, tables, atS, null);
-      WriteSnapshotToDelta.commit(tables, config.bronzePath(), atS, List.of(), 0);
+    if (!committed(target, atS)) {
+      throwIfOutlived(target, atS, null);
+      WriteSnapshotToDelta.commit(target.tables(), target.bronze(), atS, List.of(), 0);
     }
     // The rows recorded with the snapshot commit: bronze is never scanned to count them.
-    long rows = WriteSnapshotToDelta.committedSnapshotRows(tables, config.bronzePath()).orElse(0L);
-    out.printf("Snapshot: %s written to %s%n", Counts.of(rows, "row", "rows"), config.bronzePath());
+    long rows =
+        WriteSnapshotToDelta.committedSnapshotRows(target.tables(), target.bronze()).orElse(0L);
+    out.printf("Snapshot: %s written to %s%n", Counts.of(rows, "row", "rows"), target.bronze());
     return rows;
   }
 
-  private static boolean committed(JobConfig config, DeltaTables tables, StreamPosition atS) {
-    return WriteSnapshotToDelta.committedRecord(tables, config.bronzePath())
+  private static boolean committed(Target target, StreamPosition atS) {
+    return WriteSnapshotToDelta.committedRecord(target.tables(), target.bronze())
         .filter(r -> r.generation() >= atS.generation())
         .isPresent();
   }
@@ -174,12 +164,12 @@ public final class Bootstrap {
    * longer holds the changes right after its S.
    */
   private static void throwIfOutlived(
-      JobConfig config, DeltaTables tables, StreamPosition atS, @Nullable Throwable cause) {
-    if (committed(config, tables, atS)) {
+      Target target, StreamPosition atS, @Nullable Throwable cause) {
+    if (committed(target, atS)) {
       return;
     }
-    try (CdcClient client = config.clientFactory().open()) {
-      Optional<Lsn> min = StartingLsn.lostAfter(client, config.captureInstance(), atS.endLsn());
+    try (CdcClient client = target.config().clientFactory().open()) {
+      Optional<Lsn> min = StartingLsn.lostAfter(client, target.captureInstance(), atS.endLsn());
       if (min.isPresent()) {
         throw new Outlived(client.incrementLsn(atS.endLsn()), min.get(), cause);
       }
@@ -191,11 +181,10 @@ public final class Bootstrap {
    * <appId>#events}, version 0); offered on every run, so a crash between the snapshot commit and
    * this write only delays it.
    */
-  static void writeBootstrapFact(
-      JobConfig config, DeltaTables tables, StreamPosition start, long snapshotRows) {
+  static void writeBootstrapFact(Target target, StreamPosition start, long snapshotRows) {
     Optional<WriteSnapshotToDelta.SnapshotRecord> record =
-        WriteSnapshotToDelta.committedRecord(tables, config.bronzePath());
-    if (config.generation() > 0 || record.isEmpty() || record.get().generation() > 0) {
+        WriteSnapshotToDelta.committedRecord(target.tables(), target.bronze());
+    if (target.config().generation() > 0 || record.isEmpty() || record.get().generation() > 0) {
       // A re-snapshot's record: its event is the resnapshot row (Resnapshot).
       return;
     }
@@ -203,13 +192,13 @@ public final class Bootstrap {
     WriteSnapshotToDelta.SeedSource seed = record.get().seed();
     String detail =
         seed == null
-            ? "whole snapshot of " + config.captureInstance()
+            ? "whole snapshot of " + target.captureInstance()
             : "seed of "
                 + seed.table()
                 + " as of "
                 + seed.asOf()
                 + " ("
-                + config.captureInstance()
+                + target.captureInstance()
                 + ")";
     // The rows recorded with the snapshot (or seed) commit, also after a crash between that commit
     // and this event (docs/behaviour.md §6.5).
@@ -220,30 +209,26 @@ public final class Bootstrap {
       rows = record.get().rows();
     }
     String eventsApp = start.eventsAppId();
-    if (tables.latestTransactionVersion(config.factsPath(), eventsApp).isPresent()) {
+    if (target.tables().latestTransactionVersion(target.facts(), eventsApp).isPresent()) {
       return;
     }
     if (start.targetId() == null
-        || TargetIdentity.bronzePosition(config, tables)
-            .filter(p -> p.targetId() == null)
-            .isPresent()) {
+        || target.bronzePosition().filter(p -> p.targetId() == null).isPresent()) {
       // A target whose bronze position records no table id wrote its event before lakecdc named
       // the event's transaction after the table.
-      String legacy = config.appId() + "#events";
-      if (tables.latestTransactionVersion(config.factsPath(), legacy).isPresent()) {
+      String legacy = target.appId() + "#events";
+      if (target.tables().latestTransactionVersion(target.facts(), legacy).isPresent()) {
         return;
       }
     }
     Instant time;
-    try (CdcClient client = config.clientFactory().open()) {
+    try (CdcClient client = target.config().clientFactory().open()) {
       time = client.lastCommitAtOrBefore(s.get()).map(Commit::commitTime).orElse(null);
     }
-    tables.append(
-        config.factsPath(),
-        FactsTable.SCHEMA,
+    target.appendFacts(
         List.of(
             FactsTable.row()
-                .set(FactsTable.APP_ID, config.appId())
+                .set(FactsTable.APP_ID, target.appId())
                 .set(FactsTable.ROWS, rows)
                 .set(FactsTable.EVENT, FactsTable.EVENT_BOOTSTRAP)
                 .set(FactsTable.MIN_LSN, s.get().toString())
@@ -251,7 +236,7 @@ public final class Bootstrap {
                 .set(FactsTable.END_LSN, s.get().toString())
                 .set(FactsTable.END_COMMIT_TS, time)
                 .set(FactsTable.DETAIL, detail)
-                .set(FactsTable.TARGET, config.bronzePath())
+                .set(FactsTable.TARGET, target.bronze())
                 .set(FactsTable.WRITTEN_AT, Instant.now())
                 .build()),
         eventsApp,
@@ -260,17 +245,16 @@ public final class Bootstrap {
   }
 
   /** The position of a new target without a snapshot: right before where the read starts. */
-  static StreamPosition startPosition(JobConfig config) {
-    try (CdcClient client = config.clientFactory().open()) {
-      Lsn last = config.startingLsn().lastProcessed(client, config.captureInstance());
-      if (config.startingLsn().kind() == StartingLsn.Kind.EXPLICIT
-          && config.onDataLoss() == DataLossPolicy.FAIL) {
+  static StreamPosition startPosition(Target target) {
+    try (CdcClient client = target.config().clientFactory().open()) {
+      Lsn last = target.config().startingLsn().lastProcessed(client, target.captureInstance());
+      if (target.config().startingLsn().kind() == StartingLsn.Kind.EXPLICIT
+          && target.config().onDataLoss() == DataLossPolicy.FAIL) {
         // With skip the first batch records the gap; with resnapshot the pre-flight recovers.
-        StartingLsn.checkExplicit(client, config.captureInstance(), last);
+        StartingLsn.checkExplicit(client, target.captureInstance(), last);
       }
       Instant time = client.commit(last).map(Commit::commitTime).orElse(null);
-      return new StreamPosition(
-          config.streamAppId(), config.generation(), -1, last, time, config.captureInstance());
+      return target.startAt(last, time, target.captureInstance());
     }
   }
 }

@@ -14,7 +14,6 @@ import org.lakecdc.io.mssqlcdc.chunk.SnapshotExtent;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.schema.SqlServerType;
 import org.lakecdc.transforms.Counts;
-import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.position.StreamPosition;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.Plan;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.State;
@@ -54,8 +53,9 @@ public record ChunkBackfill(
    * @param state a planned snapshot
    * @return the snapshot as the facts rows tell it after the repair
    */
-  public static State repair(JobConfig config, DeltaTables tables, State state, PrintStream out) {
-    int repaired = WriteChunksToDelta.repair(tables, spec(config, tables, state, keyTypes(config)));
+  public static State repair(Target target, State state, PrintStream out) {
+    int repaired =
+        WriteChunksToDelta.repair(target.tables(), spec(target, state, keyTypes(target)));
     if (repaired == 0) {
       return state;
     }
@@ -63,7 +63,7 @@ public record ChunkBackfill(
         "Repaired %s of the chunked snapshot at S = %s that the previous run committed to bronze"
             + " but not to facts%n",
         Counts.of(repaired, "facts row", "facts rows"), state.open().s());
-    return ChunkedSnapshot.read(config, tables).chunked().orElse(state);
+    return ChunkedSnapshot.read(target).chunked().orElse(state);
   }
 
   /**
@@ -73,10 +73,9 @@ public record ChunkBackfill(
    * @param state a planned, repaired snapshot
    * @return empty when every chunk is recorded
    */
-  public static Optional<ChunkBackfill> next(
-      JobConfig config, DeltaTables tables, State state, int maxWaves) {
+  public static Optional<ChunkBackfill> next(Target target, State state, int maxWaves) {
     Plan plan = state.plan().orElseThrow(() -> new IllegalStateException("not planned"));
-    List<SqlServerType> keyTypes = keyTypes(config);
+    List<SqlServerType> keyTypes = keyTypes(target);
     List<Chunk> all = ChunkBounds.planFromJson(plan.chunksJson(), keyTypes);
     int next = state.nextChunk();
     if (state.complete() || next >= all.size()) {
@@ -97,19 +96,18 @@ public record ChunkBackfill(
     }
     return Optional.of(
         new ChunkBackfill(
-            config, state, keyTypes, spec(config, tables, state, keyTypes), chunks, openEnd));
+            target.config(), state, keyTypes, spec(target, state, keyTypes), chunks, openEnd));
   }
 
-  private static List<SqlServerType> keyTypes(JobConfig config) {
-    try (CdcClient client = config.clientFactory().open()) {
-      return ChunkPlanner.forInstance(client, config.captureInstance(), config.isolation())
+  private static List<SqlServerType> keyTypes(Target target) {
+    try (CdcClient client = target.config().clientFactory().open()) {
+      return ChunkPlanner.forInstance(client, target.captureInstance(), target.config().isolation())
           .keyTypes();
     }
   }
 
   /** What the committer of {@code state}'s chunks writes where. */
-  static ChunkedSnapshotSpec spec(
-      JobConfig config, DeltaTables tables, State state, List<SqlServerType> keyTypes) {
+  static ChunkedSnapshotSpec spec(Target target, State state, List<SqlServerType> keyTypes) {
     String eventsAppId =
         new StreamPosition(
                 state.open().appId(),
@@ -117,17 +115,17 @@ public record ChunkBackfill(
                 -1,
                 state.open().s(),
                 state.open().sCommitTime(),
-                config.captureInstance())
-            .ofTarget(config.bronzePath(), tables.tableId(config.bronzePath()))
+                target.captureInstance())
+            .ofTarget(target.bronze(), target.bronzeId())
             .eventsAppId();
     return new ChunkedSnapshotSpec(
-        config.bronzePath(),
-        config.factsPath(),
+        target.bronze(),
+        target.facts(),
         eventsAppId,
         state.open(),
         state.plan().orElseThrow(),
         keyTypes,
-        config.captureInstance());
+        target.captureInstance());
   }
 
   /** The waves these chunks belong to, as {@code first..last} (or one number). */
@@ -156,12 +154,11 @@ public record ChunkBackfill(
             .withChunks(chunks)
             .withOpenEndAfter(openEndAfter);
     WriteChunksToDelta write =
-        WriteChunksToDelta.of(read, spec).withHadoopConf(config.hadoopConf());
+        WriteChunksToDelta.of(read, spec)
+            .withHadoopConf(config.hadoopConf())
+            .withCrash(config.crash());
     if (!waveLines) {
       write = write.withoutWaveLines();
-    }
-    if (config.snapshot().crashPoint() != null) {
-      write = write.withCrashPoint(config.snapshot().crashPoint(), config.snapshot().crashChunk());
     }
     return pipeline.apply(
         "Chunks "

@@ -18,8 +18,6 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.snapshot.SnapshotLsn;
 import org.lakecdc.pipelines.cli.OptionRefusedException;
 import org.lakecdc.transforms.Counts;
-import org.lakecdc.transforms.delta.DeltaTables;
-import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.position.StreamPosition;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.Open;
@@ -40,24 +38,25 @@ public final class ChunkedSnapshot {
   private ChunkedSnapshot() {}
 
   /**
-   * What the facts table says about the snapshots of {@code config}'s stream family in its bronze
+   * What the facts table says about the snapshots of {@code target}'s stream family in its bronze
    * table: opens recorded for a former table at the same path are left out ({@link
    * ChunkedSnapshotFacts#readOfTable}), and so is an open recorded without a table id (by an
    * earlier lakecdc) whose chunks are recorded in the facts but not in this bronze table.
    */
-  public static Snapshots read(JobConfig config, DeltaTables tables) {
-    String bronzeId = bronzeId(config, tables);
+  public static Snapshots read(Target target) {
+    String bronzeId = bronzeId(target);
     Snapshots read =
         ChunkedSnapshotFacts.readOfTable(
-            tables, config.factsPath(), config.appId(), config.bronzePath(), bronzeId);
+            target.tables(), target.facts(), target.appId(), target.bronze(), bronzeId);
     Optional<State> chunked = read.chunked();
     if (chunked.isPresent()
         && chunked.get().open().targetId() == null
         && chunked.get().chunksDone() > 0
         && (bronzeId == null
-            || tables
+            || target
+                .tables()
                 .latestTransactionVersion(
-                    config.bronzePath(),
+                    target.bronze(),
                     ChunkedSnapshotFacts.bronzeAppId(
                         chunked.get().open().appId(), chunked.get().open().s()))
                 .isEmpty())) {
@@ -68,34 +67,34 @@ public final class ChunkedSnapshot {
   }
 
   /** The bronze table's Delta table id, or null when no table exists at its path. */
-  static @Nullable String bronzeId(JobConfig config, DeltaTables tables) {
-    return tables.exists(config.bronzePath()) ? tables.tableId(config.bronzePath()) : null;
+  static @Nullable String bronzeId(Target target) {
+    return target.exists() ? target.bronzeId() : null;
   }
 
   /**
-   * The position a recorded chunked snapshot gives the target's stream of {@code config}'s
+   * The position a recorded chunked snapshot gives the target's stream of {@code target}'s
    * generation: at its S (batch -1), when the target's newest chunked snapshot (open or complete)
-   * was opened under {@code config}'s stream app id. What {@link Recovery#resumePosition} falls
+   * was opened under {@code target}'s stream app id. What {@link Recovery#resumePosition} falls
    * back to when neither bronze nor the facts table records a position: an open written by an
    * earlier lakecdc, whose row carried no position.
    */
-  static Optional<StreamPosition> recordedStart(JobConfig config, DeltaTables tables) {
-    return read(config, tables)
+  static Optional<StreamPosition> recordedStart(Target target) {
+    return read(target)
         .chunked()
         .map(State::open)
-        .filter(open -> open.appId().equals(config.streamAppId()))
-        .map(open -> atS(config, open));
+        .filter(open -> open.appId().equals(target.streamAppId()))
+        .map(open -> atS(target, open));
   }
 
   /** The stream's position at {@code open}'s S (batch -1), under the open's app id. */
-  private static StreamPosition atS(JobConfig config, Open open) {
+  private static StreamPosition atS(Target target, Open open) {
     return new StreamPosition(
         open.appId(),
         open.generation(),
         -1,
         open.s(),
         open.sCommitTime(),
-        config.captureInstance());
+        target.captureInstance());
   }
 
   /**
@@ -109,16 +108,15 @@ public final class ChunkedSnapshot {
    * @throws OptionRefusedException one line naming the target, the open snapshot's mode, S and
    *     generation, and what to do
    */
-  public static void checkModeLock(
-      JobConfig config, DeltaTables tables, SnapshotSettings.Mode mode, String what) {
-    Snapshots snapshots = read(config, tables);
+  public static void checkModeLock(Target target, SnapshotSettings.Mode mode, String what) {
+    Snapshots snapshots = read(target);
     if (mode == SnapshotSettings.Mode.WHOLE) {
       Optional<State> chunked = snapshots.chunked().filter(s -> !s.complete());
       if (chunked.isPresent()) {
         Open open = chunked.get().open();
         throw new OptionRefusedException(
             "Target "
-                + config.bronzePath()
+                + target.bronze()
                 + " has a chunked snapshot open at S = "
                 + open.s()
                 + " (generation "
@@ -139,14 +137,14 @@ public final class ChunkedSnapshot {
     if (snapshots.chunked().filter(s -> s.open().appId().equals(open.appId())).isPresent()) {
       return;
     }
-    try (CdcClient client = config.clientFactory().open()) {
-      if (client.incrementLsn(open.s()).isBefore(client.minLsn(config.captureInstance()))) {
+    try (CdcClient client = target.config().clientFactory().open()) {
+      if (client.incrementLsn(open.s()).isBefore(client.minLsn(target.captureInstance()))) {
         return;
       }
     }
     throw new OptionRefusedException(
         "Target "
-            + config.bronzePath()
+            + target.bronze()
             + " has a whole snapshot open at S = "
             + open.s()
             + " (generation "
@@ -173,13 +171,13 @@ public final class ChunkedSnapshot {
    *
    * @return the stream's start: the position at S (batch -1)
    */
-  static StreamPosition open(JobConfig config, DeltaTables tables, PrintStream out) {
-    Open stored = writeOpen(config, tables, ChunkedSnapshotFacts.KIND_BOOTSTRAP, 0, null, null);
+  static StreamPosition open(Target target, PrintStream out) {
+    Open stored = writeOpen(target, ChunkedSnapshotFacts.KIND_BOOTSTRAP, 0, null, null);
     out.printf(
         "New target %s: opened a chunked snapshot of %s at S = %s (committed at %s); the"
             + " stream starts at S now, the table is read in chunks%n",
-        config.bronzePath(), config.captureInstance(), stored.s(), stored.sCommitTime());
-    return atS(config, stored);
+        target.bronze(), target.captureInstance(), stored.s(), stored.sCommitTime());
+    return atS(target, stored);
   }
 
   /**
@@ -198,24 +196,23 @@ public final class ChunkedSnapshot {
    * @return the stored open
    */
   static Open writeOpen(
-      JobConfig config,
-      DeltaTables tables,
+      Target target,
       String kind,
       int generation,
       @Nullable Instant lostFrom,
       @Nullable Instant lostTo) {
     Open open;
-    String bronzeId = tables.tableId(config.bronzePath());
-    try (CdcClient client = config.clientFactory().open()) {
-      Lsn s = SnapshotLsn.resolve(client, config.captureInstance());
+    String bronzeId = target.bronzeId();
+    try (CdcClient client = target.config().clientFactory().open()) {
+      Lsn s = SnapshotLsn.resolve(client, target.captureInstance());
       Instant time = commitTime(client, s);
       ChunkPlanner planner =
-          ChunkPlanner.forInstance(client, config.captureInstance(), config.isolation());
+          ChunkPlanner.forInstance(client, target.captureInstance(), target.config().isolation());
       SnapshotExtent extent = planner.extent();
       open =
           new Open(
-              JobConfig.streamAppId(config.appId(), generation),
-              config.bronzePath(),
+              JobConfig.streamAppId(target.appId(), generation),
+              target.bronze(),
               s,
               time,
               ChunkedSnapshotFacts.MODE_CHUNKED,
@@ -226,32 +223,30 @@ public final class ChunkedSnapshot {
               lostFrom,
               lostTo,
               null,
-              config.captureInstance(),
+              target.captureInstance(),
               bronzeId);
     }
     Map<String, String> position =
         generation == 0
             ? Map.of(
                 StreamPosition.factsDomain(open.appId()),
-                atS(config, open).ofTarget(config.bronzePath(), bronzeId).toJson())
+                atS(target, open).ofTarget(target.bronze(), bronzeId).toJson())
             : Map.of();
-    tables.append(
-        config.factsPath(),
-        FactsTable.SCHEMA,
+    target.appendFacts(
         List.of(open.toRow(Instant.now())),
-        ChunkedSnapshotFacts.openAppId(config.appId(), bronzeId),
+        ChunkedSnapshotFacts.openAppId(target.appId(), bronzeId),
         open.generation(),
         position);
-    return read(config, tables)
+    return read(target)
         .chunked()
         .filter(state -> state.open().generation() == generation)
         .orElseThrow(
             () ->
                 new IllegalStateException(
                     "The snapshot_open row of "
-                        + config.bronzePath()
+                        + target.bronze()
                         + " was written but does not read back from "
-                        + config.factsPath()))
+                        + target.facts()))
         .open();
   }
 
@@ -260,12 +255,11 @@ public final class ChunkedSnapshot {
    * transaction id: one per run attempt), so a chunked run knows the whole snapshot is open until
    * its {@code bootstrap} row.
    */
-  static void writeFullOpen(
-      JobConfig config, DeltaTables tables, Lsn s, Instant sCommitTime, List<String> keys) {
+  static void writeFullOpen(Target target, Lsn s, Instant sCommitTime, List<String> keys) {
     Open open =
         new Open(
-            config.appId(),
-            config.bronzePath(),
+            target.appId(),
+            target.bronze(),
             s,
             sCommitTime,
             ChunkedSnapshotFacts.MODE_FULL,
@@ -276,21 +270,15 @@ public final class ChunkedSnapshot {
             null,
             null,
             null,
-            config.captureInstance(),
-            bronzeId(config, tables));
-    tables.append(
-        config.factsPath(),
-        FactsTable.SCHEMA,
-        List.of(open.toRow(Instant.now())),
-        null,
-        0,
-        Map.of());
+            target.captureInstance(),
+            bronzeId(target));
+    target.appendFacts(List.of(open.toRow(Instant.now())), null, 0, Map.of());
   }
 
   /** The key columns of the capture instance (its unique index), possibly none. */
-  static List<String> keyColumns(JobConfig config) {
-    try (CdcClient client = config.clientFactory().open()) {
-      List<CaptureInstance> instances = client.captureInstances(config.captureInstance());
+  static List<String> keyColumns(Target target) {
+    try (CdcClient client = target.config().clientFactory().open()) {
+      List<CaptureInstance> instances = client.captureInstances(target.captureInstance());
       return instances.isEmpty() ? List.of() : instances.get(0).keyColumns();
     }
   }
@@ -304,8 +292,8 @@ public final class ChunkedSnapshot {
    *
    * @return the state holding its plan
    */
-  public static State plan(JobConfig config, DeltaTables tables, State state, PrintStream out) {
-    SnapshotSettings settings = config.snapshot();
+  public static State plan(Target target, State state, PrintStream out) {
+    SnapshotSettings settings = target.config().snapshot();
     if (state.plan().isPresent()) {
       Plan plan = state.plan().get();
       List<String> ignored = new ArrayList<>();
@@ -322,7 +310,7 @@ public final class ChunkedSnapshot {
             "Chunked snapshot at S = %s of %s is planned with %,d rows per chunk and %d chunks per"
                 + " wave: %s ignored (a plan never changes while open)%n",
             plan.s(),
-            config.bronzePath(),
+            target.bronze(),
             (long) plan.chunkRows(),
             plan.chunksPerWave(),
             String.join(" and ", ignored));
@@ -335,10 +323,10 @@ public final class ChunkedSnapshot {
     List<Chunk> chunks;
     String chunksJson;
     String kind;
-    try (CdcClient client = config.clientFactory().open()) {
+    try (CdcClient client = target.config().clientFactory().open()) {
       ChunkPlanner planner =
-          ChunkPlanner.forInstance(client, config.captureInstance(), config.isolation());
-      checkKeys(config, open, planner.keyColumns());
+          ChunkPlanner.forInstance(client, target.captureInstance(), target.config().isolation());
+      checkKeys(target, open, planner.keyColumns());
       SnapshotExtent extent =
           open.extentJson() == null
               ? new SnapshotExtent(SnapshotExtent.KEYSET, null, null, null, null)
@@ -359,19 +347,17 @@ public final class ChunkedSnapshot {
             chunksJson,
             started,
             (System.nanoTime() - began) / 1_000_000);
-    tables.append(
-        config.factsPath(),
-        FactsTable.SCHEMA,
+    target.appendFacts(
         List.of(plan.toRow(Instant.now())),
         ChunkedSnapshotFacts.planAppId(open.appId(), open.s()),
         0,
         Map.of());
-    State stored = read(config, tables).chunked().filter(s -> s.open().s().equals(open.s())).get();
+    State stored = read(target).chunked().filter(s -> s.open().s().equals(open.s())).get();
     Plan kept = stored.plan().orElseThrow();
     out.printf(
         "Planned the chunked snapshot at S = %s of %s: %s of at most %s, %d per wave (%s)%n",
         open.s(),
-        config.captureInstance(),
+        target.captureInstance(),
         Counts.of(kept.chunkCount(), "chunk", "chunks"),
         Counts.of(kept.chunkRows(), "row", "rows"),
         kept.chunksPerWave(),
@@ -383,13 +369,13 @@ public final class ChunkedSnapshot {
    * Refuses a plan when the capture instance's key is no longer the open's (docs/behaviour.md §6.7
    * step 2): its chunks would not tile the table.
    */
-  private static void checkKeys(JobConfig config, Open open, List<String> keys) {
+  private static void checkKeys(Target target, Open open, List<String> keys) {
     List<String> a = keys.stream().map(k -> k.toLowerCase(java.util.Locale.ROOT)).toList();
     List<String> b = open.keys().stream().map(k -> k.toLowerCase(java.util.Locale.ROOT)).toList();
     if (!a.equals(b)) {
       throw new IllegalStateException(
           "The unique key of "
-              + config.captureInstance()
+              + target.captureInstance()
               + " is now "
               + keys
               + ", not the key "
@@ -397,7 +383,7 @@ public final class ChunkedSnapshot {
               + " the chunked snapshot at S = "
               + open.s()
               + " was opened over: take a new snapshot of "
-              + config.bronzePath());
+              + target.bronze());
     }
   }
 

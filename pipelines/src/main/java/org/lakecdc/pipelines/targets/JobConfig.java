@@ -17,6 +17,7 @@ import org.lakecdc.transforms.delta.HadoopConf;
 import org.lakecdc.transforms.delta.TablePaths;
 import org.lakecdc.transforms.finalization.Granularity;
 import org.lakecdc.transforms.silver.SilverTarget;
+import org.lakecdc.transforms.bronze.CrashPlan;
 
 /**
  * A validated configuration of one table of the job (a run of many tables has one per table).
@@ -37,10 +38,8 @@ import org.lakecdc.transforms.silver.SilverTarget;
  * @param isolation isolation of snapshot reads
  * @param schemaChangePolicy what DDL in a batch's range does (the read's {@link
  *     MssqlCdcIO.Read#withSchemaChangePolicy(SchemaChangePolicy)})
- * @param crashPoint crash tests only: where to stop, or null
- * @param crashBatch crash tests only: the batch to stop at
- * @param crashFailure crash tests only: what is thrown there (null for {@link
- *     CrashPoint.Failure#EXCEPTION})
+ * @param crash crash tests only: where the job stops and what it throws there ({@link CrashPlan}: a
+ *     batch's commits, a re-snapshot's steps, a chunk's commits or a silver wave), or null
  * @param seed a new target's seed from an existing copy instead of the bootstrap snapshot
  *     (docs/options.md "Seeding from a copy"), or null
  * @param hadoopConf the Hadoop configuration every Delta table is opened with, on the launcher and
@@ -50,9 +49,6 @@ import org.lakecdc.transforms.silver.SilverTarget;
  * @param keys silver's key columns as given ({@code --keys}), or empty for the source's key columns
  *     (the unique index the capture instance uses)
  * @param silverWaveRows at most this many bronze rows per silver wave (positive)
- * @param silverCrashBatch crash tests only: the silver apply after this bronze batch stops in its
- *     second wave, after the wave's files are written and before its silver commit ({@link
- *     SilverTarget#withCrash}); -1 for none
  * @param snapshot how the target's snapshots are taken (whole or chunked; {@link SnapshotSettings})
  * @param onDataLoss what the stream does when CDC cleanup purged changes it had not read ({@code
  *     --onDataLoss}; {@link Resnapshot})
@@ -81,15 +77,12 @@ public record JobConfig(
     @Nullable String columns,
     IsolationLevel isolation,
     SchemaChangePolicy schemaChangePolicy,
-    @Nullable CrashPoint crashPoint,
-    long crashBatch,
-    CrashPoint.@Nullable Failure crashFailure,
+    @Nullable CrashPlan crash,
     @Nullable SeedCopy seed,
     HadoopConf hadoopConf,
     @Nullable String silverPath,
     List<String> keys,
     int silverWaveRows,
-    long silverCrashBatch,
     SnapshotSettings snapshot,
     DataLossPolicy onDataLoss,
     double resnapshotIntervalDays,
@@ -184,7 +177,7 @@ public record JobConfig(
 
   /** The same configuration, stopping at {@code point} of batch {@code batch} (crash tests). */
   public JobConfig withCrash(CrashPoint point, long batch) {
-    return withCrash(point, batch, CrashPoint.Failure.EXCEPTION);
+    return withCrash(CrashPlan.batch(point, batch));
   }
 
   /**
@@ -192,7 +185,12 @@ public record JobConfig(
    * and fatal-error tests).
    */
   public JobConfig withCrash(CrashPoint point, long batch, CrashPoint.Failure failure) {
-    return toBuilder().crashPoint(point).crashBatch(batch).crashFailure(failure).build();
+    return withCrash(CrashPlan.batch(point, batch, failure));
+  }
+
+  /** The same configuration, stopping where {@code plan} says (crash tests; null: never). */
+  public JobConfig withCrash(@Nullable CrashPlan plan) {
+    return toBuilder().crash(plan).build();
   }
 
   /**
@@ -230,15 +228,12 @@ public record JobConfig(
         .columns(columns)
         .isolation(isolation)
         .schemaChangePolicy(schemaChangePolicy)
-        .crashPoint(crashPoint)
-        .crashBatch(crashBatch)
-        .crashFailure(crashFailure)
+        .crash(crash)
         .seed(seed)
         .hadoopConf(hadoopConf)
         .silverPath(silverPath)
         .keys(keys)
         .silverWaveRows(silverWaveRows)
-        .silverCrashBatch(silverCrashBatch)
         .snapshot(snapshot)
         .onDataLoss(onDataLoss)
         .resnapshotIntervalDays(resnapshotIntervalDays)
@@ -268,15 +263,12 @@ public record JobConfig(
     private @Nullable String columns;
     private IsolationLevel isolation = IsolationLevel.READ_COMMITTED;
     private SchemaChangePolicy schemaChangePolicy = SchemaChangePolicy.CLASSIFY;
-    private @Nullable CrashPoint crashPoint;
-    private long crashBatch;
-    private CrashPoint.@Nullable Failure crashFailure;
+    private @Nullable CrashPlan crash;
     private @Nullable SeedCopy seed;
     private HadoopConf hadoopConf = HadoopConf.empty();
     private @Nullable String silverPath;
     private List<String> keys = List.of();
     private int silverWaveRows = DEFAULT_SILVER_WAVE_ROWS;
-    private long silverCrashBatch = -1;
     private SnapshotSettings snapshot = SnapshotSettings.DEFAULTS;
     private DataLossPolicy onDataLoss = DataLossPolicy.FAIL;
     private double resnapshotIntervalDays = Resnapshot.DEFAULT_INTERVAL_DAYS;
@@ -358,21 +350,9 @@ public record JobConfig(
       return this;
     }
 
-    /** Crash tests only: where to stop, or null (default null). */
-    public Builder crashPoint(@Nullable CrashPoint crashPoint) {
-      this.crashPoint = crashPoint;
-      return this;
-    }
-
-    /** Crash tests only: the batch to stop at (default 0). */
-    public Builder crashBatch(long crashBatch) {
-      this.crashBatch = crashBatch;
-      return this;
-    }
-
-    /** Crash tests only: what is thrown at the crash point, or null for the exception. */
-    public Builder crashFailure(CrashPoint.@Nullable Failure crashFailure) {
-      this.crashFailure = crashFailure;
+    /** Crash tests only: where the job stops and what it throws, or null (default null). */
+    public Builder crash(@Nullable CrashPlan crash) {
+      this.crash = crash;
       return this;
     }
 
@@ -405,15 +385,6 @@ public record JobConfig(
      */
     public Builder silverWaveRows(int silverWaveRows) {
       this.silverWaveRows = silverWaveRows;
-      return this;
-    }
-
-    /**
-     * Crash tests only: the silver apply after bronze batch {@code batch} stops in its second wave,
-     * after the wave's files are written and before its silver commit (default -1: never).
-     */
-    public Builder silverCrashBatch(long batch) {
-      this.silverCrashBatch = batch;
       return this;
     }
 
@@ -477,15 +448,12 @@ public record JobConfig(
           columns,
           isolation,
           schemaChangePolicy,
-          crashPoint,
-          crashBatch,
-          crashFailure,
+          crash,
           seed,
           hadoopConf,
           silverPath,
           keys,
           silverWaveRows,
-          silverCrashBatch,
           snapshot,
           onDataLoss,
           resnapshotIntervalDays,

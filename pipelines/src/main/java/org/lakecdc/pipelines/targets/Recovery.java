@@ -17,7 +17,6 @@ import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.read.SkippedRange;
 import org.lakecdc.transforms.bronze.BatchStats;
 import org.lakecdc.transforms.bronze.BronzeTable;
-import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.finalization.Finalization;
 import org.lakecdc.transforms.finalization.LostPeriod;
@@ -33,47 +32,44 @@ public final class Recovery {
   private Recovery() {}
 
   /**
-   * The configuration to run: {@code config} itself, or, when its app id is the default one (equal
-   * to the capture instance's name) and the target was written under another app id that names a
-   * capture instance of the same table (or whose last batch read one), {@code config} with the
-   * target's app id. The target's identity is kept when it is configured under the table's newer
-   * capture instance after a switch ({@code --captureInstance=dbo_orders_v2} for a target written
-   * as {@code dbo_orders}; C043); any other app id mismatch is refused by {@link #resumePosition}.
+   * The target to run: {@code target} itself, or, when its app id is the default one (equal to the
+   * capture instance's name) and the target was written under another app id that names a capture
+   * instance of the same table (or whose last batch read one), {@code target} under that app id.
+   * The target's identity is kept when it is configured under the table's newer capture instance
+   * after a switch ({@code --captureInstance=dbo_orders_v2} for a target written as {@code
+   * dbo_orders}; C043); any other app id mismatch is refused by {@link #resumePosition}.
    */
-  public static JobConfig continueUnderTargetAppId(JobConfig config, PrintStream out) {
-    DeltaTables tables = config.hadoopConf().tables();
-    if (!tables.exists(config.bronzePath())) {
-      return config;
+  public static Target continueUnderTargetAppId(Target target, PrintStream out) {
+    if (!target.exists()) {
+      return target;
     }
     // A target re-snapshotted after data loss writes generation n under <appId>.g<n>.
-    config = Resnapshot.resolveGeneration(config, tables);
-    if (!config.appId().equals(config.captureInstance())) {
-      return config;
+    target = Resnapshot.resolveGeneration(target);
+    if (!target.appId().equals(target.captureInstance())) {
+      return target;
     }
-    Optional<StreamPosition> recorded =
-        StreamPosition.fromJson(
-            tables.domainMetadata(config.bronzePath(), StreamPosition.BRONZE_DOMAIN));
-    if (recorded.isEmpty() || recorded.get().appId().equals(config.streamAppId())) {
-      return config;
+    Optional<StreamPosition> recorded = target.bronzePosition();
+    if (recorded.isEmpty() || recorded.get().appId().equals(target.streamAppId())) {
+      return target;
     }
     Set<String> instances = new HashSet<>();
-    try (CdcClient client = config.clientFactory().open()) {
-      for (CaptureInstance instance : client.captureInstances(config.captureInstance())) {
+    try (CdcClient client = target.config().clientFactory().open()) {
+      for (CaptureInstance instance : client.captureInstances(target.captureInstance())) {
         instances.add(instance.name().toLowerCase(Locale.ROOT));
       }
     } catch (CaptureInstanceNotFoundError e) {
-      return config;
+      return target;
     }
     String appId = recorded.get().appId();
     if (!instances.contains(appId.toLowerCase(Locale.ROOT))
         && !instances.contains(recorded.get().captureInstance().toLowerCase(Locale.ROOT))) {
-      return config;
+      return target;
     }
     out.printf(
         "Target %s is written under app id '%s', from a capture instance of the same table as %s:"
             + " continuing under that app id%n",
-        config.bronzePath(), appId, config.captureInstance());
-    return Resnapshot.resolveGeneration(config.withAppId(appId), tables);
+        target.bronze(), appId, target.captureInstance());
+    return Resnapshot.resolveGeneration(target.with(target.config().withAppId(appId)));
   }
 
   /**
@@ -84,19 +80,20 @@ public final class Recovery {
    * data file; the next run's columns replace its own, so a corrected {@code --columns} is taken
    * instead of refused.
    */
-  static void takeColumnsIfEmpty(
-      JobConfig config, DeltaTables tables, Schema changeSchema, PrintStream out) {
-    if (TargetIdentity.bronzePosition(config, tables).isPresent()
-        || tables.hasDataFiles(config.bronzePath())
-        || TargetIdentity.ownFactsPosition(config, tables).isPresent()
-        || ChunkedSnapshot.recordedStart(config, tables).isPresent()) {
+  static void takeColumnsIfEmpty(Target target, Schema changeSchema, PrintStream out) {
+    if (target.bronzePosition().isPresent()
+        || target.tables().hasDataFiles(target.bronze())
+        || TargetIdentity.ownFactsPosition(target).isPresent()
+        || ChunkedSnapshot.recordedStart(target).isPresent()) {
       return;
     }
-    if (tables.replaceColumnsOfEmptyTable(
-        config.bronzePath(), BronzeTable.definition(changeSchema).columns())) {
+    if (target
+        .tables()
+        .replaceColumnsOfEmptyTable(
+            target.bronze(), BronzeTable.definition(changeSchema).columns())) {
       out.printf(
           "Bronze %s holds no row yet: it takes this run's columns (version %d)%n",
-          config.bronzePath(), tables.version(config.bronzePath()));
+          target.bronze(), target.tables().version(target.bronze()));
     }
   }
 
@@ -104,15 +101,15 @@ public final class Recovery {
    * Removes the control row a former table at the target's path left: a target without a position
    * of its own has no complete period, whatever a deleted table at the same path had vouched for.
    */
-  static void forgetFormerVerdict(JobConfig config, Finalization finalization, PrintStream out) {
+  static void forgetFormerVerdict(Target target, Finalization finalization, PrintStream out) {
     finalization
-        .forget(config.bronzePath())
+        .forget(target.bronze())
         .ifPresent(
             former ->
                 out.printf(
                     "Removed the verdict finalized_until = %s of a former table at %s: this"
                         + " table's verdict follows its own data%n",
-                    former, config.bronzePath()));
+                    former, target.bronze()));
   }
 
   /**
@@ -133,20 +130,18 @@ public final class Recovery {
    *
    * @throws IllegalArgumentException when the target was written by another app id
    */
-  public static Optional<StreamPosition> resumePosition(
-      JobConfig config, DeltaTables tables, PrintStream out) {
+  public static Optional<StreamPosition> resumePosition(Target target, PrintStream out) {
     Optional<StreamPosition> bronze =
-        StreamPosition.fromJson(
-            tables.domainMetadata(config.bronzePath(), StreamPosition.BRONZE_DOMAIN));
-    if (bronze.isPresent() && !bronze.get().appId().equals(config.streamAppId())) {
-      throw TargetIdentity.writtenByOther(config, bronze.get().appId());
+        StreamPosition.fromJson(target.bronzeDomain(StreamPosition.BRONZE_DOMAIN));
+    if (bronze.isPresent() && !bronze.get().appId().equals(target.streamAppId())) {
+      throw TargetIdentity.writtenByOther(target, bronze.get().appId());
     }
     // The shared facts table's position counts only when it is this bronze table's own.
-    Optional<StreamPosition> facts = TargetIdentity.ownFactsPosition(config, tables);
+    Optional<StreamPosition> facts = TargetIdentity.ownFactsPosition(target);
     if (bronze.isPresent()
         && bronze.get().batchId() >= 0
         && (facts.isEmpty() || facts.get().endLsn().isBefore(bronze.get().endLsn()))) {
-      writeMissingFacts(config, tables, bronze.get(), out);
+      writeMissingFacts(target, bronze.get(), out);
       return bronze;
     }
     if (facts.isPresent()
@@ -156,62 +151,54 @@ public final class Recovery {
     if (bronze.isPresent()) {
       return bronze;
     }
-    return tables.exists(config.bronzePath())
-        ? ChunkedSnapshot.recordedStart(config, tables)
-        : Optional.empty();
+    return target.exists() ? ChunkedSnapshot.recordedStart(target) : Optional.empty();
   }
 
   /** Rebuilds the facts row of the last bronze batch from the stats stored with its commit. */
-  private static void writeMissingFacts(
-      JobConfig config, DeltaTables tables, StreamPosition bronze, PrintStream out) {
+  private static void writeMissingFacts(Target target, StreamPosition bronze, PrintStream out) {
     BatchStats stats =
         BatchStats.fromJson(
-            tables
-                .domainMetadata(config.bronzePath(), BatchStats.BRONZE_DOMAIN)
+            target
+                .bronzeDomain(BatchStats.BRONZE_DOMAIN)
                 .orElseThrow(
                     () ->
                         new IllegalStateException(
-                            "Bronze "
-                                + config.bronzePath()
-                                + " has a position but no batch stats")));
-    StreamPosition own = bronze.ofTarget(config.bronzePath(), tables.tableId(config.bronzePath()));
+                            "Bronze " + target.bronze() + " has a position but no batch stats")));
+    StreamPosition own = bronze.ofTarget(target.bronze(), target.bronzeId());
     out.printf(
         "Writing the facts row of batch %d, which the previous run committed to bronze but not"
             + " to facts%n",
         stats.batchId());
-    String json =
-        tables.domainMetadata(config.bronzePath(), BatchStats.BRONZE_DOMAIN).orElseThrow();
+    String json = target.bronzeDomain(BatchStats.BRONZE_DOMAIN).orElseThrow();
     List<SkippedRange> skipped = BatchStats.skippedOf(json);
     List<Row> rows = new ArrayList<>();
     Instant now = Instant.now();
     rows.add(
         stats
             .factsRow(
-                config.streamAppId(), bronze.endLsn(), bronze.endCommitTime(), config.bronzePath())
+                target.streamAppId(), bronze.endLsn(), bronze.endCommitTime(), target.bronze())
             .set(FactsTable.WRITTEN_AT, now)
             .build());
     List<LostPeriod> lost = new ArrayList<>();
     for (SkippedRange gap : skipped) {
       rows.add(
           FactsTable.dataSkippedRow(
-              config.streamAppId(), stats.batchId(), config.bronzePath(), gap, now));
+              target.streamAppId(), stats.batchId(), target.bronze(), gap, now));
       lost.add(
           LostPeriod.of(
               gap.lostFrom(),
               gap.lostTo() == null ? bronze.endCommitTime() : gap.lostTo(),
-              config.granularity()));
+              target.config().granularity()));
     }
     if (!lost.isEmpty()) {
       // Before the facts commit, as the committer does: no verdict ever covers a gap.
-      new Finalization(tables, config.controlPath(), java.time.Clock.systemUTC())
-          .recordLost(config.bronzePath(), lost);
+      new Finalization(target.tables(), target.control(), java.time.Clock.systemUTC())
+          .recordLost(target.bronze(), lost);
     }
-    tables.append(
-        config.factsPath(),
-        FactsTable.SCHEMA,
+    target.appendFacts(
         rows,
         own.factsAppId(),
         stats.batchId(),
-        Map.of(StreamPosition.factsDomain(config.appId()), own.toJson()));
+        Map.of(StreamPosition.factsDomain(target.appId()), own.toJson()));
   }
 }

@@ -28,6 +28,7 @@ import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.Open;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.Recoveries;
 import org.lakecdc.transforms.snapshot.WriteSnapshotToDelta;
+import org.lakecdc.transforms.bronze.CrashPlan;
 
 /**
  * The automatic re-snapshot after data loss ({@code --onDataLoss=resnapshot}; docs/behaviour.md
@@ -74,37 +75,34 @@ public final class Resnapshot {
   /**
    * What a recovery left for the stream.
    *
-   * @param config the configuration of the new generation
+   * @param target the target writing the new generation
    * @param start the position at S of the new generation (batch -1)
    * @param snapshotRows rows of a whole snapshot read by this call, -1 when none was read
    * @param snapshotSeconds wall seconds of that read, 0 when none
    */
-  record Outcome(
-      JobConfig config, StreamPosition start, long snapshotRows, double snapshotSeconds) {}
+  record Outcome(Target target, StreamPosition start, long snapshotRows, double snapshotSeconds) {}
 
   /**
-   * {@code config} writing the generation bronze's recorded position is in: a position under {@code
+   * {@code target} writing the generation bronze's recorded position is in: a position under {@code
    * <appId>.g<n>} is generation n of the family {@code <appId>}. Anything else (no bronze, no
    * position, generation 0, another app id, which {@link Recovery#resumePosition} refuses) leaves
-   * {@code config} as it is.
+   * {@code target} as it is.
    */
-  public static JobConfig resolveGeneration(JobConfig config, DeltaTables tables) {
-    if (!tables.exists(config.bronzePath())) {
-      return config;
+  public static Target resolveGeneration(Target target) {
+    if (!target.exists()) {
+      return target;
     }
-    Optional<StreamPosition> recorded =
-        StreamPosition.fromJson(
-            tables.domainMetadata(config.bronzePath(), StreamPosition.BRONZE_DOMAIN));
+    Optional<StreamPosition> recorded = target.bronzePosition();
     if (recorded.isEmpty()) {
-      return config;
+      return target;
     }
     int generation = recorded.get().generation();
     if (generation > 0
-        && recorded.get().appId().equals(JobConfig.streamAppId(config.appId(), generation))
-        && generation != config.generation()) {
-      return config.withGeneration(generation);
+        && recorded.get().appId().equals(JobConfig.streamAppId(target.appId(), generation))
+        && generation != target.config().generation()) {
+      return target.with(target.config().withGeneration(generation));
     }
-    return config;
+    return target;
   }
 
   /**
@@ -115,7 +113,7 @@ public final class Resnapshot {
    * are gone ({@link StartingLsn#lostAfter}), re-snapshots the target into the next generation: one
    * after the highest recorded, so an attempt that failed keeps its number.
    *
-   * @param config the table's configuration, its generation resolved ({@link #resolveGeneration})
+   * @param target the table's target, its generation resolved ({@link #resolveGeneration})
    * @param position where the stream would start (the target's position, or a new target's start),
    *     or empty when it has none
    * @return the new generation's start, or empty when there is no recovery to finish and nothing
@@ -125,31 +123,31 @@ public final class Resnapshot {
    *     purged before its read ended
    */
   static Optional<Outcome> preflight(
-      JobConfig config,
-      DeltaTables tables,
+      Target target,
       Optional<StreamPosition> position,
       PipelineOptions beamOptions,
       PrintStream out) {
     if (position.isEmpty()
-        || (config.onDataLoss() != DataLossPolicy.RESNAPSHOT && !mayHaveRecovery(config, tables))) {
+        || (target.config().onDataLoss() != DataLossPolicy.RESNAPSHOT
+            && !mayHaveRecovery(target))) {
       return Optional.empty();
     }
-    Recoveries recoveries = recoveries(config, tables);
-    int generation = config.generation();
-    try (CdcClient client = config.clientFactory().open()) {
-      Optional<Open> pending = pending(config, recoveries);
+    Recoveries recoveries = recoveries(target);
+    int generation = target.config().generation();
+    try (CdcClient client = target.config().clientFactory().open()) {
+      Optional<Open> pending = pending(target, recoveries);
       if (pending.isPresent()) {
         Open open = pending.get();
-        if (StartingLsn.lostAfter(client, config.captureInstance(), open.s()).isEmpty()) {
+        if (StartingLsn.lostAfter(client, target.captureInstance(), open.s()).isEmpty()) {
           out.printf(
               "Target %s: the re-snapshot into generation %d recorded at S = %s (%s) goes on%n",
-              config.bronzePath(), open.generation(), open.s(), open.mode());
-          return Optional.of(finish(config, tables, open, beamOptions, out));
+              target.bronze(), open.generation(), open.s(), open.mode());
+          return Optional.of(finish(target, open, beamOptions, out));
         }
         // Cleanup passed the recorded S too: a new recovery, one generation further.
         generation = Math.max(generation, open.generation());
       }
-      if (config.onDataLoss() != DataLossPolicy.RESNAPSHOT) {
+      if (target.config().onDataLoss() != DataLossPolicy.RESNAPSHOT) {
         return Optional.empty();
       }
       if (!recoveries.opens().isEmpty()) {
@@ -161,45 +159,40 @@ public final class Resnapshot {
       if (max.isEmpty() || !max.get().isAfter(start.endLsn())) {
         return Optional.empty();
       }
-      Optional<Lsn> low = StartingLsn.lostAfter(client, config.captureInstance(), start.endLsn());
+      Optional<Lsn> low = StartingLsn.lostAfter(client, target.captureInstance(), start.endLsn());
       if (low.isEmpty()) {
         return Optional.empty();
       }
       Instant lostTo = client.lastCommitAtOrBefore(low.get()).map(Commit::commitTime).orElse(null);
-      checkInterval(config, client, recoveries, start, low.get(), lostTo);
+      checkInterval(target, client, recoveries, start, low.get(), lostTo);
       int next = generation + 1;
       out.printf(
           "Target %s: CDC cleanup purged the changes of %s after %s%s up to min_lsn %s%s:"
               + " re-snapshotting (%s) into generation %d under app id %s%n",
-          config.bronzePath(),
-          config.captureInstance(),
+          target.bronze(),
+          target.captureInstance(),
           start.endLsn(),
           start.endCommitTime() == null ? "" : " (committed at " + start.endCommitTime() + ")",
           low.get(),
           lostTo == null ? "" : " (committed at " + lostTo + ")",
-          config.snapshot().chunked() ? "chunked" : "whole",
+          target.config().snapshot().chunked() ? "chunked" : "whole",
           next,
-          JobConfig.streamAppId(config.appId(), next));
-      new Finalization(tables, config.controlPath(), java.time.Clock.systemUTC())
+          JobConfig.streamAppId(target.appId(), next));
+      new Finalization(target.tables(), target.control(), java.time.Clock.systemUTC())
           .recordLost(
-              config.bronzePath(),
+              target.bronze(),
               List.of(
                   LostPeriod.of(
                       start.endCommitTime(),
                       lostTo == null ? Instant.now() : lostTo,
-                      config.granularity())));
+                      target.config().granularity())));
       Open open =
-          config.snapshot().chunked()
+          target.config().snapshot().chunked()
               ? ChunkedSnapshot.writeOpen(
-                  config,
-                  tables,
-                  ChunkedSnapshotFacts.KIND_RESNAPSHOT,
-                  next,
-                  start.endCommitTime(),
-                  lostTo)
-              : writeFullOpen(config, tables, client, next, start.endCommitTime(), lostTo);
-      CrashPoint.crashIf(config.crashPoint(), CrashPoint.AFTER_RECOVERY_RECORDED);
-      return Optional.of(finish(config, tables, open, beamOptions, out));
+                  target, ChunkedSnapshotFacts.KIND_RESNAPSHOT, next, start.endCommitTime(), lostTo)
+              : writeFullOpen(target, client, next, start.endCommitTime(), lostTo);
+      CrashPlan.atStep(target.config().crash(), CrashPoint.AFTER_RECOVERY_RECORDED);
+      return Optional.of(finish(target, open, beamOptions, out));
     }
   }
 
@@ -207,47 +200,47 @@ public final class Resnapshot {
    * Whether the facts table may hold a recovery of the target to finish, told from transaction
    * versions alone (the log, no data file), so that a run without {@code --onDataLoss=resnapshot}
    * reads the facts rows of recoveries only when there may be one: an open of a generation after
-   * {@code config}'s ({@code <appId>#snapshots@<bronze table id>}, or {@code <appId>#snapshots} as
+   * {@code target}'s ({@code <appId>#snapshots@<bronze table id>}, or {@code <appId>#snapshots} as
    * written before, at a higher version), or, in a generation after 0, no {@code resnapshot} event
    * of it yet (a whole one's event missing, or a chunked one still being read).
    */
-  private static boolean mayHaveRecovery(JobConfig config, DeltaTables tables) {
-    String bronzeId = ChunkedSnapshot.bronzeId(config, tables);
-    if (bronzeId == null || !tables.exists(config.factsPath())) {
+  private static boolean mayHaveRecovery(Target target) {
+    String bronzeId = ChunkedSnapshot.bronzeId(target);
+    if (bronzeId == null || !target.tables().exists(target.facts())) {
       return false;
     }
     long opened =
         Math.max(
-            tables
+            target
+                .tables()
                 .latestTransactionVersion(
-                    config.factsPath(), ChunkedSnapshotFacts.openAppId(config.appId(), bronzeId))
+                    target.facts(), ChunkedSnapshotFacts.openAppId(target.appId(), bronzeId))
                 .orElse(-1),
-            tables
+            target
+                .tables()
                 .latestTransactionVersion(
-                    config.factsPath(), ChunkedSnapshotFacts.openAppId(config.appId()))
+                    target.facts(), ChunkedSnapshotFacts.openAppId(target.appId()))
                 .orElse(-1));
-    if (opened > config.generation()) {
+    if (opened > target.config().generation()) {
       return true;
     }
-    if (config.generation() == 0) {
+    if (target.config().generation() == 0) {
       return false;
     }
     String events =
-        new StreamPosition(config.streamAppId(), config.generation(), -1, Lsn.ZERO, null, "")
-            .ofTarget(config.bronzePath(), bronzeId)
-            .eventsAppId();
-    return tables.latestTransactionVersion(config.factsPath(), events).orElse(-1)
-        < config.generation();
+        target.startAt(Lsn.ZERO, null, "").ofTarget(target.bronze(), bronzeId).eventsAppId();
+    return target.tables().latestTransactionVersion(target.facts(), events).orElse(-1)
+        < target.config().generation();
   }
 
-  /** The re-snapshots recorded for {@code config}'s bronze table (not a former one's). */
-  private static Recoveries recoveries(JobConfig config, DeltaTables tables) {
+  /** The re-snapshots recorded for {@code target}'s bronze table (not a former one's). */
+  private static Recoveries recoveries(Target target) {
     return ChunkedSnapshotFacts.recoveriesOfTable(
-        tables,
-        config.factsPath(),
-        config.appId(),
-        config.bronzePath(),
-        ChunkedSnapshot.bronzeId(config, tables));
+        target.tables(),
+        target.facts(),
+        target.appId(),
+        target.bronze(),
+        ChunkedSnapshot.bronzeId(target));
   }
 
   /**
@@ -257,7 +250,7 @@ public final class Resnapshot {
    * the whole re-snapshot of the configuration's own generation whose {@code resnapshot} event is
    * missing; never one that failed.
    */
-  private static Optional<Open> pending(JobConfig config, Recoveries recoveries) {
+  private static Optional<Open> pending(Target target, Recoveries recoveries) {
     if (recoveries.opens().isEmpty()) {
       return Optional.empty();
     }
@@ -266,10 +259,12 @@ public final class Resnapshot {
     if (recoveries.failed().containsKey(g)) {
       return Optional.empty();
     }
-    if (g > config.generation()) {
+    if (g > target.config().generation()) {
       return Optional.of(newest);
     }
-    if (g == config.generation() && !newest.chunked() && !recoveries.completed().contains(g)) {
+    if (g == target.config().generation()
+        && !newest.chunked()
+        && !recoveries.completed().contains(g)) {
       return Optional.of(newest);
     }
     return Optional.empty();
@@ -282,7 +277,7 @@ public final class Resnapshot {
    * @throws DataLossError naming the loss, the last attempt and what to change
    */
   private static void checkInterval(
-      JobConfig config,
+      Target target,
       CdcClient client,
       Recoveries recoveries,
       StreamPosition start,
@@ -292,27 +287,28 @@ public final class Resnapshot {
     if (last.isEmpty()) {
       return;
     }
-    Duration interval = Duration.ofSeconds(Math.round(config.resnapshotIntervalDays() * 86_400));
+    Duration interval =
+        Duration.ofSeconds(Math.round(target.config().resnapshotIntervalDays() * 86_400));
     Instant now = Instant.now();
     if (!now.isBefore(last.get().plus(interval))) {
       return;
     }
     throw new DataLossError(
-        config.captureInstance(),
+        target.captureInstance(),
         client.incrementLsn(start.endLsn()),
         low,
-        config.captureInstance()
+        target.captureInstance()
             + ": change data after "
             + start.endLsn()
             + " was purged by CDC cleanup (min_lsn is now "
             + low
             + (lostTo == null ? "" : ", committed at " + lostTo)
             + "), and the last automatic re-snapshot of "
-            + config.bronzePath()
+            + target.bronze()
             + " started or failed at "
             + last.get()
             + ", less than --resnapshotIntervalDays="
-            + trim(config.resnapshotIntervalDays())
+            + trim(target.config().resnapshotIntervalDays())
             + " ago: the stream does not keep up with the CDC retention, or keeps stopping longer"
             + " than it. Raise the retention (sys.sp_cdc_change_job @retention), speed the stream"
             + " up, or rerun with a smaller --resnapshotIntervalDays (0 re-snapshots now).");
@@ -329,38 +325,35 @@ public final class Resnapshot {
    * reads it back.
    */
   private static Open writeFullOpen(
-      JobConfig config,
-      DeltaTables tables,
+      Target target,
       CdcClient client,
       int generation,
       @Nullable Instant lostFrom,
       @Nullable Instant lostTo) {
-    Lsn s = SnapshotLsn.resolve(client, config.captureInstance());
-    String bronzeId = tables.tableId(config.bronzePath());
+    Lsn s = SnapshotLsn.resolve(client, target.captureInstance());
+    String bronzeId = target.bronzeId();
     Open open =
         new Open(
-            JobConfig.streamAppId(config.appId(), generation),
-            config.bronzePath(),
+            JobConfig.streamAppId(target.appId(), generation),
+            target.bronze(),
             s,
             ChunkedSnapshot.commitTime(client, s),
             ChunkedSnapshotFacts.MODE_FULL,
             ChunkedSnapshotFacts.KIND_RESNAPSHOT,
             generation,
-            ChunkedSnapshot.keyColumns(config),
+            ChunkedSnapshot.keyColumns(target),
             null,
             lostFrom,
             lostTo,
             null,
-            config.captureInstance(),
+            target.captureInstance(),
             bronzeId);
-    tables.append(
-        config.factsPath(),
-        FactsTable.SCHEMA,
+    target.appendFacts(
         List.of(open.toRow(Instant.now())),
-        ChunkedSnapshotFacts.openAppId(config.appId(), bronzeId),
+        ChunkedSnapshotFacts.openAppId(target.appId(), bronzeId),
         generation,
         Map.of());
-    return recoveries(config, tables).opens().get(generation);
+    return recoveries(target).opens().get(generation);
   }
 
   /**
@@ -373,29 +366,23 @@ public final class Resnapshot {
    * stream does.
    */
   private static Outcome finish(
-      JobConfig config,
-      DeltaTables tables,
-      Open open,
-      PipelineOptions beamOptions,
-      PrintStream out) {
-    JobConfig next = config.withGeneration(open.generation());
-    String bronzeId = tables.tableId(config.bronzePath());
+      Target target, Open open, PipelineOptions beamOptions, PrintStream out) {
+    Target next = target.with(target.config().withGeneration(open.generation()));
+    String bronzeId = target.bronzeId();
     StreamPosition atS =
-        new StreamPosition(
-                next.streamAppId(),
-                next.generation(),
-                -1,
-                open.s(),
-                open.sCommitTime(),
-                config.captureInstance())
-            .ofTarget(config.bronzePath(), bronzeId);
+        next.startAt(open.s(), open.sCommitTime(), target.captureInstance())
+            .ofTarget(target.bronze(), bronzeId);
     if (open.chunked()) {
-      startGeneration(tables, config.bronzePath(), atS);
-      CrashPoint.crashIf(config.crashPoint(), CrashPoint.AFTER_RESNAPSHOT_COMMIT);
+      startGeneration(target.tables(), target.bronze(), atS);
+      CrashPlan.atStep(target.config().crash(), CrashPoint.AFTER_RESNAPSHOT_COMMIT);
       out.printf(
           "Target %s: generation %d starts at S = %s (committed at %s) under app id %s; the"
               + " chunked snapshot is read beside the stream%n",
-          config.bronzePath(), next.generation(), open.s(), open.sCommitTime(), next.streamAppId());
+          target.bronze(),
+          next.config().generation(),
+          open.s(),
+          open.sCommitTime(),
+          next.streamAppId());
       return new Outcome(next, atS, -1, 0);
     }
     long began = System.nanoTime();
@@ -403,8 +390,8 @@ public final class Resnapshot {
     long rows;
     boolean read;
     Optional<WriteSnapshotToDelta.SnapshotRecord> committed =
-        WriteSnapshotToDelta.committedRecord(tables, config.bronzePath())
-            .filter(r -> r.generation() >= next.generation());
+        WriteSnapshotToDelta.committedRecord(target.tables(), target.bronze())
+            .filter(r -> r.generation() >= next.config().generation());
     if (committed.isPresent()) {
       rows = committed.get().rows();
       read = false;
@@ -412,29 +399,29 @@ public final class Resnapshot {
       out.printf(
           "Target %s: taking a snapshot of %s stamped with S = %s (committed at %s) for"
               + " generation %d%n",
-          config.bronzePath(),
-          config.captureInstance(),
+          target.bronze(),
+          target.captureInstance(),
           open.s(),
           open.sCommitTime(),
-          next.generation());
+          next.config().generation());
       try {
-        rows = Bootstrap.readInto(next, tables, beamOptions, out, atS);
+        rows = Bootstrap.readInto(next, beamOptions, out, atS);
       } catch (Bootstrap.Outlived e) {
-        writeFailed(next, tables, open, e.minLsn());
+        writeFailed(next, open, e.minLsn());
         throw new DataLossError(
-            config.captureInstance(),
+            target.captureInstance(),
             e.firstMissing(),
             e.minLsn(),
-            config.captureInstance()
+            target.captureInstance()
                 + ": the re-snapshot into generation "
-                + next.generation()
+                + next.config().generation()
                 + " at S = "
                 + open.s()
                 + " outlived the CDC retention: cleanup purged the changes after S (min_lsn is now "
                 + e.minLsn()
                 + ") before the read could be committed, so nothing was committed and the next"
                 + " attempt is generation "
-                + (next.generation() + 1)
+                + (next.config().generation() + 1)
                 + ". Lengthen the retention (sys.sp_cdc_change_job @retention), read faster"
                 + " (--numPartitions), or use --snapshot=chunked, then rerun with"
                 + " --resnapshotIntervalDays=0.");
@@ -442,14 +429,13 @@ public final class Resnapshot {
       read = true;
     }
     double seconds = (System.nanoTime() - began) / 1e9;
-    CrashPoint.crashIf(config.crashPoint(), CrashPoint.AFTER_RESNAPSHOT_COMMIT);
-    writeEvent(
-        next, tables, open, read ? rows : null, read ? startedAt : null, read ? seconds : -1);
-    CrashPoint.crashIf(config.crashPoint(), CrashPoint.AFTER_RESNAPSHOT_EVENT);
+    CrashPlan.atStep(target.config().crash(), CrashPoint.AFTER_RESNAPSHOT_COMMIT);
+    writeEvent(next, open, read ? rows : null, read ? startedAt : null, read ? seconds : -1);
+    CrashPlan.atStep(target.config().crash(), CrashPoint.AFTER_RESNAPSHOT_EVENT);
     out.printf(
         "Target %s: generation %d starts at S = %s under app id %s (%s)%n",
-        config.bronzePath(),
-        next.generation(),
+        target.bronze(),
+        next.config().generation(),
         open.s(),
         next.streamAppId(),
         read ? "a snapshot of " + Counts.of(rows, "row", "rows") : "its snapshot was already in");
@@ -477,28 +463,19 @@ public final class Resnapshot {
    * the {@code retention_watermark_ts}).
    */
   private static void writeEvent(
-      JobConfig next,
-      DeltaTables tables,
-      Open open,
-      @Nullable Long rows,
-      @Nullable Instant startedAt,
-      double seconds) {
+      Target next, Open open, @Nullable Long rows, @Nullable Instant startedAt, double seconds) {
     StreamPosition owner =
-        new StreamPosition(
-                next.streamAppId(), next.generation(), -1, open.s(), open.sCommitTime(), "")
-            .ofTarget(next.bronzePath(), tables.tableId(next.bronzePath()));
+        next.startAt(open.s(), open.sCommitTime(), "").ofTarget(next.bronze(), next.bronzeId());
     String eventsApp = owner.eventsAppId();
-    if (tables.latestTransactionVersion(next.factsPath(), eventsApp).orElse(-1)
-        >= next.generation()) {
+    if (next.tables().latestTransactionVersion(next.facts(), eventsApp).orElse(-1)
+        >= next.config().generation()) {
       return;
     }
     ObjectNode detail = JsonNodeFactory.instance.objectNode();
     detail.put("snapshot", open.s().toString());
-    detail.put("generation", next.generation());
+    detail.put("generation", next.config().generation());
     detail.put("mode", open.mode());
-    tables.append(
-        next.factsPath(),
-        FactsTable.SCHEMA,
+    next.appendFacts(
         List.of(
             eventRow(next, open, ChunkedSnapshotFacts.EVENT_RESNAPSHOT, detail)
                 .set(FactsTable.ROWS, rows)
@@ -509,7 +486,7 @@ public final class Resnapshot {
                 .set(FactsTable.RETENTION_WATERMARK_TS, open.lostTo())
                 .build()),
         eventsApp,
-        next.generation(),
+        next.config().generation(),
         Map.of());
   }
 
@@ -518,10 +495,10 @@ public final class Resnapshot {
    * its rows could be committed (once per generation; nothing of it is in bronze): the anti-loop
    * guard counts it, and the next attempt takes the next generation number.
    */
-  private static void writeFailed(JobConfig next, DeltaTables tables, Open open, Lsn min) {
-    String bronzeId = tables.tableId(next.bronzePath());
+  private static void writeFailed(Target next, Open open, Lsn min) {
+    String bronzeId = next.bronzeId();
     ObjectNode detail = JsonNodeFactory.instance.objectNode();
-    detail.put("generation", next.generation());
+    detail.put("generation", next.config().generation());
     detail.put("snapshot", open.s().toString());
     detail.put(
         "reason",
@@ -529,15 +506,13 @@ public final class Resnapshot {
             + min
             + "); nothing was committed");
     detail.put("target_id", bronzeId);
-    tables.append(
-        next.factsPath(),
-        FactsTable.SCHEMA,
+    next.appendFacts(
         List.of(
             eventRow(next, open, ChunkedSnapshotFacts.EVENT_RESNAPSHOT_FAILED, detail)
                 .set(FactsTable.ROWS, 0L)
                 .build()),
         ChunkedSnapshotFacts.openAppId(next.appId(), bronzeId) + "#failed",
-        next.generation(),
+        next.config().generation(),
         Map.of());
   }
 
@@ -546,7 +521,7 @@ public final class Resnapshot {
    * min_lsn = max_lsn = end_lsn} = S and its commit time, the gap, the detail, the target, now.
    */
   private static FactsTable.Builder eventRow(
-      JobConfig next, Open open, String event, ObjectNode detail) {
+      Target next, Open open, String event, ObjectNode detail) {
     return FactsTable.row()
         .set(FactsTable.APP_ID, next.streamAppId())
         .set(FactsTable.EVENT, event)
@@ -557,7 +532,7 @@ public final class Resnapshot {
         .set(FactsTable.LOST_FROM_TS, open.lostFrom())
         .set(FactsTable.LOST_TO_TS, open.lostTo())
         .set(FactsTable.DETAIL, detail.toString())
-        .set(FactsTable.TARGET, next.bronzePath())
+        .set(FactsTable.TARGET, next.bronze())
         .set(FactsTable.WRITTEN_AT, Instant.now());
   }
 }

@@ -103,12 +103,12 @@ public final class Seeding {
    * @throws DataLossError when no commit is at or before as_of (the copy is older than what CDC
    *     holds), or CDC no longer holds the changes right after L (older than the retention)
    */
-  static Plan check(JobConfig config, DeltaTables tables, Schema changeSchema) {
-    SeedCopy seed = config.seed();
+  static Plan check(Target target, Schema changeSchema) {
+    SeedCopy seed = target.config().seed();
     String copy = seed.table();
     Optional<SnapshotRecord> existing =
-        tables.exists(config.bronzePath())
-            ? WriteSnapshotToDelta.committedRecord(tables, config.bronzePath())
+        target.exists()
+            ? WriteSnapshotToDelta.committedRecord(target.tables(), target.bronze())
             : Optional.empty();
     if (existing.isPresent()
         && new SeedSource(copy, seed.asOfText()).equals(existing.get().seed())) {
@@ -118,15 +118,13 @@ public final class Seeding {
     }
     // A chunked snapshot recorded for the target (open or complete) is its snapshot.
     Optional<ChunkedSnapshotFacts.State> chunked =
-        tables.exists(config.bronzePath())
-            ? ChunkedSnapshot.read(config, tables).chunked()
-            : Optional.empty();
+        target.exists() ? ChunkedSnapshot.read(target).chunked() : Optional.empty();
     if (chunked.isPresent()) {
       throw new IllegalArgumentException(
           "--seedTable "
               + copy
               + ": target "
-              + config.bronzePath()
+              + target.bronze()
               + " already holds a chunked snapshot at S = "
               + chunked.get().open().s()
               + " (generation "
@@ -137,7 +135,7 @@ public final class Seeding {
               + " seed a new target");
     }
     // 1. The copy's columns.
-    if (!tables.exists(copy)) {
+    if (!target.tables().exists(copy)) {
       throw new OptionRefusedException(
           "--seedTable "
               + copy
@@ -146,7 +144,7 @@ public final class Seeding {
     }
     List<DeltaColumn> copyColumns;
     try {
-      copyColumns = tables.describe(copy).columns();
+      copyColumns = target.tables().describe(copy).columns();
     } catch (RuntimeException e) {
       throw new IllegalArgumentException(
           "--seedTable " + copy + " cannot be read as a copy: " + CommandLine.firstLine(e), e);
@@ -169,10 +167,10 @@ public final class Seeding {
               + " lacks captured columns "
               + missing
               + " of "
-              + config.captureInstance()
+              + target.captureInstance()
               + ": add them to the copy, or pass --seedAllowMissingColumns to seed them as NULL");
     }
-    try (CdcClient client = config.clientFactory().open()) {
+    try (CdcClient client = target.config().clientFactory().open()) {
       // 2. as_of to L.
       Lsn l;
       if (seed.asOfLsn() != null) {
@@ -185,9 +183,9 @@ public final class Seeding {
             return new Plan(existing.get().lsn(), existing.get().commitTime(), null);
           }
           throw new DataLossError(
-              config.captureInstance(),
+              target.captureInstance(),
               Lsn.ZERO,
-              client.minLsn(config.captureInstance()),
+              client.minLsn(target.captureInstance()),
               "--seedAsOf "
                   + seed.asOfText()
                   + ": the mapping holds no commit at or before "
@@ -207,7 +205,7 @@ public final class Seeding {
             "--seedTable "
                 + copy
                 + ": target "
-                + config.bronzePath()
+                + target.bronze()
                 + " already holds "
                 + (found.seed() != null
                     ? "a seed of " + found.seed().table() + " as of " + found.seed().asOf()
@@ -221,14 +219,13 @@ public final class Seeding {
                 + "): a second seed is refused; run without --seedTable to go on streaming, or"
                 + " seed a new target");
       }
-      if (tables.exists(config.bronzePath())) {
+      if (target.exists()) {
         Optional<StreamPosition> position =
-            StreamPosition.fromJson(
-                tables.domainMetadata(config.bronzePath(), StreamPosition.BRONZE_DOMAIN));
+            StreamPosition.fromJson(target.bronzeDomain(StreamPosition.BRONZE_DOMAIN));
         if (position.isPresent()) {
           throw new IllegalArgumentException(
               "--seedTable seeds only a new target: "
-                  + config.bronzePath()
+                  + target.bronze()
                   + " already streams (position "
                   + position.get().endLsn()
                   + ") without a snapshot; seed a new target");
@@ -247,7 +244,7 @@ public final class Seeding {
                 + ": CDC has captured nothing there yet; pass an LSN the capture job has reached");
       }
       Lsn next = l.increment();
-      List<CaptureInstance> instances = client.captureInstances(config.captureInstance());
+      List<CaptureInstance> instances = client.captureInstances(target.captureInstance());
       CaptureInstance holder = instances.get(0);
       for (CaptureInstance i : instances) {
         if (i.startLsn().isPresent() && !i.startLsn().get().isAfter(next)) {
@@ -277,7 +274,7 @@ public final class Seeding {
               .orElseThrow(
                   () ->
                       new DataLossError(
-                          config.captureInstance(),
+                          target.captureInstance(),
                           next,
                           min,
                           "--seedAsOf "
@@ -302,33 +299,28 @@ public final class Seeding {
    *     the next run takes its columns)
    */
   static long write(
-      JobConfig config,
-      DeltaTables tables,
-      Schema changeSchema,
-      Plan plan,
-      PipelineOptions beamOptions,
-      PrintStream out) {
-    SeedCopy seed = config.seed();
+      Target target, Schema changeSchema, Plan plan, PipelineOptions beamOptions, PrintStream out) {
+    SeedCopy seed = target.config().seed();
     StreamPosition atL =
         new StreamPosition(
-                config.appId(), 0, -1, plan.lsn(), plan.commitTime(), config.captureInstance())
-            .ofTarget(config.bronzePath(), tables.tableId(config.bronzePath()));
+                target.appId(), 0, -1, plan.lsn(), plan.commitTime(), target.captureInstance())
+            .ofTarget(target.bronze(), target.bronzeId());
     SeedSource source = new SeedSource(seed.table(), seed.asOfText());
-    List<ScanFile> files = tables.scanFiles(seed.table());
+    List<ScanFile> files = target.tables().scanFiles(seed.table());
     CopyFiles copy =
         new CopyFiles(
-            config.bronzePath(),
+            target.bronze(),
             changeSchema,
-            config.captureInstance(),
+            target.captureInstance(),
             seed.table(),
             plan.lsn().toString(),
             plan.commitTime(),
             plan.copyNames(),
-            config.hadoopConf());
+            target.config().hadoopConf());
     Pipeline pipeline = Pipeline.create(beamOptions);
-    copiedFiles(pipeline, seed.table(), files, copy, config.bronzePath())
+    copiedFiles(pipeline, seed.table(), files, copy, target.bronze())
         .apply("Collect the data files", GroupByKey.create())
-        .apply("Commit the seed", ParDo.of(new CommitSeed(config, atL, source)));
+        .apply("Commit the seed", ParDo.of(new CommitSeed(target, atL, source)));
     try {
       JobExit.run(pipeline);
     } catch (Pipeline.PipelineExecutionException e) {
@@ -340,7 +332,7 @@ public final class Seeding {
     }
     long rows;
     Optional<SnapshotRecord> record =
-        WriteSnapshotToDelta.committedRecord(tables, config.bronzePath());
+        WriteSnapshotToDelta.committedRecord(target.tables(), target.bronze());
     if (record.isPresent()) {
       // The pipeline committed the copy's files, unless another run's snapshot won the race.
       rows =
@@ -349,12 +341,13 @@ public final class Seeding {
               : -1;
     } else {
       // A copy without a data file: the seed is recorded without rows.
-      rows = WriteSnapshotToDelta.commit(tables, config.bronzePath(), atL, List.of(), 0, source);
+      rows =
+          WriteSnapshotToDelta.commit(target.tables(), target.bronze(), atL, List.of(), 0, source);
     }
     if (rows >= 0) {
       out.printf(
           "Seeded %s from %s: %s as of %s = LSN %s (committed at %s)%n",
-          config.bronzePath(),
+          target.bronze(),
           seed.table(),
           Counts.of(rows, "row", "rows"),
           seed.asOfText(),
@@ -505,11 +498,11 @@ public final class Seeding {
     private final HadoopConf hadoopConf;
     private transient DeltaTables tables;
 
-    CommitSeed(JobConfig config, StreamPosition atL, SeedSource source) {
-      this.bronzePath = config.bronzePath();
+    CommitSeed(Target target, StreamPosition atL, SeedSource source) {
+      this.bronzePath = target.bronze();
       this.atL = atL;
       this.source = source;
-      this.hadoopConf = config.hadoopConf();
+      this.hadoopConf = target.config().hadoopConf();
     }
 
     @Setup

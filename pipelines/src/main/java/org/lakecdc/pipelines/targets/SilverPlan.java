@@ -27,7 +27,7 @@ public final class SilverPlan {
   private SilverPlan() {}
 
   /**
-   * The silver target of {@code config}, or null when it has none.
+   * The silver target of {@code target}, or null when it has none.
    *
    * @param changeSchema the read's output schema (bronze's columns)
    * @param runStartedAt when the table's run started (UTC)
@@ -36,33 +36,33 @@ public final class SilverPlan {
    *     kind (another table's bronze, a facts table) at the silver path (naming {@code --silver})
    */
   public static @Nullable SilverTarget target(
-      JobConfig config, Schema changeSchema, Instant runStartedAt) {
-    if (config.silverPath() == null) {
+      Target target, Schema changeSchema, Instant runStartedAt) {
+    if (target.silver() == null) {
       return null;
     }
-    refuseAnotherKind(config.hadoopConf().tables(), config.silverPath());
+    refuseAnotherKind(target.tables(), target.silver());
     Resolved resolved =
         resolve(
-            config.clientFactory(),
-            config.captureInstance(),
-            config.keys(),
+            target.config().clientFactory(),
+            target.captureInstance(),
+            target.config().keys(),
             SilverTable.capturedColumns(changeSchema),
-            config.columns() != null ? "--columns" : "the captured columns",
+            target.config().columns() != null ? "--columns" : "the captured columns",
             "add them to --columns, or pass --keys=<captured columns> for silver");
     return new SilverTarget(
-        config.streamAppId(),
-        config.bronzePath(),
-        config.silverPath(),
-        config.controlPath(),
-        config.factsPath(),
+        target.streamAppId(),
+        target.bronze(),
+        target.silver(),
+        target.control(),
+        target.facts(),
         resolved.captureInstances(),
         resolved.keys(),
-        config.granularity(),
-        config.silverWaveRows(),
+        target.config().granularity(),
+        target.config().silverWaveRows(),
         runStartedAt,
-        config.hadoopConf(),
-        java.time.Duration.ofSeconds(config.silverIntervalSeconds()),
-        config.silverCrashBatch());
+        target.config().hadoopConf(),
+        java.time.Duration.ofSeconds(target.config().silverIntervalSeconds()),
+        target.config().crash());
   }
 
   /**

@@ -2,7 +2,6 @@ package org.lakecdc.pipelines.targets;
 
 import java.io.Serializable;
 import java.util.Locale;
-import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.pipelines.options.ChunkedSnapshotOptions;
 import org.lakecdc.transforms.bronze.CrashPoint;
 
@@ -15,17 +14,9 @@ import org.lakecdc.transforms.bronze.CrashPoint;
  * @param chunksPerWave chunks per wave of a new plan, at least 1
  * @param backfill whether the main job reads the open chunked snapshot's chunks beside the stream
  * @param maxWaves at most this many waves per run, 0 for no limit
- * @param crashPoint crash tests only: where a chunk's commit stops, or null
- * @param crashChunk crash tests only: the chunk whose commit stops there
  */
 public record SnapshotSettings(
-    Mode mode,
-    long chunkRows,
-    int chunksPerWave,
-    boolean backfill,
-    int maxWaves,
-    @Nullable CrashPoint crashPoint,
-    int crashChunk)
+    Mode mode, long chunkRows, int chunksPerWave, boolean backfill, int maxWaves)
     implements Serializable {
   private static final long serialVersionUID = 1L;
 
@@ -51,8 +42,7 @@ public record SnapshotSettings(
 
   /** The command line's defaults: whole, 1,000,000 rows, 4 chunks per wave, backfill, no limit. */
   public static final SnapshotSettings DEFAULTS =
-      new SnapshotSettings(
-          Mode.WHOLE, DEFAULT_CHUNK_ROWS, DEFAULT_CHUNKS_PER_WAVE, true, 0, null, -1);
+      new SnapshotSettings(Mode.WHOLE, DEFAULT_CHUNK_ROWS, DEFAULT_CHUNKS_PER_WAVE, true, 0);
 
   /**
    * Checks the values.
@@ -98,29 +88,16 @@ public record SnapshotSettings(
                   "--snapshot must be whole or chunked, not '" + o.getSnapshot() + "'");
         };
     return new SnapshotSettings(
-        mode,
-        o.getSnapshotChunkRows(),
-        o.getChunksPerWave(),
-        o.getBackfill(),
-        o.getMaxWaves(),
-        null,
-        -1);
+        mode, o.getSnapshotChunkRows(), o.getChunksPerWave(), o.getBackfill(), o.getMaxWaves());
   }
 
   /** These settings in another mode. */
   public SnapshotSettings withMode(Mode other) {
-    return new SnapshotSettings(
-        other, chunkRows, chunksPerWave, backfill, maxWaves, crashPoint, crashChunk);
+    return new SnapshotSettings(other, chunkRows, chunksPerWave, backfill, maxWaves);
   }
 
   /** These settings with another wave limit (0: none). */
   public SnapshotSettings withMaxWaves(int waves) {
-    return new SnapshotSettings(
-        mode, chunkRows, chunksPerWave, backfill, waves, crashPoint, crashChunk);
-  }
-
-  /** These settings, stopping at {@code point} of chunk {@code chunk}'s commit (crash tests). */
-  public SnapshotSettings withCrash(@Nullable CrashPoint point, int chunk) {
-    return new SnapshotSettings(mode, chunkRows, chunksPerWave, backfill, maxWaves, point, chunk);
+    return new SnapshotSettings(mode, chunkRows, chunksPerWave, backfill, waves);
   }
 }

@@ -32,8 +32,7 @@ import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
  * What it holds is what the pipeline needs to read and write the table from its position ({@link
  * #write}).
  *
- * @param config the table's configuration
- * @param tables the Delta tables (launcher side)
+ * @param target the table's target: its configuration, paths and Delta tables (launcher side)
  * @param finalization the verdict of the shared control table
  * @param read the table's change read, not yet positioned
  * @param changeSchema the read's output schema
@@ -47,8 +46,7 @@ import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
  *     ({@code --snapshot=chunked --backfill=true}), or null for none
  */
 public record TablePlan(
-    JobConfig config,
-    DeltaTables tables,
+    Target target,
     Finalization finalization,
     MssqlCdcIO.Read read,
     Schema changeSchema,
@@ -60,18 +58,27 @@ public record TablePlan(
     @Nullable SilverTarget silver,
     @Nullable ChunkBackfill backfill) {
 
+  /** The table's configuration ({@link Target#config()}). */
+  public JobConfig config() {
+    return target.config();
+  }
+
+  /** The Delta tables, launcher side ({@link Target#tables()}). */
+  public DeltaTables tables() {
+    return target.tables();
+  }
+
   /** The table's target for the committers: bronze, facts and control, from {@link #start}. */
-  DeltaTarget target() {
+  DeltaTarget deltaTarget() {
+    JobConfig config = target.config();
     return new DeltaTarget(
-        config.bronzePath(),
-        config.factsPath(),
-        config.controlPath(),
+        target.bronze(),
+        target.facts(),
+        target.control(),
         start,
         config.granularity(),
         startedAt,
-        config.crashPoint(),
-        config.crashBatch(),
-        config.crashFailure(),
+        config.crash(),
         config.hadoopConf(),
         config.afterCommit());
   }
@@ -83,11 +90,11 @@ public record TablePlan(
   public TableWrite write(MssqlCdcIO.@Nullable Read follow) {
     MssqlCdcIO.Read positioned =
         (follow == null ? read : follow).withStartingLsn(StartingLsn.after(start.endLsn()));
-    return new TableWrite(positioned, target(), changeSchema);
+    return new TableWrite(positioned, deltaTarget(), changeSchema);
   }
 
   /**
-   * The checks that refuse {@code config} before anything is created or written: a seed's copy
+   * The checks that refuse {@code target} before anything is created or written: a seed's copy
    * (read here), an explicit starting LSN of a new target, an app id another target uses, a facts
    * table that lacks the facts of the target's earlier batches, a target whose recorded snapshot is
    * another app id's or not in the facts table.
@@ -95,34 +102,32 @@ public record TablePlan(
    * @return the seed's plan, or null without a seed
    * @throws IllegalArgumentException naming what is refused
    */
-  public static Seeding.@Nullable Plan check(
-      JobConfig config, DeltaTables tables, Schema changeSchema, PrintStream out) {
-    Seeding.Plan seed = config.seed() == null ? null : Seeding.check(config, tables, changeSchema);
+  public static Seeding.@Nullable Plan check(Target target, Schema changeSchema, PrintStream out) {
+    Seeding.Plan seed = target.config().seed() == null ? null : Seeding.check(target, changeSchema);
     if (seed == null
-        && !tables.exists(config.bronzePath())
-        && !config.bootstrap()
-        && config.startingLsn().kind() == StartingLsn.Kind.EXPLICIT
-        && config.onDataLoss() == DataLossPolicy.FAIL) {
-      try (CdcClient client = config.clientFactory().open()) {
+        && !target.exists()
+        && !target.config().bootstrap()
+        && target.config().startingLsn().kind() == StartingLsn.Kind.EXPLICIT
+        && target.config().onDataLoss() == DataLossPolicy.FAIL) {
+      try (CdcClient client = target.config().clientFactory().open()) {
         StartingLsn.checkExplicit(
-            client, config.captureInstance(), config.startingLsn().lsn().orElseThrow());
+            client, target.captureInstance(), target.config().startingLsn().lsn().orElseThrow());
       }
     }
-    TargetIdentity.check(config, tables, out);
-    TargetIdentity.requireTargetsFacts(config, tables);
-    TargetIdentity.requireOwnSnapshot(config, tables);
-    if (config.bootstrap() && seed == null) {
+    TargetIdentity.check(target, out);
+    TargetIdentity.requireTargetsFacts(target);
+    TargetIdentity.requireOwnSnapshot(target);
+    if (target.config().bootstrap() && seed == null) {
       ChunkedSnapshot.checkModeLock(
-          config,
-          tables,
-          config.snapshot().mode(),
-          "running with --snapshot=" + config.snapshot().mode());
+          target,
+          target.config().snapshot().mode(),
+          "running with --snapshot=" + target.config().snapshot().mode());
     }
     return seed;
   }
 
   /**
-   * Plans {@code config}'s table: {@link #check}, then creates the missing tables, makes bronze
+   * Plans {@code target}'s table: {@link #check}, then creates the missing tables, makes bronze
    * take the change schema, reads and repairs the target's position, and takes the bootstrap
    * snapshot (or the seed) of a new target, recording its {@code bootstrap} facts event; with
    * {@code --snapshot=chunked} a new target's snapshot is opened instead ({@link
@@ -132,70 +137,73 @@ public record TablePlan(
    * @throws org.lakecdc.io.mssqlcdc.client.SchemaChangedError when bronze cannot take the change
    *     schema (nothing written)
    */
-  public static TablePlan prepare(JobConfig config, PipelineOptions beamOptions, PrintStream out) {
+  public static TablePlan prepare(Target target, PipelineOptions beamOptions, PrintStream out) {
     long began = System.nanoTime();
     Instant startedAt = Instant.now();
-    DeltaTables tables = config.hadoopConf().tables();
-    MssqlCdcIO.Read read = read(config);
+    MssqlCdcIO.Read read = read(target.config());
     Schema changeSchema = outputSchema(read);
-    Seeding.Plan seed = check(config, tables, changeSchema, out);
-    SilverTarget silver = SilverPlan.target(config, changeSchema, startedAt);
+    Seeding.Plan seed = check(target, changeSchema, out);
+    SilverTarget silver = SilverPlan.target(target, changeSchema, startedAt);
     boolean created =
-        tables.createIfAbsent(config.bronzePath(), BronzeTable.definition(changeSchema)).created();
-    String bronzeId = tables.tableId(config.bronzePath());
+        target
+            .tables()
+            .createIfAbsent(target.bronze(), BronzeTable.definition(changeSchema))
+            .created();
+    String bronzeId = target.bronzeId();
     if (!created) {
-      Recovery.takeColumnsIfEmpty(config, tables, changeSchema, out);
+      Recovery.takeColumnsIfEmpty(target, changeSchema, out);
     }
-    evolveBronze(config, tables, changeSchema, out);
-    tables.createIfAbsent(config.factsPath(), FactsTable.definition());
-    tables.createIfAbsent(config.controlPath(), ControlTable.definition());
+    evolveBronze(target, changeSchema, out);
+    target.tables().createIfAbsent(target.facts(), FactsTable.definition());
+    target.tables().createIfAbsent(target.control(), ControlTable.definition());
     Finalization finalization =
-        new Finalization(tables, config.controlPath(), java.time.Clock.systemUTC());
+        new Finalization(target.tables(), target.control(), java.time.Clock.systemUTC());
 
-    Optional<StreamPosition> position = Recovery.resumePosition(config, tables, out);
+    Optional<StreamPosition> position = Recovery.resumePosition(target, out);
     if (position.isEmpty()) {
-      Recovery.forgetFormerVerdict(config, finalization, out);
+      Recovery.forgetFormerVerdict(target, finalization, out);
     }
     long snapshotRows = -1;
     long snapshotBegan = System.nanoTime();
     if (position.isEmpty() && seed != null && !seed.alreadySeeded()) {
-      snapshotRows = Seeding.write(config, tables, changeSchema, seed, beamOptions, out);
-      position = Recovery.resumePosition(config, tables, out);
+      snapshotRows = Seeding.write(target, changeSchema, seed, beamOptions, out);
+      position = Recovery.resumePosition(target, out);
     } else if (seed != null) {
       out.printf(
           "Target %s holds the seed at LSN %s (committed at %s): nothing written again%n",
-          config.bronzePath(), seed.lsn(), seed.commitTime());
-    } else if (position.isEmpty() && config.bootstrap() && config.snapshot().chunked()) {
-      position = Optional.of(ChunkedSnapshot.open(config, tables, out));
-    } else if (position.isEmpty() && config.bootstrap()) {
-      snapshotRows = Bootstrap.snapshot(config, tables, beamOptions, out, bronzeId);
-      position = Recovery.resumePosition(config, tables, out);
+          target.bronze(), seed.lsn(), seed.commitTime());
+    } else if (position.isEmpty()
+        && target.config().bootstrap()
+        && target.config().snapshot().chunked()) {
+      position = Optional.of(ChunkedSnapshot.open(target, out));
+    } else if (position.isEmpty() && target.config().bootstrap()) {
+      snapshotRows = Bootstrap.snapshot(target, beamOptions, out, bronzeId);
+      position = Recovery.resumePosition(target, out);
     } else if (position.isEmpty()) {
-      position = Optional.of(Bootstrap.startPosition(config));
+      position = Optional.of(Bootstrap.startPosition(target));
       out.printf(
           "New target %s: starting after %s (startingLsn=%s)%n",
-          config.bronzePath(), position.get().endLsn(), config.startingLsn());
+          target.bronze(), position.get().endLsn(), target.config().startingLsn());
     }
     double snapshotSeconds = snapshotRows >= 0 ? (System.nanoTime() - snapshotBegan) / 1e9 : 0;
     Optional<Resnapshot.Outcome> recovered =
-        Resnapshot.preflight(config, tables, position, beamOptions, out);
+        Resnapshot.preflight(target, position, beamOptions, out);
     if (recovered.isPresent()) {
-      config = recovered.get().config();
+      target = recovered.get().target();
       position = Optional.of(recovered.get().start());
       if (recovered.get().snapshotRows() >= 0) {
         snapshotRows = recovered.get().snapshotRows();
         snapshotSeconds = recovered.get().snapshotSeconds();
       }
-      silver = SilverPlan.target(config, changeSchema, startedAt);
+      silver = SilverPlan.target(target, changeSchema, startedAt);
     }
-    StreamPosition start = position.get().ofTarget(config.bronzePath(), bronzeId);
-    if (config.bootstrap() || seed != null) {
-      Bootstrap.writeBootstrapFact(config, tables, start, snapshotRows);
+    StreamPosition start = position.get().ofTarget(target.bronze(), bronzeId);
+    if (target.config().bootstrap() || seed != null) {
+      Bootstrap.writeBootstrapFact(target, start, snapshotRows);
     }
-    ChunkBackfill backfill = backfill(config, tables, out);
+    ChunkBackfill backfill = backfill(target, out);
     return new TablePlan(
-        config,
-        tables,
+        target,
         finalization,
         read,
         changeSchema,
@@ -216,24 +224,23 @@ public record TablePlan(
    *
    * @return null when there is none to read
    */
-  private static @Nullable ChunkBackfill backfill(
-      JobConfig config, DeltaTables tables, PrintStream out) {
-    if (!config.snapshot().chunked()) {
+  private static @Nullable ChunkBackfill backfill(Target target, PrintStream out) {
+    if (!target.config().snapshot().chunked()) {
       return null;
     }
-    Optional<ChunkedSnapshotFacts.State> open = ChunkedSnapshot.read(config, tables).chunked();
+    Optional<ChunkedSnapshotFacts.State> open = ChunkedSnapshot.read(target).chunked();
     if (open.isEmpty() || open.get().complete()) {
       return null;
     }
     // Planned by the run that opens it, also with --backfill=false, so that the Backfill job reads
     // the chunks this run's --snapshotChunkRows and --chunksPerWave asked for.
-    ChunkedSnapshotFacts.State state = ChunkedSnapshot.plan(config, tables, open.get(), out);
-    if (!config.snapshot().backfill()) {
+    ChunkedSnapshotFacts.State state = ChunkedSnapshot.plan(target, open.get(), out);
+    if (!target.config().snapshot().backfill()) {
       return null;
     }
-    state = ChunkBackfill.repair(config, tables, state, out);
+    state = ChunkBackfill.repair(target, state, out);
     Optional<ChunkBackfill> next =
-        ChunkBackfill.next(config, tables, state, config.snapshot().maxWaves());
+        ChunkBackfill.next(target, state, target.config().snapshot().maxWaves());
     next.ifPresent(
         b ->
             out.printf(
@@ -244,7 +251,7 @@ public record TablePlan(
                 b.state().chunksTotal(),
                 b.waves(),
                 b.state().open().s(),
-                config.captureInstance()));
+                target.captureInstance()));
     return next.orElse(null);
   }
 
@@ -255,7 +262,7 @@ public record TablePlan(
   public void advanceVerdictToStart() {
     if (start.endCommitTime() != null && start.batchId() >= 0) {
       finalization.advance(
-          config.bronzePath(), start.endLsn(), start.endCommitTime(), config.granularity());
+          target.bronze(), start.endLsn(), start.endCommitTime(), target.config().granularity());
     }
   }
 
@@ -269,20 +276,19 @@ public record TablePlan(
    * @throws org.lakecdc.io.mssqlcdc.client.SchemaChangedError when bronze cannot take the change
    *     rows (see {@link DeltaTables#evolveSchema})
    */
-  static void evolveBronze(
-      JobConfig config, DeltaTables tables, Schema changeSchema, PrintStream out) {
-    SchemaEvolution evolved = BronzeTable.evolve(tables, config.bronzePath(), changeSchema);
+  static void evolveBronze(Target target, Schema changeSchema, PrintStream out) {
+    SchemaEvolution evolved = BronzeTable.evolve(target.tables(), target.bronze(), changeSchema);
     if (!evolved.added().isEmpty()) {
       out.printf(
           "Added column(s) %s to bronze %s (version %d): the change rows have them; rows written"
               + " before read them as NULL%n",
-          evolved.addedNames(), config.bronzePath(), evolved.version());
+          evolved.addedNames(), target.bronze(), evolved.version());
     }
     if (!evolved.widened().isEmpty()) {
       out.printf(
           "Widened column(s) %s in bronze %s (version %d, type widening is on): rows written"
               + " before read in the new type%n",
-          evolved.widenedText(), config.bronzePath(), evolved.version());
+          evolved.widenedText(), target.bronze(), evolved.version());
     }
   }
 

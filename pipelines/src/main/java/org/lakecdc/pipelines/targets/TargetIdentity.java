@@ -44,15 +44,15 @@ public final class TargetIdentity {
    *
    * @throws IllegalArgumentException naming both targets and an app id to use instead
    */
-  static void check(JobConfig config, DeltaTables tables, PrintStream out) {
-    Optional<StreamPosition> recorded = recordedFactsPosition(config, tables);
-    if (recorded.isEmpty() || owns(config, tables, recorded.get())) {
+  static void check(Target target, PrintStream out) {
+    Optional<StreamPosition> recorded = recordedFactsPosition(target);
+    if (recorded.isEmpty() || owns(target, recorded.get())) {
       return;
     }
     StreamPosition p = recorded.get();
     String where =
         "in the facts table "
-            + config.factsPath()
+            + target.facts()
             + " ("
             + TargetIdentity.batchText(p.batchId())
             + ", end LSN "
@@ -61,42 +61,42 @@ public final class TargetIdentity {
     if (p.targetId() == null) {
       throw new IllegalArgumentException(
           "App id '"
-              + config.appId()
+              + target.appId()
               + "' already has a position "
               + where
               + ", written by an earlier lakecdc that did not record its target, and target "
-              + config.bronzePath()
+              + target.bronze()
               + " has none of its own: it may be another target's; run with --appId="
-              + suggestedAppId(config)
+              + suggestedAppId(target)
               + " (an app id no other target uses)");
     }
-    if (p.target() != null && !p.target().equals(config.bronzePath()) && isLive(tables, p)) {
+    if (p.target() != null && !p.target().equals(target.bronze()) && isLive(target.tables(), p)) {
       throw new IllegalArgumentException(
           "App id '"
-              + config.appId()
+              + target.appId()
               + "' is already used for target "
               + p.target()
               + " "
               + where
               + ": target "
-              + config.bronzePath()
+              + target.bronze()
               + " needs an app id of its own; run with --appId="
-              + suggestedAppId(config)
+              + suggestedAppId(target)
               + " (an app id no other target uses)");
     }
-    if (bronzePosition(config, tables).isPresent()) {
+    if (target.bronzePosition().isPresent()) {
       // Said once: the new table has a position of its own by now.
       return;
     }
     out.printf(
         "The facts position of app id '%s' (%s, end LSN %s) is of bronze table %s (table id %s),"
             + " which no longer exists: %s starts as a new target%n",
-        config.appId(),
+        target.appId(),
         TargetIdentity.batchText(p.batchId()),
         p.endLsn(),
         p.target(),
         p.targetId(),
-        config.bronzePath());
+        target.bronze());
   }
 
   /**
@@ -113,20 +113,20 @@ public final class TargetIdentity {
    *     its earlier batches are not there; point --factsTable at the table that holds this target's
    *     facts}
    */
-  static void requireTargetsFacts(JobConfig config, DeltaTables tables) {
-    Optional<StreamPosition> bronze = bronzePosition(config, tables);
+  static void requireTargetsFacts(Target target) {
+    Optional<StreamPosition> bronze = target.bronzePosition();
     if (bronze.isEmpty()
         || bronze.get().batchId() < 0
-        || !bronze.get().appId().equals(config.streamAppId())) {
+        || !bronze.get().appId().equals(target.streamAppId())) {
       // No batch yet, or another app id's target, which resumePosition refuses.
       return;
     }
     long last = bronze.get().batchId();
     String holds;
-    if (!tables.exists(config.factsPath())) {
+    if (!target.tables().exists(target.facts())) {
       holds = "does not exist";
     } else {
-      Optional<StreamPosition> facts = ownFactsPosition(config, tables);
+      Optional<StreamPosition> facts = ownFactsPosition(target);
       long factsBatch = facts.map(StreamPosition::batchId).orElse(-1L);
       if (last - factsBatch <= 1) {
         return;
@@ -138,11 +138,11 @@ public final class TargetIdentity {
     }
     throw new OptionRefusedException(
         "--factsTable "
-            + config.factsPath()
+            + target.facts()
             + " "
             + holds
             + ", but target "
-            + config.bronzePath()
+            + target.bronze()
             + " already has batches (bronze holds them up to batch "
             + last
             + ", end LSN "
@@ -162,31 +162,31 @@ public final class TargetIdentity {
    * @throws IllegalArgumentException naming the app id the target is written by
    * @throws OptionRefusedException naming {@code --factsTable} when it lacks the snapshot's facts
    */
-  static void requireOwnSnapshot(JobConfig config, DeltaTables tables) {
-    if (!tables.exists(config.bronzePath())
-        || bronzePosition(config, tables).isPresent()
-        || ownFactsPosition(config, tables).isPresent()) {
+  static void requireOwnSnapshot(Target target) {
+    if (!target.exists()
+        || target.bronzePosition().isPresent()
+        || ownFactsPosition(target).isPresent()) {
       return;
     }
     Optional<ChunkedSnapshotFacts.ChunkFact> chunk =
-        tables
-            .domainMetadata(config.bronzePath(), ChunkedSnapshotFacts.BRONZE_DOMAIN)
+        target
+            .bronzeDomain(ChunkedSnapshotFacts.BRONZE_DOMAIN)
             .map(ChunkedSnapshotFacts.ChunkFact::fromJson);
     if (chunk.isPresent()) {
-      if (!ChunkedSnapshotFacts.ofFamily(chunk.get().appId(), config.appId())) {
-        throw writtenByOther(config, chunk.get().appId());
+      if (!ChunkedSnapshotFacts.ofFamily(chunk.get().appId(), target.appId())) {
+        throw writtenByOther(target, chunk.get().appId());
       }
-      if (ChunkedSnapshot.read(config, tables)
+      if (ChunkedSnapshot.read(target)
           .chunked()
           .filter(state -> state.open().s().equals(chunk.get().s()))
           .isEmpty()) {
         throw new OptionRefusedException(
             "--factsTable "
-                + config.factsPath()
+                + target.facts()
                 + " holds no facts of the chunked snapshot at S = "
                 + chunk.get().s()
                 + " whose chunks target "
-                + config.bronzePath()
+                + target.bronze()
                 + " already holds (up to chunk "
                 + chunk.get().chunk()
                 + "): point --factsTable at the table that holds this target's facts");
@@ -195,9 +195,9 @@ public final class TargetIdentity {
     }
     for (ChunkedSnapshotFacts.Open open :
         ChunkedSnapshotFacts.opensOfTable(
-            tables, config.factsPath(), config.bronzePath(), tables.tableId(config.bronzePath()))) {
-      if (!ChunkedSnapshotFacts.ofFamily(open.appId(), config.appId())) {
-        throw writtenByOther(config, open.appId());
+            target.tables(), target.facts(), target.bronze(), target.bronzeId())) {
+      if (!ChunkedSnapshotFacts.ofFamily(open.appId(), target.appId())) {
+        throw writtenByOther(target, open.appId());
       }
     }
   }
@@ -206,15 +206,15 @@ public final class TargetIdentity {
    * {@code Target <bronze> is written by app id '<other>', not '<this>': run with --appId=<other's
    * family> or write a new target}.
    */
-  static IllegalArgumentException writtenByOther(JobConfig config, String otherAppId) {
+  static IllegalArgumentException writtenByOther(Target target, String otherAppId) {
     String family = otherAppId.replaceFirst("\\.g[0-9]+$", "");
     return new IllegalArgumentException(
         "Target "
-            + config.bronzePath()
+            + target.bronze()
             + " is written by app id '"
             + otherAppId
             + "', not '"
-            + config.streamAppId()
+            + target.streamAppId()
             + "': run with --appId="
             + family
             + " or write a new target");
@@ -224,39 +224,31 @@ public final class TargetIdentity {
    * The facts position of the target's app id when it is the target's own (see the class comment);
    * empty otherwise. Bronze must exist.
    */
-  public static Optional<StreamPosition> ownFactsPosition(JobConfig config, DeltaTables tables) {
-    return recordedFactsPosition(config, tables).filter(p -> owns(config, tables, p));
+  public static Optional<StreamPosition> ownFactsPosition(Target target) {
+    return recordedFactsPosition(target).filter(p -> owns(target, p));
   }
 
-  /** Bronze's own position, when bronze exists and records one. */
-  public static Optional<StreamPosition> bronzePosition(JobConfig config, DeltaTables tables) {
-    if (!tables.exists(config.bronzePath())) {
+  private static Optional<StreamPosition> recordedFactsPosition(Target target) {
+    if (!target.tables().exists(target.facts())) {
       return Optional.empty();
     }
     return StreamPosition.fromJson(
-        tables.domainMetadata(config.bronzePath(), StreamPosition.BRONZE_DOMAIN));
+        target
+            .tables()
+            .domainMetadata(target.facts(), StreamPosition.factsDomain(target.streamAppId())));
   }
 
-  private static Optional<StreamPosition> recordedFactsPosition(
-      JobConfig config, DeltaTables tables) {
-    if (!tables.exists(config.factsPath())) {
-      return Optional.empty();
-    }
-    return StreamPosition.fromJson(
-        tables.domainMetadata(
-            config.factsPath(), StreamPosition.factsDomain(config.streamAppId())));
-  }
-
-  private static boolean owns(JobConfig config, DeltaTables tables, StreamPosition recorded) {
-    if (!tables.exists(config.bronzePath())) {
+  private static boolean owns(Target target, StreamPosition recorded) {
+    if (!target.exists()) {
       return false;
     }
     if (recorded.targetId() == null) {
-      return bronzePosition(config, tables)
-          .filter(own -> own.appId().equals(config.streamAppId()))
+      return target
+          .bronzePosition()
+          .filter(own -> own.appId().equals(target.streamAppId()))
           .isPresent();
     }
-    return recorded.isOf(config.streamAppId(), tables.tableId(config.bronzePath()));
+    return recorded.isOf(target.streamAppId(), target.bronzeId());
   }
 
   private static boolean isLive(DeltaTables tables, StreamPosition p) {
@@ -269,9 +261,9 @@ public final class TargetIdentity {
   }
 
   /** The bronze directory's name when it differs from the app id, else the app id with "_2". */
-  private static String suggestedAppId(JobConfig config) {
-    String path = config.bronzePath();
+  private static String suggestedAppId(Target target) {
+    String path = target.bronze();
     String name = path.substring(path.lastIndexOf('/') + 1);
-    return name.isEmpty() || name.equals(config.appId()) ? config.appId() + "_2" : name;
+    return name.isEmpty() || name.equals(target.appId()) ? target.appId() + "_2" : name;
   }
 }

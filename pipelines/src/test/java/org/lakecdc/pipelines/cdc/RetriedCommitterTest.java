@@ -23,6 +23,8 @@ import org.lakecdc.transforms.bronze.CrashPoint;
 import org.lakecdc.transforms.bronze.TableWrite;
 import org.lakecdc.transforms.finalization.Finalization;
 import org.lakecdc.transforms.position.StreamPosition;
+import org.lakecdc.pipelines.targets.Target;
+import org.lakecdc.transforms.bronze.CrashPlan;
 
 /**
  * A committer task run again within the same run, as a cluster runner does when the worker of a
@@ -51,7 +53,7 @@ class RetriedCommitterTest {
   /** The launcher's plan of the fixture's table: what every attempt of the committer is given. */
   private static TableWrite plannedWrite(JobFixture f) {
     PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
-    return TablePlan.prepare(f.config(), JobFixture.direct(), quiet).write(null);
+    return TablePlan.prepare(Target.of(f.config()), JobFixture.direct(), quiet).write(null);
   }
 
   /** One attempt of the change pipeline of {@code write}, to its end. */
@@ -63,7 +65,9 @@ class RetriedCommitterTest {
 
   private static TableWrite withCrash(TableWrite write, CrashPoint point, long batch) {
     return new TableWrite(
-        write.read(), write.target().withCrash(point, batch), write.changeSchema());
+        write.read(),
+        write.target().withCrash(CrashPlan.batch(point, batch)),
+        write.changeSchema());
   }
 
   @Test

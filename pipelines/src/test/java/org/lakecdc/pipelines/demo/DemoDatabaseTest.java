@@ -357,7 +357,7 @@ class DemoDatabaseTest {
   void aSecondFirstRunIsToldThatAnotherRunIsBuildingTheDemo() throws Exception {
     Path demo = dir.resolve("lakecdc-demo").resolve("source");
     Path lock = dir.resolve("lakecdc-demo").resolve(".source.lock").toAbsolutePath();
-    try (AutoCloseable held = DemoDatabase.holdLock(demo)) {
+    try (AutoCloseable held = DemoLock.holdLock(demo)) {
       CdcException e = assertThrows(CdcException.class, () -> DemoDatabase.ensure(demo, 0.001, 10));
       assertEquals(
           "Another run is building the demo database in "

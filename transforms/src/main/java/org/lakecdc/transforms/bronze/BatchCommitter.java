@@ -114,7 +114,7 @@ final class BatchCommitter {
     boolean skipped = false;
     if (stats.rows() > 0) {
       List<DataFileAction> actions = files.files();
-      target.crashIf(CrashPoint.AFTER_DATA_FILES, batchId);
+      CrashPlan.at(target.crash(), CrashPoint.AFTER_DATA_FILES, batchId);
       CommitResult result =
           tables.commit(
               target.bronzePath(),
@@ -131,7 +131,7 @@ final class BatchCommitter {
       bytes = actions.stream().mapToLong(DataFileAction::sizeBytes).sum();
     }
     Instant bronzeDone = Instant.now();
-    target.crashIf(CrashPoint.AFTER_BRONZE_COMMIT, batchId);
+    CrashPlan.at(target.crash(), CrashPoint.AFTER_BRONZE_COMMIT, batchId);
     recordLost(position, batch);
     List<Row> facts =
         BatchFacts.rows(
@@ -149,7 +149,7 @@ final class BatchCommitter {
         target.factsAppId(),
         batchId,
         Map.of(StreamPosition.factsDomain(target.appId()), next.toJson()));
-    target.crashIf(CrashPoint.AFTER_FACTS_COMMIT, batchId);
+    CrashPlan.at(target.crash(), CrashPoint.AFTER_FACTS_COMMIT, batchId);
     LocalDateTime verdict =
         finalization.advance(
             target.bronzePath(), batch.toLsn(), batch.toCommitTime(), target.granularity());

@@ -8,7 +8,8 @@ package org.lakecdc.transforms.bronze;
  * exactly once, one facts row per batch, and a verdict that never moves backwards nor ahead of the
  * data. What is thrown is the test's {@link Failure}: by default the exception {@link
  * SimulatedCrash}; the fatal-error tests throw a real {@link OutOfMemoryError} or {@link
- * StackOverflowError} on the worker instead, to check that the job still ends.
+ * StackOverflowError} on the worker instead, to check that the job still ends. A test names its
+ * point in a {@link CrashPlan}.
  */
 public enum CrashPoint {
   /** After the batch's data files are written, before its bronze commit. */
@@ -63,15 +64,6 @@ public enum CrashPoint {
 
     private static long recurse(long depth) {
       return recurse(depth + 1) + 1;
-    }
-  }
-
-  /** Throws the default failure of {@code point} when it is {@code configured} (launcher steps). */
-  public static void crashIf(
-      @org.checkerframework.checker.nullness.qual.Nullable CrashPoint configured,
-      CrashPoint point) {
-    if (configured == point) {
-      throw new SimulatedCrash(point, -1);
     }
   }
 

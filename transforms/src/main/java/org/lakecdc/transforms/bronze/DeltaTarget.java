@@ -19,10 +19,8 @@ import org.lakecdc.transforms.position.StreamPosition;
  * @param start the position the run starts from (its batch id + 1 is the first batch's number)
  * @param granularity the verdict's period
  * @param runStartedAt when the run started (UTC), for {@code started_at}
- * @param crashPoint crash tests only: where to stop, or null
- * @param crashBatch crash tests only: the batch to stop at
- * @param crashFailure crash tests only: what is thrown there (null for {@link
- *     CrashPoint.Failure#EXCEPTION})
+ * @param crash crash tests only: where a batch's commits stop and what is thrown there ({@link
+ *     CrashPlan}), or null
  * @param hadoopConf the Hadoop configuration every table of the target is opened with, on every
  *     worker ({@link #tables()}); its secret values never appear in {@link #toString()}
  * @param afterCommit tests only: run after each batch is fully committed, or null
@@ -34,9 +32,7 @@ public record DeltaTarget(
     StreamPosition start,
     Granularity granularity,
     Instant runStartedAt,
-    @Nullable CrashPoint crashPoint,
-    long crashBatch,
-    CrashPoint.@Nullable Failure crashFailure,
+    @Nullable CrashPlan crash,
     HadoopConf hadoopConf,
     @Nullable CommitHook afterCommit)
     implements Serializable {
@@ -48,32 +44,6 @@ public record DeltaTarget(
     Objects.requireNonNull(start, "start");
     Objects.requireNonNull(granularity, "granularity");
     Objects.requireNonNull(runStartedAt, "runStartedAt");
-  }
-
-  /** A target without a hook ({@code afterCommit} null). */
-  public DeltaTarget(
-      String bronzePath,
-      String factsPath,
-      String controlPath,
-      StreamPosition start,
-      Granularity granularity,
-      Instant runStartedAt,
-      @Nullable CrashPoint crashPoint,
-      long crashBatch,
-      CrashPoint.@Nullable Failure crashFailure,
-      HadoopConf hadoopConf) {
-    this(
-        bronzePath,
-        factsPath,
-        controlPath,
-        start,
-        granularity,
-        runStartedAt,
-        crashPoint,
-        crashBatch,
-        crashFailure,
-        hadoopConf,
-        null);
   }
 
   /**
@@ -111,32 +81,17 @@ public record DeltaTarget(
     return start.factsAppId();
   }
 
-  /** The same target, stopping at {@code point} of batch {@code batch} (crash tests). */
-  public DeltaTarget withCrash(CrashPoint point, long batch) {
-    return withCrash(point, batch, CrashPoint.Failure.EXCEPTION);
-  }
-
-  /**
-   * The same target, throwing {@code failure} at {@code point} of batch {@code batch} (crash and
-   * fatal-error tests).
-   */
-  public DeltaTarget withCrash(CrashPoint point, long batch, CrashPoint.Failure failure) {
-    return new DeltaTarget(
-        bronzePath,
-        factsPath,
-        controlPath,
-        start,
-        granularity,
-        runStartedAt,
-        point,
-        batch,
-        failure,
-        hadoopConf,
-        afterCommit);
+  /** The same target, stopping where {@code plan} says (crash tests; null: never). */
+  public DeltaTarget withCrash(@Nullable CrashPlan plan) {
+    return with(plan, afterCommit);
   }
 
   /** The same target, running {@code hook} after each batch is fully committed (tests). */
   public DeltaTarget withAfterCommit(@Nullable CommitHook hook) {
+    return with(crash, hook);
+  }
+
+  private DeltaTarget with(@Nullable CrashPlan plan, @Nullable CommitHook hook) {
     return new DeltaTarget(
         bronzePath,
         factsPath,
@@ -144,9 +99,7 @@ public record DeltaTarget(
         start,
         granularity,
         runStartedAt,
-        crashPoint,
-        crashBatch,
-        crashFailure,
+        plan,
         hadoopConf,
         hook);
   }
@@ -155,13 +108,6 @@ public record DeltaTarget(
   void committed(long batch) {
     if (afterCommit != null) {
       afterCommit.committed(batch);
-    }
-  }
-
-  /** Throws the simulated crash when this is the configured point and batch. */
-  void crashIf(CrashPoint point, long batch) {
-    if (point == crashPoint && batch == crashBatch) {
-      (crashFailure == null ? CrashPoint.Failure.EXCEPTION : crashFailure).raise(point, batch);
     }
   }
 }

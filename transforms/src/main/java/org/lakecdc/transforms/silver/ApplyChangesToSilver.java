@@ -412,7 +412,7 @@ public final class ApplyChangesToSilver
       long batchId = batch != null ? batch.batchId() : -1;
       ApplyResult result;
       SilverApplier applier = appliers.get(appId);
-      if (batch != null && batch.batchId() == target.crashBatch()) {
+      if (batch != null && target.stopsAfter(batch.batchId())) {
         int[] waves = {0};
         applier.beforeWaveCommit(
             () -> {

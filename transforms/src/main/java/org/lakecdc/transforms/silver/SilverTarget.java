@@ -9,6 +9,8 @@ import java.util.Set;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.transforms.delta.HadoopConf;
 import org.lakecdc.transforms.finalization.Granularity;
+import org.lakecdc.transforms.bronze.CrashPlan;
+import org.lakecdc.transforms.bronze.CrashPoint;
 
 /**
  * One silver table a pipeline keeps current after its bronze commits, as shipped to the workers
@@ -29,10 +31,12 @@ import org.lakecdc.transforms.finalization.Granularity;
  * @param runStartedAt when the run started (UTC): a recorded failure's run
  * @param hadoopConf the Hadoop configuration every table is opened with, on every worker
  * @param applyInterval in a continuous pipeline ({@link ApplyChangesToSilver#following}), the
- *     longest time between two applies of this silver table while the pipeline runs (positive)
- * @param crashBatch crash tests only: the apply after bronze batch {@code crashBatch} throws {@link
- *     SimulatedSilverCrash} in its second wave, after the wave's Parquet file and deletion vector
- *     file are written and before its silver commit (its first wave is committed); -1 for none
+ *     longest time between two applies of this silver table while the pipeline runs (positive;
+ *     {@link #DEFAULT_APPLY_INTERVAL} unless the run sets another)
+ * @param crash crash tests only: a {@link CrashPlan#silver} plan, whose apply after its bronze
+ *     batch throws {@link SimulatedSilverCrash} in its second wave, after the wave's Parquet file
+ *     and deletion vector file are written and before its silver commit (its first wave is
+ *     committed); null for none
  */
 public record SilverTarget(
     String appId,
@@ -47,7 +51,7 @@ public record SilverTarget(
     Instant runStartedAt,
     HadoopConf hadoopConf,
     Duration applyInterval,
-    long crashBatch)
+    @Nullable CrashPlan crash)
     implements Serializable {
   /** The default {@link #applyInterval()}: 5 seconds. */
   public static final Duration DEFAULT_APPLY_INTERVAL = Duration.ofSeconds(5);
@@ -77,59 +81,6 @@ public record SilverTarget(
   }
 
   /**
-   * A silver table without a crash point ({@code crashBatch} -1), applied at least every {@link
-   * #DEFAULT_APPLY_INTERVAL} in a continuous pipeline.
-   */
-  public SilverTarget(
-      String appId,
-      String bronze,
-      String silver,
-      String control,
-      @Nullable String facts,
-      List<String> captureInstances,
-      List<String> keys,
-      Granularity granularity,
-      int waveRows,
-      Instant runStartedAt,
-      HadoopConf hadoopConf) {
-    this(
-        appId,
-        bronze,
-        silver,
-        control,
-        facts,
-        captureInstances,
-        keys,
-        granularity,
-        waveRows,
-        runStartedAt,
-        hadoopConf,
-        DEFAULT_APPLY_INTERVAL,
-        -1);
-  }
-
-  /**
-   * The same target, whose apply after bronze batch {@code batch} stops mid-wave (crash tests: see
-   * {@code crashBatch}).
-   */
-  public SilverTarget withCrash(long batch) {
-    return new SilverTarget(
-        appId,
-        bronze,
-        silver,
-        control,
-        facts,
-        captureInstances,
-        keys,
-        granularity,
-        waveRows,
-        runStartedAt,
-        hadoopConf,
-        applyInterval,
-        batch);
-  }
-
-  /**
    * The same target, applied at least every {@code interval} in a continuous pipeline.
    *
    * @throws IllegalArgumentException when {@code interval} is not positive
@@ -148,7 +99,13 @@ public record SilverTarget(
         runStartedAt,
         hadoopConf,
         interval,
-        crashBatch);
+        crash);
+  }
+
+  /** Whether this target's crash plan stops the apply after bronze batch {@code batchId}. */
+  boolean stopsAfter(long batchId) {
+    return crash != null
+        && crash.stops(CrashPlan.Scope.SILVER, CrashPoint.AFTER_DATA_FILES, batchId);
   }
 
   /**

@@ -87,22 +87,19 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
   private final MssqlCdcIO.SnapshotChunks read;
   private final ChunkedSnapshotSpec spec;
   private final HadoopConf hadoopConf;
-  private final @Nullable CrashPoint crashPoint;
-  private final int crashChunk;
+  private final @Nullable CrashPlan crash;
   private final boolean waveLines;
 
   private WriteChunksToDelta(
       MssqlCdcIO.SnapshotChunks read,
       ChunkedSnapshotSpec spec,
       HadoopConf hadoopConf,
-      @Nullable CrashPoint crashPoint,
-      int crashChunk,
+      @Nullable CrashPlan crash,
       boolean waveLines) {
     this.read = read;
     this.spec = spec;
     this.hadoopConf = hadoopConf;
-    this.crashPoint = crashPoint;
-    this.crashChunk = crashChunk;
+    this.crash = crash;
     this.waveLines = waveLines;
   }
 
@@ -144,7 +141,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
                 + (planned - 1));
       }
     }
-    return new WriteChunksToDelta(read, spec, HadoopConf.empty(), null, -1, true);
+    return new WriteChunksToDelta(read, spec, HadoopConf.empty(), null, true);
   }
 
   /**
@@ -153,7 +150,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
    */
   public WriteChunksToDelta withHadoopConf(HadoopConf conf) {
     return new WriteChunksToDelta(
-        read, spec, Objects.requireNonNull(conf, "conf"), crashPoint, crashChunk, waveLines);
+        read, spec, Objects.requireNonNull(conf, "conf"), crash, waveLines);
   }
 
   /**
@@ -161,33 +158,15 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
    * own after each wave's pipeline (the Backfill job): one line per wave on the console.
    */
   public WriteChunksToDelta withoutWaveLines() {
-    return new WriteChunksToDelta(read, spec, hadoopConf, crashPoint, crashChunk, false);
+    return new WriteChunksToDelta(read, spec, hadoopConf, crash, false);
   }
 
   /**
-   * Crash tests: throws {@link CrashPoint.SimulatedCrash} at {@code point} of the first chunk this
-   * run commits ({@link CrashPoint#AFTER_DATA_FILES}: its files written, before its bronze commit;
-   * {@link CrashPoint#AFTER_BRONZE_COMMIT}: before its facts row; {@link
-   * CrashPoint#AFTER_FACTS_COMMIT}: after its facts row, before the next chunk or the completion
-   * row).
+   * Crash tests: the same write, stopping a chunk's commit where {@code plan} says ({@link
+   * CrashPlan#chunk}, {@link CrashPlan#firstChunk}; null: never).
    */
-  public WriteChunksToDelta withCrashPoint(CrashPoint point) {
-    return new WriteChunksToDelta(
-        read, spec, hadoopConf, Objects.requireNonNull(point), -1, waveLines);
-  }
-
-  /**
-   * Crash tests: throws {@link CrashPoint.SimulatedCrash} at {@code point} of chunk {@code chunk}
-   * (see {@link #withCrashPoint(CrashPoint)}).
-   *
-   * @throws IllegalArgumentException when {@code chunk} is negative
-   */
-  public WriteChunksToDelta withCrashPoint(CrashPoint point, int chunk) {
-    if (chunk < 0) {
-      throw new IllegalArgumentException("A crash chunk must be at least 0, not " + chunk);
-    }
-    return new WriteChunksToDelta(
-        read, spec, hadoopConf, Objects.requireNonNull(point), chunk, waveLines);
+  public WriteChunksToDelta withCrash(@Nullable CrashPlan plan) {
+    return new WriteChunksToDelta(read, spec, hadoopConf, plan, waveLines);
   }
 
   @Override
@@ -201,7 +180,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
         .setCoder(KvCoder.of(StringUtf8Coder.of(), ChunkRead.coder(SnapshotFiles.coder())))
         .apply(
             "Commit chunks in order",
-            ParDo.of(new CommitInOrder(spec, hadoopConf, crashPoint, crashChunk, waveLines)))
+            ParDo.of(new CommitInOrder(spec, hadoopConf, crash, waveLines)))
         .setCoder(SerializableCoder.of(CommittedChunk.class));
   }
 
@@ -228,7 +207,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
    *     committed by other means)
    */
   public static int repair(DeltaTables tables, ChunkedSnapshotSpec spec) {
-    Committer committer = new Committer(spec, tables, null, -1, false);
+    Committer committer = new Committer(spec, tables, null, false);
     return committer.repair();
   }
 
@@ -239,8 +218,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
   static final class Committer {
     private final ChunkedSnapshotSpec spec;
     private final DeltaTables tables;
-    private final @Nullable CrashPoint crashPoint;
-    private final int crashChunk;
+    private final @Nullable CrashPlan crash;
     private final boolean waveLines;
     private final Map<Integer, String[]> bounds = new HashMap<>();
     private @Nullable Instant runStarted;
@@ -251,14 +229,12 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
     Committer(
         ChunkedSnapshotSpec spec,
         DeltaTables tables,
-        @Nullable CrashPoint crashPoint,
-        int crashChunk,
+        @Nullable CrashPlan crash,
         boolean waveLines) {
       this.waveLines = waveLines;
       this.spec = spec;
       this.tables = tables;
-      this.crashPoint = crashPoint;
-      this.crashChunk = crashChunk;
+      this.crash = crash;
       JsonNode plan = parse(spec.plan().chunksJson());
       for (JsonNode chunk : plan) {
         bounds.put(
@@ -279,9 +255,9 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
     }
 
     private void crashIf(CrashPoint point, int chunk) {
-      if (point == crashPoint && !crashed && (crashChunk < 0 || crashChunk == chunk)) {
+      if (crash != null && !crashed && crash.stops(CrashPlan.Scope.CHUNK, point, chunk)) {
         crashed = true;
-        CrashPoint.Failure.EXCEPTION.raise(point, chunk);
+        crash.raise(point, chunk);
       }
     }
 
@@ -543,8 +519,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
       extends DoFn<KV<String, ChunkRead<SnapshotFiles>>, CommittedChunk> {
     private final ChunkedSnapshotSpec spec;
     private final HadoopConf hadoopConf;
-    private final @Nullable CrashPoint crashPoint;
-    private final int crashChunk;
+    private final @Nullable CrashPlan crash;
     private final boolean waveLines;
 
     @StateId("pending")
@@ -559,20 +534,18 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
     CommitInOrder(
         ChunkedSnapshotSpec spec,
         HadoopConf hadoopConf,
-        @Nullable CrashPoint crashPoint,
-        int crashChunk,
+        @Nullable CrashPlan crash,
         boolean waveLines) {
       this.spec = spec;
       this.hadoopConf = hadoopConf;
-      this.crashPoint = crashPoint;
-      this.crashChunk = crashChunk;
+      this.crash = crash;
       this.waveLines = waveLines;
     }
 
     private Committer committer() {
       Committer c = committer;
       if (c == null) {
-        c = new Committer(spec, hadoopConf.tables(), crashPoint, crashChunk, waveLines);
+        c = new Committer(spec, hadoopConf.tables(), crash, waveLines);
         committer = c;
       }
       return c;

@@ -107,9 +107,8 @@ class BatchFactsTest {
             Granularity.HOUR,
             T0,
             null,
-            0,
-            null,
-            org.lakecdc.transforms.delta.HadoopConf.empty());
+            org.lakecdc.transforms.delta.HadoopConf.empty(),
+            null);
     Clock job = Clock.fixed(Instant.parse("2026-12-01T11:00:00Z"), ZoneOffset.UTC);
     Row onSourceClock =
         BatchFacts.rows(
@@ -158,9 +157,8 @@ class BatchFactsTest {
             Granularity.HOUR,
             T0,
             null,
-            0,
-            null,
-            org.lakecdc.transforms.delta.HadoopConf.empty());
+            org.lakecdc.transforms.delta.HadoopConf.empty(),
+            null);
     org.lakecdc.io.mssqlcdc.read.SkippedRange gap =
         new org.lakecdc.io.mssqlcdc.read.SkippedRange(
             "dbo_orders", l0.increment(), l2, null, T0.plusSeconds(120), true, null);

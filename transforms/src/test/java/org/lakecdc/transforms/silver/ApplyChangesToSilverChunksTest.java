@@ -176,7 +176,9 @@ class ApplyChangesToSilverChunksTest {
             Granularity.HOUR,
             1000,
             instant(0),
-            HadoopConf.empty());
+            HadoopConf.empty(),
+            SilverTarget.DEFAULT_APPLY_INTERVAL,
+            null);
     Pipeline pipeline = Pipeline.create(PipelineOptionsFactory.create());
     TestStream<Integer> steps =
         TestStream.create(VarIntCoder.of())

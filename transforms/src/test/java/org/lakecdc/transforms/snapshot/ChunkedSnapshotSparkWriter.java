@@ -148,9 +148,8 @@ public final class ChunkedSnapshotSparkWriter {
             Granularity.HOUR,
             Instant.now(),
             null,
-            0,
-            null,
-            HadoopConf.empty());
+            HadoopConf.empty(),
+            null);
     Pipeline p = Pipeline.create(PipelineOptionsFactory.create());
     p.apply(WriteChangesToDelta.from(read, target, read.outputSchema()));
     run(p);

@@ -411,7 +411,7 @@ class WriteChunksToDeltaTest {
     Pipeline crashing = pipeline();
     crashing.apply(
         WriteChunksToDelta.of(read(db.clientFactory()), spec)
-            .withCrashPoint(CrashPoint.AFTER_DATA_FILES, 1));
+            .withCrash(CrashPlan.chunk(CrashPoint.AFTER_DATA_FILES, 1)));
     runToCrash(crashing, CrashPoint.AFTER_DATA_FILES, 1);
     assertEquals(Map.of(0, 2L), chunkRows());
     assertEquals(List.of(0L), bronzeChunkCommits());
@@ -463,7 +463,7 @@ class WriteChunksToDeltaTest {
     Pipeline crashing = pipeline();
     crashing.apply(
         WriteChunksToDelta.of(read(db.clientFactory()), spec)
-            .withCrashPoint(CrashPoint.AFTER_BRONZE_COMMIT, 1));
+            .withCrash(CrashPlan.chunk(CrashPoint.AFTER_BRONZE_COMMIT, 1)));
     runToCrash(crashing, CrashPoint.AFTER_BRONZE_COMMIT, 1);
     assertEquals(Map.of(0, 2L), chunkRows());
     assertEquals(List.of(0L, 1L), bronzeChunkCommits());
@@ -497,7 +497,7 @@ class WriteChunksToDeltaTest {
     Pipeline crashing = pipeline();
     crashing.apply(
         WriteChunksToDelta.of(read(db.clientFactory()), spec)
-            .withCrashPoint(CrashPoint.AFTER_BRONZE_COMMIT, 1));
+            .withCrash(CrashPlan.chunk(CrashPoint.AFTER_BRONZE_COMMIT, 1)));
     runToCrash(crashing, CrashPoint.AFTER_BRONZE_COMMIT, 1);
     String stampInBronze =
         ChunkedSnapshotFacts.ChunkFact.fromJson(
@@ -528,7 +528,7 @@ class WriteChunksToDeltaTest {
     Pipeline crashing = pipeline();
     crashing.apply(
         WriteChunksToDelta.of(read(db.clientFactory()), spec)
-            .withCrashPoint(CrashPoint.AFTER_FACTS_COMMIT, 1));
+            .withCrash(CrashPlan.chunk(CrashPoint.AFTER_FACTS_COMMIT, 1)));
     runToCrash(crashing, CrashPoint.AFTER_FACTS_COMMIT, 1);
     ChunkedSnapshotFacts.State between =
         ChunkedSnapshotFacts.read(tables, facts, "app", bronze).chunked().orElseThrow();
@@ -614,8 +614,7 @@ class WriteChunksToDeltaTest {
         p.apply(arrivals)
             .apply(
                 ParDo.of(
-                    new WriteChunksToDelta.CommitInOrder(
-                        spec, HadoopConf.empty(), null, -1, true)));
+                    new WriteChunksToDelta.CommitInOrder(spec, HadoopConf.empty(), null, true)));
     PAssert.that(out)
         .satisfies(
             chunks -> {
@@ -706,7 +705,7 @@ class WriteChunksToDeltaTest {
     Pipeline crashing = pipeline();
     crashing.apply(
         WriteChunksToDelta.of(read(db.clientFactory()), spec)
-            .withCrashPoint(CrashPoint.AFTER_BRONZE_COMMIT));
+            .withCrash(CrashPlan.firstChunk(CrashPoint.AFTER_BRONZE_COMMIT)));
     runToCrash(crashing, CrashPoint.AFTER_BRONZE_COMMIT, 0);
     assertEquals(List.of(0L), bronzeChunkCommits());
     assertTrue(chunkRows().isEmpty());

@@ -476,8 +476,9 @@ public final class CdcToDeltaJob {
    * Plans every table ({@link TablePlan}): with {@code isolate}, first refuses unknown capture
    * instances and every table's refused configuration before anything is written, creates the
    * shared facts and control tables once, and stops a table whose planning meets a {@link
-   * TableFailure} (recorded) instead of the run; then calls {@code beforeStream} and advances each
-   * table's verdict to its start.
+   * TableFailure} (recorded) instead of the run; the tables are then planned a few at once ({@link
+   * ParallelPlanning#threads}), their lines printed in the tables' order as if planned one after
+   * another; then calls {@code beforeStream} and advances each table's verdict to its start.
    */
   static Planned plan(
       List<JobConfig> configs,
@@ -494,21 +495,48 @@ public final class CdcToDeltaJob {
     }
     List<TablePlan> plans = new ArrayList<>();
     Map<JobConfig, RecordedFailure> failedEarly = new LinkedHashMap<>();
-    for (Target target : resolved) {
-      try {
-        plans.add(TablePlan.prepare(target, beamOptions, out));
-      } catch (RuntimeException e) {
-        Optional<TableFailure> failure = isolate ? TableFailure.of(e) : Optional.empty();
-        if (failure.isEmpty()) {
-          throw e;
-        }
-        RecordedFailure recorded = recordEarlyFailure(target, failure.get(), out);
-        failedEarly.put(target.config(), recorded);
+    // Many tables are planned a few at once, each printing as if alone (ParallelPlanning).
+    List<ParallelPlanning.Outcome<Prepared>> prepared =
+        ParallelPlanning.run(
+            resolved,
+            isolate ? ParallelPlanning.threads(resolved.size()) : 1,
+            (target, own) -> prepare(target, isolate, beamOptions, own),
+            out);
+    for (ParallelPlanning.Outcome<Prepared> outcome : prepared) {
+      if (outcome.failure() != null) {
+        throw outcome.failure();
+      }
+      if (outcome.result().plan() != null) {
+        plans.add(outcome.result().plan());
+      } else {
+        failedEarly.put(outcome.result().config(), outcome.result().failure());
       }
     }
     beforeStream.run();
     plans.forEach(TablePlan::advanceVerdictToStart);
     return new Planned(plans, failedEarly);
+  }
+
+  /** A table planned, or the failure its planning recorded (a table of a run of many tables). */
+  private record Prepared(
+      JobConfig config, @Nullable TablePlan plan, @Nullable RecordedFailure failure) {}
+
+  /**
+   * Plans one table; with {@code isolate}, a failure of the table's own (a {@link TableFailure}) is
+   * recorded and returned instead of thrown.
+   */
+  private static Prepared prepare(
+      Target target, boolean isolate, PipelineOptions beamOptions, PrintStream out) {
+    try {
+      return new Prepared(target.config(), TablePlan.prepare(target, beamOptions, out), null);
+    } catch (RuntimeException e) {
+      Optional<TableFailure> failure = isolate ? TableFailure.of(e) : Optional.empty();
+      if (failure.isEmpty()) {
+        throw e;
+      }
+      return new Prepared(
+          target.config(), null, recordEarlyFailure(target, failure.get(), out));
+    }
   }
 
   /**

@@ -32,8 +32,10 @@ import org.slf4j.LoggerFactory;
  * The commit sequence of one batch, shared by the bounded committer ({@link CommitBatches}) and the
  * continuous one ({@link WriteChangeStreamToDelta}): the bronze commit (only with rows) with
  * transaction id {@code (appId, batch)} and the new position; then the facts row and its event rows
- * in one commit with {@code (appId#facts, batch)} and the position; then the verdict. A batch whose
- * end is already in the tables is skipped.
+ * in one commit with {@code (appId#facts, batch)} and the position (a group commit shared with the
+ * other targets' committers of this JVM committing at the same time, {@link
+ * DeltaTables#appendGrouped}); then the verdict. A batch whose end is already in the tables is
+ * skipped.
  */
 final class BatchCommitter {
   private static final Logger LOG = LoggerFactory.getLogger(BatchCommitter.class);
@@ -142,7 +144,8 @@ final class BatchCommitter {
             startedAt,
             Duration.between(startedAt, bronzeDone),
             Clock.systemUTC());
-    tables.append(
+    // Grouped with other targets' facts rows committing at the same time (one facts commit).
+    tables.appendGrouped(
         target.factsPath(),
         FactsTable.SCHEMA,
         facts,

@@ -83,6 +83,7 @@ public final class DeltaTables {
   private final TableCommits commits;
   private final TableScans scans;
   private final TableDeletionVectors deletionVectors;
+  private final TableGroupCommits groupCommits;
 
   private DeltaTables(Configuration hadoopConf, Clock clock) {
     this.snapshots = new TableSnapshots(hadoopConf);
@@ -91,6 +92,7 @@ public final class DeltaTables {
     this.scans = new TableScans(snapshots);
     this.lifecycle = new TableLifecycle(snapshots, scans);
     this.deletionVectors = new TableDeletionVectors(snapshots, commits, clock);
+    this.groupCommits = new TableGroupCommits(snapshots, commits, clock);
   }
 
   /**
@@ -397,6 +399,50 @@ public final class DeltaTables {
       long txnVersion,
       Map<String, String> domainMetadata) {
     return commits.append(path, rowSchema, rows, appId, txnVersion, domainMetadata);
+  }
+
+  /**
+   * {@link #append} in a group commit ({@code TableGroupCommits}): while another writer of this JVM
+   * commits to the table, this append waits and goes into the next commit with all others that
+   * waited (one data file, one commit), each with its own transaction identifier ({@code txn}
+   * action) and domain metadata; exactly once per {@code (appId, txnVersion)}: the group is built
+   * on a snapshot where no member's identifier has reached its version and lands as the next
+   * version or not at all, members found committed are {@link
+   * CommitResult.Status#ALREADY_COMMITTED}. A writer alone commits at once.
+   *
+   * @param path the table path or URI
+   * @param rowSchema the schema of the rows
+   * @param rows the rows (a few: held until the group is written)
+   * @param appId the transaction's app id
+   * @param txnVersion the transaction version
+   * @param domainMetadata domain name to configuration, set by no other writer's append
+   * @return this append's outcome: the group's version and data files when committed
+   * @throws DeltaConflictException when the group lost to concurrent commits 200 times
+   */
+  public CommitResult appendGrouped(
+      String path,
+      Schema rowSchema,
+      List<Row> rows,
+      String appId,
+      long txnVersion,
+      Map<String, String> domainMetadata) {
+    return appendGrouped(path, rowSchema, rows, appId, txnVersion, domainMetadata, () -> {});
+  }
+
+  /** {@link #appendGrouped} running a test hook before each attempt of the group's commit. */
+  CommitResult appendGrouped(
+      String path,
+      Schema rowSchema,
+      List<Row> rows,
+      String appId,
+      long txnVersion,
+      Map<String, String> domainMetadata,
+      Runnable beforeCommit) {
+    return groupCommits.append(
+        path,
+        new TableGroupCommits.Member(
+            rowSchema, List.copyOf(rows), appId, txnVersion, Map.copyOf(domainMetadata)),
+        beforeCommit);
   }
 
   /**

@@ -13,6 +13,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import javax.xml.stream.XMLInputFactory;
 import javax.xml.stream.XMLStreamConstants;
 import javax.xml.stream.XMLStreamException;
@@ -33,6 +34,9 @@ public final class HadoopConf implements Serializable {
   private static final long serialVersionUID = 1L;
 
   private static final HadoopConf EMPTY = new HadoopConf(Map.of());
+
+  /** The JVM's Delta tables per set of entries ({@link #tables()}). */
+  private static final Map<Map<String, String>, DeltaTables> SHARED = new ConcurrentHashMap<>();
 
   /** Words that make a key secret (its value is never shown), matched ignoring case. */
   private static final List<String> SECRET_WORDS =
@@ -288,11 +292,18 @@ public final class HadoopConf implements Serializable {
   }
 
   /**
-   * Delta tables on this configuration ({@link DeltaTables#create(Map)}); what every launcher step
-   * and every {@code DoFn} that opens a table calls.
+   * The Delta tables of this configuration in this JVM ({@link DeltaTables#create(Map)}, made once
+   * per distinct set of entries and shared): what every launcher step and every {@code DoFn} that
+   * opens a table calls. Sharing is what keeps commits of many tables cheap: one Hadoop
+   * configuration parsed once, one Kernel engine, and one snapshot cache per table path, so a
+   * committer's commit to the shared facts or control table leaves the snapshot warm for the next
+   * committer instead of each committer reading that table's log again. {@link DeltaTables} is
+   * thread-safe.
+   *
+   * @return the JVM's instance for these entries
    */
   public DeltaTables tables() {
-    return DeltaTables.create(entries);
+    return SHARED.computeIfAbsent(entries, e -> DeltaTables.create(e));
   }
 
   /**

@@ -14,6 +14,7 @@ import io.delta.kernel.internal.InternalScanFileUtils;
 import io.delta.kernel.internal.actions.AddFile;
 import io.delta.kernel.internal.actions.DeletionVectorDescriptor;
 import io.delta.kernel.internal.actions.Metadata;
+import io.delta.kernel.internal.actions.SetTransaction;
 import io.delta.kernel.internal.actions.SingleAction;
 import io.delta.kernel.internal.data.ScanStateRow;
 import io.delta.kernel.internal.deletionvectors.Base85Codec;
@@ -102,6 +103,19 @@ final class KernelInternals {
       throw new IllegalArgumentException("Not a Delta add action: " + json);
     }
     return action;
+  }
+
+  /**
+   * A {@code txn} action (a transaction identifier) for a commit that carries more identifiers than
+   * the one Kernel's {@code withTransactionId} sets: Delta allows one per app id in a commit.
+   *
+   * @param appId the app id
+   * @param version its version
+   * @param lastUpdatedMillis the action's {@code lastUpdated}, epoch milliseconds
+   */
+  static Row txnAction(String appId, long version, long lastUpdatedMillis) {
+    return SingleAction.createTxnSingleAction(
+        new SetTransaction(appId, version, Optional.of(lastUpdatedMillis)).toRow());
   }
 
   /** A scan file row (schema {@code InternalScanFileUtils.SCAN_FILE_SCHEMA}) as JSON. */

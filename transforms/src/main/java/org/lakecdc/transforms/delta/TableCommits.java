@@ -66,7 +66,7 @@ final class TableCommits {
     return writeDataFiles(path, txn, rowSchema, rows);
   }
 
-  private List<DataFileAction> writeDataFiles(
+  List<DataFileAction> writeDataFiles(
       String path, Transaction txn, Schema rowSchema, Iterable<Row> rows) {
     // The writer checks the rows' schema against the table's before any row (also for no rows).
     try (DataFileWriter writer = new DataFileWriter(path, engine, txn, rowSchema, parquet)) {

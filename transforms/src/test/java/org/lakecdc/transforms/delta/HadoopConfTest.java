@@ -2,6 +2,8 @@ package org.lakecdc.transforms.delta;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,9 +11,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.util.SerializableUtils;
+import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.lakecdc.io.mssqlcdc.schema.OutputType;
 
 class HadoopConfTest {
   @TempDir Path dir;
@@ -197,5 +202,48 @@ class HadoopConfTest {
     HadoopConf copy = SerializableUtils.clone(conf);
     assertEquals(conf, copy);
     assertEquals(conf.hashCode(), copy.hashCode());
+  }
+
+  @Test
+  void everyCommitterOfOneConfigurationSharesOneTablesInstanceAndItsWarmSnapshots() {
+    // Entries only this test uses: the JVM's instance for them is this test's own.
+    Map<String, String> entries = Map.of("lakecdc.test.shared", dir.toString());
+    HadoopConf launcher = HadoopConf.of(entries);
+    HadoopConf worker = SerializableUtils.clone(launcher);
+    DeltaTables first = launcher.tables();
+    assertSame(first, worker.tables(), "a deserialized copy gets the same instance");
+    assertSame(first, HadoopConf.of(Map.copyOf(entries)).tables());
+    assertNotSame(
+        first, HadoopConf.of(Map.of("lakecdc.test.shared", dir + "/other")).tables(), "others");
+
+    List<DeltaColumn> columns =
+        List.of(
+            DeltaColumn.required("batch", OutputType.BIGINT, "Batch"),
+            DeltaColumn.nullable("app", OutputType.STRING, "App id"));
+    Schema schema = DeltaColumn.toBeamSchema(columns);
+    String shared = dir.resolve("facts").toString();
+    first.createIfAbsent(shared, TableDefinition.of(TableKind.BRONZE, columns));
+    first.append(
+        shared,
+        schema,
+        List.of(Row.withSchema(schema).addValues(1L, "a").build()),
+        "a",
+        1,
+        Map.of());
+    long loads = first.snapshotLoads();
+    // Another committer (another DoFn, another table's) appends next: no log read again.
+    CommitResult b =
+        worker
+            .tables()
+            .append(
+                shared,
+                schema,
+                List.of(Row.withSchema(schema).addValues(1L, "b").build()),
+                "b",
+                1,
+                Map.of());
+    assertEquals(CommitResult.Status.COMMITTED, b.status());
+    assertEquals(3, b.version());
+    assertEquals(0, first.snapshotLoads() - loads);
   }
 }

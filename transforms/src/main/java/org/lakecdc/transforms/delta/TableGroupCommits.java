@@ -1,0 +1,321 @@
+package org.lakecdc.transforms.delta;
+
+import static org.lakecdc.transforms.delta.TableSnapshots.ENGINE_INFO;
+
+import io.delta.kernel.Operation;
+import io.delta.kernel.Snapshot;
+import io.delta.kernel.Transaction;
+import io.delta.kernel.TransactionCommitResult;
+import io.delta.kernel.engine.Engine;
+import io.delta.kernel.exceptions.ConcurrentTransactionException;
+import io.delta.kernel.exceptions.ConcurrentWriteException;
+import io.delta.kernel.exceptions.MaxCommitRetryLimitReachedException;
+import io.delta.kernel.utils.CloseableIterable;
+import java.time.Clock;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.values.Row;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Group commit of small identified appends to one table (the shared facts table's rows of many
+ * targets' batches): while one writer's commit is in flight, the appends of other writers of the
+ * same table in this JVM queue, and the next commit takes them all, one data file and one Delta
+ * commit for the lot. A writer alone commits alone, at once.
+ *
+ * <h2>Exactly once per (app id, version)</h2>
+ *
+ * <p>Every member of a group carries its own transaction identifier {@code (appId, txnVersion)}:
+ * the first through Kernel's {@code withTransactionId}, the others as {@code txn} actions of the
+ * same commit (Delta allows one per app id in a commit; Kernel reads them all back, in {@code
+ * getLatestTransactionVersion}, in its conflict checks and in checkpoints). A group is built on a
+ * snapshot on which no member's identifier has reached its version (members that have are reported
+ * {@link CommitResult.Status#ALREADY_COMMITTED} and left out), and committed with {@code
+ * withMaxRetries(0)}: it lands as exactly the version after that snapshot or not at all. Another
+ * commit in between (any writer, any JVM) makes it fail; the group is then checked again on the new
+ * snapshot, so a member another writer committed meanwhile is left out, never written twice. A
+ * commit whose outcome is unknown (a transient store failure) is checked the same way: a member
+ * found committed was committed by it. The members' domain metadata go in the same commit, atomic
+ * with their rows.
+ *
+ * <p>At most one member per app id is in a group (one writer's appends are sequential anyway); all
+ * members of a group have the same row schema. Thread-safe.
+ */
+final class TableGroupCommits {
+  private static final Logger LOG = LoggerFactory.getLogger(TableGroupCommits.class);
+
+  /**
+   * Attempts of one group: each lost one means another commit landed (progress), and each rechecks
+   * the members on the new snapshot. As many as Kernel's own default commit retries.
+   */
+  static final int MAX_ATTEMPTS = 200;
+
+  private final TableSnapshots snapshots;
+  private final TableCommits commits;
+  private final Engine engine;
+  private final Clock clock;
+  private final Map<String, Queue> queues = new ConcurrentHashMap<>();
+
+  /** One identified append of a group. */
+  record Member(
+      Schema rowSchema,
+      List<Row> rows,
+      String appId,
+      long txnVersion,
+      Map<String, String> domainMetadata) {}
+
+  /** A member waiting for (or holding) its table's commit, and how it ended. */
+  private static final class Pending {
+    final Member member;
+    boolean done;
+    CommitResult result;
+    RuntimeException failure;
+
+    Pending(Member member) {
+      this.member = member;
+    }
+  }
+
+  /** The waiting members of one table and whether a commit of it is in flight. */
+  private static final class Queue {
+    final ArrayDeque<Pending> waiting = new ArrayDeque<>();
+    boolean inFlight;
+  }
+
+  TableGroupCommits(TableSnapshots snapshots, TableCommits commits, Clock clock) {
+    this.snapshots = snapshots;
+    this.commits = commits;
+    this.engine = snapshots.engine();
+    this.clock = clock;
+  }
+
+  /**
+   * Appends {@code member}'s rows to the table at {@code path} in the next group commit, and
+   * returns when that is committed (or found committed before).
+   *
+   * @param beforeCommit a test hook run by the writer that commits a group, before each attempt
+   * @return this member's outcome: the group's version and data files when committed
+   * @throws DeltaConflictException when the group lost {@value #MAX_ATTEMPTS} times in a row
+   * @throws IllegalStateException when the thread is interrupted while its append waits
+   */
+  CommitResult append(String path, Member member, Runnable beforeCommit) {
+    Queue queue = queues.computeIfAbsent(path, p -> new Queue());
+    Pending mine = new Pending(member);
+    List<Pending> group;
+    synchronized (queue) {
+      queue.waiting.add(mine);
+      while (!mine.done && queue.inFlight) {
+        try {
+          queue.wait();
+        } catch (InterruptedException e) {
+          queue.waiting.remove(mine);
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException(
+              "Interrupted while the append of app id "
+                  + member.appId()
+                  + " version "
+                  + member.txnVersion()
+                  + " to "
+                  + path
+                  + " waited for its commit",
+              e);
+        }
+      }
+      if (mine.done) {
+        return outcome(mine);
+      }
+      queue.inFlight = true;
+      group = take(queue.waiting, mine);
+    }
+    try {
+      Map<Pending, CommitResult> results = commitGroup(path, group, beforeCommit);
+      for (Pending p : group) {
+        p.result = results.get(p);
+      }
+    } catch (RuntimeException e) {
+      for (Pending p : group) {
+        p.failure = e;
+      }
+    } finally {
+      synchronized (queue) {
+        for (Pending p : group) {
+          p.done = true;
+        }
+        queue.inFlight = false;
+        queue.notifyAll();
+      }
+    }
+    return outcome(mine);
+  }
+
+  /** How many appends to {@code path} wait for the commit in flight (tests). */
+  int waiting(String path) {
+    Queue queue = queues.get(path);
+    if (queue == null) {
+      return 0;
+    }
+    synchronized (queue) {
+      return queue.waiting.size();
+    }
+  }
+
+  /** This writer's member first, then every waiting one of the same schema and another app id. */
+  private static List<Pending> take(ArrayDeque<Pending> waiting, Pending mine) {
+    waiting.remove(mine);
+    List<Pending> group = new ArrayList<>();
+    group.add(mine);
+    Set<String> appIds = new HashSet<>();
+    appIds.add(mine.member.appId());
+    Iterator<Pending> it = waiting.iterator();
+    while (it.hasNext()) {
+      Pending p = it.next();
+      if (p.member.rowSchema().equals(mine.member.rowSchema()) && appIds.add(p.member.appId())) {
+        group.add(p);
+        it.remove();
+      }
+    }
+    return group;
+  }
+
+  private static CommitResult outcome(Pending p) {
+    if (p.failure != null) {
+      throw p.failure;
+    }
+    return p.result;
+  }
+
+  /** Commits a group (see the class comment); the outcome of each member. */
+  private Map<Pending, CommitResult> commitGroup(
+      String path, List<Pending> group, Runnable beforeCommit) {
+    Map<Pending, CommitResult> results = new LinkedHashMap<>();
+    List<Pending> left = new ArrayList<>(group);
+    List<DataFileAction> files = null;
+    List<Pending> filesOf = List.of();
+    RuntimeException last = null;
+    try (KernelRetries.Attempts transientFailures = new KernelRetries.Attempts(path, "an append")) {
+      for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+        Snapshot snapshot;
+        Transaction txn;
+        try {
+          snapshot = snapshots.require(path);
+          dropCommitted(path, snapshot, left, results);
+          if (left.isEmpty()) {
+            return results;
+          }
+          Member first = left.get(0).member;
+          txn =
+              snapshot
+                  .buildUpdateTableTransaction(ENGINE_INFO, Operation.WRITE)
+                  .withMaxRetries(0)
+                  .withTransactionId(first.appId(), first.txnVersion())
+                  .build(engine);
+          if (files == null || !filesOf.equals(left)) {
+            // The rows of the members still in the group, one data file (or a few, when large).
+            files = commits.writeDataFiles(path, txn, first.rowSchema(), rowsOf(left));
+            filesOf = List.copyOf(left);
+          }
+        } catch (ConcurrentTransactionException e) {
+          // The first member's identifier landed since the check: checked again next attempt.
+          continue;
+        } catch (RuntimeException e) {
+          if (!KernelRetries.isRetryable(e)) {
+            throw e;
+          }
+          snapshots.forget(path);
+          transientFailures.pauseOrThrow(e);
+          attempt--;
+          continue;
+        }
+        List<io.delta.kernel.data.Row> actions = new ArrayList<>();
+        for (DataFileAction file : files) {
+          actions.add(KernelInternals.addActionFromJson(file.actionJson()));
+        }
+        long now = clock.millis();
+        for (Pending p : left.subList(1, left.size())) {
+          actions.add(KernelInternals.txnAction(p.member.appId(), p.member.txnVersion(), now));
+        }
+        for (Pending p : left) {
+          p.member.domainMetadata().forEach(txn::addDomainMetadata);
+        }
+        beforeCommit.run();
+        try {
+          TransactionCommitResult result =
+              txn.commit(
+                  engine,
+                  CloseableIterable.inMemoryIterable(KernelIterators.of(actions.iterator())));
+          snapshots.rememberCommitted(path, result);
+          snapshots.runPostCommitHooks(path, result);
+          for (Pending p : left) {
+            results.put(
+                p,
+                new CommitResult(
+                    CommitResult.Status.COMMITTED, result.getVersion(), files.size(), 0));
+          }
+          if (left.size() > 1) {
+            LOG.debug(
+                "Delta table {}: version {} commits the appends of {} writers",
+                path,
+                result.getVersion(),
+                left.size());
+          }
+          return results;
+        } catch (MaxCommitRetryLimitReachedException | ConcurrentWriteException e) {
+          // Another commit took the version: every member is checked again on the new snapshot.
+          last = e;
+        } catch (RuntimeException e) {
+          if (!KernelRetries.isRetryable(e)) {
+            throw e;
+          }
+          // The commit may or may not have landed: the identifiers on a fresh snapshot tell.
+          snapshots.forget(path);
+          transientFailures.pauseOrThrow(e);
+          attempt--;
+        }
+      }
+    }
+    throw new DeltaConflictException(
+        "Delta table "
+            + path
+            + ": a group of "
+            + left.size()
+            + " appends lost to concurrent commits "
+            + MAX_ATTEMPTS
+            + " times",
+        last);
+  }
+
+  /** Moves the members whose identifier already reached their version from {@code left}. */
+  private void dropCommitted(
+      String path, Snapshot snapshot, List<Pending> left, Map<Pending, CommitResult> results) {
+    Iterator<Pending> it = left.iterator();
+    while (it.hasNext()) {
+      Pending p = it.next();
+      Optional<Long> committed = snapshot.getLatestTransactionVersion(engine, p.member.appId());
+      if (committed.isPresent() && committed.get() >= p.member.txnVersion()) {
+        results.put(
+            p,
+            commits.alreadyCommitted(
+                path, p.member.appId(), p.member.txnVersion(), snapshot.getVersion()));
+        it.remove();
+      }
+    }
+  }
+
+  private static Iterable<Row> rowsOf(List<Pending> members) {
+    List<Row> rows = new ArrayList<>();
+    for (Pending p : members) {
+      rows.addAll(p.member.rows());
+    }
+    return rows;
+  }
+}

@@ -47,10 +47,10 @@ import org.lakecdc.pipelines.cdc.JobSummary;
 import org.lakecdc.pipelines.cli.JobExit;
 import org.lakecdc.pipelines.targets.JobConfig;
 import org.lakecdc.pipelines.targets.SnapshotSettings;
+import org.lakecdc.transforms.bronze.CrashPlan;
 import org.lakecdc.transforms.bronze.CrashPoint;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.facts.FactsTable;
-import org.lakecdc.transforms.bronze.CrashPlan;
 
 /**
  * The main job reading a chunked snapshot beside its stream ({@code --snapshot=chunked

@@ -17,11 +17,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.lakecdc.pipelines.targets.JobConfig;
+import org.lakecdc.transforms.bronze.CrashPlan;
 import org.lakecdc.transforms.finalization.Granularity;
 import org.lakecdc.transforms.silver.SilverApplier;
 import org.lakecdc.transforms.silver.SilverSpec;
 import org.lakecdc.transforms.silver.SilverTarget;
-import org.lakecdc.transforms.bronze.CrashPlan;
 
 /**
  * Runs the main job with silver three times on a small source, crashing the second run mid-wave,

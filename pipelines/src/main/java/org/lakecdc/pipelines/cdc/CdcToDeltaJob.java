@@ -534,8 +534,7 @@ public final class CdcToDeltaJob {
       if (failure.isEmpty()) {
         throw e;
       }
-      return new Prepared(
-          target.config(), null, recordEarlyFailure(target, failure.get(), out));
+      return new Prepared(target.config(), null, recordEarlyFailure(target, failure.get(), out));
     }
   }
 

@@ -12,12 +12,11 @@ import org.lakecdc.io.mssqlcdc.read.SchemaChangePolicy;
 import org.lakecdc.io.mssqlcdc.read.StartingLsn;
 import org.lakecdc.pipelines.options.CdcToDeltaOptions;
 import org.lakecdc.transforms.bronze.CommitHook;
+import org.lakecdc.transforms.bronze.CrashPlan;
 import org.lakecdc.transforms.bronze.CrashPoint;
 import org.lakecdc.transforms.delta.HadoopConf;
 import org.lakecdc.transforms.delta.TablePaths;
 import org.lakecdc.transforms.finalization.Granularity;
-import org.lakecdc.transforms.silver.SilverTarget;
-import org.lakecdc.transforms.bronze.CrashPlan;
 
 /**
  * A validated configuration of one table of the job (a run of many tables has one per table).

@@ -18,6 +18,7 @@ import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.read.StartingLsn;
 import org.lakecdc.io.mssqlcdc.snapshot.SnapshotLsn;
 import org.lakecdc.transforms.Counts;
+import org.lakecdc.transforms.bronze.CrashPlan;
 import org.lakecdc.transforms.bronze.CrashPoint;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.facts.FactsTable;
@@ -28,7 +29,6 @@ import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.Open;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.Recoveries;
 import org.lakecdc.transforms.snapshot.WriteSnapshotToDelta;
-import org.lakecdc.transforms.bronze.CrashPlan;
 
 /**
  * The automatic re-snapshot after data loss ({@code --onDataLoss=resnapshot}; docs/behaviour.md

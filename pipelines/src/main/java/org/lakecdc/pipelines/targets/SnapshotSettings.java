@@ -3,7 +3,6 @@ package org.lakecdc.pipelines.targets;
 import java.io.Serializable;
 import java.util.Locale;
 import org.lakecdc.pipelines.options.ChunkedSnapshotOptions;
-import org.lakecdc.transforms.bronze.CrashPoint;
 
 /**
  * How a target's snapshots are taken: {@code --snapshot}, {@code --snapshotChunkRows}, {@code

@@ -19,12 +19,12 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.pipelines.JobFixture;
 import org.lakecdc.pipelines.targets.TablePlan;
+import org.lakecdc.pipelines.targets.Target;
+import org.lakecdc.transforms.bronze.CrashPlan;
 import org.lakecdc.transforms.bronze.CrashPoint;
 import org.lakecdc.transforms.bronze.TableWrite;
 import org.lakecdc.transforms.finalization.Finalization;
 import org.lakecdc.transforms.position.StreamPosition;
-import org.lakecdc.pipelines.targets.Target;
-import org.lakecdc.transforms.bronze.CrashPlan;
 
 /**
  * A committer task run again within the same run, as a cluster runner does when the worker of a

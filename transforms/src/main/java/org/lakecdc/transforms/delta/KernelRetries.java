@@ -36,8 +36,10 @@ import org.slf4j.LoggerFactory;
  *       {@code Missing checkpoint at version N}, and Kernel's {@code Cannot load table version N as
  *       it does not exist} (a checkpoint of the version just committed): a listing that missed
  *       files;
- *   <li>{@link IllegalStateException} {@code No winning commits found}: a commit that lost its
- *       version but whose listing did not show the winner yet;
+ *   <li>{@link IllegalStateException} {@code No winning commits found} and {@code Gaps in Delta log
+ *       commit files}, and {@link IllegalArgumentException} {@code New commit version N should be
+ *       greater than the previous commit attempt version N}: a commit that lost its version but
+ *       whose listing did not show all the winners yet;
  *   <li>{@link CommitStateUnknownException}: an attempt failed on the way and a later one found its
  *       version taken (retried only where a transaction identifier tells whether it was ours);
  *   <li>I/O failures ({@link IOException}, {@link UncheckedIOException}, {@link
@@ -77,6 +79,16 @@ public final class KernelRetries {
           "Missing delta file",
           "as it does not exist. The latest available version is");
 
+  /**
+   * Kernel's words, after a commit lost its version, for a listing of the winning commits that
+   * missed some of them (the first two IllegalStateException, the last IllegalArgumentException).
+   */
+  private static final List<String> RETRYABLE_LOST_COMMITS =
+      List.of(
+          "No winning commits found",
+          "Gaps in Delta log commit files",
+          "should be greater than the previous commit attempt version");
+
   private KernelRetries() {}
 
   /**
@@ -100,8 +112,8 @@ public final class KernelRetries {
       }
       if (t instanceof KernelException && mentions(t, RETRYABLE_TABLE_STATES)) {
         retryable = true;
-      } else if (t instanceof IllegalStateException
-          && String.valueOf(t.getMessage()).contains("No winning commits found")) {
+      } else if ((t instanceof IllegalStateException || t instanceof IllegalArgumentException)
+          && mentions(t, RETRYABLE_LOST_COMMITS)) {
         retryable = true;
       } else if (t instanceof CommitStateUnknownException) {
         retryable = true;

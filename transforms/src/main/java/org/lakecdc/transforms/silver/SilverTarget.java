@@ -7,10 +7,10 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import org.checkerframework.checker.nullness.qual.Nullable;
-import org.lakecdc.transforms.delta.HadoopConf;
-import org.lakecdc.transforms.finalization.Granularity;
 import org.lakecdc.transforms.bronze.CrashPlan;
 import org.lakecdc.transforms.bronze.CrashPoint;
+import org.lakecdc.transforms.delta.HadoopConf;
+import org.lakecdc.transforms.finalization.Granularity;
 
 /**
  * One silver table a pipeline keeps current after its bronze commits, as shipped to the workers

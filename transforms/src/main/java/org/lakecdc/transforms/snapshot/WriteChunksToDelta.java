@@ -34,6 +34,7 @@ import org.lakecdc.io.mssqlcdc.chunk.ChunkBounds;
 import org.lakecdc.io.mssqlcdc.chunk.ChunkRead;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.transforms.Counts;
+import org.lakecdc.transforms.bronze.CrashPlan;
 import org.lakecdc.transforms.bronze.CrashPoint;
 import org.lakecdc.transforms.delta.CommitResult;
 import org.lakecdc.transforms.delta.DeltaTables;

@@ -194,6 +194,65 @@ class S3KernelRetriesTest {
   }
 
   @Test
+  void aLostCommitWhoseListingMissesOneOfTwoWinnersLandsOnceAfterThem() {
+    DeltaTables tables = DeltaTables.create(conf);
+    DeltaTables other = DeltaTables.create(conf);
+    String path = table(tables, 1);
+    List<DataFileAction> files =
+        tables.writeDataFiles(path, FactsTable.SCHEMA, List.of(fact("a", 0)));
+    // Between building its transaction on version 2 and committing it, two writers take versions
+    // 3 and 4; the loser's listing of the winning commits misses 3 and shows 4.
+    CommitResult result =
+        tables.commit(
+            path,
+            files,
+            "a",
+            0,
+            Map.of(),
+            () -> {
+              assertEquals(
+                  3,
+                  other
+                      .append(path, FactsTable.SCHEMA, List.of(fact("b", 0)), "b", 0, Map.of())
+                      .version());
+              assertEquals(
+                  4,
+                  other
+                      .append(path, FactsTable.SCHEMA, List.of(fact("c", 0)), "c", 0, Map.of())
+                      .version());
+              FaultyLogStore.hideFromNextListing(name -> name.equals("00000000000000000003.json"));
+            });
+    assertEquals(CommitResult.Status.COMMITTED, result.status());
+    assertEquals(5, result.version());
+    assertEquals(1, FaultyLogStore.FIRED.get());
+    List<String> txns = new ArrayList<>();
+    for (CommitSummary c : tables.history(path)) {
+      if (c.txnAppId() != null) {
+        txns.add(c.version() + ":" + c.txnAppId() + "/" + c.txnVersion().getAsLong());
+      }
+    }
+    assertEquals(List.of("2:w/0", "3:b/0", "4:c/0", "5:a/0"), txns);
+  }
+
+  @Test
+  void aListingThatMissedSomeWinningCommitsIsRetryable() {
+    // Kernel's conflict checker, after a commit lost its version, when the listing of the commits
+    // that won shows a later one but not an earlier (seen with four writer JVMs on the local S3
+    // server): the commit did not land, so it is started again from a fresh snapshot.
+    assertTrue(
+        KernelRetries.isRetryable(
+            new IllegalStateException(
+                "Gaps in Delta log commit files. Expected version 118 but got 119")));
+    assertTrue(
+        KernelRetries.isRetryable(
+            new IllegalArgumentException(
+                "New commit version 136 should be greater than the previous commit attempt"
+                    + " version 136.")));
+    assertFalse(KernelRetries.isRetryable(new IllegalStateException("Gaps in something else")));
+    assertFalse(KernelRetries.isRetryable(new IllegalArgumentException("Invalid table path")));
+  }
+
+  @Test
   void aCheckpointThatCannotLoadItsVersionFailsNothingAndALaterOneIsWritten() {
     DeltaTables tables = DeltaTables.create(conf);
     String path = table(tables, 8);

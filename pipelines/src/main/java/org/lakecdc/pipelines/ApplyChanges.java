@@ -115,11 +115,7 @@ public final class ApplyChanges {
       options = CommandLine.parse(args, ApplyChangesOptions.class);
       HadoopConf.checkOccurrences("hadoopConf", CommandLine.values(args, "hadoopConf"));
       tables = tables(options, args);
-      try {
-        granularity = Granularity.parse(options.getGranularity());
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("--" + e.getMessage());
-      }
+      granularity = options.getGranularity();
       keys = CdcToDelta.keys(options.getKeys());
       if (options.getSilverWaveRows() < 1) {
         throw new IllegalArgumentException(

@@ -296,12 +296,7 @@ public final class CdcToDelta {
               + "'");
     }
     ContinuousMode.validate(o);
-    Granularity granularity;
-    try {
-      granularity = Granularity.parse(o.getGranularity());
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("--" + e.getMessage());
-    }
+    Granularity granularity = o.getGranularity();
     SeedCopy seed = null;
     if (o.getSeedTable() != null) {
       if (o.getStartingLsn() != null) {
@@ -335,31 +330,9 @@ public final class CdcToDelta {
         throw new IllegalArgumentException("--" + e.getMessage());
       }
     }
-    IsolationLevel isolation =
-        switch (o.getIsolationLevel().strip().toLowerCase(Locale.ROOT)) {
-          case "readcommitted" -> IsolationLevel.READ_COMMITTED;
-          case "snapshot" -> IsolationLevel.SNAPSHOT;
-          default ->
-              throw new IllegalArgumentException(
-                  "--isolationLevel must be 'readCommitted' or 'snapshot' (never NOLOCK), not '"
-                      + o.getIsolationLevel()
-                      + "'");
-        };
-    SchemaChangePolicy schemaChangePolicy;
-    try {
-      schemaChangePolicy =
-          SchemaChangePolicy.parse(required("schemaChangePolicy", o.getSchemaChangePolicy()));
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          e.getMessage().startsWith("--") ? e.getMessage() : "--" + e.getMessage());
-    }
-    DataLossPolicy onDataLoss;
-    try {
-      onDataLoss = DataLossPolicy.parse(required("onDataLoss", o.getOnDataLoss()));
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          e.getMessage().startsWith("--") ? e.getMessage() : "--" + e.getMessage());
-    }
+    IsolationLevel isolation = o.getIsolationLevel();
+    SchemaChangePolicy schemaChangePolicy = o.getSchemaChangePolicy();
+    DataLossPolicy onDataLoss = o.getOnDataLoss();
     if (!(o.getResnapshotIntervalDays() >= 0) || Double.isInfinite(o.getResnapshotIntervalDays())) {
       throw new IllegalArgumentException(
           "--resnapshotIntervalDays must be 0 or a positive number of days, not '"

@@ -125,16 +125,7 @@ public final class Reconcile {
                 + CommandLine.typed(options, "sample", options.getSample())
                 + "'");
       }
-      isolation =
-          switch (options.getIsolationLevel().strip().toLowerCase(Locale.ROOT)) {
-            case "readcommitted" -> IsolationLevel.READ_COMMITTED;
-            case "snapshot" -> IsolationLevel.SNAPSHOT;
-            default ->
-                throw new IllegalArgumentException(
-                    "--isolationLevel must be 'readCommitted' or 'snapshot' (never NOLOCK), not '"
-                        + options.getIsolationLevel()
-                        + "'");
-          };
+      isolation = options.getIsolationLevel();
       if (options.getHtml() != null && options.getHtml().isBlank()) {
         throw new IllegalArgumentException("--html must name a file, e.g. report.html");
       }

@@ -2,6 +2,8 @@ package org.lakecdc.pipelines.options;
 
 import org.apache.beam.sdk.options.Default;
 import org.apache.beam.sdk.options.Description;
+import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
+import org.lakecdc.io.mssqlcdc.read.SchemaChangePolicy;
 
 /**
  * Options of the main job {@code CdcToDelta}, in Beam's {@code --camelCase=value} form. Every value
@@ -131,10 +133,11 @@ public interface CdcToDeltaOptions
           + " type its current type cannot hold (restart to re-infer the schema, or update"
           + " --columns; enable delta.enableTypeWidening on bronze for a widening), and goes on"
           + " past ADD and DROP COLUMN; fail stops at any DDL.")
-  @Default.String("classify")
-  String getSchemaChangePolicy();
+  @Default.Enum("CLASSIFY")
+  @Accepts("'classify' or 'fail'")
+  SchemaChangePolicy getSchemaChangePolicy();
 
-  void setSchemaChangePolicy(String value);
+  void setSchemaChangePolicy(SchemaChangePolicy value);
 
   @Description(
       "What the stream does when CDC cleanup purged changes it had not read yet: fail (default)"
@@ -144,11 +147,11 @@ public interface CdcToDeltaOptions
           + " decides whole or chunked) into a new generation (app id <appId>.g<n>) and streams"
           + " on from its snapshot LSN, before the stream starts and when a running stream meets"
           + " the loss.")
-  @Default.String("fail")
-  @Accepts("fail, skip or resnapshot")
-  String getOnDataLoss();
+  @Default.Enum("FAIL")
+  @Accepts("'fail', 'skip' or 'resnapshot'")
+  DataLossPolicy getOnDataLoss();
 
-  void setOnDataLoss(String value);
+  void setOnDataLoss(DataLossPolicy value);
 
   @Description(
       "With --onDataLoss=resnapshot: at most one automatic re-snapshot (or failed attempt) per this"

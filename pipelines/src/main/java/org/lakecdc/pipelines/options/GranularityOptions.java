@@ -3,6 +3,7 @@ package org.lakecdc.pipelines.options;
 import org.apache.beam.sdk.options.Default;
 import org.apache.beam.sdk.options.Description;
 import org.apache.beam.sdk.options.PipelineOptions;
+import org.lakecdc.transforms.finalization.Granularity;
 
 /**
  * The period of the completeness verdict ({@code --granularity}), shared by {@code CdcToDelta}
@@ -12,8 +13,9 @@ public interface GranularityOptions extends PipelineOptions {
   @Description(
       "Period of the completeness verdict finalized_until: minute, hour or day (ApplyChanges: the"
           + " one bronze's job uses).")
-  @Default.String("hour")
-  String getGranularity();
+  @Default.Enum("HOUR")
+  @Accepts("'minute', 'hour' or 'day'")
+  Granularity getGranularity();
 
-  void setGranularity(String value);
+  void setGranularity(Granularity value);
 }

@@ -3,6 +3,7 @@ package org.lakecdc.pipelines.options;
 import org.apache.beam.sdk.options.Default;
 import org.apache.beam.sdk.options.Description;
 import org.apache.beam.sdk.options.PipelineOptions;
+import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
 
 /**
  * How a command reads the source table itself (not its change tables), shared by {@code CdcToDelta}
@@ -22,8 +23,9 @@ public interface SourceReadOptions extends PipelineOptions {
   @Description(
       "Isolation of the reads of the source table (snapshots, Reconcile's comparison):"
           + " readCommitted or snapshot (never NOLOCK).")
-  @Default.String("readCommitted")
-  String getIsolationLevel();
+  @Default.Enum("READ_COMMITTED")
+  @Accepts("'readCommitted' or 'snapshot' (never NOLOCK)")
+  IsolationLevel getIsolationLevel();
 
-  void setIsolationLevel(String value);
+  void setIsolationLevel(IsolationLevel value);
 }

@@ -18,8 +18,9 @@ public interface StatusOptions
   @Description(
       "Output format: text, json (the same as --json) or prometheus (Prometheus' text exposition"
           + " format, for a node exporter's textfile collector; docs/status.md lists the metrics).")
-  @Default.String("text")
-  String getFormat();
+  @Default.Enum("TEXT")
+  @Accepts("text, json or prometheus")
+  StatusFormat getFormat();
 
-  void setFormat(String value);
+  void setFormat(StatusFormat value);
 }

@@ -4,6 +4,7 @@ import java.io.Serializable;
 import java.util.Locale;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.pipelines.options.ChunkedSnapshotOptions;
+import org.lakecdc.pipelines.options.SnapshotMode;
 import org.lakecdc.transforms.write.CrashPoint;
 
 /**
@@ -88,15 +89,7 @@ public record SnapshotSettings(
    * @throws IllegalArgumentException naming the option and what it accepts
    */
   public static SnapshotSettings of(ChunkedSnapshotOptions o) {
-    String text = o.getSnapshot() == null ? "" : o.getSnapshot().strip().toLowerCase(Locale.ROOT);
-    Mode mode =
-        switch (text) {
-          case "whole" -> Mode.WHOLE;
-          case "chunked" -> Mode.CHUNKED;
-          default ->
-              throw new IllegalArgumentException(
-                  "--snapshot must be whole or chunked, not '" + o.getSnapshot() + "'");
-        };
+    Mode mode = o.getSnapshot() == SnapshotMode.CHUNKED ? Mode.CHUNKED : Mode.WHOLE;
     return new SnapshotSettings(
         mode,
         o.getSnapshotChunkRows(),

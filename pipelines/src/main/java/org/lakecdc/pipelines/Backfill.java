@@ -8,6 +8,7 @@ import org.apache.beam.sdk.Pipeline;
 import org.lakecdc.pipelines.backfill.BackfillState;
 import org.lakecdc.pipelines.backfill.BackfillThrottle;
 import org.lakecdc.pipelines.cli.CommandLine;
+import org.lakecdc.pipelines.cli.ConsoleLogging;
 import org.lakecdc.pipelines.cli.JobExit;
 import org.lakecdc.pipelines.cli.OptionRefusedException;
 import org.lakecdc.pipelines.options.BackfillOptions;
@@ -77,12 +78,14 @@ public final class Backfill {
       HadoopConf.checkOccurrences("hadoopConf", CommandLine.values(args, "hadoopConf"));
       refuseMainJobOnly(options);
       config = adjust.apply(CdcToDelta.config(options));
+      CdcToDelta.checkObjectStores(java.util.List.of(config));
       requireTables(config, args);
     } catch (IllegalArgumentException e) {
       err.println("error: " + CommandLine.firstLine(e));
       return JobExit.BAD_OPTION;
     }
     try {
+      ConsoleLogging.startFile(options);
       Result result =
           run(
               config,

@@ -14,7 +14,9 @@ import org.lakecdc.io.mssqlcdc.client.SourceTimeZone;
 import org.lakecdc.io.mssqlcdc.fake.FakeCdcClientFactory;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.pipelines.cli.CommandLine;
+import org.lakecdc.pipelines.cli.ConsoleLogging;
 import org.lakecdc.pipelines.cli.JobExit;
+import org.lakecdc.pipelines.cli.ObjectStores;
 import org.lakecdc.pipelines.cli.SqlServerSource;
 import org.lakecdc.pipelines.cli.TableReading;
 import org.lakecdc.pipelines.demo.DemoDatabase;
@@ -124,6 +126,12 @@ public final class Status {
       org.lakecdc.transforms.delta.HadoopConf.checkOccurrences(
           "hadoopConf", CommandLine.values(args, "hadoopConf"));
       source = source(options, defaultSource);
+      ObjectStores.check(
+          TableReading.conf(options),
+          TableReading.tablePath("factsTable", options.getFactsTable()),
+          options.getControlTable() == null || options.getControlTable().isBlank()
+              ? null // refused below, after the facts table, as before
+              : TableReading.tablePath("controlTable", options.getControlTable()));
       tables = TableReading.tables(options);
       facts = TableReading.existingTable(tables, "factsTable", options.getFactsTable());
       requireKind(tables, "factsTable", facts, TableKind.FACTS);
@@ -143,6 +151,7 @@ public final class Status {
       return JobExit.BAD_OPTION;
     }
     try {
+      ConsoleLogging.startFile(options);
       Optional<Commit> newest = source.flatMap(factory -> newestCommit(factory, err));
       Report report = StatusReader.read(tables, facts, control, newest, clock, source.isPresent());
       if (options.getFormat() == StatusFormat.PROMETHEUS) {

@@ -104,11 +104,13 @@ public final class Bench {
   public static int run(String[] args, PrintStream out, PrintStream err) {
     Bench bench;
     try {
-      PipelineOptionsFactory.register(BenchOptions.class);
-      BenchOptions options = PipelineOptionsFactory.fromArgs(args).as(BenchOptions.class);
+      BenchOptions options =
+          PipelineOptionsFactory.fromArgs(
+                  CommandLine.checked(args, BenchOptions.class, "docs/performance.md"))
+              .as(BenchOptions.class);
       bench = new Bench(options, out, benchDir(), validate(options));
     } catch (IllegalArgumentException e) {
-      err.println("error: " + CommandLine.explain(args, e, "docs/performance.md"));
+      err.println("error: " + CommandLine.firstLine(e));
       return 2;
     }
     try {

@@ -21,7 +21,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
 import org.lakecdc.io.mssqlcdc.client.SourceTimeZone;
 import org.lakecdc.pipelines.cli.CommandLine;
+import org.lakecdc.pipelines.cli.ConsoleLogging;
 import org.lakecdc.pipelines.cli.JobExit;
+import org.lakecdc.pipelines.cli.ObjectStores;
 import org.lakecdc.pipelines.cli.OptionRefusedException;
 import org.lakecdc.pipelines.cli.SqlServerSource;
 import org.lakecdc.pipelines.cli.TablesOption;
@@ -115,11 +117,7 @@ public final class ApplyChanges {
       options = CommandLine.parse(args, ApplyChangesOptions.class);
       HadoopConf.checkOccurrences("hadoopConf", CommandLine.values(args, "hadoopConf"));
       tables = tables(options, args);
-      try {
-        granularity = Granularity.parse(options.getGranularity());
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("--" + e.getMessage());
-      }
+      granularity = options.getGranularity();
       keys = CdcToDelta.keys(options.getKeys());
       if (options.getSilverWaveRows() < 1) {
         throw new IllegalArgumentException(
@@ -141,6 +139,12 @@ public final class ApplyChanges {
               "control", CommandLine.tablePath("control", options.getControl()));
       facts = CommandLine.tablePath("facts", options.getFacts());
       conf = hadoopConf(options);
+      List<String> paths = new ArrayList<>(List.of(control, facts));
+      for (Table table : tables) {
+        paths.add(table.bronze());
+        paths.add(table.silver());
+      }
+      ObjectStores.check(conf, paths);
       source = source(options);
       tables = checkTables(tables, conf.tables(), !maintenance.isEmpty(), args);
       if (!CommandLine.values(args, "facts").isEmpty()) {
@@ -157,6 +161,7 @@ public final class ApplyChanges {
       return JobExit.BAD_OPTION;
     }
     try {
+      ConsoleLogging.startFile(options);
       DeltaTables delta = conf.tables();
       String factsOrNull = facts;
       if (!delta.exists(facts)) {

@@ -16,12 +16,14 @@ import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.read.SchemaChangePolicy;
 import org.lakecdc.io.mssqlcdc.read.StartingLsn;
 import org.lakecdc.io.mssqlcdc.schema.ColumnsDdl;
+import org.lakecdc.pipelines.cdc.CaptureInstanceCheck;
 import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
 import org.lakecdc.pipelines.cdc.ContinuousMode;
 import org.lakecdc.pipelines.cdc.JobSummary;
 import org.lakecdc.pipelines.cli.CommandLine;
 import org.lakecdc.pipelines.cli.ConsoleLogging;
 import org.lakecdc.pipelines.cli.JobExit;
+import org.lakecdc.pipelines.cli.ObjectStores;
 import org.lakecdc.pipelines.cli.OptionRefusedException;
 import org.lakecdc.pipelines.cli.SqlServerSource;
 import org.lakecdc.pipelines.cli.TablesOption;
@@ -34,7 +36,6 @@ import org.lakecdc.pipelines.targets.TablePlan;
 import org.lakecdc.pipelines.targets.TargetIdentity;
 import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.delta.HadoopConf;
-import org.lakecdc.transforms.delta.S3StoreCheck;
 import org.lakecdc.transforms.delta.TablePaths;
 import org.lakecdc.transforms.finalization.Granularity;
 
@@ -94,6 +95,10 @@ public final class CdcToDelta {
     }
     try {
       ensureDemo(options);
+      CaptureInstanceCheck.check(
+          config.clientFactory(),
+          List.of(new CaptureInstanceCheck.Given(config.captureInstance(), "--captureInstance")));
+      ConsoleLogging.startFile(options);
       Runnable beforeStream = demoApplication(options, List.of(config.captureInstance()));
       if (options.getContinuous()) {
         ContinuousMode.run(
@@ -146,7 +151,15 @@ public final class CdcToDelta {
     }
     try {
       ensureDemo(options);
+      // The tables of a --tablesFile named by file and line; --tables' by the run's own check.
+      CaptureInstanceCheck.check(
+          configs.get(0).clientFactory(),
+          listed.stream()
+              .filter(t -> t.origin().startsWith("--tablesFile"))
+              .map(t -> new CaptureInstanceCheck.Given(t.captureInstance(), t.origin()))
+              .toList());
       checkDeclaredColumns(configs, listed);
+      ConsoleLogging.startFile(options);
       Runnable beforeStream =
           demoApplication(options, configs.stream().map(JobConfig::captureInstance).toList());
       List<CdcToDeltaJob.TableOutcome> outcomes = new ArrayList<>();
@@ -194,14 +207,10 @@ public final class CdcToDelta {
    * S3StoreCheck}): a wrong endpoint, refused credentials, a missing bucket or a store without
    * conditional writes is a refused option (exit code 2).
    */
-  private static void checkObjectStores(List<JobConfig> configs) {
+  static void checkObjectStores(List<JobConfig> configs) {
     for (JobConfig c : configs) {
-      List<String> paths = new ArrayList<>();
-      paths.add(c.bronzePath());
-      paths.add(c.factsPath());
-      paths.add(c.controlPath());
-      paths.add(c.silverPath());
-      S3StoreCheck.check(c.hadoopConf(), paths);
+      ObjectStores.check(
+          c.hadoopConf(), c.bronzePath(), c.factsPath(), c.controlPath(), c.silverPath());
     }
   }
 
@@ -296,12 +305,7 @@ public final class CdcToDelta {
               + "'");
     }
     ContinuousMode.validate(o);
-    Granularity granularity;
-    try {
-      granularity = Granularity.parse(o.getGranularity());
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("--" + e.getMessage());
-    }
+    Granularity granularity = o.getGranularity();
     SeedCopy seed = null;
     if (o.getSeedTable() != null) {
       if (o.getStartingLsn() != null) {
@@ -335,31 +339,9 @@ public final class CdcToDelta {
         throw new IllegalArgumentException("--" + e.getMessage());
       }
     }
-    IsolationLevel isolation =
-        switch (o.getIsolationLevel().strip().toLowerCase(Locale.ROOT)) {
-          case "readcommitted" -> IsolationLevel.READ_COMMITTED;
-          case "snapshot" -> IsolationLevel.SNAPSHOT;
-          default ->
-              throw new IllegalArgumentException(
-                  "--isolationLevel must be 'readCommitted' or 'snapshot' (never NOLOCK), not '"
-                      + o.getIsolationLevel()
-                      + "'");
-        };
-    SchemaChangePolicy schemaChangePolicy;
-    try {
-      schemaChangePolicy =
-          SchemaChangePolicy.parse(required("schemaChangePolicy", o.getSchemaChangePolicy()));
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          e.getMessage().startsWith("--") ? e.getMessage() : "--" + e.getMessage());
-    }
-    DataLossPolicy onDataLoss;
-    try {
-      onDataLoss = DataLossPolicy.parse(required("onDataLoss", o.getOnDataLoss()));
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          e.getMessage().startsWith("--") ? e.getMessage() : "--" + e.getMessage());
-    }
+    IsolationLevel isolation = o.getIsolationLevel();
+    SchemaChangePolicy schemaChangePolicy = o.getSchemaChangePolicy();
+    DataLossPolicy onDataLoss = o.getOnDataLoss();
     if (!(o.getResnapshotIntervalDays() >= 0) || Double.isInfinite(o.getResnapshotIntervalDays())) {
       throw new IllegalArgumentException(
           "--resnapshotIntervalDays must be 0 or a positive number of days, not '"

@@ -26,6 +26,7 @@ import org.lakecdc.io.mssqlcdc.read.ChangeBatch;
 import org.lakecdc.io.mssqlcdc.read.StartingLsn;
 import org.lakecdc.io.mssqlcdc.source.ChangeOrdering;
 import org.lakecdc.pipelines.cli.CommandLine;
+import org.lakecdc.pipelines.cli.ConsoleLogging;
 import org.lakecdc.pipelines.cli.JobExit;
 import org.lakecdc.pipelines.demo.DemoDatabase;
 import org.lakecdc.pipelines.options.PrintChangesOptions;
@@ -97,6 +98,7 @@ public final class PrintChanges {
       return JobExit.BAD_OPTION;
     }
     try {
+      ConsoleLogging.startFile(options);
       run(options, start);
     } catch (IllegalArgumentException | CdcException e) {
       err.println("error: " + firstLine(e));

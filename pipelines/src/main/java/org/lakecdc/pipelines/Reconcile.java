@@ -27,7 +27,9 @@ import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
 import org.lakecdc.io.mssqlcdc.client.SourceTimeZone;
 import org.lakecdc.io.mssqlcdc.schema.CapturedColumn;
 import org.lakecdc.pipelines.cli.CommandLine;
+import org.lakecdc.pipelines.cli.ConsoleLogging;
 import org.lakecdc.pipelines.cli.JobExit;
+import org.lakecdc.pipelines.cli.ObjectStores;
 import org.lakecdc.pipelines.cli.OptionRefusedException;
 import org.lakecdc.pipelines.cli.SqlServerSource;
 import org.lakecdc.pipelines.cli.TableReading;
@@ -125,16 +127,7 @@ public final class Reconcile {
                 + CommandLine.typed(options, "sample", options.getSample())
                 + "'");
       }
-      isolation =
-          switch (options.getIsolationLevel().strip().toLowerCase(Locale.ROOT)) {
-            case "readcommitted" -> IsolationLevel.READ_COMMITTED;
-            case "snapshot" -> IsolationLevel.SNAPSHOT;
-            default ->
-                throw new IllegalArgumentException(
-                    "--isolationLevel must be 'readCommitted' or 'snapshot' (never NOLOCK), not '"
-                        + options.getIsolationLevel()
-                        + "'");
-          };
+      isolation = options.getIsolationLevel();
       if (options.getHtml() != null && options.getHtml().isBlank()) {
         throw new IllegalArgumentException("--html must name a file, e.g. report.html");
       }
@@ -143,6 +136,14 @@ public final class Reconcile {
       }
       keys = CdcToDelta.keys(options.getKeys());
       source = source(options);
+      ObjectStores.check(
+          conf,
+          silver,
+          report,
+          facts,
+          options.getBronze() == null
+              ? null
+              : CommandLine.tablePath("bronze", options.getBronze()));
       DeltaTables tables = conf.tables();
       if (!tables.exists(silver)) {
         throw new IllegalArgumentException(
@@ -172,6 +173,8 @@ public final class Reconcile {
                 + " silver records)");
       } else if (recordedBronze != null) {
         bronze = recordedBronze;
+        // Recorded by the run that applied silver: its store is looked at as the others were.
+        ObjectStores.check(conf, bronze);
       } else {
         bronze =
             CommandLine.tablePath("bronze", "lakecdc-demo/delta/" + ci.toLowerCase(Locale.ROOT));
@@ -236,6 +239,7 @@ public final class Reconcile {
       return JobExit.BAD_OPTION;
     }
     try {
+      ConsoleLogging.startFile(options);
       long started = System.nanoTime();
       DeltaTables tables = conf.tables();
       Reconciler reconciler = new Reconciler(tables, Clock.systemUTC());

@@ -12,7 +12,9 @@ import java.util.Map;
 import java.util.PriorityQueue;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
 import org.lakecdc.pipelines.cli.CommandLine;
+import org.lakecdc.pipelines.cli.ConsoleLogging;
 import org.lakecdc.pipelines.cli.JobExit;
+import org.lakecdc.pipelines.cli.ObjectStores;
 import org.lakecdc.pipelines.cli.TableReading;
 import org.lakecdc.pipelines.options.ShowOptions;
 import org.lakecdc.transforms.delta.DeltaColumn;
@@ -82,6 +84,8 @@ public final class Show {
         throw new IllegalArgumentException(
             "--limit must be a positive integer, not '" + options.getLimit() + "'");
       }
+      ObjectStores.check(
+          TableReading.conf(options), TableReading.tablePath("table", options.getTable()));
       tables = TableReading.tables(options);
       path = TableReading.existingTable(tables, "table", options.getTable());
       out = TableReading.output(options, out);
@@ -90,6 +94,7 @@ public final class Show {
       return JobExit.BAD_OPTION;
     }
     try {
+      ConsoleLogging.startFile(options);
       TableInfo info = tables.describe(path);
       boolean bronze =
           info.kind().map(k -> k.equalsIgnoreCase(TableKind.BRONZE.propertyValue())).orElse(false);

@@ -37,6 +37,7 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.schema.CapturedColumn;
 import org.lakecdc.io.mssqlcdc.schema.SqlServerType;
 import org.lakecdc.pipelines.cli.CommandLine;
+import org.lakecdc.pipelines.cli.ConsoleLogging;
 import org.lakecdc.pipelines.cli.JobExit;
 import org.lakecdc.pipelines.cli.SqlServerSource;
 import org.lakecdc.pipelines.demo.DemoDatabase;
@@ -186,6 +187,7 @@ public final class Simulator {
       return JobExit.BAD_OPTION;
     }
     try {
+      ConsoleLogging.startFile(options);
       String line = new Verb(verb, args, options, out, clock).run();
       out.println(line);
       out.flush();

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.List;
 import java.util.Optional;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
@@ -15,10 +14,13 @@ import org.lakecdc.io.mssqlcdc.client.SourceTimeZone;
 import org.lakecdc.io.mssqlcdc.fake.FakeCdcClientFactory;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.pipelines.cli.CommandLine;
+import org.lakecdc.pipelines.cli.ConsoleLogging;
 import org.lakecdc.pipelines.cli.JobExit;
+import org.lakecdc.pipelines.cli.ObjectStores;
 import org.lakecdc.pipelines.cli.SqlServerSource;
 import org.lakecdc.pipelines.cli.TableReading;
 import org.lakecdc.pipelines.demo.DemoDatabase;
+import org.lakecdc.pipelines.options.StatusFormat;
 import org.lakecdc.pipelines.options.StatusOptions;
 import org.lakecdc.pipelines.status.StatusJson;
 import org.lakecdc.pipelines.status.StatusModel.Report;
@@ -121,13 +123,15 @@ public final class Status {
     Optional<CdcClientFactory> source;
     try {
       options = CommandLine.parse(args, StatusOptions.class, "docs/status.md");
-      if (!List.of("text", "json", "prometheus").contains(options.getFormat())) {
-        throw new IllegalArgumentException(
-            "--format must be text, json or prometheus, not '" + options.getFormat() + "'");
-      }
       org.lakecdc.transforms.delta.HadoopConf.checkOccurrences(
           "hadoopConf", CommandLine.values(args, "hadoopConf"));
       source = source(options, defaultSource);
+      ObjectStores.check(
+          TableReading.conf(options),
+          TableReading.tablePath("factsTable", options.getFactsTable()),
+          options.getControlTable() == null || options.getControlTable().isBlank()
+              ? null // refused below, after the facts table, as before
+              : TableReading.tablePath("controlTable", options.getControlTable()));
       tables = TableReading.tables(options);
       facts = TableReading.existingTable(tables, "factsTable", options.getFactsTable());
       requireKind(tables, "factsTable", facts, TableKind.FACTS);
@@ -147,11 +151,12 @@ public final class Status {
       return JobExit.BAD_OPTION;
     }
     try {
+      ConsoleLogging.startFile(options);
       Optional<Commit> newest = source.flatMap(factory -> newestCommit(factory, err));
       Report report = StatusReader.read(tables, facts, control, newest, clock, source.isPresent());
-      if (options.getFormat().equals("prometheus")) {
+      if (options.getFormat() == StatusFormat.PROMETHEUS) {
         out.print(StatusPrometheus.render(report));
-      } else if (options.getJson() || options.getFormat().equals("json")) {
+      } else if (options.getJson() || options.getFormat() == StatusFormat.JSON) {
         out.println(
             new ObjectMapper()
                 .writerWithDefaultPrettyPrinter()

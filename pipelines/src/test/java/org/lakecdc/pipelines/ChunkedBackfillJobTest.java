@@ -40,6 +40,7 @@ import org.lakecdc.io.mssqlcdc.client.TableQuery;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
 import org.lakecdc.pipelines.backfill.BackfillState;
+import org.lakecdc.pipelines.backfill.BackfillWaves;
 import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
 import org.lakecdc.pipelines.cdc.Continuous;
 import org.lakecdc.pipelines.cdc.ContinuousMode;
@@ -265,21 +266,21 @@ class ChunkedBackfillJobTest {
     JobConfig config = config(f, 2, 0);
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
-    Backfill.Result none =
-        Backfill.run(config, JobFixture.direct(), 0, null, Clock.systemUTC(), out);
+    BackfillWaves.Result none =
+        BackfillWaves.run(config, JobFixture.direct(), 0, null, Clock.systemUTC(), out);
     assertEquals(BackfillState.NO_SNAPSHOT, none.state());
     assertEquals(
         "Backfill of dbo_orders: no_snapshot (no chunked snapshot is open for "
             + f.bronze
             + " (app id chunk-v1): open one with CdcToDelta --snapshot=chunked); nothing read",
-        Backfill.stateLine(config, none));
+        BackfillWaves.stateLine(config, none));
 
     f.run(config(f, 2, 0, false));
-    Backfill.Result paused =
-        Backfill.run(config, JobFixture.direct(), 0, 0.0, Clock.systemUTC(), out);
+    BackfillWaves.Result paused =
+        BackfillWaves.run(config, JobFixture.direct(), 0, 0.0, Clock.systemUTC(), out);
     // The opening run planned it (--backfill=false too); nothing was read while paused.
     assertEquals(
-        new Backfill.Result(
+        new BackfillWaves.Result(
             BackfillState.WAITING_METRICS,
             "no facts row with retention_headroom_hours",
             0,
@@ -290,7 +291,7 @@ class ChunkedBackfillJobTest {
     assertEquals(
         "Backfill of dbo_orders: waiting_metrics (no facts row with retention_headroom_hours);"
             + " chunks 0/4, 0 rows, 0 waves this run",
-        Backfill.stateLine(config, paused));
+        BackfillWaves.stateLine(config, paused));
     assertEquals(1, facts(f, "snapshot_plan").size());
     assertTrue(facts(f, "snapshot_chunk").isEmpty(), "nothing read while paused");
   }
@@ -315,9 +316,9 @@ class ChunkedBackfillJobTest {
             .build();
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
-    Backfill.Result done =
-        Backfill.run(defaults, JobFixture.direct(), 0, null, Clock.systemUTC(), out);
-    assertEquals(new Backfill.Result(BackfillState.DONE, done.reason(), 2, 3, 3, 8), done);
+    BackfillWaves.Result done =
+        BackfillWaves.run(defaults, JobFixture.direct(), 0, null, Clock.systemUTC(), out);
+    assertEquals(new BackfillWaves.Result(BackfillState.DONE, done.reason(), 2, 3, 3, 8), done);
     assertEquals(
         List.of(3L, 3L, 2L),
         facts(f, "snapshot_chunk").stream()

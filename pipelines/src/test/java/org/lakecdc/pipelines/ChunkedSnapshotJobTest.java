@@ -29,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
 import org.lakecdc.pipelines.backfill.BackfillState;
+import org.lakecdc.pipelines.backfill.BackfillWaves;
 import org.lakecdc.pipelines.targets.ChunkedSnapshot;
 import org.lakecdc.pipelines.targets.JobConfig;
 import org.lakecdc.pipelines.targets.SnapshotSettings;
@@ -83,17 +84,17 @@ class ChunkedSnapshotJobTest {
   }
 
   /** Runs Backfill with {@code config} on the DirectRunner; its output goes to {@code printed}. */
-  Backfill.Result backfill(JobConfig config) {
+  BackfillWaves.Result backfill(JobConfig config) {
     return backfill(config, JobFixture.direct());
   }
 
   String printed = "";
 
-  Backfill.Result backfill(JobConfig config, PipelineOptions options) {
+  BackfillWaves.Result backfill(JobConfig config, PipelineOptions options) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
       try {
-        return Backfill.run(config, options, 0, null, Clock.systemUTC(), out);
+        return BackfillWaves.run(config, options, 0, null, Clock.systemUTC(), out);
       } finally {
         printed = bytes.toString(StandardCharsets.UTF_8);
       }
@@ -196,9 +197,9 @@ class ChunkedSnapshotJobTest {
     t11.tx().delete(ORDERS, List.of(3));
     t11.insert(9);
     t11.commit();
-    Backfill.Result first = backfill(chunked(f, false, 1));
+    BackfillWaves.Result first = backfill(chunked(f, false, 1));
     assertEquals(
-        new Backfill.Result(BackfillState.RUNNING, "stopped after --maxWaves=1", 1, 2, 4, 3),
+        new BackfillWaves.Result(BackfillState.RUNNING, "stopped after --maxWaves=1", 1, 2, 4, 3),
         first);
     assertTrue(printed.contains("Backfill of dbo_orders: wave 0 committed, chunks 2/4, 3 rows"));
 
@@ -208,11 +209,11 @@ class ChunkedSnapshotJobTest {
     t13.tx().update(ORDERS, List.of(0), Map.of("status", "late"));
     t13.tx().insert(ORDERS, order(6, "again", "6.00"));
     t13.commit();
-    Backfill.Result second = backfill(chunked(f, false, 1));
-    assertEquals(new Backfill.Result(BackfillState.DONE, "", 1, 4, 4, 7), second);
+    BackfillWaves.Result second = backfill(chunked(f, false, 1));
+    assertEquals(new BackfillWaves.Result(BackfillState.DONE, "", 1, 4, 4, 7), second);
     assertEquals(
         "Backfill of dbo_orders: done; chunks 4/4, 7 rows, 1 wave this run",
-        Backfill.stateLine(chunked(f, false, 1), second));
+        BackfillWaves.stateLine(chunked(f, false, 1), second));
 
     f.db.transaction(at(20)).delete(ORDERS, List.of(4)).commit();
     f.run(chunked(f, false, 1));
@@ -270,7 +271,8 @@ class ChunkedSnapshotJobTest {
 
     // Done: Backfill again reads nothing; a whole-mode rerun writes nothing to bronze.
     assertEquals(
-        new Backfill.Result(BackfillState.DONE, "", 0, 4, 4, 7), backfill(chunked(f, false, 1)));
+        new BackfillWaves.Result(BackfillState.DONE, "", 0, 4, 4, 7),
+        backfill(chunked(f, false, 1)));
     long version = f.tables.version(f.bronze);
     f.run(chunked(f, false, 0).toBuilder().snapshot(SnapshotSettings.DEFAULTS).build());
     assertEquals(version, f.tables.version(f.bronze), "no new bronze version");

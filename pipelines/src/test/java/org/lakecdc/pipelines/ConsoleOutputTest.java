@@ -68,6 +68,7 @@ class ConsoleOutputTest {
       context.setConfigLocation(jobs);
       assertEquals(ConsoleLogging.CONFIGURATION, context.getConfiguration().getName());
       assertTrue(ConsoleLogging.apply(options), "the jobs' configuration takes the options");
+      ConsoleLogging.startFile(options);
       CdcToDeltaJob.run(config, options, captured, beforeStream);
     } finally {
       System.setOut(console);

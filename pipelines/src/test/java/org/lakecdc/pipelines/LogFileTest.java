@@ -1,6 +1,7 @@
 package org.lakecdc.pipelines;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -137,5 +138,66 @@ class LogFileTest {
     List<String> lines = out.lines().toList();
     assertEquals("Log file: " + log, lines.get(lines.size() - 1), out);
     assertTrue(Files.readString(log).contains("BatchCommitter - batch 2: 4 rows"), out);
+  }
+
+  /**
+   * A refused run, under the jobs' logging configuration, leaves nothing behind: no log file and no
+   * directory for it, whether an option was refused, or a table it reads is missing (the main job,
+   * Status, Show).
+   */
+  @Test
+  void aRefusedRunLeavesNoLogFileAndNoDirectory() throws Exception {
+    JobFixture f = JobFixture.history(dir);
+    LoggerContext context = (LoggerContext) LogManager.getContext(false);
+    URI tests = context.getConfigLocation();
+    URI jobs = LogFileTest.class.getClassLoader().getResource("log4j2.xml").toURI();
+    PrintStream console = System.out;
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    ByteArrayOutputStream errors = new ByteArrayOutputStream();
+    List<Integer> codes = new java.util.ArrayList<>();
+    try (PrintStream captured = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        PrintStream err = new PrintStream(errors, true, StandardCharsets.UTF_8)) {
+      System.setOut(captured);
+      context.setConfigLocation(jobs);
+      codes.add(
+          CdcToDelta.run(
+              new String[] {
+                "--fakePath=" + dir.resolve("source"),
+                "--target=" + dir.resolve("refused/bronze"),
+                "--factsTable=" + f.facts,
+                "--controlTable=" + f.control,
+                "--numPartitions=0"
+              },
+              err,
+              UnaryOperator.identity()));
+      codes.add(
+          Status.run(
+              new String[] {"--factsTable=" + dir.resolve("missing/facts")},
+              captured,
+              err,
+              java.time.Clock.systemUTC(),
+              dir.resolve("source")));
+      codes.add(Show.run(new String[] {"--table=" + dir.resolve("gone/table")}, captured, err));
+    } finally {
+      System.setOut(console);
+      context.setConfigLocation(tests);
+      System.clearProperty(ConsoleLogging.LOG_FILE);
+    }
+    assertEquals(List.of(2, 2, 2), codes, errors.toString(StandardCharsets.UTF_8));
+    assertEquals(
+        List.of(
+            "error: --numPartitions must be a positive integer, not '0'",
+            "error: --factsTable "
+                + dir.resolve("missing/facts")
+                + " holds no Delta table (no _delta_log with a commit): give the path or URI of a"
+                + " table the job wrote",
+            "error: --table "
+                + dir.resolve("gone/table")
+                + " holds no Delta table (no _delta_log with a commit): give the path or URI of a"
+                + " table the job wrote"),
+        errors.toString(StandardCharsets.UTF_8).lines().toList());
+    assertFalse(Files.exists(dir.resolve("refused")), "the main job's log directory");
+    assertFalse(Files.exists(dir.resolve("missing")), "Status' log directory");
+    assertFalse(Files.exists(dir.resolve("gone")), "Show's log directory");
   }
 }

@@ -324,6 +324,45 @@ class ManyTablesJobTest {
   }
 
   @Test
+  void anUnknownCaptureInstanceOfOneTableIsARefusedOptionNamingTheSourcesInstances() {
+    source();
+    Run run =
+        run(
+            List.of(
+                "--fakePath=" + dir.resolve("source"),
+                "--captureInstance=dbo_nope",
+                "--target=" + delta("bronze"),
+                "--factsTable=" + delta("facts"),
+                "--controlTable=" + delta("control"),
+                "--bootstrap=false",
+                "--logFile=" + dir.resolve("run.log")));
+    assertEquals(2, run.code(), run.out() + run.err());
+    assertEquals(
+        "error: --captureInstance: capture instance 'dbo_nope' not found in the source: nothing"
+            + " was written; its capture instances are dbo_orders, dbo_customers and dbo_items\n",
+        run.err());
+    assertFalse(Files.exists(dir.resolve("delta")), "nothing written: " + run.out());
+  }
+
+  @Test
+  void anUnknownCaptureInstanceOfATablesFileNamesTheFileAndItsLine() throws Exception {
+    source();
+    Path file = dir.resolve("tables.options");
+    Files.writeString(file, "# two tables\ndbo_orders\ndbo_nope --maxCommitsPerBatch=5\n");
+    List<String> args = shared();
+    args.add("--tablesFile=" + file);
+    Run run = run(args);
+    assertEquals(2, run.code(), run.out() + run.err());
+    assertEquals(
+        "error: --tablesFile "
+            + file
+            + " line 3: capture instance 'dbo_nope' not found in the source: nothing was written;"
+            + " its capture instances are dbo_orders, dbo_customers and dbo_items\n",
+        run.err());
+    assertFalse(Files.exists(dir.resolve("delta")), "nothing written: " + run.out());
+  }
+
+  @Test
   void c261ATablesFileGivesPerTableOptionsMatchedIgnoringCase() throws Exception {
     FakeSqlServer db = source();
     db.transaction(T0.plusSeconds(180))

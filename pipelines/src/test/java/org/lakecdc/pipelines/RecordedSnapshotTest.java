@@ -31,6 +31,7 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.read.StartingLsn;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
+import org.lakecdc.pipelines.backfill.BackfillWaves;
 import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
 import org.lakecdc.pipelines.cdc.JobSummary;
 import org.lakecdc.pipelines.cli.OptionRefusedException;
@@ -122,9 +123,9 @@ class RecordedSnapshotTest {
   private String backfill() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
-      Backfill.Result result =
-          Backfill.run(defaults(), JobFixture.direct(), 0, null, Clock.systemUTC(), out);
-      return Backfill.stateLine(defaults(), result);
+      BackfillWaves.Result result =
+          BackfillWaves.run(defaults(), JobFixture.direct(), 0, null, Clock.systemUTC(), out);
+      return BackfillWaves.stateLine(defaults(), result);
     }
   }
 
@@ -372,7 +373,7 @@ class RecordedSnapshotTest {
       assertEquals(factsVersion, tables.version(facts), "nothing written to facts");
       assertEquals(bronzeVersion, tables.version(bronze), "nor to bronze");
       // Its chunks read: bronze itself names the app id now.
-      Backfill.run(
+      BackfillWaves.run(
           other,
           JobFixture.direct(),
           0,

@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -170,6 +171,104 @@ class S3SettingsTest {
         bucket.err().lines().toList());
 
     assertEquals(before, storedFiles(), "nothing was written");
+  }
+
+  /** What a job printed to standard output and standard error, and its exit code. */
+  private interface Job {
+    int run(PrintStream out, PrintStream err);
+  }
+
+  private static Run capture(Job job) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code;
+    try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+      code = job.run(o, e);
+    }
+    return new Run(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  /** Every file and directory under the test's directory, but the sources the fixtures built. */
+  private List<String> localFiles() throws IOException {
+    try (Stream<Path> files = Files.walk(dir)) {
+      return files
+          .map(p -> dir.relativize(p).toString())
+          .filter(p -> !p.startsWith("source-"))
+          .sorted()
+          .collect(Collectors.toList());
+    }
+  }
+
+  @Test
+  void everyJobRefusesAMissingBucketBeforeItOpensATable() throws IOException {
+    JobFixture f = fixture("s3a://no-such-bucket/jobs");
+    String source = "--fakePath=" + f.dir.resolve("source");
+    String conf = server.hadoopConfOption();
+    String log = "--logFile=" + dir.resolve("logs/run.log");
+    String missing =
+        "error: bucket no-such-bucket does not exist at "
+            + server.endpoint()
+            + ": create it, or correct the bucket of the s3a:// table paths\n";
+    List<String> before = storedFiles();
+    List<String> local = localFiles();
+    String silver = "--silver=s3a://no-such-bucket/jobs/silver";
+    String bronze = "--bronze=" + f.bronze;
+    Map<String, Job> jobs = new java.util.LinkedHashMap<>();
+    jobs.put(
+        "ApplyChanges",
+        (out, err) ->
+            ApplyChanges.run(
+                new String[] {
+                  source, conf, log, bronze, silver, "--facts=" + f.facts, "--control=" + f.control
+                },
+                out,
+                err));
+    jobs.put(
+        "Backfill",
+        (out, err) ->
+            Backfill.run(
+                args(f).toArray(String[]::new),
+                out,
+                err,
+                java.time.Clock.systemUTC(),
+                UnaryOperator.identity()));
+    jobs.put(
+        "Reconcile",
+        (out, err) ->
+            Reconcile.run(
+                new String[] {
+                  source,
+                  conf,
+                  log,
+                  silver,
+                  "--report=s3a://no-such-bucket/jobs/reconcile",
+                  "--factsTable=" + f.facts
+                },
+                out,
+                err));
+    jobs.put(
+        "Status",
+        (out, err) ->
+            Status.run(
+                new String[] {
+                  source, conf, log, "--factsTable=" + f.facts, "--controlTable=" + f.control
+                },
+                out,
+                err,
+                java.time.Clock.systemUTC(),
+                f.dir.resolve("source")));
+    jobs.put(
+        "Show", (out, err) -> Show.run(new String[] {conf, log, "--table=" + f.bronze}, out, err));
+    for (Map.Entry<String, Job> job : jobs.entrySet()) {
+      Run run = capture(job.getValue());
+      assertEquals(JobExit.BAD_OPTION, run.code(), job.getKey() + ": " + run.err());
+      assertEquals(missing, run.err(), job.getKey());
+      assertEquals("", run.out(), job.getKey());
+    }
+    assertEquals(before, storedFiles(), "nothing was written to the store");
+    assertEquals(local, localFiles(), "nothing was written on the local disk");
   }
 
   /**

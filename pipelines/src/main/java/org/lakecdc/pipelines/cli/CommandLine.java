@@ -1,32 +1,24 @@
 package org.lakecdc.pipelines.cli;
 
-import java.lang.reflect.Method;
-import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.beam.runners.direct.DirectOptions;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.checkerframework.checker.nullness.qual.Nullable;
-import org.lakecdc.pipelines.options.Accepts;
 import org.lakecdc.pipelines.options.OutputOptions;
 import org.lakecdc.transforms.delta.TablePaths;
 
 /**
- * Parses a job's command line with Beam's {@link PipelineOptionsFactory} and turns its errors into
- * one line that names the option and what it accepts. Beam's messages name neither: a value of the
- * wrong type reads {@code Cannot deserialize value of type `int` from String "ten": not a valid
- * `int` value}, an option given twice {@code expected one element but was: <5, 6>}, an empty value
- * {@code Empty argument value is only allowed for String, ... but received: int}. Each is matched
- * here, the argument it came from is found on the command line, and the option's getter (in any
- * registered options interface, Beam's own included) says what it accepts: its {@link Accepts}, or
- * else its type (true or false; an integer; a number).
+ * Parses a job's command line with Beam's {@link PipelineOptionsFactory}, after checking its
+ * arguments against the options interfaces' getters ({@link OptionCheck}) so that a wrong one is
+ * refused in one line naming the option and what it accepts: an unknown option, one given twice, an
+ * empty or wrongly typed value, an enum option's value that is none of its constants. Beam's own
+ * messages name neither the option nor what it accepts; what Beam still refuses after the check (an
+ * argument without {@code --}, a runner it does not know) ends with the first line of its message.
  *
  * <p>A job's command line turns the DirectRunner's enforcement checks off unless it sets them
  * itself ({@link DirectOptions#isEnforceImmutability()}, {@link
@@ -35,23 +27,6 @@ import org.lakecdc.transforms.delta.TablePaths;
  * the tests run with them on.
  */
 public final class CommandLine {
-  /** Beam (Jackson) cannot convert the text {@code group(2)} to the type {@code group(1)}. */
-  private static final Pattern WRONG_TYPE =
-      Pattern.compile("Cannot deserialize value of type `([^`]*)` from String \"([^\"]*)\"");
-
-  /** Beam's message for an option given more than once. */
-  private static final Pattern REPEATED = Pattern.compile("expected one element but was: <(.*)>");
-
-  /** Beam's message for {@code --name=} of an option that is not text. */
-  private static final Pattern EMPTY =
-      Pattern.compile("Empty argument value is only allowed for .* but received: (.*)");
-
-  /** Beam's message for an option the options interface does not have. */
-  private static final Pattern UNKNOWN =
-      Pattern.compile("missing a property named '([^']*)'(?:\\. Did you mean '([^']*)'\\?)?");
-
-  private static final Pattern INTEGER = Pattern.compile("-?\\d+");
-
   private CommandLine() {}
 
   /**
@@ -94,12 +69,12 @@ public final class CommandLine {
 
   private static <T extends PipelineOptions> T parseOnly(
       String[] args, Class<T> type, String optionsDoc) {
-    PipelineOptionsFactory.register(type);
+    String[] forBeam = checked(args, type, optionsDoc);
     T options;
     try {
-      options = PipelineOptionsFactory.fromArgs(args).withValidation().as(type);
+      options = PipelineOptionsFactory.fromArgs(forBeam).withValidation().as(type);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(explain(args, e, optionsDoc), e);
+      throw new IllegalArgumentException(firstLine(e), e);
     }
     if (options instanceof OutputOptions output) {
       output.setGivenArgs(List.of(args));
@@ -144,86 +119,22 @@ public final class CommandLine {
   }
 
   /**
-   * Beam's parse error {@code e} of {@code args} as one line naming the option and what it accepts;
-   * Beam's own first line when it is none of the kinds above.
-   */
-  static String explain(String[] args, IllegalArgumentException e) {
-    return explain(args, e, "docs/options.md");
-  }
-
-  /**
-   * Beam's parse error {@code e} of {@code args} as one line naming the option and what it accepts
-   * (an unknown option's line points at {@code optionsDoc}, the page listing the options); Beam's
-   * own first line when it is none of the kinds this class knows, e.g. a program's own check. For
-   * every command line built on Beam's {@code PipelineOptionsFactory}: the jobs, the benchmark.
+   * Checks a command line against the options {@code type} and Beam's registered interfaces know,
+   * before Beam parses it: for every command line built on {@link PipelineOptionsFactory} (the
+   * jobs, the benchmark), which then parses the returned arguments.
    *
    * @param args the command line
-   * @param e what {@code PipelineOptionsFactory} threw for it
-   * @param optionsDoc the page that lists the options, e.g. {@code docs/performance.md}
-   * @return the line, without a leading {@code error:}
+   * @param type the options interface it is parsed as
+   * @param optionsDoc the page that lists the options, named by an unknown option's line, e.g.
+   *     {@code docs/performance.md}
+   * @return the arguments for Beam: {@code args} with each enum option's value given as its
+   *     constant's name ({@code --isolationLevel=readCommitted} as {@code READ_COMMITTED})
+   * @throws IllegalArgumentException one line, without a leading {@code error:}, naming the option
+   *     and what it accepts
    */
-  public static String explain(String[] args, IllegalArgumentException e, String optionsDoc) {
-    String message = firstLine(e);
-    Matcher unknown = UNKNOWN.matcher(message);
-    if (unknown.find()) {
-      return "Unknown option --"
-          + unknown.group(1)
-          + (unknown.group(2) != null ? "; did you mean --" + unknown.group(2) + "?" : "")
-          + " ("
-          + optionsDoc
-          + " lists the options)";
-    }
-    Map<String, List<String>> given = given(args);
-    Matcher repeated = REPEATED.matcher(message);
-    if (repeated.matches()) {
-      for (Map.Entry<String, List<String>> option : given.entrySet()) {
-        List<String> values = option.getValue();
-        if (values.size() > 1 && String.join(", ", values).equals(repeated.group(1))) {
-          return "--"
-              + option.getKey()
-              + " is given "
-              + (values.size() == 2 ? "twice" : values.size() + " times")
-              + " ("
-              + listed(values)
-              + "): give it once";
-        }
-      }
-      return message;
-    }
-    Matcher empty = EMPTY.matcher(message);
-    if (empty.find()) {
-      for (Map.Entry<String, List<String>> option : given.entrySet()) {
-        // Beam names the getter's generic return type: "int", "class java.lang.Long".
-        Optional<String> type =
-            getter(option.getKey()).map(g -> g.getGenericReturnType().toString());
-        if (option.getValue().contains("")
-            && type.isPresent()
-            && type.get().equals(empty.group(1).strip())) {
-          return "--" + option.getKey() + " must be " + accepted(option.getKey()) + ", not empty";
-        }
-      }
-      return message;
-    }
-    Matcher wrongType = WRONG_TYPE.matcher(message);
-    if (wrongType.find()) {
-      String value = wrongType.group(2);
-      for (Map.Entry<String, List<String>> option : given.entrySet()) {
-        Optional<Class<?>> type = propertyType(option.getKey());
-        if (option.getValue().contains(value)
-            && type.isPresent()
-            && typeName(type.get()).equals(wrongType.group(1))) {
-          String accepted = accepted(option.getKey());
-          if (isIntegral(type.get())
-              && INTEGER.matcher(value.strip()).matches()
-              && new BigInteger(value.strip()).compareTo(BigInteger.valueOf(maxOf(type.get())))
-                  > 0) {
-            accepted += " (at most " + maxOf(type.get()) + ")";
-          }
-          return "--" + option.getKey() + " must be " + accepted + ", not '" + value + "'";
-        }
-      }
-    }
-    return message;
+  public static String[] checked(
+      String[] args, Class<? extends PipelineOptions> type, String optionsDoc) {
+    return OptionCheck.check(args, type, optionsDoc);
   }
 
   /**
@@ -263,7 +174,7 @@ public final class CommandLine {
   }
 
   /** The options on the command line by name, each with its values in order. */
-  private static Map<String, List<String>> given(String[] args) {
+  static Map<String, List<String>> given(String[] args) {
     Map<String, List<String>> given = new LinkedHashMap<>();
     for (String arg : args) {
       if (arg == null || !arg.startsWith("--")) {
@@ -276,79 +187,6 @@ public final class CommandLine {
       given.computeIfAbsent(name, n -> new ArrayList<>()).add(value);
     }
     return given;
-  }
-
-  private static String listed(List<String> values) {
-    return String.join(", ", values.subList(0, values.size() - 1))
-        + " and "
-        + values.get(values.size() - 1);
-  }
-
-  /** The getter of the option {@code name} in the registered options interfaces. */
-  static Optional<Method> getter(String name) {
-    String suffix =
-        name.isEmpty() ? name : name.substring(0, 1).toUpperCase(Locale.ROOT) + name.substring(1);
-    for (Class<? extends PipelineOptions> options : PipelineOptionsFactory.getRegisteredOptions()) {
-      for (String prefix : new String[] {"get", "is"}) {
-        try {
-          return Optional.of(options.getMethod(prefix + suffix));
-        } catch (NoSuchMethodException e) {
-          // Not in this interface.
-        }
-      }
-    }
-    return Optional.empty();
-  }
-
-  private static Optional<Class<?>> propertyType(String name) {
-    return getter(name).map(Method::getReturnType);
-  }
-
-  /** What the option {@code name} accepts: its {@link Accepts}, or what its type holds. */
-  static String accepted(String name) {
-    Optional<Method> getter = getter(name);
-    Optional<Accepts> accepts = getter.map(g -> g.getAnnotation(Accepts.class));
-    if (accepts.isPresent()) {
-      return accepts.get().value();
-    }
-    Class<?> type = getter.map(Method::getReturnType).orElse(String.class);
-    if (type == boolean.class || type == Boolean.class) {
-      return "true or false";
-    }
-    if (isIntegral(type)) {
-      return "an integer";
-    }
-    if (type == double.class
-        || type == Double.class
-        || type == float.class
-        || type == Float.class) {
-      return "a number";
-    }
-    return "text";
-  }
-
-  /** The name Jackson gives {@code type} in its messages: {@code int}, {@code java.lang.Long}. */
-  private static String typeName(Class<?> type) {
-    return type.getName();
-  }
-
-  private static boolean isIntegral(Class<?> type) {
-    return type == int.class
-        || type == Integer.class
-        || type == long.class
-        || type == Long.class
-        || type == short.class
-        || type == Short.class;
-  }
-
-  private static long maxOf(Class<?> type) {
-    if (type == long.class || type == Long.class) {
-      return Long.MAX_VALUE;
-    }
-    if (type == short.class || type == Short.class) {
-      return Short.MAX_VALUE;
-    }
-    return Integer.MAX_VALUE;
   }
 
   /**

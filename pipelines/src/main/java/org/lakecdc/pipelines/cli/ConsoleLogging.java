@@ -93,7 +93,30 @@ public final class ConsoleLogging {
     System.setProperty(VERBOSE, Boolean.toString(options.getVerbose()));
     AWS_SDK_V1.setLevel(
         options.getVerbose() ? java.util.logging.Level.INFO : java.util.logging.Level.SEVERE);
+    // No file until the run's checks have passed (startFile): a refused run leaves none behind.
+    System.clearProperty(LOG_FILE);
+    return reconfigure();
+  }
+
+  /**
+   * Starts the log file of a run whose options passed their checks, before it does any work: the
+   * file {@link #apply} settled on ({@link OutputOptions#getLogFile}), created with its first line
+   * (its directory too). Until then the detailed lines of the checks go nowhere (the console still
+   * gets the plain ones), so that a refused run (a bad option, a missing table, a refused object
+   * store) leaves no file or directory behind.
+   *
+   * @param options the job's options, after {@link #apply}
+   * @return whether the jobs' console configuration was loaded again with the file (false under
+   *     another configuration or backend, where only the system property is set)
+   */
+  public static boolean startFile(OutputOptions options) {
+    String file = options.getLogFile() == null ? defaultLogFile(options) : options.getLogFile();
     System.setProperty(LOG_FILE, file);
+    return reconfigure();
+  }
+
+  /** Loads log4j2.xml again with the system properties, when it is the configuration in charge. */
+  private static boolean reconfigure() {
     try {
       if (LogManager.getContext(false) instanceof LoggerContext context
           && CONFIGURATION.equals(context.getConfiguration().getName())) {

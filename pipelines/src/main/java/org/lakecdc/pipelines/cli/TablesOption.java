@@ -14,8 +14,8 @@ import java.util.Optional;
 import java.util.Set;
 import org.lakecdc.io.mssqlcdc.client.FileErrors;
 import org.lakecdc.pipelines.options.CdcToDeltaOptions;
-import org.lakecdc.pipelines.options.ChunkedSnapshotOptions;
-import org.lakecdc.pipelines.options.SilverOptions;
+import org.lakecdc.pipelines.options.OutputOptions;
+import org.lakecdc.pipelines.options.SqlServerOptions;
 
 /**
  * The tables of a run of many ({@code --tables} or {@code --tablesFile}) and each table's command
@@ -336,20 +336,25 @@ public final class TablesOption {
   }
 
   /**
-   * The options of {@link CdcToDeltaOptions} (its own and {@link SilverOptions}') a table may set,
-   * by lower-cased name.
+   * The options of {@link CdcToDeltaOptions} a table may set, by lower-cased name: its own and its
+   * mixins' in this project's options package, but neither where the output goes ({@link
+   * OutputOptions}) nor how the source is reached ({@link SqlServerOptions}), nor {@link
+   * #RUN_ONLY}.
    */
   private static Map<String, String> tableOptions() {
     Map<String, String> names = new LinkedHashMap<>();
-    for (Class<?> options :
-        List.of(CdcToDeltaOptions.class, SilverOptions.class, ChunkedSnapshotOptions.class)) {
-      for (java.lang.reflect.Method m : options.getDeclaredMethods()) {
-        Optional<String> property = property(m.getName());
-        if (property.isPresent()
-            && m.getParameterCount() == 0
-            && !RUN_ONLY.contains(property.get())) {
-          names.put(property.get().toLowerCase(Locale.ROOT), property.get());
-        }
+    for (java.lang.reflect.Method m : CdcToDeltaOptions.class.getMethods()) {
+      Class<?> declaring = m.getDeclaringClass();
+      if (!declaring.getPackage().equals(CdcToDeltaOptions.class.getPackage())
+          || declaring == OutputOptions.class
+          || declaring == SqlServerOptions.class) {
+        continue;
+      }
+      Optional<String> property = property(m.getName());
+      if (property.isPresent()
+          && m.getParameterCount() == 0
+          && !RUN_ONLY.contains(property.get())) {
+        names.put(property.get().toLowerCase(Locale.ROOT), property.get());
       }
     }
     return names;

@@ -1,82 +1,30 @@
 package org.lakecdc.pipelines.options;
 
-import com.fasterxml.jackson.annotation.JsonIgnore;
-import java.util.List;
 import org.apache.beam.sdk.options.Default;
 import org.apache.beam.sdk.options.Description;
+import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
+import org.lakecdc.io.mssqlcdc.read.SchemaChangePolicy;
 
 /**
  * Options of the main job {@code CdcToDelta}, in Beam's {@code --camelCase=value} form. Every value
  * is validated before anything runs; docs/options.md is the reference.
  */
 public interface CdcToDeltaOptions
-    extends OutputOptions, SqlServerOptions, SilverOptions, ChunkedSnapshotOptions {
+    extends OutputOptions,
+        SqlServerOptions,
+        DemoOptions,
+        SourceReadOptions,
+        HadoopConfOptions,
+        CaptureInstanceOptions,
+        TablesListOptions,
+        FactsTableOptions,
+        ControlTableOptions,
+        GranularityOptions,
+        BatchReadOptions,
+        SilverOptions,
+        ChunkedSnapshotOptions {
   /** {@code --silverIntervalSeconds}'s default, in seconds. */
   int DEFAULT_SILVER_INTERVAL_SECONDS = 5;
-
-  @Description(
-      "Directory of the file-backed SQL Server CDC simulator to read (the embedded default)."
-          + " Default: lakecdc-demo/source, where the demo database (TPC-H orders and lineitem"
-          + " with a change history) is built when absent; any other directory must hold a"
-          + " simulator database (docs/fake-format.md) unless --buildDemo is given. Not with"
-          + " --connectionUrl.")
-  String getFakePath();
-
-  void setFakePath(String value);
-
-  @Description(
-      "Build the demo database in --fakePath when that directory is new or empty, also at a path"
-          + " other than the default lakecdc-demo/source (which builds it without this option).")
-  @Default.Boolean(false)
-  boolean getBuildDemo();
-
-  void setBuildDemo(boolean value);
-
-  @Description(
-      "With --connectionUrl: SET LOCK_TIMEOUT for every read of the source table (snapshots),"
-          + " in milliseconds, 0 or more; a read blocked longer fails with SQL Server error 1222."
-          + " Unset: wait for locks without limit. Change-table reads never take it.")
-  @Accepts("0 or a positive number of milliseconds up to 2147483647")
-  Long getLockTimeoutMs();
-
-  void setLockTimeoutMs(Long value);
-
-  @Description(
-      "Hadoop configuration entries key=value for every Delta table the job opens, on the"
-          + " launcher and on every worker (object store endpoints and credentials, e.g."
-          + " fs.s3a.endpoint=http://minio:9000); repeat the option or separate entries with"
-          + " commas; set over --hadoopConfFile. Values of keys holding secret, password, key,"
-          + " token or credential are never printed.")
-  @Accepts("key=value entries such as fs.s3a.endpoint=http://minio:9000")
-  // Not serialized with the options, so never shown in a runner's UI or display data.
-  @JsonIgnore
-  List<String> getHadoopConf();
-
-  void setHadoopConf(List<String> value);
-
-  @Description(
-      "A Hadoop configuration file (core-site.xml form), read on the launcher: its properties"
-          + " reach every Delta table the job opens, on every worker; --hadoopConf entries are set"
-          + " over it.")
-  @Accepts("the path of a readable Hadoop configuration file (core-site.xml form)")
-  String getHadoopConfFile();
-
-  void setHadoopConfFile(String value);
-
-  @Description("Capture instance to read (SQL Server's default name is <schema>_<table>).")
-  @Default.String("dbo_orders")
-  String getCaptureInstance();
-
-  void setCaptureInstance(String value);
-
-  @Description(
-      "Capture instances to stream in one pipeline, comma-separated (dbo_orders,dbo_lineitem), each"
-          + " into its own bronze table (--targetTemplate) under its own app id"
-          + " (--appIdTemplate), sharing --factsTable and --controlTable. Instead of"
-          + " --captureInstance, --target and --appId.")
-  String getTables();
-
-  void setTables(String value);
 
   @Description(
       "File listing the capture instances to stream, one a line: the capture instance, then"
@@ -110,16 +58,6 @@ public interface CdcToDeltaOptions
   void setTarget(String value);
 
   @Description(
-      "Path or URI of a silver Delta table to keep current: one row per key, the latest image from"
-          + " bronze (docs/tables.md \"Silver\"), applied once the run's bronze commits are done"
-          + " and, with --continuous, at least every --silverIntervalSeconds while it runs. Unset:"
-          + " no silver. With --tables, use --silverTemplate or a table's own --silver in"
-          + " --tablesFile.")
-  String getSilver();
-
-  void setSilver(String value);
-
-  @Description(
       "With --continuous and silver: apply silver at least every this many seconds while the run"
           + " follows the source (on Direct and Flink; on Spark each bounded run applies it when"
           + " its commits are done).")
@@ -128,26 +66,6 @@ public interface CdcToDeltaOptions
   int getSilverIntervalSeconds();
 
   void setSilverIntervalSeconds(int value);
-
-  @Description(
-      "With --tables or --tablesFile: each table's silver path or URI; {ci} is replaced by the"
-          + " capture instance in lower case. Must contain {ci}. Unset: no silver (a table's own"
-          + " --silver in --tablesFile still gives it one).")
-  String getSilverTemplate();
-
-  void setSilverTemplate(String value);
-
-  @Description("Path or URI of the facts Delta table (may be shared by several targets).")
-  @Default.String("lakecdc-demo/delta/facts")
-  String getFactsTable();
-
-  void setFactsTable(String value);
-
-  @Description("Path or URI of the control Delta table table_finalization (may be shared).")
-  @Default.String("lakecdc-demo/delta/table_finalization")
-  String getControlTable();
-
-  void setControlTable(String value);
 
   @Description(
       "The job's identity in the target: transaction ids of bronze and facts commits. Keep it for"
@@ -163,13 +81,6 @@ public interface CdcToDeltaOptions
   boolean getBootstrap();
 
   void setBootstrap(boolean value);
-
-  @Description(
-      "Where a new target starts without --bootstrap: 'earliest', 'latest' or the last processed"
-          + " LSN. Ignored once the target has a position.")
-  String getStartingLsn();
-
-  void setStartingLsn(String value);
 
   @Description(
       "Seed a new target from an existing copy of the source table instead of the bootstrap"
@@ -196,27 +107,12 @@ public interface CdcToDeltaOptions
 
   void setSeedAllowMissingColumns(boolean value);
 
-  @Description(
-      "At most this many commits of cdc.lsn_time_mapping per batch (each batch is one bronze"
-          + " commit and one facts row); 0 reads up to max_lsn in one batch.")
-  @Default.Integer(100)
-  @Accepts("a positive integer, or 0 to read up to max_lsn")
-  int getMaxCommitsPerBatch();
-
-  void setMaxCommitsPerBatch(int value);
-
   @Description("Parts each read is split into, read in parallel (at least 1).")
   @Default.Integer(1)
   @Accepts("a positive integer")
   int getNumPartitions();
 
   void setNumPartitions(int value);
-
-  @Description("Period of the completeness verdict finalized_until: minute, hour or day.")
-  @Default.String("hour")
-  String getGranularity();
-
-  void setGranularity(String value);
 
   @Description("Read __$command_id into _command_id (false for change tables without it).")
   @Default.Boolean(true)
@@ -237,10 +133,11 @@ public interface CdcToDeltaOptions
           + " type its current type cannot hold (restart to re-infer the schema, or update"
           + " --columns; enable delta.enableTypeWidening on bronze for a widening), and goes on"
           + " past ADD and DROP COLUMN; fail stops at any DDL.")
-  @Default.String("classify")
-  String getSchemaChangePolicy();
+  @Default.Enum("CLASSIFY")
+  @Accepts("'classify' or 'fail'")
+  SchemaChangePolicy getSchemaChangePolicy();
 
-  void setSchemaChangePolicy(String value);
+  void setSchemaChangePolicy(SchemaChangePolicy value);
 
   @Description(
       "What the stream does when CDC cleanup purged changes it had not read yet: fail (default)"
@@ -250,11 +147,11 @@ public interface CdcToDeltaOptions
           + " decides whole or chunked) into a new generation (app id <appId>.g<n>) and streams"
           + " on from its snapshot LSN, before the stream starts and when a running stream meets"
           + " the loss.")
-  @Default.String("fail")
-  @Accepts("fail, skip or resnapshot")
-  String getOnDataLoss();
+  @Default.Enum("FAIL")
+  @Accepts("'fail', 'skip' or 'resnapshot'")
+  DataLossPolicy getOnDataLoss();
 
-  void setOnDataLoss(String value);
+  void setOnDataLoss(DataLossPolicy value);
 
   @Description(
       "With --onDataLoss=resnapshot: at most one automatic re-snapshot (or failed attempt) per this"
@@ -266,14 +163,6 @@ public interface CdcToDeltaOptions
   double getResnapshotIntervalDays();
 
   void setResnapshotIntervalDays(double value);
-
-  @Description(
-      "Isolation of the snapshot's reads of the source table: readCommitted or snapshot (never"
-          + " NOLOCK).")
-  @Default.String("readCommitted")
-  String getIsolationLevel();
-
-  void setIsolationLevel(String value);
 
   @Description(
       "Keep following the source until stopped (Ctrl-C or SIGTERM, or --runForSeconds) instead of"
@@ -310,18 +199,4 @@ public interface CdcToDeltaOptions
   Boolean getRepeatBoundedRuns();
 
   void setRepeatBoundedRuns(Boolean value);
-
-  @Description("TPC-H scale factor of the demo database built when --fakePath holds none.")
-  @Default.Double(0.01)
-  @Accepts("a TPC-H scale factor in (0, 1]")
-  double getDemoScale();
-
-  void setDemoScale(double value);
-
-  @Description("Number of change transactions in a newly built demo database.")
-  @Default.Integer(600)
-  @Accepts("0 or a positive integer")
-  int getDemoTransactions();
-
-  void setDemoTransactions(int value);
 }

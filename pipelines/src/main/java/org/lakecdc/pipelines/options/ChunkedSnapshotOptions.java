@@ -17,11 +17,11 @@ public interface ChunkedSnapshotOptions extends PipelineOptions {
           + " stream (--backfill) or with the Backfill job. A chunked snapshot needs the facts"
           + " table and cannot be combined with --seedTable. A target with a recorded snapshot"
           + " (whole or chunked, open or complete) is not new, whatever a later run's --snapshot.")
-  @Default.String("whole")
+  @Default.Enum("WHOLE")
   @Accepts("whole or chunked")
-  String getSnapshot();
+  SnapshotMode getSnapshot();
 
-  void setSnapshot(String value);
+  void setSnapshot(SnapshotMode value);
 
   @Description(
       "With --snapshot=chunked: the most source rows per chunk when the snapshot is planned (its"

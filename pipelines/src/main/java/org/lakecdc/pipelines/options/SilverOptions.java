@@ -2,21 +2,20 @@ package org.lakecdc.pipelines.options;
 
 import org.apache.beam.sdk.options.Default;
 import org.apache.beam.sdk.options.Description;
-import org.apache.beam.sdk.options.PipelineOptions;
 
 /**
- * How a silver table is keyed and applied, shared by the main job ({@link CdcToDeltaOptions}, with
+ * How silver tables are kept current, shared by the main job ({@link CdcToDeltaOptions}, with
  * {@code --silver}) and {@code ApplyChanges} ({@link ApplyChangesOptions}); docs/options.md
  * ("Silver") is the reference.
  */
-public interface SilverOptions extends PipelineOptions {
+public interface SilverOptions extends SilverTableOptions {
   @Description(
-      "Silver's key columns, comma-separated captured columns (order_id or o_id,line). Default:"
-          + " the columns of the unique index the capture instance uses (its table's primary key).")
-  @Accepts("captured columns separated by commas")
-  String getKeys();
+      "With --tables (CdcToDelta: or --tablesFile): each table's silver path or URI; {ci} is"
+          + " replaced by the capture instance in lower case. Must contain {ci}. Unset in"
+          + " CdcToDelta: no silver (a table's own --silver in --tablesFile still gives it one).")
+  String getSilverTemplate();
 
-  void setKeys(String value);
+  void setSilverTemplate(String value);
 
   @Description(
       "Silver: at most this many bronze rows one wave of an apply holds in memory; a larger"

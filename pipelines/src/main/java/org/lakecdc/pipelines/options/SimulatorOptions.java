@@ -6,27 +6,17 @@ import org.apache.beam.sdk.options.Description;
 /**
  * Options of {@code Simulator}, in Beam's {@code --camelCase=value} form, after the verb. Each
  * option applies to the verbs its description names ({@code Simulator} refuses it with another).
- * Names shared with {@link CdcToDeltaOptions} and {@link ShowOptions} ({@code --fakePath}, {@code
- * --captureInstance}, {@code --tables}, {@code --table}) have their types and defaults (Beam
- * requires it). docs/fake-format.md "Command line" is the reference.
+ * Options shared with other commands ({@code --fakePath}, {@code --captureInstance}, {@code
+ * --tables}) are declared once, in the mixins it extends; {@code --table} (a source table here, a
+ * Delta table in {@link ShowOptions}) keeps the type {@code Show}'s has, as Beam requires of one
+ * name in two interfaces. docs/fake-format.md "Command line" is the reference.
  */
-public interface SimulatorOptions extends OutputOptions, SqlServerOptions {
-  @Description(
-      "Directory of the simulator database the verb writes (export: reads, without"
-          + " --connectionUrl; import: a new or empty directory). Default: lakecdc-demo/source.")
-  String getFakePath();
-
-  void setFakePath(String value);
-
-  @Description(
-      "commit: count only the transactions with changes in this capture instance; cleanup: the"
-          + " instance to clean up; enable-instance: the new instance's name (default"
-          + " <schema>_<table>); disable-instance: the instance to drop.")
-  @Default.String("dbo_orders")
-  String getCaptureInstance();
-
-  void setCaptureInstance(String value);
-
+public interface SimulatorOptions
+    extends OutputOptions,
+        SqlServerOptions,
+        SimulatorSourceOptions,
+        CaptureInstanceOptions,
+        TablesListOptions {
   @Description("commit: how many of the demo application's transactions to commit.")
   @Default.Integer(1)
   @Accepts("a positive integer")
@@ -101,13 +91,6 @@ public interface SimulatorOptions extends OutputOptions, SqlServerOptions {
   String getAlterColumn();
 
   void setAlterColumn(String value);
-
-  @Description(
-      "export: the capture instances to export, comma-separated (dbo_orders,dbo_lineitem); each"
-          + " brings the other instance of its table.")
-  String getTables();
-
-  void setTables(String value);
 
   @Description(
       "export: the first LSN exported, inclusive. Default: the lowest min_lsn of the instances.")

@@ -1,38 +1,17 @@
 package org.lakecdc.pipelines.options;
 
-import com.fasterxml.jackson.annotation.JsonIgnore;
-import java.util.List;
 import org.apache.beam.sdk.options.Default;
 import org.apache.beam.sdk.options.Description;
 
 /**
- * Options of the commands that read the project's tables without Spark ({@code Status}, {@link
- * Show}): how to reach the tables (the Hadoop configuration, as the main job takes it) and the
- * output form. The same names, types and defaults as {@link CdcToDeltaOptions}: Beam requires that
- * of every options interface with the property.
+ * Options of the commands that read the project's tables without Spark ({@code Status}, {@code
+ * Show}, {@code Reconcile}): how to reach the tables ({@link HadoopConfOptions}, as the main job
+ * takes it) and the output form.
  */
-public interface TableReadOptions extends OutputOptions {
+public interface TableReadOptions extends OutputOptions, HadoopConfOptions {
   @Description(
-      "Hadoop configuration entries key=value for the Delta tables read (object store endpoints and"
-          + " credentials, e.g. fs.s3a.endpoint=http://minio:9000); repeat the option or separate"
-          + " entries with commas; set over --hadoopConfFile.")
-  @Accepts("key=value entries such as fs.s3a.endpoint=http://minio:9000")
-  @JsonIgnore
-  List<String> getHadoopConf();
-
-  void setHadoopConf(List<String> value);
-
-  @Description(
-      "A Hadoop configuration file (core-site.xml form) for the Delta tables read; --hadoopConf"
-          + " entries are set over it.")
-  @Accepts("the path of a readable Hadoop configuration file (core-site.xml form)")
-  String getHadoopConfFile();
-
-  void setHadoopConfFile(String value);
-
-  @Description(
-      "Print JSON instead of text: status prints one JSON document, show one JSON object per row"
-          + " (JSON Lines).")
+      "Print JSON instead of text: Status prints one JSON document, Show one JSON object per row"
+          + " (JSON Lines), Reconcile its result as one JSON object instead of the summary lines.")
   @Default.Boolean(false)
   boolean getJson();
 

@@ -3,6 +3,7 @@ package org.lakecdc.pipelines.targets;
 import java.io.Serializable;
 import java.util.Locale;
 import org.lakecdc.pipelines.options.ChunkedSnapshotOptions;
+import org.lakecdc.pipelines.options.SnapshotMode;
 
 /**
  * How a target's snapshots are taken: {@code --snapshot}, {@code --snapshotChunkRows}, {@code
@@ -77,15 +78,7 @@ public record SnapshotSettings(
    * @throws IllegalArgumentException naming the option and what it accepts
    */
   public static SnapshotSettings of(ChunkedSnapshotOptions o) {
-    String text = o.getSnapshot() == null ? "" : o.getSnapshot().strip().toLowerCase(Locale.ROOT);
-    Mode mode =
-        switch (text) {
-          case "whole" -> Mode.WHOLE;
-          case "chunked" -> Mode.CHUNKED;
-          default ->
-              throw new IllegalArgumentException(
-                  "--snapshot must be whole or chunked, not '" + o.getSnapshot() + "'");
-        };
+    Mode mode = o.getSnapshot() == SnapshotMode.CHUNKED ? Mode.CHUNKED : Mode.WHOLE;
     return new SnapshotSettings(
         mode, o.getSnapshotChunkRows(), o.getChunksPerWave(), o.getBackfill(), o.getMaxWaves());
   }

@@ -20,10 +20,12 @@ import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.apache.beam.sdk.util.SerializableUtils;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
 import org.lakecdc.io.mssqlcdc.client.PasswordSource;
 import org.lakecdc.io.mssqlcdc.client.SourceTimeZone;
 import org.lakecdc.io.mssqlcdc.client.SqlCdcClientFactory;
 import org.lakecdc.io.mssqlcdc.fake.FakeCdcClientFactory;
+import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.read.SchemaChangePolicy;
 import org.lakecdc.pipelines.CdcToDelta;
 import org.lakecdc.pipelines.options.Accepts;
@@ -34,6 +36,7 @@ import org.lakecdc.pipelines.options.SilverOptions;
 import org.lakecdc.pipelines.targets.JobConfig;
 import org.lakecdc.pipelines.targets.SeedCopy;
 import org.lakecdc.pipelines.targets.TablePlan;
+import org.lakecdc.transforms.finalization.Granularity;
 
 /** Bad command lines give one line naming the option and what it accepts; nothing is written. */
 class CommandLineTest {
@@ -424,6 +427,47 @@ class CommandLineTest {
         "--sourceTimeZone must be auto, UTC or a Windows time-zone name such as 'E. South America"
             + " Standard Time', not 'UTC'; DROP'",
         error("--sourceTimeZone=UTC'; DROP"));
+  }
+
+  @Test
+  void policyOptionsAreTheirEnumsAndTakeTheirValuesInAnyCase() {
+    JobConfig config =
+        CdcToDelta.config(
+            CommandLine.parse(
+                new String[] {
+                  "--granularity=Minute",
+                  "--isolationLevel=READ_COMMITTED",
+                  "--schemaChangePolicy=FAIL",
+                  "--onDataLoss= skip ",
+                  "--snapshot=Chunked"
+                },
+                CdcToDeltaOptions.class));
+    assertEquals(Granularity.MINUTE, config.granularity());
+    assertEquals(IsolationLevel.READ_COMMITTED, config.isolation());
+    assertEquals(SchemaChangePolicy.FAIL, config.schemaChangePolicy());
+    assertEquals(DataLossPolicy.SKIP, config.onDataLoss());
+    assertTrue(config.snapshot().chunked());
+    JobConfig defaults =
+        CdcToDelta.config(CommandLine.parse(new String[] {}, CdcToDeltaOptions.class));
+    assertEquals(Granularity.HOUR, defaults.granularity());
+    assertEquals(IsolationLevel.READ_COMMITTED, defaults.isolation());
+    assertEquals(SchemaChangePolicy.CLASSIFY, defaults.schemaChangePolicy());
+    assertEquals(DataLossPolicy.FAIL, defaults.onDataLoss());
+    assertFalse(defaults.snapshot().chunked());
+  }
+
+  @Test
+  void anUnknownOptionNearSeveralNamesListsThemAll() {
+    assertEquals(
+        "Unknown option --targes; did you mean --tables or --target? (docs/options.md lists the"
+            + " options)",
+        error("--targes=x"));
+    assertEquals(
+        "Unknown option --fakepat; did you mean --fakePath? (docs/options.md lists the options)",
+        error("--fakepat=x"));
+    assertEquals(
+        "Unknown option --bronzeTable (docs/options.md lists the options)",
+        error("--bronzeTable=x"));
   }
 
   @Test

@@ -1,0 +1,67 @@
+package org.lakecdc.pipelines.cdc;
+
+import java.util.List;
+import org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError;
+import org.lakecdc.io.mssqlcdc.client.CdcClient;
+import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
+import org.lakecdc.pipelines.cli.OptionRefusedException;
+
+/**
+ * Refuses a capture instance the source does not have before anything is written, naming where it
+ * was given ({@code --captureInstance}, or a {@code --tablesFile}'s file and line), the name, and
+ * the capture instances the source has: a mistyped name is the user's to fix, not a failed run.
+ */
+public final class CaptureInstanceCheck {
+  /**
+   * A capture instance as the command line gave it.
+   *
+   * @param captureInstance the name
+   * @param where where it was given: {@code --captureInstance}, {@code --tablesFile <file> line
+   *     <n>}
+   */
+  public record Given(String captureInstance, String where) {}
+
+  private CaptureInstanceCheck() {}
+
+  /**
+   * Looks each capture instance up in the source, in one connection.
+   *
+   * @param factory the source
+   * @param given the capture instances to find, in the order they were given
+   * @throws OptionRefusedException for the first one the source has not: {@code <where>: capture
+   *     instance '<name>' not found in the source: nothing was written; its capture instances are
+   *     <a>, <b> and <c>} (or {@code it has no capture instances})
+   */
+  public static void check(CdcClientFactory factory, List<Given> given) {
+    if (given.isEmpty()) {
+      return;
+    }
+    try (CdcClient client = factory.open()) {
+      for (Given g : given) {
+        try {
+          client.captureInstances(g.captureInstance());
+        } catch (CaptureInstanceNotFoundError e) {
+          throw new OptionRefusedException(
+              g.where()
+                  + ": capture instance '"
+                  + g.captureInstance()
+                  + "' not found in the source: nothing was written; "
+                  + known(e.existing()));
+        }
+      }
+    }
+  }
+
+  private static String known(List<String> existing) {
+    if (existing.isEmpty()) {
+      return "it has no capture instances";
+    }
+    if (existing.size() == 1) {
+      return "its capture instance is " + existing.get(0);
+    }
+    return "its capture instances are "
+        + String.join(", ", existing.subList(0, existing.size() - 1))
+        + " and "
+        + existing.get(existing.size() - 1);
+  }
+}

@@ -102,7 +102,7 @@ class ConsoleOutputTest {
     assertTrue(
         Pattern.compile(
                 "(?m)^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3} INFO  \\[[^]]+\\]"
-                    + " org\\.lakecdc\\.transforms\\.write\\.BatchCommitter - batch 1: 12"
+                    + " org\\.lakecdc\\.transforms\\.bronze\\.BatchCommitter - batch 1: 12"
                     + " rows")
             .matcher(logged)
             .find(),
@@ -116,7 +116,7 @@ class ConsoleOutputTest {
     assertTrue(
         Pattern.compile(
                 "(?m)^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3} INFO  \\[[^]]+\\]"
-                    + " org\\.lakecdc\\.transforms\\.write\\.BatchCommitter - batch 1: 12"
+                    + " org\\.lakecdc\\.transforms\\.bronze\\.BatchCommitter - batch 1: 12"
                     + " rows")
             .matcher(out)
             .find(),

@@ -1,5 +1,6 @@
 package org.lakecdc.pipelines;
 
+import org.lakecdc.pipelines.cdc.CdcToDeltaLauncher;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -130,7 +131,7 @@ class SqlServerJobTest {
     JobSummary run(String captureInstance, String... extra) {
       CdcToDeltaOptions options =
           CommandLine.parse(args(captureInstance, extra), CdcToDeltaOptions.class);
-      JobConfig config = CdcToDelta.config(options);
+      JobConfig config = CdcToDeltaLauncher.config(options);
       ByteArrayOutputStream bytes = new ByteArrayOutputStream();
       try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
         return CdcToDeltaJob.run(config, options, out);
@@ -806,7 +807,7 @@ class SqlServerJobTest {
     Target t = new Target(table);
     CdcToDeltaOptions options =
         CommandLine.parse(t.args(ci, "--bootstrap=false"), CdcToDeltaOptions.class);
-    JobConfig config = CdcToDelta.config(options);
+    JobConfig config = CdcToDeltaLauncher.config(options);
     CompletableFuture<JobSummary> following =
         CompletableFuture.supplyAsync(
             () ->

@@ -1,6 +1,5 @@
 package org.lakecdc.pipelines;
 
-import org.lakecdc.pipelines.cdc.CdcToDeltaLauncher;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -44,6 +43,7 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.read.StopCondition;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
 import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
+import org.lakecdc.pipelines.cdc.CdcToDeltaLauncher;
 import org.lakecdc.pipelines.cdc.Continuous;
 import org.lakecdc.pipelines.cdc.JobSummary;
 import org.lakecdc.pipelines.cli.CommandLine;

@@ -43,6 +43,7 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.read.StopCondition;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
 import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
+import org.lakecdc.pipelines.cdc.CdcToDeltaLauncher;
 import org.lakecdc.pipelines.cdc.Continuous;
 import org.lakecdc.pipelines.cdc.JobSummary;
 import org.lakecdc.pipelines.cli.CommandLine;
@@ -130,7 +131,7 @@ class SqlServerJobTest {
     JobSummary run(String captureInstance, String... extra) {
       CdcToDeltaOptions options =
           CommandLine.parse(args(captureInstance, extra), CdcToDeltaOptions.class);
-      JobConfig config = CdcToDelta.config(options);
+      JobConfig config = CdcToDeltaLauncher.config(options);
       ByteArrayOutputStream bytes = new ByteArrayOutputStream();
       try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
         return CdcToDeltaJob.run(config, options, out);
@@ -806,7 +807,7 @@ class SqlServerJobTest {
     Target t = new Target(table);
     CdcToDeltaOptions options =
         CommandLine.parse(t.args(ci, "--bootstrap=false"), CdcToDeltaOptions.class);
-    JobConfig config = CdcToDelta.config(options);
+    JobConfig config = CdcToDeltaLauncher.config(options);
     CompletableFuture<JobSummary> following =
         CompletableFuture.supplyAsync(
             () ->

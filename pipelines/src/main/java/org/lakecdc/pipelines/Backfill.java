@@ -4,6 +4,7 @@ import java.io.PrintStream;
 import java.time.Clock;
 import java.util.function.UnaryOperator;
 import org.lakecdc.pipelines.backfill.BackfillWaves;
+import org.lakecdc.pipelines.cdc.CdcToDeltaLauncher;
 import org.lakecdc.pipelines.cli.CommandLine;
 import org.lakecdc.pipelines.cli.ConsoleLogging;
 import org.lakecdc.pipelines.cli.JobExit;
@@ -56,8 +57,8 @@ public final class Backfill {
       options = CommandLine.parse(args, BackfillOptions.class);
       HadoopConf.checkOccurrences("hadoopConf", CommandLine.values(args, "hadoopConf"));
       refuseMainJobOnly(options);
-      config = adjust.apply(CdcToDelta.config(options));
-      CdcToDelta.checkObjectStores(java.util.List.of(config));
+      config = adjust.apply(CdcToDeltaLauncher.config(options));
+      CdcToDeltaLauncher.checkObjectStores(java.util.List.of(config));
       requireTables(config, args);
     } catch (IllegalArgumentException e) {
       err.println("error: " + CommandLine.firstLine(e));

@@ -1,43 +1,18 @@
 package org.lakecdc.pipelines;
 
 import java.io.PrintStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.function.UnaryOperator;
-import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
-import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
-import org.lakecdc.io.mssqlcdc.client.SourceTimeZone;
 import org.lakecdc.io.mssqlcdc.client.SqlCdcClientFactory;
-import org.lakecdc.io.mssqlcdc.fake.FakeCdcClientFactory;
-import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
-import org.lakecdc.io.mssqlcdc.read.SchemaChangePolicy;
-import org.lakecdc.io.mssqlcdc.read.StartingLsn;
-import org.lakecdc.io.mssqlcdc.schema.ColumnsDdl;
-import org.lakecdc.pipelines.cdc.CaptureInstanceCheck;
 import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
-import org.lakecdc.pipelines.cdc.ContinuousMode;
-import org.lakecdc.pipelines.cdc.JobSummary;
+import org.lakecdc.pipelines.cdc.CdcToDeltaLauncher;
 import org.lakecdc.pipelines.cli.CommandLine;
-import org.lakecdc.pipelines.cli.ConsoleLogging;
 import org.lakecdc.pipelines.cli.JobExit;
-import org.lakecdc.pipelines.cli.ObjectStores;
-import org.lakecdc.pipelines.cli.OptionRefusedException;
-import org.lakecdc.pipelines.cli.SqlServerSource;
 import org.lakecdc.pipelines.cli.TablesOption;
-import org.lakecdc.pipelines.demo.DemoDatabase;
 import org.lakecdc.pipelines.options.CdcToDeltaOptions;
 import org.lakecdc.pipelines.targets.JobConfig;
-import org.lakecdc.pipelines.targets.SeedCopy;
-import org.lakecdc.pipelines.targets.SnapshotSettings;
-import org.lakecdc.pipelines.targets.TablePlan;
-import org.lakecdc.pipelines.targets.TargetIdentity;
-import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.delta.HadoopConf;
-import org.lakecdc.transforms.delta.TablePaths;
-import org.lakecdc.transforms.finalization.Granularity;
 
 /**
  * The main job: SQL Server CDC of one capture instance into a bronze Delta table, the facts table
@@ -56,6 +31,9 @@ import org.lakecdc.transforms.finalization.Granularity;
  * it). What was committed stays committed, and a rerun continues from it. The JVM always exits: the
  * failed pipeline is cancelled, and a watchdog halts the JVM when its shutdown takes longer than
  * {@link JobExit#GRACE}.
+ *
+ * <p>This class parses and checks the command line and turns the outcome into the exit code; the
+ * validation into a configuration, the run and its summary are {@link CdcToDeltaLauncher}'s.
  */
 public final class CdcToDelta {
   private CdcToDelta() {}
@@ -87,33 +65,14 @@ public final class CdcToDelta {
         return runMany(args, options, err, adjust);
       }
       TablesOption.refuseTemplatesWithoutTables(args);
-      config = adjust.apply(config(options));
-      checkObjectStores(List.of(config));
+      config = adjust.apply(CdcToDeltaLauncher.config(options));
+      CdcToDeltaLauncher.checkObjectStores(List.of(config));
     } catch (IllegalArgumentException e) {
-      err.println("error: " + firstLine(e));
+      err.println("error: " + CommandLine.firstLine(e));
       return JobExit.BAD_OPTION;
     }
     try {
-      ensureDemo(options);
-      CaptureInstanceCheck.check(
-          config.clientFactory(),
-          List.of(new CaptureInstanceCheck.Given(config.captureInstance(), "--captureInstance")));
-      ConsoleLogging.startFile(options);
-      Runnable beforeStream = demoApplication(options, List.of(config.captureInstance()));
-      if (options.getContinuous()) {
-        ContinuousMode.run(
-            config,
-            options,
-            System.out,
-            beforeStream,
-            summary -> {
-              printSummary(config, summary);
-              System.out.println(ConsoleLogging.summaryLine(options));
-            });
-      } else {
-        printSummary(config, CdcToDeltaJob.run(config, options, System.out, beforeStream));
-        System.out.println(ConsoleLogging.summaryLine(options));
-      }
+      CdcToDeltaLauncher.run(config, options);
     } catch (Throwable t) {
       return JobExit.failed(t, err, options.getVerbose());
     }
@@ -138,536 +97,22 @@ public final class CdcToDelta {
         // the table is listed: the file and line, and the capture instance.
         try {
           CdcToDeltaOptions own = CommandLine.parseOnly(tableArgs, CdcToDeltaOptions.class);
-          configs.add(adjust.apply(config(own)));
+          configs.add(adjust.apply(CdcToDeltaLauncher.config(own)));
         } catch (IllegalArgumentException e) {
           throw new IllegalArgumentException(
-              table.origin() + " (" + table.captureInstance() + "): " + firstLine(e), e);
+              table.origin() + " (" + table.captureInstance() + "): " + CommandLine.firstLine(e),
+              e);
         }
       }
-      checkObjectStores(configs);
+      CdcToDeltaLauncher.checkObjectStores(configs);
     } catch (IllegalArgumentException e) {
-      err.println("error: " + firstLine(e));
+      err.println("error: " + CommandLine.firstLine(e));
       return JobExit.BAD_OPTION;
     }
     try {
-      ensureDemo(options);
-      // The tables of a --tablesFile named by file and line; --tables' by the run's own check.
-      CaptureInstanceCheck.check(
-          configs.get(0).clientFactory(),
-          listed.stream()
-              .filter(t -> t.origin().startsWith("--tablesFile"))
-              .map(t -> new CaptureInstanceCheck.Given(t.captureInstance(), t.origin()))
-              .toList());
-      checkDeclaredColumns(configs, listed);
-      ConsoleLogging.startFile(options);
-      Runnable beforeStream =
-          demoApplication(options, configs.stream().map(JobConfig::captureInstance).toList());
-      List<CdcToDeltaJob.TableOutcome> outcomes = new ArrayList<>();
-      if (options.getContinuous()) {
-        // Printed inside the run: a JVM stopped by a signal exits once the run has returned.
-        ContinuousMode.runAll(
-            configs,
-            options,
-            System.out,
-            beforeStream,
-            done -> {
-              outcomes.addAll(done);
-              printSummary(done, System.out);
-              System.out.println(ConsoleLogging.summaryLine(options));
-            });
-      } else {
-        outcomes.addAll(CdcToDeltaJob.runAll(configs, options, System.out, beforeStream));
-        printSummary(outcomes, System.out);
-        System.out.println(ConsoleLogging.summaryLine(options));
-      }
-      List<CdcToDeltaJob.TableOutcome> failed =
-          outcomes.stream().filter(CdcToDeltaJob.TableOutcome::failed).toList();
-      if (!failed.isEmpty()) {
-        err.println(
-            "error: "
-                + Counts.of(failed.size(), "table", "tables")
-                + " of "
-                + outcomes.size()
-                + " failed and stopped alone, the others completed: "
-                + String.join(
-                    " | ",
-                    failed.stream()
-                        .map(f -> f.config().captureInstance() + ": " + f.failure().get().text())
-                        .toList()));
-        return JobExit.TABLE_FAILED;
-      }
+      return CdcToDeltaLauncher.runMany(configs, listed, options, err);
     } catch (Throwable t) {
       return JobExit.failed(t, err, options.getVerbose());
     }
-    return JobExit.OK;
-  }
-
-  /**
-   * Checks the S3 settings of the runs' {@code s3a://} tables before anything is written ({@link
-   * S3StoreCheck}): a wrong endpoint, refused credentials, a missing bucket or a store without
-   * conditional writes is a refused option (exit code 2).
-   */
-  static void checkObjectStores(List<JobConfig> configs) {
-    for (JobConfig c : configs) {
-      ObjectStores.check(
-          c.hadoopConf(), c.bronzePath(), c.factsPath(), c.controlPath(), c.silverPath());
-    }
-  }
-
-  /**
-   * Resolves the declared columns ({@code --columns}) of each table that has them against its
-   * capture instances before anything is written, naming where the table is listed (a {@code
-   * --tablesFile}'s line) in a refusal; an unknown capture instance is left to the run's own check,
-   * which names every unknown one.
-   *
-   * @throws OptionRefusedException {@code <origin> (<capture instance>): --columns: <why>}
-   */
-  private static void checkDeclaredColumns(
-      List<JobConfig> configs, List<TablesOption.Table> listed) {
-    for (int i = 0; i < configs.size(); i++) {
-      JobConfig config = configs.get(i);
-      if (config.columns() == null) {
-        continue;
-      }
-      try {
-        TablePlan.outputSchema(TablePlan.read(config));
-      } catch (OptionRefusedException e) {
-        throw new OptionRefusedException(
-            listed.get(i).origin() + " (" + config.captureInstance() + "): " + e.getMessage());
-      } catch (org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError e) {
-        // Refused with the others by the run's checks (CdcToDeltaJob.runAll).
-      }
-    }
-  }
-
-  /** Builds the demo database first when the run reads the default simulator and it is absent. */
-  private static void ensureDemo(CdcToDeltaOptions options) {
-    if (options.getConnectionUrl() == null) {
-      Path source = fakePath(options);
-      DemoDatabase.Summary demo =
-          DemoDatabase.ensure(source, options.getDemoScale(), options.getDemoTransactions());
-      if (demo.created()) {
-        System.out.println(demo.builtText(source));
-      }
-    }
-  }
-
-  /**
-   * What runs before the stream: with the simulator, the demo application writing the next part of
-   * its history the first time a job streams each of the demo's capture instances (a no-op for a
-   * database that is not the demo); nothing with a real SQL Server.
-   */
-  private static Runnable demoApplication(CdcToDeltaOptions options, List<String> instances) {
-    if (options.getConnectionUrl() != null) {
-      return () -> {};
-    }
-    Path demo = fakePath(options);
-    return () -> {
-      for (String ci : instances) {
-        DemoDatabase.Continuation more =
-            DemoDatabase.continueHistory(demo, options.getDemoTransactions(), ci, System.out);
-        if (more.transactions() > 0) {
-          System.out.printf(
-              "The demo application committed %s%s%n",
-              Counts.of(more.transactions(), "transaction", "transactions"), more.description());
-        }
-      }
-    };
-  }
-
-  /**
-   * Validates the options into a job configuration.
-   *
-   * @throws IllegalArgumentException naming the option, the value and what it accepts
-   */
-  public static JobConfig config(CdcToDeltaOptions o) {
-    String ci = required("captureInstance", o.getCaptureInstance());
-    if (o.getMaxCommitsPerBatch() < 0) {
-      throw new IllegalArgumentException(
-          "--maxCommitsPerBatch must be a positive integer, or 0 to read up to max_lsn, not '"
-              + o.getMaxCommitsPerBatch()
-              + "'");
-    }
-    if (o.getNumPartitions() < 1) {
-      throw new IllegalArgumentException(
-          "--numPartitions must be a positive integer, not '" + o.getNumPartitions() + "'");
-    }
-    if (!(o.getDemoScale() > 0 && o.getDemoScale() <= 1)) {
-      throw new IllegalArgumentException(
-          "--demoScale must be a TPC-H scale factor in (0, 1], not '"
-              + CommandLine.typed(o, "demoScale", o.getDemoScale())
-              + "'");
-    }
-    if (o.getDemoTransactions() < 0) {
-      throw new IllegalArgumentException(
-          "--demoTransactions must be 0 or a positive integer, not '"
-              + o.getDemoTransactions()
-              + "'");
-    }
-    ContinuousMode.validate(o);
-    Granularity granularity = o.getGranularity();
-    SeedCopy seed = null;
-    if (o.getSeedTable() != null) {
-      if (o.getStartingLsn() != null) {
-        throw new IllegalArgumentException(
-            "--seedTable cannot be combined with --startingLsn (the seed's --seedAsOf decides where"
-                + " the stream starts); pass one or the other");
-      }
-      seed = SeedCopy.parse(o.getSeedTable(), o.getSeedAsOf(), o.getSeedAllowMissingColumns());
-    } else if (o.getSeedAsOf() != null || o.getSeedAllowMissingColumns()) {
-      throw new IllegalArgumentException(
-          (o.getSeedAsOf() != null ? "--seedAsOf" : "--seedAllowMissingColumns")
-              + " needs --seedTable (the path or URI of a Delta table holding a copy of the"
-              + " source table)");
-    }
-    SnapshotSettings snapshot = SnapshotSettings.of(o);
-    if (snapshot.chunked() && seed != null) {
-      throw new IllegalArgumentException(
-          "--snapshot=chunked cannot be combined with --seedTable (the seed is the new target's"
-              + " snapshot): pass one or the other");
-    }
-    StartingLsn start = StartingLsn.earliest();
-    if (o.getStartingLsn() != null) {
-      if (o.getBootstrap()) {
-        throw new IllegalArgumentException(
-            "--startingLsn cannot be combined with --bootstrap=true (the snapshot decides where"
-                + " the stream starts); pass --bootstrap=false to start at an LSN");
-      }
-      try {
-        start = StartingLsn.parse(o.getStartingLsn());
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("--" + e.getMessage());
-      }
-    }
-    IsolationLevel isolation = o.getIsolationLevel();
-    SchemaChangePolicy schemaChangePolicy = o.getSchemaChangePolicy();
-    DataLossPolicy onDataLoss = o.getOnDataLoss();
-    if (!(o.getResnapshotIntervalDays() >= 0) || Double.isInfinite(o.getResnapshotIntervalDays())) {
-      throw new IllegalArgumentException(
-          "--resnapshotIntervalDays must be 0 or a positive number of days, not '"
-              + CommandLine.typed(o, "resnapshotIntervalDays", o.getResnapshotIntervalDays())
-              + "'");
-    }
-    String target =
-        o.getTarget() != null ? o.getTarget() : "lakecdc-demo/delta/" + ci.toLowerCase(Locale.ROOT);
-    if (o.getColumns() != null) {
-      try {
-        ColumnsDdl.parse(o.getColumns());
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("--columns: " + firstLine(e));
-      }
-    }
-    String bronze = tablePath("target", target);
-    String facts = tablePath("factsTable", o.getFactsTable());
-    String control = tablePath("controlTable", o.getControlTable());
-    String silver = o.getSilver() == null ? null : tablePath("silver", o.getSilver());
-    if (silver != null) {
-      for (String[] other :
-          new String[][] {{"target", bronze}, {"factsTable", facts}, {"controlTable", control}}) {
-        if (silver.equals(other[1])) {
-          throw new IllegalArgumentException(
-              "--silver must be a table of its own, not the --" + other[0] + " " + other[1]);
-        }
-      }
-    }
-    List<String> keys = keys(o.getKeys());
-    if (silver == null && !keys.isEmpty()) {
-      throw new IllegalArgumentException(
-          "--keys are the key columns of a silver table: pass --silver (or --silverTemplate with"
-              + " --tables) with it");
-    }
-    if (o.getSilverWaveRows() < 1) {
-      throw new IllegalArgumentException(
-          "--silverWaveRows must be a positive integer, not '" + o.getSilverWaveRows() + "'");
-    }
-    if (o.getSilverIntervalSeconds() < 1) {
-      throw new IllegalArgumentException(
-          "--silverIntervalSeconds must be a positive integer, not '"
-              + o.getSilverIntervalSeconds()
-              + "'");
-    }
-    return JobConfig.builder(clientFactory(o), ci, bronze, facts, control)
-        .appId(o.getAppId() != null ? required("appId", o.getAppId()) : ci)
-        .bootstrap(o.getBootstrap())
-        .startingLsn(start)
-        .maxCommitsPerBatch(o.getMaxCommitsPerBatch())
-        .numPartitions(o.getNumPartitions())
-        .granularity(granularity)
-        .includeCommandId(o.getIncludeCommandId())
-        .columns(o.getColumns())
-        .isolation(isolation)
-        .schemaChangePolicy(schemaChangePolicy)
-        .seed(seed)
-        .hadoopConf(hadoopConf(o))
-        .silverPath(silver)
-        .keys(keys)
-        .silverWaveRows(o.getSilverWaveRows())
-        .silverIntervalSeconds(o.getSilverIntervalSeconds())
-        .snapshot(snapshot)
-        .onDataLoss(onDataLoss)
-        .resnapshotIntervalDays(o.getResnapshotIntervalDays())
-        .build();
-  }
-
-  /**
-   * The columns of {@code --keys}, or empty when it is not given.
-   *
-   * @throws IllegalArgumentException for an empty column or a column listed twice (ignoring case)
-   */
-  static List<String> keys(String value) {
-    if (value == null) {
-      return List.of();
-    }
-    List<String> keys = new ArrayList<>();
-    java.util.Set<String> seen = new java.util.HashSet<>();
-    for (String key : value.split(",", -1)) {
-      if (key.isBlank()) {
-        throw new IllegalArgumentException(
-            "--keys must list captured columns separated by commas (order_id or o_id,line),"
-                + " without an empty one: '"
-                + value
-                + "'");
-      }
-      if (!seen.add(key.strip().toLowerCase(Locale.ROOT))) {
-        throw new IllegalArgumentException(
-            "--keys lists the column " + key.strip() + " twice: '" + value + "'");
-      }
-      keys.add(key.strip());
-    }
-    return keys;
-  }
-
-  /**
-   * {@code --hadoopConfFile}'s properties with {@code --hadoopConf}'s entries set over them.
-   *
-   * @throws IllegalArgumentException naming the option: a malformed entry, a missing or unparsable
-   *     file
-   */
-  static HadoopConf hadoopConf(CdcToDeltaOptions o) {
-    HadoopConf conf = HadoopConf.empty();
-    if (o.getHadoopConfFile() != null) {
-      conf =
-          HadoopConf.readFile("hadoopConfFile", required("hadoopConfFile", o.getHadoopConfFile()));
-    }
-    if (o.getHadoopConf() != null) {
-      conf = conf.overriddenBy(HadoopConf.parseEntries("hadoopConf", o.getHadoopConf()));
-    }
-    return conf;
-  }
-
-  private static CdcClientFactory clientFactory(CdcToDeltaOptions o) {
-    if (o.getLockTimeoutMs() != null
-        && (o.getLockTimeoutMs() < 0 || o.getLockTimeoutMs() > Integer.MAX_VALUE)) {
-      throw new IllegalArgumentException(
-          "--lockTimeoutMs must be 0 or a positive number of milliseconds up to "
-              + Integer.MAX_VALUE
-              + ", not '"
-              + o.getLockTimeoutMs()
-              + "'");
-    }
-    SourceTimeZone zone = SqlServerSource.checkTimeoutAndZone(o);
-    if (o.getConnectionUrl() == null) {
-      if (!zone.isAuto()) {
-        throw new IllegalArgumentException(
-            "--sourceTimeZone applies to --connectionUrl (a SQL Server's clock); the simulator"
-                + " under --fakePath keeps its own zone: leave --sourceTimeZone at auto");
-      }
-      String serverOnly =
-          o.getUser() != null
-              ? "--user"
-              : o.getPasswordEnv() != null
-                  ? "--passwordEnv"
-                  : o.getPasswordFile() != null ? "--passwordFile" : null;
-      if (serverOnly != null) {
-        throw new IllegalArgumentException(
-            serverOnly
-                + " applies to --connectionUrl (a real SQL Server's login); the simulator needs"
-                + " none: add --connectionUrl, or leave "
-                + serverOnly
-                + " out");
-      }
-      Path path = fakePath(o);
-      if (Files.exists(path) && !Files.isDirectory(path)) {
-        throw new IllegalArgumentException(
-            "--fakePath must be a directory (the simulator's database, built there when empty),"
-                + " not the file '"
-                + path
-                + "'");
-      }
-      DemoDatabase.requireSource(path, o.getBuildDemo());
-      return new FakeCdcClientFactory(path.toString());
-    }
-    if (o.getFakePath() != null || o.getBuildDemo()) {
-      throw new IllegalArgumentException(
-          (o.getFakePath() != null ? "--fakePath" : "--buildDemo")
-              + " is for the simulator and --connectionUrl for a real SQL Server: pass one of"
-              + " them, not both");
-    }
-    return SqlServerSource.factory(o, zone, o.getLockTimeoutMs());
-  }
-
-  /**
-   * A Delta table's path or URI, normalized: not empty, and for a local path neither an existing
-   * file nor below one (a table is a directory; the job would fail creating it, after its work).
-   */
-  private static String tablePath(String option, String value) {
-    required(option, value);
-    String normalized;
-    try {
-      normalized = TablePaths.normalize(value);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("--" + option + ": " + e.getMessage());
-    }
-    return CommandLine.writableTableLocation(option, normalized);
-  }
-
-  /** {@code --fakePath}, or the demo's default directory when it is not given. */
-  static Path fakePath(CdcToDeltaOptions o) {
-    return o.getFakePath() == null
-        ? DemoDatabase.DEFAULT_DIRECTORY
-        : Path.of(required("fakePath", o.getFakePath()));
-  }
-
-  private static String required(String option, String value) {
-    if (value == null || value.isBlank()) {
-      throw new IllegalArgumentException("--" + option + " must not be empty");
-    }
-    return value;
-  }
-
-  private static String firstLine(Throwable e) {
-    String message = e.getMessage() == null ? e.toString() : e.getMessage();
-    return message.lines().findFirst().orElse(message);
-  }
-
-  /** A summary's change rows by operation, adding up to its rows ({@link Counts#byOperation}). */
-  private static String byOperation(JobSummary s) {
-    return Counts.byOperation(
-        s.rows(),
-        s.rowsByOperation().getOrDefault("insert", 0L),
-        s.rowsByOperation().getOrDefault("update", 0L),
-        s.rowsByOperation().getOrDefault("delete", 0L));
-  }
-
-  /** {@code rows} per second of {@code seconds}, rounded, with the noun that fits the figure. */
-  private static String rate(long rows, double seconds, String one, String many) {
-    return Counts.of(Math.round(rows / Math.max(seconds, 1e-3)), one, many);
-  }
-
-  private static void printSummary(JobConfig config, JobSummary summary) {
-    printSummary(config, summary, System.out);
-  }
-
-  /**
-   * Prints what a run of many tables did: the totals, then one line per table (its batches and
-   * change rows, a snapshot taken, its position and verdict, or why it stopped), and where the
-   * shared tables are.
-   */
-  static void printSummary(List<CdcToDeltaJob.TableOutcome> outcomes, PrintStream out) {
-    long batches = 0;
-    long rows = 0;
-    double seconds = 0;
-    double streamSeconds = 0;
-    for (CdcToDeltaJob.TableOutcome o : outcomes) {
-      batches += o.summary().batches();
-      rows += o.summary().rows();
-      seconds = Math.max(seconds, o.summary().seconds());
-      streamSeconds = Math.max(streamSeconds, o.summary().streamSeconds());
-    }
-    long failed = outcomes.stream().filter(CdcToDeltaJob.TableOutcome::failed).count();
-    out.println();
-    out.printf(
-        "Done in %.1f s: %s%s, %s, %s in %.1f s of streaming, %s%n",
-        seconds,
-        Counts.of(outcomes.size(), "table", "tables"),
-        failed > 0 ? " (" + failed + " failed)" : "",
-        Counts.of(batches, "batch", "batches"),
-        Counts.of(rows, "change row", "change rows"),
-        streamSeconds,
-        rate(rows, streamSeconds, "change row/s", "change rows/s"));
-    int width =
-        outcomes.stream().mapToInt(o -> o.config().captureInstance().length()).max().orElse(0);
-    for (CdcToDeltaJob.TableOutcome o : outcomes) {
-      JobSummary s = o.summary();
-      String name = String.format(Locale.ROOT, "%-" + width + "s", o.config().captureInstance());
-      if (o.failed()) {
-        out.printf(
-            "  %s  FAILED at %s (%s) after %s this run: %s%n",
-            name,
-            o.failure().get().positionLsn(),
-            TargetIdentity.batchText(o.failure().get().batchId() - 1),
-            Counts.of(s.batches(), "batch", "batches"),
-            o.failure().get().text());
-        continue;
-      }
-      out.printf(
-          "  %s  %s, %s (%s)%s; %s; finalized_until = %s%n",
-          name,
-          Counts.of(s.batches(), "batch", "batches"),
-          Counts.of(s.rows(), "change row", "change rows"),
-          byOperation(s),
-          s.snapshotRows() >= 0
-              ? "; a snapshot of " + Counts.of(s.snapshotRows(), "row", "rows")
-              : "",
-          s.position()
-              .map(p -> TargetIdentity.batchText(p.batchId()) + " at " + p.endLsn())
-              .orElse("no position"),
-          s.verdict().map(v -> v + " UTC").orElse("none yet"));
-    }
-    JobConfig first = outcomes.get(0).config();
-    out.printf(
-        "Tables (Delta):%n  bronze  one per table, e.g. %s%n  facts   %s%n  control %s%n",
-        first.bronzePath(), first.factsPath(), first.controlPath());
-  }
-
-  /**
-   * Prints what a run did: counts (each with its singular or plural noun); the change rows' rate,
-   * per second of the stream phase only; a snapshot's rows with their own rate, per second of the
-   * snapshot; the position, the verdict (a UTC time, or {@code none yet}), where the tables are.
-   */
-  static void printSummary(JobConfig config, JobSummary summary, PrintStream out) {
-    out.println();
-    out.printf(
-        "Done in %.1f s: %s, %s (%s) in %.1f s of streaming, %s%s%n",
-        summary.seconds(),
-        Counts.of(summary.batches(), "batch", "batches"),
-        Counts.of(summary.rows(), "change row", "change rows"),
-        byOperation(summary),
-        summary.streamSeconds(),
-        rate(summary.rows(), summary.streamSeconds(), "change row/s", "change rows/s"),
-        summary.snapshotRows() >= 0
-            ? String.format(
-                Locale.ROOT,
-                "; a snapshot of %s in %.1f s, %s",
-                Counts.of(summary.snapshotRows(), "row", "rows"),
-                summary.snapshotSeconds(),
-                rate(summary.snapshotRows(), summary.snapshotSeconds(), "row/s", "rows/s"))
-            : "");
-    summary
-        .position()
-        .ifPresent(
-            p ->
-                out.printf(
-                    "Position: %s%s, end LSN %s committed at %s%n",
-                    p.generation() > 0
-                        ? "generation " + p.generation() + " (app id " + p.appId() + "), "
-                        : "",
-                    TargetIdentity.batchText(p.batchId()),
-                    p.endLsn(),
-                    p.endCommitTime()));
-    out.printf(
-        "Verdict: finalized_until = %s (%s periods)%n",
-        summary.verdict().map(v -> v + " UTC").orElse("none yet"), config.granularity());
-    out.printf(
-        "Tables (Delta):%n  bronze  %s%n  facts   %s%n  control %s%n",
-        // Normalized: a local table's absolute path, or the URI as given (s3a://...).
-        config.bronzePath(), config.factsPath(), config.controlPath());
-    if (config.silverPath() != null) {
-      out.printf("  silver  %s%n", config.silverPath());
-    }
-    out.printf(
-        "Query them with Spark and delta-spark, e.g.%n  spark.read.format(\"delta\").load(\"%s\")"
-            + ".orderBy(\"_start_lsn\", \"_command_id\", \"_seqval\", \"_operation\").show()%n",
-        config.bronzePath());
   }
 }

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.lakecdc.pipelines.cdc.CdcToDeltaLauncher;
 import org.lakecdc.pipelines.cli.CommandLine;
 import org.lakecdc.pipelines.cli.JobExit;
 import org.lakecdc.pipelines.cli.TablesOption;
@@ -28,14 +29,15 @@ class ChunkedSnapshotOptionsTest {
     IllegalArgumentException e =
         assertThrows(
             IllegalArgumentException.class,
-            () -> CdcToDelta.config(CommandLine.parse(args, CdcToDeltaOptions.class)));
+            () -> CdcToDeltaLauncher.config(CommandLine.parse(args, CdcToDeltaOptions.class)));
     assertEquals(1, e.getMessage().lines().count(), e.getMessage());
     return e.getMessage();
   }
 
   @Test
   void theDefaultsAreAWholeSnapshotAndForChunksAMillionRowsFourPerWaveWithTheBackfill() {
-    JobConfig config = CdcToDelta.config(CommandLine.parse(new String[0], CdcToDeltaOptions.class));
+    JobConfig config =
+        CdcToDeltaLauncher.config(CommandLine.parse(new String[0], CdcToDeltaOptions.class));
     assertEquals(SnapshotSettings.DEFAULTS, config.snapshot());
     assertEquals(SnapshotSettings.Mode.WHOLE, config.snapshot().mode());
     assertEquals(1_000_000, config.snapshot().chunkRows());
@@ -47,7 +49,7 @@ class ChunkedSnapshotOptionsTest {
   @Test
   void theChunkedOptionsAreTaken() {
     JobConfig config =
-        CdcToDelta.config(
+        CdcToDeltaLauncher.config(
             CommandLine.parse(
                 new String[] {
                   "--snapshot=Chunked",
@@ -118,7 +120,7 @@ class ChunkedSnapshotOptionsTest {
     java.util.List<String> settings = new java.util.ArrayList<>();
     for (TablesOption.Table table : TablesOption.tables(options, args)) {
       JobConfig config =
-          CdcToDelta.config(
+          CdcToDeltaLauncher.config(
               CommandLine.parseOnly(
                   TablesOption.tableArgs(args, table, options), CdcToDeltaOptions.class));
       SnapshotSettings s = config.snapshot();

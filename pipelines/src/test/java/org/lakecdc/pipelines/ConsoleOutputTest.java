@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
 import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
+import org.lakecdc.pipelines.cdc.CdcToDeltaLauncher;
 import org.lakecdc.pipelines.cdc.JobSummary;
 import org.lakecdc.pipelines.cli.CommandLine;
 import org.lakecdc.pipelines.cli.ConsoleLogging;
@@ -130,7 +131,7 @@ class ConsoleOutputTest {
     JobConfig config = fixture.config();
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
-      CdcToDelta.printSummary(
+      CdcToDeltaLauncher.printSummary(
           config,
           new JobSummary(
               1,
@@ -142,7 +143,7 @@ class ConsoleOutputTest {
               1.0,
               2.0),
           out);
-      CdcToDelta.printSummary(
+      CdcToDeltaLauncher.printSummary(
           config,
           new JobSummary(
               2,
@@ -175,7 +176,7 @@ class ConsoleOutputTest {
     JobFixture fixture = new JobFixture(dir);
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
-      CdcToDelta.printSummary(
+      CdcToDeltaLauncher.printSummary(
           fixture.config(),
           new JobSummary(0, Map.of(), 12_000, 4.0, Optional.empty(), Optional.empty(), 2.0, 7.5),
           out);

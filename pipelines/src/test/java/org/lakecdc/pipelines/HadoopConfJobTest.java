@@ -19,6 +19,7 @@ import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.lakecdc.pipelines.cdc.CdcToDeltaLauncher;
 import org.lakecdc.pipelines.cli.JobExit;
 import org.lakecdc.pipelines.options.CdcToDeltaOptions;
 import org.lakecdc.pipelines.targets.JobConfig;
@@ -259,7 +260,7 @@ class HadoopConfJobTest {
                 args(f, "--hadoopConf=fs.s3a.secret.key=hunter2,fs.s3a.endpoint=http://minio:9000")
                     .toArray(String[]::new))
             .as(CdcToDeltaOptions.class);
-    JobConfig config = CdcToDelta.config(options);
+    JobConfig config = CdcToDeltaLauncher.config(options);
     assertEquals(
         HadoopConf.of(
             java.util.Map.of(

@@ -726,7 +726,7 @@ class SilverJobTest {
     Run built = applyChanges(maintenanceArgs(f, path, "--silverWaveRows=2"));
     assertEquals(0, built.code(), built.out() + built.err());
     List<String> rows = silverRows(path, "order_id");
-    List<DataFileRows> before = tables.dataFileRows(path, tables.version(path));
+    List<DataFileRows> before = tables.deletionVectors().dataFileRows(path, tables.version(path));
     assertEquals(18, before.size(), before.toString());
     assertEquals(2, before.stream().filter(d -> d.deletedRows() > 0).count(), before.toString());
     List<String> vectors =
@@ -744,7 +744,7 @@ class SilverJobTest {
             + ": compacted 18 files into 1 file (24 rows, 2 deleted rows purged)\n",
         compacted.out());
     assertEquals(rows, silverRows(path, "order_id"));
-    List<DataFileRows> after = tables.dataFileRows(path, tables.version(path));
+    List<DataFileRows> after = tables.deletionVectors().dataFileRows(path, tables.version(path));
     assertEquals(1, after.size(), after.toString());
     assertEquals(24, after.get(0).numRecords());
     assertEquals(0, after.get(0).deletedRows());

@@ -3,6 +3,7 @@ package org.lakecdc.pipelines.cli;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
 import org.apache.beam.runners.direct.DirectOptions;
@@ -385,5 +386,33 @@ public final class CommandLine {
               + readFrom);
     }
     return new org.lakecdc.io.mssqlcdc.fake.FakeCdcClientFactory(path.toString());
+  }
+
+  /**
+   * The columns of {@code --keys}, or empty when it is not given.
+   *
+   * @throws IllegalArgumentException for an empty column or a column listed twice (ignoring case)
+   */
+  public static List<String> keys(String value) {
+    if (value == null) {
+      return List.of();
+    }
+    List<String> keys = new ArrayList<>();
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    for (String key : value.split(",", -1)) {
+      if (key.isBlank()) {
+        throw new IllegalArgumentException(
+            "--keys must list captured columns separated by commas (order_id or o_id,line),"
+                + " without an empty one: '"
+                + value
+                + "'");
+      }
+      if (!seen.add(key.strip().toLowerCase(Locale.ROOT))) {
+        throw new IllegalArgumentException(
+            "--keys lists the column " + key.strip() + " twice: '" + value + "'");
+      }
+      keys.add(key.strip());
+    }
+    return keys;
   }
 }

@@ -27,7 +27,7 @@ import org.lakecdc.io.mssqlcdc.client.SqlCdcClientFactory;
 import org.lakecdc.io.mssqlcdc.fake.FakeCdcClientFactory;
 import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.read.SchemaChangePolicy;
-import org.lakecdc.pipelines.CdcToDelta;
+import org.lakecdc.pipelines.cdc.CdcToDeltaLauncher;
 import org.lakecdc.pipelines.options.Accepts;
 import org.lakecdc.pipelines.options.ApplyChangesOptions;
 import org.lakecdc.pipelines.options.CdcToDeltaOptions;
@@ -46,7 +46,7 @@ class CommandLineTest {
     IllegalArgumentException e =
         assertThrows(
             IllegalArgumentException.class,
-            () -> CdcToDelta.config(CommandLine.parse(args, CdcToDeltaOptions.class)));
+            () -> CdcToDeltaLauncher.config(CommandLine.parse(args, CdcToDeltaOptions.class)));
     assertEquals(1, e.getMessage().lines().count(), e.getMessage());
     return e.getMessage();
   }
@@ -197,7 +197,7 @@ class CommandLineTest {
             "--bootstrap=false",
             "--startingLsn=latest"));
     SeedCopy seed =
-        CdcToDelta.config(
+        CdcToDeltaLauncher.config(
                 CommandLine.parse(
                     new String[] {
                       "--fakePath=" + dir.resolve("source"),
@@ -260,11 +260,11 @@ class CommandLineTest {
     assertEquals("--schemaChangePolicy must not be empty", error("--schemaChangePolicy="));
     String fake = "--fakePath=" + dir.resolve("src");
     JobConfig defaults =
-        CdcToDelta.config(
+        CdcToDeltaLauncher.config(
             CommandLine.parse(new String[] {fake, "--buildDemo"}, CdcToDeltaOptions.class));
     assertEquals(SchemaChangePolicy.CLASSIFY, defaults.schemaChangePolicy());
     JobConfig fail =
-        CdcToDelta.config(
+        CdcToDeltaLauncher.config(
             CommandLine.parse(
                 new String[] {fake, "--buildDemo", "--schemaChangePolicy=Fail"},
                 CdcToDeltaOptions.class));
@@ -296,7 +296,7 @@ class CommandLineTest {
     assertEquals(
         typo.toString(),
         ((FakeCdcClientFactory)
-                CdcToDelta.config(
+                CdcToDeltaLauncher.config(
                         CommandLine.parse(
                             new String[] {"--fakePath=" + typo, "--buildDemo"},
                             CdcToDeltaOptions.class))
@@ -307,7 +307,7 @@ class CommandLineTest {
     assertEquals(
         db.toString(),
         ((FakeCdcClientFactory)
-                CdcToDelta.config(
+                CdcToDeltaLauncher.config(
                         CommandLine.parse(
                             new String[] {"--fakePath=" + db}, CdcToDeltaOptions.class))
                     .clientFactory())
@@ -316,7 +316,8 @@ class CommandLineTest {
     assertEquals(
         "lakecdc-demo/source",
         ((FakeCdcClientFactory)
-                CdcToDelta.config(CommandLine.parse(new String[] {}, CdcToDeltaOptions.class))
+                CdcToDeltaLauncher.config(
+                        CommandLine.parse(new String[] {}, CdcToDeltaOptions.class))
                     .clientFactory())
             .directory(),
         "the default builds the demo by itself");
@@ -432,7 +433,7 @@ class CommandLineTest {
   @Test
   void policyOptionsAreTheirEnumsAndTakeTheirValuesInAnyCase() {
     JobConfig config =
-        CdcToDelta.config(
+        CdcToDeltaLauncher.config(
             CommandLine.parse(
                 new String[] {
                   "--granularity=Minute",
@@ -448,7 +449,7 @@ class CommandLineTest {
     assertEquals(DataLossPolicy.SKIP, config.onDataLoss());
     assertTrue(config.snapshot().chunked());
     JobConfig defaults =
-        CdcToDelta.config(CommandLine.parse(new String[] {}, CdcToDeltaOptions.class));
+        CdcToDeltaLauncher.config(CommandLine.parse(new String[] {}, CdcToDeltaOptions.class));
     assertEquals(Granularity.HOUR, defaults.granularity());
     assertEquals(IsolationLevel.READ_COMMITTED, defaults.isolation());
     assertEquals(SchemaChangePolicy.CLASSIFY, defaults.schemaChangePolicy());
@@ -504,7 +505,7 @@ class CommandLineTest {
   void aRealServerIsReadThroughTheTSqlClientWithoutThePassword() throws Exception {
     Path password = Files.writeString(dir.resolve("password"), "hunter2\n");
     JobConfig config =
-        CdcToDelta.config(
+        CdcToDeltaLauncher.config(
             CommandLine.parse(
                 new String[] {
                   "--connectionUrl=jdbc:sqlserver://db.example.com:1433;databaseName=sales",
@@ -533,7 +534,7 @@ class CommandLineTest {
             .contains("hunter2"));
 
     JobConfig defaults =
-        CdcToDelta.config(
+        CdcToDeltaLauncher.config(
             CommandLine.parse(
                 new String[] {
                   "--connectionUrl=jdbc:sqlserver://db:1433;databaseName=sales",

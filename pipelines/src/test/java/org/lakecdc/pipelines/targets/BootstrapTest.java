@@ -23,8 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
 import org.lakecdc.pipelines.BronzeOracle;
-import org.lakecdc.pipelines.CdcToDelta;
 import org.lakecdc.pipelines.JobFixture;
+import org.lakecdc.pipelines.cdc.CdcToDeltaLauncher;
 import org.lakecdc.pipelines.options.CdcToDeltaOptions;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.facts.FactsTable;
@@ -117,7 +117,7 @@ class BootstrapTest {
         PipelineOptionsFactory.fromArgs("--startingLsn=latest", "--fakePath=" + dir)
             .as(CdcToDeltaOptions.class);
     IllegalArgumentException e =
-        assertThrows(IllegalArgumentException.class, () -> CdcToDelta.config(options));
+        assertThrows(IllegalArgumentException.class, () -> CdcToDeltaLauncher.config(options));
     assertEquals(
         "--startingLsn cannot be combined with --bootstrap=true (the snapshot decides where the"
             + " stream starts); pass --bootstrap=false to start at an LSN",

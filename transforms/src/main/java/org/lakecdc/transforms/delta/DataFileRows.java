@@ -1,8 +1,8 @@
 package org.lakecdc.transforms.delta;
 
 /**
- * One data file of a table version with its row counts, from the log only (the tables' {@code
- * dataFileRows}).
+ * One data file of a table version with its row counts, from the log only ({@link
+ * TableDeletionVectors#dataFileRows}).
  *
  * @param file the {@code add} path as the log holds it
  * @param sizeBytes the file's size

@@ -6,13 +6,11 @@ import io.delta.kernel.utils.CloseableIterator;
 import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
 import org.apache.hadoop.conf.Configuration;
@@ -168,11 +166,6 @@ public final class DeltaTables {
     return lifecycle.createIfAbsent(path, definition, () -> {});
   }
 
-  /** {@link #createIfAbsent(String, TableDefinition)} running a test hook before the commit. */
-  OpenResult createIfAbsent(String path, TableDefinition definition, Runnable beforeCreateCommit) {
-    return lifecycle.createIfAbsent(path, definition, beforeCreateCommit);
-  }
-
   /**
    * Opens an existing table as a table of this kind: checks its {@link TableProperties#TABLE_KIND}
    * (when set) and {@link TableProperties#SCHEMA_VERSION} (0 when unset), then applies the kind's
@@ -192,11 +185,6 @@ public final class DeltaTables {
    */
   public OpenResult open(String path, TableKind kind) {
     return lifecycle.open(path, kind);
-  }
-
-  /** {@link #open(String, TableKind)} for a kind given by name and migration list (tests). */
-  OpenResult open(String path, String kindName, List<Migration> migrations, String tableComment) {
-    return lifecycle.open(path, kindName, migrations, tableComment);
   }
 
   /**
@@ -361,20 +349,6 @@ public final class DeltaTables {
   }
 
   /**
-   * {@link #commit(String, List, String, long, Map)} running a test hook between building the first
-   * attempt's transaction and committing it, where a concurrent writer can interfere.
-   */
-  CommitResult commit(
-      String path,
-      List<DataFileAction> files,
-      @Nullable String appId,
-      long txnVersion,
-      Map<String, String> domainMetadata,
-      Runnable beforeFirstCommit) {
-    return commits.commit(path, files, appId, txnVersion, domainMetadata, beforeFirstCommit);
-  }
-
-  /**
    * Writes the rows and commits them in this process: {@link #writeDataFiles} then {@link #commit}.
    * For small writes (facts rows, tests); large appends write files on workers. The latest snapshot
    * is read once: the transaction built on it checks the transaction identifier (a replay is
@@ -426,23 +400,7 @@ public final class DeltaTables {
       String appId,
       long txnVersion,
       Map<String, String> domainMetadata) {
-    return appendGrouped(path, rowSchema, rows, appId, txnVersion, domainMetadata, () -> {});
-  }
-
-  /** {@link #appendGrouped} running a test hook before each attempt of the group's commit. */
-  CommitResult appendGrouped(
-      String path,
-      Schema rowSchema,
-      List<Row> rows,
-      String appId,
-      long txnVersion,
-      Map<String, String> domainMetadata,
-      Runnable beforeCommit) {
-    return groupCommits.append(
-        path,
-        new TableGroupCommits.Member(
-            rowSchema, List.copyOf(rows), appId, txnVersion, Map.copyOf(domainMetadata)),
-        beforeCommit);
+    return groupCommits.append(path, rowSchema, rows, appId, txnVersion, domainMetadata, () -> {});
   }
 
   /**
@@ -467,17 +425,6 @@ public final class DeltaTables {
   public CommitResult rewrite(
       String path, Schema rowSchema, Iterable<Row> rows, @Nullable String appId, long txnVersion) {
     return commits.rewrite(path, rowSchema, rows, appId, txnVersion);
-  }
-
-  /** {@link #rewrite(String, Schema, Iterable, String, long)} running a test hook before commit. */
-  CommitResult rewrite(
-      String path,
-      Schema rowSchema,
-      Iterable<Row> rows,
-      @Nullable String appId,
-      long txnVersion,
-      Runnable beforeCommit) {
-    return commits.rewrite(path, rowSchema, rows, appId, txnVersion, beforeCommit);
   }
 
   /**
@@ -573,9 +520,7 @@ public final class DeltaTables {
    * @throws IllegalStateException when no table exists
    */
   public OptionalLong latestTransactionVersion(String path, String appId) {
-    Optional<Long> version =
-        snapshots.require(path).getLatestTransactionVersion(snapshots.engine(), appId);
-    return version.map(OptionalLong::of).orElse(OptionalLong.empty());
+    return snapshots.latestTransactionVersion(path, appId);
   }
 
   /**
@@ -740,14 +685,8 @@ public final class DeltaTables {
    * @throws UncheckedIOException when listing, reading the log or deleting fails
    */
   public VacuumResult vacuum(String path, Instant cutoff, boolean dryRun) {
-    Set<String> referenced = new HashSet<>();
-    for (DataFileDetail file : dataFileDetails(path)) {
-      referenced.add(file.path());
-      if (file.deletionVectorPath() != null) {
-        referenced.add(file.deletionVectorPath());
-      }
-    }
-    return TableVacuum.run(snapshots.hadoopConf(), path, referenced, cutoff.toEpochMilli(), dryRun);
+    return TableVacuum.run(
+        snapshots.hadoopConf(), path, dataFileDetails(path), cutoff.toEpochMilli(), dryRun);
   }
 
   /**
@@ -817,17 +756,14 @@ public final class DeltaTables {
     return deletionVectors;
   }
 
-  /**
-   * The data files of a table version with their row and deleted-row counts, from the log only (no
-   * data file or vector is read); {@link TableDeletionVectors#dataFileRows}.
-   *
-   * @param path the table path or URI
-   * @param version the table version
-   * @return the files, in the log's order
-   * @throws IllegalStateException when no table exists or the version is no longer readable
-   */
-  public List<DataFileRows> dataFileRows(String path, long version) {
-    return deletionVectors.dataFileRows(path, version);
+  /** The lifecycle behind {@link #createIfAbsent} and {@link #open}, for tests' hooks. */
+  TableLifecycle lifecycle() {
+    return lifecycle;
+  }
+
+  /** The commits behind {@link #commit} and {@link #rewrite}, for tests' hooks. */
+  TableCommits commits() {
+    return commits;
   }
 
   /**

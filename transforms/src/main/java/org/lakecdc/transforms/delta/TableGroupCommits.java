@@ -100,6 +100,25 @@ final class TableGroupCommits {
   }
 
   /**
+   * Appends these rows to the table at {@code path} in the next group commit, as one member tagged
+   * {@code (appId, txnVersion)} with its domain metadata ({@link #append(String, Member,
+   * Runnable)}).
+   */
+  CommitResult append(
+      String path,
+      Schema rowSchema,
+      List<Row> rows,
+      String appId,
+      long txnVersion,
+      Map<String, String> domainMetadata,
+      Runnable beforeCommit) {
+    return append(
+        path,
+        new Member(rowSchema, List.copyOf(rows), appId, txnVersion, Map.copyOf(domainMetadata)),
+        beforeCommit);
+  }
+
+  /**
    * Appends {@code member}'s rows to the table at {@code path} in the next group commit, and
    * returns when that is committed (or found committed before).
    *

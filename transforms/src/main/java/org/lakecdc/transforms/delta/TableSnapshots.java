@@ -18,6 +18,7 @@ import java.io.UncheckedIOException;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -268,5 +269,16 @@ final class TableSnapshots {
             e);
       }
     }
+  }
+
+  /**
+   * The highest transaction version committed by {@code appId} on the table's latest snapshot.
+   *
+   * @return empty when the app id never committed
+   * @throws IllegalStateException when no table exists
+   */
+  OptionalLong latestTransactionVersion(String path, String appId) {
+    Optional<Long> version = require(path).getLatestTransactionVersion(engine, appId);
+    return version.map(OptionalLong::of).orElse(OptionalLong.empty());
   }
 }

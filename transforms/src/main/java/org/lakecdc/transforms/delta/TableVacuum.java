@@ -56,6 +56,33 @@ final class TableVacuum {
   private TableVacuum() {}
 
   /**
+   * Deletes (or lists, on a dry run) the files of the table that none of {@code files} (the latest
+   * version's data files) references, as a data file or as its deletion vector file.
+   *
+   * @param conf the Hadoop configuration
+   * @param tablePath the table path or URI
+   * @param files the latest version's data files
+   * @param cutoffMillis tombstones deleted before this time have expired; files modified before it
+   *     may go
+   * @param dryRun list only
+   */
+  static VacuumResult run(
+      Configuration conf,
+      String tablePath,
+      List<DataFileDetail> files,
+      long cutoffMillis,
+      boolean dryRun) {
+    Set<String> referenced = new HashSet<>();
+    for (DataFileDetail file : files) {
+      referenced.add(file.path());
+      if (file.deletionVectorPath() != null) {
+        referenced.add(file.deletionVectorPath());
+      }
+    }
+    return run(conf, tablePath, referenced, cutoffMillis, dryRun);
+  }
+
+  /**
    * Deletes (or lists, on a dry run) the unreferenced files of the table.
    *
    * @param conf the Hadoop configuration

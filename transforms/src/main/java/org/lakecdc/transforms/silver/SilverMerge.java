@@ -187,7 +187,7 @@ public final class SilverMerge {
         return replay.get();
       }
       Columns columns = columns(silverPath, keys);
-      List<DataFileRows> files = tables.dataFileRows(silverPath, version);
+      List<DataFileRows> files = tables.deletionVectors().dataFileRows(silverPath, version);
       long before = 0;
       for (DataFileRows file : files) {
         if (file.numRecords() < 0) {

@@ -45,27 +45,29 @@ class ChunkAndBatchCommitsTest {
   }
 
   private CommitResult chunk(DeltaTables on, String path, int chunk, Runnable before) {
-    return on.commit(
-        path,
-        files(path, 100 + chunk),
-        ChunkedSnapshotFacts.bronzeAppId("app", S),
-        chunk,
-        Map.of(ChunkedSnapshotFacts.BRONZE_DOMAIN, "{\"chunk\":" + chunk + "}"),
-        before);
+    return on.commits()
+        .commit(
+            path,
+            files(path, 100 + chunk),
+            ChunkedSnapshotFacts.bronzeAppId("app", S),
+            chunk,
+            Map.of(ChunkedSnapshotFacts.BRONZE_DOMAIN, "{\"chunk\":" + chunk + "}"),
+            before);
   }
 
   private CommitResult batch(DeltaTables on, String path, long batch, Runnable before) {
-    return on.commit(
-        path,
-        files(path, batch),
-        "app",
-        batch,
-        Map.of(
-            StreamPosition.BRONZE_DOMAIN,
-            "{\"batch\":" + batch + "}",
-            "mssql_cdc.batch",
-            "{\"batch_id\":" + batch + "}"),
-        before);
+    return on.commits()
+        .commit(
+            path,
+            files(path, batch),
+            "app",
+            batch,
+            Map.of(
+                StreamPosition.BRONZE_DOMAIN,
+                "{\"batch\":" + batch + "}",
+                "mssql_cdc.batch",
+                "{\"batch_id\":" + batch + "}"),
+            before);
   }
 
   private List<Long> ids(String path) {

@@ -75,8 +75,8 @@ class DeletionVectorCommitTest {
     long v = tables.version(path);
     assertEquals(
         List.of("0:n0:0", "1:n1:1", "2:n2:2", "3:n3:3", "4:n4:4", "5:n5:5"), live(path, v));
-    String file = tables.dataFileRows(path, v).get(0).file();
-    assertEquals(6, tables.dataFileRows(path, v).get(0).numRecords());
+    String file = tables.deletionVectors().dataFileRows(path, v).get(0).file();
+    assertEquals(6, tables.deletionVectors().dataFileRows(path, v).get(0).numRecords());
     byte[][] bytes = new byte[1][];
     DeletionVectorUpdate first = update(file, new long[] {1, 4}, bytes);
     CommitResult result =
@@ -96,7 +96,7 @@ class DeletionVectorCommitTest {
         "[1, 4]",
         java.util.Arrays.toString(
             tables.deletionVectors().deletedRowPositions(path, v + 1, List.of(file)).get(file)));
-    assertEquals(2, tables.dataFileRows(path, v + 1).get(0).deletedRows());
+    assertEquals(2, tables.deletionVectors().dataFileRows(path, v + 1).get(0).deletedRows());
     // The old version still reads all rows (time travel).
     assertEquals(6, live(path, v).size());
     // A replay of the transaction writes nothing.
@@ -112,7 +112,7 @@ class DeletionVectorCommitTest {
   void aConcurrentCommitAfterTheTransactionWasBuiltMakesItFail() {
     String path = table();
     long v = tables.version(path);
-    String file = tables.dataFileRows(path, v).get(0).file();
+    String file = tables.deletionVectors().dataFileRows(path, v).get(0).file();
     byte[][] bytes = new byte[1][];
     DeletionVectorUpdate update = update(file, new long[] {0}, bytes);
     DeltaTables other = DeltaTables.create();

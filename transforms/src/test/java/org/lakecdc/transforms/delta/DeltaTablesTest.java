@@ -143,10 +143,12 @@ class DeltaTablesTest {
     List<DeltaColumn> theirs = List.of(DeltaColumn.nullable("a", OutputType.STRING, null));
 
     OpenResult result =
-        tables.createIfAbsent(
-            path,
-            TableDefinition.of(TableKind.BRONZE, ORDERS),
-            () -> other.createIfAbsent(path, TableDefinition.of(TableKind.BRONZE, theirs)));
+        tables
+            .lifecycle()
+            .createIfAbsent(
+                path,
+                TableDefinition.of(TableKind.BRONZE, ORDERS),
+                () -> other.createIfAbsent(path, TableDefinition.of(TableKind.BRONZE, theirs)));
 
     assertEquals(false, result.created());
     assertEquals(theirs, tables.describe(path).columns());
@@ -431,15 +433,17 @@ class DeltaTablesTest {
         tables.writeDataFiles(path, ORDERS_SCHEMA, List.of(order(1, "a", null)));
 
     CommitResult result =
-        tables.commit(
-            path,
-            files,
-            "app",
-            1,
-            Map.of(),
-            () ->
-                other.append(
-                    path, ORDERS_SCHEMA, List.of(order(2, "b", null)), "other", 1, Map.of()));
+        tables
+            .commits()
+            .commit(
+                path,
+                files,
+                "app",
+                1,
+                Map.of(),
+                () ->
+                    other.append(
+                        path, ORDERS_SCHEMA, List.of(order(2, "b", null)), "other", 1, Map.of()));
 
     assertEquals(CommitResult.Status.COMMITTED, result.status());
     assertEquals(List.of(1L, 2L), ids(path));
@@ -453,15 +457,17 @@ class DeltaTablesTest {
         tables.writeDataFiles(path, ORDERS_SCHEMA, List.of(order(1, "a", null)));
 
     CommitResult result =
-        tables.commit(
-            path,
-            files,
-            "app",
-            1,
-            Map.of("d", "1"),
-            () ->
-                other.addColumns(
-                    path, List.of(DeltaColumn.nullable("note", OutputType.STRING, null))));
+        tables
+            .commits()
+            .commit(
+                path,
+                files,
+                "app",
+                1,
+                Map.of("d", "1"),
+                () ->
+                    other.addColumns(
+                        path, List.of(DeltaColumn.nullable("note", OutputType.STRING, null))));
 
     assertEquals(CommitResult.Status.COMMITTED, result.status());
     assertEquals(List.of(1L), ids(path));
@@ -477,8 +483,15 @@ class DeltaTablesTest {
         tables.writeDataFiles(path, ORDERS_SCHEMA, List.of(order(1, "a", null)));
 
     CommitResult result =
-        tables.commit(
-            path, files, "app", 1, Map.of(), () -> twin.commit(path, files, "app", 1, Map.of()));
+        tables
+            .commits()
+            .commit(
+                path,
+                files,
+                "app",
+                1,
+                Map.of(),
+                () -> twin.commit(path, files, "app", 1, Map.of()));
 
     assertEquals(CommitResult.Status.ALREADY_COMMITTED, result.status());
     assertEquals(List.of(1L), ids(path));
@@ -528,13 +541,15 @@ class DeltaTablesTest {
         assertThrows(
             DeltaConflictException.class,
             () ->
-                tables.rewrite(
-                    path,
-                    ORDERS_SCHEMA,
-                    List.of(order(3, "c", null)),
-                    null,
-                    0,
-                    () -> other.rewrite(path, ORDERS_SCHEMA, List.of(order(2, "b", null)))));
+                tables
+                    .commits()
+                    .rewrite(
+                        path,
+                        ORDERS_SCHEMA,
+                        List.of(order(3, "c", null)),
+                        null,
+                        0,
+                        () -> other.rewrite(path, ORDERS_SCHEMA, List.of(order(2, "b", null)))));
 
     assertThat(e.getMessage(), startsWith("Delta table " + path + ": the rewrite read version "));
     assertEquals(List.of(2L), ids(path));
@@ -679,7 +694,7 @@ class DeltaTablesTest {
                     new SchemaChange.SetColumnComment("absent", "ignored"),
                     new SchemaChange.SetTableComment("v3"))));
 
-    OpenResult opened = tables.open(path, "facts", migrations, "unused");
+    OpenResult opened = tables.lifecycle().open(path, "facts", migrations, "unused");
 
     assertEquals(2, opened.migrationsApplied());
     assertEquals(3, opened.schemaVersion());
@@ -729,7 +744,7 @@ class DeltaTablesTest {
                     new SchemaChange.AddColumns(
                         List.of(DeltaColumn.nullable("B", OutputType.INT, "added b"))))));
 
-    OpenResult opened = tables.open(path, "control", migrations, "comment");
+    OpenResult opened = tables.lifecycle().open(path, "control", migrations, "comment");
 
     assertEquals(1, opened.schemaVersion());
     TableInfo info = tables.describe(path);

@@ -166,20 +166,22 @@ class S3KernelRetriesTest {
     // Between building its transaction on version 2 and committing it, another writer takes
     // version 3; the loser's listing of the winning commits then shows none.
     CommitResult result =
-        tables.commit(
-            path,
-            files,
-            "a",
-            0,
-            Map.of(),
-            () -> {
-              assertEquals(
-                  3,
-                  other
-                      .append(path, FactsTable.SCHEMA, List.of(fact("b", 0)), "b", 0, Map.of())
-                      .version());
-              FaultyLogStore.hideFromNextListing(name -> true);
-            });
+        tables
+            .commits()
+            .commit(
+                path,
+                files,
+                "a",
+                0,
+                Map.of(),
+                () -> {
+                  assertEquals(
+                      3,
+                      other
+                          .append(path, FactsTable.SCHEMA, List.of(fact("b", 0)), "b", 0, Map.of())
+                          .version());
+                  FaultyLogStore.hideFromNextListing(name -> true);
+                });
     assertEquals(CommitResult.Status.COMMITTED, result.status());
     assertEquals(4, result.version());
     assertEquals(1, FaultyLogStore.FIRED.get());
@@ -203,25 +205,28 @@ class S3KernelRetriesTest {
     // Between building its transaction on version 2 and committing it, two writers take versions
     // 3 and 4; the loser's listing of the winning commits misses 3 and shows 4.
     CommitResult result =
-        tables.commit(
-            path,
-            files,
-            "a",
-            0,
-            Map.of(),
-            () -> {
-              assertEquals(
-                  3,
-                  other
-                      .append(path, FactsTable.SCHEMA, List.of(fact("b", 0)), "b", 0, Map.of())
-                      .version());
-              assertEquals(
-                  4,
-                  other
-                      .append(path, FactsTable.SCHEMA, List.of(fact("c", 0)), "c", 0, Map.of())
-                      .version());
-              FaultyLogStore.hideFromNextListing(name -> name.equals("00000000000000000003.json"));
-            });
+        tables
+            .commits()
+            .commit(
+                path,
+                files,
+                "a",
+                0,
+                Map.of(),
+                () -> {
+                  assertEquals(
+                      3,
+                      other
+                          .append(path, FactsTable.SCHEMA, List.of(fact("b", 0)), "b", 0, Map.of())
+                          .version());
+                  assertEquals(
+                      4,
+                      other
+                          .append(path, FactsTable.SCHEMA, List.of(fact("c", 0)), "c", 0, Map.of())
+                          .version());
+                  FaultyLogStore.hideFromNextListing(
+                      name -> name.equals("00000000000000000003.json"));
+                });
     assertEquals(CommitResult.Status.COMMITTED, result.status());
     assertEquals(5, result.version());
     assertEquals(1, FaultyLogStore.FIRED.get());

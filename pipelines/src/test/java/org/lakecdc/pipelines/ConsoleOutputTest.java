@@ -103,7 +103,7 @@ class ConsoleOutputTest {
     assertTrue(
         Pattern.compile(
                 "(?m)^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3} INFO  \\[[^]]+\\]"
-                    + " org\\.lakecdc\\.transforms\\.write\\.BatchCommitter - batch 1: 12"
+                    + " org\\.lakecdc\\.transforms\\.bronze\\.BatchCommitter - batch 1: 12"
                     + " rows")
             .matcher(logged)
             .find(),
@@ -117,7 +117,7 @@ class ConsoleOutputTest {
     assertTrue(
         Pattern.compile(
                 "(?m)^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3} INFO  \\[[^]]+\\]"
-                    + " org\\.lakecdc\\.transforms\\.write\\.BatchCommitter - batch 1: 12"
+                    + " org\\.lakecdc\\.transforms\\.bronze\\.BatchCommitter - batch 1: 12"
                     + " rows")
             .matcher(out)
             .find(),

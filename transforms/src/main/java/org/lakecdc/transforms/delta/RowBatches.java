@@ -441,8 +441,20 @@ final class RowBatches {
     if (row.isNullAt(ordinal)) {
       return null;
     }
-    StructField field = row.getSchema().at(ordinal);
-    OutputType type = DeltaTypes.outputType(path, field);
+    return javaValue(DeltaTypes.outputType(path, row.getSchema().at(ordinal)), row, ordinal);
+  }
+
+  /**
+   * The value of one column of a Kernel row as a plain Java value, as {@link #javaValue(String,
+   * Row, int)} gives it, for a column whose output type the caller already knows.
+   *
+   * @param type the column's output type
+   * @throws IllegalStateException for an output type this method does not read
+   */
+  static @Nullable Object javaValue(OutputType type, Row row, int ordinal) {
+    if (row.isNullAt(ordinal)) {
+      return null;
+    }
     switch (type.kind()) {
       case BOOLEAN:
         return row.getBoolean(ordinal);

@@ -2,8 +2,7 @@ package org.lakecdc.transforms.delta;
 
 import io.delta.kernel.Snapshot;
 import io.delta.kernel.Transaction;
-import io.delta.kernel.data.ColumnVector;
-import io.delta.kernel.data.ColumnarBatch;
+import io.delta.kernel.data.Row;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.engine.FileReadResult;
 import io.delta.kernel.types.StructField;
@@ -13,10 +12,6 @@ import io.delta.kernel.utils.FileStatus;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
-import java.time.Instant;
-import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -115,26 +110,22 @@ public final class TableDeletionVectors {
                     .readParquetFiles(
                         KernelIterators.single(status), readSchema, Optional.empty())) {
               while (batches.hasNext()) {
-                ColumnarBatch batch = batches.next().getData();
-                ColumnVector positions = batch.getColumnVector(positionOrdinal);
-                ColumnVector[] vectors = new ColumnVector[values.length];
-                for (int i = 0; i < values.length; i++) {
-                  vectors[i] = batch.getColumnVector(i);
-                }
-                int size = batch.getSize();
-                for (int r = 0; r < size; r++) {
-                  long position = positions.getLong(r);
-                  while (next < deleted.length && deleted[next] < position) {
-                    next++;
+                try (CloseableIterator<Row> rows = batches.next().getData().getRows()) {
+                  while (rows.hasNext()) {
+                    Row row = rows.next();
+                    long position = row.getLong(positionOrdinal);
+                    while (next < deleted.length && deleted[next] < position) {
+                      next++;
+                    }
+                    if (next < deleted.length && deleted[next] == position) {
+                      continue;
+                    }
+                    for (int i = 0; i < values.length; i++) {
+                      values[i] = RowBatches.javaValue(types[i], row, i);
+                    }
+                    visitor.visit(file, position, values);
+                    visited[0]++;
                   }
-                  if (next < deleted.length && deleted[next] == position) {
-                    continue;
-                  }
-                  for (int i = 0; i < values.length; i++) {
-                    values[i] = columnValue(types[i], vectors[i], r);
-                  }
-                  visitor.visit(file, position, values);
-                  visited[0]++;
                 }
               }
             }
@@ -285,7 +276,7 @@ public final class TableDeletionVectors {
             "Two deletion vector updates for data file " + update.file() + " of " + path);
       }
     }
-    List<io.delta.kernel.data.Row> actions = new ArrayList<>();
+    List<Row> actions = new ArrayList<>();
     UUID vectorId = UUID.randomUUID();
     long now = clock.millis();
     if (!byFile.isEmpty()) {
@@ -329,50 +320,6 @@ public final class TableDeletionVectors {
         added.size(),
         byFile.size(),
         TableCommits.conflictMessage(readVersion, -1));
-  }
-
-  /**
-   * The Java value of row {@code r} of a column vector, as the tables' {@code scan(String)} gives
-   * it.
-   */
-  private static @Nullable Object columnValue(OutputType type, ColumnVector vector, int r) {
-    if (vector.isNullAt(r)) {
-      return null;
-    }
-    switch (type.kind()) {
-      case BOOLEAN:
-        return vector.getBoolean(r);
-      case SMALLINT:
-        return vector.getShort(r);
-      case INT:
-        return vector.getInt(r);
-      case BIGINT:
-        return vector.getLong(r);
-      case FLOAT:
-        return vector.getFloat(r);
-      case DOUBLE:
-        return vector.getDouble(r);
-      case DECIMAL:
-        return vector.getDecimal(r);
-      case DATE:
-        return LocalDate.ofEpochDay(vector.getInt(r));
-      case TIMESTAMP_NTZ:
-        long ntz = vector.getLong(r);
-        return LocalDateTime.ofEpochSecond(
-            Math.floorDiv(ntz, 1_000_000L),
-            (int) Math.floorMod(ntz, 1_000_000L) * 1_000,
-            ZoneOffset.UTC);
-      case TIMESTAMP:
-        long micros = vector.getLong(r);
-        return Instant.ofEpochSecond(
-            Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1_000L);
-      case STRING:
-        return vector.getString(r);
-      case BINARY:
-        return vector.getBinary(r);
-      default:
-        throw new IllegalStateException("Unhandled output type " + type);
-    }
   }
 
   /** Writes a new file (never overwriting one) with this content. */

@@ -47,33 +47,19 @@ record ServerClock(String zone, int offsetMinutes) {
       String name = setting.name().orElseThrow();
       return name.equals("UTC") ? UTC : named(name);
     }
-    int major;
-    int edition;
-    try (PreparedStatement ps = c.prepareStatement(CdcStatements.SERVER_VERSION);
-        ResultSet rs = ps.executeQuery()) {
-      rs.next();
-      major = rs.getInt(1);
-      edition = rs.getInt(2);
-    }
+    int[] version =
+        oneRow(c, CdcStatements.SERVER_VERSION, rs -> new int[] {rs.getInt(1), rs.getInt(2)});
+    int major = version[0];
+    int edition = version[1];
     if (major >= 16 || edition == 5 || edition == 8) {
-      String zone;
-      try (PreparedStatement ps = c.prepareStatement(CdcStatements.CURRENT_TIMEZONE);
-          ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        zone = rs.getString(1);
-      }
+      String zone = oneRow(c, CdcStatements.CURRENT_TIMEZONE, rs -> rs.getString(1));
       SqlIdentifiers.timeZone(zone);
       ServerClock clock = zone.equalsIgnoreCase("UTC") ? UTC : named(zone);
       LOG.info(
           "SQL Server reports its time zone as '{}'; commit times are converted from it", zone);
       return clock;
     }
-    int offset;
-    try (PreparedStatement ps = c.prepareStatement(CdcStatements.SERVER_OFFSET);
-        ResultSet rs = ps.executeQuery()) {
-      rs.next();
-      offset = rs.getInt(1);
-    }
+    int offset = oneRow(c, CdcStatements.SERVER_OFFSET, rs -> rs.getInt(1));
     ServerClock clock = fixed(offset);
     LOG.warn(
         "SQL Server {} cannot name its time zone (CURRENT_TIMEZONE_ID() needs 2022 or Azure SQL);"
@@ -82,6 +68,21 @@ record ServerClock(String zone, int offsetMinutes) {
         major,
         clock);
     return clock;
+  }
+
+  /** Reads the current row of a result set. */
+  @FunctionalInterface
+  private interface RowRead<T> {
+    T read(ResultSet rs) throws SQLException;
+  }
+
+  /** Runs a query that answers one row and reads that row. */
+  private static <T> T oneRow(Connection c, String sql, RowRead<T> read) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql);
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return read.read(rs);
+    }
   }
 
   /**

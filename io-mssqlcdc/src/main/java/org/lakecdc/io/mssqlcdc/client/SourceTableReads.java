@@ -67,10 +67,7 @@ abstract class SourceTableReads implements CdcClient {
           boolean bounded =
               query.lowerInclusive().isPresent() || query.upperExclusive().isPresent();
           for (String k : query.keyColumns()) {
-            SourceColumn col = columns.get(k.toLowerCase(Locale.ROOT));
-            if (col == null) {
-              throw new CdcException("Invalid column name '" + k + "' in table '" + table + "'");
-            }
+            SourceColumn col = column(columns, query.schema(), query.table(), k);
             keyNames.add(col.name());
             if (bounded) {
               keys.add(col.keyColumn());
@@ -83,22 +80,14 @@ abstract class SourceTableReads implements CdcClient {
           if (pieces.isEmpty()) {
             return SqlSession.<List<Object>>emptyIterator();
           }
-          List<String> where = new ArrayList<>();
-          List<String> parameters = new ArrayList<>();
-          for (KeyRangeSql.Piece p : pieces) {
-            where.add(p.where());
-            parameters.addAll(p.parameters());
-          }
           String sql =
               session.sourceReadPrefix(query.isolation())
                   + CdcStatements.readTable(
-                      query.schema(), query.table(), selected, keyNames, where);
+                      query.schema(), query.table(), selected, keyNames, wheres(pieces));
           PreparedStatement ps = SqlSession.prepareStreaming(c, sql);
           ResultSet rs;
           try {
-            for (int i = 0; i < parameters.size(); i++) {
-              ps.setString(i + 1, parameters.get(i));
-            }
+            bind(ps, parameters(pieces));
             rs = ps.executeQuery();
           } catch (SQLException | RuntimeException e) {
             SqlSession.closeQuietly(ps);
@@ -139,16 +128,7 @@ abstract class SourceTableReads implements CdcClient {
     return session.call(
         "Planning key ranges of " + schema + "." + table,
         c -> {
-          Map<String, SourceColumn> columns = sourceColumns(c, schema, table);
-          List<String> keys = new ArrayList<>();
-          for (String k : keyColumns) {
-            SourceColumn col = columns.get(k.toLowerCase(Locale.ROOT));
-            if (col == null) {
-              throw new CdcException(
-                  "Invalid column name '" + k + "' in table '" + schema + "." + table + "'");
-            }
-            keys.add(col.name());
-          }
+          List<String> keys = columnNames(keyColumns(c, schema, table, keyColumns));
           String sql =
               session.sourceReadPrefix(isolation) + CdcStatements.keyTiles(schema, table, keys, n);
           List<List<Object>> out = new ArrayList<>();
@@ -156,11 +136,7 @@ abstract class SourceTableReads implements CdcClient {
               ResultSet rs = ps.executeQuery()) {
             String[] types = SqlSession.types(rs);
             while (rs.next()) {
-              List<Object> tuple = new ArrayList<>(keys.size());
-              for (int i = 0; i < keys.size(); i++) {
-                tuple.add(JdbcValues.read(rs, i + 1, types[i]));
-              }
-              out.add(Collections.unmodifiableList(tuple));
+              out.add(tuple(rs, types, keys.size()));
             }
           }
           return Collections.unmodifiableList(out);
@@ -178,7 +154,7 @@ abstract class SourceTableReads implements CdcClient {
     return session.call(
         "Reading the key range of " + schema + "." + table,
         c -> {
-          SourceColumn k = keyColumns(c, schema, table, List.of(keyColumn)).get(0);
+          SourceColumn k = keyColumn(c, schema, table, keyColumn);
           String sql =
               session.sourceReadPrefix(isolation) + CdcStatements.keyRange(schema, table, k.name());
           try (PreparedStatement ps = c.prepareStatement(sql);
@@ -252,19 +228,11 @@ abstract class SourceTableReads implements CdcClient {
           if (pieces.isEmpty()) {
             return Optional.<List<Object>>empty();
           }
-          List<String> where = new ArrayList<>();
-          List<String> parameters = new ArrayList<>();
-          for (KeyRangeSql.Piece p : pieces) {
-            where.add(p.where());
-            parameters.addAll(p.parameters());
-          }
           String sql =
               session.sourceReadPrefix(isolation)
-                  + CdcStatements.keyBound(schema, table, columnNames(columns), where, n);
+                  + CdcStatements.keyBound(schema, table, columnNames(columns), wheres(pieces), n);
           try (PreparedStatement ps = c.prepareStatement(sql)) {
-            for (int i = 0; i < parameters.size(); i++) {
-              ps.setString(i + 1, parameters.get(i));
-            }
+            bind(ps, parameters(pieces));
             try (ResultSet rs = ps.executeQuery()) {
               return rs.next()
                   ? Optional.of(tuple(rs, columns.size()))
@@ -292,14 +260,11 @@ abstract class SourceTableReads implements CdcClient {
       long low,
       long high,
       IsolationLevel isolation) {
-    requireKeyColumns(schema, table, List.of(keyColumn));
-    if (width < 1) {
-      throw new IllegalArgumentException("width must be at least 1, got " + width);
-    }
+    requireGrid(schema, table, keyColumn, width);
     return session.call(
         "Counting key slices of " + schema + "." + table,
         c -> {
-          SourceColumn k = keyColumns(c, schema, table, List.of(keyColumn)).get(0);
+          SourceColumn k = keyColumn(c, schema, table, keyColumn);
           long[] range = integerRange(k, "slices need tinyint, smallint, int or bigint");
           KeyRangeSql.KeyColumn key = k.keyColumn();
           List<String> parameters = new ArrayList<>();
@@ -321,9 +286,7 @@ abstract class SourceTableReads implements CdcClient {
               session.sourceReadPrefix(isolation)
                   + CdcStatements.keySlices(schema, table, k.name(), lower, upper, width);
           try (PreparedStatement ps = c.prepareStatement(sql)) {
-            for (int i = 0; i < parameters.size(); i++) {
-              ps.setString(i + 1, parameters.get(i));
-            }
+            bind(ps, parameters);
             try (ResultSet rs = ps.executeQuery()) {
               while (rs.next()) {
                 slices.put(rs.getLong(1), rs.getLong(2));
@@ -342,14 +305,11 @@ abstract class SourceTableReads implements CdcClient {
   @Override
   public SortedMap<Long, KeyBucket> keyBuckets(
       String schema, String table, String keyColumn, long width, IsolationLevel isolation) {
-    requireKeyColumns(schema, table, List.of(keyColumn));
-    if (width < 1) {
-      throw new IllegalArgumentException("width must be at least 1, got " + width);
-    }
+    requireGrid(schema, table, keyColumn, width);
     return session.call(
         "Counting key buckets of " + schema + "." + table,
         c -> {
-          SourceColumn k = keyColumns(c, schema, table, List.of(keyColumn)).get(0);
+          SourceColumn k = keyColumn(c, schema, table, keyColumn);
           boolean date = k.type().equalsIgnoreCase("date");
           if (!date) {
             integerRange(k, "buckets need tinyint, smallint, int, bigint or date");
@@ -439,20 +399,69 @@ abstract class SourceTableReads implements CdcClient {
     keyColumns.forEach(SqlIdentifiers::name);
   }
 
+  /** The arguments of a count over a grid of one key column: a valid name and a width of 1 up. */
+  private static void requireGrid(String schema, String table, String keyColumn, long width) {
+    requireKeyColumns(schema, table, List.of(keyColumn));
+    if (width < 1) {
+      throw new IllegalArgumentException("width must be at least 1, got " + width);
+    }
+  }
+
+  /** The named column of the source table, as SQL Server spells it. */
+  private static SourceColumn keyColumn(Connection c, String schema, String table, String name)
+      throws SQLException {
+    return column(sourceColumns(c, schema, table), schema, table, name);
+  }
+
   /** The named columns of the source table, as SQL Server spells them. */
   private static List<SourceColumn> keyColumns(
       Connection c, String schema, String table, List<String> keyColumns) throws SQLException {
     Map<String, SourceColumn> columns = sourceColumns(c, schema, table);
     List<SourceColumn> out = new ArrayList<>();
     for (String k : keyColumns) {
-      SourceColumn col = columns.get(k.toLowerCase(Locale.ROOT));
-      if (col == null) {
-        throw new CdcException(
-            "Invalid column name '" + k + "' in table '" + schema + "." + table + "'");
-      }
-      out.add(col);
+      out.add(column(columns, schema, table, k));
     }
     return out;
+  }
+
+  /**
+   * The column {@code name} (matched ignoring case) of {@code columns}.
+   *
+   * @throws CdcException when the table has no such column
+   */
+  private static SourceColumn column(
+      Map<String, SourceColumn> columns, String schema, String table, String name) {
+    SourceColumn col = columns.get(name.toLowerCase(Locale.ROOT));
+    if (col == null) {
+      throw new CdcException(
+          "Invalid column name '" + name + "' in table '" + schema + "." + table + "'");
+    }
+    return col;
+  }
+
+  /** The WHERE clause of each piece, in order. */
+  private static List<String> wheres(List<KeyRangeSql.Piece> pieces) {
+    List<String> out = new ArrayList<>();
+    for (KeyRangeSql.Piece p : pieces) {
+      out.add(p.where());
+    }
+    return out;
+  }
+
+  /** The parameters of all pieces, in the order their clauses are written. */
+  private static List<String> parameters(List<KeyRangeSql.Piece> pieces) {
+    List<String> out = new ArrayList<>();
+    for (KeyRangeSql.Piece p : pieces) {
+      out.addAll(p.parameters());
+    }
+    return out;
+  }
+
+  /** Binds {@code parameters} as text to the statement's parameters 1, 2, .... */
+  private static void bind(PreparedStatement ps, List<String> parameters) throws SQLException {
+    for (int i = 0; i < parameters.size(); i++) {
+      ps.setString(i + 1, parameters.get(i));
+    }
   }
 
   private static List<String> columnNames(List<SourceColumn> columns) {
@@ -464,7 +473,11 @@ abstract class SourceTableReads implements CdcClient {
   }
 
   private static List<Object> tuple(ResultSet rs, int n) throws SQLException {
-    String[] types = SqlSession.types(rs);
+    return tuple(rs, SqlSession.types(rs), n);
+  }
+
+  /** The first {@code n} columns of the current row, read as their {@code types} say. */
+  private static List<Object> tuple(ResultSet rs, String[] types, int n) throws SQLException {
     List<Object> out = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       out.add(JdbcValues.read(rs, i + 1, types[i]));

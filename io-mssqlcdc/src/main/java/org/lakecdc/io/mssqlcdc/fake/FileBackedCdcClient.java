@@ -19,6 +19,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import org.lakecdc.io.mssqlcdc.client.CaptureInstance;
 import org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
@@ -697,10 +698,7 @@ public final class FileBackedCdcClient implements CdcClient {
           "Key tiles of " + schema + "." + table + " need at least one key column");
     }
     List<List<Object>> keys = new ArrayList<>();
-    TableQuery all =
-        new TableQuery(
-            schema, table, keyColumns, keyColumns, Optional.empty(), Optional.empty(), isolation);
-    try (CloseableIterator<List<Object>> rows = readTable(all)) {
+    try (CloseableIterator<List<Object>> rows = keyStream(schema, table, keyColumns, isolation)) {
       rows.forEachRemaining(keys::add);
     }
     int tiles = Math.min(n, keys.size());
@@ -728,22 +726,16 @@ public final class FileBackedCdcClient implements CdcClient {
   @Override
   public Optional<List<Object>> keyRange(
       String schema, String table, String keyColumn, IsolationLevel isolation) {
-    Object min = null;
-    Object max = null;
-    try (CloseableIterator<List<Object>> keys =
-        keyStream(
-            schema, table, List.of(keyColumn), Optional.empty(), Optional.empty(), isolation)) {
-      while (keys.hasNext()) {
-        Object v = keys.next().get(0);
-        if (v != null) {
-          if (min == null) {
-            min = v;
+    Object[] range = new Object[2];
+    Consumer<Object> widen =
+        v -> {
+          if (range[0] == null) {
+            range[0] = v;
           }
-          max = v;
-        }
-      }
-    }
-    return min == null ? Optional.empty() : Optional.of(Arrays.asList(min, max));
+          range[1] = v;
+        };
+    forEachKeyValue(schema, table, keyColumn, isolation, widen);
+    return range[0] == null ? Optional.empty() : Optional.of(Arrays.asList(range[0], range[1]));
   }
 
   /** {@inheritDoc} The last key tuple of {@link #readTable}'s key order. */
@@ -752,8 +744,7 @@ public final class FileBackedCdcClient implements CdcClient {
       String schema, String table, List<String> keyColumns, IsolationLevel isolation) {
     requireKeys(schema, table, keyColumns);
     List<Object> last = null;
-    try (CloseableIterator<List<Object>> keys =
-        keyStream(schema, table, keyColumns, Optional.empty(), Optional.empty(), isolation)) {
+    try (CloseableIterator<List<Object>> keys = keyStream(schema, table, keyColumns, isolation)) {
       while (keys.hasNext()) {
         last = keys.next();
       }
@@ -782,7 +773,15 @@ public final class FileBackedCdcClient implements CdcClient {
     }
     requireKeys(schema, table, keyColumns);
     try (CloseableIterator<List<Object>> keys =
-        keyStream(schema, table, keyColumns, lowerInclusive, upperExclusive, isolation)) {
+        readTable(
+            new TableQuery(
+                schema,
+                table,
+                keyColumns,
+                keyColumns,
+                lowerInclusive,
+                upperExclusive,
+                isolation))) {
       for (long skipped = 0; keys.hasNext(); skipped++) {
         List<Object> key = keys.next();
         if (skipped == n) {
@@ -811,34 +810,21 @@ public final class FileBackedCdcClient implements CdcClient {
       long low,
       long high,
       IsolationLevel isolation) {
-    if (width < 1) {
-      throw new IllegalArgumentException("width must be at least 1, got " + width);
-    }
+    requireWidth(width);
     TreeMap<Long, Long> slices = new TreeMap<>();
-    try (CloseableIterator<List<Object>> keys =
-        keyStream(
-            schema, table, List.of(keyColumn), Optional.empty(), Optional.empty(), isolation)) {
-      while (keys.hasNext()) {
-        Object v = keys.next().get(0);
-        if (v == null) {
-          continue;
-        }
-        if (!(v instanceof Short || v instanceof Integer || v instanceof Long)) {
-          throw new CdcException(
-              "Key column '"
-                  + keyColumn
-                  + "' of "
-                  + schema
-                  + "."
-                  + table
-                  + " is not an integer column; slices need one");
-        }
-        long k = ((Number) v).longValue();
-        if (k >= low && k <= high) {
-          slices.merge(Math.floorDiv(k, width), 1L, Long::sum);
-        }
-      }
-    }
+    Consumer<Object> count =
+        v -> {
+          if (!(v instanceof Short || v instanceof Integer || v instanceof Long)) {
+            throw new CdcException(
+                keyColumnName(schema, table, keyColumn)
+                    + " is not an integer column; slices need one");
+          }
+          long k = ((Number) v).longValue();
+          if (k >= low && k <= high) {
+            slices.merge(Math.floorDiv(k, width), 1L, Long::sum);
+          }
+        };
+    forEachKeyValue(schema, table, keyColumn, isolation, count);
     return Collections.unmodifiableSortedMap(slices);
   }
 
@@ -854,38 +840,26 @@ public final class FileBackedCdcClient implements CdcClient {
   @Override
   public SortedMap<Long, KeyBucket> keyBuckets(
       String schema, String table, String keyColumn, long width, IsolationLevel isolation) {
-    if (width < 1) {
-      throw new IllegalArgumentException("width must be at least 1, got " + width);
-    }
+    requireWidth(width);
     TreeMap<Long, KeyBucket> buckets = new TreeMap<>();
-    try (CloseableIterator<List<Object>> keys =
-        keyStream(
-            schema, table, List.of(keyColumn), Optional.empty(), Optional.empty(), isolation)) {
-      while (keys.hasNext()) {
-        Object v = keys.next().get(0);
-        long ordinal;
-        if (v == null) {
-          continue;
-        } else if (v instanceof Short || v instanceof Integer || v instanceof Long) {
-          ordinal = ((Number) v).longValue();
-        } else if (v instanceof java.time.LocalDate d) {
-          ordinal = d.toEpochDay();
-        } else {
-          throw new IllegalArgumentException(
-              "Key column '"
-                  + keyColumn
-                  + "' of "
-                  + schema
-                  + "."
-                  + table
-                  + " holds "
-                  + v.getClass().getSimpleName()
-                  + " values; buckets need tinyint, smallint, int, bigint or date");
-        }
-        buckets.merge(
-            Math.floorDiv(ordinal, width), KeyBucket.EMPTY.plus(ordinal), KeyBucket::plus);
-      }
-    }
+    Consumer<Object> add =
+        v -> {
+          long ordinal;
+          if (v instanceof Short || v instanceof Integer || v instanceof Long) {
+            ordinal = ((Number) v).longValue();
+          } else if (v instanceof java.time.LocalDate d) {
+            ordinal = d.toEpochDay();
+          } else {
+            throw new IllegalArgumentException(
+                keyColumnName(schema, table, keyColumn)
+                    + " holds "
+                    + v.getClass().getSimpleName()
+                    + " values; buckets need tinyint, smallint, int, bigint or date");
+          }
+          buckets.merge(
+              Math.floorDiv(ordinal, width), KeyBucket.EMPTY.plus(ordinal), KeyBucket::plus);
+        };
+    forEachKeyValue(schema, table, keyColumn, isolation, add);
     return Collections.unmodifiableSortedMap(buckets);
   }
 
@@ -932,17 +906,44 @@ public final class FileBackedCdcClient implements CdcClient {
     return rows;
   }
 
-  /** The key tuples of a range in key order, as {@link #readTable} reads them. */
+  /** The key tuples of the whole table in key order, as {@link #readTable} reads them. */
   private CloseableIterator<List<Object>> keyStream(
-      String schema,
-      String table,
-      List<String> keyColumns,
-      Optional<List<Object>> lowerInclusive,
-      Optional<List<Object>> upperExclusive,
-      IsolationLevel isolation) {
+      String schema, String table, List<String> keyColumns, IsolationLevel isolation) {
     return readTable(
         new TableQuery(
-            schema, table, keyColumns, keyColumns, lowerInclusive, upperExclusive, isolation));
+            schema, table, keyColumns, keyColumns, Optional.empty(), Optional.empty(), isolation));
+  }
+
+  /**
+   * Calls {@code action} with each non-NULL value of one key column over the whole table, in key
+   * order, as {@link #readTable} reads them.
+   */
+  private void forEachKeyValue(
+      String schema,
+      String table,
+      String keyColumn,
+      IsolationLevel isolation,
+      Consumer<Object> action) {
+    try (CloseableIterator<List<Object>> keys =
+        keyStream(schema, table, List.of(keyColumn), isolation)) {
+      while (keys.hasNext()) {
+        Object v = keys.next().get(0);
+        if (v != null) {
+          action.accept(v);
+        }
+      }
+    }
+  }
+
+  /** {@code Key column '<keyColumn>' of <schema>.<table>}, for messages. */
+  private static String keyColumnName(String schema, String table, String keyColumn) {
+    return "Key column '" + keyColumn + "' of " + schema + "." + table;
+  }
+
+  private static void requireWidth(long width) {
+    if (width < 1) {
+      throw new IllegalArgumentException("width must be at least 1, got " + width);
+    }
   }
 
   private static void requireKeys(String schema, String table, List<String> keyColumns) {

@@ -17,6 +17,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.lakecdc.io.mssqlcdc.client.Commit;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
@@ -84,6 +86,12 @@ final class ReaderCache {
     }
   }
 
+  /** {@link #whole} of the one file {@code name} of {@code directory}, loaded by {@code load}. */
+  private static <T> T wholeFile(String kind, Path directory, String name, Function<Path, T> load) {
+    Path file = directory.resolve(name);
+    return whole(key(kind, directory), List.of(file), () -> load.apply(file));
+  }
+
   // ---- metadata ---------------------------------------------------------------------------------
 
   /** The catalog ({@link Catalog#load}); callers must not change it. */
@@ -104,11 +112,11 @@ final class ReaderCache {
 
   /** {@code server.json}: zone, clock and its modification time. */
   static ServerFile server(Path directory) {
-    Path file = directory.resolve(FakeFormat.SERVER);
-    return whole(
-        key("server", directory),
-        List.of(file),
-        () -> {
+    return wholeFile(
+        "server",
+        directory,
+        FakeFormat.SERVER,
+        file -> {
           FileStamp stamp = FileStamp.of(file);
           return new ServerFile(Catalog.server(directory), stamp);
         });
@@ -116,19 +124,25 @@ final class ReaderCache {
 
   /** {@code cdc.ddl_history}, in file order. */
   static List<Catalog.DdlRow> ddlRows(Path directory) {
-    Path file = directory.resolve(FakeFormat.DDL_HISTORY);
-    return whole(
-        key("ddl", directory),
-        List.of(file),
-        () -> {
-          List<Catalog.DdlRow> rows = new ArrayList<>();
-          try (FakeFormat.JsonLines lines = FakeFormat.JsonLines.open(file)) {
-            for (JsonNode n = lines.next(); n != null; n = lines.next()) {
-              rows.add(Catalog.ddlRow(n, lines.where()));
-            }
-          }
-          return Collections.unmodifiableList(rows);
-        });
+    return wholeFile(
+        "ddl",
+        directory,
+        FakeFormat.DDL_HISTORY,
+        file -> Collections.unmodifiableList(parseLines(file, Catalog::ddlRow)));
+  }
+
+  /**
+   * Every row of a JSON-lines file, in file order, each parsed by {@code parse} from its JSON
+   * object and its place ({@code file:line}, for messages); empty for an absent file.
+   */
+  private static <R> List<R> parseLines(Path file, BiFunction<JsonNode, String, R> parse) {
+    List<R> rows = new ArrayList<>();
+    try (FakeFormat.JsonLines lines = FakeFormat.JsonLines.open(file)) {
+      for (JsonNode n = lines.next(); n != null; n = lines.next()) {
+        rows.add(parse.apply(n, lines.where()));
+      }
+    }
+    return rows;
   }
 
   // ---- lsn_time_mapping
@@ -136,17 +150,12 @@ final class ReaderCache {
 
   /** {@code cdc.lsn_time_mapping}, parsed once per version of the file. */
   static Mapping mapping(Path directory) {
-    Path file = directory.resolve(FakeFormat.LSN_TIME_MAPPING);
-    return whole(
-        key("mapping", directory),
-        List.of(file),
-        () -> {
-          List<Catalog.MappingRow> rows = new ArrayList<>();
-          try (FakeFormat.JsonLines lines = FakeFormat.JsonLines.open(file)) {
-            for (JsonNode n = lines.next(); n != null; n = lines.next()) {
-              rows.add(Catalog.mappingRow(n, lines.where()));
-            }
-          }
+    return wholeFile(
+        "mapping",
+        directory,
+        FakeFormat.LSN_TIME_MAPPING,
+        file -> {
+          List<Catalog.MappingRow> rows = parseLines(file, Catalog::mappingRow);
           rows.sort(Comparator.comparing(Catalog.MappingRow::startLsn));
           return new Mapping(Collections.unmodifiableList(rows));
         });
@@ -257,41 +266,8 @@ final class ReaderCache {
    * @throws UncheckedIOException when the file cannot be read
    */
   static Opened changeTable(Path file) {
-    Slot slot = slot(key("changes", file));
-    for (int attempt = 1; attempt <= OPEN_ATTEMPTS; attempt++) {
-      FileStamp before = FileStamp.of(file);
-      if (before.absent()) {
-        return new Opened(ChangeTableIndex.absent(), null);
-      }
-      FileChannel channel = ChangeTableIndex.open(file);
-      if (channel == null) {
-        continue;
-      }
-      // The writer replaces files whole, so an unchanged stamp after the open shows that the
-      // channel holds the version stamped before it.
-      if (!FileStamp.of(file).equals(before)) {
-        closeQuietly(channel);
-        continue;
-      }
-      try {
-        ChangeTableIndex index;
-        synchronized (slot) {
-          index = slot.index;
-          if (index == null || !index.stamp.equals(before)) {
-            index = ChangeTableIndex.index(index, file, before, channel);
-            slot.index = index;
-          }
-        }
-        return new Opened(index, channel);
-      } catch (IOException | RuntimeException e) {
-        closeQuietly(channel);
-        if (e instanceof IOException io) {
-          throw new UncheckedIOException("Cannot read " + file + ": " + io.getMessage(), io);
-        }
-        throw (RuntimeException) e;
-      }
-    }
-    return new Opened(null, ChangeTableIndex.open(file));
+    return openChangeTable(
+        file, (slot, before, channel) -> new Opened(indexed(slot, file, before, channel), channel));
   }
 
   /**
@@ -313,22 +289,9 @@ final class ReaderCache {
    * @throws UncheckedIOException when the file cannot be read
    */
   static Opened changeTableFrom(Path file, Lsn fromLsn) {
-    Slot slot = slot(key("changes", file));
-    for (int attempt = 1; attempt <= OPEN_ATTEMPTS; attempt++) {
-      FileStamp before = FileStamp.of(file);
-      if (before.absent()) {
-        return new Opened(ChangeTableIndex.absent(), null);
-      }
-      FileChannel channel = ChangeTableIndex.open(file);
-      if (channel == null) {
-        continue;
-      }
-      if (!FileStamp.of(file).equals(before)) {
-        closeQuietly(channel);
-        continue;
-      }
-      try {
-        synchronized (slot) {
+    return openChangeTable(
+        file,
+        (slot, before, channel) -> {
           ChangeTableIndex index = slot.index;
           if (index != null && index.stamp.equals(before)) {
             return new Opened(index, channel);
@@ -342,9 +305,43 @@ final class ReaderCache {
               return new Opened(null, channel);
             }
           }
-          index = ChangeTableIndex.index(index, file, before, channel);
-          slot.index = index;
-          return new Opened(index, channel);
+          return new Opened(indexed(slot, file, before, channel), channel);
+        });
+  }
+
+  /** What to open a stable version of a change table with, chosen under its slot's lock. */
+  @FunctionalInterface
+  private interface IndexChoice {
+    Opened choose(Slot slot, FileStamp before, FileChannel channel) throws IOException;
+  }
+
+  /**
+   * Opens a version of a change table that did not change while it was opened (up to {@link
+   * #OPEN_ATTEMPTS} tries) and lets {@code choice} pick its index under the slot's lock; after
+   * every try saw the file change, any version without an index.
+   *
+   * @throws UncheckedIOException when the file cannot be read
+   */
+  private static Opened openChangeTable(Path file, IndexChoice choice) {
+    Slot slot = slot(key("changes", file));
+    for (int attempt = 1; attempt <= OPEN_ATTEMPTS; attempt++) {
+      FileStamp before = FileStamp.of(file);
+      if (before.absent()) {
+        return new Opened(ChangeTableIndex.absent(), null);
+      }
+      FileChannel channel = ChangeTableIndex.open(file);
+      if (channel == null) {
+        continue;
+      }
+      // The writer replaces files whole, so an unchanged stamp after the open shows that the
+      // channel holds the version stamped before it.
+      if (!FileStamp.of(file).equals(before)) {
+        closeQuietly(channel);
+        continue;
+      }
+      try {
+        synchronized (slot) {
+          return choice.choose(slot, before, channel);
         }
       } catch (IOException | RuntimeException e) {
         closeQuietly(channel);
@@ -355,6 +352,20 @@ final class ReaderCache {
       }
     }
     return new Opened(null, ChangeTableIndex.open(file));
+  }
+
+  /**
+   * The slot's index when it describes the version stamped {@code before}, else the slot's index
+   * brought up to that version (and kept in the slot). The caller holds the slot's lock.
+   */
+  private static ChangeTableIndex indexed(
+      Slot slot, Path file, FileStamp before, FileChannel channel) throws IOException {
+    ChangeTableIndex index = slot.index;
+    if (index == null || !index.stamp.equals(before)) {
+      index = ChangeTableIndex.index(index, file, before, channel);
+      slot.index = index;
+    }
+    return index;
   }
 
   private static void closeQuietly(FileChannel channel) {

@@ -355,15 +355,7 @@ final class ReadChangesAction {
       return Optional.of(part);
     }
     java.time.Instant lostTo = commitTimeAtOrBefore(min);
-    skipped.add(
-        new SkippedRange(
-            part.captureInstance(),
-            part.fromLsn(),
-            min,
-            commitTimeAtOrBefore(part.fromLsn().decrement()),
-            lostTo,
-            true,
-            null));
+    skipped.add(belowMinLsn(part, min, lostTo, true, null));
     LOG.warn(
         "{}: change data from {} was purged by CDC cleanup before reading the range {}..{}; the"
             + " capture instance's min_lsn is now {}{}. onDataLoss=skip skips ahead: the changes in"
@@ -401,15 +393,7 @@ final class ReadChangesAction {
             + ".."
             + part.toLsn()
             + " while it was read: its changes below min_lsn may be missing";
-    skipped.add(
-        new SkippedRange(
-            part.captureInstance(),
-            part.fromLsn(),
-            min,
-            commitTimeAtOrBefore(part.fromLsn().decrement()),
-            commitTimeAtOrBefore(min),
-            false,
-            reason));
+    skipped.add(belowMinLsn(part, min, commitTimeAtOrBefore(min), false, reason));
     LOG.warn(
         "{}: onDataLoss=skip: {}; changes from {} up to min_lsn {} are recorded as a possible"
             + " data_skipped facts event",
@@ -417,6 +401,30 @@ final class ReadChangesAction {
         reason,
         part.fromLsn(),
         min);
+  }
+
+  /**
+   * The changes of {@code part} from its first LSN up to {@code min} (the capture instance's {@code
+   * min_lsn}, exclusive) as a skipped range; lost from the commit time just before the part.
+   *
+   * @param lostTo the commit time at or before {@code min}, or null when none is known
+   * @param certain true when the gap was found before the read, false for one found after it
+   * @param reason why the gap may exist (a possible gap), or null
+   */
+  private SkippedRange belowMinLsn(
+      InstanceRange part,
+      Lsn min,
+      java.time.@Nullable Instant lostTo,
+      boolean certain,
+      @Nullable String reason) {
+    return new SkippedRange(
+        part.captureInstance(),
+        part.fromLsn(),
+        min,
+        commitTimeAtOrBefore(part.fromLsn().decrement()),
+        lostTo,
+        certain,
+        reason);
   }
 
   /**

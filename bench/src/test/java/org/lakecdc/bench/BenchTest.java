@@ -128,19 +128,19 @@ class BenchTest {
   @Test
   void batchOverheadIsTheDifferencePerExtraBatch() {
     // 301 batches in 160.5 s against one batch in 10.5 s: 150 s over 300 extra batches.
-    assertThat(Bench.batchOverheadMs(160.5, 10.5, 301), is(500.0));
+    assertThat(IngestMeasures.batchOverheadMs(160.5, 10.5, 301), is(500.0));
   }
 
   @Test
   void latestCommitIgnoresTemporaryAndCheckpointFiles(@TempDir Path dir) throws Exception {
     Path log = dir.resolve("_delta_log");
-    assertThat(Bench.latestCommit(log), is(-1L));
+    assertThat(LatencyMeasures.latestCommit(log), is(-1L));
     Files.createDirectories(log);
     Files.writeString(log.resolve("00000000000000000000.json"), "");
     Files.writeString(log.resolve("00000000000000000001.json"), "");
     Files.writeString(log.resolve(".00000000000000000002.json.a1b2.tmp"), "");
     Files.writeString(log.resolve("00000000000000000001.checkpoint.parquet"), "");
-    assertThat(Bench.latestCommit(log), is(1L));
+    assertThat(LatencyMeasures.latestCommit(log), is(1L));
   }
 
   @Test

@@ -1,0 +1,231 @@
+package org.lakecdc.bench;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+
+/**
+ * What every measurement of one harness run shares: the options, the output, the bench module's
+ * directory and the work directory, the measurements skipped, the figures taken so far (name to
+ * value, in the order they were taken) and the rows of the table printed for people; and the means
+ * to take a figure: a new run directory ({@link #newRunDir}), one run of the job in its own JVM
+ * ({@link #job}), a row of the table ({@link #row}).
+ */
+final class BenchRun {
+  final BenchOptions options;
+  final PrintStream out;
+  final Path benchDir;
+  final Path work;
+  final Set<String> skip;
+
+  /** The figures by name, in the order taken; printed as {@code FIGURE} lines. */
+  final Map<String, Double> figures = new LinkedHashMap<>();
+
+  /** The start of the run ({@link System#nanoTime()}). */
+  final long started = System.nanoTime();
+
+  /** The table's rows: what, its time, its figure. */
+  final List<String[]> table = new ArrayList<>();
+
+  private int runNumber;
+
+  /**
+   * @param options the harness's options
+   * @param out where the table, the progress lines and the {@code FIGURE} lines go
+   * @param benchDir the bench module's directory (the child JVMs' class path files are under it)
+   * @param skip the measurements to skip ({@link Bench#PARTS})
+   */
+  BenchRun(BenchOptions options, PrintStream out, Path benchDir, Set<String> skip) {
+    this.options = options;
+    this.out = out;
+    this.benchDir = benchDir;
+    this.work =
+        options.getWorkDir() != null
+            ? Path.of(options.getWorkDir()).toAbsolutePath()
+            : benchDir.resolve("target/bench-work");
+    this.skip = skip;
+  }
+
+  /**
+   * A new, empty directory {@code <work>/runs/<NN>-<label>} ({@code NN} counts this run's
+   * directories from 01); one an earlier run of the harness left there is deleted first.
+   *
+   * @throws UncheckedIOException when it cannot be created
+   */
+  Path newRunDir(String label) {
+    Path dir =
+        work.resolve("runs").resolve(String.format(Locale.ROOT, "%02d-%s", ++runNumber, label));
+    SourceDatabase.delete(dir);
+    try {
+      Files.createDirectories(dir);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot create " + dir, e);
+    }
+    return dir;
+  }
+
+  /**
+   * Adds a row to the table: {@code seconds} (NaN: none) with {@code secondsUnit}, and {@code
+   * value} with {@code unit}, both with four significant digits.
+   */
+  void row(String what, double seconds, String secondsUnit, double value, String unit) {
+    table.add(
+        new String[] {
+          what,
+          Double.isNaN(seconds) ? "" : Bench.fmt(seconds) + " " + secondsUnit,
+          Bench.fmt(value) + " " + unit
+        });
+  }
+
+  /** What the job JVM measured. */
+  record Probe(double seconds, double heapMb) {}
+
+  /**
+   * Runs the job once in its own JVM on a new set of tables and checks that bronze holds {@code
+   * expectedRows} rows.
+   */
+  Probe job(String label, Path db, int maxCommitsPerBatch, String runner, long expectedRows)
+      throws InterruptedException {
+    return job(label, db, maxCommitsPerBatch, runner, expectedRows, null, null, List.of());
+  }
+
+  /**
+   * {@link #job(String, Path, int, String, long)} with the tables under {@code tableRoot} (a URI;
+   * null: the run directory), bronze counted at {@code bronzeOnDisk}, and more options.
+   */
+  Probe job(
+      String label,
+      Path db,
+      int maxCommitsPerBatch,
+      String runner,
+      long expectedRows,
+      String tableRoot,
+      Path bronzeOnDisk,
+      List<String> more)
+      throws InterruptedException {
+    Path run = newRunDir(label);
+    Path probe = run.resolve("probe.properties");
+    List<String> args = new ArrayList<>(List.of(probe.toString()));
+    List<String> job = jobArgs(db, run, maxCommitsPerBatch, runner);
+    if (tableRoot != null) {
+      job.replaceAll(
+          a ->
+              a.startsWith("--target=")
+                  ? "--target=" + tableRoot + "/bronze"
+                  : a.startsWith("--factsTable=")
+                      ? "--factsTable=" + tableRoot + "/facts"
+                      : a.startsWith("--controlTable=")
+                          ? "--controlTable=" + tableRoot + "/control"
+                          : a);
+    }
+    job.addAll(more);
+    args.addAll(job);
+    ChildJvm jvm =
+        ChildJvm.start(
+            jobClasspath(runner),
+            jobJvmArgs(runner),
+            JobProbe.class.getName(),
+            args,
+            run.resolve("job-output.log"));
+    jvm.await(6 * 3600);
+    long bronzeRows =
+        new BronzeTable(bronzeOnDisk != null ? bronzeOnDisk : run.resolve("bronze")).rows();
+    if (bronzeRows != expectedRows) {
+      throw new IllegalStateException(
+          "the job's bronze table holds "
+              + bronzeRows
+              + " rows, not the "
+              + expectedRows
+              + " inserted; see "
+              + jvm.log());
+    }
+    Properties p = new Properties();
+    try {
+      p.load(Files.newBufferedReader(probe, StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read the job's measures " + probe, e);
+    }
+    double seconds = Long.parseLong(p.getProperty("elapsed_ms")) / 1000.0;
+    double heapMb = Long.parseLong(p.getProperty("heap_after_gc_max_bytes")) / (1024.0 * 1024);
+    out.printf(
+        Locale.ROOT,
+        "  %-24s %s, maxCommitsPerBatch=%d: %.1f s, heap after GC %.0f MB%n",
+        label,
+        runner,
+        maxCommitsPerBatch,
+        seconds,
+        heapMb);
+    return new Probe(seconds, heapMb);
+  }
+
+  /** The job's command line for a run directory (its tables and log file live there). */
+  static List<String> jobArgs(Path db, Path run, int maxCommitsPerBatch, String runner) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--fakePath=" + db,
+                "--captureInstance=" + Orders.CAPTURE_INSTANCE,
+                "--target=" + run.resolve("bronze"),
+                "--factsTable=" + run.resolve("facts"),
+                "--controlTable=" + run.resolve("control"),
+                "--bootstrap=false",
+                "--maxCommitsPerBatch=" + maxCommitsPerBatch,
+                "--logFile=" + run.resolve("job.log"),
+                "--runner=" + runner));
+    if (runner.equals("SparkRunner")) {
+      args.add("--sparkMaster=local[2]");
+    } else if (runner.equals("FlinkRunner")) {
+      args.add("--flinkMaster=[local]");
+      args.add("--parallelism=2");
+    }
+    return args;
+  }
+
+  /** The class path of the job's child JVM on {@code runner} (from the files the build writes). */
+  String jobClasspath(String runner) {
+    Path target = benchDir.resolve("target");
+    return ChildJvm.classpath(
+        target.resolve(
+            runner.equals("DirectRunner") ? "job-classpath.txt" : "job-classpath-all-runners.txt"),
+        target.resolve("classes"));
+  }
+
+  /**
+   * The job's child JVM options on {@code runner}: {@code -Xmx} of {@code --jobHeap}, and Spark's
+   * opens.
+   */
+  List<String> jobJvmArgs(String runner) {
+    List<String> args = new ArrayList<>(List.of("-Xmx" + options.getJobHeap()));
+    if (!runner.equals("DirectRunner")) {
+      for (String p : ChildJvm.SPARK_ADD_OPENS) {
+        args.add("--add-opens=java.base/" + p + "=ALL-UNNAMED");
+      }
+    }
+    return args;
+  }
+
+  /**
+   * The properties a child JVM wrote to {@code file}.
+   *
+   * @throws UncheckedIOException when it cannot be read
+   */
+  static Properties load(Path file) {
+    Properties p = new Properties();
+    try {
+      p.load(Files.newBufferedReader(file, StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read the measures " + file, e);
+    }
+    return p;
+  }
+}

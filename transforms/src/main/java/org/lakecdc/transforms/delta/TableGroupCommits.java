@@ -133,6 +133,7 @@ final class TableGroupCommits {
     List<Pending> group;
     synchronized (queue) {
       queue.waiting.add(mine);
+      queue.notifyAll(); // a test may wait for appends to queue (awaitWaiting)
       while (!mine.done && queue.inFlight) {
         try {
           queue.wait();
@@ -177,14 +178,23 @@ final class TableGroupCommits {
     return outcome(mine);
   }
 
-  /** How many appends to {@code path} wait for the commit in flight (tests). */
-  int waiting(String path) {
-    Queue queue = queues.get(path);
-    if (queue == null) {
-      return 0;
-    }
+  /**
+   * Waits until at least {@code n} appends to {@code path} wait for the commit in flight (tests).
+   *
+   * @return false when they did not within the timeout
+   */
+  boolean awaitWaiting(String path, int n, long timeoutMillis) throws InterruptedException {
+    Queue queue = queues.computeIfAbsent(path, p -> new Queue());
+    long deadline = System.currentTimeMillis() + timeoutMillis;
     synchronized (queue) {
-      return queue.waiting.size();
+      while (queue.waiting.size() < n) {
+        long left = deadline - System.currentTimeMillis();
+        if (left <= 0) {
+          return false;
+        }
+        queue.wait(left);
+      }
+      return true;
     }
   }
 
@@ -247,11 +257,7 @@ final class TableGroupCommits {
           // The first member's identifier landed since the check: checked again next attempt.
           continue;
         } catch (RuntimeException e) {
-          if (!KernelRetries.isRetryable(e)) {
-            throw e;
-          }
-          snapshots.forget(path);
-          transientFailures.pauseOrThrow(e);
+          pauseOrThrow(path, transientFailures, e);
           attempt--;
           continue;
         }
@@ -292,12 +298,8 @@ final class TableGroupCommits {
           // Another commit took the version: every member is checked again on the new snapshot.
           last = e;
         } catch (RuntimeException e) {
-          if (!KernelRetries.isRetryable(e)) {
-            throw e;
-          }
           // The commit may or may not have landed: the identifiers on a fresh snapshot tell.
-          snapshots.forget(path);
-          transientFailures.pauseOrThrow(e);
+          pauseOrThrow(path, transientFailures, e);
           attempt--;
         }
       }
@@ -311,6 +313,19 @@ final class TableGroupCommits {
             + MAX_ATTEMPTS
             + " times",
         last);
+  }
+
+  /**
+   * Rethrows a failure that is not transient; else forgets the table's kept snapshot (the next
+   * attempt reads it again) and pauses, or rethrows once the transient failures are too many.
+   */
+  private void pauseOrThrow(
+      String path, KernelRetries.Attempts transientFailures, RuntimeException e) {
+    if (!KernelRetries.isRetryable(e)) {
+      throw e;
+    }
+    snapshots.forget(path);
+    transientFailures.pauseOrThrow(e);
   }
 
   /** Moves the members whose identifier already reached their version from {@code left}. */

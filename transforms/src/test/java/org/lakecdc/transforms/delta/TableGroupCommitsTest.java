@@ -90,30 +90,41 @@ class TableGroupCommitsTest {
 
   /** Waits until {@code n} appends queue behind the commit in flight. */
   private void awaitWaiting(String path, int n) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (group.waiting(path) < n) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("only " + group.waiting(path) + " appends queued");
+    try {
+      if (!group.awaitWaiting(path, n, 60_000)) {
+        throw new IllegalStateException("fewer than " + n + " appends queued within 60 s");
       }
-      Thread.onSpinWait();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
     }
+  }
+
+  /**
+   * Starts {@code member}'s append, whose commit stays in flight until {@code queued} other appends
+   * wait behind it; returns once it is in flight.
+   */
+  private Future<CommitResult> inFlightUntilQueued(
+      String path, TableGroupCommits.Member member, int queued) throws InterruptedException {
+    CountDownLatch inFlight = new CountDownLatch(1);
+    Future<CommitResult> result =
+        pool.submit(
+            () ->
+                group.append(
+                    path,
+                    member,
+                    () -> {
+                      inFlight.countDown();
+                      awaitWaiting(path, queued);
+                    }));
+    assertTrue(inFlight.await(60, TimeUnit.SECONDS));
+    return result;
   }
 
   @Test
   void appendsQueuedBehindACommitInFlightLandTogetherInTheNextCommit() throws Exception {
     String path = table();
-    CountDownLatch inFlight = new CountDownLatch(1);
-    Future<CommitResult> a =
-        pool.submit(
-            () ->
-                group.append(
-                    path,
-                    member("a", 1, "a"),
-                    () -> {
-                      inFlight.countDown();
-                      awaitWaiting(path, 3);
-                    }));
-    assertTrue(inFlight.await(60, TimeUnit.SECONDS));
+    Future<CommitResult> a = inFlightUntilQueued(path, member("a", 1, "a"), 3);
     Future<CommitResult> b = pool.submit(() -> group.append(path, member("b", 1, "b"), () -> {}));
     Future<CommitResult> c = pool.submit(() -> group.append(path, member("c", 1, "c"), () -> {}));
     Future<CommitResult> d = pool.submit(() -> group.append(path, member("d", 1, "d"), () -> {}));
@@ -136,20 +147,9 @@ class TableGroupCommitsTest {
   void aMemberAnotherWriterCommitsMeanwhileIsLeftOutAndTheRestCommittedOnce() throws Exception {
     String path = table();
     AtomicBoolean first = new AtomicBoolean(true);
-    CountDownLatch inFlight = new CountDownLatch(1);
-    // a's commit is in flight while b queues; then, before the group of b and c commits, another
-    // writer (a retried task elsewhere) commits b's batch 3 on its own.
-    Future<CommitResult> a =
-        pool.submit(
-            () ->
-                group.append(
-                    path,
-                    member("a", 3, "a"),
-                    () -> {
-                      inFlight.countDown();
-                      awaitWaiting(path, 2);
-                    }));
-    assertTrue(inFlight.await(60, TimeUnit.SECONDS));
+    // a's commit is in flight while b and c queue; then, before the group of b and c commits,
+    // another writer (a retried task elsewhere) commits b's batch 3 on its own.
+    Future<CommitResult> a = inFlightUntilQueued(path, member("a", 3, "a"), 2);
     Runnable competitor =
         () -> {
           if (first.getAndSet(false)) {

@@ -602,9 +602,12 @@ public final class HistoryApplier {
             || !(row.get(FactsTable.MAX_LSN) instanceof String maxLsn)) {
           continue;
         }
-        int slot =
-            ChunkedSnapshotFacts.EVENT_SNAPSHOT_OPEN.equals(row.get(FactsTable.EVENT)) ? 1 : 0;
-        found[slot] = later(found[slot], maxLsn);
+        Object event = row.get(FactsTable.EVENT);
+        if (ChunkedSnapshotFacts.EVENT_SNAPSHOT_OPEN.equals(event)) {
+          found[1] = later(found[1], maxLsn);
+        } else if (FactsTable.EVENT_BOOTSTRAP.equals(event) || "resnapshot".equals(event)) {
+          found[0] = later(found[0], maxLsn);
+        }
       }
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read Delta table " + spec.facts(), e);

@@ -184,6 +184,33 @@ class HistoryJobTest {
     assertEquals(30, instants.size());
     assertEquals(24, fromHistory(history(), instants.last()).size());
 
+    // Status shows the history's position and verdict as it shows silver's.
+    ByteArrayOutputStream statusOut = new ByteArrayOutputStream();
+    int statusCode;
+    try (PrintStream o = new PrintStream(statusOut, true, StandardCharsets.UTF_8);
+        PrintStream e =
+            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)) {
+      statusCode =
+          Status.run(
+              new String[] {
+                "--factsTable=" + f.facts,
+                "--controlTable=" + f.control,
+                "--fakePath=" + dir.resolve("source")
+              },
+              o,
+              e,
+              java.time.Clock.systemUTC(),
+              dir.resolve("no-demo-source"));
+    }
+    assertEquals(0, statusCode);
+    List<String> status = statusOut.toString(StandardCharsets.UTF_8).lines().toList();
+    int at = status.indexOf(history() + "  (history)");
+    assertTrue(at > 0, String.join("\n", status));
+    String applied = lines.get(0).replaceAll(".*applied_lsn (0x[0-9A-F]+),.*", "$1");
+    assertEquals("  applied_lsn       " + applied, status.get(at + 1));
+    assertTrue(
+        status.get(at + 2).startsWith("  finalized_until   2026-09-28T"), status.get(at + 2));
+
     long version = tables.version(history());
     Run again = applyChanges(applyArgs(f, "--history=" + history()));
     assertEquals(0, again.code(), again.out() + again.err());

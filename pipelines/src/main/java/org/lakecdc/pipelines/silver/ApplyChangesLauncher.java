@@ -295,7 +295,7 @@ public final class ApplyChangesLauncher {
                 : null;
         SilverPlan.Resolved resolved = SilverPlan.resolve(source, name, keys, captured);
         HistoryResult applied =
-            new HistoryApplier(delta, Clock.systemUTC(), out::println)
+            new HistoryApplier(delta, Clock.systemUTC())
                 .apply(
                     new HistorySpec(
                         table.bronze(),

@@ -169,6 +169,9 @@ class HistoryJobTest {
     assertEquals(1, lines.size(), run.out());
     assertTrue(
         lines.get(0).startsWith("History dbo_orders " + history() + ": applied_lsn 0x"), run.out());
+    assertTrue(
+        lines.get(0).endsWith(", 1 wave, 26 versions opened, 2 closed, 0 updated in place"),
+        lines.get(0));
     assertEquals("history", tables.describe(history()).kind().orElseThrow());
 
     TreeSet<LocalDateTime> instants = new TreeSet<>();
@@ -292,5 +295,105 @@ class HistoryJobTest {
             + f.bronze
             + " is a bronze table (give --table a history table, or leave --asOf out)\n",
         notHistory.err());
+  }
+
+  @Test
+  void theMainJobAppliesItsHistoryOnceItsBronzeCommitsAreDone() {
+    JobFixture f = JobFixture.history(dir);
+    Run run =
+        main(
+            List.of(
+                "--fakePath=" + dir.resolve("source"),
+                "--target=" + f.bronze,
+                "--factsTable=" + f.facts,
+                "--controlTable=" + f.control,
+                "--bootstrap=false",
+                "--maxCommitsPerBatch=4",
+                "--history=" + history(),
+                "--logFile=" + dir.resolve("run.log")));
+    assertEquals(0, run.code(), run.out() + run.err());
+    List<String> lines = run.out().lines().filter(l -> l.startsWith("History dbo_orders")).toList();
+    assertEquals(1, lines.size(), run.out());
+    assertTrue(
+        lines.get(0).startsWith("History dbo_orders " + history() + ": applied_lsn 0x"), run.out());
+    assertTrue(
+        lines.get(0).endsWith(", 1 wave, 26 versions opened, 2 closed, 0 updated in place"),
+        lines.get(0));
+    TreeSet<LocalDateTime> instants = new TreeSet<>();
+    for (Map<String, Object> row : tables.scan(f.bronze)) {
+      LocalDateTime t = time(row.get(MetadataColumns.COMMIT_TS));
+      instants.add(t);
+      instants.add(t.plusNanos(500_000_000));
+    }
+    for (LocalDateTime t : instants) {
+      assertEquals(fromBronze(f.bronze, t), fromHistory(history(), t), "at " + t);
+    }
+    assertEquals(20, instants.size());
+  }
+
+  @Test
+  void theMainJobRefusesBadHistoryOptionsBeforeWritingAnything() throws Exception {
+    JobFixture f = new JobFixture(dir);
+    f.db.enableCdc(JobFixture.ORDERS);
+    f.db.createTable(
+        "dbo.customers",
+        List.of(
+            org.lakecdc.io.mssqlcdc.fake.ColumnDefinition.of("id", "int"),
+            org.lakecdc.io.mssqlcdc.fake.ColumnDefinition.of("name", "varchar(20)")),
+        List.of("id"));
+    f.db.enableCdc("dbo.customers");
+    f.insertCommit(0, 2);
+    String shared = dir.resolve("delta/history/shared").toString();
+    java.nio.file.Path file = dir.resolve("tables.txt");
+    java.nio.file.Files.writeString(
+        file, "dbo_orders --history=" + shared + "\ndbo_customers --history=" + shared + "\n");
+    List<String> common =
+        List.of(
+            "--fakePath=" + dir.resolve("source"),
+            "--factsTable=" + dir.resolve("delta/facts"),
+            "--controlTable=" + dir.resolve("delta/control"),
+            "--bootstrap=false",
+            "--logFile=" + dir.resolve("run.log"));
+    List<List<String>> cases =
+        List.of(
+            List.of("--tablesFile=" + file, "--targetTemplate=" + dir.resolve("delta/{ci}")),
+            List.of(
+                "--tables=dbo_orders,dbo_customers",
+                "--targetTemplate=" + dir.resolve("delta/{ci}"),
+                "--history=" + shared),
+            List.of(
+                "--captureInstance=dbo_orders",
+                "--target=" + dir.resolve("delta/dbo_orders"),
+                "--history=" + history(),
+                "--historyColumns=status,price"),
+            List.of(
+                "--captureInstance=dbo_orders",
+                "--target=" + dir.resolve("delta/dbo_orders"),
+                "--history=" + dir.resolve("delta/facts")));
+    List<String> errors = new ArrayList<>();
+    for (List<String> more : cases) {
+      List<String> args = new ArrayList<>(common);
+      args.addAll(more);
+      Run run = main(args);
+      assertEquals(2, run.code(), run.out() + run.err());
+      assertFalse(java.nio.file.Files.exists(dir.resolve("delta")), run.err());
+      errors.add(run.err().strip());
+    }
+    assertEquals(
+        List.of(
+            "error: --historyTemplate: tables dbo_orders and dbo_customers would share the history"
+                + " table "
+                + shared
+                + ": give each table its own history (a --historyTemplate with {ci}); nothing was"
+                + " written",
+            "error: --history names one table's history; with --tables or --tablesFile use"
+                + " --historyTemplate (with {ci}), or a table's own --history in --tablesFile",
+            "error: --historyColumns: [price] are not captured columns of dbo_orders (captured:"
+                + " order_id, status, amount, updated_at); nothing was written",
+            "error: --history: "
+                + dir.resolve("delta/facts")
+                + " is another table of this run (bronze, silver, facts or control), not a history"
+                + " table: give the history a path of its own; nothing was written"),
+        errors);
   }
 }

@@ -73,7 +73,9 @@ import org.slf4j.LoggerFactory;
  * whose key is gone ({@code _deleted = true}) or whose image differs is closed at S with {@code
  * _lost_from_lsn} = the position before the gap, the snapshot's image opened from S; all in one
  * commit. An open chunked snapshot (a {@code snapshot_open} facts row newer than every completed
- * one) holds the verdict. The verdict follows bronze's, only with facts.
+ * one) holds the history where it is (nothing applied, the verdict kept) until it completes; a
+ * newer snapshot that is not after the position is not applied (a warning). The verdict follows
+ * bronze's, only with facts.
  */
 public final class HistoryApplier {
   private static final Logger LOG = LoggerFactory.getLogger(HistoryApplier.class);
@@ -190,13 +192,23 @@ public final class HistoryApplier {
     String whole = bronze.snapshots(position.snapshotLsn()).whole();
     String snapshot = later(facts[0], whole);
     boolean open = facts[1] != null && (snapshot == null || facts[1].compareTo(snapshot) > 0);
-    boolean first = position.appliedLsn() == null && snapshot != null;
-    boolean resnapshot =
-        position.appliedLsn() != null
+    boolean first = !open && position.appliedLsn() == null && snapshot != null;
+    boolean newer =
+        !open
+            && position.appliedLsn() != null
             && snapshot != null
             && (position.snapshotLsn() == null || snapshot.compareTo(position.snapshotLsn()) > 0);
+    boolean resnapshot = newer && snapshot.compareTo(position.appliedLsn()) > 0;
+    if (newer && !resnapshot) {
+      LOG.warn(
+          "History {}: the snapshot at {} is not after its position {}; its rows are not applied",
+          spec.history(),
+          snapshot,
+          position.appliedLsn());
+    }
     String lower = first || resnapshot ? snapshot : position.appliedLsn();
-    BronzeWaves.Plan plan = bronze.plan(lower, spec.waveRows());
+    // While a chunked snapshot is open nothing is applied: its S is where the versions resume.
+    BronzeWaves.Plan plan = open ? null : bronze.plan(lower, spec.waveRows());
     int waves = 0;
     long[] counts = new long[3]; // opened, closed, in place
     if (first || resnapshot) {

@@ -300,4 +300,32 @@ class HistoryApplierTest {
       assertEquals(clean, HistoryModel.allRows(tables, path(name)), "killed after " + crashAt);
     }
   }
+
+  @Test
+  void theVerdictFollowsBronzesAndAnOpenChunkedSnapshotHoldsIt() {
+    BronzeLog log = log();
+    log.whole(1, 1, "a");
+    log.fact("bootstrap", 1);
+    log.change(62, upd(1, "a", "a2"));
+    log.verdict(62);
+    HistoryResult first = applier.apply(spec(log, "history", List.of(), 100));
+    assertEquals(LocalDateTime.of(2026, 9, 30, 10, 0), first.finalizedUntil());
+
+    // A chunked snapshot opened after it: the history's verdict stays while it is open.
+    log.fact("snapshot_open", 70);
+    log.change(125, upd(1, "a2", "a3"));
+    log.verdict(125);
+    HistoryResult held = applier.apply(spec(log, "history", List.of(), 100));
+    assertEquals(LocalDateTime.of(2026, 9, 30, 10, 0), held.finalizedUntil());
+    assertEquals(lsn(62), held.appliedLsn());
+    assertEquals(0, held.waves());
+
+    // Completed (its bootstrap row at S): the snapshot's rows open at S and the verdict moves on.
+    log.whole(70, 1, "a2");
+    log.fact("bootstrap", 70);
+    HistoryResult completed = applier.apply(spec(log, "history", List.of(), 100));
+    assertEquals(LocalDateTime.of(2026, 9, 30, 11, 0), completed.finalizedUntil());
+    assertEquals(List.of("1:a 1..62", "1:a2 62..125", "1:a3 125.."), versions("history"));
+    assertEquals(lsn(125), completed.appliedLsn());
+  }
 }

@@ -219,6 +219,15 @@ class HistoryJobTest {
     assertEquals(0, again.code(), again.out() + again.err());
     assertTrue(again.out().contains(", 0 waves, 0 versions opened, 0 closed"), again.out());
     assertEquals(version, tables.version(history()));
+
+    Run maintained =
+        applyChanges(applyArgs(f, "--history=" + history(), "--maintenance=compact,vacuum"));
+    assertEquals(0, maintained.code(), maintained.out() + maintained.err());
+    assertEquals(
+        "History maintenance dbo_orders "
+            + history()
+            + ": nothing to compact, vacuumed 0 files (0 bytes)\n",
+        maintained.out());
   }
 
   @Test

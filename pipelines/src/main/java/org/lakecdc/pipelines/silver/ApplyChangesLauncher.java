@@ -26,7 +26,6 @@ import org.lakecdc.pipelines.cli.ObjectStores;
 import org.lakecdc.pipelines.cli.OptionRefusedException;
 import org.lakecdc.pipelines.cli.SqlServerSource;
 import org.lakecdc.pipelines.cli.TablesOption;
-import org.lakecdc.pipelines.history.HistoryMaintenance;
 import org.lakecdc.pipelines.history.HistoryRun;
 import org.lakecdc.pipelines.options.ApplyChangesOptions;
 import org.lakecdc.pipelines.targets.RunCounters;
@@ -228,25 +227,24 @@ public final class ApplyChangesLauncher {
               null));
     }
     if (!maintenance.isEmpty()) {
-      int silverExit =
-          maintain(
-              targets.values(),
-              new SilverMaintenance(delta, clock),
-              maintenance,
-              compaction,
-              retention,
-              out,
-              err);
-      int historyExit =
-          HistoryMaintenance.maintain(
-              tables,
-              new SilverMaintenance(delta, clock),
-              maintenance,
-              compaction,
-              retention,
-              out,
-              err);
-      return Math.max(silverExit, historyExit);
+      List<Maintained> maintained = new ArrayList<>();
+      for (SilverTarget target : targets.values()) {
+        maintained.add(new Maintained("Silver", target.appId(), target.silver(), target.keys()));
+      }
+      for (Table table : tables) {
+        if (table.history() != null) {
+          maintained.add(
+              new Maintained("History", table.captureInstance(), table.history(), List.of()));
+        }
+      }
+      return maintain(
+          maintained,
+          new SilverMaintenance(delta, clock),
+          maintenance,
+          compaction,
+          retention,
+          out,
+          err);
     }
     PipelineResult result = null;
     if (!targets.isEmpty()) {
@@ -385,16 +383,23 @@ public final class ApplyChangesLauncher {
   }
 
   /**
-   * Runs the maintenance on each table's silver, one line per table: "Silver maintenance {ci}
-   * {silver}: " then, for compact, "compacted F files into N (R rows, P deleted rows purged)" or
-   * "nothing to compact" (or "compaction skipped ..." when a concurrent commit won, logged at
-   * INFO), and for vacuum "vacuumed V files (B bytes)".
+   * Runs the maintenance on each table's silver and history, one line per table: "Silver
+   * maintenance {ci} {silver}: " (or "History maintenance {ci} {history}: ") then, for compact,
+   * "compacted F files into N (R rows, P deleted rows purged)" or "nothing to compact" (or
+   * "compaction skipped ..." when a concurrent commit won, logged at INFO), and for vacuum
+   * "vacuumed V files (B bytes)".
    *
    * @return {@link JobExit#OK}, or {@link JobExit#TABLE_FAILED} when a table's maintenance failed
    *     (the others ran)
    */
+  /**
+   * A table to maintain: its kind's word for the line ({@code Silver} or {@code History}), its
+   * capture instance, its path and the keys its compaction sorts by (empty: none).
+   */
+  private record Maintained(String label, String name, String path, List<String> keys) {}
+
   private static int maintain(
-      java.util.Collection<SilverTarget> targets,
+      List<Maintained> targets,
       SilverMaintenance maintenance,
       Set<String> operations,
       CompactionOptions compaction,
@@ -402,17 +407,17 @@ public final class ApplyChangesLauncher {
       PrintStream out,
       PrintStream err) {
     List<String> failed = new ArrayList<>();
-    for (SilverTarget target : targets) {
-      String name = target.appId();
+    for (Maintained target : targets) {
+      String name = target.name();
       List<String> done = new ArrayList<>();
       try {
         if (operations.contains("compact")) {
           CompactionResult c = null;
           try {
-            c = maintenance.compact(target.silver(), target.keys(), compaction);
+            c = maintenance.compact(target.path(), target.keys(), compaction);
           } catch (DeltaConflictException e) {
             // A silver apply committed meanwhile and wins; its files stay orphans for the vacuum.
-            LOG.info("Compaction of {} skipped, a concurrent commit won: {}", target.silver(), e);
+            LOG.info("Compaction of {} skipped, a concurrent commit won: {}", target.path(), e);
           }
           done.add(
               c == null
@@ -430,7 +435,7 @@ public final class ApplyChangesLauncher {
                       : "nothing to compact");
         }
         if (operations.contains("vacuum")) {
-          VacuumResult v = maintenance.vacuum(target.silver(), retention, false);
+          VacuumResult v = maintenance.vacuum(target.path(), retention, false);
           done.add(
               "vacuumed "
                   + Counts.of(v.files().size(), "file", "files")
@@ -440,11 +445,13 @@ public final class ApplyChangesLauncher {
         }
       } catch (RuntimeException e) {
         String line = CommandLine.firstLine(e);
-        out.printf("Silver maintenance %s %s: FAILED: %s%n", name, target.silver(), line);
+        out.printf("%s maintenance %s %s: FAILED: %s%n", target.label(), name, target.path(), line);
         failed.add(name + ": " + line);
         continue;
       }
-      out.printf("Silver maintenance %s %s: %s%n", name, target.silver(), String.join(", ", done));
+      out.printf(
+          "%s maintenance %s %s: %s%n",
+          target.label(), name, target.path(), String.join(", ", done));
     }
     if (!failed.isEmpty()) {
       err.println(

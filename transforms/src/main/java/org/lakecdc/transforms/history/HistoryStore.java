@@ -10,7 +10,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
@@ -167,30 +166,14 @@ final class HistoryStore {
             ? List.of()
             : tables.writeDataFiles(path, schema, () -> rows.stream().map(Written::row).iterator());
     added.addAll(fresh);
-    byte[] vectorFile = null;
-    List<DeletionVectorUpdate> updates = new ArrayList<>();
-    if (!deletions.isEmpty()) {
-      Map<String, long[]> existing =
-          tables.deletionVectors().deletedRowPositions(path, version, deletions.keySet());
-      List<String> files = new ArrayList<>(new TreeMap<>(deletions).keySet());
-      List<byte[]> vectors = new ArrayList<>();
-      List<long[]> merged = new ArrayList<>();
-      for (String file : files) {
-        long[] positions =
-            deletions.get(file).stream().mapToLong(Long::longValue).sorted().toArray();
-        long[] all = DeletionVectors.union(existing.get(file), positions);
-        merged.add(all);
-        vectors.add(DeletionVectors.serialize(all));
-      }
-      DeletionVectors.VectorFile content = DeletionVectors.file(vectors);
-      vectorFile = content.bytes();
-      for (int i = 0; i < files.size(); i++) {
-        DeletionVectors.Placement placement = content.placements().get(i);
-        updates.add(
-            new DeletionVectorUpdate(
-                files.get(i), placement.offset(), placement.sizeInBytes(), merged.get(i).length));
-      }
-    }
+    DeletionVectors.Vectors vectors =
+        DeletionVectors.merged(
+            deletions.isEmpty()
+                ? Map.of()
+                : tables.deletionVectors().deletedRowPositions(path, version, deletions.keySet()),
+            deletions);
+    byte[] vectorFile = vectors.file();
+    List<DeletionVectorUpdate> updates = vectors.updates();
     KeyIndex used = indexes.get(path);
     CommitResult result;
     try {

@@ -10,6 +10,7 @@ import org.lakecdc.pipelines.cdc.CdcToDeltaLauncher;
 import org.lakecdc.pipelines.cli.CommandLine;
 import org.lakecdc.pipelines.cli.JobExit;
 import org.lakecdc.pipelines.cli.TablesOption;
+import org.lakecdc.pipelines.history.MainJobHistory;
 import org.lakecdc.pipelines.options.CdcToDeltaOptions;
 import org.lakecdc.pipelines.targets.JobConfig;
 import org.lakecdc.transforms.delta.HadoopConf;
@@ -56,6 +57,7 @@ public final class CdcToDelta {
   static int run(String[] args, PrintStream err, UnaryOperator<JobConfig> adjust) {
     CdcToDeltaOptions options;
     JobConfig config;
+    List<MainJobHistory.Target> histories;
     try {
       options = CommandLine.parse(args, CdcToDeltaOptions.class);
       // Per occurrence, before Beam's comma splitting joined them: --hadoopConf=a=1 --hadoopConf=b
@@ -67,16 +69,17 @@ public final class CdcToDelta {
       TablesOption.refuseTemplatesWithoutTables(args);
       config = adjust.apply(CdcToDeltaLauncher.config(options));
       CdcToDeltaLauncher.checkObjectStores(List.of(config));
+      histories = MainJobHistory.plan(args, false, List.of(config), List.of(options));
     } catch (IllegalArgumentException e) {
       err.println("error: " + CommandLine.firstLine(e));
       return JobExit.BAD_OPTION;
     }
     try {
       CdcToDeltaLauncher.run(config, options);
+      return historyExit(MainJobHistory.apply(histories, System.out), JobExit.OK, err);
     } catch (Throwable t) {
       return JobExit.failed(t, err, options.getVerbose());
     }
-    return JobExit.OK;
   }
 
   /**
@@ -88,16 +91,21 @@ public final class CdcToDelta {
   private static int runMany(
       String[] args, CdcToDeltaOptions options, PrintStream err, UnaryOperator<JobConfig> adjust) {
     List<JobConfig> configs = new ArrayList<>();
+    List<CdcToDeltaOptions> owns = new ArrayList<>();
+    List<MainJobHistory.Target> histories;
     List<TablesOption.Table> listed;
     try {
       listed = TablesOption.tables(options, args);
       for (TablesOption.Table table : listed) {
-        String[] tableArgs = TablesOption.tableArgs(args, table, options);
+        String[] tableArgs =
+            MainJobHistory.withTemplate(
+                TablesOption.tableArgs(args, table, options), options, table.captureInstance());
         // A value refused by its type (Beam's parse) or by the job's own check alike names where
         // the table is listed: the file and line, and the capture instance.
         try {
           CdcToDeltaOptions own = CommandLine.parseOnly(tableArgs, CdcToDeltaOptions.class);
           configs.add(adjust.apply(CdcToDeltaLauncher.config(own)));
+          owns.add(own);
         } catch (IllegalArgumentException e) {
           throw new IllegalArgumentException(
               table.origin() + " (" + table.captureInstance() + "): " + CommandLine.firstLine(e),
@@ -105,14 +113,32 @@ public final class CdcToDelta {
         }
       }
       CdcToDeltaLauncher.checkObjectStores(configs);
+      histories = MainJobHistory.plan(args, true, configs, owns);
     } catch (IllegalArgumentException e) {
       err.println("error: " + CommandLine.firstLine(e));
       return JobExit.BAD_OPTION;
     }
     try {
-      return CdcToDeltaLauncher.runMany(configs, listed, options, err);
+      int code = CdcToDeltaLauncher.runMany(configs, listed, options, err);
+      return historyExit(MainJobHistory.apply(histories, System.out), code, err);
     } catch (Throwable t) {
       return JobExit.failed(t, err, options.getVerbose());
     }
+  }
+
+  /**
+   * The exit code after the histories: {@link JobExit#TABLE_FAILED} with an {@code error:} line
+   * when one failed, else the run's.
+   */
+  private static int historyExit(List<String> failed, int code, PrintStream err) {
+    if (failed.isEmpty()) {
+      return code;
+    }
+    err.println(
+        "error: the history of "
+            + org.lakecdc.transforms.Counts.of(failed.size(), "table", "tables")
+            + " failed: "
+            + String.join(" | ", failed));
+    return JobExit.TABLE_FAILED;
   }
 }

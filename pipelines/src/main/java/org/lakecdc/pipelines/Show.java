@@ -5,11 +5,13 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
 import org.lakecdc.pipelines.cli.CommandLine;
 import org.lakecdc.pipelines.cli.ConsoleLogging;
@@ -22,6 +24,7 @@ import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.ScanFile;
 import org.lakecdc.transforms.delta.TableInfo;
 import org.lakecdc.transforms.delta.TableKind;
+import org.lakecdc.transforms.history.HistoryState;
 
 /**
  * The {@code show} command: prints the first rows of a Delta table with Delta Kernel (no Spark). A
@@ -72,6 +75,7 @@ public final class Show {
     ShowOptions options;
     DeltaTables tables;
     String path;
+    Instant asOf;
     try {
       options = CommandLine.parse(args, ShowOptions.class, "docs/status.md");
       org.lakecdc.transforms.delta.HadoopConf.checkOccurrences(
@@ -88,6 +92,7 @@ public final class Show {
           TableReading.conf(options), TableReading.tablePath("table", options.getTable()));
       tables = TableReading.tables(options);
       path = TableReading.existingTable(tables, "table", options.getTable());
+      asOf = asOf(tables, path, options.getAsOf());
       out = TableReading.output(options, out);
     } catch (IllegalArgumentException e) {
       err.println("error: " + TableReading.firstLine(e));
@@ -100,9 +105,11 @@ public final class Show {
           info.kind().map(k -> k.equalsIgnoreCase(TableKind.BRONZE.propertyValue())).orElse(false);
       List<String> columns = info.columns().stream().map(DeltaColumn::name).toList();
       List<Map<String, Object>> rows =
-          bronze
-              ? firstInBronzeOrder(tables, path, options.getLimit())
-              : firstStored(tables, path, options.getLimit());
+          asOf != null
+              ? firstCurrent(tables, path, asOf, options.getLimit())
+              : bronze
+                  ? firstInBronzeOrder(tables, path, options.getLimit())
+                  : firstStored(tables, path, options.getLimit());
       if (options.getJson()) {
         for (Map<String, Object> row : rows) {
           ObjectNode node = JSON.createObjectNode();
@@ -116,7 +123,8 @@ public final class Show {
             "%s (%s): %s%s%n",
             path,
             info.kind().orElse("no table kind"),
-            rows.size() == 1 ? "the first row" : "the first " + rows.size() + " rows",
+            (asOf != null ? "as of " + asOf + ", " : "")
+                + (rows.size() == 1 ? "the first row" : "the first " + rows.size() + " rows"),
             bronze ? " by " + String.join(", ", BRONZE_ORDER) : " in stored order");
         printTable(columns, rows, out);
       }
@@ -128,6 +136,51 @@ public final class Show {
       return JobExit.report(t, err, options.getVerbose());
     }
     return JobExit.OK;
+  }
+
+  /**
+   * The instant of {@code --asOf}, or null when it is not given.
+   *
+   * @throws IllegalArgumentException naming {@code --asOf}: a value that is no ISO-8601 instant, or
+   *     a table that is not a history table
+   */
+  static @Nullable Instant asOf(DeltaTables tables, String path, @Nullable String value) {
+    if (value == null) {
+      return null;
+    }
+    Instant at;
+    try {
+      at = java.time.OffsetDateTime.parse(value).toInstant();
+    } catch (java.time.format.DateTimeParseException e) {
+      throw new IllegalArgumentException(
+          "--asOf must be an ISO-8601 instant with a zone offset such as 2026-11-01T08:30:00Z, not '"
+              + value
+              + "'");
+    }
+    String kind = tables.describe(path).kind().orElse("no table kind");
+    if (!kind.equalsIgnoreCase(TableKind.HISTORY.propertyValue())) {
+      throw new IllegalArgumentException(
+          "--asOf reads a history table; "
+              + path
+              + " is a "
+              + kind
+              + " table (give --table a history table, or leave --asOf out)");
+    }
+    return at;
+  }
+
+  /** The first {@code limit} rows current at {@code at}, in stored order, streamed. */
+  static List<Map<String, Object>> firstCurrent(
+      DeltaTables tables, String path, Instant at, int limit) {
+    List<Map<String, Object>> first = new ArrayList<>();
+    try (var rows = HistoryState.at(tables, path, at)) {
+      while (rows.hasNext() && first.size() < limit) {
+        first.add(rows.next());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read Delta table " + path, e);
+    }
+    return first;
   }
 
   /** Key values (text or numbers of one column) compared naturally, NULL first. */

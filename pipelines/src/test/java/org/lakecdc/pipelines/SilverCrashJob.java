@@ -161,8 +161,8 @@ public final class SilverCrashJob {
   }
 
   /** The source's history, in three parts. */
-  private static final class FakeSqlServerSteps {
-    private static void beforeSnapshot(JobFixture f) {
+  static final class FakeSqlServerSteps {
+    static void beforeSnapshot(JobFixture f) {
       var insert = f.db.transaction(at(0));
       for (int id = 1; id <= 6; id++) {
         insert.insert(ORDERS, order(id, "new", id + "0.00"));
@@ -175,7 +175,7 @@ public final class SilverCrashJob {
           .commit();
     }
 
-    private static void afterSnapshot(JobFixture f) {
+    static void afterSnapshot(JobFixture f) {
       f.db
           .transaction(at(5))
           .insert(ORDERS, order(7, "new", "70.00"))
@@ -200,7 +200,7 @@ public final class SilverCrashJob {
           .commit();
     }
 
-    private static void betweenRuns(JobFixture f) {
+    static void betweenRuns(JobFixture f) {
       f.db
           .transaction(at(10))
           .update(ORDERS, List.of(1), Map.of("amount", new BigDecimal("11.00")))

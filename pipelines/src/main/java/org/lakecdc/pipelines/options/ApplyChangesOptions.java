@@ -19,7 +19,8 @@ public interface ApplyChangesOptions
         TablesListOptions,
         BronzeTableOptions,
         GranularityOptions,
-        SilverOptions {
+        SilverOptions,
+        HistoryOptions {
   @Description(
       "With --tables: each table's bronze path or URI; {ci} is replaced by the capture instance in"
           + " lower case. Must contain {ci}.")

@@ -22,6 +22,7 @@ public interface CdcToDeltaOptions
         GranularityOptions,
         BatchReadOptions,
         SilverOptions,
+        HistoryOptions,
         ChunkedSnapshotOptions {
   /** {@code --silverIntervalSeconds}'s default, in seconds. */
   int DEFAULT_SILVER_INTERVAL_SECONDS = 5;

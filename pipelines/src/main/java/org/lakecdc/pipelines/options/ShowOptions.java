@@ -23,4 +23,13 @@ public interface ShowOptions extends TableReadOptions {
   int getLimit();
 
   void setLimit(int value);
+
+  @Description(
+      "With a history table: print the rows current at this instant (ISO-8601 with a zone offset,"
+          + " e.g. 2026-11-01T08:30:00Z): the versions with _valid_from_ts <= it < _valid_to_ts (or"
+          + " still current), one per key that existed then.")
+  @Accepts("an ISO-8601 instant such as 2026-11-01T08:30:00Z")
+  String getAsOf();
+
+  void setAsOf(String value);
 }

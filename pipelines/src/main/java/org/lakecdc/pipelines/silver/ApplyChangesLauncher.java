@@ -26,6 +26,7 @@ import org.lakecdc.pipelines.cli.ObjectStores;
 import org.lakecdc.pipelines.cli.OptionRefusedException;
 import org.lakecdc.pipelines.cli.SqlServerSource;
 import org.lakecdc.pipelines.cli.TablesOption;
+import org.lakecdc.pipelines.history.HistoryRun;
 import org.lakecdc.pipelines.options.ApplyChangesOptions;
 import org.lakecdc.pipelines.targets.RunCounters;
 import org.lakecdc.pipelines.targets.SilverPlan;
@@ -36,6 +37,9 @@ import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.HadoopConf;
 import org.lakecdc.transforms.delta.VacuumResult;
 import org.lakecdc.transforms.finalization.Granularity;
+import org.lakecdc.transforms.history.HistoryApplier;
+import org.lakecdc.transforms.history.HistoryResult;
+import org.lakecdc.transforms.history.HistorySpec;
 import org.lakecdc.transforms.position.StreamPosition;
 import org.lakecdc.transforms.silver.ApplyChangesToSilver;
 import org.lakecdc.transforms.silver.ApplyResult;
@@ -59,8 +63,12 @@ public final class ApplyChangesLauncher {
 
   private ApplyChangesLauncher() {}
 
-  /** One table of a run: its capture instance, bronze and silver (normalized). */
-  public record Table(String captureInstance, String bronze, String silver) {}
+  /**
+   * One table of a run: its capture instance, bronze, silver and history (normalized; silver or
+   * history null when the run has none for it).
+   */
+  public record Table(
+      String captureInstance, String bronze, @Nullable String silver, @Nullable String history) {}
 
   /**
    * What the checks resolved, for the run: the maintenance operations (empty: the run applies), the
@@ -78,7 +86,8 @@ public final class ApplyChangesLauncher {
       HadoopConf conf,
       String control,
       String facts,
-      CdcClientFactory source) {}
+      CdcClientFactory source,
+      List<String> historyColumns) {}
 
   /**
    * Checks the options and the tables before anything is written.
@@ -121,11 +130,18 @@ public final class ApplyChangesLauncher {
     List<String> paths = new ArrayList<>(List.of(control, facts));
     for (Table table : tables) {
       paths.add(table.bronze());
-      paths.add(table.silver());
+      if (table.silver() != null) {
+        paths.add(table.silver());
+      }
+      if (table.history() != null) {
+        paths.add(table.history());
+      }
     }
     ObjectStores.check(conf, paths);
     source = source(options);
     tables = checkTables(tables, conf.tables(), !maintenance.isEmpty(), args);
+    List<String> historyColumns = HistoryRun.columns(options.getHistoryColumns());
+    checkHistories(tables, conf.tables(), control, facts, historyColumns, maintenance, args);
     if (!CommandLine.values(args, "facts").isEmpty()) {
       CommandLine.existingTable(
           conf.tables(),
@@ -145,7 +161,8 @@ public final class ApplyChangesLauncher {
         conf,
         control,
         facts,
-        source);
+        source,
+        historyColumns);
   }
 
   /**
@@ -182,6 +199,9 @@ public final class ApplyChangesLauncher {
     Instant startedAt = Instant.now();
     Map<String, SilverTarget> targets = new LinkedHashMap<>();
     for (Table table : tables) {
+      if (table.silver() == null) {
+        continue;
+      }
       List<String> captured =
           delta.exists(table.bronze())
               ? SilverTable.capturedColumns(
@@ -207,8 +227,18 @@ public final class ApplyChangesLauncher {
               null));
     }
     if (!maintenance.isEmpty()) {
+      List<Maintained> maintained = new ArrayList<>();
+      for (SilverTarget target : targets.values()) {
+        maintained.add(new Maintained("Silver", target.appId(), target.silver(), target.keys()));
+      }
+      for (Table table : tables) {
+        if (table.history() != null) {
+          maintained.add(
+              new Maintained("History", table.captureInstance(), table.history(), List.of()));
+        }
+      }
       return maintain(
-          targets.values(),
+          maintained,
           new SilverMaintenance(delta, clock),
           maintenance,
           compaction,
@@ -216,11 +246,14 @@ public final class ApplyChangesLauncher {
           out,
           err);
     }
-    Pipeline pipeline = Pipeline.create(options);
-    pipeline
-        .apply("Tables", Create.of(List.copyOf(targets.keySet())).withCoder(StringUtf8Coder.of()))
-        .apply("Apply changes to silver", ParDo.of(new ApplyFn(targets)));
-    PipelineResult result = JobExit.run(pipeline);
+    PipelineResult result = null;
+    if (!targets.isEmpty()) {
+      Pipeline pipeline = Pipeline.create(options);
+      pipeline
+          .apply("Tables", Create.of(List.copyOf(targets.keySet())).withCoder(StringUtf8Coder.of()))
+          .apply("Apply changes to silver", ParDo.of(new ApplyFn(targets)));
+      result = JobExit.run(pipeline);
+    }
     List<String> failed = new ArrayList<>();
     for (SilverTarget target : targets.values()) {
       String name = target.appId();
@@ -246,6 +279,38 @@ public final class ApplyChangesLauncher {
               applied.waves() + RunCounters.counter(result, table, ApplyChangesToSilver.WAVES),
               applied.keysApplied()
                   + RunCounters.counter(result, table, ApplyChangesToSilver.KEYS_APPLIED)));
+    }
+    for (Table table : tables) {
+      if (table.history() == null) {
+        continue;
+      }
+      String name = table.captureInstance();
+      try {
+        List<String> captured =
+            delta.exists(table.bronze())
+                ? SilverTable.capturedColumns(
+                    DeltaColumn.toBeamSchema(delta.describe(table.bronze()).columns()))
+                : null;
+        SilverPlan.Resolved resolved = SilverPlan.resolve(source, name, keys, captured);
+        HistoryResult applied =
+            new HistoryApplier(delta, Clock.systemUTC())
+                .apply(
+                    new HistorySpec(
+                        table.bronze(),
+                        table.history(),
+                        control,
+                        factsOrNull,
+                        Set.copyOf(resolved.captureInstances()),
+                        resolved.keys(),
+                        checked.historyColumns(),
+                        granularity,
+                        options.getSilverWaveRows()));
+        out.println(HistoryRun.line(name, table.history(), applied));
+      } catch (RuntimeException e) {
+        String line = CommandLine.firstLine(e);
+        out.printf("History %s %s: FAILED: %s%n", name, table.history(), line);
+        failed.add(name + ": " + line);
+      }
     }
     if (!failed.isEmpty()) {
       err.println(
@@ -318,16 +383,23 @@ public final class ApplyChangesLauncher {
   }
 
   /**
-   * Runs the maintenance on each table's silver, one line per table: "Silver maintenance {ci}
-   * {silver}: " then, for compact, "compacted F files into N (R rows, P deleted rows purged)" or
-   * "nothing to compact" (or "compaction skipped ..." when a concurrent commit won, logged at
-   * INFO), and for vacuum "vacuumed V files (B bytes)".
+   * Runs the maintenance on each table's silver and history, one line per table: "Silver
+   * maintenance {ci} {silver}: " (or "History maintenance {ci} {history}: ") then, for compact,
+   * "compacted F files into N (R rows, P deleted rows purged)" or "nothing to compact" (or
+   * "compaction skipped ..." when a concurrent commit won, logged at INFO), and for vacuum
+   * "vacuumed V files (B bytes)".
    *
    * @return {@link JobExit#OK}, or {@link JobExit#TABLE_FAILED} when a table's maintenance failed
    *     (the others ran)
    */
+  /**
+   * A table to maintain: its kind's word for the line ({@code Silver} or {@code History}), its
+   * capture instance, its path and the keys its compaction sorts by (empty: none).
+   */
+  private record Maintained(String label, String name, String path, List<String> keys) {}
+
   private static int maintain(
-      java.util.Collection<SilverTarget> targets,
+      List<Maintained> targets,
       SilverMaintenance maintenance,
       Set<String> operations,
       CompactionOptions compaction,
@@ -335,17 +407,17 @@ public final class ApplyChangesLauncher {
       PrintStream out,
       PrintStream err) {
     List<String> failed = new ArrayList<>();
-    for (SilverTarget target : targets) {
-      String name = target.appId();
+    for (Maintained target : targets) {
+      String name = target.name();
       List<String> done = new ArrayList<>();
       try {
         if (operations.contains("compact")) {
           CompactionResult c = null;
           try {
-            c = maintenance.compact(target.silver(), target.keys(), compaction);
+            c = maintenance.compact(target.path(), target.keys(), compaction);
           } catch (DeltaConflictException e) {
             // A silver apply committed meanwhile and wins; its files stay orphans for the vacuum.
-            LOG.info("Compaction of {} skipped, a concurrent commit won: {}", target.silver(), e);
+            LOG.info("Compaction of {} skipped, a concurrent commit won: {}", target.path(), e);
           }
           done.add(
               c == null
@@ -363,7 +435,7 @@ public final class ApplyChangesLauncher {
                       : "nothing to compact");
         }
         if (operations.contains("vacuum")) {
-          VacuumResult v = maintenance.vacuum(target.silver(), retention, false);
+          VacuumResult v = maintenance.vacuum(target.path(), retention, false);
           done.add(
               "vacuumed "
                   + Counts.of(v.files().size(), "file", "files")
@@ -373,11 +445,13 @@ public final class ApplyChangesLauncher {
         }
       } catch (RuntimeException e) {
         String line = CommandLine.firstLine(e);
-        out.printf("Silver maintenance %s %s: FAILED: %s%n", name, target.silver(), line);
+        out.printf("%s maintenance %s %s: FAILED: %s%n", target.label(), name, target.path(), line);
         failed.add(name + ": " + line);
         continue;
       }
-      out.printf("Silver maintenance %s %s: %s%n", name, target.silver(), String.join(", ", done));
+      out.printf(
+          "%s maintenance %s %s: %s%n",
+          target.label(), name, target.path(), String.join(", ", done));
     }
     if (!failed.isEmpty()) {
       err.println(
@@ -400,7 +474,11 @@ public final class ApplyChangesLauncher {
   static List<Table> tables(ApplyChangesOptions o, String[] args) {
     if (o.getTables() == null) {
       for (String[] option :
-          new String[][] {{"bronzeTemplate", "--bronze"}, {"silverTemplate", "--silver"}}) {
+          new String[][] {
+            {"bronzeTemplate", "--bronze"},
+            {"silverTemplate", "--silver"},
+            {"historyTemplate", "--history"}
+          }) {
         if (!CommandLine.values(args, option[0]).isEmpty()) {
           throw new IllegalArgumentException(
               "--"
@@ -415,7 +493,7 @@ public final class ApplyChangesLauncher {
           o.getBronze() != null
               ? o.getBronze()
               : "lakecdc-demo/delta/" + ci.toLowerCase(Locale.ROOT);
-      if (o.getSilver() == null) {
+      if (o.getSilver() == null && o.getHistory() == null) {
         throw new IllegalArgumentException(
             "--silver must name the silver table to apply to (a path or URI, e.g."
                 + " lakecdc-demo/delta/silver/"
@@ -426,10 +504,11 @@ public final class ApplyChangesLauncher {
           table(
               ci,
               CommandLine.tablePath("bronze", bronze),
-              CommandLine.tablePath("silver", o.getSilver()),
+              o.getSilver() == null ? null : CommandLine.tablePath("silver", o.getSilver()),
+              o.getHistory() == null ? null : CommandLine.tablePath("history", o.getHistory()),
               "--silver"));
     }
-    for (String single : List.of("captureInstance", "bronze", "silver")) {
+    for (String single : List.of("captureInstance", "bronze", "silver", "history")) {
       if (!CommandLine.values(args, single).isEmpty()) {
         throw new IllegalArgumentException(
             "--"
@@ -439,7 +518,12 @@ public final class ApplyChangesLauncher {
       }
     }
     TablesOption.requireTemplate("bronzeTemplate", o.getBronzeTemplate());
-    TablesOption.requireTemplate("silverTemplate", o.getSilverTemplate());
+    if (o.getHistoryTemplate() == null || o.getSilverTemplate() != null) {
+      TablesOption.requireTemplate("silverTemplate", o.getSilverTemplate());
+    }
+    if (o.getHistoryTemplate() != null) {
+      TablesOption.requireTemplate("historyTemplate", o.getHistoryTemplate());
+    }
     List<Table> tables = new ArrayList<>();
     java.util.Set<String> seen = new java.util.HashSet<>();
     for (String name : o.getTables().split(",", -1)) {
@@ -461,8 +545,14 @@ public final class ApplyChangesLauncher {
               ci,
               CommandLine.tablePath(
                   "bronzeTemplate", o.getBronzeTemplate().replace(TablesOption.CI, lower)),
-              CommandLine.tablePath(
-                  "silverTemplate", o.getSilverTemplate().replace(TablesOption.CI, lower)),
+              o.getSilverTemplate() == null
+                  ? null
+                  : CommandLine.tablePath(
+                      "silverTemplate", o.getSilverTemplate().replace(TablesOption.CI, lower)),
+              o.getHistoryTemplate() == null
+                  ? null
+                  : CommandLine.tablePath(
+                      "historyTemplate", o.getHistoryTemplate().replace(TablesOption.CI, lower)),
               "--silverTemplate"));
     }
     return tables;
@@ -484,13 +574,24 @@ public final class ApplyChangesLauncher {
     for (Table table : tables) {
       String silverOption = many ? "silverTemplate" : "silver";
       if (maintain) {
-        CommandLine.existingTable(
-            delta,
-            silverOption,
-            table.silver(),
-            null,
-            "maintenance keeps an existing silver table healthy; apply bronze to it first (without"
-                + " --maintenance)");
+        if (table.silver() != null) {
+          CommandLine.existingTable(
+              delta,
+              silverOption,
+              table.silver(),
+              null,
+              "maintenance keeps an existing silver table healthy; apply bronze to it first"
+                  + " (without --maintenance)");
+        }
+        if (table.history() != null) {
+          CommandLine.existingTable(
+              delta,
+              many ? "historyTemplate" : "history",
+              table.history(),
+              null,
+              "maintenance keeps an existing history table healthy; apply bronze to it first"
+                  + " (without --maintenance)");
+        }
         checked.add(table);
         continue;
       }
@@ -506,7 +607,9 @@ public final class ApplyChangesLauncher {
                   ? "the default --bronzeTemplate for " + table.captureInstance()
                   : CommandLine.defaultFor(args, table.captureInstance()),
           "give the bronze table the main job wrote (its --target)");
-      CommandLine.writableTableLocation(silverOption, table.silver());
+      if (table.silver() != null) {
+        CommandLine.writableTableLocation(silverOption, table.silver());
+      }
       String ci = table.captureInstance();
       if (!many && bronzeGiven && CommandLine.values(args, "captureInstance").isEmpty()) {
         ci =
@@ -516,17 +619,66 @@ public final class ApplyChangesLauncher {
                 .filter(name -> !name.isEmpty())
                 .orElse(ci);
       }
-      checked.add(new Table(ci, table.bronze(), table.silver()));
+      checked.add(new Table(ci, table.bronze(), table.silver(), table.history()));
     }
     return checked;
   }
 
-  private static Table table(String ci, String bronze, String silver, String silverOption) {
+  private static Table table(
+      String ci,
+      String bronze,
+      @Nullable String silver,
+      @Nullable String history,
+      String silverOption) {
     if (bronze.equals(silver)) {
       throw new IllegalArgumentException(
           silverOption + " must be a table of its own, not the bronze table " + bronze);
     }
-    return new Table(ci, bronze, silver);
+    return new Table(ci, bronze, silver, history);
+  }
+
+  /**
+   * The history checks before anything is written: each history path its own table's and of kind
+   * history when it exists, and the tracked columns captured columns of each bronze.
+   *
+   * @throws OptionRefusedException naming the option
+   */
+  private static void checkHistories(
+      List<Table> tables,
+      DeltaTables delta,
+      String control,
+      String facts,
+      List<String> historyColumns,
+      Set<String> maintenance,
+      String[] args) {
+    Map<String, String> histories = new LinkedHashMap<>();
+    List<String> others = new ArrayList<>(List.of(control, facts));
+    for (Table table : tables) {
+      others.add(table.bronze());
+      if (table.silver() != null) {
+        others.add(table.silver());
+      }
+      if (table.history() != null) {
+        histories.put(table.captureInstance(), table.history());
+      }
+    }
+    if (histories.isEmpty()) {
+      if (!historyColumns.isEmpty()) {
+        throw new OptionRefusedException(
+            "--historyColumns are the tracked columns of a history table: pass --history (or"
+                + " --historyTemplate with --tables)");
+      }
+      return;
+    }
+    boolean many = tables.size() > 1 || !CommandLine.values(args, "tables").isEmpty();
+    HistoryRun.checkPaths(delta, many ? "historyTemplate" : "history", histories, others);
+    if (maintenance.isEmpty()) {
+      for (Table table : tables) {
+        if (table.history() != null) {
+          HistoryRun.checkColumns(delta, table.bronze(), historyColumns);
+        }
+      }
+    }
   }
 
   /** The simulator of {@code --fakePath} (default the demo's), or the SQL Server. */

@@ -409,12 +409,28 @@ public final class StatusModel {
       List<SilverStatus> silvers) {}
 
   /**
-   * A silver table's row of the control table: its position and verdict.
+   * A silver or history table's row of the control table: its position and verdict.
    *
-   * @param table the silver table's path, as its job was given it
-   * @param appliedLsn the bronze LSN silver holds every change up to, or null
-   * @param finalizedUntil silver's verdict (UTC), or null
+   * @param table the table's path, as its job was given it
+   * @param appliedLsn the bronze LSN the table holds every change up to, or null
+   * @param finalizedUntil its verdict (UTC), or null
+   * @param kind the table's kind: {@code silver} or {@code history}
    */
   public record SilverStatus(
-      String table, @Nullable String appliedLsn, @Nullable LocalDateTime finalizedUntil) {}
+      String table,
+      @Nullable String appliedLsn,
+      @Nullable LocalDateTime finalizedUntil,
+      String kind) {
+    /**
+     * A silver table's row.
+     *
+     * @param table the silver table's path
+     * @param appliedLsn its position, or null
+     * @param finalizedUntil its verdict (UTC), or null
+     */
+    public SilverStatus(
+        String table, @Nullable String appliedLsn, @Nullable LocalDateTime finalizedUntil) {
+      this(table, appliedLsn, finalizedUntil, "silver");
+    }
+  }
 }

@@ -353,7 +353,10 @@ public final class StatusReader {
               && row.get(ControlTable.APPLIED_LSN) instanceof String applied) {
             silvers.add(
                 new SilverStatus(
-                    table, applied, (LocalDateTime) row.get(ControlTable.FINALIZED_UNTIL)));
+                    table,
+                    applied,
+                    (LocalDateTime) row.get(ControlTable.FINALIZED_UNTIL),
+                    kindOf(tables, table)));
           }
         }
       } catch (IOException e) {
@@ -362,6 +365,19 @@ public final class StatusReader {
     }
     silvers.sort(Comparator.comparing(SilverStatus::table));
     return silvers;
+  }
+
+  /** {@code history} for a history table, else {@code silver} (also when it cannot be read). */
+  private static String kindOf(DeltaTables tables, String table) {
+    String history = org.lakecdc.transforms.delta.TableKind.HISTORY.propertyValue();
+    try {
+      return tables.exists(table)
+              && tables.describe(table).kind().filter(history::equalsIgnoreCase).isPresent()
+          ? history
+          : "silver";
+    } catch (RuntimeException e) {
+      return "silver";
+    }
   }
 
   /**

@@ -158,7 +158,7 @@ public final class StatusText {
     }
     for (SilverStatus silver : report.silvers()) {
       out.println();
-      out.println(silver.table() + "  (silver)");
+      out.println(silver.table() + "  (" + silver.kind() + ")");
       out.printf("  %-17s %s%n", "applied_lsn", silver.appliedLsn());
       out.printf(
           "  %-17s %s%n",

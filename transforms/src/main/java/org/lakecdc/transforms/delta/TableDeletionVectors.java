@@ -67,6 +67,30 @@ public final class TableDeletionVectors {
    */
   public long scanLiveRows(
       String path, long version, List<String> columns, LiveRowVisitor visitor) {
+    return scanLiveRows(path, version, columns, null, visitor);
+  }
+
+  /**
+   * {@link #scanLiveRows(String, long, List, LiveRowVisitor)} over some data files only: the other
+   * files are neither opened nor read, so the cost grows with these files, not the table.
+   *
+   * @param path the table path or URI
+   * @param version the table version to read
+   * @param columns column names (matched ignoring case), at least one
+   * @param files the data files to read by their {@code add} path ({@link LiveRowVisitor#visit}'s
+   *     {@code file}), or null for every file
+   * @param visitor receives each live row of those files
+   * @return the number of live rows visited
+   * @throws IllegalStateException when no table exists or the version is no longer readable
+   * @throws IllegalArgumentException when a column is not in the table
+   * @throws UncheckedIOException when a data file or a deletion vector cannot be read
+   */
+  public long scanLiveRows(
+      String path,
+      long version,
+      List<String> columns,
+      @Nullable Set<String> files,
+      LiveRowVisitor visitor) {
     Snapshot snapshot = snapshots.at(path, version);
     StructType tableSchema = snapshot.getSchema();
     List<StructField> fields = new ArrayList<>();
@@ -100,6 +124,9 @@ public final class TableDeletionVectors {
         snapshot.getScanBuilder().build(),
         (scanState, scanFile) -> {
           String file = KernelInternals.addPath(scanFile);
+          if (files != null && !files.contains(file)) {
+            return;
+          }
           FileStatus status = KernelInternals.dataFileStatus(scanFile);
           try {
             long[] deleted = KernelInternals.deletedRowPositions(engine, tableRoot, scanFile);

@@ -53,7 +53,17 @@ public enum TableKind {
    */
   RECONCILE(
       "Report of reconcile runs: per run one row per key bucket and one per differing key;"
-          + " run_id groups them.");
+          + " run_id groups them."),
+  /**
+   * The versions of a source table's rows (history, written by ApplyChanges and the main job with
+   * {@code --history}): one row per version of a key, current from {@code _valid_from_ts} until
+   * {@code _valid_to_ts}.
+   */
+  HISTORY(
+      "Slowly changing dimension (type 2) history of the SQL Server table built from bronze: one"
+          + " row per version of a key, current from _valid_from_ts until _valid_to_ts (NULL while"
+          + " current; UTC commit times). The state at T: _valid_from_ts <= T and (_valid_to_ts IS"
+          + " NULL OR T < _valid_to_ts).");
 
   private final String tableComment;
   private final List<Migration> migrations;
@@ -176,7 +186,7 @@ public enum TableKind {
    * @param value the property value, any case
    * @return the kind
    * @throws IllegalArgumentException {@code Unknown table kind '<value>'; known: bronze, facts,
-   *     control, silver, reconcile}
+   *     control, silver, reconcile, history}
    */
   public static TableKind fromPropertyValue(String value) {
     for (TableKind kind : values()) {
@@ -185,6 +195,8 @@ public enum TableKind {
       }
     }
     throw new IllegalArgumentException(
-        "Unknown table kind '" + value + "'; known: bronze, facts, control, silver, reconcile");
+        "Unknown table kind '"
+            + value
+            + "'; known: bronze, facts, control, silver, reconcile, history");
   }
 }

@@ -34,9 +34,9 @@ import org.lakecdc.transforms.delta.DeltaTables;
  * {@code waveRows} keys per commit when keys spread evenly; all rows of one key are always in one
  * partition).
  */
-final class BronzeWaves {
+public final class BronzeWaves {
   /** One planned wave: changes with {@code lower < _start_lsn <= upper}, {@code rows} of them. */
-  record Plan(String upper, long rows) {}
+  public record Plan(String upper, long rows) {}
 
   private final DeltaTables tables;
   private final String bronze;
@@ -53,7 +53,7 @@ final class BronzeWaves {
    * @param keys the key columns, bronze's spelling
    * @param withCommandId whether bronze has {@code _command_id}
    */
-  BronzeWaves(
+  public BronzeWaves(
       DeltaTables tables,
       String bronze,
       long version,
@@ -75,7 +75,7 @@ final class BronzeWaves {
    *     _chunk}, or null when there is none
    * @param chunkRows the operation-0 rows with a {@code _chunk}
    */
-  record Snapshots(@Nullable String whole, long chunkRows) {}
+  public record Snapshots(@Nullable String whole, long chunkRows) {}
 
   /**
    * The newest whole snapshot of ours: max {@code coalesce(_snapshot, _start_lsn)} of operation-0
@@ -85,7 +85,7 @@ final class BronzeWaves {
    * @param atLeast when known, only rows with {@code _start_lsn} at or after it count (file
    *     skipping)
    */
-  Snapshots snapshots(@Nullable String atLeast) {
+  public Snapshots snapshots(@Nullable String atLeast) {
     Predicate filter = new Predicate("=", new Column(MetadataColumns.OPERATION), Literal.ofInt(0));
     if (atLeast != null) {
       filter =
@@ -132,7 +132,7 @@ final class BronzeWaves {
    *
    * @throws IllegalArgumentException when one is of an instance outside the set
    */
-  CloseableIterator<Map<String, Object>> snapshotRows(String snapshot) {
+  public CloseableIterator<Map<String, Object>> snapshotRows(String snapshot) {
     Predicate filter =
         new Predicate(
             "AND",
@@ -165,7 +165,7 @@ final class BronzeWaves {
    * @throws IllegalArgumentException when a change row after {@code lower} is of an instance
    *     outside the set
    */
-  @Nullable Plan plan(@Nullable String lower, int waveRows) {
+  public @Nullable Plan plan(@Nullable String lower, int waveRows) {
     TreeMap<String, Long> counts = new TreeMap<>();
     long[] total = {0};
     String[] ceiling = {null};
@@ -218,6 +218,43 @@ final class BronzeWaves {
           latest.merge(key, row, (a, b) -> order.compare(a, b) >= 0 ? a : b);
         });
     return latest;
+  }
+
+  /**
+   * Every change row with {@code lower < _start_lsn <= upper} whose key falls in hash partition
+   * {@code partition} of {@code partitions}, per key in {@link #order()} (oldest first): what a
+   * history wave needs, one version per change. Memory holds one wave's rows.
+   *
+   * @param lower the exclusive lower bound, or null for all changes
+   * @param upper the inclusive upper bound
+   * @param partition the hash partition, from 0
+   * @param partitions how many partitions the wave is cut in
+   * @param rowsRead receives in its first element how many rows were read
+   * @return the rows per key ({@link #key})
+   */
+  public Map<List<Object>, List<Map<String, Object>>> changes(
+      @Nullable String lower, String upper, int partition, int partitions, long[] rowsRead) {
+    Map<List<Object>, List<Map<String, Object>>> changes = new HashMap<>();
+    forEach(
+        changesAfter(lower, upper),
+        row -> {
+          String lsn = (String) row.get(MetadataColumns.START_LSN);
+          if (!isChange(row)
+              || (lower != null && lsn.compareTo(lower) <= 0)
+              || lsn.compareTo(upper) > 0) {
+            return;
+          }
+          List<Object> key = key(row);
+          if (partitions > 1 && Math.floorMod(key.hashCode(), partitions) != partition) {
+            return;
+          }
+          rowsRead[0]++;
+          changes.computeIfAbsent(key, k -> new ArrayList<>()).add(new HashMap<>(row));
+        });
+    for (List<Map<String, Object>> rows : changes.values()) {
+      rows.sort(order);
+    }
+    return changes;
   }
 
   /**
@@ -289,12 +326,12 @@ final class BronzeWaves {
   }
 
   /** The ranking of {@link LatestImage}: the later row first. */
-  Comparator<Map<String, Object>> order() {
+  public Comparator<Map<String, Object>> order() {
     return order;
   }
 
   /** The key values of a row, null-safe and comparable by value (binary keys wrapped). */
-  List<Object> key(Map<String, Object> row) {
+  public List<Object> key(Map<String, Object> row) {
     List<Object> key = new ArrayList<>(keys.size());
     for (String column : keys) {
       Object value = row.get(column);
@@ -326,7 +363,8 @@ final class BronzeWaves {
     return operation(row) != MetadataColumns.OP_SNAPSHOT;
   }
 
-  static int operation(Map<String, Object> row) {
+  /** The {@code _operation} of a bronze row. */
+  public static int operation(Map<String, Object> row) {
     return ((Number) row.get(MetadataColumns.OPERATION)).intValue();
   }
 

@@ -150,4 +150,47 @@ public final class DeletionVectors {
     }
     return n == out.length ? out : java.util.Arrays.copyOf(out, n);
   }
+
+  /**
+   * The new deletion vectors of some data files, in one vector file.
+   *
+   * @param file the vector file's content, or null when no file gets a vector
+   * @param updates per file, where its vector is in the file and how many rows it deletes
+   */
+  public record Vectors(
+      byte @org.checkerframework.checker.nullness.qual.Nullable [] file,
+      List<org.lakecdc.transforms.delta.DeletionVectorUpdate> updates) {}
+
+  /**
+   * Each file's new vector: the positions its existing vector deletes and the new ones, in one
+   * vector file.
+   *
+   * @param existing per file, the positions its vector deletes now (ascending; empty without one)
+   * @param deletions per file (by its {@code add} path), the positions to delete now
+   * @return the vector file and the updates, in the files' path order
+   */
+  public static Vectors merged(
+      java.util.Map<String, long[]> existing, java.util.Map<String, List<Long>> deletions) {
+    List<org.lakecdc.transforms.delta.DeletionVectorUpdate> updates = new ArrayList<>();
+    if (deletions.isEmpty()) {
+      return new Vectors(null, updates);
+    }
+    List<String> files = new ArrayList<>(new TreeMap<>(deletions).keySet());
+    List<byte[]> vectors = new ArrayList<>(files.size());
+    List<long[]> merged = new ArrayList<>(files.size());
+    for (String file : files) {
+      long[] positions = deletions.get(file).stream().mapToLong(Long::longValue).sorted().toArray();
+      long[] all = union(existing.get(file), positions);
+      merged.add(all);
+      vectors.add(serialize(all));
+    }
+    VectorFile content = file(vectors);
+    for (int i = 0; i < files.size(); i++) {
+      Placement placement = content.placements().get(i);
+      updates.add(
+          new org.lakecdc.transforms.delta.DeletionVectorUpdate(
+              files.get(i), placement.offset(), placement.sizeInBytes(), merged.get(i).length));
+    }
+    return new Vectors(content.bytes(), updates);
+  }
 }

@@ -28,7 +28,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *
  * <p>Not thread-safe: {@link SilverMerge} uses an index under its per-path lock.
  */
-final class KeyIndex {
+public final class KeyIndex {
   /** The value of a NULL key column: one key, equal to itself, ordered first. */
   enum Null {
     NULL
@@ -37,8 +37,14 @@ final class KeyIndex {
   /** NULL as a key value. */
   static final Object NULL = Null.NULL;
 
-  /** Where one key's live row is. */
-  record Location(int file, long position, String startLsn) {}
+  /**
+   * Where one key's live row is.
+   *
+   * @param file the file number ({@link #file})
+   * @param position the row position in the file, from 0
+   * @param startLsn the row's LSN
+   */
+  public record Location(int file, long position, String startLsn) {}
 
   private final String tableId;
   private long version;
@@ -58,7 +64,13 @@ final class KeyIndex {
   private char[] lsnLow;
   private int longCount;
 
-  KeyIndex(String tableId, long version) {
+  /**
+   * An empty index of one table version.
+   *
+   * @param tableId the Delta table id
+   * @param version the table version it describes
+   */
+  public KeyIndex(String tableId, long version) {
     this.tableId = tableId;
     this.version = version;
     allocate(16);
@@ -73,25 +85,28 @@ final class KeyIndex {
     longCount = 0;
   }
 
-  String tableId() {
+  /** The Delta table id this index describes. */
+  public String tableId() {
     return tableId;
   }
 
-  long version() {
+  /** The table version this index describes. */
+  public long version() {
     return version;
   }
 
   /** Stamps the index with the version it now describes. */
-  void setVersion(long version) {
+  public void setVersion(long version) {
     this.version = version;
   }
 
-  int size() {
+  /** How many keys the index holds. */
+  public int size() {
     return objects.size() + longCount;
   }
 
   /** The number a data file path has here, given one on first use. */
-  int fileId(String file) {
+  public int fileId(String file) {
     Integer id = fileIds.get(file);
     if (id == null) {
       id = files.size();
@@ -102,11 +117,12 @@ final class KeyIndex {
   }
 
   /** The data file path of a file number. */
-  String file(int id) {
+  public String file(int id) {
     return files.get(id);
   }
 
-  @Nullable Location get(Object key) {
+  /** The location of a key's row, or null when the index has none. */
+  public @Nullable Location get(Object key) {
     if (isIntegral(key)) {
       int slot = find(((Number) key).longValue());
       if (slot >= 0) {
@@ -121,7 +137,7 @@ final class KeyIndex {
    * Records a key's row. When the key already has one (a table with two live rows for a key, which
    * this engine never writes), the row with the newer {@code _start_lsn} is kept.
    */
-  void put(Object key, String file, long position, String startLsn) {
+  public void put(Object key, String file, long position, String startLsn) {
     if (isIntegral(key) && position <= Integer.MAX_VALUE && isCanonicalLsn(startLsn)) {
       long longKey = ((Number) key).longValue();
       long high = hex(startLsn, 2, 18);
@@ -166,7 +182,8 @@ final class KeyIndex {
     return value;
   }
 
-  void remove(Object key) {
+  /** Forgets a key. */
+  public void remove(Object key) {
     if (isIntegral(key)) {
       int slot = find(((Number) key).longValue());
       if (slot >= 0) {
@@ -296,7 +313,7 @@ final class KeyIndex {
    * @param count how many of the values are key values (the first ones)
    * @return a single value for one column, else an unmodifiable list
    */
-  static Object key(Object[] values, int count) {
+  public static Object key(Object[] values, int count) {
     if (count == 1) {
       return value(values[0]);
     }
@@ -323,7 +340,7 @@ final class KeyIndex {
   /**
    * A total order of encoded keys: NULL first, then the values' natural order (binary unsigned).
    */
-  static final Comparator<Object> ORDER = KeyIndex::compareKeys;
+  public static final Comparator<Object> ORDER = KeyIndex::compareKeys;
 
   @SuppressWarnings({"unchecked", "rawtypes"})
   private static int compareKeys(Object a, Object b) {

@@ -333,30 +333,16 @@ public final class SilverMerge {
 
     // The touched files' new vectors, in one vector file.
     long tWrite = System.nanoTime();
-    byte[] vectorFile = null;
-    List<DeletionVectorUpdate> updates = new ArrayList<>();
-    if (!deletions.isEmpty()) {
-      Map<String, long[]> existing =
-          tables.deletionVectors().deletedRowPositions(silverPath, version, deletions.keySet());
-      List<String> files = new ArrayList<>(deletions.keySet());
-      List<byte[]> vectors = new ArrayList<>(files.size());
-      List<long[]> merged = new ArrayList<>(files.size());
-      for (String file : files) {
-        long[] positions =
-            deletions.get(file).stream().mapToLong(Long::longValue).sorted().toArray();
-        long[] all = DeletionVectors.union(existing.get(file), positions);
-        merged.add(all);
-        vectors.add(DeletionVectors.serialize(all));
-      }
-      DeletionVectors.VectorFile content = DeletionVectors.file(vectors);
-      vectorFile = content.bytes();
-      for (int i = 0; i < files.size(); i++) {
-        DeletionVectors.Placement placement = content.placements().get(i);
-        updates.add(
-            new DeletionVectorUpdate(
-                files.get(i), placement.offset(), placement.sizeInBytes(), merged.get(i).length));
-      }
-    }
+    DeletionVectors.Vectors vectors =
+        DeletionVectors.merged(
+            deletions.isEmpty()
+                ? Map.of()
+                : tables
+                    .deletionVectors()
+                    .deletedRowPositions(silverPath, version, deletions.keySet()),
+            deletions);
+    byte[] vectorFile = vectors.file();
+    List<DeletionVectorUpdate> updates = vectors.updates();
 
     long tVectors = System.nanoTime();
     CommitResult result;

@@ -1062,7 +1062,7 @@ class DeltaTablesTest {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> TableKind.fromPropertyValue("gold"));
     assertEquals(
-        "Unknown table kind 'gold'; known: bronze, facts, control, silver, reconcile",
+        "Unknown table kind 'gold'; known: bronze, facts, control, silver, reconcile, history",
         e.getMessage());
   }
 }

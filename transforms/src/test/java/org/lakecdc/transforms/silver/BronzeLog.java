@@ -30,44 +30,46 @@ import org.lakecdc.transforms.finalization.Granularity;
  * rows with {@code _snapshot = _start_lsn = lsn(n)}. Captured columns: {@code order_id INT, status
  * STRING}.
  */
-final class BronzeLog {
-  static final LocalDateTime T0 = LocalDateTime.of(2026, 9, 30, 9, 0);
-  static final String INSTANCE = "dbo_orders";
+public final class BronzeLog {
+  public static final LocalDateTime T0 = LocalDateTime.of(2026, 9, 30, 9, 0);
+  public static final String INSTANCE = "dbo_orders";
 
   /** One change row of a transaction: op, key, status; {@code sameCommand} shares the last j. */
-  record Op(int operation, @Nullable Object key, @Nullable String status, boolean sameCommand) {}
+  public record Op(
+      int operation, @Nullable Object key, @Nullable String status, boolean sameCommand) {}
 
-  static Op ins(@Nullable Object key, String status) {
+  public static Op ins(@Nullable Object key, String status) {
     return new Op(2, key, status, false);
   }
 
-  static Op del(@Nullable Object key) {
+  public static Op del(@Nullable Object key) {
     return new Op(1, key, "gone", false);
   }
 
   /** An update keeping its key: 3 (old image) then 4 (new image), one command. */
-  static Op[] upd(@Nullable Integer key, String before, String after) {
+  public static Op[] upd(@Nullable Integer key, String before, String after) {
     return new Op[] {new Op(3, key, before, false), new Op(4, key, after, true)};
   }
 
   /** An update moving the row to another key: 3 of the old key, 4 of the new, one command. */
-  static Op[] move(Integer from, Integer to, String status) {
+  public static Op[] move(Integer from, Integer to, String status) {
     return new Op[] {new Op(3, from, status, false), new Op(4, to, status, true)};
   }
 
-  final DeltaTables tables;
-  final String bronze;
-  final String facts;
-  final String control;
-  final Schema schema;
+  public final DeltaTables tables;
+  public final String bronze;
+  public final String facts;
+  public final String control;
+  public final Schema schema;
   private String instance = INSTANCE;
 
-  BronzeLog(DeltaTables tables, String bronze, String facts, String control, boolean commandId) {
+  public BronzeLog(
+      DeltaTables tables, String bronze, String facts, String control, boolean commandId) {
     this(tables, bronze, facts, control, commandId, FieldType.INT32);
   }
 
   /** With {@code order_id} of another type (Java values of {@link DeltaTables#scan}). */
-  BronzeLog(
+  public BronzeLog(
       DeltaTables tables,
       String bronze,
       String facts,
@@ -87,22 +89,22 @@ final class BronzeLog {
     tables.createIfAbsent(facts, FactsTable.definition());
   }
 
-  static String lsn(long n) {
+  public static String lsn(long n) {
     return "0x" + String.format(Locale.ROOT, "%020X", n);
   }
 
-  static LocalDateTime ts(long n) {
+  public static LocalDateTime ts(long n) {
     return T0.plusMinutes(n);
   }
 
   /** Rows written from now on are of this capture instance. */
-  BronzeLog instance(String name) {
+  public BronzeLog instance(String name) {
     this.instance = name;
     return this;
   }
 
   /** One source transaction at {@code lsn(n)}. */
-  void change(long n, Object... ops) {
+  public void change(long n, Object... ops) {
     List<Op> flat = new ArrayList<>();
     for (Object op : ops) {
       if (op instanceof Op[] pair) {
@@ -124,7 +126,7 @@ final class BronzeLog {
   }
 
   /** A whole snapshot at {@code lsn(n)}: op-0 rows of key/status pairs. */
-  void whole(long n, Object... keyStatus) {
+  public void whole(long n, Object... keyStatus) {
     List<Row> rows = new ArrayList<>();
     for (int i = 0; i < keyStatus.length; i += 2) {
       rows.add(row(lsn(n), null, 0, null, ts(n), keyStatus[i], (String) keyStatus[i + 1], lsn(n)));
@@ -137,7 +139,7 @@ final class BronzeLog {
    * of key/status pairs with {@code _snapshot = lsn(s)}, {@code _start_lsn = lsn(stamp)}, {@code
    * _chunk = chunk}, {@code _seqval}/{@code _command_id} NULL (one bronze commit).
    */
-  void chunk(long s, long stamp, int chunk, Object... keyStatus) {
+  public void chunk(long s, long stamp, int chunk, Object... keyStatus) {
     List<Row> rows = new ArrayList<>();
     for (int i = 0; i < keyStatus.length; i += 2) {
       rows.add(
@@ -156,13 +158,13 @@ final class BronzeLog {
   }
 
   /** Bronze's verdict after a batch ending at {@code lsn(n)} (hour granularity). */
-  LocalDateTime verdict(long n) {
+  public LocalDateTime verdict(long n) {
     return new Finalization(tables, control, java.time.Clock.systemUTC())
         .advance(bronze, Lsn.parse(lsn(n)), ts(n).toInstant(ZoneOffset.UTC), Granularity.HOUR);
   }
 
   /** A facts event row ({@code bootstrap} or {@code resnapshot}) at {@code max_lsn = lsn(n)}. */
-  void fact(String event, long n, String target) {
+  public void fact(String event, long n, String target) {
     Row row =
         FactsTable.row()
             .set(FactsTable.APP_ID, "test")
@@ -174,7 +176,7 @@ final class BronzeLog {
     tables.append(facts, FactsTable.SCHEMA, List.of(row), null, 0, Map.of());
   }
 
-  void fact(String event, long n) {
+  public void fact(String event, long n) {
     fact(event, n, bronze);
   }
 
@@ -228,7 +230,7 @@ final class BronzeLog {
   }
 
   /** Silver's rows as "key:status" texts ("null" for a NULL key), sorted. */
-  static List<String> rows(DeltaTables tables, String silver) {
+  public static List<String> rows(DeltaTables tables, String silver) {
     List<String> rows = new ArrayList<>();
     for (Map<String, Object> row : tables.scan(silver)) {
       rows.add(row.get("order_id") + ":" + row.get("status"));
@@ -238,7 +240,7 @@ final class BronzeLog {
   }
 
   /** Silver's rows with their _start_lsn, "key:status@lsn", sorted. */
-  static List<String> rowsWithLsn(DeltaTables tables, String silver) {
+  public static List<String> rowsWithLsn(DeltaTables tables, String silver) {
     List<String> rows = new ArrayList<>();
     for (Map<String, Object> row : tables.scan(silver)) {
       rows.add(

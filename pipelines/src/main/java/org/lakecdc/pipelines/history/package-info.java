@@ -1,0 +1,2 @@
+/** The jobs' part of history tables: their checks before anything is written, apply and line. */
+package org.lakecdc.pipelines.history;

@@ -1,7 +1,5 @@
 package org.lakecdc.pipelines;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -64,50 +62,34 @@ final class ChunkReadRendezvous implements CdcClientFactory {
 
   @Override
   public CdcClient open() {
-    CdcClient client = delegate.open();
-    return (CdcClient)
-        Proxy.newProxyInstance(
-            CdcClient.class.getClassLoader(),
-            new Class<?>[] {CdcClient.class},
-            (proxy, method, args) -> {
-              if (!method.getName().equals("readTable")) {
-                return invoke(method, client, args);
+    return ReadTableHook.intercept(
+        delegate.open(),
+        (query, read) -> {
+          State state = STATES.get(name);
+          long start = System.nanoTime();
+          state.started.countDown();
+          boolean met = state.started.await(1, TimeUnit.MINUTES);
+          String thread = Thread.currentThread().getName() + "#" + Thread.currentThread().getId();
+          CloseableIterator<?> rows = read.call();
+          return new CloseableIterator<Object>() {
+            @Override
+            public boolean hasNext() {
+              return rows.hasNext();
+            }
+
+            @Override
+            public Object next() {
+              return rows.next();
+            }
+
+            @Override
+            public void close() {
+              rows.close();
+              synchronized (state) {
+                state.reads.add(new Read(thread, met, start, System.nanoTime()));
               }
-              State state = STATES.get(name);
-              long start = System.nanoTime();
-              state.started.countDown();
-              boolean met = state.started.await(1, TimeUnit.MINUTES);
-              String thread =
-                  Thread.currentThread().getName() + "#" + Thread.currentThread().getId();
-              CloseableIterator<?> rows = (CloseableIterator<?>) invoke(method, client, args);
-              return new CloseableIterator<Object>() {
-                @Override
-                public boolean hasNext() {
-                  return rows.hasNext();
-                }
-
-                @Override
-                public Object next() {
-                  return rows.next();
-                }
-
-                @Override
-                public void close() {
-                  rows.close();
-                  synchronized (state) {
-                    state.reads.add(new Read(thread, met, start, System.nanoTime()));
-                  }
-                }
-              };
-            });
-  }
-
-  private static Object invoke(java.lang.reflect.Method method, Object target, Object[] args)
-      throws Throwable {
-    try {
-      return method.invoke(target, args);
-    } catch (InvocationTargetException e) {
-      throw e.getCause();
-    }
+            }
+          };
+        });
   }
 }

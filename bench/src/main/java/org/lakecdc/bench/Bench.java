@@ -46,7 +46,8 @@ public final class Bench {
           "reconcile",
           "s3",
           "parquetio",
-          "manytables");
+          "manytables",
+          "snapshot");
 
   private static final String JOB_MAIN = "org.lakecdc.pipelines.CdcToDelta";
 
@@ -246,6 +247,9 @@ public final class Bench {
     new LatencyMeasures(context).measure();
     new SilverReconcileS3Measures(context).measure(ingest.bronzeDb(), ingest.bronzeRate());
     ingest.otherRunners();
+    if (ingest.bronzeDb() != null && !context.skip.contains("snapshot")) {
+      new SnapshotMeasures(context).measure(ingest.bronzeDb());
+    }
   }
 
   // ---- output ---------------------------------------------------------------------------------

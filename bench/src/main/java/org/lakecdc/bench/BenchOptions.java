@@ -42,13 +42,13 @@ public interface BenchOptions extends PipelineOptions {
   /**
    * Measurements to leave out, comma-separated: {@code bronze}, {@code parquet}, {@code
    * deltaspark}, {@code overhead}, {@code heap}, {@code latency}, {@code silver}, {@code
-   * deltasparkmerge}, {@code reconcile}, {@code s3}, {@code parquetio}, {@code manytables}; their
-   * figures are not printed, nor the ratios that need them ({@code silver} also leaves out the
-   * delta-spark MERGE).
+   * deltasparkmerge}, {@code reconcile}, {@code s3}, {@code parquetio}, {@code manytables}, {@code
+   * snapshot}; their figures are not printed, nor the ratios that need them ({@code silver} also
+   * leaves out the delta-spark MERGE, {@code bronze} also the snapshot figures).
    */
   @Description(
       "Comma-separated measurements to skip: bronze, parquet, deltaspark, overhead, heap, latency,"
-          + " silver, deltasparkmerge, reconcile, s3, parquetio, manytables")
+          + " silver, deltasparkmerge, reconcile, s3, parquetio, manytables, snapshot")
   @Default.String("")
   String getSkip();
 

@@ -87,8 +87,8 @@ final class BenchRun {
         });
   }
 
-  /** What the job JVM measured. */
-  record Probe(double seconds, double heapMb) {}
+  /** What the job JVM measured, and the run directory its tables are in. */
+  record Probe(double seconds, double heapMb, Path run) {}
 
   /**
    * Runs the job once in its own JVM on a new set of tables and checks that bronze holds {@code
@@ -101,7 +101,8 @@ final class BenchRun {
 
   /**
    * {@link #job(String, Path, int, String, long)} with the tables under {@code tableRoot} (a URI;
-   * null: the run directory), bronze counted at {@code bronzeOnDisk}, and more options.
+   * null: the run directory), bronze counted at {@code bronzeOnDisk}, and more options (one that
+   * the job's command line already has, such as {@code --bootstrap=true}, replaces it).
    */
   Probe job(
       String label,
@@ -128,7 +129,21 @@ final class BenchRun {
                           ? "--controlTable=" + tableRoot + "/control"
                           : a);
     }
-    job.addAll(more);
+    for (String option : more) {
+      int eq = option.indexOf('=');
+      String name = eq < 0 ? option : option.substring(0, eq + 1);
+      int given = -1;
+      for (int i = 0; i < job.size() && eq >= 0; i++) {
+        if (job.get(i).startsWith(name)) {
+          given = i;
+        }
+      }
+      if (given >= 0) {
+        job.set(given, option);
+      } else {
+        job.add(option);
+      }
+    }
     args.addAll(job);
     ChildJvm jvm =
         ChildJvm.start(
@@ -165,7 +180,7 @@ final class BenchRun {
         maxCommitsPerBatch,
         seconds,
         heapMb);
-    return new Probe(seconds, heapMb);
+    return new Probe(seconds, heapMb, run);
   }
 
   /** The job's command line for a run directory (its tables and log file live there). */

@@ -48,7 +48,7 @@ class BenchSmokeTest {
 
     List<String> lines = text.lines().toList();
     List<String> names = new ArrayList<>();
-    for (String line : lines.subList(lines.size() - 10, lines.size())) {
+    for (String line : lines.subList(lines.size() - 15, lines.size())) {
       String[] f = line.split(" ");
       assertThat(line, f.length, is(3));
       assertThat(line, f[0], is("FIGURE"));
@@ -69,8 +69,13 @@ class BenchSmokeTest {
                 "latency_p95_ms",
                 "manytables_batches_per_s_2",
                 "latency_p50_ms_2_tables",
-                "latency_p95_ms_2_tables")));
-    assertThat(text.lines().filter(l -> l.startsWith("FIGURE ")).count(), is(10L));
+                "latency_p95_ms_2_tables",
+                "snapshot_rows_per_s",
+                "chunked_snapshot_rows_per_s",
+                "snapshot_vs_parquet",
+                "chunked_snapshot_vs_parquet",
+                "chunked_vs_whole")));
+    assertThat(text.lines().filter(l -> l.startsWith("FIGURE ")).count(), is(15L));
     // Beam's ParquetIO wrote the 2,000 rows; each of the two tables' bronze holds its 40.
     assertThat(ParquetIoAnchor.rows(work.resolve("runs/02-parquetio/files")), is(2_000L));
     assertThat(

@@ -38,7 +38,7 @@ class BenchTest {
         is(
             "error: --skip takes a comma-separated list of bronze, deltaspark, deltasparkmerge,"
                 + " heap, latency, manytables, overhead, parquet, parquetio, reconcile, s3,"
-                + " silver, not 'gold'"));
+                + " silver, snapshot, not 'gold'"));
     assertThat(refused("--tables=0"), is("error: --tables must be a positive integer, not '0'"));
     assertThat(
         refused("--reconcileRows=19"),

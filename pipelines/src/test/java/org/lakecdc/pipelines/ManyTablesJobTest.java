@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
 import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
@@ -35,6 +37,7 @@ import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
 import org.lakecdc.pipelines.cdc.Continuous;
 import org.lakecdc.pipelines.cdc.ContinuousMode;
 import org.lakecdc.pipelines.targets.JobConfig;
+import org.lakecdc.pipelines.targets.SnapshotSettings;
 import org.lakecdc.transforms.bronze.RecordedFailure;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaTables;
@@ -215,6 +218,20 @@ class ManyTablesJobTest {
         again.out());
   }
 
+  /** What {@link CdcToDeltaJob#runAll} returned and printed. */
+  private record AllRun(List<CdcToDeltaJob.TableOutcome> outcomes, String printed) {}
+
+  private static AllRun runAll(List<JobConfig> configs, String runner, Runnable beforeStream) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    List<CdcToDeltaJob.TableOutcome> outcomes =
+        CdcToDeltaJob.runAll(
+            configs,
+            Runners.options(runner),
+            new PrintStream(bytes, true, StandardCharsets.UTF_8),
+            beforeStream);
+    return new AllRun(outcomes, bytes.toString(StandardCharsets.UTF_8));
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"DirectRunner", "SparkRunner", "FlinkRunner"})
   void everyTableStreamsIntoItsOwnBronzeInOnePipelineOnEachRunner(String runner) {
@@ -229,14 +246,9 @@ class ManyTablesJobTest {
               .bootstrap(false)
               .build());
     }
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    List<CdcToDeltaJob.TableOutcome> outcomes =
-        CdcToDeltaJob.runAll(
-            configs,
-            Runners.options(runner),
-            new PrintStream(bytes, true, StandardCharsets.UTF_8),
-            () -> {});
-    String printed = bytes.toString(StandardCharsets.UTF_8);
+    AllRun run = runAll(configs, runner, () -> {});
+    List<CdcToDeltaJob.TableOutcome> outcomes = run.outcomes();
+    String printed = run.printed();
     assertEquals(List.of("dbo_orders/1/2", "dbo_orders/2/2"), bronze("dbo_orders", "order_id"));
     assertEquals(List.of("dbo_customers/7/2"), bronze("dbo_customers", "id"));
     assertEquals(List.of("dbo_items/40/2"), bronze("dbo_items", "item_id"));
@@ -570,5 +582,156 @@ class ManyTablesJobTest {
               }
               return false;
             });
+  }
+
+  private static final List<String> SMALL = List.of("dbo_customers", "dbo_items", "dbo_parts");
+
+  /** dbo.orders with rows 0..7; dbo.customers, dbo.items, dbo.parts with row 1; all (id, name). */
+  private FakeSqlServer newTables() {
+    FakeSqlServer db = FakeSqlServer.open(dir.resolve("source"));
+    for (String t : List.of("orders", "customers", "items", "parts")) {
+      db.createTable(
+          "dbo." + t,
+          List.of(ColumnDefinition.of("id", "int"), ColumnDefinition.of("name", "varchar(20)")),
+          List.of("id"));
+      db.enableCdc("dbo." + t);
+    }
+    FakeSqlServer.Transaction tx = db.transaction(T0);
+    for (String t : List.of("orders", "customers", "items", "parts")) {
+      for (int i = t.equals("orders") ? 0 : 1; i < (t.equals("orders") ? 8 : 2); i++) {
+        tx.insert("dbo." + t, Map.of("id", i, "name", "new"));
+      }
+    }
+    tx.commit();
+    return db;
+  }
+
+  /** The facts rows of a batch (event NULL) by app id: their {@code written_at}. */
+  private Map<String, List<LocalDateTime>> batchesWritten() {
+    Map<String, List<LocalDateTime>> byApp = new TreeMap<>();
+    if (!tables.exists(delta("facts"))) {
+      return byApp;
+    }
+    for (Row r : tables.scan(delta("facts"), FactsTable.SCHEMA)) {
+      if (r.getString(FactsTable.EVENT) == null) {
+        byApp
+            .computeIfAbsent(r.getString(FactsTable.APP_ID), a -> new ArrayList<>())
+            .add(r.getLogicalTypeValue(FactsTable.WRITTEN_AT, LocalDateTime.class));
+      }
+    }
+    return byApp;
+  }
+
+  private List<Row> factsOf(String event) {
+    return tables.scan(delta("facts"), FactsTable.SCHEMA).stream()
+        .filter(r -> event.equals(r.getString(FactsTable.EVENT)))
+        .toList();
+  }
+
+  private JobConfig chunked(CdcClientFactory factory, String ci) {
+    return JobConfig.builder(factory, ci, delta("bronze_" + ci), delta("facts"), delta("control"))
+        .appId(ci + "-v1")
+        .maxCommitsPerBatch(4)
+        .snapshot(new SnapshotSettings(SnapshotSettings.Mode.CHUNKED, 2, 2, true, 0))
+        .build();
+  }
+
+  /**
+   * New tables bootstrapped with chunked snapshots in one run (docs/many-tables.md "Snapshots of
+   * new tables"): the launcher only records S and plans the chunks; the pipeline reads the chunks
+   * beside every table's stream, so a large table's snapshot holds back no other table. The large
+   * table's first chunk read is held inside the source until the three small tables' first change
+   * batches are in the facts table: a run that read the large snapshot before the streams would
+   * never get there (and fail after two minutes).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {Runners.DIRECT, Runners.SPARK, Runners.FLINK})
+  void theSmallTablesStreamBeforeTheLargeTablesSnapshotCompletes(String runner) {
+    assumeTrue(Runners.available(runner), Runners.missing(runner));
+    FakeSqlServer db = newTables();
+    ReadTableHook large =
+        ReadTableHook.beforeReadOf(
+            db.clientFactory(),
+            "orders",
+            () ->
+                org.awaitility.Awaitility.await("the small tables' first batches in facts")
+                    .atMost(Duration.ofMinutes(2))
+                    .pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> batchesWritten().keySet().containsAll(appIdsOf(SMALL))));
+    List<JobConfig> configs = new ArrayList<>();
+    configs.add(chunked(large, "dbo_orders"));
+    for (String ci : SMALL) {
+      // One source, one client factory (readAll()'s rule): it holds only the read of dbo.orders.
+      configs.add(chunked(large, ci));
+    }
+    AllRun run =
+        runAll(
+            configs,
+            runner,
+            () -> {
+              // After S: one change in every table, the streams' first batches.
+              FakeSqlServer.Transaction tx = db.transaction(T0.plusSeconds(60));
+              for (String t : List.of("orders", "customers", "items", "parts")) {
+                tx.update("dbo." + t, List.of(1), Map.of("name", "paid"));
+              }
+              tx.commit();
+            });
+    List<CdcToDeltaJob.TableOutcome> outcomes = run.outcomes();
+    String printed = run.printed();
+    assertTrue(large.ran(), printed);
+    for (CdcToDeltaJob.TableOutcome outcome : outcomes) {
+      assertFalse(outcome.failed(), printed);
+    }
+
+    // Every table's snapshot is complete: 8 rows of orders in 4 chunks, 1 row of each small one.
+    Map<String, Long> completed = new TreeMap<>();
+    Map<String, LocalDateTime> completedAt = new TreeMap<>();
+    for (Row r : factsOf(FactsTable.EVENT_BOOTSTRAP)) {
+      completed.put(r.getString(FactsTable.APP_ID), r.getInt64(FactsTable.ROWS));
+      completedAt.put(
+          r.getString(FactsTable.APP_ID),
+          r.getLogicalTypeValue(FactsTable.WRITTEN_AT, LocalDateTime.class));
+    }
+    assertEquals(
+        Map.of("dbo_customers-v1", 1L, "dbo_items-v1", 1L, "dbo_orders-v1", 8L, "dbo_parts-v1", 1L),
+        completed);
+    assertEquals(
+        4,
+        factsOf("snapshot_chunk").stream()
+            .filter(r -> r.getString(FactsTable.APP_ID).equals("dbo_orders-v1"))
+            .count());
+    // One batch per table: the update's two rows.
+    Map<String, List<LocalDateTime>> batches = batchesWritten();
+    assertEquals(
+        List.of("dbo_customers-v1", "dbo_items-v1", "dbo_orders-v1", "dbo_parts-v1"),
+        List.copyOf(batches.keySet()));
+    for (List<LocalDateTime> written : batches.values()) {
+      assertEquals(1, written.size(), batches.toString());
+    }
+    for (Row r : tables.scan(delta("facts"), FactsTable.SCHEMA)) {
+      if (r.getString(FactsTable.EVENT) == null) {
+        assertEquals(2L, r.getInt64(FactsTable.ROWS), r.toString());
+      }
+    }
+    // Each small table's first batch was committed before the large snapshot's completion row.
+    LocalDateTime largeDone = completedAt.get("dbo_orders-v1");
+    for (String app : appIdsOf(SMALL)) {
+      assertTrue(
+          batches.get(app).get(0).isBefore(largeDone),
+          app
+              + " streamed at "
+              + batches.get(app)
+              + ", the large snapshot completed at "
+              + largeDone);
+    }
+    assertEquals(8 + 2, tables.scan(delta("bronze_dbo_orders")).size());
+    for (String ci : SMALL) {
+      assertEquals(1 + 2, tables.scan(delta("bronze_" + ci)).size(), ci);
+    }
+  }
+
+  private static List<String> appIdsOf(List<String> cis) {
+    return cis.stream().map(ci -> ci + "-v1").toList();
   }
 }

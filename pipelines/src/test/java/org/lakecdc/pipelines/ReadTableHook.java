@@ -1,56 +1,103 @@
 package org.lakecdc.pipelines;
 
 import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
+import org.lakecdc.io.mssqlcdc.client.CloseableIterator;
+import org.lakecdc.io.mssqlcdc.client.TableQuery;
 
 /**
  * A client factory of the simulator whose clients run a hook once, right before the first {@code
- * readTable} of any of them (a snapshot's read): cleanup "during" the read, or a read held until a
- * condition holds. Hooks live in this JVM by name, so the factory stays serializable for the
- * DirectRunner.
+ * readTable} of any of them (a snapshot's read), or of one table only: cleanup "during" the read,
+ * or a read held until a condition holds. Hooks live in this JVM by name, so the factory stays
+ * serializable for the DirectRunner, Spark's {@code local[2]} and Flink's mini-cluster.
  */
 final class ReadTableHook implements CdcClientFactory {
   private static final long serialVersionUID = 1L;
   private static final Map<String, Runnable> HOOKS = new ConcurrentHashMap<>();
 
+  /** What a client does instead of its {@code readTable}: {@code read} is the client's own. */
+  interface TableRead {
+    CloseableIterator<?> read(TableQuery query, TableReadCall read) throws Throwable;
+  }
+
+  /** The client's own {@code readTable} of the query. */
+  interface TableReadCall {
+    CloseableIterator<?> call() throws Throwable;
+  }
+
   private final CdcClientFactory delegate;
+  private final @Nullable String table;
   private final String name;
 
-  private ReadTableHook(CdcClientFactory delegate, Runnable hook) {
+  private ReadTableHook(CdcClientFactory delegate, @Nullable String table, Runnable hook) {
     this.delegate = delegate;
+    this.table = table;
     this.name = UUID.randomUUID().toString();
     HOOKS.put(name, hook);
   }
 
   /** {@code delegate}'s clients, running {@code hook} before the first {@code readTable}. */
   static CdcClientFactory before(CdcClientFactory delegate, Runnable hook) {
-    return new ReadTableHook(delegate, hook);
+    return new ReadTableHook(delegate, null, hook);
+  }
+
+  /**
+   * {@code delegate}'s clients, running {@code hook} before the first {@code readTable} of {@code
+   * table} (its name without the schema); other tables' reads go through at once.
+   */
+  static ReadTableHook beforeReadOf(CdcClientFactory delegate, String table, Runnable hook) {
+    return new ReadTableHook(delegate, table, hook);
+  }
+
+  /** Whether the hook has run. */
+  boolean ran() {
+    return !HOOKS.containsKey(name);
   }
 
   @Override
   public CdcClient open() {
-    CdcClient client = delegate.open();
+    return intercept(
+        delegate.open(),
+        (query, read) -> {
+          if (table == null || query.table().equalsIgnoreCase(table)) {
+            Runnable hook = HOOKS.remove(name);
+            if (hook != null) {
+              hook.run();
+            }
+          }
+          return read.call();
+        });
+  }
+
+  /**
+   * {@code client} with its {@code readTable} calls going through {@code onRead}; every other call
+   * goes to {@code client} as it is.
+   */
+  static CdcClient intercept(CdcClient client, TableRead onRead) {
     return (CdcClient)
         Proxy.newProxyInstance(
             CdcClient.class.getClassLoader(),
             new Class<?>[] {CdcClient.class},
-            (proxy, method, args) -> {
-              if (method.getName().equals("readTable")) {
-                Runnable hook = HOOKS.remove(name);
-                if (hook != null) {
-                  hook.run();
-                }
-              }
-              try {
-                return method.invoke(client, args);
-              } catch (InvocationTargetException e) {
-                throw e.getCause();
-              }
-            });
+            (proxy, method, args) ->
+                method.getName().equals("readTable")
+                    ? onRead.read(
+                        (TableQuery) args[0],
+                        () -> (CloseableIterator<?>) invoke(method, client, args))
+                    : invoke(method, client, args));
+  }
+
+  private static Object invoke(Method method, Object target, Object[] args) throws Throwable {
+    try {
+      return method.invoke(target, args);
+    } catch (InvocationTargetException e) {
+      throw e.getCause();
+    }
   }
 }

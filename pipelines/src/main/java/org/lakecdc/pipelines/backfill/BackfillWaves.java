@@ -2,11 +2,13 @@ package org.lakecdc.pipelines.backfill;
 
 import java.io.PrintStream;
 import java.time.Clock;
+import java.util.List;
 import java.util.Optional;
 import org.apache.beam.sdk.Pipeline;
 import org.lakecdc.pipelines.cli.JobExit;
 import org.lakecdc.pipelines.cli.OptionRefusedException;
 import org.lakecdc.pipelines.targets.ChunkBackfill;
+import org.lakecdc.pipelines.targets.ChunkReadPool;
 import org.lakecdc.pipelines.targets.ChunkedSnapshot;
 import org.lakecdc.pipelines.targets.JobConfig;
 import org.lakecdc.pipelines.targets.Recovery;
@@ -130,6 +132,7 @@ public final class BackfillWaves {
           wave.chunks().get(0).index(),
           wave.chunks().get(wave.chunks().size() - 1).index(),
           state.chunksTotal());
+      ChunkReadPool.fit(beamOptions, List.of(wave));
       Pipeline pipeline = Pipeline.create(beamOptions);
       wave.expand(pipeline, false);
       JobExit.run(pipeline);

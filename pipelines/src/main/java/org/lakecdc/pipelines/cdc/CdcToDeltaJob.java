@@ -29,6 +29,7 @@ import org.lakecdc.pipelines.cli.OptionRefusedException;
 import org.lakecdc.pipelines.silver.SilverRun;
 import org.lakecdc.pipelines.targets.Bootstrap;
 import org.lakecdc.pipelines.targets.ChunkBackfill;
+import org.lakecdc.pipelines.targets.ChunkReadPool;
 import org.lakecdc.pipelines.targets.ChunkedSnapshot;
 import org.lakecdc.pipelines.targets.JobConfig;
 import org.lakecdc.pipelines.targets.Recovery;
@@ -446,6 +447,7 @@ public final class CdcToDeltaJob {
     }
     PipelineResult result = null;
     if (!reading.isEmpty() || !backfills.isEmpty()) {
+      ChunkReadPool.fit(beamOptions, backfills);
       Pipeline pipeline = Pipeline.create(beamOptions);
       List<TableWrite> writes = new ArrayList<>();
       List<SilverTarget> silvers = new ArrayList<>();

@@ -14,6 +14,7 @@ import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.read.StopCondition;
 import org.lakecdc.pipelines.cli.JobExit;
 import org.lakecdc.pipelines.targets.ChunkBackfill;
+import org.lakecdc.pipelines.targets.ChunkReadPool;
 import org.lakecdc.pipelines.targets.JobConfig;
 import org.lakecdc.pipelines.targets.TablePlan;
 import org.lakecdc.pipelines.targets.TargetIdentity;
@@ -105,6 +106,7 @@ final class ContinuousRunner {
                 ? "until stopped"
                 : "for " + continuous.runFor().toSeconds() + " s or until stopped");
       }
+      ChunkReadPool.fit(beamOptions, backfills);
       CdcToDeltaJob.expand(pipeline, writes, silvers, backfills, isolate, true, stop);
       Recoverer recoverer =
           isolate ? new Recoverer(planned, beamOptions, out, continuous, stop) : null;

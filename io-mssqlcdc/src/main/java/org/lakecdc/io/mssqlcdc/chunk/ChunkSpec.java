@@ -7,9 +7,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import org.apache.beam.sdk.annotations.Internal;
-import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.io.Read;
 import org.apache.beam.sdk.transforms.ParDo;
-import org.apache.beam.sdk.transforms.Reshuffle;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -25,8 +24,9 @@ import org.lakecdc.io.mssqlcdc.source.SourceSpec;
  * shipped to workers with its DoFn, and the steps it expands into: the source table and key, the
  * output schema and S are fixed when the pipeline is built.
  *
- * <p>Steps: {@code Create(chunks)} → {@code Reshuffle} (chunks, never rows) → {@link ReadChunkFn},
- * which writes each chunk's rows through a {@link RowSink} and emits one {@link ChunkRead}.
+ * <p>Steps: {@code Read} of a {@link ChunkSource} (the chunk descriptors, never rows; one split per
+ * chunk, so the runner hands each chunk to the next free worker) → {@link ReadChunkFn} in the same
+ * stage, which writes each chunk's rows through a {@link RowSink} and emits one {@link ChunkRead}.
  *
  * <p>Internal: {@code MssqlCdcIO.SnapshotChunks} builds and expands it.
  *
@@ -109,8 +109,7 @@ public record ChunkSpec(
     return input
         .apply(
             "Chunks of " + source.captureInstance().toLowerCase(Locale.ROOT),
-            Create.of(chunks).withCoder(ChunkCoder.of()))
-        .apply("Spread chunks", Reshuffle.viaRandomKey())
+            Read.from(new ChunkSource(chunks)))
         .apply("Read and write chunks", ParDo.of(new ReadChunkFn<>(this, sink)))
         .setCoder(ChunkRead.coder(sink.resultCoder()));
   }

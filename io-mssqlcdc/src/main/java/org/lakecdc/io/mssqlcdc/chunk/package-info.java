@@ -18,7 +18,8 @@
  * org.lakecdc.io.mssqlcdc.chunk.ChunkRead#highLsn()}). With an open end to seek ({@code
  * withOpenEndAfter}), a chunk whose {@code hi} is open reads only up to the first key after that
  * MAX now ({@code CdcClient.keyBound} at offset 1), or to the end when there is none. The chunks
- * are reshuffled first, so a runner reads them in parallel.
+ * come from a source of one split per chunk ({@code ChunkSource}), so a runner hands them to its
+ * workers one by one and reads them in parallel.
  *
  * <p>Counters {@code mssqlcdc/snapshot_rows} and {@code mssqlcdc/snapshot_chunks_read},
  * distribution {@code mssqlcdc/snapshot_chunk_read_ms}.

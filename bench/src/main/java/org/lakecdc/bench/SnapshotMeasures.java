@@ -1,0 +1,194 @@
+package org.lakecdc.bench;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.facts.FactsTable;
+
+/**
+ * The snapshot figures: the main job bootstrapping a new target from the {@code --rows} orders the
+ * source table holds, with a whole snapshot ({@code snapshot_rows_per_s}: rows per second of the
+ * job's wall time, one bronze commit) and with a chunked one planned at {@code rows / }{@link
+ * #CHUNKS} rows a chunk, {@link #CHUNKS} chunks a wave, read beside the stream ({@code
+ * chunked_snapshot_rows_per_s}); each against parquet-java writing the same rows in the same run
+ * ({@code snapshot_vs_parquet}, {@code chunked_snapshot_vs_parquet}) and the two against each other
+ * ({@code chunked_vs_whole}). Bronze must hold exactly the table's rows after each run (the
+ * snapshot's rows; nothing changes after S), the facts table one {@code bootstrap} row of that many
+ * rows, and the chunked run's {@code snapshot_chunk} rows (every chunk its completion row counts)
+ * that many in all, or the run fails before any figure is printed. Taken with the bronze figures
+ * ({@code --skip=bronze} leaves them out too) on the same database, once per run unless {@code
+ * --repeats} asks for more.
+ */
+final class SnapshotMeasures {
+  /**
+   * The chunked snapshot's chunks per wave ({@code --chunksPerWave}), and its chunk size's divisor
+   * ({@code --snapshotChunkRows} = rows / this, rounded up; the planner's grid over the key's range
+   * may make one chunk more).
+   */
+  static final int CHUNKS = 4;
+
+  private final BenchRun context;
+
+  /** The chunks the last chunked run recorded. */
+  private int chunks;
+
+  /** Measures with the options, output and figures of {@code context}. */
+  SnapshotMeasures(BenchRun context) {
+    this.context = context;
+  }
+
+  /**
+   * The chunked snapshot's {@code --snapshotChunkRows} for a table of {@code rows} rows: {@link
+   * #CHUNKS} chunks of at most that many rows.
+   */
+  static long chunkRows(long rows) {
+    return Math.max(1, (rows + CHUNKS - 1) / CHUNKS);
+  }
+
+  /**
+   * The job's options of the two runs: a whole bootstrap snapshot, and a chunked one in one wave of
+   * {@link #CHUNKS} chunks read beside the stream.
+   */
+  static Map<String, List<String>> runs(long rows) {
+    return Map.of(
+        "whole",
+        List.of("--bootstrap=true"),
+        "chunked",
+        List.of(
+            "--bootstrap=true",
+            "--snapshot=chunked",
+            "--snapshotChunkRows=" + chunkRows(rows),
+            "--chunksPerWave=" + CHUNKS));
+  }
+
+  /**
+   * Takes the figures on {@code db} (the bronze measurement's database); the ratios to parquet-java
+   * when this run measured it.
+   */
+  void measure(Path db) throws InterruptedException {
+    long rows = context.options.getRows();
+    double whole = rate("snapshot-whole", db, rows, runs(rows).get("whole"));
+    context.figures.put("snapshot_rows_per_s", whole);
+    context.row("job, whole bootstrap snapshot, DirectRunner", rows / whole, "s", whole, "rows/s");
+    double chunked = rate("snapshot-chunked", db, rows, runs(rows).get("chunked"));
+    context.figures.put("chunked_snapshot_rows_per_s", chunked);
+    context.row(
+        "job, chunked snapshot, " + chunks + " chunks, " + CHUNKS + " per wave, DirectRunner",
+        rows / chunked,
+        "s",
+        chunked,
+        "rows/s");
+    Double parquet = context.figures.get("parquet_rows_per_s");
+    if (parquet != null) {
+      context.figures.put("snapshot_vs_parquet", whole / parquet);
+      context.figures.put("chunked_snapshot_vs_parquet", chunked / parquet);
+    }
+    context.figures.put("chunked_vs_whole", chunked / whole);
+    if (context.options.getRunners().equals("all")) {
+      parallelism(db, rows);
+    }
+  }
+
+  /**
+   * With {@code --runners=all}: the chunked snapshot on the SparkRunner ({@code local[1]} and
+   * {@code local[2]}) and the FlinkRunner (parallelism 1 and 2), and each runner's rate at 2 over
+   * its rate at 1 ({@code chunked_parallel_2_vs_1_spark}, {@code chunked_parallel_2_vs_1_flink}).
+   */
+  private void parallelism(Path db, long rows) throws InterruptedException {
+    List<String> chunkedRun = runs(rows).get("chunked");
+    for (String runner : List.of("SparkRunner", "FlinkRunner")) {
+      String name = runner.equals("SparkRunner") ? "spark" : "flink";
+      double[] rates = new double[3];
+      for (int p = 1; p <= 2; p++) {
+        List<String> options = new ArrayList<>(chunkedRun);
+        options.add(
+            runner.equals("SparkRunner") ? "--sparkMaster=local[" + p + "]" : "--parallelism=" + p);
+        List<Double> measured = new ArrayList<>();
+        for (int i = 0; i < context.options.getRepeats(); i++) {
+          BenchRun.Probe probe =
+              context.job(
+                  "snapshot-chunked-" + name + "-" + p, db, 0, runner, rows, null, null, options);
+          checkFacts(probe.run().resolve("facts"), rows, true);
+          measured.add(rows / probe.seconds());
+        }
+        rates[p] = Bench.median(measured);
+        context.figures.put("chunked_snapshot_rows_per_s_" + name + "_" + p, rates[p]);
+        context.row(
+            "job, chunked snapshot, " + runner + ", parallelism " + p,
+            rows / rates[p],
+            "s",
+            rates[p],
+            "rows/s");
+      }
+      context.figures.put("chunked_parallel_2_vs_1_" + name, rates[2] / rates[1]);
+    }
+  }
+
+  /** The median rate of {@code --repeats} runs, each checked to hold {@code rows} bronze rows. */
+  private double rate(String label, Path db, long rows, List<String> options)
+      throws InterruptedException {
+    List<Double> rates = new ArrayList<>();
+    for (int i = 0; i < context.options.getRepeats(); i++) {
+      BenchRun.Probe p = context.job(label, db, 0, "DirectRunner", rows, null, null, options);
+      chunks = checkFacts(p.run().resolve("facts"), rows, label.endsWith("chunked"));
+      rates.add(rows / p.seconds());
+    }
+    return Bench.median(rates);
+  }
+
+  /**
+   * Checks the snapshot's facts rows: one {@code bootstrap} row of {@code rows} rows, and for a
+   * chunked snapshot as many {@code snapshot_chunk} rows as its completion row's {@code chunks},
+   * whose rows add up to {@code rows}.
+   *
+   * @return the chunks recorded (0 for a whole snapshot)
+   * @throws IllegalStateException naming what differs
+   */
+  static int checkFacts(Path facts, long rows, boolean chunked) {
+    List<Map<String, Object>> scanned = DeltaTables.create().scan(facts.toString());
+    List<Long> bootstrap = new ArrayList<>();
+    String detail = "";
+    List<Long> chunkRows = new ArrayList<>();
+    for (Map<String, Object> row : scanned) {
+      Object event = row.get(FactsTable.EVENT);
+      if (FactsTable.EVENT_BOOTSTRAP.equals(event)) {
+        bootstrap.add((Long) row.get(FactsTable.ROWS));
+        detail = String.valueOf(row.get(FactsTable.DETAIL));
+      } else if ("snapshot_chunk".equals(event)) {
+        chunkRows.add((Long) row.get(FactsTable.ROWS));
+      }
+    }
+    if (!bootstrap.equals(List.of(rows))) {
+      throw new IllegalStateException(
+          "the facts table "
+              + facts
+              + " records bootstrap rows "
+              + bootstrap
+              + ", not ["
+              + rows
+              + "]");
+    }
+    if (!chunked) {
+      return 0;
+    }
+    long read = chunkRows.stream().mapToLong(Long::longValue).sum();
+    String planned = "\"chunks\":" + chunkRows.size() + ",";
+    if (chunkRows.isEmpty() || read != rows || !detail.contains(planned)) {
+      throw new IllegalStateException(
+          "the facts table "
+              + facts
+              + " records "
+              + chunkRows.size()
+              + " chunks of "
+              + read
+              + " rows in all and the completion "
+              + detail
+              + ", not every planned chunk of "
+              + rows
+              + " rows");
+    }
+    return chunkRows.size();
+  }
+}

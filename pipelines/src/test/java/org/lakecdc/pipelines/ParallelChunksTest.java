@@ -1,0 +1,101 @@
+package org.lakecdc.pipelines;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.values.Row;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
+import org.lakecdc.pipelines.cli.CommandLine;
+import org.lakecdc.pipelines.targets.JobConfig;
+import org.lakecdc.pipelines.targets.SnapshotSettings;
+import org.lakecdc.transforms.delta.CommitSummary;
+import org.lakecdc.transforms.facts.FactsTable;
+
+/**
+ * The chunks of one wave of a chunked bootstrap are read at the same time by two of the runner's
+ * workers (docs/tables.md "Chunked snapshots"), on the DirectRunner with the pool the job's command
+ * line gives it, on the SparkRunner ({@code local[2]}) and on the FlinkRunner (parallelism 2): two
+ * table reads meet inside the source ({@link ChunkReadRendezvous}: each waits until the other has
+ * started), on two threads, with overlapping intervals; then every chunk commits once, in order.
+ */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+class ParallelChunksTest {
+  @TempDir Path dir;
+
+  @ParameterizedTest
+  @ValueSource(strings = {Runners.DIRECT, Runners.SPARK, Runners.FLINK})
+  void twoChunksOfOneWaveAreReadAtOnceOnTwoThreadsAndCommitInOrder(String runner) {
+    assumeTrue(Runners.available(runner), Runners.missing(runner));
+    JobFixture f = ChunkedSnapshotJobTest.orders(dir, 8);
+    ChunkReadRendezvous reads = new ChunkReadRendezvous(f.db.clientFactory(), 2);
+    JobConfig config =
+        JobConfig.builder(reads, JobFixture.CI, f.bronze, f.facts, f.control)
+            .appId("parallel-chunks")
+            .maxCommitsPerBatch(4)
+            .snapshot(new SnapshotSettings(SnapshotSettings.Mode.CHUNKED, 2, 4, true, 0))
+            .build();
+    PipelineOptions options =
+        runner.equals(Runners.DIRECT)
+            // The job's own command line: its DirectRunner pool (one thread on two processors).
+            ? CommandLine.parseOnly(new String[] {"--runner=DirectRunner"}, PipelineOptions.class)
+            : Runners.options(runner);
+
+    f.run(config, options, () -> {});
+
+    List<ChunkReadRendezvous.Read> done = reads.reads();
+    assertEquals(4, done.size(), "one read per chunk: " + done);
+    assertTrue(
+        done.stream().allMatch(ChunkReadRendezvous.Read::met),
+        "no read waited in vain for a second one: " + done);
+    List<ChunkReadRendezvous.Read> byStart =
+        done.stream()
+            .sorted(Comparator.comparingLong(ChunkReadRendezvous.Read::startNanos))
+            .toList();
+    ChunkReadRendezvous.Read a = byStart.get(0);
+    ChunkReadRendezvous.Read b = byStart.get(1);
+    assertNotEquals(a.thread(), b.thread(), "two threads: " + done);
+    assertTrue(a.overlaps(b), "overlapping reads: " + done);
+
+    List<Row> bronze = ChunkedSnapshotJobTest.bronze(f);
+    assertEquals(8, bronze.size());
+    assertEquals(
+        Map.of(0, 2L, 1, 2L, 2, 2L, 3, 2L),
+        bronze.stream()
+            .collect(
+                Collectors.groupingBy(
+                    r -> r.getInt32(MetadataColumns.CHUNK), TreeMap::new, Collectors.counting())));
+    assertEquals(
+        List.of("0,0,null,2,false", "1,0,2,4,false", "2,0,4,6,false", "3,0,6,8,true"),
+        ChunkedSnapshotJobTest.chunkFacts(f));
+    assertEquals(
+        List.of(2L, 2L, 2L, 2L),
+        ChunkedSnapshotJobTest.facts(f, "snapshot_chunk").stream()
+            .map(r -> r.getInt64(FactsTable.ROWS))
+            .toList());
+    List<Row> completion = ChunkedSnapshotJobTest.facts(f, "bootstrap");
+    assertEquals(1, completion.size());
+    assertEquals(8L, completion.get(0).getInt64(FactsTable.ROWS));
+    assertEquals(
+        List.of(0L, 1L, 2L, 3L),
+        f.tables.history(f.bronze).stream()
+            .filter(c -> c.txnAppId() != null && c.txnAppId().startsWith("parallel-chunks#"))
+            .sorted(Comparator.comparingLong(CommitSummary::version))
+            .map(c -> c.txnVersion().getAsLong())
+            .toList(),
+        "one bronze commit per chunk, in chunk order");
+  }
+}

@@ -48,7 +48,8 @@ final class TableLifecycle {
     if (exists(path)) {
       return open(path, kind, definition.tableComment());
     }
-    Map<String, String> properties = new HashMap<>(definition.properties());
+    Map<String, String> properties = new HashMap<>(SmallFileCompaction.tableProperties(kind));
+    properties.putAll(definition.properties());
     properties.put(TableProperties.SCHEMA_VERSION, String.valueOf(kind.currentVersion()));
     properties.put(TableProperties.TABLE_KIND, kind.propertyValue());
     StructType schema = DeltaTypes.toStruct(definition.columns());
@@ -84,7 +85,23 @@ final class TableLifecycle {
   }
 
   private OpenResult open(String path, TableKind kind, String tableComment) {
-    return open(path, kind.propertyValue(), kind.migrations(), tableComment);
+    OpenResult opened = open(path, kind.propertyValue(), kind.migrations(), tableComment);
+    Map<String, String> current = snapshots.require(path).getTableProperties();
+    Map<String, String> missing = new HashMap<>();
+    SmallFileCompaction.tableProperties(kind)
+        .forEach(
+            (key, value) -> {
+              if (!current.containsKey(key)) {
+                missing.put(key, value);
+              }
+            });
+    if (missing.isEmpty()) {
+      return opened;
+    }
+    long version = setTableProperties(path, missing);
+    LOG.info("Delta table {}: set {} (version {})", path, missing, version);
+    return new OpenResult(
+        path, version, opened.created(), opened.schemaVersion(), opened.migrationsApplied());
   }
 
   /** {@link #open(String, TableKind)} for a kind given by name and migration list (tests). */

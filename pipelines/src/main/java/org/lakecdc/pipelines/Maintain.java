@@ -83,7 +83,7 @@ public final class Maintain {
                 + " for several)");
       }
       operations = operations(options.getMaintenance());
-      retention = retention(options.getRetentionHours());
+      retention = CommandLine.retentionHours("retentionHours", options.getRetentionHours());
       List<String> given = new ArrayList<>();
       for (String table : options.getTable().split(",", -1)) {
         given.add(TableReading.tablePath("table", table.strip()));
@@ -177,21 +177,5 @@ public final class Maintain {
       }
     }
     return ordered;
-  }
-
-  /**
-   * The vacuum's retention.
-   *
-   * @throws IllegalArgumentException below one hour, naming the option
-   */
-  static Duration retention(long hours) {
-    if (hours < 1) {
-      throw new IllegalArgumentException(
-          "--retentionHours must be a whole number of hours, at least 1 (a shorter retention can"
-              + " delete the files of a write in flight), not '"
-              + hours
-              + "'");
-    }
-    return Duration.ofHours(hours);
   }
 }

@@ -99,7 +99,12 @@ final class TableLifecycle {
       return opened;
     }
     long version = setTableProperties(path, missing);
-    LOG.info("Delta table {}: set {} (version {})", path, missing, version);
+    LOG.info(
+        "Delta table {}: set {} for the job's own tables (version {})",
+        path,
+        String.join(
+            ", ", missing.entrySet().stream().map(e -> e.getKey() + " = " + e.getValue()).toList()),
+        version);
     return new OpenResult(
         path, version, opened.created(), opened.schemaVersion(), opened.migrationsApplied());
   }

@@ -86,18 +86,13 @@ public final class SilverMaintenance {
      * @throws IllegalArgumentException naming the value and what is accepted
      */
     public CompactionOptions {
-      if (!(deletedFractionThreshold > 0 && deletedFractionThreshold <= 1)) {
-        throw new IllegalArgumentException(
-            "deletedFractionThreshold must be in (0, 1], was " + deletedFractionThreshold);
-      }
-      if (targetFileBytes < 1) {
-        throw new IllegalArgumentException(
-            "targetFileBytes must be at least 1, was " + targetFileBytes);
-      }
-      if (maxFilesPerBin < 2) {
-        throw new IllegalArgumentException(
-            "maxFilesPerBin must be at least 2, was " + maxFilesPerBin);
-      }
+      // FileCompaction's limits check the same values with the same messages.
+      new FileCompaction.Limits(deletedFractionThreshold, targetFileBytes, maxFilesPerBin);
+    }
+
+    /** These options as the limits of {@link FileCompaction}. */
+    FileCompaction.Limits limits() {
+      return new FileCompaction.Limits(deletedFractionThreshold, targetFileBytes, maxFilesPerBin);
     }
   }
 
@@ -165,15 +160,7 @@ public final class SilverMaintenance {
     FileCompaction.Result result =
         new FileCompaction(tables)
             .compact(
-                silverPath,
-                "Silver table",
-                keys,
-                new FileCompaction.Limits(
-                    options.deletedFractionThreshold(),
-                    options.targetFileBytes(),
-                    options.maxFilesPerBin()),
-                files -> files,
-                beforeCommit);
+                silverPath, "Silver table", keys, options.limits(), files -> files, beforeCommit);
     if (result.committed()) {
       LOG.debug(
           "Silver table {}: compacted {} files ({} deleted rows purged) into {} files of {} rows,"

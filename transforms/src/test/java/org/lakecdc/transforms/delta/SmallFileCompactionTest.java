@@ -3,11 +3,6 @@ package org.lakecdc.transforms.delta;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.delta.kernel.Operation;
-import io.delta.kernel.Table;
-import io.delta.kernel.defaults.engine.DefaultEngine;
-import io.delta.kernel.engine.Engine;
-import io.delta.kernel.utils.CloseableIterable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -18,7 +13,6 @@ import java.util.Map;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.apache.beam.sdk.values.Row;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.hadoop.ParquetReader;
 import org.apache.parquet.hadoop.example.GroupReadSupport;
@@ -242,20 +236,14 @@ class SmallFileCompactionTest {
   @Test
   void oldTablesGetTheCheckpointIntervalWhenOpenedAndAnOwnersValueIsKept() {
     String old = dir.resolve("old-control").toString();
-    Engine engine = DefaultEngine.create(new Configuration());
-    Table.forPath(engine, old)
-        .createTransactionBuilder(engine, "test", Operation.CREATE_TABLE)
-        .withSchema(engine, DeltaTypes.toStruct(ControlTable.definition().columns()))
-        .withTableProperties(
-            engine,
-            Map.of(
-                TableProperties.TABLE_KIND,
-                "control",
-                TableProperties.SCHEMA_VERSION,
-                String.valueOf(TableKind.CONTROL.currentVersion())))
-        .withDomainMetadataSupported()
-        .build(engine)
-        .commit(engine, CloseableIterable.emptyIterable());
+    DeltaTablesTest.createBareTable(
+        old,
+        ControlTable.definition().columns(),
+        Map.of(
+            TableProperties.TABLE_KIND,
+            "control",
+            TableProperties.SCHEMA_VERSION,
+            String.valueOf(TableKind.CONTROL.currentVersion())));
 
     OpenResult opened = tables.createIfAbsent(old, ControlTable.definition());
 

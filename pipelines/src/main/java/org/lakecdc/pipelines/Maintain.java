@@ -1,5 +1,8 @@
 package org.lakecdc.pipelines;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Clock;
 import java.time.Duration;
@@ -40,7 +43,11 @@ import org.lakecdc.transforms.delta.VacuumResult;
  * </ul>
  *
  * Compaction runs before vacuum; tables one after the other, in the order given. Every option is
- * checked, and every table must exist, before anything is written.
+ * checked, and every table must exist, before anything is written. With {@code --json} each line is
+ * one JSON object instead: {@code table}, {@code maintenance} ({@code compact} or {@code vacuum}),
+ * then for compact {@code committed}, {@code version}, {@code files_removed}, {@code files_added},
+ * {@code rows}, {@code files_after}, for vacuum {@code dry_run}, {@code files_deleted}, {@code
+ * bytes}, {@code files_kept}, {@code retention_hours}.
  *
  * <p>Exit codes ({@link JobExit}): 0 done; 2 a bad option (one {@code error:} line: no {@code
  * --table} or {@code --maintenance}, an unknown maintenance word, a retention below 1 hour, a path
@@ -48,6 +55,8 @@ import org.lakecdc.transforms.delta.VacuumResult;
  * included: nothing of it is visible).
  */
 public final class Maintain {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   /** The operations {@code --maintenance} accepts, in the order they run. */
   static final List<String> OPERATIONS = List.of("compact", "vacuum");
 
@@ -96,6 +105,7 @@ public final class Maintain {
           paths.add(path);
         }
       }
+      out = TableReading.output(options, out);
     } catch (IllegalArgumentException e) {
       err.println("error: " + TableReading.firstLine(e));
       return JobExit.BAD_OPTION;
@@ -104,33 +114,30 @@ public final class Maintain {
       ConsoleLogging.startFile(options);
       for (String path : paths) {
         if (operations.contains("compact")) {
-          out.println(compact(tables, path));
+          SmallFileCompaction.Outcome outcome = tables.compactSmallFiles(path);
+          out.println(options.getJson() ? compactJson(path, outcome) : compactLine(path, outcome));
         }
         if (operations.contains("vacuum")) {
           VacuumResult result =
               tables.vacuum(path, clock.instant().minus(retention), options.getDryRun());
-          out.printf(
-              Locale.ROOT,
-              "Vacuum of %s%s: %,d files %s (%,d bytes), %,d kept; retention %d h%n",
-              path,
-              result.dryRun() ? " (dry run)" : "",
-              result.files().size(),
-              result.dryRun() ? "to delete" : "deleted",
-              result.bytes(),
-              result.filesKept(),
-              retention.toHours());
+          out.println(
+              options.getJson()
+                  ? vacuumJson(path, result, retention)
+                  : vacuumLine(path, result, retention));
         }
       }
       out.flush();
+      if (options.getOutput() != null) {
+        out.close();
+      }
     } catch (Throwable t) {
       return JobExit.report(t, err, options.getVerbose());
     }
     return JobExit.OK;
   }
 
-  /** Compacts one table's small files and says what it did. */
-  private static String compact(DeltaTables tables, String path) {
-    SmallFileCompaction.Outcome outcome = tables.compactSmallFiles(path);
+  /** What a compaction did, as its text line. */
+  private static String compactLine(String path, SmallFileCompaction.Outcome outcome) {
     FileCompaction.Result result = outcome.compaction();
     if (!result.committed()) {
       return String.format(
@@ -150,6 +157,50 @@ public final class Maintain {
         result.version(),
         outcome.filesAfter(),
         outcome.filesAfter() == 1 ? "" : "s");
+  }
+
+  /** What a compaction did, as one JSON object. */
+  private static String compactJson(String path, SmallFileCompaction.Outcome outcome)
+      throws IOException {
+    FileCompaction.Result result = outcome.compaction();
+    ObjectNode node = JSON.createObjectNode();
+    node.put("table", path);
+    node.put("maintenance", "compact");
+    node.put("committed", result.committed());
+    node.put("version", result.version());
+    node.put("files_removed", result.filesRemoved());
+    node.put("files_added", result.filesAdded());
+    node.put("rows", result.rowsWritten());
+    node.put("files_after", outcome.filesAfter());
+    return JSON.writeValueAsString(node);
+  }
+
+  /** What a vacuum did, as its text line. */
+  private static String vacuumLine(String path, VacuumResult result, Duration retention) {
+    return String.format(
+        Locale.ROOT,
+        "Vacuum of %s%s: %,d files %s (%,d bytes), %,d kept; retention %d h",
+        path,
+        result.dryRun() ? " (dry run)" : "",
+        result.files().size(),
+        result.dryRun() ? "to delete" : "deleted",
+        result.bytes(),
+        result.filesKept(),
+        retention.toHours());
+  }
+
+  /** What a vacuum did, as one JSON object. */
+  private static String vacuumJson(String path, VacuumResult result, Duration retention)
+      throws IOException {
+    ObjectNode node = JSON.createObjectNode();
+    node.put("table", path);
+    node.put("maintenance", "vacuum");
+    node.put("dry_run", result.dryRun());
+    node.put("files_deleted", result.files().size());
+    node.put("bytes", result.bytes());
+    node.put("files_kept", result.filesKept());
+    node.put("retention_hours", retention.toHours());
+    return JSON.writeValueAsString(node);
   }
 
   /**

@@ -197,6 +197,43 @@ class MaintainTest {
   }
 
   @Test
+  void jsonToAFileGivesOneObjectPerTableAndMaintenance() throws IOException {
+    String facts = dir.resolve("delta/facts").toString();
+    tables.createIfAbsent(facts, FactsTable.definition());
+    for (long id = 0; id < 3; id++) {
+      Row row = FactsTable.row().set(FactsTable.APP_ID, "a").set(FactsTable.BATCH_ID, id).build();
+      tables.append(facts, FactsTable.SCHEMA, List.of(row), "a", id, Map.of());
+    }
+    long batchBytes = bytes(parquetFiles(facts));
+    Path json = dir.resolve("maintain.json");
+
+    StatusTest.Output done =
+        maintain(
+            later(),
+            "--table=" + facts,
+            "--maintenance=compact,vacuum",
+            "--retentionHours=1",
+            "--json",
+            "--output=" + json);
+
+    assertEquals(0, done.code(), done.err());
+    assertEquals("", done.out());
+    assertEquals(
+        List.of(
+            "{\"table\":\""
+                + facts
+                + "\",\"maintenance\":\"compact\",\"committed\":true,\"version\":5,"
+                + "\"files_removed\":3,\"files_added\":1,\"rows\":3,\"files_after\":1}",
+            "{\"table\":\""
+                + facts
+                + "\",\"maintenance\":\"vacuum\",\"dry_run\":false,\"files_deleted\":3,"
+                + "\"bytes\":"
+                + batchBytes
+                + ",\"files_kept\":1,\"retention_hours\":1}"),
+        Files.readAllLines(json));
+  }
+
+  @Test
   void badOptionsAreOneLineExitCode2AndNothingWritten() throws IOException {
     List<Path> orphans = new ArrayList<>();
     String bronze = bronzeWithOrphans(orphans);

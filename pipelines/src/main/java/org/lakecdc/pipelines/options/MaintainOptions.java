@@ -19,7 +19,7 @@ public interface MaintainOptions extends TableReadOptions {
   @Description(
       "What to do to each table: vacuum (delete the data files no version within"
           + " --retentionHours references, uncommitted files of a killed run included), compact"
-          + " (rewrite the files smaller than 128 MiB into one, dataChange=false), or"
+          + " (rewrite the files smaller than 8 MiB into one, dataChange=false), or"
           + " compact,vacuum.")
   @Accepts("vacuum, compact or compact,vacuum")
   String getMaintenance();

@@ -510,9 +510,9 @@ public final class DeltaTables {
   }
 
   /**
-   * Rewrites the table's small data files (under 128 MiB) into one file holding exactly their rows,
-   * in commit order, in one {@code dataChange = false} commit, then checkpoints that version
-   * ({@link SmallFileCompaction}): what the committers of facts and control tables run by
+   * Rewrites the table's small data files (under 8 MiB) into files of up to 8 MiB holding exactly
+   * their rows, in commit order, in one {@code dataChange = false} commit, then checkpoints that
+   * version ({@link SmallFileCompaction}): what the committers of facts and control tables run by
    * themselves once per checkpoint interval, for any table. Transaction identifiers and domain
    * metadata stay as they are. A commit that lands in between makes it list the files again, at
    * most {@value SmallFileCompaction#MAX_ATTEMPTS} attempts.

@@ -16,18 +16,19 @@ import org.slf4j.LoggerFactory;
  * {@code control}:
  *
  * <ul>
- *   <li><b>Checkpoint interval.</b> They are created with {@value #CHECKPOINT_INTERVAL_PROPERTY} =
- *       {@value #CHECKPOINT_INTERVAL} ({@link #tableProperties}), and an existing one without the
- *       property gets it when the job opens it ({@link DeltaTables#createIfAbsent}); a value set by
- *       the table's owner is kept.
- *   <li><b>Compaction by the committer.</b> The writer whose commit lands a version {@code v} one
- *       before a multiple of the table's checkpoint interval {@code n} ({@code (v + 1) % n == 0})
- *       looks at the table's files and, when at least {@code max(2, n / 2)} ({@value #MIN_FILES} at
- *       the interval {@value #CHECKPOINT_INTERVAL}) are smaller than {@value #TARGET_FILE_BYTES}
- *       bytes, rewrites them into one file ({@link #compact}); its commit lands the multiple of
- *       {@code n}, the version Kernel checkpoints, so the checkpoint lists the compacted file, not
- *       the small ones. Between two checks at most {@code n} files are added, so the table holds at
- *       most about {@code 1.5 n} small files, whatever its history.
+ *   <li><b>Checkpoint interval.</b> The job creates them with {@value
+ *       #CHECKPOINT_INTERVAL_PROPERTY} = {@value #CHECKPOINT_INTERVAL} ({@link #tableProperties},
+ *       in the facts and control tables' definitions), and an existing one without the property
+ *       gets it when the job opens it ({@link DeltaTables#createIfAbsent}); a value set by the
+ *       table's owner is kept.
+ *   <li><b>Compaction by the committer.</b> The writer whose commit lands a version {@code v} with
+ *       {@code (v + 1) % }{@value #CHECK_EVERY_VERSIONS}{@code == 0} looks at the table's files
+ *       and, when at least {@value #MIN_FILES} are smaller than {@value #TARGET_FILE_BYTES} bytes,
+ *       rewrites them into one file ({@link #compact}) and checkpoints the compaction's version: at
+ *       the interval {@value #CHECKPOINT_INTERVAL} that is the multiple Kernel checkpoints anyway,
+ *       so every checkpoint lists the compacted file, not the small ones. Between two checks at
+ *       most {@value #CHECK_EVERY_VERSIONS} files are added, so the table holds at most about 150
+ *       small files, plus the 8 MiB files compaction filled.
  * </ul>
  *
  * <p>Exactly once is untouched: the compaction commit has no transaction identifier and removes and
@@ -52,16 +53,18 @@ public final class SmallFileCompaction {
   /** The checkpoint interval of facts and control tables, in commits. */
   public static final int CHECKPOINT_INTERVAL = 100;
 
+  /** A commit landing a version one before a multiple of this makes its writer check. */
+  public static final int CHECK_EVERY_VERSIONS = 100;
+
+  /** The fewest small files that make a check compact. */
+  public static final int MIN_FILES = 50;
+
   /**
-   * The fewest small files that make a check compact at the interval {@value #CHECKPOINT_INTERVAL}.
+   * A file smaller than this, in bytes, is small, and outputs are packed up to it: 8 MiB, so that a
+   * compaction rewrites at most this much whatever the table's history (the file it wrote last is
+   * rewritten with the new small files until it reaches this size, then left alone).
    */
-  public static final int MIN_FILES = CHECKPOINT_INTERVAL / 2;
-
-  /** Delta's default checkpoint interval, for a table without the property. */
-  private static final int DELTA_DEFAULT_INTERVAL = 10;
-
-  /** A file smaller than this, in bytes, is small (Kernel's default target file size, 128 MiB). */
-  public static final long TARGET_FILE_BYTES = 128L * 1024 * 1024;
+  public static final long TARGET_FILE_BYTES = 8L * 1024 * 1024;
 
   /** Attempts of one compaction that loses to concurrent commits, each listing the files again. */
   public static final int MAX_ATTEMPTS = 3;
@@ -172,33 +175,31 @@ public final class SmallFileCompaction {
   }
 
   /**
-   * The check after a commit (see the class comment): compacts when the table is facts or control,
-   * the commit landed a version one before a multiple of its checkpoint interval {@code n}, no
-   * other thread of this JVM checks this version, and at least {@code max(2, n / 2)} files are
-   * small. Never throws: a failure is logged and left to the next check.
+   * The check after a commit (see the class comment): compacts when the commit landed a version one
+   * before a multiple of {@value #CHECK_EVERY_VERSIONS}, the table is facts or control, no other
+   * thread of this JVM checks this version, and at least {@value #MIN_FILES} files are small. Never
+   * throws: a failure is logged and left to the next check.
    *
    * @param path the table path or URI
    * @param result the commit's outcome
    */
   void afterCommit(String path, CommitResult result) {
-    if (result.status() != CommitResult.Status.COMMITTED) {
+    long version = result.version();
+    if (result.status() != CommitResult.Status.COMMITTED
+        || (version + 1) % CHECK_EVERY_VERSIONS != 0) {
       return;
     }
-    long version = result.version();
     try {
       Map<String, String> properties = tables.propertiesAfterCommit(path, version);
-      if (!applies(properties.getOrDefault(TableProperties.TABLE_KIND, ""))) {
-        return;
-      }
-      int interval = interval(properties.get(CHECKPOINT_INTERVAL_PROPERTY));
-      if ((version + 1) % interval != 0 || !firstToCheck(path, version)) {
+      if (!applies(properties.getOrDefault(TableProperties.TABLE_KIND, ""))
+          || !firstToCheck(path, version)) {
         return;
       }
       long small =
           tables.dataFileDetails(path).stream()
               .filter(f -> f.sizeBytes() < TARGET_FILE_BYTES)
               .count();
-      if (small >= Math.max(2, interval / 2)) {
+      if (small >= MIN_FILES) {
         compact(path);
       }
     } catch (RuntimeException e) {
@@ -207,18 +208,6 @@ public final class SmallFileCompaction {
           path,
           version,
           e);
-    }
-  }
-
-  /** The checkpoint interval a property value gives ({@code 10}, Delta's default, when unset). */
-  private static int interval(String value) {
-    if (value == null) {
-      return DELTA_DEFAULT_INTERVAL;
-    }
-    try {
-      return Math.max(1, Integer.parseInt(value.trim()));
-    } catch (NumberFormatException e) {
-      return DELTA_DEFAULT_INTERVAL;
     }
   }
 

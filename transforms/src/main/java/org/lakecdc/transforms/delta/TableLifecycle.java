@@ -48,8 +48,7 @@ final class TableLifecycle {
     if (exists(path)) {
       return open(path, kind, definition.tableComment());
     }
-    Map<String, String> properties = new HashMap<>(SmallFileCompaction.tableProperties(kind));
-    properties.putAll(definition.properties());
+    Map<String, String> properties = new HashMap<>(definition.properties());
     properties.put(TableProperties.SCHEMA_VERSION, String.valueOf(kind.currentVersion()));
     properties.put(TableProperties.TABLE_KIND, kind.propertyValue());
     StructType schema = DeltaTypes.toStruct(definition.columns());

@@ -143,39 +143,31 @@ class SmallFileCompactionTest {
 
   @Test
   void theCommitterCompactsFactsByItselfAndTheCheckpointListsTheCompactedFile() throws IOException {
-    assertEquals("100", tables.describe(facts()).properties().get("delta.checkpointInterval"));
-    // A facts table whose owner set a checkpoint interval of 20: the commit landing version 19
-    // checks (at least 10 small files make it compact).
-    String path = dir.resolve("facts20").toString();
-    tables.createIfAbsent(
-        path,
-        new TableDefinition(
-            TableKind.FACTS,
-            FactsTable.definition().columns(),
-            TableKind.FACTS.tableComment(),
-            Map.of("delta.checkpointInterval", "20")));
-    // Versions 0 and 1 create the table; batches 0..16 land versions 2..18.
-    for (long id = 0; id < 17; id++) {
+    String path = facts();
+    assertEquals("100", tables.describe(path).properties().get("delta.checkpointInterval"));
+    // Versions 0 and 1 create the table; batches 0..96 land versions 2..98.
+    for (long id = 0; id < 97; id++) {
       append(path, id);
     }
-    assertEquals(17, tables.dataFileDetails(path).size());
+    assertEquals(97, tables.dataFileDetails(path).size());
+    assertEquals(List.of(), checkpoints(path), "no checkpoint every 10 versions");
 
-    // Batch 17 lands version 19: 18 small files, compacted into one at version 20.
-    assertEquals(new CommitResult(CommitResult.Status.COMMITTED, 19, 1, 0), append(path, 17));
+    // Batch 97 lands version 99: its writer checks, finds 98 small files and compacts them into
+    // one at version 100, the version Kernel checkpoints.
+    assertEquals(new CommitResult(CommitResult.Status.COMMITTED, 99, 1, 0), append(path, 97));
 
-    assertEquals(20, tables.version(path));
+    assertEquals(100, tables.version(path));
     assertEquals(1, tables.dataFileDetails(path).size());
-    assertEquals(expected(18), rows(path));
-    // Checkpoints every 20 versions (not Delta's 10): the only one is the compaction's version,
-    // and it lists the one compacted file (and one app id's txn).
-    assertEquals(List.of("00000000000000000020.checkpoint.parquet"), checkpoints(path));
-    assertEquals(List.of(1L, 1L), List.of(boxed(checkpointActions(path, 20))));
+    assertEquals(expected(98), rows(path));
+    assertEquals(List.of("00000000000000000100.checkpoint.parquet"), checkpoints(path));
+    // The checkpoint lists the one compacted file and the app id's txn.
+    assertEquals(List.of(1L, 1L), List.of(boxed(checkpointActions(path, 100))));
     assertEquals(CommitResult.Status.ALREADY_COMMITTED, append(path, 9).status());
-    assertEquals(17, tables.latestTransactionVersion(path, APP).getAsLong());
+    assertEquals(97, tables.latestTransactionVersion(path, APP).getAsLong());
     // The next batches append small files again until the next check.
-    assertEquals(new CommitResult(CommitResult.Status.COMMITTED, 21, 1, 0), append(path, 18));
+    assertEquals(new CommitResult(CommitResult.Status.COMMITTED, 101, 1, 0), append(path, 98));
     assertEquals(2, tables.dataFileDetails(path).size());
-    assertEquals(expected(19), rows(path));
+    assertEquals(expected(99), rows(path));
   }
 
   @Test

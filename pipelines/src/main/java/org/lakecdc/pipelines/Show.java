@@ -24,20 +24,22 @@ import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.ScanFile;
 import org.lakecdc.transforms.delta.TableInfo;
 import org.lakecdc.transforms.delta.TableKind;
+import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.history.HistoryState;
 
 /**
  * The {@code show} command: prints the first rows of a Delta table with Delta Kernel (no Spark). A
  * bronze table (its {@code mssql_cdc.table_kind} is {@code bronze}) is ordered by the bronze order
  * key {@code (_start_lsn, _command_id, _seqval, _operation)}, NULL first, ties in stored order: the
- * whole table is scanned, keeping only the first {@code --limit} rows (a bounded priority queue).
- * Any other table prints its first rows in stored order (data files in the log's order), reading no
- * further.
+ * whole table is scanned, keeping only the first {@code --limit} rows (a bounded priority queue). A
+ * facts table is ordered the same way by {@code (written_at, app_id, batch_id)}: its oldest rows
+ * first. Any other table prints its first rows in stored order (data files in the log's order),
+ * reading no further.
  *
  * <p>Text: a line naming the table and the order, a header of the column names, one line per row;
  * timestamps in ISO-8601 UTC (TIMESTAMP_NTZ read as UTC), NULL as {@code NULL}, binary as {@code
- * 0x...}, each value cut to {@value #MAX_WIDTH} characters (a cut value ends in {@code ...}). With
- * {@code --json}: one JSON object per row (JSON Lines), values in full.
+ * 0x...}, each value cut to {@value #MAX_WIDTH} characters (a cut value ends in {@code ...}), no
+ * blank at a line's end. With {@code --json}: one JSON object per row (JSON Lines), values in full.
  *
  * <p>Exit codes ({@link JobExit}): 0 printed; 2 a bad option (one {@code error:} line: no {@code
  * --table}, a path without a Delta table, a {@code --limit} below 1); 1 a failure reading.
@@ -101,15 +103,14 @@ public final class Show {
     try {
       ConsoleLogging.startFile(options);
       TableInfo info = tables.describe(path);
-      boolean bronze =
-          info.kind().map(k -> k.equalsIgnoreCase(TableKind.BRONZE.propertyValue())).orElse(false);
+      List<String> order = orderKey(info.kind().orElse(""));
       List<String> columns = info.columns().stream().map(DeltaColumn::name).toList();
       List<Map<String, Object>> rows =
           asOf != null
               ? firstCurrent(tables, path, asOf, options.getLimit())
-              : bronze
-                  ? firstInBronzeOrder(tables, path, options.getLimit())
-                  : firstStored(tables, path, options.getLimit());
+              : order.isEmpty()
+                  ? firstStored(tables, path, options.getLimit())
+                  : firstInOrder(tables, path, options.getLimit(), order);
       if (options.getJson()) {
         for (Map<String, Object> row : rows) {
           ObjectNode node = JSON.createObjectNode();
@@ -125,7 +126,9 @@ public final class Show {
             info.kind().orElse("no table kind"),
             (asOf != null ? "as of " + asOf + ", " : "")
                 + (rows.size() == 1 ? "the first row" : "the first " + rows.size() + " rows"),
-            bronze ? " by " + String.join(", ", BRONZE_ORDER) : " in stored order");
+            asOf != null || order.isEmpty()
+                ? " in stored order"
+                : " by " + String.join(", ", order));
         printTable(columns, rows, out);
       }
       out.flush();
@@ -196,24 +199,52 @@ public final class Show {
   /** A row with its place in the scan, so that equal keys keep their stored order. */
   private record Scanned(long seq, Map<String, Object> row) {}
 
-  /**
-   * The bronze order: {@code (_start_lsn, _command_id, _seqval, _operation)} with NULL first (the
-   * key columns a table lacks read as NULL), then the stored order.
-   */
-  private static final Comparator<Scanned> BRONZE_KEY =
-      Comparator.comparing((Scanned s) -> key(s, MetadataColumns.START_LSN), NULL_FIRST)
-          .thenComparing(s -> key(s, MetadataColumns.COMMAND_ID), NULL_FIRST)
-          .thenComparing(s -> key(s, MetadataColumns.SEQVAL), NULL_FIRST)
-          .thenComparing(s -> key(s, MetadataColumns.OPERATION), NULL_FIRST)
-          .thenComparingLong(Scanned::seq);
+  /** The facts order: when the row was written, then the app id and the batch. */
+  static final List<String> FACTS_ORDER =
+      List.of(FactsTable.WRITTEN_AT, FactsTable.APP_ID, FactsTable.BATCH_ID);
 
   /**
-   * The first {@code limit} rows of a bronze table by the bronze order key: one pass over every
-   * data file, a Parquet batch at a time, holding at most {@code limit} rows (a max-heap whose head
-   * is the last row kept, replaced by any row before it).
+   * The columns a table of this kind ({@code mssql_cdc.table_kind}) is shown in order of: bronze's
+   * order key, facts' {@link #FACTS_ORDER}; empty for the others (stored order).
+   */
+  static List<String> orderKey(String kind) {
+    if (kind.equalsIgnoreCase(TableKind.BRONZE.propertyValue())) {
+      return BRONZE_ORDER;
+    }
+    if (kind.equalsIgnoreCase(TableKind.FACTS.propertyValue())) {
+      return FACTS_ORDER;
+    }
+    return List.of();
+  }
+
+  /**
+   * The order of {@code columns} with NULL first (the key columns a table lacks read as NULL), then
+   * the stored order.
+   */
+  private static Comparator<Scanned> comparator(List<String> columns) {
+    Comparator<Scanned> order = (a, b) -> 0;
+    for (String column : columns) {
+      order = order.thenComparing(s -> key(s, column), NULL_FIRST);
+    }
+    return order.thenComparingLong(Scanned::seq);
+  }
+
+  /**
+   * The first {@code limit} rows of a bronze table by the bronze order key ({@link #firstInOrder}).
    */
   static List<Map<String, Object>> firstInBronzeOrder(DeltaTables tables, String path, int limit) {
-    PriorityQueue<Scanned> kept = new PriorityQueue<>(limit, BRONZE_KEY.reversed());
+    return firstInOrder(tables, path, limit, BRONZE_ORDER);
+  }
+
+  /**
+   * The first {@code limit} rows by these columns: one pass over every data file, a Parquet batch
+   * at a time, holding at most {@code limit} rows (a max-heap whose head is the last row kept,
+   * replaced by any row before it).
+   */
+  static List<Map<String, Object>> firstInOrder(
+      DeltaTables tables, String path, int limit, List<String> columns) {
+    Comparator<Scanned> byKey = comparator(columns);
+    PriorityQueue<Scanned> kept = new PriorityQueue<>(limit, byKey.reversed());
     long seq = 0;
     for (ScanFile file : tables.scanFiles(path)) {
       try (var rows = tables.readScanFile(file)) {
@@ -221,7 +252,7 @@ public final class Show {
           Scanned row = new Scanned(seq++, rows.next());
           if (kept.size() < limit) {
             kept.add(row);
-          } else if (BRONZE_KEY.compare(row, kept.peek()) < 0) {
+          } else if (byKey.compare(row, kept.peek()) < 0) {
             kept.poll();
             kept.add(row);
           }
@@ -231,7 +262,7 @@ public final class Show {
       }
     }
     List<Scanned> sorted = new ArrayList<>(kept);
-    sorted.sort(BRONZE_KEY);
+    sorted.sort(byKey);
     return sorted.stream().map(Scanned::row).toList();
   }
 
@@ -295,6 +326,7 @@ public final class Show {
         text.append(" ".repeat(widths[i] - cells.get(i).length()));
       }
     }
-    return text.toString();
+    // A last value ending in spaces (a padded CHAR) would leave invisible trailing blanks.
+    return text.toString().stripTrailing();
   }
 }

@@ -325,14 +325,21 @@ class ManyTablesJobTest {
     args.add("--tables=dbo_orders,dbo_missing");
     Run run = run(args);
     assertEquals(2, run.code(), run.out() + run.err());
-    assertTrue(
-        run.err()
-            .strip()
-            .startsWith(
-                "error: --tables: capture instance ['dbo_missing'] not found in the source:"
-                    + " nothing was written"),
-        run.err());
+    assertEquals(
+        "error: --tables: capture instance 'dbo_missing' not found in the source: nothing was"
+            + " written; its capture instances are dbo_orders, dbo_customers and dbo_items",
+        run.err().strip());
     assertFalse(Files.exists(dir.resolve("delta")), "nothing written: " + run.out());
+
+    List<String> two = shared();
+    two.add("--tables=dbo_other,dbo_orders,dbo_missing");
+    Run both = run(two);
+    assertEquals(2, both.code(), both.out() + both.err());
+    assertEquals(
+        "error: --tables: capture instances 'dbo_other' and 'dbo_missing' not found in the source:"
+            + " nothing was written; its capture instances are dbo_orders, dbo_customers and dbo_items",
+        both.err().strip());
+    assertFalse(Files.exists(dir.resolve("delta")), "nothing written: " + both.out());
   }
 
   @Test

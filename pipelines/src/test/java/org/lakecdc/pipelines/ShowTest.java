@@ -178,6 +178,24 @@ class ShowTest {
   }
 
   @Test
+  void factsShowTheirOldestRowsFirstByWrittenAtAppIdAndBatch() {
+    JobFixture f = JobFixture.history(dir);
+    f.run();
+    StatusTest.Output shown = show("--table=" + f.facts, "--limit=2");
+    assertEquals(0, shown.code(), shown.err());
+    List<String> lines = shown.lines();
+    assertEquals(4, lines.size(), shown.out());
+    assertEquals(
+        f.facts + " (facts): the first 2 rows by written_at, app_id, batch_id", lines.get(0));
+    List<String> firstCells = new ArrayList<>();
+    for (String line : lines.subList(2, 4)) {
+      List<String> cells = List.of(line.split(" +"));
+      firstCells.add(cells.get(0) + " " + cells.get(1) + " " + cells.get(2));
+    }
+    assertEquals(List.of("dbo_orders 0 12", "dbo_orders 1 12"), firstCells);
+  }
+
+  @Test
   void badOptionsAreOneLineNamingTheOption() {
     String missing = dir.resolve("nowhere").toString();
     StatusTest.Output noOption = show("--limit=3");

@@ -52,16 +52,25 @@ public final class CaptureInstanceCheck {
     }
   }
 
-  private static String known(List<String> existing) {
+  /**
+   * What the source has, for a refusal: {@code its capture instances are <a>, <b> and <c>}, {@code
+   * its capture instance is <a>}, or {@code it has no capture instances}.
+   */
+  static String known(List<String> existing) {
     if (existing.isEmpty()) {
       return "it has no capture instances";
     }
-    if (existing.size() == 1) {
-      return "its capture instance is " + existing.get(0);
+    return (existing.size() == 1 ? "its capture instance is " : "its capture instances are ")
+        + joined(existing);
+  }
+
+  /** Names as the refusals list them: {@code a}, {@code a and b}, {@code a, b and c}. */
+  static String joined(List<String> names) {
+    if (names.size() == 1) {
+      return names.get(0);
     }
-    return "its capture instances are "
-        + String.join(", ", existing.subList(0, existing.size() - 1))
+    return String.join(", ", names.subList(0, names.size() - 1))
         + " and "
-        + existing.get(existing.size() - 1);
+        + names.get(names.size() - 1);
   }
 }

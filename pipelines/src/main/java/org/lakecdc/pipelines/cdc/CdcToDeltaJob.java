@@ -578,12 +578,14 @@ public final class CdcToDeltaJob {
       }
     }
     List<String> unknown = new ArrayList<>();
+    List<String> existing = List.of();
     try (CdcClient client = targets.get(0).config().clientFactory().open()) {
       for (Target target : targets) {
         try {
           client.captureInstances(target.captureInstance());
         } catch (CaptureInstanceNotFoundError e) {
           unknown.add(target.captureInstance());
+          existing = e.existing();
         }
       }
     }
@@ -591,10 +593,9 @@ public final class CdcToDeltaJob {
       throw new OptionRefusedException(
           "--tables: "
               + (unknown.size() == 1 ? "capture instance " : "capture instances ")
-              + unknown.stream().map(ci -> "'" + ci + "'").toList()
-              + " not found in the source: nothing was written (list the source's capture"
-              + " instances with sys.sp_cdc_help_change_data_capture, or the simulator's"
-              + " catalog)");
+              + CaptureInstanceCheck.joined(unknown.stream().map(ci -> "'" + ci + "'").toList())
+              + " not found in the source: nothing was written; "
+              + CaptureInstanceCheck.known(existing));
     }
     Map<String, String> silvers = new LinkedHashMap<>();
     for (Target target : targets) {

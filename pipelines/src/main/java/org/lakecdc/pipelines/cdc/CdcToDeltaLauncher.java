@@ -55,6 +55,7 @@ public final class CdcToDeltaLauncher {
     CaptureInstanceCheck.check(
         config.clientFactory(),
         List.of(new CaptureInstanceCheck.Given(config.captureInstance(), "--captureInstance")));
+    TargetIdentity.checkBeforeWriting(config);
     ConsoleLogging.startFile(options);
     Runnable beforeStream = demoApplication(options, List.of(config.captureInstance()));
     if (options.getContinuous()) {

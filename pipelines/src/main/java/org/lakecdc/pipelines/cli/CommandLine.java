@@ -191,6 +191,29 @@ public final class CommandLine {
   }
 
   /**
+   * A vacuum's retention given in hours.
+   *
+   * @param option the option's name, without {@code --}
+   * @param hours the value
+   * @return the retention
+   * @throws IllegalArgumentException below 1 hour: {@code --<option> must be a whole number of
+   *     hours, at least 1 (a shorter retention can delete the files of a write in flight), not
+   *     '<hours>'}
+   */
+  public static java.time.Duration retentionHours(String option, long hours) {
+    if (hours < 1) {
+      throw new IllegalArgumentException(
+          "--"
+              + option
+              + " must be a whole number of hours, at least 1 (a shorter retention can delete the"
+              + " files of a write in flight), not '"
+              + hours
+              + "'");
+    }
+    return java.time.Duration.ofHours(hours);
+  }
+
+  /**
    * {@code value} of option {@code option} when it is not empty.
    *
    * @throws IllegalArgumentException {@code --<option> must not be empty}

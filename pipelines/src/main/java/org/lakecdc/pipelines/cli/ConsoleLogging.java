@@ -11,6 +11,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.pipelines.demo.DemoDatabase;
 import org.lakecdc.pipelines.options.ApplyChangesOptions;
 import org.lakecdc.pipelines.options.CdcToDeltaOptions;
+import org.lakecdc.pipelines.options.MaintainOptions;
 import org.lakecdc.pipelines.options.OutputOptions;
 import org.lakecdc.pipelines.options.PrintChangesOptions;
 import org.lakecdc.pipelines.options.ReconcileOptions;
@@ -202,6 +203,9 @@ public final class ConsoleLogging {
     }
     if (options instanceof ShowOptions o) {
       return o.getTable();
+    }
+    if (options instanceof MaintainOptions o) {
+      return o.getTable() == null ? null : o.getTable().split(",", -1)[0].strip();
     }
     if (options instanceof SimulatorOptions o) {
       return simulator(o.getFakePath());

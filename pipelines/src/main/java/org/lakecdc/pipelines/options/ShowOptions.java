@@ -16,8 +16,8 @@ public interface ShowOptions extends TableReadOptions {
   void setTable(String value);
 
   @Description(
-      "How many rows to print: the first ones by the bronze order key for a bronze table, else"
-          + " the first ones in stored order.")
+      "How many rows to print: the first ones by the bronze order key for a bronze table, by"
+          + " written_at, app_id, batch_id for a facts table, else the first ones in stored order.")
   @Default.Integer(20)
   @Accepts("a positive integer")
   int getLimit();

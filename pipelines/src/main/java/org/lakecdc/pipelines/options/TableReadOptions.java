@@ -5,13 +5,14 @@ import org.apache.beam.sdk.options.Description;
 
 /**
  * Options of the commands that read the project's tables without Spark ({@code Status}, {@code
- * Show}, {@code Reconcile}): how to reach the tables ({@link HadoopConfOptions}, as the main job
- * takes it) and the output form.
+ * Show}, {@code Reconcile}, and {@code Maintain}, which compacts and vacuums them): how to reach
+ * the tables ({@link HadoopConfOptions}, as the main job takes it) and the output form.
  */
 public interface TableReadOptions extends OutputOptions, HadoopConfOptions {
   @Description(
       "Print JSON instead of text: Status prints one JSON document, Show one JSON object per row"
-          + " (JSON Lines), Reconcile its result as one JSON object instead of the summary lines.")
+          + " (JSON Lines), Reconcile its result as one JSON object instead of the summary lines,"
+          + " Maintain one JSON object per table and maintenance.")
   @Default.Boolean(false)
   boolean getJson();
 

@@ -372,14 +372,7 @@ public final class ApplyChangesLauncher {
    * @throws IllegalArgumentException when it is below 1 hour
    */
   static Duration retention(long hours) {
-    if (hours < 1) {
-      throw new IllegalArgumentException(
-          "--silverVacuumRetentionHours must be a whole number of hours, at least 1 (a shorter"
-              + " retention can delete the files of a write in flight), not '"
-              + hours
-              + "'");
-    }
-    return Duration.ofHours(hours);
+    return CommandLine.retentionHours("silverVacuumRetentionHours", hours);
   }
 
   /**

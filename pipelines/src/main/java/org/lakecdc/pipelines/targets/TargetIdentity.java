@@ -1,5 +1,6 @@
 package org.lakecdc.pipelines.targets;
 
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.util.Optional;
 import org.lakecdc.pipelines.cli.OptionRefusedException;
@@ -38,11 +39,24 @@ public final class TargetIdentity {
   }
 
   /**
+   * {@link #check} of the target of {@code config}, under the app id the run will use, printing
+   * nothing: what the launcher runs before the log file, the demo's application or any table is
+   * written, so that a refused app id leaves nothing behind. Reads only.
+   *
+   * @param config the table's configuration
+   * @throws OptionRefusedException naming both targets and an app id to use instead
+   */
+  public static void checkBeforeWriting(JobConfig config) {
+    PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
+    check(Recovery.continueUnderTargetAppId(Target.of(config), quiet), quiet);
+  }
+
+  /**
    * Refuses a target whose app id another live target uses in the same facts table; prints a line
    * when the recorded position is of a table that no longer exists. Reads only; call it before
    * anything is written.
    *
-   * @throws IllegalArgumentException naming both targets and an app id to use instead
+   * @throws OptionRefusedException naming both targets and an app id to use instead (exit code 2)
    */
   static void check(Target target, PrintStream out) {
     Optional<StreamPosition> recorded = recordedFactsPosition(target);
@@ -59,7 +73,7 @@ public final class TargetIdentity {
             + p.endLsn()
             + ")";
     if (p.targetId() == null) {
-      throw new IllegalArgumentException(
+      throw new OptionRefusedException(
           "App id '"
               + target.appId()
               + "' already has a position "
@@ -71,7 +85,7 @@ public final class TargetIdentity {
               + " (an app id no other target uses)");
     }
     if (p.target() != null && !p.target().equals(target.bronze()) && isLive(target.tables(), p)) {
-      throw new IllegalArgumentException(
+      throw new OptionRefusedException(
           "App id '"
               + target.appId()
               + "' is already used for target "

@@ -73,25 +73,7 @@ class StatusPrometheusTest {
       }
     }
     Instant readAt = lastWritten.truncatedTo(ChronoUnit.MILLIS);
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code;
-    try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
-        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
-      code =
-          Status.run(
-              new String[] {
-                "--factsTable=" + f.facts,
-                "--controlTable=" + f.control,
-                "--fakePath=" + dir.resolve("source"),
-                "--format=prometheus"
-              },
-              o,
-              e,
-              Clock.fixed(lastWritten, ZoneOffset.UTC),
-              dir.resolve("no-demo-source"));
-    }
-    assertEquals(0, code, err.toString(StandardCharsets.UTF_8));
+    String out = prometheus(f, lastWritten);
     String labels =
         "{app_id=\"dbo_orders\",target=\"" + f.bronze + "\",capture_instance=\"dbo_orders\"}";
     Instant finalized = Instant.parse("2026-09-28T15:00:00Z");
@@ -144,7 +126,62 @@ class StatusPrometheusTest {
                 + " purged (control lost_periods).",
             "# TYPE lakecdc_table_lost_periods gauge",
             "lakecdc_table_lost_periods" + labels + " 0"),
-        out.toString(StandardCharsets.UTF_8).lines().toList());
+        out.lines().toList());
+  }
+
+  /** {@code Status --format=prometheus} of the fixture's tables and source, read at {@code at}. */
+  private String prometheus(JobFixture f, Instant at) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code;
+    try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+      code =
+          Status.run(
+              new String[] {
+                "--factsTable=" + f.facts,
+                "--controlTable=" + f.control,
+                "--fakePath=" + dir.resolve("source"),
+                "--format=prometheus"
+              },
+              o,
+              e,
+              Clock.fixed(at, ZoneOffset.UTC),
+              dir.resolve("no-demo-source"));
+    }
+    assertEquals(0, code, err.toString(StandardCharsets.UTF_8));
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * The verdict's age is measured against the wall clock, the lag against the source
+   * (docs/status.md "Metrics and alerts"): a source whose commits are weeks old, as the demo's are
+   * (dated the daylight-saving night), and a job that streamed all of them read 0 s of lag and a
+   * verdict weeks old.
+   */
+  @Test
+  void aQuietSourceWithOldCommitsReadsNoLagAndAVerdictAsOldAsItsCommits() {
+    JobFixture f = JobFixture.history(dir);
+    f.run();
+    // 35 days after the verdict 2026-09-28T15:00Z, as a status of the demo reads a month after
+    // its 2026-11-01 commits.
+    String out = prometheus(f, Instant.parse("2026-11-02T15:00:00Z"));
+    String labels =
+        "{app_id=\"dbo_orders\",target=\"" + f.bronze + "\",capture_instance=\"dbo_orders\"}";
+    List<String> samples =
+        out.lines()
+            .filter(
+                l ->
+                    l.startsWith("lakecdc_table_lag_seconds{")
+                        || l.startsWith("lakecdc_table_verdict_age_seconds{")
+                        || l.startsWith("lakecdc_table_finalized_until_timestamp_seconds{"))
+            .toList();
+    assertEquals(
+        List.of(
+            "lakecdc_table_lag_seconds" + labels + " 0",
+            "lakecdc_table_finalized_until_timestamp_seconds" + labels + " 1790607600",
+            "lakecdc_table_verdict_age_seconds" + labels + " 3024000"),
+        samples);
   }
 
   @Test

@@ -82,6 +82,7 @@ public final class DeltaTables {
   private final TableScans scans;
   private final TableDeletionVectors deletionVectors;
   private final TableGroupCommits groupCommits;
+  private final SmallFileCompaction smallFiles;
 
   private DeltaTables(Configuration hadoopConf, Clock clock) {
     this.snapshots = new TableSnapshots(hadoopConf);
@@ -91,6 +92,7 @@ public final class DeltaTables {
     this.lifecycle = new TableLifecycle(snapshots, scans);
     this.deletionVectors = new TableDeletionVectors(snapshots, commits, clock);
     this.groupCommits = new TableGroupCommits(snapshots, commits, clock);
+    this.smallFiles = new SmallFileCompaction(this);
   }
 
   /**
@@ -345,7 +347,7 @@ public final class DeltaTables {
       @Nullable String appId,
       long txnVersion,
       Map<String, String> domainMetadata) {
-    return commits.commit(path, files, appId, txnVersion, domainMetadata);
+    return afterCommit(path, commits.commit(path, files, appId, txnVersion, domainMetadata));
   }
 
   /**
@@ -372,7 +374,8 @@ public final class DeltaTables {
       @Nullable String appId,
       long txnVersion,
       Map<String, String> domainMetadata) {
-    return commits.append(path, rowSchema, rows, appId, txnVersion, domainMetadata);
+    return afterCommit(
+        path, commits.append(path, rowSchema, rows, appId, txnVersion, domainMetadata));
   }
 
   /**
@@ -400,7 +403,9 @@ public final class DeltaTables {
       String appId,
       long txnVersion,
       Map<String, String> domainMetadata) {
-    return groupCommits.append(path, rowSchema, rows, appId, txnVersion, domainMetadata, () -> {});
+    return afterCommit(
+        path,
+        groupCommits.append(path, rowSchema, rows, appId, txnVersion, domainMetadata, () -> {}));
   }
 
   /**
@@ -424,7 +429,7 @@ public final class DeltaTables {
    */
   public CommitResult rewrite(
       String path, Schema rowSchema, Iterable<Row> rows, @Nullable String appId, long txnVersion) {
-    return commits.rewrite(path, rowSchema, rows, appId, txnVersion);
+    return afterCommit(path, commits.rewrite(path, rowSchema, rows, appId, txnVersion));
   }
 
   /**
@@ -436,7 +441,7 @@ public final class DeltaTables {
    * @return the outcome
    */
   public CommitResult rewrite(String path, Schema rowSchema, Iterable<Row> rows) {
-    return commits.rewrite(path, rowSchema, rows);
+    return afterCommit(path, commits.rewrite(path, rowSchema, rows));
   }
 
   /**
@@ -463,7 +468,17 @@ public final class DeltaTables {
       @Nullable String appId,
       long txnVersion,
       Map<String, String> domainMetadata) {
-    return commits.rewrite(path, readVersion, rowSchema, rows, appId, txnVersion, domainMetadata);
+    return afterCommit(
+        path,
+        commits.rewrite(path, readVersion, rowSchema, rows, appId, txnVersion, domainMetadata));
+  }
+
+  /**
+   * Runs the small-file check of the job's own tables after a commit ({@link #compactSmallFiles}).
+   */
+  private CommitResult afterCommit(String path, CommitResult result) {
+    smallFiles.afterCommit(path, result);
+    return result;
   }
 
   /**
@@ -492,6 +507,49 @@ public final class DeltaTables {
   public CommitResult rearrangeFiles(
       String path, List<ScanFile> removed, List<DataFileAction> added) {
     return commits.rearrangeFiles(path, removed, added);
+  }
+
+  /**
+   * Rewrites the table's small data files (under 8 MiB) into files of up to 8 MiB holding exactly
+   * their rows, in commit order, in one {@code dataChange = false} commit, then checkpoints that
+   * version ({@link SmallFileCompaction}): what the committers of facts and control tables run by
+   * themselves once per checkpoint interval, for any table. Transaction identifiers and domain
+   * metadata stay as they are. A commit that lands in between makes it list the files again, at
+   * most {@value SmallFileCompaction#MAX_ATTEMPTS} attempts.
+   *
+   * @param path the table path or URI
+   * @return the files before and after, and the compaction's outcome (not committed when fewer than
+   *     two files were small)
+   * @throws IllegalStateException when no table exists
+   * @throws DeltaConflictException when every attempt lost to a concurrent commit; nothing is
+   *     visible, the files written stay uncommitted orphans ({@link #vacuum} deletes them)
+   */
+  public SmallFileCompaction.Outcome compactSmallFiles(String path) {
+    return smallFiles.compact(path);
+  }
+
+  /** The table's properties as of a version this instance just committed (no file read). */
+  Map<String, String> propertiesAfterCommit(String path, long version) {
+    return snapshots.propertiesAfterCommit(path, version);
+  }
+
+  /** The small-file compaction of these tables, for tests' hooks. */
+  SmallFileCompaction smallFiles() {
+    return smallFiles;
+  }
+
+  /**
+   * Writes a checkpoint of the table at a version ({@code <version>.checkpoint.parquet} and {@code
+   * _last_checkpoint}), unless one exists there.
+   *
+   * @param path the table path or URI
+   * @param version the version to checkpoint
+   * @return true when this call wrote it, false when it existed
+   * @throws IllegalStateException when no table exists
+   * @throws UncheckedIOException when writing fails
+   */
+  public boolean checkpoint(String path, long version) {
+    return snapshots.checkpoint(path, version);
   }
 
   // ------------------------------------------------------------------------------------------

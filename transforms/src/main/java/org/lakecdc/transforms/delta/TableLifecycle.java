@@ -84,7 +84,28 @@ final class TableLifecycle {
   }
 
   private OpenResult open(String path, TableKind kind, String tableComment) {
-    return open(path, kind.propertyValue(), kind.migrations(), tableComment);
+    OpenResult opened = open(path, kind.propertyValue(), kind.migrations(), tableComment);
+    Map<String, String> current = snapshots.require(path).getTableProperties();
+    Map<String, String> missing = new HashMap<>();
+    SmallFileCompaction.tableProperties(kind)
+        .forEach(
+            (key, value) -> {
+              if (!current.containsKey(key)) {
+                missing.put(key, value);
+              }
+            });
+    if (missing.isEmpty()) {
+      return opened;
+    }
+    long version = setTableProperties(path, missing);
+    LOG.info(
+        "Delta table {}: set {} for the job's own tables (version {})",
+        path,
+        String.join(
+            ", ", missing.entrySet().stream().map(e -> e.getKey() + " = " + e.getValue()).toList()),
+        version);
+    return new OpenResult(
+        path, version, opened.created(), opened.schemaVersion(), opened.migrationsApplied());
   }
 
   /** {@link #open(String, TableKind)} for a kind given by name and migration list (tests). */

@@ -272,6 +272,32 @@ final class TableSnapshots {
   }
 
   /**
+   * The table properties as of a version this instance just committed: from the kept snapshot when
+   * it is that version (no file is read), else from the latest snapshot.
+   */
+  Map<String, String> propertiesAfterCommit(String path, long version) {
+    KnownSnapshot known = snapshots.get(path);
+    if (known != null && known.snapshot().getVersion() == version) {
+      return known.snapshot().getTableProperties();
+    }
+    return require(path).getTableProperties();
+  }
+
+  /** Writes a checkpoint at the version unless one exists there; true when this call wrote it. */
+  boolean checkpoint(String path, long version) {
+    try {
+      io.delta.kernel.Table.forPath(engine, path).checkpoint(engine, version);
+      snapshots.remove(path);
+      return true;
+    } catch (io.delta.kernel.exceptions.CheckpointAlreadyExistsException e) {
+      return false;
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(
+          "Cannot write a checkpoint of Delta table " + path + " at version " + version, e);
+    }
+  }
+
+  /**
    * The highest transaction version committed by {@code appId} on the table's latest snapshot.
    *
    * @return empty when the app id never committed

@@ -15,6 +15,7 @@ import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.schema.OutputType;
 import org.lakecdc.transforms.delta.DeltaColumn;
+import org.lakecdc.transforms.delta.SmallFileCompaction;
 import org.lakecdc.transforms.delta.TableDefinition;
 import org.lakecdc.transforms.delta.TableKind;
 
@@ -146,9 +147,16 @@ public final class FactsTable {
     return DeltaColumn.nullable(name, type, comment);
   }
 
-  /** The table definition: columns with comments, the facts kind's comment. */
+  /**
+   * The table definition: columns with comments, the facts kind's comment, and {@code
+   * delta.checkpointInterval = 100} ({@link SmallFileCompaction}).
+   */
   public static TableDefinition definition() {
-    return TableDefinition.of(TableKind.FACTS, COLUMNS);
+    return new TableDefinition(
+        TableKind.FACTS,
+        COLUMNS,
+        TableKind.FACTS.tableComment(),
+        SmallFileCompaction.tableProperties(TableKind.FACTS));
   }
 
   /**

@@ -4,6 +4,7 @@ import java.util.List;
 import org.apache.beam.sdk.schemas.Schema;
 import org.lakecdc.io.mssqlcdc.schema.OutputType;
 import org.lakecdc.transforms.delta.DeltaColumn;
+import org.lakecdc.transforms.delta.SmallFileCompaction;
 import org.lakecdc.transforms.delta.TableDefinition;
 import org.lakecdc.transforms.delta.TableKind;
 
@@ -71,8 +72,15 @@ public final class ControlTable {
 
   private ControlTable() {}
 
-  /** The table definition: columns with comments, the control kind's comment. */
+  /**
+   * The table definition: columns with comments, the control kind's comment, and {@code
+   * delta.checkpointInterval = 100} ({@link SmallFileCompaction}).
+   */
   public static TableDefinition definition() {
-    return TableDefinition.of(TableKind.CONTROL, COLUMNS);
+    return new TableDefinition(
+        TableKind.CONTROL,
+        COLUMNS,
+        TableKind.CONTROL.tableComment(),
+        SmallFileCompaction.tableProperties(TableKind.CONTROL));
   }
 }

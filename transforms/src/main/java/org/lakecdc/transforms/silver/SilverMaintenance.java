@@ -1,26 +1,11 @@
 package org.lakecdc.transforms.silver;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
-import java.util.PriorityQueue;
-import org.apache.beam.sdk.schemas.Schema;
-import org.apache.beam.sdk.values.Row;
-import org.lakecdc.transforms.delta.CommitResult;
-import org.lakecdc.transforms.delta.DataFileAction;
-import org.lakecdc.transforms.delta.DataFileDetail;
-import org.lakecdc.transforms.delta.DataFileWriter;
-import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaTables;
-import org.lakecdc.transforms.delta.ScanFile;
+import org.lakecdc.transforms.delta.FileCompaction;
 import org.lakecdc.transforms.delta.VacuumResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -101,18 +86,13 @@ public final class SilverMaintenance {
      * @throws IllegalArgumentException naming the value and what is accepted
      */
     public CompactionOptions {
-      if (!(deletedFractionThreshold > 0 && deletedFractionThreshold <= 1)) {
-        throw new IllegalArgumentException(
-            "deletedFractionThreshold must be in (0, 1], was " + deletedFractionThreshold);
-      }
-      if (targetFileBytes < 1) {
-        throw new IllegalArgumentException(
-            "targetFileBytes must be at least 1, was " + targetFileBytes);
-      }
-      if (maxFilesPerBin < 2) {
-        throw new IllegalArgumentException(
-            "maxFilesPerBin must be at least 2, was " + maxFilesPerBin);
-      }
+      // FileCompaction's limits check the same values with the same messages.
+      new FileCompaction.Limits(deletedFractionThreshold, targetFileBytes, maxFilesPerBin);
+    }
+
+    /** These options as the limits of {@link FileCompaction}. */
+    FileCompaction.Limits limits() {
+      return new FileCompaction.Limits(deletedFractionThreshold, targetFileBytes, maxFilesPerBin);
     }
   }
 
@@ -177,228 +157,28 @@ public final class SilverMaintenance {
   CompactionResult compact(
       String silverPath, List<String> keys, CompactionOptions options, Runnable beforeCommit) {
     Objects.requireNonNull(options, "options");
-    List<DeltaColumn> columns = tables.describe(silverPath).columns();
-    Schema schema = DeltaColumn.toBeamSchema(columns);
-    List<String> keyColumns = keyColumns(silverPath, columns, keys);
-    List<DataFileDetail> files = tables.dataFileDetails(silverPath);
-    long version = files.isEmpty() ? tables.version(silverPath) : files.get(0).scanFile().version();
-    List<List<DataFileDetail>> bins = bins(files, options);
-    if (bins.isEmpty()) {
-      return new CompactionResult(false, version, 0, 0, 0, 0);
+    FileCompaction.Result result =
+        new FileCompaction(tables)
+            .compact(
+                silverPath, "Silver table", keys, options.limits(), files -> files, beforeCommit);
+    if (result.committed()) {
+      LOG.debug(
+          "Silver table {}: compacted {} files ({} deleted rows purged) into {} files of {} rows,"
+              + " version {}",
+          silverPath,
+          result.filesRemoved(),
+          result.deletedRowsPurged(),
+          result.filesAdded(),
+          result.rowsWritten(),
+          result.version());
     }
-    List<ScanFile> removed = new ArrayList<>();
-    List<DataFileAction> added = new ArrayList<>();
-    long rowsWritten = 0;
-    long purged = 0;
-    for (List<DataFileDetail> bin : bins) {
-      long written = writeBin(silverPath, schema, keyColumns, bin, added);
-      long expected = 0;
-      for (DataFileDetail file : bin) {
-        removed.add(file.scanFile());
-        purged += file.deletedRows();
-        expected = expected < 0 || file.liveRows() < 0 ? -1 : expected + file.liveRows();
-      }
-      if (expected >= 0 && written != expected) {
-        throw new IllegalStateException(
-            "Silver table "
-                + silverPath
-                + ": compaction read "
-                + written
-                + " rows from "
-                + bin.size()
-                + " files whose statistics less their deletion vectors say "
-                + expected
-                + "; nothing committed");
-      }
-      rowsWritten += written;
-    }
-    beforeCommit.run();
-    CommitResult result = tables.rearrangeFiles(silverPath, removed, added);
-    LOG.debug(
-        "Silver table {}: compacted {} files ({} deleted rows purged) into {} files of {} rows,"
-            + " version {}",
-        silverPath,
-        removed.size(),
-        purged,
-        added.size(),
-        rowsWritten,
-        result.version());
     return new CompactionResult(
-        true, result.version(), removed.size(), added.size(), rowsWritten, purged);
-  }
-
-  /** The files to rewrite, packed into bins (see {@link #compact}). */
-  static List<List<DataFileDetail>> bins(List<DataFileDetail> files, CompactionOptions options) {
-    List<List<DataFileDetail>> bins = new ArrayList<>();
-    List<DataFileDetail> bin = new ArrayList<>();
-    double binBytes = 0;
-    for (DataFileDetail file : files) {
-      boolean mostlyDeleted = passesThreshold(file, options);
-      if (!mostlyDeleted && file.sizeBytes() >= options.targetFileBytes()) {
-        continue;
-      }
-      double liveBytes =
-          file.numRecords() > 0
-              ? file.sizeBytes() * (double) file.liveRows() / file.numRecords()
-              : file.sizeBytes();
-      if (!bin.isEmpty()
-          && (binBytes + liveBytes > options.targetFileBytes()
-              || bin.size() >= options.maxFilesPerBin())) {
-        addBin(bins, bin, options);
-        bin = new ArrayList<>();
-        binBytes = 0;
-      }
-      bin.add(file);
-      binBytes += liveBytes;
-    }
-    if (!bin.isEmpty()) {
-      addBin(bins, bin, options);
-    }
-    return bins;
-  }
-
-  private static void addBin(
-      List<List<DataFileDetail>> bins, List<DataFileDetail> bin, CompactionOptions options) {
-    if (bin.size() > 1 || passesThreshold(bin.get(0), options)) {
-      bins.add(List.copyOf(bin));
-    }
-  }
-
-  private static boolean passesThreshold(DataFileDetail file, CompactionOptions options) {
-    return file.deletedRows() > 0
-        && file.numRecords() > 0
-        && file.deletedRows() >= options.deletedFractionThreshold() * file.numRecords();
-  }
-
-  /** Writes one bin's live rows into new files (appended to {@code added}); returns the rows. */
-  private long writeBin(
-      String silverPath,
-      Schema schema,
-      List<String> keyColumns,
-      List<DataFileDetail> bin,
-      List<DataFileAction> added) {
-    try (DataFileWriter writer = tables.openDataFileWriter(silverPath, schema)) {
-      if (keyColumns.isEmpty()) {
-        for (DataFileDetail file : bin) {
-          try (var rows = tables.readScanFile(file.scanFile())) {
-            while (rows.hasNext()) {
-              writer.write(toRow(schema, rows.next()));
-            }
-          }
-        }
-      } else {
-        mergeByKey(schema, keyColumns, bin, writer);
-      }
-      long written = writer.rowCount();
-      added.addAll(writer.finish());
-      return written;
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot close a data file of silver table " + silverPath, e);
-    }
-  }
-
-  /** One input of a key merge: its open rows and the row at its head. */
-  private static final class Head {
-    final io.delta.kernel.utils.CloseableIterator<Map<String, Object>> rows;
-    Map<String, Object> row;
-    final int order;
-
-    Head(io.delta.kernel.utils.CloseableIterator<Map<String, Object>> rows, int order) {
-      this.rows = rows;
-      this.order = order;
-    }
-  }
-
-  /** Writes the bin's rows merged by key: each input is read once, a batch at a time. */
-  private void mergeByKey(
-      Schema schema, List<String> keyColumns, List<DataFileDetail> bin, DataFileWriter writer)
-      throws IOException {
-    Comparator<Map<String, Object>> byKey = keyComparator(keyColumns);
-    PriorityQueue<Head> heads =
-        new PriorityQueue<>(
-            Comparator.<Head, Map<String, Object>>comparing(h -> h.row, byKey)
-                .thenComparingInt(h -> h.order));
-    List<Head> open = new ArrayList<>(bin.size());
-    try {
-      for (DataFileDetail file : bin) {
-        Head head = new Head(tables.readScanFile(file.scanFile()), open.size());
-        open.add(head);
-        if (head.rows.hasNext()) {
-          head.row = head.rows.next();
-          heads.add(head);
-        }
-      }
-      while (!heads.isEmpty()) {
-        Head head = heads.poll();
-        writer.write(toRow(schema, head.row));
-        if (head.rows.hasNext()) {
-          head.row = head.rows.next();
-          heads.add(head);
-        }
-      }
-    } finally {
-      IOException failure = null;
-      for (Head head : open) {
-        try {
-          head.rows.close();
-        } catch (IOException e) {
-          failure = e;
-        }
-      }
-      if (failure != null) {
-        throw failure;
-      }
-    }
-  }
-
-  /** Orders rows by the key columns' values, ascending, NULL first. */
-  static Comparator<Map<String, Object>> keyComparator(List<String> keyColumns) {
-    Comparator<Map<String, Object>> comparator = (a, b) -> 0;
-    for (String column : keyColumns) {
-      comparator =
-          comparator.thenComparing(row -> row.get(column), SilverMaintenance::compareValues);
-    }
-    return comparator;
-  }
-
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  private static int compareValues(Object a, Object b) {
-    if (a == null || b == null) {
-      return a == null ? (b == null ? 0 : -1) : 1;
-    }
-    if (a instanceof byte[] x && b instanceof byte[] y) {
-      return Arrays.compareUnsigned(x, y);
-    }
-    return ((Comparable) a).compareTo(b);
-  }
-
-  /** The table's spelling of each key column. */
-  private static List<String> keyColumns(
-      String silverPath, List<DeltaColumn> columns, List<String> keys) {
-    List<String> names = new ArrayList<>(keys.size());
-    for (String key : keys) {
-      String name =
-          columns.stream()
-              .map(DeltaColumn::name)
-              .filter(n -> n.toLowerCase(Locale.ROOT).equals(key.toLowerCase(Locale.ROOT)))
-              .findFirst()
-              .orElseThrow(
-                  () ->
-                      new IllegalArgumentException(
-                          "Key column '"
-                              + key
-                              + "' is not a column of silver table "
-                              + silverPath
-                              + "; its columns: "
-                              + columns.stream().map(DeltaColumn::name).toList()));
-      names.add(name);
-    }
-    return names;
-  }
-
-  /** A row read through Kernel (the table's columns, in order) as a Beam row of the schema. */
-  private static Row toRow(Schema schema, Map<String, Object> values) {
-    return Row.withSchema(schema).addValues(new ArrayList<>(values.values())).build();
+        result.committed(),
+        result.version(),
+        result.filesRemoved(),
+        result.filesAdded(),
+        result.rowsWritten(),
+        result.deletedRowsPurged());
   }
 
   /**
@@ -415,7 +195,7 @@ public final class SilverMaintenance {
    * @return the files deleted (or to delete), with their total size
    * @throws IllegalArgumentException when the retention is negative
    * @throws IllegalStateException when no table exists
-   * @throws UncheckedIOException when listing, reading the log or deleting fails
+   * @throws java.io.UncheckedIOException when listing, reading the log or deleting fails
    */
   public VacuumResult vacuum(String silverPath, Duration retention, boolean dryRun) {
     if (retention.isNegative()) {

@@ -79,8 +79,8 @@ class DeltaTablesTest {
   }
 
   /** A table created with Kernel alone, without the mssql_cdc properties or a comment. */
-  private static void createBareTable(
-      String path, List<DeltaColumn> columns, Map<String, String> p) {
+  /** A table created through Kernel alone: no kind, comment or property of this project. */
+  static void createBareTable(String path, List<DeltaColumn> columns, Map<String, String> p) {
     Engine engine = DefaultEngine.create(new Configuration());
     Table.forPath(engine, path)
         .createTransactionBuilder(engine, "test", Operation.CREATE_TABLE)

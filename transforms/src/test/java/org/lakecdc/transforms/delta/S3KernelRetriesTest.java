@@ -80,7 +80,9 @@ class S3KernelRetriesTest {
   /** A table with {@code appends} appends after its two creation commits. */
   private static String table(DeltaTables tables, int appends) {
     String path = newTable();
-    tables.createIfAbsent(path, FactsTable.definition());
+    // Delta's default checkpoint interval (10), which these tests' checkpoints are placed for.
+    tables.createIfAbsent(
+        path, TableDefinition.of(TableKind.FACTS, FactsTable.definition().columns()));
     for (int i = 0; i < appends; i++) {
       tables.append(path, FactsTable.SCHEMA, List.of(fact("w", i)), "w", i, Map.of());
     }

@@ -41,12 +41,16 @@ public final class TargetIdentity {
   /**
    * {@link #check} of the target of {@code config}, under the app id the run will use, printing
    * nothing: what the launcher runs before the log file, the demo's application or any table is
-   * written, so that a refused app id leaves nothing behind. Reads only.
+   * written, so that a refused app id leaves nothing behind. Reads only. A run with a seed is
+   * checked in planning instead, after the seed's own checks.
    *
    * @param config the table's configuration
    * @throws OptionRefusedException naming both targets and an app id to use instead
    */
   public static void checkBeforeWriting(JobConfig config) {
+    if (config.seed() != null) {
+      return; // the seed's own checks come first, in planning (TablePlan.check)
+    }
     PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
     check(Recovery.continueUnderTargetAppId(Target.of(config), quiet), quiet);
   }

@@ -87,6 +87,21 @@ class LogFileTest {
     assertEquals(
         "/data/silver/lakecdc.log",
         logFile(ApplyChangesOptions.class, "--silver=/data/silver/dbo_orders"));
+    assertEquals(
+        "/data/history/lakecdc.log",
+        logFile(ApplyChangesOptions.class, "--history=/data/history/dbo_orders"));
+    assertEquals(
+        "/data/hist/lakecdc.log",
+        logFile(
+            ApplyChangesOptions.class,
+            "--tables=dbo_orders,dbo_customer",
+            "--historyTemplate=/data/hist/{ci}"));
+    assertEquals(
+        "/data/silver/lakecdc.log",
+        logFile(
+            ApplyChangesOptions.class,
+            "--silver=/data/silver/dbo_orders",
+            "--history=/data/history/dbo_orders"));
     assertEquals("lakecdc-demo/delta/lakecdc.log", logFile(ReconcileOptions.class));
     assertEquals(
         "/r/lakecdc.log", logFile(ReconcileOptions.class, "--report=/r/reconcile", "--silver=/s"));

@@ -190,10 +190,14 @@ public final class ConsoleLogging {
       return bronze(o, args);
     }
     if (options instanceof ApplyChangesOptions o) {
-      if (o.getSilver() != null || o.getTables() == null || o.getSilverTemplate() == null) {
-        return o.getSilver();
+      // Silver when the run keeps one, else its history (a history-only run).
+      String table = o.getSilver() != null ? o.getSilver() : o.getHistory();
+      String template =
+          o.getSilverTemplate() != null ? o.getSilverTemplate() : o.getHistoryTemplate();
+      if (table != null || o.getTables() == null || template == null) {
+        return table;
       }
-      return o.getSilverTemplate().replace(TablesOption.CI, first(o.getTables()));
+      return template.replace(TablesOption.CI, first(o.getTables()));
     }
     if (options instanceof ReconcileOptions o) {
       return o.getReport();

@@ -31,6 +31,7 @@ import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.util.UserCodeException;
 import org.apache.hadoop.util.VersionInfo;
 import org.lakecdc.io.mssqlcdc.client.CdcException;
+import org.lakecdc.transforms.delta.HadoopConf;
 
 /**
  * How every job of this module ends, whatever fails: one {@code error:} line on standard error
@@ -117,8 +118,8 @@ public final class JobExit {
 
   /**
    * What a job's {@code main} does: installs the uncaught-exception handler and the shutdown
-   * watchdog, runs {@code job}, reports what escapes it, and exits the JVM with the code. Never
-   * returns.
+   * watchdog, runs {@code job}, reports what escapes it, waits for the facts and control
+   * compactions still running in the background, and exits the JVM with the code. Never returns.
    *
    * @param job the job's body
    */
@@ -130,7 +131,21 @@ public final class JobExit {
     } catch (Throwable t) {
       code = report(t, System.err, false);
     }
+    awaitCompactions();
     exit(code);
+  }
+
+  /**
+   * Lets the background compactions of facts and control the run started finish before the JVM
+   * exits ({@link HadoopConf#awaitSharedCompactions}); one that fails is only logged, and a process
+   * killed before its commit leaves the table as it was.
+   */
+  private static void awaitCompactions() {
+    try {
+      HadoopConf.awaitSharedCompactions();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /**

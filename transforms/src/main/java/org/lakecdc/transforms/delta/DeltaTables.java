@@ -512,10 +512,10 @@ public final class DeltaTables {
   /**
    * Rewrites the table's small data files (under 8 MiB) into files of up to 8 MiB holding exactly
    * their rows, in commit order, in one {@code dataChange = false} commit, then checkpoints that
-   * version ({@link SmallFileCompaction}): what the committers of facts and control tables run by
-   * themselves once per checkpoint interval, for any table. Transaction identifiers and domain
-   * metadata stay as they are. A commit that lands in between makes it list the files again, at
-   * most {@value SmallFileCompaction#MAX_ATTEMPTS} attempts.
+   * version ({@link SmallFileCompaction}): what the commits of facts and control tables start on a
+   * background thread once per checkpoint interval, here for any table and on the caller's thread.
+   * Transaction identifiers and domain metadata stay as they are. A commit that lands in between
+   * makes it list the files again, at most {@value SmallFileCompaction#MAX_ATTEMPTS} attempts.
    *
    * @param path the table path or URI
    * @return the files before and after, and the compaction's outcome (not committed when fewer than
@@ -526,6 +526,18 @@ public final class DeltaTables {
    */
   public SmallFileCompaction.Outcome compactSmallFiles(String path) {
     return smallFiles.compact(path);
+  }
+
+  /**
+   * Waits until no background compaction of these tables ({@link SmallFileCompaction}: facts and
+   * control, started by commits of this instance) is queued or running. A job calls it at the end
+   * of a run, so it ends with no compaction in flight; the compaction thread itself ends a few
+   * seconds after its last work.
+   *
+   * @throws InterruptedException when the waiting thread is interrupted
+   */
+  public void awaitCompactions() throws InterruptedException {
+    smallFiles.awaitIdle();
   }
 
   /** The table's properties as of a version this instance just committed (no file read). */

@@ -307,6 +307,18 @@ public final class HadoopConf implements Serializable {
   }
 
   /**
+   * Waits until no background compaction of any of this JVM's shared {@link DeltaTables} ({@link
+   * #tables()}) is queued or running ({@link DeltaTables#awaitCompactions}): the end of a run.
+   *
+   * @throws InterruptedException when the waiting thread is interrupted
+   */
+  public static void awaitSharedCompactions() throws InterruptedException {
+    for (DeltaTables shared : List.copyOf(SHARED.values())) {
+      shared.awaitCompactions();
+    }
+  }
+
+  /**
    * Whether a key's value is a secret: the key holds {@code secret}, {@code password}, {@code key},
    * {@code token} or {@code credential}, ignoring case ({@code fs.s3a.secret.key}, {@code
    * fs.azure.account.key.<account>.dfs.core.windows.net}, {@code fs.gs.auth...credential...}).

@@ -1,10 +1,16 @@
 package org.lakecdc.transforms.delta;
 
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,15 +27,24 @@ import org.slf4j.LoggerFactory;
  *       in the facts and control tables' definitions), and an existing one without the property
  *       gets it when the job opens it ({@link DeltaTables#createIfAbsent}); a value set by the
  *       table's owner is kept.
- *   <li><b>Compaction by the committer.</b> The writer whose commit lands a version {@code v} with
- *       {@code (v + 1) % }{@value #CHECK_EVERY_VERSIONS}{@code == 0} looks at the table's files
- *       and, when at least {@value #MIN_FILES} are smaller than {@value #TARGET_FILE_BYTES} bytes,
- *       rewrites them into one file ({@link #compact}) and checkpoints the compaction's version: at
- *       the interval {@value #CHECKPOINT_INTERVAL} that is the multiple Kernel checkpoints anyway,
- *       so every checkpoint lists the compacted file, not the small ones. Between two checks at
- *       most {@value #CHECK_EVERY_VERSIONS} files are added, so the table holds at most about 150
- *       small files, plus the 8 MiB files compaction filled.
+ *   <li><b>Compaction beside the committers.</b> A commit of this JVM that lands a version {@code
+ *       v} with {@code (v + 1) % }{@value #CHECK_EVERY_VERSIONS}{@code == 0} hands the table to the
+ *       background thread of its {@link DeltaTables} and returns at once: the committer never waits
+ *       for it. That thread looks at the table's files and, when at least {@value #MIN_FILES} are
+ *       smaller than {@value #TARGET_FILE_BYTES} bytes, rewrites them into one file ({@link
+ *       #compact}) and checkpoints the compaction's version (with no other writer that is version
+ *       {@code v + 1}, the multiple of the interval {@value #CHECKPOINT_INTERVAL} Kernel
+ *       checkpoints anyway, so the checkpoint lists the compacted file, not the small ones). One
+ *       compaction of a table at a time: a check while one is queued or running is dropped (the
+ *       running one lists the files when it starts). Between two checks at most {@value
+ *       #CHECK_EVERY_VERSIONS} files are added, so the table holds at most about 150 small files,
+ *       plus the 8 MiB files compaction filled.
  * </ul>
+ *
+ * <p>The background thread is a daemon made on demand, one per {@link DeltaTables}, that ends after
+ * {@value #IDLE_SECONDS} s without work; {@link #awaitIdle} waits until nothing is queued or
+ * running (the job calls it at the end of a run, tests before they look). A process killed
+ * mid-compaction leaves the table as it was: the compaction's file is an uncommitted orphan.
  *
  * <p>Exactly once is untouched: the compaction commit has no transaction identifier and removes and
  * adds files with {@code dataChange = false}; the {@code txn} actions and domain metadata of every
@@ -39,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * times; an append that starts before it and commits after it is rebased by Kernel (a blind append)
  * or rebuilt by the group commit, and adds its own file. So no append is lost and no row is written
  * twice. A compaction that keeps losing, or fails, is logged and left to the next check: the batch
- * that triggered it has already committed.
+ * that triggered it has already committed, and no error reaches a committer.
  *
  * <p>Thread-safe: of the threads of one JVM that see the same version land (members of one group
  * commit), one checks.
@@ -73,6 +88,9 @@ public final class SmallFileCompaction {
   private static final FileCompaction.Limits LIMITS =
       new FileCompaction.Limits(1.0, TARGET_FILE_BYTES, Integer.MAX_VALUE);
 
+  /** Seconds the background thread waits for work before it ends. */
+  public static final int IDLE_SECONDS = 5;
+
   /** Rows in commit order: the files' modification times, then their names. */
   private static final Comparator<DataFileDetail> COMMIT_ORDER =
       Comparator.comparingLong(DataFileDetail::modificationTimeMillis)
@@ -81,8 +99,35 @@ public final class SmallFileCompaction {
   private final DeltaTables tables;
   private final Map<String, Long> checkedVersions = new ConcurrentHashMap<>();
 
+  /** The compaction queued or running per table path: at most one each. */
+  private final Map<String, CompletableFuture<Void>> pending = new ConcurrentHashMap<>();
+
+  /** One daemon thread, started on demand and ended after {@value #IDLE_SECONDS} s idle. */
+  private final ThreadPoolExecutor background;
+
+  /** {@value #CHECK_EVERY_VERSIONS} and {@value #MIN_FILES}, smaller in tests. */
+  private volatile int checkEvery = CHECK_EVERY_VERSIONS;
+
+  private volatile int minFiles = MIN_FILES;
+
+  /** A test hook run before each background attempt's commit. */
+  private volatile Runnable beforeBackgroundCommit = () -> {};
+
   SmallFileCompaction(DeltaTables tables) {
     this.tables = Objects.requireNonNull(tables, "tables");
+    AtomicInteger threads = new AtomicInteger();
+    this.background =
+        new ThreadPoolExecutor(
+            0,
+            1,
+            IDLE_SECONDS,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            task -> {
+              Thread thread = new Thread(task, "lakecdc-compaction-" + threads.incrementAndGet());
+              thread.setDaemon(true);
+              return thread;
+            });
   }
 
   /**
@@ -175,18 +220,18 @@ public final class SmallFileCompaction {
   }
 
   /**
-   * The check after a commit (see the class comment): compacts when the commit landed a version one
-   * before a multiple of {@value #CHECK_EVERY_VERSIONS}, the table is facts or control, no other
-   * thread of this JVM checks this version, and at least {@value #MIN_FILES} files are small. Never
-   * throws: a failure is logged and left to the next check.
+   * The check after a commit (see the class comment): when the commit landed a version one before a
+   * multiple of {@value #CHECK_EVERY_VERSIONS}, the table is facts or control, no other thread of
+   * this JVM checks this version and no compaction of the table is queued or running, hands the
+   * table to the background thread, which compacts when at least {@value #MIN_FILES} files are
+   * small. Returns at once and never throws: a failure is logged and left to the next check.
    *
    * @param path the table path or URI
    * @param result the commit's outcome
    */
   void afterCommit(String path, CommitResult result) {
     long version = result.version();
-    if (result.status() != CommitResult.Status.COMMITTED
-        || (version + 1) % CHECK_EVERY_VERSIONS != 0) {
+    if (result.status() != CommitResult.Status.COMMITTED || (version + 1) % checkEvery != 0) {
       return;
     }
     try {
@@ -195,12 +240,31 @@ public final class SmallFileCompaction {
           || !firstToCheck(path, version)) {
         return;
       }
+      CompletableFuture<Void> task = new CompletableFuture<>();
+      if (pending.putIfAbsent(path, task) != null) {
+        LOG.debug("Delta table {}: a compaction is already queued or running", path);
+        return;
+      }
+      background.execute(() -> runCheck(path, version, task));
+    } catch (RuntimeException e) {
+      pending.remove(path);
+      LOG.warn(
+          "Delta table {}: compaction after version {} failed; the next check tries again",
+          path,
+          version,
+          e);
+    }
+  }
+
+  /** The background check of one table: compacts when enough files are small; never throws. */
+  private void runCheck(String path, long version, CompletableFuture<Void> task) {
+    try {
       long small =
           tables.dataFileDetails(path).stream()
               .filter(f -> f.sizeBytes() < TARGET_FILE_BYTES)
               .count();
-      if (small >= MIN_FILES) {
-        compact(path);
+      if (small >= minFiles) {
+        compact(path, beforeBackgroundCommit);
       }
     } catch (RuntimeException e) {
       LOG.warn(
@@ -208,7 +272,41 @@ public final class SmallFileCompaction {
           path,
           version,
           e);
+    } finally {
+      pending.remove(path, task);
+      task.complete(null);
     }
+  }
+
+  /**
+   * Waits until no compaction of these tables is queued or running (a check handed over while it
+   * waits is waited for too).
+   *
+   * @throws InterruptedException when the waiting thread is interrupted
+   */
+  void awaitIdle() throws InterruptedException {
+    while (!pending.isEmpty()) {
+      for (CompletableFuture<Void> task : new ArrayList<>(pending.values())) {
+        try {
+          task.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+          throw new IllegalStateException("a compaction task failed", e.getCause());
+        }
+      }
+    }
+  }
+
+  /**
+   * Checks after versions one before a multiple of {@code versions}, from {@code files} (tests).
+   */
+  void checkEvery(int versions, int files) {
+    this.checkEvery = versions;
+    this.minFiles = files;
+  }
+
+  /** Sets the hook run before each background attempt's commit (tests). */
+  void beforeBackgroundCommit(Runnable hook) {
+    this.beforeBackgroundCommit = Objects.requireNonNull(hook, "hook");
   }
 
   /** Whether this thread is the first of this JVM to check this version of the table. */

@@ -10,6 +10,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.apache.beam.sdk.values.Row;
@@ -142,7 +145,8 @@ class SmallFileCompactionTest {
   }
 
   @Test
-  void theCommitterCompactsFactsByItselfAndTheCheckpointListsTheCompactedFile() throws IOException {
+  void theCommitterCompactsFactsByItselfAndTheCheckpointListsTheCompactedFile()
+      throws IOException, InterruptedException {
     String path = facts();
     assertEquals("100", tables.describe(path).properties().get("delta.checkpointInterval"));
     // Versions 0 and 1 create the table; batches 0..96 land versions 2..98.
@@ -155,6 +159,7 @@ class SmallFileCompactionTest {
     // Batch 97 lands version 99: its writer checks, finds 98 small files and compacts them into
     // one at version 100, the version Kernel checkpoints.
     assertEquals(new CommitResult(CommitResult.Status.COMMITTED, 99, 1, 0), append(path, 97));
+    tables.awaitCompactions();
 
     assertEquals(100, tables.version(path));
     assertEquals(1, tables.dataFileDetails(path).size());
@@ -168,6 +173,96 @@ class SmallFileCompactionTest {
     assertEquals(new CommitResult(CommitResult.Status.COMMITTED, 101, 1, 0), append(path, 98));
     assertEquals(2, tables.dataFileDetails(path).size());
     assertEquals(expected(99), rows(path));
+  }
+
+  /**
+   * A facts table whose commits check every 10 versions from 5 small files, with batches 0..6
+   * appended (versions 2..8): the next append lands version 9 and checks.
+   */
+  private String factsBeforeTheCheck() {
+    tables.smallFiles().checkEvery(10, 5);
+    String path = facts();
+    for (long id = 0; id < 7; id++) {
+      append(path, id);
+    }
+    return path;
+  }
+
+  @Test
+  void aCommittersCommitWhileACompactionIsInFlightReturnsAtOnceAndBothLandRowsExactlyOnce()
+      throws InterruptedException {
+    String path = factsBeforeTheCheck();
+    CountDownLatch inFlight = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicInteger attempts = new AtomicInteger();
+    tables
+        .smallFiles()
+        .beforeBackgroundCommit(
+            () -> {
+              if (attempts.incrementAndGet() == 1) {
+                inFlight.countDown();
+                awaitUninterruptibly(release);
+              }
+            });
+
+    // Batch 7 lands version 9 and hands the compaction to the background thread.
+    assertEquals(new CommitResult(CommitResult.Status.COMMITTED, 9, 1, 0), append(path, 7));
+    awaitUninterruptibly(inFlight);
+    // The compaction has written its file and waits before its commit: committers go on.
+    assertEquals(new CommitResult(CommitResult.Status.COMMITTED, 10, 1, 0), append(path, 8));
+    assertEquals(
+        new CommitResult(CommitResult.Status.COMMITTED, 11, 1, 0),
+        tables.appendGrouped(path, FactsTable.SCHEMA, List.of(batch(9)), APP, 9, Map.of()));
+    assertEquals(10, tables.dataFileDetails(path).size());
+    release.countDown();
+    tables.awaitCompactions();
+
+    // Its first commit lost to the appends; it listed again and compacted all 10 files.
+    assertEquals(2, attempts.get());
+    assertEquals(12, tables.version(path));
+    assertEquals(1, tables.dataFileDetails(path).size());
+    assertEquals(expected(10), rows(path));
+    assertEquals(9, tables.latestTransactionVersion(path, APP).getAsLong());
+    assertEquals(CommitResult.Status.ALREADY_COMMITTED, append(path, 8).status());
+    assertEquals(expected(10), rows(path));
+  }
+
+  @Test
+  void aCompactionThatKeepsLosingGivesUpWithoutFailingAnyCommitAndTheNextCheckCompacts()
+      throws InterruptedException {
+    String path = factsBeforeTheCheck();
+    long[] next = {8};
+    tables.smallFiles().beforeBackgroundCommit(() -> append(path, next[0]++));
+
+    assertEquals(new CommitResult(CommitResult.Status.COMMITTED, 9, 1, 0), append(path, 7));
+    tables.awaitCompactions();
+
+    // Three attempts, each lost to an append made just before its commit: nothing compacted.
+    assertEquals(11, next[0]);
+    assertEquals(12, tables.version(path));
+    assertEquals(11, tables.dataFileDetails(path).size());
+    assertEquals(expected(11), rows(path));
+
+    // The next check (the commit landing version 19) compacts.
+    tables.smallFiles().beforeBackgroundCommit(() -> {});
+    for (long id = 11; id < 17; id++) {
+      append(path, id);
+    }
+    assertEquals(new CommitResult(CommitResult.Status.COMMITTED, 19, 1, 0), append(path, 17));
+    tables.awaitCompactions();
+    assertEquals(20, tables.version(path));
+    assertEquals(1, tables.dataFileDetails(path).size());
+    assertEquals(expected(18), rows(path));
+    assertEquals(17, tables.latestTransactionVersion(path, APP).getAsLong());
+  }
+
+  private static void awaitUninterruptibly(CountDownLatch latch) {
+    try {
+      assertTrue(latch.await(60, TimeUnit.SECONDS), "the other thread got there");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
   }
 
   @Test

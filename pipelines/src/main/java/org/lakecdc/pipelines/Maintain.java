@@ -31,10 +31,10 @@ import org.lakecdc.transforms.delta.VacuumResult;
  * <ul>
  *   <li><b>compact</b> rewrites the table's files smaller than 8 MiB into one file, rows in commit
  *       order, in one {@code dataChange = false} commit, then checkpoints that version ({@link
- *       DeltaTables#compactSmallFiles}): what the committers of facts and control do by themselves
- *       once per checkpoint interval. Prints {@code Compaction of <path>: <n> small files into <m>
- *       (<rows> rows), version <v>; <k> data files now} or {@code Compaction of <path>: nothing to
- *       compact (<k> data files)}.
+ *       DeltaTables#compactSmallFiles}): what the job does to facts and control by itself once per
+ *       checkpoint interval. Prints {@code Compaction of <path>: <n> small files into <m> (<rows>
+ *       rows), version <v>; <k> data files now} or {@code Compaction of <path>: nothing to compact
+ *       (<k> data files)}.
  *   <li><b>vacuum</b> deletes the data files no version within {@code --retentionHours} references,
  *       uncommitted files older than that included (the orphans a killed run leaves, {@link
  *       DeltaTables#vacuum}); {@code _delta_log} is never touched. Prints {@code Vacuum of <path>:

@@ -126,6 +126,44 @@ public final class FileCompaction {
       Limits limits,
       UnaryOperator<List<DataFileDetail>> order,
       Runnable beforeCommit) {
+    return compact(
+        path,
+        label,
+        keys,
+        limits,
+        order,
+        (removed, added) -> {
+          beforeCommit.run();
+          return tables.rearrangeFiles(
+              path, removed.stream().map(DataFileDetail::scanFile).toList(), added);
+        });
+  }
+
+  /** Commits a compaction's files: the removed files as listed, the added ones as written. */
+  @FunctionalInterface
+  interface Commit {
+    /**
+     * Commits them.
+     *
+     * @param removed the files rewritten, as listed
+     * @param added the files holding their rows
+     * @return the commit's outcome
+     * @throws DeltaConflictException when it lost to a concurrent commit
+     */
+    CommitResult commit(List<DataFileDetail> removed, List<DataFileAction> added);
+  }
+
+  /**
+   * {@link #compact(String, String, List, Limits, UnaryOperator, Runnable)} committed by {@code
+   * commit}.
+   */
+  Result compact(
+      String path,
+      String label,
+      List<String> keys,
+      Limits limits,
+      UnaryOperator<List<DataFileDetail>> order,
+      Commit commit) {
     Objects.requireNonNull(limits, "limits");
     List<DeltaColumn> columns = tables.describe(path).columns();
     Schema schema = DeltaColumn.toBeamSchema(columns);
@@ -136,7 +174,7 @@ public final class FileCompaction {
     if (bins.isEmpty()) {
       return new Result(false, version, 0, 0, 0, 0);
     }
-    List<ScanFile> removed = new ArrayList<>();
+    List<DataFileDetail> removed = new ArrayList<>();
     List<DataFileAction> added = new ArrayList<>();
     long rowsWritten = 0;
     long purged = 0;
@@ -144,7 +182,7 @@ public final class FileCompaction {
       long written = writeBin(path, label, schema, keyColumns, bin, added);
       long expected = 0;
       for (DataFileDetail file : bin) {
-        removed.add(file.scanFile());
+        removed.add(file);
         purged += file.deletedRows();
         expected = expected < 0 || file.liveRows() < 0 ? -1 : expected + file.liveRows();
       }
@@ -163,8 +201,7 @@ public final class FileCompaction {
       }
       rowsWritten += written;
     }
-    beforeCommit.run();
-    CommitResult result = tables.rearrangeFiles(path, removed, added);
+    CommitResult result = commit.commit(removed, added);
     return new Result(true, result.version(), removed.size(), added.size(), rowsWritten, purged);
   }
 

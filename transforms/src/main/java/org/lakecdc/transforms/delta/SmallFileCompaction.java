@@ -2,9 +2,11 @@ package org.lakecdc.transforms.delta;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -50,11 +52,13 @@ import org.slf4j.LoggerFactory;
  * adds files with {@code dataChange = false}; the {@code txn} actions and domain metadata of every
  * batch stay in the log and its checkpoints, so a replayed batch is still skipped. It is committed
  * once on the version it listed ({@link DeltaTables#rearrangeFiles}): an append that lands in
- * between makes it fail with nothing visible, and it lists again, at most {@value #MAX_ATTEMPTS}
- * times; an append that starts before it and commits after it is rebased by Kernel (a blind append)
- * or rebuilt by the group commit, and adds its own file. So no append is lost and no row is written
- * twice. A compaction that keeps losing, or fails, is logged and left to the next check: the batch
- * that triggered it has already committed, and no error reaches a committer.
+ * between makes it fail with nothing visible; the background compaction then commits the same files
+ * on the new version when every file it rewrote is still there unchanged ({@link #MAX_REBASES}
+ * times at most), and otherwise lists again, at most {@value #MAX_ATTEMPTS} times; an append that
+ * starts before it and commits after it is rebased by Kernel (a blind append) or rebuilt by the
+ * group commit, and adds its own file. So no append is lost and no row is written twice. A
+ * compaction that keeps losing, or fails, is logged and left to the next check: the batch that
+ * triggered it has already committed, and no error reaches a committer.
  *
  * <p>Thread-safe: of the threads of one JVM that see the same version land (members of one group
  * commit), one checks.
@@ -88,6 +92,13 @@ public final class SmallFileCompaction {
   private static final FileCompaction.Limits LIMITS =
       new FileCompaction.Limits(1.0, TARGET_FILE_BYTES, Integer.MAX_VALUE);
 
+  /**
+   * Commits on a newer version of one background attempt whose files are still in the table, after
+   * it lost to commits that only added files (busy committers land a version every few hundred
+   * milliseconds, while rewriting a table's small files takes longer).
+   */
+  public static final int MAX_REBASES = 20;
+
   /** Seconds the background thread waits for work before it ends. */
   public static final int IDLE_SECONDS = 5;
 
@@ -109,6 +120,8 @@ public final class SmallFileCompaction {
   private volatile int checkEvery = CHECK_EVERY_VERSIONS;
 
   private volatile int minFiles = MIN_FILES;
+
+  private volatile int maxRebases = MAX_REBASES;
 
   /** A test hook run before each background attempt's commit. */
   private volatile Runnable beforeBackgroundCommit = () -> {};
@@ -178,6 +191,15 @@ public final class SmallFileCompaction {
 
   /** {@link #compact(String)} running a test hook before each attempt's commit. */
   Outcome compact(String path, Runnable beforeCommit) {
+    return compact(path, beforeCommit, false);
+  }
+
+  /**
+   * {@link #compact(String, Runnable)}; with {@code rebase}, an attempt that loses to a concurrent
+   * commit first tries to commit the files it wrote on the new version ({@link #commitRebasing}),
+   * and lists and rewrites again only when that is not possible.
+   */
+  Outcome compact(String path, Runnable beforeCommit, boolean rebase) {
     DeltaConflictException last = null;
     for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       int[] listed = new int[1];
@@ -193,7 +215,7 @@ public final class SmallFileCompaction {
                       listed[0] = files.size();
                       return files.stream().sorted(COMMIT_ORDER).toList();
                     },
-                    beforeCommit);
+                    (removed, added) -> commitRebasing(path, removed, added, beforeCommit, rebase));
         int after = listed[0] - result.filesRemoved() + result.filesAdded();
         if (result.committed()) {
           tables.checkpoint(path, result.version());
@@ -217,6 +239,65 @@ public final class SmallFileCompaction {
       }
     }
     throw last;
+  }
+
+  /**
+   * Commits a compaction's files. Without {@code rebase}, once on the version the removed files
+   * were listed at. With it, when a commit landed in between, up to {@value #MAX_REBASES} times
+   * more on the latest version, each time only if the commits in between left the table's columns
+   * as they were and every removed file in the table unchanged (same path, no rows deleted since):
+   * the appends of facts and the batches of other tables only add files, so the rows the written
+   * files hold are still exactly the rows of the files they replace. A control rewrite removes
+   * them, and then the compaction lists again.
+   */
+  private CommitResult commitRebasing(
+      String path,
+      List<DataFileDetail> removed,
+      List<DataFileAction> added,
+      Runnable beforeCommit,
+      boolean rebase) {
+    List<DeltaColumn> columns = rebase ? tables.describe(path).columns() : List.of();
+    List<DataFileDetail> current = removed;
+    for (int rebases = 0; ; rebases++) {
+      beforeCommit.run();
+      try {
+        return tables.rearrangeFiles(
+            path, current.stream().map(DataFileDetail::scanFile).toList(), added);
+      } catch (DeltaConflictException lost) {
+        if (!rebase || rebases >= maxRebases) {
+          throw lost;
+        }
+        current = stillInTable(path, removed, columns).orElseThrow(() -> lost);
+        LOG.info(
+            "Delta table {}: compaction lost to a concurrent commit that left its files; committing"
+                + " on version {}",
+            path,
+            current.get(0).scanFile().version());
+      }
+    }
+  }
+
+  /** The removed files as listed now, when every one is unchanged and so are the columns. */
+  private Optional<List<DataFileDetail>> stillInTable(
+      String path, List<DataFileDetail> removed, List<DeltaColumn> columns) {
+    Map<String, DataFileDetail> now = new HashMap<>();
+    for (DataFileDetail file : tables.dataFileDetails(path)) {
+      now.put(file.path(), file);
+    }
+    if (!tables.describe(path).columns().equals(columns)) {
+      return Optional.empty();
+    }
+    List<DataFileDetail> again = new ArrayList<>(removed.size());
+    for (DataFileDetail file : removed) {
+      DataFileDetail latest = now.get(file.path());
+      if (latest == null
+          || latest.deletedRows() != file.deletedRows()
+          || !Objects.equals(latest.deletionVectorPath(), file.deletionVectorPath())) {
+        return Optional.empty();
+      }
+      again.add(latest);
+    }
+    return Optional.of(again);
   }
 
   /**
@@ -264,7 +345,7 @@ public final class SmallFileCompaction {
               .filter(f -> f.sizeBytes() < TARGET_FILE_BYTES)
               .count();
       if (small >= minFiles) {
-        compact(path, beforeBackgroundCommit);
+        compact(path, beforeBackgroundCommit, true);
       }
     } catch (RuntimeException e) {
       LOG.warn(
@@ -302,6 +383,11 @@ public final class SmallFileCompaction {
   void checkEvery(int versions, int files) {
     this.checkEvery = versions;
     this.minFiles = files;
+  }
+
+  /** Sets the rebases of one background attempt (tests). */
+  void maxRebases(int rebases) {
+    this.maxRebases = rebases;
   }
 
   /** Sets the hook run before each background attempt's commit (tests). */

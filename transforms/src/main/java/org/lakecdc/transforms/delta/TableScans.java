@@ -24,6 +24,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -130,6 +131,26 @@ final class TableScans {
 
   /** The rows of one listed data file, a Parquet batch at a time, at the file's version. */
   public CloseableIterator<Map<String, Object>> readScanFile(ScanFile file) {
+    return readScanFile(
+        file.tablePath(), scanState(file), KernelInternals.scanFileFromJson(file.json()));
+  }
+
+  /** A version's scan state, and the table and version it is of. */
+  private record KnownScanState(String path, long version, io.delta.kernel.data.Row scanState) {}
+
+  /**
+   * The last scan state built: a compaction reads many files listed at one version, and a version's
+   * scan state never changes, so the snapshot is loaded once for them, not once per file.
+   */
+  private final AtomicReference<KnownScanState> lastScanState = new AtomicReference<>();
+
+  private io.delta.kernel.data.Row scanState(ScanFile file) {
+    KnownScanState known = lastScanState.get();
+    if (known != null
+        && known.version() == file.version()
+        && known.path().equals(file.tablePath())) {
+      return known.scanState();
+    }
     Snapshot snapshot;
     try {
       snapshot =
@@ -138,7 +159,8 @@ final class TableScans {
       throw new IllegalStateException("No Delta table at " + file.tablePath(), e);
     }
     io.delta.kernel.data.Row scanState = snapshot.getScanBuilder().build().getScanState(engine);
-    return readScanFile(file.tablePath(), scanState, KernelInternals.scanFileFromJson(file.json()));
+    lastScanState.set(new KnownScanState(file.tablePath(), file.version(), scanState));
+    return scanState;
   }
 
   /** The rows of one version, streamed, from the files {@code fileFilter} may match. */

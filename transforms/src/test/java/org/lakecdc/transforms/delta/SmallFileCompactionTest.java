@@ -217,10 +217,12 @@ class SmallFileCompactionTest {
     release.countDown();
     tables.awaitCompactions();
 
-    // Its first commit lost to the appends; it listed again and compacted all 10 files.
+    // Its first commit lost to the appends, which only added files: it committed the file it had
+    // written on the new version, replacing the 8 files it listed; the 2 appended stay.
     assertEquals(2, attempts.get());
     assertEquals(12, tables.version(path));
-    assertEquals(1, tables.dataFileDetails(path).size());
+    assertEquals(3, tables.dataFileDetails(path).size());
+    assertEquals("Manual Update", tables.history(path).get(12).operation());
     assertEquals(expected(10), rows(path));
     assertEquals(9, tables.latestTransactionVersion(path, APP).getAsLong());
     assertEquals(CommitResult.Status.ALREADY_COMMITTED, append(path, 8).status());
@@ -231,21 +233,23 @@ class SmallFileCompactionTest {
   void aCompactionThatKeepsLosingGivesUpWithoutFailingAnyCommitAndTheNextCheckCompacts()
       throws InterruptedException {
     String path = factsBeforeTheCheck();
+    tables.smallFiles().maxRebases(1);
     long[] next = {8};
     tables.smallFiles().beforeBackgroundCommit(() -> append(path, next[0]++));
 
     assertEquals(new CommitResult(CommitResult.Status.COMMITTED, 9, 1, 0), append(path, 7));
     tables.awaitCompactions();
 
-    // Three attempts, each lost to an append made just before its commit: nothing compacted.
-    assertEquals(11, next[0]);
-    assertEquals(12, tables.version(path));
-    assertEquals(11, tables.dataFileDetails(path).size());
-    assertEquals(expected(11), rows(path));
+    // Three attempts, each a commit and one rebase, each lost to an append made just before it:
+    // nothing compacted, every append landed.
+    assertEquals(14, next[0]);
+    assertEquals(15, tables.version(path));
+    assertEquals(14, tables.dataFileDetails(path).size());
+    assertEquals(expected(14), rows(path));
 
     // The next check (the commit landing version 19) compacts.
     tables.smallFiles().beforeBackgroundCommit(() -> {});
-    for (long id = 11; id < 17; id++) {
+    for (long id = 14; id < 17; id++) {
       append(path, id);
     }
     assertEquals(new CommitResult(CommitResult.Status.COMMITTED, 19, 1, 0), append(path, 17));

@@ -575,9 +575,12 @@ public final class FileBackedCdcClient implements CdcClient {
    * the name says, trailing spaces never counting), so a bound {@code 'N'} equals a stored {@code
    * 'n'} under {@code _CI_}. Values are returned as stored. When the range is over the table's own
    * key, rows stream in file order (the writer keeps the file in key order under the collations,
-   * and a file out of that order, or holding one key twice, fails naming its line); over other
-   * columns they are sorted in memory, rows with equal keys in file order. Computed columns read
-   * NULL. The isolation level has no effect: the fake's files only ever hold committed rows.
+   * and a file out of that order, or holding one key twice, fails naming its line), and a range
+   * with a lower bound starts at the file's key index ({@link SourceTableIndex}: one entry every
+   * {@value SourceTableIndex#EVERY} rows, built once per file version), as SQL Server seeks the
+   * clustered index, instead of parsing every line before it; over other columns they are sorted in
+   * memory, rows with equal keys in file order. Computed columns read NULL. The isolation level has
+   * no effect: the fake's files only ever hold committed rows.
    *
    * @throws CdcException for an unknown table or key column
    */
@@ -611,9 +614,27 @@ public final class FileBackedCdcClient implements CdcClient {
     KeyTuple lower = query.lowerInclusive().map(v -> bound(keys, v)).orElse(null);
     KeyTuple upper = query.upperExclusive().map(v -> bound(keys, v)).orElse(null);
     boolean fileOrder = keys.equals(table.keyColumns());
-    FakeFormat.JsonLines lines =
-        FakeFormat.JsonLines.open(
-            directory.resolve(FakeFormat.sourceTableFile(table.schema, table.name)));
+    Path file = directory.resolve(FakeFormat.sourceTableFile(table.schema, table.name));
+    FakeFormat.JsonLines lines;
+    if (fileOrder && lower != null) {
+      // A range over the table's key starts near its lower bound, as SQL Server seeks the
+      // clustered index: lines before it are checked once per file version by the index.
+      SourceTableIndex.Seek seek =
+          SourceTableIndex.open(
+              file,
+              keys,
+              (n, where) -> {
+                List<Object> keyValues = new ArrayList<>(keys.size());
+                for (Catalog.Column k : keys) {
+                  keyValues.add(stored(n, k, where));
+                }
+                return KeyTuple.of(keys, keyValues);
+              },
+              lower);
+      lines = FakeFormat.JsonLines.open(file, seek.channel(), seek.offset(), seek.linesBefore());
+    } else {
+      lines = FakeFormat.JsonLines.open(file);
+    }
     LineIterator<Map.Entry<KeyTuple, List<Object>>> matching =
         new LineIterator<>(lines) {
           private KeyTuple previous;

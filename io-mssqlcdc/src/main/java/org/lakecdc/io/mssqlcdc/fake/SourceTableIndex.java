@@ -1,0 +1,371 @@
+package org.lakecdc.io.mssqlcdc.fake;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
+
+/**
+ * A sparse index of one source table file ({@code <schema>.<table>.jsonl}) by its key, so that a
+ * read of a key range (a chunk of a chunked snapshot, a key range of a whole one) starts near its
+ * lower bound instead of parsing every line before it. Immutable; one per file version and key
+ * (the newest kept in a JVM-wide cache of at most {@value #MAX_SLOTS} files).
+ *
+ * <p>Built by parsing the file once, taking from each line only the key columns' fields: every
+ * {@value #EVERY}th row's key tuple, the byte offset of its line and the number of lines before it.
+ * The index takes lines ended by {@code \n} only and stops before the first line it cannot take:
+ * one that does not start with {@code {} (after blanks), is not one JSON object, holds a {@code
+ * \r}, has a key value the reader refuses, or is not after the previous row in key order. A read
+ * that starts at an entry meets every line a scan from the start would act on in its range, and
+ * every line after the index's end, so a malformed or unsorted line raises its error exactly where
+ * a scan from the start would.
+ *
+ * <p>SQL Server seeks the clustered index for such a range; this is the simulator's equivalent.
+ */
+final class SourceTableIndex {
+  /** Rows between two entries. */
+  static final int EVERY = 256;
+
+  /** Files indexed at once in a JVM; beyond that the cache starts over. */
+  static final int MAX_SLOTS = 64;
+
+  /** Attempts to open a version of the file that does not change while it is opened. */
+  private static final int OPEN_ATTEMPTS = 5;
+
+  private static final int BUFFER = 1 << 20;
+
+  private static final Map<String, Slot> SLOTS = new ConcurrentHashMap<>();
+
+  /** The stamp of the file version indexed. */
+  final FileStamp stamp;
+
+  private final KeyTuple[] keys;
+  private final long[] offsets;
+  private final int[] linesBefore;
+  private final int entries;
+
+  /** One cached file and key: the newest index built. */
+  private static final class Slot {
+    SourceTableIndex index;
+  }
+
+  /**
+   * A version of a source table file opened for a read from a lower bound: read it with {@link
+   * FakeFormat.JsonLines#open(Path, FileChannel, long, int)} from {@code offset}, {@code
+   * linesBefore} lines already passed. {@code channel} is null for an absent file.
+   *
+   * @param channel the version, open; the reader closes it
+   * @param offset where the read starts, in bytes, at the start of a line
+   * @param linesBefore the lines of the file before {@code offset}
+   */
+  record Seek(FileChannel channel, long offset, int linesBefore) {}
+
+  private SourceTableIndex(
+      FileStamp stamp, KeyTuple[] keys, long[] offsets, int[] linesBefore, int entries) {
+    this.stamp = stamp;
+    this.keys = keys;
+    this.offsets = offsets;
+    this.linesBefore = linesBefore;
+    this.entries = entries;
+  }
+
+  /** The number of entries (rows indexed, one in {@value #EVERY}). */
+  int entries() {
+    return entries;
+  }
+
+  /**
+   * Where a read of the rows at or after {@code lower} starts: the last entry whose key is before
+   * {@code lower}, or the file's start when none is.
+   *
+   * @return {offset in bytes, lines before it}
+   */
+  long[] seekBefore(KeyTuple lower) {
+    int lo = 0;
+    int hi = entries;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (keys[mid].compareTo(lower) < 0) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo == 0 ? new long[] {0, 0} : new long[] {offsets[lo - 1], linesBefore[lo - 1]};
+  }
+
+  /**
+   * Opens the current version of {@code file} for a read of the keys at or after {@code lower},
+   * indexing that version under {@code keyColumns} first when no index of it is cached.
+   *
+   * @param file the source table file
+   * @param keyColumns the table's key columns, in key order (they name the cache slot)
+   * @param key the reader's key of a row: the key tuple of a parsed line, given the line's {@code
+   *     <file>:<line>}; raises a {@link RuntimeException} for a value the reader refuses
+   * @param lower the read's lower bound (inclusive)
+   * @return where to read from; the file's start (unindexed) when it changed under every attempt to
+   *     open it
+   * @throws UncheckedIOException when the file cannot be read
+   */
+  static Seek open(
+      Path file,
+      List<Catalog.Column> keyColumns,
+      BiFunction<JsonNode, String, KeyTuple> key,
+      KeyTuple lower) {
+    Slot slot = slot(file + "|" + keyColumns);
+    for (int attempt = 1; attempt <= OPEN_ATTEMPTS; attempt++) {
+      FileStamp before = FileStamp.of(file);
+      if (before.absent()) {
+        return new Seek(null, 0, 0);
+      }
+      FileChannel channel = openChannel(file);
+      if (channel == null) {
+        continue;
+      }
+      // The writer replaces files whole, so an unchanged stamp after the open shows that the
+      // channel holds the version stamped before it.
+      if (!FileStamp.of(file).equals(before)) {
+        closeQuietly(channel);
+        continue;
+      }
+      try {
+        SourceTableIndex index;
+        synchronized (slot) {
+          index = slot.index;
+          if (index == null || !index.stamp.equals(before)) {
+            index = build(file, before, channel, keyColumns, key);
+            slot.index = index;
+          }
+        }
+        long[] at = index.seekBefore(lower);
+        return new Seek(channel, at[0], (int) at[1]);
+      } catch (IOException | RuntimeException e) {
+        closeQuietly(channel);
+        if (e instanceof IOException io) {
+          throw new UncheckedIOException("Cannot read " + file + ": " + io.getMessage(), io);
+        }
+        throw (RuntimeException) e;
+      }
+    }
+    return new Seek(openChannel(file), 0, 0);
+  }
+
+  private static Slot slot(String key) {
+    if (SLOTS.size() >= MAX_SLOTS && !SLOTS.containsKey(key)) {
+      SLOTS.clear();
+    }
+    return SLOTS.computeIfAbsent(key, k -> new Slot());
+  }
+
+  /** Opens a file for reading; null when it does not exist. */
+  private static FileChannel openChannel(Path file) {
+    try {
+      return FileChannel.open(file, StandardOpenOption.READ);
+    } catch (NoSuchFileException e) {
+      return null;
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot open " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static void closeQuietly(FileChannel channel) {
+    try {
+      channel.close();
+    } catch (IOException e) {
+      // Nothing was read from it.
+    }
+  }
+
+  /**
+   * Indexes the version of {@code file} open in {@code channel}, up to {@code stamp}'s size.
+   *
+   * @throws IOException when the file cannot be read
+   */
+  static SourceTableIndex build(
+      Path file,
+      FileStamp stamp,
+      FileChannel channel,
+      List<Catalog.Column> keyColumns,
+      BiFunction<JsonNode, String, KeyTuple> key)
+      throws IOException {
+    Builder b = new Builder(file, keyColumns, key);
+    b.scan(channel, stamp.size());
+    return new SourceTableIndex(
+        stamp,
+        b.keys.toArray(new KeyTuple[0]),
+        Arrays.copyOf(b.offsets, b.keys.size()),
+        Arrays.copyOf(b.linesBefore, b.keys.size()),
+        b.keys.size());
+  }
+
+  /** The index being built. */
+  private static final class Builder {
+    private final Path file;
+    private final List<String> keyNames = new ArrayList<>();
+    private final BiFunction<JsonNode, String, KeyTuple> key;
+    final List<KeyTuple> keys = new ArrayList<>();
+    long[] offsets = new long[16];
+    int[] linesBefore = new int[16];
+    private long end;
+    private int lines;
+    private long rows;
+    private boolean stopped;
+    private KeyTuple previous;
+
+    Builder(
+        Path file, List<Catalog.Column> keyColumns, BiFunction<JsonNode, String, KeyTuple> key) {
+      this.file = file;
+      for (Catalog.Column c : keyColumns) {
+        keyNames.add(c.name());
+      }
+      this.key = key;
+    }
+
+    /** Reads the lines up to {@code size} that end with {@code \n}, until one stops the index. */
+    void scan(FileChannel channel, long size) throws IOException {
+      ByteBuffer buffer = ByteBuffer.allocate((int) Math.min(BUFFER, Math.max(1, size)));
+      byte[] line = new byte[256];
+      int lineLength = 0;
+      long position = 0;
+      while (position < size && !stopped) {
+        buffer.clear();
+        buffer.limit((int) Math.min(buffer.capacity(), size - position));
+        int n = channel.read(buffer, position);
+        if (n <= 0) {
+          break;
+        }
+        byte[] bytes = buffer.array();
+        int from = 0;
+        for (int i = 0; i < n; i++) {
+          byte c = bytes[i];
+          if (c == '\r') {
+            // BufferedReader.readLine() also ends a line there: the index stops before it.
+            stopped = true;
+            break;
+          }
+          if (c == '\n') {
+            if (lineLength > 0) {
+              line = append(line, lineLength, bytes, from, i - from);
+              take(line, 0, lineLength + i - from);
+              lineLength = 0;
+            } else {
+              take(bytes, from, i - from);
+            }
+            if (stopped) {
+              break;
+            }
+            lines++;
+            from = i + 1;
+            end = position + from;
+          }
+        }
+        if (!stopped && from < n) {
+          line = append(line, lineLength, bytes, from, n - from);
+          lineLength += n - from;
+        }
+        position += n;
+      }
+    }
+
+    private static byte[] append(byte[] line, int length, byte[] bytes, int from, int count) {
+      if (length + count > line.length) {
+        line = Arrays.copyOf(line, Math.max(line.length * 2, length + count));
+      }
+      System.arraycopy(bytes, from, line, length, count);
+      return line;
+    }
+
+    /** Indexes one complete line (every {@value #EVERY}th row), or stops before it. */
+    private void take(byte[] text, int offset, int length) {
+      int first = offset;
+      while (first < offset + length && (text[first] == ' ' || text[first] == '\t')) {
+        first++;
+      }
+      if (first == offset + length) {
+        return;
+      }
+      if (text[first] != '{') {
+        stopped = true;
+        return;
+      }
+      KeyTuple k;
+      try {
+        ObjectNode n = keyFields(text, offset, length);
+        if (n == null) {
+          stopped = true;
+          return;
+        }
+        k = key.apply(n, file.getFileName() + ":" + (lines + 1));
+      } catch (IOException | RuntimeException e) {
+        stopped = true;
+        return;
+      }
+      if (previous != null && k.compareTo(previous) <= 0) {
+        stopped = true;
+        return;
+      }
+      previous = k;
+      if (rows % EVERY == 0) {
+        int i = keys.size();
+        if (i == offsets.length) {
+          offsets = Arrays.copyOf(offsets, i * 2);
+          linesBefore = Arrays.copyOf(linesBefore, i * 2);
+        }
+        keys.add(k);
+        offsets[i] = end;
+        linesBefore[i] = lines;
+      }
+      rows++;
+    }
+
+    /**
+     * The line's fields named like a key column (ignoring case, as the reader matches them) as an
+     * object, in the line's order, parsing the whole line (so a line that is not one JSON object
+     * stops the index) but building nodes only for these fields; null when the line is not one JSON
+     * object.
+     */
+    private ObjectNode keyFields(byte[] text, int offset, int length) throws IOException {
+      try (JsonParser p = FakeFormat.MAPPER.getFactory().createParser(text, offset, length)) {
+        if (p.nextToken() != JsonToken.START_OBJECT) {
+          return null;
+        }
+        ObjectNode n = FakeFormat.MAPPER.createObjectNode();
+        String field;
+        while ((field = p.nextFieldName()) != null) {
+          JsonToken value = p.nextToken();
+          if (isKeyName(field)) {
+            n.set(field, p.readValueAsTree());
+          } else if (value.isStructStart()) {
+            p.skipChildren();
+          }
+        }
+        if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null) {
+          return null;
+        }
+        return n;
+      }
+    }
+
+    private boolean isKeyName(String field) {
+      for (String name : keyNames) {
+        if (name.equalsIgnoreCase(field)) {
+          return true;
+        }
+      }
+      return false;
+    }
+  }
+}

@@ -615,7 +615,8 @@ public final class FileBackedCdcClient implements CdcClient {
     KeyTuple upper = query.upperExclusive().map(v -> bound(keys, v)).orElse(null);
     boolean fileOrder = keys.equals(table.keyColumns());
     Path file = directory.resolve(FakeFormat.sourceTableFile(table.schema, table.name));
-    FakeFormat.JsonLines lines;
+    FakeFormat.JsonLines opened;
+    SourceTableIndex.Recorder recording = null;
     if (fileOrder && lower != null) {
       // A range over the table's key starts near its lower bound, as SQL Server seeks the
       // clustered index: lines before it are checked once per file version by the index.
@@ -631,10 +632,21 @@ public final class FileBackedCdcClient implements CdcClient {
                 return KeyTuple.of(keys, keyValues);
               },
               lower);
-      lines = FakeFormat.JsonLines.open(file, seek.channel(), seek.offset(), seek.linesBefore());
+      opened = FakeFormat.JsonLines.open(file, seek.channel(), seek.offset(), seek.linesBefore());
+    } else if (fileOrder && upper == null) {
+      // A read of every line (a chunked snapshot's planning, a whole read) records the index on
+      // its way, so the range reads after it need not parse the file again.
+      SourceTableIndex.Version version = SourceTableIndex.openVersion(file);
+      recording = SourceTableIndex.recorder(file, keys, version.stamp());
+      opened = FakeFormat.JsonLines.open(file, version.channel(), 0, 0);
+      if (recording != null) {
+        opened.countingBytes();
+      }
     } else {
-      lines = FakeFormat.JsonLines.open(file);
+      opened = FakeFormat.JsonLines.open(file);
     }
+    FakeFormat.JsonLines lines = opened;
+    SourceTableIndex.Recorder recorder = recording;
     LineIterator<Map.Entry<KeyTuple, List<Object>>> matching =
         new LineIterator<>(lines) {
           private KeyTuple previous;
@@ -655,6 +667,9 @@ public final class FileBackedCdcClient implements CdcClient {
                         + " character keys under their columns' collations (docs/fake-format.md)");
               }
               previous = key;
+              if (recorder != null) {
+                recorder.row(key, lines.lineStart(), lines.lineNumber() - 1);
+              }
               if (upper != null && key.compareTo(upper) >= 0) {
                 finish();
                 return null;
@@ -669,6 +684,13 @@ public final class FileBackedCdcClient implements CdcClient {
               values.add(c == null ? null : SqlValues.readerValue(stored(n, c, where)));
             }
             return Map.entry(key, Collections.unmodifiableList(values));
+          }
+
+          @Override
+          void atEnd() {
+            if (recorder != null) {
+              recorder.end(lines.bytes());
+            }
           }
         };
     if (fileOrder) {
@@ -1103,10 +1125,14 @@ public final class FileBackedCdcClient implements CdcClient {
 
     abstract T parse(JsonNode node);
 
+    /** Called once when the file's last line has been read (not after an early finish). */
+    void atEnd() {}
+
     @Override
     protected T computeNext() {
       JsonNode node = lines.next();
       if (node == null) {
+        atEnd();
         finish();
         return null;
       }

@@ -24,7 +24,9 @@ import java.util.function.BiFunction;
  * lower bound instead of parsing every line before it. Immutable; one per file version and key
  * (the newest kept in a JVM-wide cache of at most {@value #MAX_SLOTS} files).
  *
- * <p>Built by parsing the file once, taking from each line only the key columns' fields: every
+ * <p>Recorded by a read of every line over the key (a chunked snapshot's planning, a whole read:
+ * {@link Recorder}), which parses each line anyway, or else built by parsing the file once, taking
+ * from each line only the key columns' fields: every
  * {@value #EVERY}th row's key tuple, the byte offset of its line and the number of lines before it.
  * The index takes lines ended by {@code \n} only and stops before the first line it cannot take:
  * one that does not start with {@code {} (after blanks), is not one JSON object, holds a {@code
@@ -125,11 +127,52 @@ final class SourceTableIndex {
       List<Catalog.Column> keyColumns,
       BiFunction<JsonNode, String, KeyTuple> key,
       KeyTuple lower) {
-    Slot slot = slot(file + "|" + keyColumns);
+    Version version = openVersion(file);
+    if (version.stamp() == null || version.channel() == null) {
+      return new Seek(version.channel(), 0, 0);
+    }
+    FileChannel channel = version.channel();
+    Slot slot = slot(slotKey(file, keyColumns));
+    try {
+      SourceTableIndex index;
+      synchronized (slot) {
+        index = slot.index;
+        if (index == null || !index.stamp.equals(version.stamp())) {
+          index = build(file, version.stamp(), channel, keyColumns, key);
+          slot.index = index;
+        }
+      }
+      long[] at = index.seekBefore(lower);
+      return new Seek(channel, at[0], (int) at[1]);
+    } catch (IOException | RuntimeException e) {
+      closeQuietly(channel);
+      if (e instanceof IOException io) {
+        throw new UncheckedIOException("Cannot read " + file + ": " + io.getMessage(), io);
+      }
+      throw (RuntimeException) e;
+    }
+  }
+
+  /**
+   * A version of a source table file, open: {@code stamp} is the version's when the file did not
+   * change while it was opened, null when it changed under every attempt (any version is then
+   * open); {@code channel} is null for an absent file.
+   *
+   * @param channel the version, open; the caller closes it (or hands it to a reader that does)
+   * @param stamp the version's stamp, or null
+   */
+  record Version(FileChannel channel, FileStamp stamp) {}
+
+  /**
+   * Opens the current version of {@code file}, stamped when it did not change while being opened.
+   *
+   * @throws UncheckedIOException when the file cannot be opened
+   */
+  static Version openVersion(Path file) {
     for (int attempt = 1; attempt <= OPEN_ATTEMPTS; attempt++) {
       FileStamp before = FileStamp.of(file);
       if (before.absent()) {
-        return new Seek(null, 0, 0);
+        return new Version(null, before);
       }
       FileChannel channel = openChannel(file);
       if (channel == null) {
@@ -141,26 +184,105 @@ final class SourceTableIndex {
         closeQuietly(channel);
         continue;
       }
-      try {
-        SourceTableIndex index;
-        synchronized (slot) {
-          index = slot.index;
-          if (index == null || !index.stamp.equals(before)) {
-            index = build(file, before, channel, keyColumns, key);
-            slot.index = index;
-          }
-        }
-        long[] at = index.seekBefore(lower);
-        return new Seek(channel, at[0], (int) at[1]);
-      } catch (IOException | RuntimeException e) {
-        closeQuietly(channel);
-        if (e instanceof IOException io) {
-          throw new UncheckedIOException("Cannot read " + file + ": " + io.getMessage(), io);
-        }
-        throw (RuntimeException) e;
+      return new Version(channel, before);
+    }
+    return new Version(openChannel(file), null);
+  }
+
+  /**
+   * What a read of the whole file from its first line, over its key, records of the index as it
+   * goes ({@code readTable} without bounds: a chunked snapshot's planning, a whole read): the index
+   * is kept when the read reaches the file's end, every line taken, so that the range reads after
+   * it seek without parsing the file again.
+   *
+   * @param file the source table file
+   * @param keyColumns the table's key columns, in key order
+   * @param stamp the stamp of the version the read opened ({@link #openVersion}), or null
+   * @return the recorder, or null when there is nothing to record: an unstamped or absent version,
+   *     or one whose index is cached already
+   */
+  static Recorder recorder(Path file, List<Catalog.Column> keyColumns, FileStamp stamp) {
+    if (stamp == null || stamp.absent()) {
+      return null;
+    }
+    Slot slot = slot(slotKey(file, keyColumns));
+    synchronized (slot) {
+      if (slot.index != null && slot.index.stamp.equals(stamp)) {
+        return null;
       }
     }
-    return new Seek(openChannel(file), 0, 0);
+    return new Recorder(slot, stamp);
+  }
+
+  /** Records the index of one version while a reader reads every line of it in order. */
+  static final class Recorder {
+    private final Slot slot;
+    private final FileStamp stamp;
+    private final List<KeyTuple> keys = new ArrayList<>();
+    private long[] offsets = new long[16];
+    private int[] linesBefore = new int[16];
+    private long rows;
+
+    private Recorder(Slot slot, FileStamp stamp) {
+      this.slot = slot;
+      this.stamp = stamp;
+    }
+
+    /**
+     * One row, after the previous one in key order.
+     *
+     * @param key its key
+     * @param offset the byte offset of its line
+     * @param lines the lines before it
+     */
+    void row(KeyTuple key, long offset, int lines) {
+      if (rows % EVERY == 0) {
+        int i = keys.size();
+        if (i == offsets.length) {
+          offsets = Arrays.copyOf(offsets, i * 2);
+          linesBefore = Arrays.copyOf(linesBefore, i * 2);
+        }
+        keys.add(key);
+        offsets[i] = offset;
+        linesBefore[i] = lines;
+      }
+      rows++;
+    }
+
+    /**
+     * The reader reached the file's end having counted {@code bytes}: keeps the index when they are
+     * the version's size (every line ended by one byte, so the offsets are the file's).
+     */
+    void end(long bytes) {
+      if (bytes != stamp.size()) {
+        return;
+      }
+      SourceTableIndex index =
+          new SourceTableIndex(
+              stamp,
+              keys.toArray(new KeyTuple[0]),
+              Arrays.copyOf(offsets, keys.size()),
+              Arrays.copyOf(linesBefore, keys.size()),
+              keys.size());
+      synchronized (slot) {
+        slot.index = index;
+      }
+    }
+  }
+
+  /** The index of {@code file} under {@code keyColumns} in the cache, or null. */
+  static SourceTableIndex cached(Path file, List<Catalog.Column> keyColumns) {
+    Slot slot = SLOTS.get(slotKey(file, keyColumns));
+    if (slot == null) {
+      return null;
+    }
+    synchronized (slot) {
+      return slot.index;
+    }
+  }
+
+  private static String slotKey(Path file, List<Catalog.Column> keyColumns) {
+    return file + "|" + keyColumns;
   }
 
   private static Slot slot(String key) {

@@ -129,6 +129,49 @@ class SourceTableIndexTest {
     assertEquals("dbo.t.jsonl:601: ", value.getMessage().substring(0, 17));
   }
 
+  private List<Catalog.Column> keys() {
+    return ReaderCache.catalog(dir).tables.get(Catalog.key("dbo", "t")).keyColumns();
+  }
+
+  @Test
+  void aReadOfEveryLineRecordsTheIndexThatABuildWouldMake() throws IOException {
+    // Multi-byte values before the seek point: 2 bytes for the é, 4 for the emoji.
+    table(1000, i -> "{\"k\":" + i + ",\"v\":\"\u00e9\ud83d\ude00" + i + "\"}");
+    Path file = dir.resolve("dbo.t.jsonl");
+    assertEquals(null, SourceTableIndex.cached(file, keys()));
+    assertEquals(List.of("0=\u00e9\ud83d\ude000"), values(null, 1));
+    // A read that stops at an upper bound records nothing.
+    assertEquals(null, SourceTableIndex.cached(file, keys()));
+    assertEquals(1000, values(null, null).size());
+    SourceTableIndex recorded = SourceTableIndex.cached(file, keys());
+    assertEquals(
+        List.of(4, FileStamp.of(file)), List.of(recorded.entries(), (Object) recorded.stamp));
+    SourceTableIndex.Seek at700 = seek(700);
+    at700.channel().close();
+    // 10 * 22 + 90 * 24 + 412 * 26 bytes before row 512's line.
+    assertEquals(List.of(13_092L, 512), List.of(at700.offset(), at700.linesBefore()));
+    assertEquals(
+        List.of("700=\u00e9\ud83d\ude00700", "701=\u00e9\ud83d\ude00701"), values(700, 702));
+    // The same bytes in a new version: built, not recorded, at the same offset.
+    table(1000, i -> "{\"k\":" + i + ",\"v\":\"\u00e9\ud83d\ude00" + i + "\"}");
+    SourceTableIndex.Seek built = seek(700);
+    built.channel().close();
+    assertEquals(List.of(13_092L, 512), List.of(built.offset(), built.linesBefore()));
+  }
+
+  @Test
+  void aFileWithCrLfLineEndsIsNotRecordedAndStillReadsRight() throws IOException {
+    StringBuilder text = new StringBuilder();
+    for (int i = 0; i < 1000; i++) {
+      text.append(row(i)).append("\r\n");
+    }
+    Files.writeString(dir.resolve("dbo.t.jsonl"), text);
+    assertEquals(1000, values(null, null).size());
+    assertEquals(null, SourceTableIndex.cached(dir.resolve("dbo.t.jsonl"), keys()));
+    assertEquals(List.of("700=r700", "701=r701"), values(700, 702));
+    assertEquals(0, SourceTableIndex.cached(dir.resolve("dbo.t.jsonl"), keys()).entries());
+  }
+
   @Test
   void aRewrittenFileIsIndexedAgain() throws IOException {
     table(1000, SourceTableIndexTest::row);

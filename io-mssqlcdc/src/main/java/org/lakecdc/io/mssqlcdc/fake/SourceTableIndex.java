@@ -1,12 +1,8 @@
 package org.lakecdc.io.mssqlcdc.fake;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -21,19 +17,18 @@ import java.util.function.BiFunction;
 /**
  * A sparse index of one source table file ({@code <schema>.<table>.jsonl}) by its key, so that a
  * read of a key range (a chunk of a chunked snapshot, a key range of a whole one) starts near its
- * lower bound instead of parsing every line before it. Immutable; one per file version and key
- * (the newest kept in a JVM-wide cache of at most {@value #MAX_SLOTS} files).
+ * lower bound instead of parsing every line before it. Immutable; one per file version and key (the
+ * newest kept in a JVM-wide cache of at most {@value #MAX_SLOTS} files).
  *
- * <p>Recorded by a read of every line over the key (a chunked snapshot's planning, a whole read:
- * {@link Recorder}), which parses each line anyway, or else built by parsing the file once, taking
- * from each line only the key columns' fields: every
- * {@value #EVERY}th row's key tuple, the byte offset of its line and the number of lines before it.
- * The index takes lines ended by {@code \n} only and stops before the first line it cannot take:
- * one that does not start with {@code {} (after blanks), is not one JSON object, holds a {@code
- * \r}, has a key value the reader refuses, or is not after the previous row in key order. A read
- * that starts at an entry meets every line a scan from the start would act on in its range, and
- * every line after the index's end, so a malformed or unsorted line raises its error exactly where
- * a scan from the start would.
+ * <p>Every {@value #EVERY}th row's key tuple, the byte offset of its line and the number of lines
+ * before it, taken while the file is read from its first line as {@code readTable} reads it: by a
+ * read of every line over the key (a chunked snapshot's planning, a whole read: {@link Recorder}),
+ * which parses each line anyway, or else by a pass of its own ({@link #build}) before the first
+ * range read of the file's version. Offsets are counted from the lines read (each line's UTF-8
+ * bytes and one for its end) and kept only when they add up to the file's size. A version with a
+ * line the reader refuses, or whose lines are not ended by one byte each, gets an index without
+ * entries: reads of it start at the first line, so such a line fails every read that reaches it,
+ * naming the same line as before.
  *
  * <p>SQL Server seeks the clustered index for such a range; this is the simulator's equivalent.
  */
@@ -46,8 +41,6 @@ final class SourceTableIndex {
 
   /** Attempts to open a version of the file that does not change while it is opened. */
   private static final int OPEN_ATTEMPTS = 5;
-
-  private static final int BUFFER = 1 << 20;
 
   private static final Map<String, Slot> SLOTS = new ConcurrentHashMap<>();
 
@@ -254,19 +247,25 @@ final class SourceTableIndex {
      * the version's size (every line ended by one byte, so the offsets are the file's).
      */
     void end(long bytes) {
+      SourceTableIndex index = index(bytes);
+      if (index != null) {
+        synchronized (slot) {
+          slot.index = index;
+        }
+      }
+    }
+
+    /** The index recorded, when {@code bytes}, the bytes counted, are the version's size. */
+    SourceTableIndex index(long bytes) {
       if (bytes != stamp.size()) {
-        return;
+        return null;
       }
-      SourceTableIndex index =
-          new SourceTableIndex(
-              stamp,
-              keys.toArray(new KeyTuple[0]),
-              Arrays.copyOf(offsets, keys.size()),
-              Arrays.copyOf(linesBefore, keys.size()),
-              keys.size());
-      synchronized (slot) {
-        slot.index = index;
-      }
+      return new SourceTableIndex(
+          stamp,
+          keys.toArray(new KeyTuple[0]),
+          Arrays.copyOf(offsets, keys.size()),
+          Arrays.copyOf(linesBefore, keys.size()),
+          keys.size());
     }
   }
 
@@ -312,7 +311,12 @@ final class SourceTableIndex {
   }
 
   /**
-   * Indexes the version of {@code file} open in {@code channel}, up to {@code stamp}'s size.
+   * Indexes the version of {@code file} open in {@code channel}, read from its first line as {@code
+   * readTable} reads it (the channel is read, not closed, and left at its end). A version with a
+   * line the reader refuses (not one JSON object, a key value it refuses, a key not after the
+   * previous one) or whose lines do not each end with one byte (a {@code \r\n}, an unended last
+   * line) gets an index without entries: reads of it start at the first line, so such a line fails
+   * every read that reaches it as before.
    *
    * @throws IOException when the file cannot be read
    */
@@ -323,171 +327,27 @@ final class SourceTableIndex {
       List<Catalog.Column> keyColumns,
       BiFunction<JsonNode, String, KeyTuple> key)
       throws IOException {
-    Builder b = new Builder(file, keyColumns, key);
-    b.scan(channel, stamp.size());
-    return new SourceTableIndex(
-        stamp,
-        b.keys.toArray(new KeyTuple[0]),
-        Arrays.copyOf(b.offsets, b.keys.size()),
-        Arrays.copyOf(b.linesBefore, b.keys.size()),
-        b.keys.size());
+    Recorder recorder = new Recorder(null, stamp);
+    FakeFormat.JsonLines lines = FakeFormat.JsonLines.open(file, channel, 0, 0).countingBytes();
+    // Not closed: that would close the caller's channel, which the read goes on with.
+    try {
+      KeyTuple previous = null;
+      for (JsonNode n = lines.next(); n != null; n = lines.next()) {
+        KeyTuple k = key.apply(n, lines.where());
+        if (previous != null && k.compareTo(previous) <= 0) {
+          return empty(stamp);
+        }
+        previous = k;
+        recorder.row(k, lines.lineStart(), lines.lineNumber() - 1);
+      }
+    } catch (RuntimeException e) {
+      return empty(stamp);
+    }
+    SourceTableIndex index = recorder.index(lines.bytes());
+    return index == null ? empty(stamp) : index;
   }
 
-  /** The index being built. */
-  private static final class Builder {
-    private final Path file;
-    private final List<String> keyNames = new ArrayList<>();
-    private final BiFunction<JsonNode, String, KeyTuple> key;
-    final List<KeyTuple> keys = new ArrayList<>();
-    long[] offsets = new long[16];
-    int[] linesBefore = new int[16];
-    private long end;
-    private int lines;
-    private long rows;
-    private boolean stopped;
-    private KeyTuple previous;
-
-    Builder(
-        Path file, List<Catalog.Column> keyColumns, BiFunction<JsonNode, String, KeyTuple> key) {
-      this.file = file;
-      for (Catalog.Column c : keyColumns) {
-        keyNames.add(c.name());
-      }
-      this.key = key;
-    }
-
-    /** Reads the lines up to {@code size} that end with {@code \n}, until one stops the index. */
-    void scan(FileChannel channel, long size) throws IOException {
-      ByteBuffer buffer = ByteBuffer.allocate((int) Math.min(BUFFER, Math.max(1, size)));
-      byte[] line = new byte[256];
-      int lineLength = 0;
-      long position = 0;
-      while (position < size && !stopped) {
-        buffer.clear();
-        buffer.limit((int) Math.min(buffer.capacity(), size - position));
-        int n = channel.read(buffer, position);
-        if (n <= 0) {
-          break;
-        }
-        byte[] bytes = buffer.array();
-        int from = 0;
-        for (int i = 0; i < n; i++) {
-          byte c = bytes[i];
-          if (c == '\r') {
-            // BufferedReader.readLine() also ends a line there: the index stops before it.
-            stopped = true;
-            break;
-          }
-          if (c == '\n') {
-            if (lineLength > 0) {
-              line = append(line, lineLength, bytes, from, i - from);
-              take(line, 0, lineLength + i - from);
-              lineLength = 0;
-            } else {
-              take(bytes, from, i - from);
-            }
-            if (stopped) {
-              break;
-            }
-            lines++;
-            from = i + 1;
-            end = position + from;
-          }
-        }
-        if (!stopped && from < n) {
-          line = append(line, lineLength, bytes, from, n - from);
-          lineLength += n - from;
-        }
-        position += n;
-      }
-    }
-
-    private static byte[] append(byte[] line, int length, byte[] bytes, int from, int count) {
-      if (length + count > line.length) {
-        line = Arrays.copyOf(line, Math.max(line.length * 2, length + count));
-      }
-      System.arraycopy(bytes, from, line, length, count);
-      return line;
-    }
-
-    /** Indexes one complete line (every {@value #EVERY}th row), or stops before it. */
-    private void take(byte[] text, int offset, int length) {
-      int first = offset;
-      while (first < offset + length && (text[first] == ' ' || text[first] == '\t')) {
-        first++;
-      }
-      if (first == offset + length) {
-        return;
-      }
-      if (text[first] != '{') {
-        stopped = true;
-        return;
-      }
-      KeyTuple k;
-      try {
-        ObjectNode n = keyFields(text, offset, length);
-        if (n == null) {
-          stopped = true;
-          return;
-        }
-        k = key.apply(n, file.getFileName() + ":" + (lines + 1));
-      } catch (IOException | RuntimeException e) {
-        stopped = true;
-        return;
-      }
-      if (previous != null && k.compareTo(previous) <= 0) {
-        stopped = true;
-        return;
-      }
-      previous = k;
-      if (rows % EVERY == 0) {
-        int i = keys.size();
-        if (i == offsets.length) {
-          offsets = Arrays.copyOf(offsets, i * 2);
-          linesBefore = Arrays.copyOf(linesBefore, i * 2);
-        }
-        keys.add(k);
-        offsets[i] = end;
-        linesBefore[i] = lines;
-      }
-      rows++;
-    }
-
-    /**
-     * The line's fields named like a key column (ignoring case, as the reader matches them) as an
-     * object, in the line's order, parsing the whole line (so a line that is not one JSON object
-     * stops the index) but building nodes only for these fields; null when the line is not one JSON
-     * object.
-     */
-    private ObjectNode keyFields(byte[] text, int offset, int length) throws IOException {
-      try (JsonParser p = FakeFormat.MAPPER.getFactory().createParser(text, offset, length)) {
-        if (p.nextToken() != JsonToken.START_OBJECT) {
-          return null;
-        }
-        ObjectNode n = FakeFormat.MAPPER.createObjectNode();
-        String field;
-        while ((field = p.nextFieldName()) != null) {
-          JsonToken value = p.nextToken();
-          if (isKeyName(field)) {
-            n.set(field, p.readValueAsTree());
-          } else if (value.isStructStart()) {
-            p.skipChildren();
-          }
-        }
-        if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null) {
-          return null;
-        }
-        return n;
-      }
-    }
-
-    private boolean isKeyName(String field) {
-      for (String name : keyNames) {
-        if (name.equalsIgnoreCase(field)) {
-          return true;
-        }
-      }
-      return false;
-    }
+  private static SourceTableIndex empty(FileStamp stamp) {
+    return new SourceTableIndex(stamp, new KeyTuple[0], new long[0], new int[0], 0);
   }
 }

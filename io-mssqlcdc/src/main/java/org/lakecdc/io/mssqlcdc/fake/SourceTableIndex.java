@@ -4,9 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -167,7 +165,7 @@ final class SourceTableIndex {
       if (before.absent()) {
         return new Version(null, before);
       }
-      FileChannel channel = openChannel(file);
+      FileChannel channel = ChangeTableIndex.open(file);
       if (channel == null) {
         continue;
       }
@@ -179,7 +177,7 @@ final class SourceTableIndex {
       }
       return new Version(channel, before);
     }
-    return new Version(openChannel(file), null);
+    return new Version(ChangeTableIndex.open(file), null);
   }
 
   /**
@@ -289,17 +287,6 @@ final class SourceTableIndex {
       SLOTS.clear();
     }
     return SLOTS.computeIfAbsent(key, k -> new Slot());
-  }
-
-  /** Opens a file for reading; null when it does not exist. */
-  private static FileChannel openChannel(Path file) {
-    try {
-      return FileChannel.open(file, StandardOpenOption.READ);
-    } catch (NoSuchFileException e) {
-      return null;
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot open " + file + ": " + e.getMessage(), e);
-    }
   }
 
   private static void closeQuietly(FileChannel channel) {

@@ -292,6 +292,9 @@ final class FakeFormat {
     private final BufferedReader reader;
     private int lineNumber;
     private String lastLine;
+    private boolean countBytes;
+    private long bytes;
+    private long lineStart;
 
     private JsonLines(Path file, BufferedReader reader) {
       this.file = file;
@@ -343,6 +346,10 @@ final class FakeFormat {
       try {
         for (String line = reader.readLine(); line != null; line = reader.readLine()) {
           lineNumber++;
+          if (countBytes) {
+            lineStart = bytes;
+            bytes += utf8Length(line) + 1;
+          }
           if (line.isBlank()) {
             continue;
           }
@@ -359,6 +366,52 @@ final class FakeFormat {
       } catch (IOException e) {
         throw new UncheckedIOException("Cannot read " + where() + ": " + e.getMessage(), e);
       }
+    }
+
+    /**
+     * Counts the bytes of the lines read from here on ({@link #lineStart()}, {@link #bytes()}),
+     * each line taken as its UTF-8 bytes and one byte for its end (true of {@code \n} and of a lone
+     * {@code \r}; a {@code \r\n} or an unended last line makes {@link #bytes()} differ from the
+     * file's size, which tells a caller that the offsets are not the file's).
+     *
+     * @return this reader
+     */
+    JsonLines countingBytes() {
+      countBytes = true;
+      return this;
+    }
+
+    /** The byte offset of the line {@link #next()} returned last (with {@link #countingBytes}). */
+    long lineStart() {
+      return lineStart;
+    }
+
+    /** The bytes of the lines read so far (with {@link #countingBytes}). */
+    long bytes() {
+      return bytes;
+    }
+
+    /** The 1-based number of the line {@link #next()} returned last. */
+    int lineNumber() {
+      return lineNumber;
+    }
+
+    private static long utf8Length(String line) {
+      long n = 0;
+      for (int i = 0; i < line.length(); i++) {
+        char c = line.charAt(i);
+        if (c < 0x80) {
+          n++;
+        } else if (c < 0x800) {
+          n += 2;
+        } else if (Character.isSurrogate(c)) {
+          // A pair is 4 bytes: 2 for each half.
+          n += 2;
+        } else {
+          n += 3;
+        }
+      }
+      return n;
     }
 
     /** The text of the line {@link #next()} returned last. */

@@ -575,9 +575,12 @@ public final class FileBackedCdcClient implements CdcClient {
    * the name says, trailing spaces never counting), so a bound {@code 'N'} equals a stored {@code
    * 'n'} under {@code _CI_}. Values are returned as stored. When the range is over the table's own
    * key, rows stream in file order (the writer keeps the file in key order under the collations,
-   * and a file out of that order, or holding one key twice, fails naming its line); over other
-   * columns they are sorted in memory, rows with equal keys in file order. Computed columns read
-   * NULL. The isolation level has no effect: the fake's files only ever hold committed rows.
+   * and a file out of that order, or holding one key twice, fails naming its line), and a range
+   * with a lower bound starts at the file's key index ({@link SourceTableIndex}: one entry every
+   * {@value SourceTableIndex#EVERY} rows, built once per file version), as SQL Server seeks the
+   * clustered index, instead of parsing every line before it; over other columns they are sorted in
+   * memory, rows with equal keys in file order. Computed columns read NULL. The isolation level has
+   * no effect: the fake's files only ever hold committed rows.
    *
    * @throws CdcException for an unknown table or key column
    */
@@ -611,9 +614,39 @@ public final class FileBackedCdcClient implements CdcClient {
     KeyTuple lower = query.lowerInclusive().map(v -> bound(keys, v)).orElse(null);
     KeyTuple upper = query.upperExclusive().map(v -> bound(keys, v)).orElse(null);
     boolean fileOrder = keys.equals(table.keyColumns());
-    FakeFormat.JsonLines lines =
-        FakeFormat.JsonLines.open(
-            directory.resolve(FakeFormat.sourceTableFile(table.schema, table.name)));
+    Path file = directory.resolve(FakeFormat.sourceTableFile(table.schema, table.name));
+    FakeFormat.JsonLines opened;
+    SourceTableIndex.Recorder recording = null;
+    if (fileOrder && lower != null) {
+      // A range over the table's key starts near its lower bound, as SQL Server seeks the
+      // clustered index: lines before it are checked once per file version by the index.
+      SourceTableIndex.Seek seek =
+          SourceTableIndex.open(
+              file,
+              keys,
+              (n, where) -> {
+                List<Object> keyValues = new ArrayList<>(keys.size());
+                for (Catalog.Column k : keys) {
+                  keyValues.add(stored(n, k, where));
+                }
+                return KeyTuple.of(keys, keyValues);
+              },
+              lower);
+      opened = FakeFormat.JsonLines.open(file, seek.channel(), seek.offset(), seek.linesBefore());
+    } else if (fileOrder && upper == null) {
+      // A read of every line (a chunked snapshot's planning, a whole read) records the index on
+      // its way, so the range reads after it need not parse the file again.
+      SourceTableIndex.Version version = SourceTableIndex.openVersion(file);
+      recording = SourceTableIndex.recorder(file, keys, version.stamp());
+      opened = FakeFormat.JsonLines.open(file, version.channel(), 0, 0);
+      if (recording != null) {
+        opened.countingBytes();
+      }
+    } else {
+      opened = FakeFormat.JsonLines.open(file);
+    }
+    FakeFormat.JsonLines lines = opened;
+    SourceTableIndex.Recorder recorder = recording;
     LineIterator<Map.Entry<KeyTuple, List<Object>>> matching =
         new LineIterator<>(lines) {
           private KeyTuple previous;
@@ -634,6 +667,9 @@ public final class FileBackedCdcClient implements CdcClient {
                         + " character keys under their columns' collations (docs/fake-format.md)");
               }
               previous = key;
+              if (recorder != null) {
+                recorder.row(key, lines.lineStart(), lines.lineNumber() - 1);
+              }
               if (upper != null && key.compareTo(upper) >= 0) {
                 finish();
                 return null;
@@ -648,6 +684,13 @@ public final class FileBackedCdcClient implements CdcClient {
               values.add(c == null ? null : SqlValues.readerValue(stored(n, c, where)));
             }
             return Map.entry(key, Collections.unmodifiableList(values));
+          }
+
+          @Override
+          void atEnd() {
+            if (recorder != null) {
+              recorder.end(lines.bytes());
+            }
           }
         };
     if (fileOrder) {
@@ -1082,10 +1125,14 @@ public final class FileBackedCdcClient implements CdcClient {
 
     abstract T parse(JsonNode node);
 
+    /** Called once when the file's last line has been read (not after an early finish). */
+    void atEnd() {}
+
     @Override
     protected T computeNext() {
       JsonNode node = lines.next();
       if (node == null) {
+        atEnd();
         finish();
         return null;
       }

@@ -1,0 +1,340 @@
+package org.lakecdc.io.mssqlcdc.fake;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
+
+/**
+ * A sparse index of one source table file ({@code <schema>.<table>.jsonl}) by its key, so that a
+ * read of a key range (a chunk of a chunked snapshot, a key range of a whole one) starts near its
+ * lower bound instead of parsing every line before it. Immutable; one per file version and key (the
+ * newest kept in a JVM-wide cache of at most {@value #MAX_SLOTS} files).
+ *
+ * <p>Every {@value #EVERY}th row's key tuple, the byte offset of its line and the number of lines
+ * before it, taken while the file is read from its first line as {@code readTable} reads it: by a
+ * read of every line over the key (a chunked snapshot's planning, a whole read: {@link Recorder}),
+ * which parses each line anyway, or else by a pass of its own ({@link #build}) before the first
+ * range read of the file's version. Offsets are counted from the lines read (each line's UTF-8
+ * bytes and one for its end) and kept only when they add up to the file's size. A version with a
+ * line the reader refuses, or whose lines are not ended by one byte each, gets an index without
+ * entries: reads of it start at the first line, so such a line fails every read that reaches it,
+ * naming the same line as before.
+ *
+ * <p>SQL Server seeks the clustered index for such a range; this is the simulator's equivalent.
+ */
+final class SourceTableIndex {
+  /** Rows between two entries. */
+  static final int EVERY = 256;
+
+  /** Files indexed at once in a JVM; beyond that the cache starts over. */
+  static final int MAX_SLOTS = 64;
+
+  /** Attempts to open a version of the file that does not change while it is opened. */
+  private static final int OPEN_ATTEMPTS = 5;
+
+  private static final Map<String, Slot> SLOTS = new ConcurrentHashMap<>();
+
+  /** The stamp of the file version indexed. */
+  final FileStamp stamp;
+
+  private final KeyTuple[] keys;
+  private final long[] offsets;
+  private final int[] linesBefore;
+  private final int entries;
+
+  /** One cached file and key: the newest index built. */
+  private static final class Slot {
+    SourceTableIndex index;
+  }
+
+  /**
+   * A version of a source table file opened for a read from a lower bound: read it with {@link
+   * FakeFormat.JsonLines#open(Path, FileChannel, long, int)} from {@code offset}, {@code
+   * linesBefore} lines already passed. {@code channel} is null for an absent file.
+   *
+   * @param channel the version, open; the reader closes it
+   * @param offset where the read starts, in bytes, at the start of a line
+   * @param linesBefore the lines of the file before {@code offset}
+   */
+  record Seek(FileChannel channel, long offset, int linesBefore) {}
+
+  private SourceTableIndex(
+      FileStamp stamp, KeyTuple[] keys, long[] offsets, int[] linesBefore, int entries) {
+    this.stamp = stamp;
+    this.keys = keys;
+    this.offsets = offsets;
+    this.linesBefore = linesBefore;
+    this.entries = entries;
+  }
+
+  /** The number of entries (rows indexed, one in {@value #EVERY}). */
+  int entries() {
+    return entries;
+  }
+
+  /**
+   * Where a read of the rows at or after {@code lower} starts: the last entry whose key is before
+   * {@code lower}, or the file's start when none is.
+   *
+   * @return {offset in bytes, lines before it}
+   */
+  long[] seekBefore(KeyTuple lower) {
+    int lo = 0;
+    int hi = entries;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (keys[mid].compareTo(lower) < 0) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo == 0 ? new long[] {0, 0} : new long[] {offsets[lo - 1], linesBefore[lo - 1]};
+  }
+
+  /**
+   * Opens the current version of {@code file} for a read of the keys at or after {@code lower},
+   * indexing that version under {@code keyColumns} first when no index of it is cached.
+   *
+   * @param file the source table file
+   * @param keyColumns the table's key columns, in key order (they name the cache slot)
+   * @param key the reader's key of a row: the key tuple of a parsed line, given the line's {@code
+   *     <file>:<line>}; raises a {@link RuntimeException} for a value the reader refuses
+   * @param lower the read's lower bound (inclusive)
+   * @return where to read from; the file's start (unindexed) when it changed under every attempt to
+   *     open it
+   * @throws UncheckedIOException when the file cannot be read
+   */
+  static Seek open(
+      Path file,
+      List<Catalog.Column> keyColumns,
+      BiFunction<JsonNode, String, KeyTuple> key,
+      KeyTuple lower) {
+    Version version = openVersion(file);
+    if (version.stamp() == null || version.channel() == null) {
+      return new Seek(version.channel(), 0, 0);
+    }
+    FileChannel channel = version.channel();
+    Slot slot = slot(slotKey(file, keyColumns));
+    try {
+      SourceTableIndex index;
+      synchronized (slot) {
+        index = slot.index;
+        if (index == null || !index.stamp.equals(version.stamp())) {
+          index = build(file, version.stamp(), channel, keyColumns, key);
+          slot.index = index;
+        }
+      }
+      long[] at = index.seekBefore(lower);
+      return new Seek(channel, at[0], (int) at[1]);
+    } catch (IOException | RuntimeException e) {
+      closeQuietly(channel);
+      if (e instanceof IOException io) {
+        throw new UncheckedIOException("Cannot read " + file + ": " + io.getMessage(), io);
+      }
+      throw (RuntimeException) e;
+    }
+  }
+
+  /**
+   * A version of a source table file, open: {@code stamp} is the version's when the file did not
+   * change while it was opened, null when it changed under every attempt (any version is then
+   * open); {@code channel} is null for an absent file.
+   *
+   * @param channel the version, open; the caller closes it (or hands it to a reader that does)
+   * @param stamp the version's stamp, or null
+   */
+  record Version(FileChannel channel, FileStamp stamp) {}
+
+  /**
+   * Opens the current version of {@code file}, stamped when it did not change while being opened.
+   *
+   * @throws UncheckedIOException when the file cannot be opened
+   */
+  static Version openVersion(Path file) {
+    for (int attempt = 1; attempt <= OPEN_ATTEMPTS; attempt++) {
+      FileStamp before = FileStamp.of(file);
+      if (before.absent()) {
+        return new Version(null, before);
+      }
+      FileChannel channel = ChangeTableIndex.open(file);
+      if (channel == null) {
+        continue;
+      }
+      // The writer replaces files whole, so an unchanged stamp after the open shows that the
+      // channel holds the version stamped before it.
+      if (!FileStamp.of(file).equals(before)) {
+        closeQuietly(channel);
+        continue;
+      }
+      return new Version(channel, before);
+    }
+    return new Version(ChangeTableIndex.open(file), null);
+  }
+
+  /**
+   * What a read of the whole file from its first line, over its key, records of the index as it
+   * goes ({@code readTable} without bounds: a chunked snapshot's planning, a whole read): the index
+   * is kept when the read reaches the file's end, every line taken, so that the range reads after
+   * it seek without parsing the file again.
+   *
+   * @param file the source table file
+   * @param keyColumns the table's key columns, in key order
+   * @param stamp the stamp of the version the read opened ({@link #openVersion}), or null
+   * @return the recorder, or null when there is nothing to record: an unstamped or absent version,
+   *     or one whose index is cached already
+   */
+  static Recorder recorder(Path file, List<Catalog.Column> keyColumns, FileStamp stamp) {
+    if (stamp == null || stamp.absent()) {
+      return null;
+    }
+    Slot slot = slot(slotKey(file, keyColumns));
+    synchronized (slot) {
+      if (slot.index != null && slot.index.stamp.equals(stamp)) {
+        return null;
+      }
+    }
+    return new Recorder(slot, stamp);
+  }
+
+  /** Records the index of one version while a reader reads every line of it in order. */
+  static final class Recorder {
+    private final Slot slot;
+    private final FileStamp stamp;
+    private final List<KeyTuple> keys = new ArrayList<>();
+    private long[] offsets = new long[16];
+    private int[] linesBefore = new int[16];
+    private long rows;
+
+    private Recorder(Slot slot, FileStamp stamp) {
+      this.slot = slot;
+      this.stamp = stamp;
+    }
+
+    /**
+     * One row, after the previous one in key order.
+     *
+     * @param key its key
+     * @param offset the byte offset of its line
+     * @param lines the lines before it
+     */
+    void row(KeyTuple key, long offset, int lines) {
+      if (rows % EVERY == 0) {
+        int i = keys.size();
+        if (i == offsets.length) {
+          offsets = Arrays.copyOf(offsets, i * 2);
+          linesBefore = Arrays.copyOf(linesBefore, i * 2);
+        }
+        keys.add(key);
+        offsets[i] = offset;
+        linesBefore[i] = lines;
+      }
+      rows++;
+    }
+
+    /**
+     * The reader reached the file's end having counted {@code bytes}: keeps the index when they are
+     * the version's size (every line ended by one byte, so the offsets are the file's).
+     */
+    void end(long bytes) {
+      SourceTableIndex index = index(bytes);
+      if (index != null) {
+        synchronized (slot) {
+          slot.index = index;
+        }
+      }
+    }
+
+    /** The index recorded, when {@code bytes}, the bytes counted, are the version's size. */
+    SourceTableIndex index(long bytes) {
+      if (bytes != stamp.size()) {
+        return null;
+      }
+      return new SourceTableIndex(
+          stamp,
+          keys.toArray(new KeyTuple[0]),
+          Arrays.copyOf(offsets, keys.size()),
+          Arrays.copyOf(linesBefore, keys.size()),
+          keys.size());
+    }
+  }
+
+  /** The index of {@code file} under {@code keyColumns} in the cache, or null. */
+  static SourceTableIndex cached(Path file, List<Catalog.Column> keyColumns) {
+    Slot slot = SLOTS.get(slotKey(file, keyColumns));
+    if (slot == null) {
+      return null;
+    }
+    synchronized (slot) {
+      return slot.index;
+    }
+  }
+
+  private static String slotKey(Path file, List<Catalog.Column> keyColumns) {
+    return file + "|" + keyColumns;
+  }
+
+  private static Slot slot(String key) {
+    if (SLOTS.size() >= MAX_SLOTS && !SLOTS.containsKey(key)) {
+      SLOTS.clear();
+    }
+    return SLOTS.computeIfAbsent(key, k -> new Slot());
+  }
+
+  private static void closeQuietly(FileChannel channel) {
+    try {
+      channel.close();
+    } catch (IOException e) {
+      // Nothing was read from it.
+    }
+  }
+
+  /**
+   * Indexes the version of {@code file} open in {@code channel}, read from its first line as {@code
+   * readTable} reads it (the channel is read, not closed, and left at its end). A version with a
+   * line the reader refuses (not one JSON object, a key value it refuses, a key not after the
+   * previous one) or whose lines do not each end with one byte (a {@code \r\n}, an unended last
+   * line) gets an index without entries: reads of it start at the first line, so such a line fails
+   * every read that reaches it as before.
+   *
+   * @throws IOException when the file cannot be read
+   */
+  static SourceTableIndex build(
+      Path file,
+      FileStamp stamp,
+      FileChannel channel,
+      List<Catalog.Column> keyColumns,
+      BiFunction<JsonNode, String, KeyTuple> key)
+      throws IOException {
+    Recorder recorder = new Recorder(null, stamp);
+    FakeFormat.JsonLines lines = FakeFormat.JsonLines.open(file, channel, 0, 0).countingBytes();
+    // Not closed: that would close the caller's channel, which the read goes on with.
+    try {
+      KeyTuple previous = null;
+      for (JsonNode n = lines.next(); n != null; n = lines.next()) {
+        KeyTuple k = key.apply(n, lines.where());
+        if (previous != null && k.compareTo(previous) <= 0) {
+          return empty(stamp);
+        }
+        previous = k;
+        recorder.row(k, lines.lineStart(), lines.lineNumber() - 1);
+      }
+    } catch (RuntimeException e) {
+      return empty(stamp);
+    }
+    SourceTableIndex index = recorder.index(lines.bytes());
+    return index == null ? empty(stamp) : index;
+  }
+
+  private static SourceTableIndex empty(FileStamp stamp) {
+    return new SourceTableIndex(stamp, new KeyTuple[0], new long[0], new int[0], 0);
+  }
+}

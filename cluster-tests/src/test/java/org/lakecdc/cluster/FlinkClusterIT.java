@@ -18,6 +18,7 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -127,6 +128,39 @@ class FlinkClusterIT {
   }
 
   /**
+   * Every silver table's control row records the last apply: its {@code applied_lsn} is {@link
+   * #SILVER_APPLIED_LSN}'s and its {@code finalized_until} its bronze table's. A silver apply
+   * commits silver first and writes its control row after, so the row can lag the commit that
+   * {@link #silverCaughtUp} sees.
+   */
+  private static boolean controlCaughtUp(DemoRun run) {
+    Map<String, List<String>> rows = new TreeMap<>();
+    for (Row row :
+        spark()
+            .read()
+            .format("delta")
+            .load(run.tables().get("table_finalization"))
+            .collectAsList()) {
+      rows.put(
+          row.getAs("table_name"),
+          List.of(
+              String.valueOf(row.<Object>getAs("applied_lsn")),
+              String.valueOf(row.<Object>getAs("finalized_until"))));
+    }
+    for (Map.Entry<String, String> lsn : SILVER_APPLIED_LSN.entrySet()) {
+      List<String> silver = rows.get(run.tables().get("silver/" + lsn.getKey()));
+      List<String> bronze = rows.get(run.tables().get(lsn.getKey()));
+      if (silver == null
+          || bronze == null
+          || !silver.get(0).equals(lsn.getValue())
+          || !silver.get(1).equals(bronze.get(1))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
    * The id of the RUNNING job of the continuous pipeline: the one whose vertices include the
    * stream's ({@code Follow <tables> and write to Delta as batches arrive/…}); the bootstrap
    * snapshots before it are jobs of their own.
@@ -184,6 +218,11 @@ class FlinkClusterIT {
     ClusterProcess.await(
         "every table's last batch in bronze", () -> allBatchesCommitted(run), RUN, client);
     ClusterProcess.await("every silver table up to bronze", () -> silverCaughtUp(run), RUN, client);
+    ClusterProcess.await(
+        "every silver table's control row at its last apply",
+        () -> controlCaughtUp(run),
+        Duration.ofMinutes(2),
+        client);
 
     Map<String, Set<String>> where = taskManagersByVertex(job);
     Set<String> both = new TreeSet<>();

@@ -18,6 +18,7 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -55,14 +56,26 @@ class FlinkClusterIT {
           "dbo_part", 18,
           "dbo_supplier", 18);
 
-  /** Bronze rows per table: the bootstrap snapshot's and the change rows. */
+  /** Bronze rows per table: the change rows (and dbo_supplier's bootstrap snapshot). */
   private static final Map<String, Integer> BRONZE_ROWS =
       Map.of(
-          "dbo_orders", 1523 + 323,
-          "dbo_lineitem", 6090 + 401,
-          "dbo_customer", 154 + 141,
-          "dbo_part", 200 + 96,
+          "dbo_orders", 323,
+          "dbo_lineitem", 401,
+          "dbo_customer", 141,
+          "dbo_part", 96,
           "dbo_supplier", 10 + 56);
+
+  /**
+   * Each silver table's {@code applied_lsn} once it holds all of bronze: the LSN of the table's
+   * last change (the same on every runner).
+   */
+  static final Map<String, String> SILVER_APPLIED_LSN =
+      Map.of(
+          "dbo_orders", "0x0000002A000001001371",
+          "dbo_lineitem", "0x0000002A000001001371",
+          "dbo_customer", "0x0000002A000001001371",
+          "dbo_part", "0x0000002A000001001341",
+          "dbo_supplier", "0x0000002A0000010012F1");
 
   @TempDir static Path dir;
 
@@ -90,6 +103,57 @@ class FlinkClusterIT {
   private static boolean allBatchesCommitted(DemoRun run) {
     for (Map.Entry<String, Integer> last : LAST_BATCH.entrySet()) {
       if (!Readers.factsHaveBatch(run.localTable("facts"), last.getKey(), last.getValue())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Every silver table holds all of bronze: its last commit's {@code applied_lsn} is the table's
+   * last change. In the continuous form silver applies on its own clock (every {@code
+   * --silverIntervalSeconds}, one apply at a time per subtask), and {@code flink cancel} ends the
+   * job without the launcher's apply after the pipeline: a silver table is left where its last
+   * timed apply left it (one never applied yet has neither its table nor its control row), until
+   * the next run applies the rest.
+   */
+  private static boolean silverCaughtUp(DemoRun run) {
+    for (Map.Entry<String, String> lsn : SILVER_APPLIED_LSN.entrySet()) {
+      String applied = Readers.silverAppliedLsn(run.localTable("silver/" + lsn.getKey()));
+      if (!lsn.getValue().equals(applied)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Every silver table's control row records the last apply: its {@code applied_lsn} is {@link
+   * #SILVER_APPLIED_LSN}'s and its {@code finalized_until} its bronze table's. A silver apply
+   * commits silver first and writes its control row after, so the row can lag the commit that
+   * {@link #silverCaughtUp} sees.
+   */
+  private static boolean controlCaughtUp(DemoRun run) {
+    Map<String, List<String>> rows = new TreeMap<>();
+    for (Row row :
+        spark()
+            .read()
+            .format("delta")
+            .load(run.tables().get("table_finalization"))
+            .collectAsList()) {
+      rows.put(
+          row.getAs("table_name"),
+          List.of(
+              String.valueOf(row.<Object>getAs("applied_lsn")),
+              String.valueOf(row.<Object>getAs("finalized_until"))));
+    }
+    for (Map.Entry<String, String> lsn : SILVER_APPLIED_LSN.entrySet()) {
+      List<String> silver = rows.get(run.tables().get("silver/" + lsn.getKey()));
+      List<String> bronze = rows.get(run.tables().get(lsn.getKey()));
+      if (silver == null
+          || bronze == null
+          || !silver.get(0).equals(lsn.getValue())
+          || !silver.get(1).equals(bronze.get(1))) {
         return false;
       }
     }
@@ -153,6 +217,12 @@ class FlinkClusterIT {
     String job = runningJob(client);
     ClusterProcess.await(
         "every table's last batch in bronze", () -> allBatchesCommitted(run), RUN, client);
+    ClusterProcess.await("every silver table up to bronze", () -> silverCaughtUp(run), RUN, client);
+    ClusterProcess.await(
+        "every silver table's control row at its last apply",
+        () -> controlCaughtUp(run),
+        Duration.ofMinutes(2),
+        client);
 
     Map<String, Set<String>> where = taskManagersByVertex(job);
     Set<String> both = new TreeSet<>();
@@ -199,6 +269,9 @@ class FlinkClusterIT {
       assertEquals(
           bronze.getValue(), expected.get(bronze.getKey()).size(), bronze.getKey() + " rows");
     }
+    // The control table: a row for each of the five bronze and the five silver tables, all there
+    // after the cancel because the cancel came after silver's last apply.
+    assertEquals(10, expected.get("table_finalization").size(), "control rows");
   }
 
   @Test
@@ -215,10 +288,29 @@ class FlinkClusterIT {
     cluster.taskManagers().get(1).killHard();
     assertTrue(expected != null, "the uninterrupted run ran first");
     ClusterProcess.await(
-        "the tables of the uninterrupted run",
-        () -> allBatchesCommitted(run) && expected.equals(run.contents(spark())),
+        "every table's last batch in bronze and every silver table up to bronze",
+        () -> allBatchesCommitted(run) && silverCaughtUp(run),
         RUN,
         client);
+    // The control rows of the last silver applies follow their silver commits: read again until
+    // they are in, for at most a minute, then compare table by table.
+    List<Map<String, List<String>>> read = new ArrayList<>();
+    try {
+      ClusterProcess.await(
+          "the tables of the uninterrupted run",
+          () -> {
+            read.clear();
+            read.add(run.contents(spark()));
+            return expected.equals(read.get(0));
+          },
+          Duration.ofMinutes(1),
+          client);
+    } catch (AssertionError stillDifferent) {
+      // the comparison below names the table that differs
+    }
+    for (String table : expected.keySet()) {
+      assertEquals(expected.get(table), read.get(0).get(table), table + " of run " + run.name);
+    }
     JsonNode restarts = cluster.rest("/jobs/" + job);
     ClusterProcess cancel = cluster.flink("flink-cancel", run.dir, "cancel", job);
     assertEquals(0, cancel.awaitExit(Duration.ofMinutes(2)), cancel.output());

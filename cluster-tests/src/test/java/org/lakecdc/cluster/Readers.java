@@ -4,6 +4,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.spark.sql.SparkSession;
@@ -75,5 +78,41 @@ final class Readers {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * The {@code applied_lsn} that the silver table at {@code silver} (a local path) last recorded
+   * (its {@code mssql_cdc.silver} domain metadata, which every silver commit writes), or null while
+   * the table has no commit with it.
+   */
+  static String silverAppliedLsn(Path silver) {
+    Path log = silver.resolve("_delta_log");
+    if (!Files.isDirectory(log)) {
+      return null;
+    }
+    Pattern applied =
+        Pattern.compile(
+            "\"domain\":\"mssql_cdc\\.silver\",\"configuration\":\"\\{\\\\\"applied_lsn\\\\\":\\\\\"(0x[0-9A-F]{20})");
+    List<Path> newestFirst;
+    try (Stream<Path> files = Files.list(log)) {
+      newestFirst =
+          files
+              .filter(f -> f.getFileName().toString().endsWith(".json"))
+              .sorted(Comparator.reverseOrder())
+              .toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    for (Path commit : newestFirst) {
+      try {
+        Matcher m = applied.matcher(Files.readString(commit));
+        if (m.find()) {
+          return m.group(1);
+        }
+      } catch (IOException e) {
+        return null; // being written: read again next time
+      }
+    }
+    return null;
   }
 }

@@ -19,6 +19,7 @@ import org.apache.beam.sdk.util.BackOff;
 import org.apache.beam.sdk.util.BackOffUtils;
 import org.apache.beam.sdk.util.FluentBackoff;
 import org.apache.beam.sdk.util.Sleeper;
+import org.apache.hadoop.fs.UnsupportedFileSystemException;
 import org.joda.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,8 +50,10 @@ import org.slf4j.LoggerFactory;
  *
  * Fatal, whatever they wrap: {@link ConditionalWritesUnsupportedException}, access denied ({@link
  * AccessDeniedException}), a full disk ({@code No space left on device}), {@link
- * TableNotFoundException}, an interruption, and everything else (Kernel's refusals of a schema, a
- * protocol, a conflicting concurrent change).
+ * TableNotFoundException}, an interruption, a path's file system missing from the class path
+ * (Hadoop's {@link UnsupportedFileSystemException}, or its implementation's {@link
+ * ClassNotFoundException}: no later attempt finds it), and everything else (Kernel's refusals of a
+ * schema, a protocol, a conflicting concurrent change).
  *
  * <p>Attempts are spaced by Beam's {@link FluentBackoff}: from {@value #INITIAL_BACKOFF_MILLIS} ms,
  * doubling up to 5 s, at most {@value #MAX_RETRIES} retries and about a minute in all.
@@ -107,7 +110,9 @@ public final class KernelRetries {
           || t instanceof AccessDeniedException
           || t instanceof TableNotFoundException
           || t instanceof InterruptedIOException
-          || t instanceof InterruptedException) {
+          || t instanceof InterruptedException
+          || t instanceof UnsupportedFileSystemException
+          || t instanceof ClassNotFoundException) {
         return false;
       }
       if (t instanceof KernelException && mentions(t, RETRYABLE_TABLE_STATES)) {

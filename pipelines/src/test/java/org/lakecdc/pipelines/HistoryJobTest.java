@@ -390,11 +390,13 @@ class HistoryJobTest {
     }
     assertEquals(
         List.of(
-            "error: --historyTemplate: tables dbo_orders and dbo_customers would share the history"
-                + " table "
+            "error: --history: tables dbo_orders (--tablesFile "
+                + file
+                + " line 1) and dbo_customers (--tablesFile "
+                + file
+                + " line 2) would share the history table "
                 + shared
-                + ": give each table its own history (a --historyTemplate with {ci}); nothing was"
-                + " written",
+                + ": give each table its own history; nothing was written",
             "error: --history names one table's history; with --tables or --tablesFile use"
                 + " --historyTemplate (with {ci}), or a table's own --history in --tablesFile",
             "error: --historyColumns: [price] are not captured columns of dbo_orders (captured:"

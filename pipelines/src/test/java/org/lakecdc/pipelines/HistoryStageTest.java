@@ -20,8 +20,6 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
-import org.lakecdc.pipelines.cdc.Continuous;
 import org.lakecdc.pipelines.cdc.ContinuousMode;
 import org.lakecdc.pipelines.cdc.JobSummary;
 import org.lakecdc.pipelines.targets.JobConfig;
@@ -66,18 +64,7 @@ class HistoryStageTest {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
     CompletableFuture<JobSummary> job =
-        CompletableFuture.supplyAsync(
-            () ->
-                CdcToDeltaJob.runContinuously(
-                    config,
-                    JobFixture.direct(),
-                    out,
-                    () -> {},
-                    new Continuous(
-                        Continuous.Form.STREAM,
-                        Duration.ofSeconds(1),
-                        WAIT.multipliedBy(2),
-                        stop)));
+        JobFixture.following(config, JobFixture.direct(), out, WAIT.multipliedBy(2), stop);
     List<String> first =
         List.of(
             "0/new/2026-09-28T13:50/open/false",

@@ -3,21 +3,18 @@ package org.lakecdc.pipelines.history;
 import java.io.PrintStream;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.Optional;
 import org.apache.beam.sdk.PipelineResult;
 import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.pipelines.silver.SilverRun;
 import org.lakecdc.pipelines.targets.JobConfig;
 import org.lakecdc.pipelines.targets.RunCounters;
 import org.lakecdc.pipelines.targets.SilverPlan;
 import org.lakecdc.pipelines.targets.TablePlan;
 import org.lakecdc.pipelines.targets.Target;
-import org.lakecdc.transforms.bronze.RecordedFailure;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.history.HistoryApplier;
 import org.lakecdc.transforms.history.HistoryResult;
 import org.lakecdc.transforms.history.HistoryTarget;
-import org.lakecdc.transforms.position.StreamPosition;
 import org.lakecdc.transforms.silver.ApplyChangesToSilver;
 import org.lakecdc.transforms.silver.SilverTable;
 
@@ -85,16 +82,8 @@ public final class HistoryPlan {
     }
     DeltaTables tables = plan.tables();
     String name = plan.config().captureInstance();
-    if (isolate && history.facts() != null) {
-      Optional<RecordedFailure> failed =
-          RecordedFailure.last(tables, history.facts(), history.appId())
-              .filter(f -> f.runStartedAt().equals(history.runStartedAt()));
-      if (failed.isPresent()) {
-        out.printf(
-            "History %s %s: not applied after this run's failure: %s%n",
-            name, history.history(), failed.get().text());
-        return;
-      }
+    if (isolate && SilverRun.failedInThisRun(plan, history, out)) {
+      return;
     }
     HistoryResult applied;
     try {
@@ -103,20 +92,7 @@ public final class HistoryPlan {
       if (!isolate || history.facts() == null) {
         throw e;
       }
-      StreamPosition position =
-          StreamPosition.fromJson(
-                  tables.domainMetadata(history.bronze(), StreamPosition.BRONZE_DOMAIN))
-              .orElse(plan.start());
-      RecordedFailure failure =
-          ApplyChangesToSilver.failure(
-              history,
-              position.batchId(),
-              position.endLsn(),
-              position.endCommitTime(),
-              Instant.now(),
-              e);
-      failure.write(tables, history.facts());
-      out.printf("Stopped history %s %s: %s%n", name, history.history(), failure.text());
+      SilverRun.recordFailure(plan, history, e, out);
       return;
     }
     if (result != null) {

@@ -12,6 +12,7 @@ import org.lakecdc.transforms.delta.HadoopConf;
 import org.lakecdc.transforms.finalization.Granularity;
 import org.lakecdc.transforms.silver.ApplyChangesToSilver;
 import org.lakecdc.transforms.silver.DerivedTarget;
+import org.lakecdc.transforms.silver.SilverSpec;
 
 /**
  * One history table a pipeline keeps current after its bronze commits, as shipped to the workers
@@ -80,16 +81,10 @@ public record HistoryTarget(
     keys = List.copyOf(keys);
     historyColumns = List.copyOf(historyColumns);
     // The spec's checks, before the target is shipped (the fields are not assigned yet here).
-    new HistorySpec(
-        bronze,
-        history,
-        control,
-        facts,
-        Set.copyOf(captureInstances),
-        keys,
-        historyColumns,
-        granularity,
-        waveRows);
+    SilverSpec.checkCommon(bronze, control, granularity, waveRows);
+    SilverSpec.checkedInstances(Set.copyOf(captureInstances));
+    SilverSpec.checkedKeys(keys);
+    Objects.requireNonNull(history, "history");
   }
 
   /** The spec of one apply of this history table. */

@@ -57,7 +57,6 @@ public final class CdcToDelta {
   static int run(String[] args, PrintStream err, UnaryOperator<JobConfig> adjust) {
     CdcToDeltaOptions options;
     JobConfig config;
-    List<MainJobHistory.Target> histories;
     try {
       options = CommandLine.parse(args, CdcToDeltaOptions.class);
       // Per occurrence, before Beam's comma splitting joined them: --hadoopConf=a=1 --hadoopConf=b
@@ -69,14 +68,18 @@ public final class CdcToDelta {
       TablesOption.refuseTemplatesWithoutTables(args);
       config = adjust.apply(CdcToDeltaLauncher.config(options));
       CdcToDeltaLauncher.checkObjectStores(List.of(config));
-      histories = MainJobHistory.plan(args, false, List.of(config), List.of(options));
+      config =
+          MainJobHistory.withHistories(
+                  List.of(config),
+                  MainJobHistory.plan(args, false, List.of(config), List.of(options)))
+              .get(0);
     } catch (IllegalArgumentException e) {
       err.println("error: " + CommandLine.firstLine(e));
       return JobExit.BAD_OPTION;
     }
     try {
       CdcToDeltaLauncher.run(config, options);
-      return historyExit(MainJobHistory.apply(histories, System.out), JobExit.OK, err);
+      return JobExit.OK;
     } catch (Throwable t) {
       return JobExit.failed(t, err, options.getVerbose());
     }
@@ -92,7 +95,6 @@ public final class CdcToDelta {
       String[] args, CdcToDeltaOptions options, PrintStream err, UnaryOperator<JobConfig> adjust) {
     List<JobConfig> configs = new ArrayList<>();
     List<CdcToDeltaOptions> owns = new ArrayList<>();
-    List<MainJobHistory.Target> histories;
     List<TablesOption.Table> listed;
     try {
       listed = TablesOption.tables(options, args);
@@ -113,32 +115,17 @@ public final class CdcToDelta {
         }
       }
       CdcToDeltaLauncher.checkObjectStores(configs);
-      histories = MainJobHistory.plan(args, true, configs, owns);
+      configs =
+          MainJobHistory.withHistories(
+              configs, MainJobHistory.plan(args, true, configs, owns, listed));
     } catch (IllegalArgumentException e) {
       err.println("error: " + CommandLine.firstLine(e));
       return JobExit.BAD_OPTION;
     }
     try {
-      int code = CdcToDeltaLauncher.runMany(configs, listed, options, err);
-      return historyExit(MainJobHistory.apply(histories, System.out), code, err);
+      return CdcToDeltaLauncher.runMany(configs, listed, options, err);
     } catch (Throwable t) {
       return JobExit.failed(t, err, options.getVerbose());
     }
-  }
-
-  /**
-   * The exit code after the histories: {@link JobExit#TABLE_FAILED} with an {@code error:} line
-   * when one failed, else the run's.
-   */
-  private static int historyExit(List<String> failed, int code, PrintStream err) {
-    if (failed.isEmpty()) {
-      return code;
-    }
-    err.println(
-        "error: the history of "
-            + org.lakecdc.transforms.Counts.of(failed.size(), "table", "tables")
-            + " failed: "
-            + String.join(" | ", failed));
-    return JobExit.TABLE_FAILED;
   }
 }

@@ -3,6 +3,10 @@ package org.lakecdc.pipelines;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import static org.lakecdc.pipelines.JobFixture.ORDERS;
+import static org.lakecdc.pipelines.JobFixture.at;
+import static org.lakecdc.pipelines.JobFixture.order;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -22,6 +26,8 @@ import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.history.HistoryState;
@@ -152,6 +158,25 @@ class HistoryJobTest {
       }
     }
     return state;
+  }
+
+  /**
+   * The proof: at every commit time of bronze and half a second after it, the history's versions
+   * current then equal bronze's latest image per key.
+   *
+   * @return the instants checked
+   */
+  private int proof(String bronze) {
+    TreeSet<LocalDateTime> instants = new TreeSet<>();
+    for (Map<String, Object> row : tables.scan(bronze)) {
+      LocalDateTime t = time(row.get(MetadataColumns.COMMIT_TS));
+      instants.add(t);
+      instants.add(t.plusNanos(500_000_000));
+    }
+    for (LocalDateTime t : instants) {
+      assertEquals(fromBronze(bronze, t), fromHistory(history(), t), "at " + t);
+    }
+    return instants.size();
   }
 
   private static LocalDateTime time(Object value) {
@@ -328,16 +353,43 @@ class HistoryJobTest {
     assertTrue(
         lines.get(0).endsWith(", 1 wave, 26 versions opened, 2 closed, 0 updated in place"),
         lines.get(0));
-    TreeSet<LocalDateTime> instants = new TreeSet<>();
-    for (Map<String, Object> row : tables.scan(f.bronze)) {
-      LocalDateTime t = time(row.get(MetadataColumns.COMMIT_TS));
-      instants.add(t);
-      instants.add(t.plusNanos(500_000_000));
-    }
-    for (LocalDateTime t : instants) {
-      assertEquals(fromBronze(f.bronze, t), fromHistory(history(), t), "at " + t);
-    }
-    assertEquals(20, instants.size());
+    assertEquals(20, proof(f.bronze));
+  }
+
+  /**
+   * The proof on the SparkRunner and the FlinkRunner, where the main job applies the history in its
+   * pipeline: at every bronze commit time and half a second after it, the versions current then
+   * equal bronze's latest image per key, across an update, deletes, a re-insert of a deleted key
+   * and three changes of one key in one transaction.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {Runners.SPARK, Runners.FLINK})
+  void theHistoryProofHoldsOnEveryRunner(String runner) {
+    assumeTrue(Runners.available(runner), Runners.missing(runner));
+    JobFixture f = JobFixture.history(dir);
+    f.db
+        .transaction(at(126))
+        .insert(ORDERS, order(200, "back", "2.00"))
+        .update(ORDERS, List.of(900), Map.of("status", "paid"))
+        .update(ORDERS, List.of(900), Map.of("status", "shipped"))
+        .commit();
+    f.db.transaction(at(127)).delete(ORDERS, List.of(900)).commit();
+    f.run(
+        f.config().toBuilder().history(history(), List.of()).build(),
+        Runners.options(runner),
+        () -> {});
+    List<String> lines =
+        f.lastOutput.lines().filter(l -> l.startsWith("History dbo_orders")).toList();
+    assertEquals(1, lines.size(), f.lastOutput);
+    assertTrue(
+        lines.get(0).endsWith(", 29 versions opened, 5 closed, 0 updated in place"), lines.get(0));
+    assertEquals(24, proof(f.bronze));
+    assertEquals(
+        Map.of("1", "new/1.00", "100", "paid/100.00", "200", "back/2.00"),
+        Map.of(
+            "1", fromHistory(history(), LocalDateTime.of(2026, 9, 28, 16, 0)).get("1"),
+            "100", fromHistory(history(), LocalDateTime.of(2026, 9, 28, 16, 0)).get("100"),
+            "200", fromHistory(history(), LocalDateTime.of(2026, 9, 28, 16, 0)).get("200")));
   }
 
   @Test
@@ -390,11 +442,13 @@ class HistoryJobTest {
     }
     assertEquals(
         List.of(
-            "error: --historyTemplate: tables dbo_orders and dbo_customers would share the history"
-                + " table "
+            "error: --history: tables dbo_orders (--tablesFile "
+                + file
+                + " line 1) and dbo_customers (--tablesFile "
+                + file
+                + " line 2) would share the history table "
                 + shared
-                + ": give each table its own history (a --historyTemplate with {ci}); nothing was"
-                + " written",
+                + ": give each table its own history; nothing was written",
             "error: --history names one table's history; with --tables or --tablesFile use"
                 + " --historyTemplate (with {ci}), or a table's own --history in --tablesFile",
             "error: --historyColumns: [price] are not captured columns of dbo_orders (captured:"

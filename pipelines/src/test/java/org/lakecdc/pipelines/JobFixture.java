@@ -124,6 +124,31 @@ public final class JobFixture {
 
   public String lastOutput = "";
 
+  /**
+   * Starts the job in another thread, following the source continuously (polling every second) for
+   * at most {@code runFor} or until {@code stop} is requested; its printed output goes to {@code
+   * out}.
+   */
+  public static java.util.concurrent.CompletableFuture<JobSummary> following(
+      JobConfig config,
+      PipelineOptions options,
+      PrintStream out,
+      java.time.Duration runFor,
+      org.lakecdc.pipelines.cdc.ContinuousMode.Stop stop) {
+    return java.util.concurrent.CompletableFuture.supplyAsync(
+        () ->
+            CdcToDeltaJob.runContinuously(
+                config,
+                options,
+                out,
+                () -> {},
+                new org.lakecdc.pipelines.cdc.Continuous(
+                    org.lakecdc.pipelines.cdc.Continuous.Form.STREAM,
+                    java.time.Duration.ofSeconds(1),
+                    runFor,
+                    stop)));
+  }
+
   public JobSummary run() {
     return run(config());
   }

@@ -26,6 +26,7 @@ import org.lakecdc.io.mssqlcdc.read.StopCondition;
 import org.lakecdc.io.mssqlcdc.read.TableFailure;
 import org.lakecdc.pipelines.cli.JobExit;
 import org.lakecdc.pipelines.cli.OptionRefusedException;
+import org.lakecdc.pipelines.history.HistoryPlan;
 import org.lakecdc.pipelines.silver.SilverRun;
 import org.lakecdc.pipelines.targets.Bootstrap;
 import org.lakecdc.pipelines.targets.ChunkBackfill;
@@ -48,9 +49,10 @@ import org.lakecdc.transforms.bronze.WriteChangesToDelta;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.finalization.ControlTable;
+import org.lakecdc.transforms.history.HistoryTarget;
 import org.lakecdc.transforms.position.StreamPosition;
 import org.lakecdc.transforms.silver.ApplyChangesToSilver;
-import org.lakecdc.transforms.silver.SilverTarget;
+import org.lakecdc.transforms.silver.DerivedTarget;
 import org.lakecdc.transforms.snapshot.CommittedChunk;
 
 /**
@@ -191,16 +193,17 @@ public final class CdcToDeltaJob {
   }
 
   /**
-   * {@link #expand(Pipeline, List, boolean, boolean)}, then the silver tables of {@code silvers}
-   * applied after the bronze commits of their tables ({@link ApplyChangesToSilver}).
+   * {@link #expand(Pipeline, List, boolean, boolean)}, then the silver and history tables of {@code
+   * silvers} applied after the bronze commits of their tables ({@link ApplyChangesToSilver}).
    *
-   * @param silvers the silver tables of some of {@code tables} (by app id), possibly none
+   * @param silvers the silver and history tables of some of {@code tables} (by app id), possibly
+   *     none
    * @return the committed batches
    */
   public static PCollection<CommittedBatch> expand(
       Pipeline pipeline,
       List<TableWrite> tables,
-      List<SilverTarget> silvers,
+      List<? extends DerivedTarget> silvers,
       boolean isolate,
       boolean continuous) {
     return expand(pipeline, tables, silvers, List.of(), isolate, continuous);
@@ -219,7 +222,7 @@ public final class CdcToDeltaJob {
   static PCollection<CommittedBatch> expand(
       Pipeline pipeline,
       List<TableWrite> tables,
-      List<SilverTarget> silvers,
+      List<? extends DerivedTarget> silvers,
       List<ChunkBackfill> backfills,
       boolean isolate,
       boolean continuous) {
@@ -228,8 +231,8 @@ public final class CdcToDeltaJob {
 
   /**
    * {@link #expand(Pipeline, List, List, List, boolean, boolean)}; with {@code silverStop} (a
-   * continuous pipeline) each silver table also applies at the pipeline's start and then at least
-   * every {@link SilverTarget#applyInterval()} until {@code silverStop} holds ({@link
+   * continuous pipeline) each silver or history table also applies at the pipeline's start and then
+   * at least every {@link DerivedTarget#applyInterval()} until {@code silverStop} holds ({@link
    * ApplyChangesToSilver#following}), whatever the runner's bundles.
    *
    * @param silverStop the continuous source's stop condition, or null (bounded: silver applies
@@ -239,7 +242,7 @@ public final class CdcToDeltaJob {
   static PCollection<CommittedBatch> expand(
       Pipeline pipeline,
       List<TableWrite> tables,
-      List<SilverTarget> silvers,
+      List<? extends DerivedTarget> silvers,
       List<ChunkBackfill> backfills,
       boolean isolate,
       boolean continuous,
@@ -450,10 +453,10 @@ public final class CdcToDeltaJob {
       ChunkReadPool.fit(beamOptions, backfills);
       Pipeline pipeline = Pipeline.create(beamOptions);
       List<TableWrite> writes = new ArrayList<>();
-      List<SilverTarget> silvers = new ArrayList<>();
+      List<DerivedTarget> silvers = new ArrayList<>();
       for (TablePlan plan : planned.plans()) {
-        if (plan.silver() != null && (reading.contains(plan) || plan.backfill() != null)) {
-          silvers.add(plan.silver());
+        if (reading.contains(plan) || plan.backfill() != null) {
+          silvers.addAll(derived(plan));
         }
       }
       for (TablePlan plan : reading) {
@@ -469,6 +472,19 @@ public final class CdcToDeltaJob {
       result = runRecoverable(pipeline, configs, isolate);
     }
     return outcomes(planned, idle, result, isolate, out, streamBegan);
+  }
+
+  /** The tables the pipeline keeps from {@code plan}'s bronze: its silver and its history. */
+  static List<DerivedTarget> derived(TablePlan plan) {
+    List<DerivedTarget> derived = new ArrayList<>();
+    if (plan.silver() != null) {
+      derived.add(plan.silver());
+    }
+    HistoryTarget history = HistoryPlan.target(plan);
+    if (history != null) {
+      derived.add(history);
+    }
+    return derived;
   }
 
   /** The tables planned for a run, and those that failed while being planned. */
@@ -715,6 +731,7 @@ public final class CdcToDeltaJob {
     for (TablePlan plan : planned.plans()) {
       printChunkedProgress(plan, out);
       SilverRun.catchUp(plan, result, isolate, out);
+      HistoryPlan.catchUp(plan, result, isolate, out);
     }
     for (TablePlan plan : planned.plans()) {
       Target target = plan.target();

@@ -22,7 +22,7 @@ import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.bronze.RecordedFailure;
 import org.lakecdc.transforms.bronze.TableWrite;
 import org.lakecdc.transforms.bronze.WriteChangeStreamToDelta;
-import org.lakecdc.transforms.silver.SilverTarget;
+import org.lakecdc.transforms.silver.DerivedTarget;
 
 /**
  * The job's continuous runs: follows the source until asked to stop, then returns with everything
@@ -80,12 +80,10 @@ final class ContinuousRunner {
     if (!planned.plans().isEmpty()) {
       Pipeline pipeline = Pipeline.create(beamOptions);
       List<TableWrite> writes = new ArrayList<>();
-      List<SilverTarget> silvers = new ArrayList<>();
+      List<DerivedTarget> silvers = new ArrayList<>();
       List<ChunkBackfill> backfills = new ArrayList<>();
       for (TablePlan plan : planned.plans()) {
-        if (plan.silver() != null) {
-          silvers.add(plan.silver());
-        }
+        silvers.addAll(CdcToDeltaJob.derived(plan));
         if (plan.backfill() != null) {
           backfills.add(plan.backfill());
         }

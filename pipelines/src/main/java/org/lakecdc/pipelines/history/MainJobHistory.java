@@ -1,13 +1,10 @@
 package org.lakecdc.pipelines.history;
 
-import java.io.PrintStream;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import org.apache.beam.sdk.schemas.Schema;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
@@ -16,17 +13,14 @@ import org.lakecdc.pipelines.cli.OptionRefusedException;
 import org.lakecdc.pipelines.cli.TablesOption;
 import org.lakecdc.pipelines.options.CdcToDeltaOptions;
 import org.lakecdc.pipelines.targets.JobConfig;
-import org.lakecdc.pipelines.targets.SilverPlan;
 import org.lakecdc.pipelines.targets.TablePlan;
 import org.lakecdc.transforms.delta.DeltaTables;
-import org.lakecdc.transforms.history.HistoryApplier;
-import org.lakecdc.transforms.history.HistoryResult;
-import org.lakecdc.transforms.history.HistorySpec;
 
 /**
  * The main job's history tables ({@code --history}, {@code --historyTemplate}, {@code
- * --historyColumns}): resolved and checked before anything is written ({@link #plan}), then applied
- * from bronze once the run's bronze commits are done, one line per table ({@link #apply}).
+ * --historyColumns}): resolved and checked before anything is written ({@link #plan}) and set into
+ * each table's configuration ({@link #withHistories}); the pipeline then applies them after each
+ * bronze commit, beside silver ({@link HistoryPlan}).
  */
 public final class MainJobHistory {
   private MainJobHistory() {}
@@ -59,6 +53,33 @@ public final class MainJobHistory {
   }
 
   /**
+   * {@link #plan(String[], boolean, List, List, List)} for a run that lists no tables from {@code
+   * --tablesFile} lines.
+   */
+  public static List<Target> plan(
+      String[] args, boolean many, List<JobConfig> configs, List<CdcToDeltaOptions> options) {
+    return plan(args, many, configs, options, List.of());
+  }
+
+  /**
+   * {@code configs} with the history of each of {@code targets} (matched by capture instance) set:
+   * its path and tracked columns; the others as they were.
+   */
+  public static List<JobConfig> withHistories(List<JobConfig> configs, List<Target> targets) {
+    List<JobConfig> out = new ArrayList<>();
+    for (JobConfig config : configs) {
+      JobConfig with = config;
+      for (Target target : targets) {
+        if (target.config() == config) {
+          with = config.toBuilder().history(target.history(), target.columns()).build();
+        }
+      }
+      out.add(with);
+    }
+    return out;
+  }
+
+  /**
    * The history of each table and the checks before anything is written: {@code --history} names
    * one table's (with {@code --tables} or {@code --tablesFile}: {@code --historyTemplate} with
    * {@code {ci}}, or a table's own {@code --history}); a history path must not be another table of
@@ -69,11 +90,17 @@ public final class MainJobHistory {
    * @param many whether the run lists tables
    * @param configs each table's configuration
    * @param options each table's options, in the order of {@code configs}
+   * @param listed where each table was listed, in the order of {@code configs}, or empty: a refusal
+   *     of a path a {@code --tablesFile} line gave names that line
    * @return the tables with a history, in order
    * @throws OptionRefusedException naming the option
    */
   public static List<Target> plan(
-      String[] args, boolean many, List<JobConfig> configs, List<CdcToDeltaOptions> options) {
+      String[] args,
+      boolean many,
+      List<JobConfig> configs,
+      List<CdcToDeltaOptions> options,
+      List<TablesOption.Table> listed) {
     if (!many && !CommandLine.values(args, "historyTemplate").isEmpty()) {
       throw new OptionRefusedException(
           "--historyTemplate applies to the tables of --tables or --tablesFile; for the one table"
@@ -89,7 +116,7 @@ public final class MainJobHistory {
     }
     String option = many ? "historyTemplate" : "history";
     List<Target> targets = new ArrayList<>();
-    Map<String, String> histories = new LinkedHashMap<>();
+    Map<String, Integer> histories = new LinkedHashMap<>();
     List<String> others = new ArrayList<>();
     for (int i = 0; i < configs.size(); i++) {
       JobConfig config = configs.get(i);
@@ -110,13 +137,17 @@ public final class MainJobHistory {
         continue;
       }
       String path = CommandLine.tablePath(option, o.getHistory());
-      String before = histories.put(path, config.captureInstance());
+      Integer before = histories.put(path, i);
+      String fromLines = sharedByLines(listed, before, i, configs, path);
+      if (fromLines != null) {
+        throw new OptionRefusedException(fromLines);
+      }
       if (before != null) {
         throw new OptionRefusedException(
             "--"
                 + option
                 + ": tables "
-                + before
+                + configs.get(before).captureInstance()
                 + " and "
                 + config.captureInstance()
                 + " would share the history table "
@@ -139,6 +170,42 @@ public final class MainJobHistory {
       checkCaptured(target);
     }
     return targets;
+  }
+
+  /**
+   * The refusal of tables {@code before} and {@code now} sharing the history {@code path} when a
+   * {@code --tablesFile} line gave either its {@code --history} (naming the lines), or null when
+   * neither did (the template's refusal then names {@code --historyTemplate}) or no table shares.
+   */
+  private static @Nullable String sharedByLines(
+      List<TablesOption.Table> listed,
+      @Nullable Integer before,
+      int now,
+      List<JobConfig> configs,
+      String path) {
+    if (before == null || listed.isEmpty()) {
+      return null;
+    }
+    TablesOption.Table first = listed.get(before);
+    TablesOption.Table second = listed.get(now);
+    boolean firstOwn =
+        !CommandLine.values(first.args().toArray(String[]::new), "history").isEmpty();
+    boolean secondOwn =
+        !CommandLine.values(second.args().toArray(String[]::new), "history").isEmpty();
+    if (!firstOwn && !secondOwn) {
+      return null;
+    }
+    return "--history: tables "
+        + configs.get(before).captureInstance()
+        + " ("
+        + (firstOwn ? first.origin() : "--historyTemplate")
+        + ") and "
+        + configs.get(now).captureInstance()
+        + " ("
+        + (secondOwn ? second.origin() : "--historyTemplate")
+        + ") would share the history table "
+        + path
+        + ": give each table its own history; nothing was written";
   }
 
   /** Tracked columns must be among the columns the source captures. */
@@ -169,53 +236,5 @@ public final class MainJobHistory {
               + String.join(", ", captured)
               + "); nothing was written");
     }
-  }
-
-  /**
-   * Applies each table's history from its bronze and prints {@link HistoryRun#line}; a failure is
-   * printed as {@code History <ci> <path>: FAILED: <why>}.
-   *
-   * @return the tables whose history failed, as {@code <ci>: <why>}
-   */
-  public static List<String> apply(List<Target> targets, PrintStream out) {
-    List<String> failed = new ArrayList<>();
-    for (Target target : targets) {
-      JobConfig config = target.config();
-      String name = config.captureInstance();
-      try {
-        DeltaTables tables = config.hadoopConf().tables();
-        SilverPlan.Resolved resolved =
-            SilverPlan.resolve(
-                config.clientFactory(), name, config.keys(), captured(tables, config));
-        HistoryResult result =
-            new HistoryApplier(tables, Clock.systemUTC())
-                .apply(
-                    new HistorySpec(
-                        config.bronzePath(),
-                        target.history(),
-                        config.controlPath(),
-                        config.factsPath(),
-                        Set.copyOf(resolved.captureInstances()),
-                        resolved.keys(),
-                        target.columns(),
-                        config.granularity(),
-                        config.silverWaveRows()));
-        out.println(HistoryRun.line(name, target.history(), result));
-      } catch (RuntimeException e) {
-        String line = CommandLine.firstLine(e);
-        out.printf("History %s %s: FAILED: %s%n", name, target.history(), line);
-        failed.add(name + ": " + line);
-      }
-    }
-    return failed;
-  }
-
-  private static @Nullable List<String> captured(DeltaTables tables, JobConfig config) {
-    if (!tables.exists(config.bronzePath())) {
-      return null;
-    }
-    return org.lakecdc.transforms.silver.SilverTable.capturedColumns(
-        org.lakecdc.transforms.delta.DeltaColumn.toBeamSchema(
-            tables.describe(config.bronzePath()).columns()));
   }
 }

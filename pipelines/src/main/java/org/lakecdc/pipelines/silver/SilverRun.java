@@ -14,6 +14,7 @@ import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.position.StreamPosition;
 import org.lakecdc.transforms.silver.ApplyChangesToSilver;
 import org.lakecdc.transforms.silver.ApplyResult;
+import org.lakecdc.transforms.silver.DerivedTarget;
 import org.lakecdc.transforms.silver.SilverApplier;
 import org.lakecdc.transforms.silver.SilverTarget;
 
@@ -44,16 +45,8 @@ public final class SilverRun {
     }
     DeltaTables tables = plan.tables();
     String name = plan.config().captureInstance();
-    if (isolate) {
-      Optional<RecordedFailure> failed =
-          RecordedFailure.last(tables, silver.facts(), silver.appId())
-              .filter(f -> f.runStartedAt().equals(silver.runStartedAt()));
-      if (failed.isPresent()) {
-        out.printf(
-            "Silver %s %s: not applied after this run's failure: %s%n",
-            name, silver.silver(), failed.get().text());
-        return;
-      }
+    if (isolate && failedInThisRun(plan, silver, out)) {
+      return;
     }
     ApplyResult applied;
     try {
@@ -62,20 +55,7 @@ public final class SilverRun {
       if (!isolate) {
         throw e;
       }
-      StreamPosition position =
-          StreamPosition.fromJson(
-                  tables.domainMetadata(silver.bronze(), StreamPosition.BRONZE_DOMAIN))
-              .orElse(plan.start());
-      RecordedFailure failure =
-          ApplyChangesToSilver.failure(
-              silver,
-              position.batchId(),
-              position.endLsn(),
-              position.endCommitTime(),
-              Instant.now(),
-              e);
-      failure.write(tables, silver.facts());
-      out.printf("Stopped silver %s %s: %s%n", name, silver.silver(), failure.text());
+      recordFailure(plan, silver, e, out);
       return;
     }
     String table = RunCounters.tableNamespace(silver.appId());
@@ -88,6 +68,59 @@ public final class SilverRun {
       rebuilt |= RunCounters.counter(result, table, ApplyChangesToSilver.REBUILDS) > 0;
     }
     out.println(line(name, silver.silver(), applied, rebuilt, waves, keys));
+  }
+
+  /**
+   * Whether {@code target}'s table failed in this run (its stream or a table derived from it, a
+   * {@code table_failed} record of this run): then prints {@code <Kind> <ci> <path>: not applied
+   * after this run's failure: <record>} ({@code Silver …}, {@code History …}).
+   */
+  public static boolean failedInThisRun(TablePlan plan, DerivedTarget target, PrintStream out) {
+    if (target.facts() == null) {
+      return false;
+    }
+    Optional<RecordedFailure> failed =
+        RecordedFailure.last(plan.tables(), target.facts(), target.appId())
+            .filter(f -> f.runStartedAt().equals(target.runStartedAt()));
+    failed.ifPresent(
+        f ->
+            out.printf(
+                "%s %s %s: not applied after this run's failure: %s%n",
+                capitalized(target.kind()),
+                plan.config().captureInstance(),
+                target.path(),
+                f.text()));
+    return failed.isPresent();
+  }
+
+  /**
+   * Records the failure of the launcher's apply of {@code target} ({@link
+   * ApplyChangesToSilver#failure} at bronze's position) and prints {@code Stopped <kind> <ci>
+   * <path>: <record>}.
+   */
+  public static void recordFailure(
+      TablePlan plan, DerivedTarget target, RuntimeException e, PrintStream out) {
+    DeltaTables tables = plan.tables();
+    StreamPosition position =
+        StreamPosition.fromJson(
+                tables.domainMetadata(target.bronze(), StreamPosition.BRONZE_DOMAIN))
+            .orElse(plan.start());
+    RecordedFailure failure =
+        ApplyChangesToSilver.failure(
+            target,
+            position.batchId(),
+            position.endLsn(),
+            position.endCommitTime(),
+            Instant.now(),
+            e);
+    failure.write(tables, target.facts());
+    out.printf(
+        "Stopped %s %s %s: %s%n",
+        target.kind(), plan.config().captureInstance(), target.path(), failure.text());
+  }
+
+  private static String capitalized(String kind) {
+    return kind.substring(0, 1).toUpperCase(java.util.Locale.ROOT) + kind.substring(1);
   }
 
   /**

@@ -45,8 +45,11 @@ import org.lakecdc.transforms.finalization.Granularity;
  *     on every worker
  * @param silverPath the silver table kept current after each bronze commit ({@code --silver}),
  *     normalized, or null for none
- * @param keys silver's key columns as given ({@code --keys}), or empty for the source's key columns
- *     (the unique index the capture instance uses)
+ * @param historyPath the history table kept current after each bronze commit ({@code --history}),
+ *     normalized, or null for none
+ * @param historyColumns the history's tracked columns ({@code --historyColumns}), or empty for all
+ * @param keys silver's and the history's key columns as given ({@code --keys}), or empty for the
+ *     source's key columns (the unique index the capture instance uses)
  * @param silverWaveRows at most this many bronze rows per silver wave (positive)
  * @param snapshot how the target's snapshots are taken (whole or chunked; {@link SnapshotSettings})
  * @param onDataLoss what the stream does when CDC cleanup purged changes it had not read ({@code
@@ -80,6 +83,8 @@ public record JobConfig(
     @Nullable SeedCopy seed,
     HadoopConf hadoopConf,
     @Nullable String silverPath,
+    @Nullable String historyPath,
+    List<String> historyColumns,
     List<String> keys,
     int silverWaveRows,
     SnapshotSettings snapshot,
@@ -107,6 +112,10 @@ public record JobConfig(
     if (silverPath != null) {
       silverPath = TablePaths.normalize(silverPath);
     }
+    if (historyPath != null) {
+      historyPath = TablePaths.normalize(historyPath);
+    }
+    historyColumns = List.copyOf(historyColumns);
     keys = List.copyOf(keys);
     Objects.requireNonNull(snapshot, "snapshot");
     Objects.requireNonNull(onDataLoss, "onDataLoss");
@@ -231,6 +240,7 @@ public record JobConfig(
         .seed(seed)
         .hadoopConf(hadoopConf)
         .silverPath(silverPath)
+        .history(historyPath, historyColumns)
         .keys(keys)
         .silverWaveRows(silverWaveRows)
         .snapshot(snapshot)
@@ -266,6 +276,8 @@ public record JobConfig(
     private @Nullable SeedCopy seed;
     private HadoopConf hadoopConf = HadoopConf.empty();
     private @Nullable String silverPath;
+    private @Nullable String historyPath;
+    private List<String> historyColumns = List.of();
     private List<String> keys = List.of();
     private int silverWaveRows = DEFAULT_SILVER_WAVE_ROWS;
     private SnapshotSettings snapshot = SnapshotSettings.DEFAULTS;
@@ -373,6 +385,16 @@ public record JobConfig(
       return this;
     }
 
+    /**
+     * The history table to keep current and its tracked columns (empty: all), or null and empty for
+     * none (the default).
+     */
+    public Builder history(@Nullable String historyPath, List<String> historyColumns) {
+      this.historyPath = historyPath;
+      this.historyColumns = historyColumns;
+      return this;
+    }
+
     /** Silver's key columns, or empty for the source's (default empty). */
     public Builder keys(List<String> keys) {
       this.keys = keys;
@@ -451,6 +473,8 @@ public record JobConfig(
           seed,
           hadoopConf,
           silverPath,
+          historyPath,
+          historyColumns,
           keys,
           silverWaveRows,
           snapshot,

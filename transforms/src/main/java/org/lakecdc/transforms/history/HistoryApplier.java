@@ -26,7 +26,6 @@ import java.util.function.Consumer;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
-import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
 import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.delta.CommitResult;
@@ -39,6 +38,7 @@ import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.finalization.ControlTable;
 import org.lakecdc.transforms.finalization.Finalization;
 import org.lakecdc.transforms.silver.BronzeWaves;
+import org.lakecdc.transforms.silver.DerivedApply;
 import org.lakecdc.transforms.silver.KeyIndex;
 import org.lakecdc.transforms.silver.LatestImage;
 import org.lakecdc.transforms.silver.SilverTable;
@@ -109,10 +109,20 @@ public final class HistoryApplier {
    * @param lines receives the lines
    */
   public HistoryApplier(DeltaTables tables, Clock clock, Consumer<String> lines) {
+    this(tables, clock, lines, org.lakecdc.transforms.silver.SilverMerge.DEFAULT_MAX_INDEX_KEYS);
+  }
+
+  /** With a cap of {@code maxIndexKeys} current versions in the key index (tests). */
+  HistoryApplier(DeltaTables tables, Clock clock, Consumer<String> lines, int maxIndexKeys) {
     this.tables = Objects.requireNonNull(tables, "tables");
     this.clock = Objects.requireNonNull(clock, "clock");
-    this.store = new HistoryStore(tables);
+    this.store = new HistoryStore(tables, maxIndexKeys);
     this.lines = lines;
+  }
+
+  /** How many scans found a wave's current versions (the index was stale, absent or capped). */
+  long keyScans() {
+    return store.keyScans();
   }
 
   void hook(Hook hook) {
@@ -147,15 +157,11 @@ public final class HistoryApplier {
   }
 
   private HistoryResult applyOnce(HistorySpec spec) {
-    Finalization finalization =
-        finalizations.computeIfAbsent(spec.control(), c -> new Finalization(tables, c, clock));
-    tables.createIfAbsent(spec.control(), ControlTable.definition());
-    Row bronzeRow = finalization.row(spec.bronze()).orElse(null);
-    Row historyRow = finalization.row(spec.history()).orElse(null);
-    LocalDateTime storedVerdict =
-        historyRow == null
-            ? null
-            : historyRow.getLogicalTypeValue(ControlTable.FINALIZED_UNTIL, LocalDateTime.class);
+    DerivedApply.Start start =
+        DerivedApply.start(
+            finalizations, tables, clock, spec.control(), spec.bronze(), spec.history());
+    Finalization finalization = start.finalization();
+    LocalDateTime storedVerdict = start.storedVerdict();
     if (!tables.exists(spec.bronze())) {
       LOG.warn(
           "Bronze table {} does not exist; history {} is left as it is",
@@ -222,11 +228,7 @@ public final class HistoryApplier {
       hook.at("committed");
     }
     while (plan != null) {
-      int partitions =
-          plan.rows() > spec.waveRows()
-              ? (int)
-                  Math.min(Integer.MAX_VALUE, (plan.rows() + spec.waveRows() - 1) / spec.waveRows())
-              : 1;
+      int partitions = DerivedApply.partitions(plan, spec.waveRows());
       for (int partition = 0; partition < partitions; partition++) {
         long[] read = {0};
         Map<List<Object>, List<Map<String, Object>>> changes =
@@ -263,20 +265,9 @@ public final class HistoryApplier {
       finalization.recordSilverPosition(
           spec.history(), position.appliedLsn(), position.snapshotLsn(), null, null);
     }
-    LocalDateTime verdict = storedVerdict;
-    if (spec.facts() != null && bronzeRow != null && !open) {
-      String endLsn = bronzeRow.getString(ControlTable.END_LSN);
-      LocalDateTime endCommitTs =
-          bronzeRow.getLogicalTypeValue(ControlTable.END_COMMIT_TS, LocalDateTime.class);
-      if (endLsn != null && endCommitTs != null) {
-        verdict =
-            finalization.advance(
-                spec.history(),
-                Lsn.parse(endLsn),
-                endCommitTs.toInstant(ZoneOffset.UTC),
-                spec.granularity());
-      }
-    }
+    LocalDateTime verdict =
+        DerivedApply.verdict(
+            start, spec.history(), spec.facts() != null && !open, spec.granularity());
     return new HistoryResult(
         true,
         position.appliedLsn(),

@@ -1,12 +1,11 @@
 package org.lakecdc.transforms.history;
 
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.transforms.finalization.Granularity;
+import org.lakecdc.transforms.silver.SilverSpec;
 
 /**
  * What one {@link HistoryApplier#apply} reads and writes.
@@ -42,26 +41,10 @@ public record HistorySpec(
    *     is below 1
    */
   public HistorySpec {
-    Objects.requireNonNull(bronze, "bronze");
     Objects.requireNonNull(history, "history");
-    Objects.requireNonNull(control, "control");
-    Objects.requireNonNull(granularity, "granularity");
-    Set<String> lower = new LinkedHashSet<>();
-    for (String instance : Objects.requireNonNull(captureInstances, "captureInstances")) {
-      lower.add(instance.toLowerCase(Locale.ROOT));
-    }
-    if (lower.isEmpty()) {
-      throw new IllegalArgumentException(
-          "captureInstances must name at least one capture instance");
-    }
-    captureInstances = Set.copyOf(lower);
-    keys = List.copyOf(Objects.requireNonNull(keys, "keys"));
-    if (keys.isEmpty()) {
-      throw new IllegalArgumentException("keys must name at least one column");
-    }
+    captureInstances = SilverSpec.checkedInstances(captureInstances);
+    keys = SilverSpec.checkedKeys(keys);
     historyColumns = List.copyOf(Objects.requireNonNull(historyColumns, "historyColumns"));
-    if (waveRows < 1) {
-      throw new IllegalArgumentException("waveRows must be at least 1, not " + waveRows);
-    }
+    SilverSpec.checkCommon(bronze, control, granularity, waveRows);
   }
 }

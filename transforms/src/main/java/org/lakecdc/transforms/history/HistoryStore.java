@@ -1,44 +1,44 @@
 package org.lakecdc.transforms.history;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.transforms.delta.CommitResult;
 import org.lakecdc.transforms.delta.DataFileAction;
-import org.lakecdc.transforms.delta.DeletionVectorUpdate;
 import org.lakecdc.transforms.delta.DeltaTables;
-import org.lakecdc.transforms.silver.DeletionVectors;
 import org.lakecdc.transforms.silver.KeyIndex;
+import org.lakecdc.transforms.silver.KeyLocator;
+import org.lakecdc.transforms.silver.SilverMerge;
 
 /**
- * Where the current versions of a history table are, and the commit of a wave: the key index of
- * silver (key to data file, row position and {@code _valid_from_lsn} of the key's current version,
- * stamped with the table version it describes, rebuilt by one scan of the key columns and {@code
- * _valid_from_lsn}/{@code _valid_to_lsn} when stale), the full rows of some current versions read
- * from their files only, and one commit of deletion vectors, new files, transaction id and
- * position. Memory: the index (about 35 to 50 bytes per integer key, 100 plus the key otherwise)
- * and one wave.
+ * Where the current versions of a history table are, and the commit of a wave: silver's key locator
+ * ({@link KeyLocator}: key to data file, row position and {@code _valid_from_lsn} of the key's
+ * current version, stamped with the table version it describes, rebuilt by one scan of the key
+ * columns and {@code _valid_from_lsn}/{@code _valid_to_lsn} when stale, not kept above silver's cap
+ * of {@value SilverMerge#DEFAULT_MAX_INDEX_KEYS} current versions), the full rows of some current
+ * versions read from their files only, and one commit of deletion vectors, new files, transaction
+ * id and position. Memory: the index (about 35 to 50 bytes per integer key, 100 plus the key
+ * otherwise; at most the cap) and one wave.
  */
 final class HistoryStore {
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   private final DeltaTables tables;
-  private final Map<String, KeyIndex> indexes = new ConcurrentHashMap<>();
+  private final KeyLocator locator;
   private volatile Runnable beforeCommit = () -> {};
 
   HistoryStore(DeltaTables tables) {
+    this(tables, SilverMerge.DEFAULT_MAX_INDEX_KEYS);
+  }
+
+  /** With a cap of {@code maxIndexKeys} indexed current versions per path (0: never index). */
+  HistoryStore(DeltaTables tables, int maxIndexKeys) {
     this.tables = tables;
+    this.locator = new KeyLocator(tables, maxIndexKeys, "History");
   }
 
   void beforeCommit(Runnable hook) {
@@ -47,7 +47,12 @@ final class HistoryStore {
 
   /** Forgets the index of a path (after a commit it cannot follow). */
   void forget(String path) {
-    indexes.remove(path);
+    locator.forget(path);
+  }
+
+  /** How many scans found a wave's keys (tests). */
+  long keyScans() {
+    return locator.scans();
   }
 
   /**
@@ -57,36 +62,13 @@ final class HistoryStore {
    */
   Map<Object, KeyIndex.Location> locate(
       String path, long version, List<String> keys, Set<Object> waveKeys, KeyIndex[] index) {
-    String tableId = tables.tableId(path);
-    KeyIndex kept = indexes.get(path);
-    if (kept == null || kept.version() != version || !kept.tableId().equals(tableId)) {
-      kept = new KeyIndex(tableId, version);
-      KeyIndex building = kept;
-      List<String> columns = new ArrayList<>(keys);
-      columns.add(HistoryTable.VALID_FROM_LSN);
-      columns.add(HistoryTable.VALID_TO_LSN);
-      int n = keys.size();
-      tables
-          .deletionVectors()
-          .scanLiveRows(
-              path,
-              version,
-              columns,
-              (file, position, values) -> {
-                if (values[n + 1] == null) {
-                  building.put(KeyIndex.key(values, n), file, position, (String) values[n]);
-                }
-              });
-      indexes.put(path, kept);
-    }
-    index[0] = kept;
+    List<String> columns = new ArrayList<>(keys);
+    columns.add(HistoryTable.VALID_FROM_LSN);
+    columns.add(HistoryTable.VALID_TO_LSN);
+    int n = keys.size();
     Map<Object, KeyIndex.Location> found = new HashMap<>();
-    for (Object key : waveKeys) {
-      KeyIndex.Location location = kept.get(key);
-      if (location != null) {
-        found.put(key, location);
-      }
-    }
+    index[0] =
+        locator.locate(path, version, columns, n, values -> values[n + 1] == null, waveKeys, found);
     return found;
   }
 
@@ -129,7 +111,7 @@ final class HistoryStore {
               }
             });
     if (rows.size() != locations.size()) {
-      indexes.remove(path);
+      locator.forget(path);
       throw new IllegalStateException(
           "History "
               + path
@@ -166,76 +148,30 @@ final class HistoryStore {
             ? List.of()
             : tables.writeDataFiles(path, schema, () -> rows.stream().map(Written::row).iterator());
     added.addAll(fresh);
-    DeletionVectors.Vectors vectors =
-        DeletionVectors.merged(
-            deletions.isEmpty()
-                ? Map.of()
-                : tables.deletionVectors().deletedRowPositions(path, version, deletions.keySet()),
-            deletions);
-    byte[] vectorFile = vectors.file();
-    List<DeletionVectorUpdate> updates = vectors.updates();
-    KeyIndex used = indexes.get(path);
-    CommitResult result;
-    try {
-      result =
-          tables
-              .deletionVectors()
-              .commitDeletionVectors(
-                  path,
-                  version,
-                  vectorFile,
-                  updates,
-                  added,
-                  appId,
-                  txnVersion,
-                  domainMetadata,
-                  beforeCommit);
-    } catch (RuntimeException e) {
-      indexes.remove(path);
-      throw e;
+    KeyIndex used = locator.kept(path);
+    CommitResult result =
+        locator
+            .commit(
+                path, version, deletions, added, appId, txnVersion, domainMetadata, beforeCommit)
+            .result();
+    if (used == null) {
+      return result;
     }
-    if (!result.committed()
-        || used == null
-        || used.version() != version
-        || !alreadyWritten.isEmpty()) {
-      indexes.remove(path);
+    if (!alreadyWritten.isEmpty()) {
+      locator.forget(path);
       return result;
     }
     // The index follows: replaced versions leave, the written current ones point into the files.
+    List<Object> removed = new ArrayList<>();
+    List<KeyLocator.Written> written = new ArrayList<>();
     for (Written row : rows) {
-      used.remove(row.key());
+      removed.add(row.key());
+      written.add(new KeyLocator.Written(row.key(), row.current() ? row.validFromLsn() : null));
     }
-    int next = 0;
-    for (DataFileAction action : fresh) {
-      if (action.rowCount() < 0 || next + action.rowCount() > rows.size()) {
-        indexes.remove(path);
-        return result;
-      }
-      String file = addPath(action);
-      for (long position = 0; position < action.rowCount(); position++) {
-        Written row = rows.get(next++);
-        if (row.current()) {
-          used.put(row.key(), file, position, row.validFromLsn());
-        }
-      }
-    }
-    if (next != rows.size()) {
-      indexes.remove(path);
-      return result;
-    }
-    used.setVersion(result.version());
+    locator.follow(path, used, version, result, removed, written, fresh);
     return result;
   }
 
   /** A row to write: its encoded key, whether it is a current version, and its LSN. */
   record Written(Object key, Row row, boolean current, @Nullable String validFromLsn) {}
-
-  private static String addPath(DataFileAction action) {
-    try {
-      JsonNode add = JSON.readTree(action.actionJson()).get("add");
-      return add.get("path").asText();
-    } catch (IOException e) {
-      throw new UncheckedIOException("Not a Delta add action: " + action.actionJson(), e);
-    }
-  }
 }

@@ -1,6 +1,5 @@
 package org.lakecdc.transforms.silver;
 
-import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -20,9 +19,8 @@ import org.apache.beam.sdk.state.TimerSpecs;
 import org.apache.beam.sdk.state.ValueState;
 import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.DoFn;
-import org.apache.beam.sdk.transforms.Filter;
+import org.apache.beam.sdk.transforms.FlatMapElements;
 import org.apache.beam.sdk.transforms.Flatten;
-import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.SerializableFunction;
@@ -43,26 +41,28 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps silver tables current inside the change pipeline: after each bronze batch of a table is
+ * Keeps the tables derived from bronze current inside the change pipeline ({@link DerivedTarget}:
+ * silver tables, {@link SilverTarget}, and history tables): after each bronze batch of a table is
  * committed (its {@link CommittedBatch}, emitted once bronze's facts row and verdict for it are
- * written), one {@link SilverApplier#apply} of that table's silver ({@link SilverTarget}) brings
- * silver up to what bronze holds, and caps silver's verdict at bronze's.
+ * written), one apply of each of that table's derived tables (for silver {@link
+ * SilverApplier#apply}) brings it up to what bronze holds, and caps its verdict at bronze's. What
+ * follows says silver; a history table takes the same path, as its own key.
  *
  * <pre>
- * committed batches ── those of tables with silver ── key by app id (one key per silver table) ─┐
- * committed chunks ({@link #withChunks}) ── those of tables with silver ── key by app id ──────┤
- * continuous ({@link #following}): one tick per silver table at the start ─────────────────────┴─
+ * committed batches ── those of tables with silver ── key by path (one key per silver table) ──┐
+ * committed chunks ({@link #withChunks}) ── those of tables with silver ── key by path ───────┤
+ * continuous ({@link #following}): one tick per silver table at the start ────────────────────┴─
  *   flatten ── Apply to silver (stateful: one apply at a time per table, in arrival order)
  * </pre>
  *
- * <p>The {@link SilverApplier} is a field of the {@code DoFn} instance, made in {@code @Setup}: its
- * key index (SilverMerge's cache) lives as long as the worker's instance. Each key's state holds
- * the bronze end LSN silver was last applied up to: a batch not after it (a replay, or one an
- * earlier apply already covered) applies nothing; a committed chunk always applies (a wave of a
- * chunked snapshot is not an LSN after it). An apply reads bronze from silver's own position
- * (silver's domain metadata), so it is idempotent and a crash anywhere is repaired by the next one;
- * the job's launcher also applies once after the pipeline, so a run that commits nothing still
- * brings silver up to bronze.
+ * <p>The applier is a field of the {@code DoFn} instance, made in {@code @Setup}: its key index
+ * (SilverMerge's cache) lives as long as the worker's instance. Each key's state holds the bronze
+ * end LSN silver was last applied up to: a batch not after it (a replay, or one an earlier apply
+ * already covered) applies nothing; a committed chunk always applies (a wave of a chunked snapshot
+ * is not an LSN after it). An apply reads bronze from silver's own position (silver's domain
+ * metadata), so it is idempotent and a crash anywhere is repaired by the next one; the job's
+ * launcher also applies once after the pipeline, so a run that commits nothing still brings silver
+ * up to bronze.
  *
  * <p>Failures: with one table ({@code isolate} false) a failed apply fails the pipeline. With many
  * tables a failed apply stops that table's silver alone for the rest of the run: a {@code
@@ -100,13 +100,13 @@ public final class ApplyChangesToSilver
   /** Applies that rebuilt silver from a snapshot. */
   public static final String REBUILDS = "silver_rebuilds";
 
-  private final Map<String, SilverTarget> targets;
+  private final Map<String, DerivedTarget> targets;
   private final boolean isolate;
   private final transient @Nullable PCollection<CommittedChunk> chunks;
   private final @Nullable StopCondition following;
 
   private ApplyChangesToSilver(
-      Map<String, SilverTarget> targets,
+      Map<String, DerivedTarget> targets,
       boolean isolate,
       @Nullable PCollection<CommittedChunk> chunks,
       @Nullable StopCondition following) {
@@ -156,54 +156,63 @@ public final class ApplyChangesToSilver
   }
 
   /**
-   * Applies the committed batches of each of {@code silvers}' tables (matched by app id; batches of
-   * other tables are ignored) to its silver table.
+   * Applies the committed batches of each of {@code targets}' tables (matched by app id; batches of
+   * other tables are ignored) to its derived tables: its silver table, its history table, or both.
    *
-   * @param silvers the silver tables, at most one per app id
-   * @param isolate true in a run of many tables: a failed apply stops that table's silver alone
+   * @param targets the derived tables, at most one of each kind per app id
+   * @param isolate true in a run of many tables: a failed apply stops that derived table alone
    *     (recorded); false: it fails the pipeline
-   * @throws IllegalArgumentException when two silver tables share an app id or a silver path
+   * @throws IllegalArgumentException when two tables of one kind share an app id ({@code Two <kind>
+   *     tables for the app id <id>}) or two targets share a path
    */
-  public static ApplyChangesToSilver of(List<SilverTarget> silvers, boolean isolate) {
-    Map<String, SilverTarget> byAppId = new LinkedHashMap<>();
-    Map<String, String> paths = new HashMap<>();
-    for (SilverTarget silver : silvers) {
-      if (byAppId.put(silver.appId(), silver) != null) {
-        throw new IllegalArgumentException("Two silver tables for the app id " + silver.appId());
+  public static ApplyChangesToSilver of(List<? extends DerivedTarget> targets, boolean isolate) {
+    Map<String, DerivedTarget> byPath = new LinkedHashMap<>();
+    java.util.Set<String> kinds = new java.util.HashSet<>();
+    for (DerivedTarget target : targets) {
+      if (!kinds.add(target.kind() + " " + target.appId())) {
+        throw new IllegalArgumentException(
+            "Two " + target.kind() + " tables for the app id " + target.appId());
       }
-      String other = paths.put(silver.silver(), silver.appId());
+      DerivedTarget other = byPath.put(target.path(), target);
       if (other != null) {
         throw new IllegalArgumentException(
             "The tables of "
-                + other
+                + other.appId()
                 + " and "
-                + silver.appId()
-                + " would both write the silver table "
-                + silver.silver());
+                + target.appId()
+                + " would both write the "
+                + target.kind()
+                + " table "
+                + target.path());
       }
     }
-    return new ApplyChangesToSilver(byAppId, isolate, null, null);
+    return new ApplyChangesToSilver(byPath, isolate, null, null);
+  }
+
+  /** Per app id, the paths of its derived tables, in the order given. */
+  private Map<String, List<String>> pathsByAppId() {
+    Map<String, List<String>> paths = new LinkedHashMap<>();
+    for (DerivedTarget target : targets.values()) {
+      paths.computeIfAbsent(target.appId(), a -> new ArrayList<>()).add(target.path());
+    }
+    return paths;
   }
 
   @Override
   public PCollection<Void> expand(PCollection<CommittedBatch> committed) {
-    java.util.Set<String> appIds = new java.util.HashSet<>(targets.keySet());
+    Map<String, List<String>> paths = pathsByAppId();
+    java.util.Set<String> appIds = new java.util.HashSet<>(paths.keySet());
     KvCoder<String, ApplyTrigger> coder = KvCoder.of(StringUtf8Coder.of(), ApplyTrigger.Coder.of());
     PCollection<KV<String, ApplyTrigger>> triggers =
         committed
             .apply(
-                "Batches of tables with silver",
-                Filter.by(
-                    (SerializableFunction<CommittedBatch, Boolean>)
-                        b -> appIds.contains(b.appId())))
-            .apply(
-                "Key by silver table",
-                MapElements.into(
+                "Key batches by silver table",
+                FlatMapElements.into(
                         TypeDescriptors.kvs(
                             TypeDescriptors.strings(), TypeDescriptor.of(ApplyTrigger.class)))
                     .via(
-                        (SerializableFunction<CommittedBatch, KV<String, ApplyTrigger>>)
-                            b -> KV.of(b.appId(), ApplyTrigger.of(b))))
+                        (SerializableFunction<CommittedBatch, Iterable<KV<String, ApplyTrigger>>>)
+                            b -> keyed(paths.get(b.appId()), ApplyTrigger.of(b))))
             .setCoder(coder);
     PCollectionList<KV<String, ApplyTrigger>> all = PCollectionList.of(triggers);
     if (chunks != null) {
@@ -211,24 +220,25 @@ public final class ApplyChangesToSilver
           all.and(
               chunks
                   .apply(
-                      "Chunks of tables with silver",
-                      Filter.by(
-                          (SerializableFunction<CommittedChunk, Boolean>)
-                              c -> targetOf(appIds, c.appId()) != null))
-                  .apply(
                       "Key chunks by silver table",
-                      MapElements.into(
+                      FlatMapElements.into(
                               TypeDescriptors.kvs(
                                   TypeDescriptors.strings(), TypeDescriptor.of(ApplyTrigger.class)))
                           .via(
-                              (SerializableFunction<CommittedChunk, KV<String, ApplyTrigger>>)
-                                  c -> KV.of(targetOf(appIds, c.appId()), ApplyTrigger.of(c))))
+                              (SerializableFunction<
+                                      CommittedChunk, Iterable<KV<String, ApplyTrigger>>>)
+                                  c -> {
+                                    String appId = targetOf(appIds, c.appId());
+                                    return keyed(
+                                        appId == null ? null : paths.get(appId),
+                                        ApplyTrigger.of(c));
+                                  }))
                   .setCoder(coder));
     }
     if (following != null) {
       List<KV<String, ApplyTrigger>> ticks = new ArrayList<>();
-      for (String appId : targets.keySet()) {
-        ticks.add(KV.of(appId, ApplyTrigger.tick()));
+      for (String path : targets.keySet()) {
+        ticks.add(KV.of(path, ApplyTrigger.tick()));
       }
       all =
           all.and(
@@ -245,7 +255,19 @@ public final class ApplyChangesToSilver
             "Apply to silver as bronze grows", ParDo.of(new FollowFn(targets, isolate, following)));
   }
 
-  /** The stateful apply of one key (app id) = one silver table at a time. */
+  /** {@code trigger} once per path of {@code paths} (none when null: a table without any). */
+  private static List<KV<String, ApplyTrigger>> keyed(
+      @Nullable List<String> paths, ApplyTrigger trigger) {
+    List<KV<String, ApplyTrigger>> out = new ArrayList<>();
+    if (paths != null) {
+      for (String path : paths) {
+        out.add(KV.of(path, trigger));
+      }
+    }
+    return out;
+  }
+
+  /** The stateful apply of one key (path) = one derived table at a time. */
   static class ApplyFn extends DoFn<KV<String, ApplyTrigger>, Void> {
     private final Applies applies;
 
@@ -258,7 +280,7 @@ public final class ApplyChangesToSilver
     @StateId("failed")
     private final StateSpec<ValueState<Boolean>> failedSpec = StateSpecs.value(BooleanCoder.of());
 
-    ApplyFn(Map<String, SilverTarget> targets, boolean isolate) {
+    ApplyFn(Map<String, DerivedTarget> targets, boolean isolate) {
       this.applies = new Applies(targets, isolate);
     }
 
@@ -292,14 +314,14 @@ public final class ApplyChangesToSilver
     @StateId("failed")
     private final StateSpec<ValueState<Boolean>> failedSpec = StateSpecs.value(BooleanCoder.of());
 
-    /** The key (app id) of the timer: timers carry no element. */
+    /** The key (path) of the timer: timers carry no element. */
     @StateId("appId")
     private final StateSpec<ValueState<String>> appIdSpec = StateSpecs.value(StringUtf8Coder.of());
 
     @TimerId("interval")
     private final TimerSpec intervalSpec = TimerSpecs.timer(TimeDomain.PROCESSING_TIME);
 
-    FollowFn(Map<String, SilverTarget> targets, boolean isolate, StopCondition stop) {
+    FollowFn(Map<String, DerivedTarget> targets, boolean isolate, StopCondition stop) {
       this.applies = new Applies(targets, isolate);
       this.stop = stop;
     }
@@ -329,70 +351,75 @@ public final class ApplyChangesToSilver
         @StateId("failed") ValueState<Boolean> failedState,
         @StateId("appId") ValueState<String> appIdState,
         @TimerId("interval") Timer interval) {
-      String appId = appIdState.read();
-      if (appId == null || stop.shouldStop()) {
+      String path = appIdState.read();
+      if (path == null || stop.shouldStop()) {
         return; // the run is ending: the launcher's apply after the pipeline takes the rest
       }
-      if (applies.streamStopped(appId)) {
+      if (applies.streamStopped(path)) {
         failedState.write(true);
         return; // the table's stream stopped in this run: its silver stops with it
       }
-      applies.apply(appId, ApplyTrigger.tick(), appliedState, failedState);
-      next(appId, interval, failedState);
+      applies.apply(path, ApplyTrigger.tick(), appliedState, failedState);
+      next(path, interval, failedState);
     }
 
-    private void next(String appId, Timer interval, ValueState<Boolean> failedState) {
-      SilverTarget target = applies.targets.get(appId);
+    private void next(String path, Timer interval, ValueState<Boolean> failedState) {
+      DerivedTarget target = applies.targets.get(path);
       if (target != null && !Boolean.TRUE.equals(failedState.read()) && !stop.shouldStop()) {
         interval.offset(Duration.millis(target.applyInterval().toMillis())).setRelative();
       }
     }
   }
 
-  /** The applies of the silver tables of one {@code DoFn} instance (one applier per table). */
+  /** The applies of the derived tables of one {@code DoFn} instance (one applier per table). */
   static final class Applies implements java.io.Serializable {
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(ApplyChangesToSilver.class);
 
-    private final Map<String, SilverTarget> targets;
+    private final Map<String, DerivedTarget> targets;
     private final boolean isolate;
 
-    /** Per app id: the applier of its silver table, made in {@link #setup}. */
-    private transient Map<String, SilverApplier> appliers;
+    /** Per path: the applier of its table, made in {@link #setup}. */
+    private transient Map<String, DerivedTarget.Applier> appliers;
 
-    Applies(Map<String, SilverTarget> targets, boolean isolate) {
+    Applies(Map<String, DerivedTarget> targets, boolean isolate) {
       this.targets = new LinkedHashMap<>(targets);
       this.isolate = isolate;
     }
 
     void setup() {
       appliers = new HashMap<>();
-      for (Map.Entry<String, SilverTarget> e : targets.entrySet()) {
-        appliers.put(
-            e.getKey(), new SilverApplier(e.getValue().hadoopConf().tables(), Clock.systemUTC()));
+      for (Map.Entry<String, DerivedTarget> e : targets.entrySet()) {
+        appliers.put(e.getKey(), e.getValue().applier());
       }
     }
 
-    /** Whether the stream of {@code appId} recorded its failure in this run (many tables). */
-    boolean streamStopped(String appId) {
-      SilverTarget target = targets.get(appId);
+    /**
+     * Whether the stream of the table of {@code path} recorded its failure in this run (many
+     * tables): a failure of the app id in this run that is not one of its derived tables'.
+     */
+    boolean streamStopped(String path) {
+      DerivedTarget target = targets.get(path);
       if (target == null || !isolate || target.facts() == null) {
         return false;
       }
-      return RecordedFailure.last(target.hadoopConf().tables(), target.facts(), appId)
+      return RecordedFailure.last(target.hadoopConf().tables(), target.facts(), target.appId())
           .filter(f -> f.runStartedAt().equals(target.runStartedAt()))
+          .filter(f -> !targets.containsKey(f.target()))
           .isPresent();
     }
 
-    /** One apply of {@code appId}'s silver for {@code trigger}; see the class comment. */
+    /**
+     * One apply of the derived table of {@code path} for {@code trigger}; see the class comment.
+     */
     void apply(
-        String appId,
+        String path,
         ApplyTrigger trigger,
         ValueState<String> appliedState,
         ValueState<Boolean> failedState) {
       CommittedBatch batch = trigger.batch();
       CommittedChunk chunk = trigger.chunk();
-      SilverTarget target = targets.get(appId);
+      DerivedTarget target = targets.get(path);
       if (target == null
           || Boolean.TRUE.equals(failedState.read())
           || (batch != null && batch.failed())) {
@@ -410,19 +437,19 @@ public final class ApplyChangesToSilver
         return; // silver already holds bronze up to this batch
       }
       long batchId = batch != null ? batch.batchId() : -1;
-      ApplyResult result;
-      SilverApplier applier = appliers.get(appId);
+      DerivedTarget.Applied result;
+      DerivedTarget.Applier applier = appliers.get(path);
       if (batch != null && target.stopsAfter(batch.batchId())) {
         int[] waves = {0};
         applier.beforeWaveCommit(
             () -> {
               if (++waves[0] == 2) {
-                throw new SilverTarget.SimulatedSilverCrash(target.silver(), batch.batchId());
+                throw new SilverTarget.SimulatedSilverCrash(target.path(), batch.batchId());
               }
             });
       }
       try {
-        result = applier.apply(target.spec());
+        result = applier.apply();
       } catch (RuntimeException e) {
         if (!isolate || target.facts() == null) {
           throw e;
@@ -448,8 +475,10 @@ public final class ApplyChangesToSilver
                 e);
         failure.write(target.hadoopConf().tables(), target.facts());
         LOG.warn(
-            "Silver {} of {} stopped for the rest of this run (bronze goes on): {}",
-            target.silver(),
+            "{} {} of {} stopped for the rest of this run (bronze goes on): {}",
+            target.kind().substring(0, 1).toUpperCase(java.util.Locale.ROOT)
+                + target.kind().substring(1),
+            target.path(),
             target.appId(),
             failure.text());
         failedState.write(true);
@@ -468,38 +497,38 @@ public final class ApplyChangesToSilver
         appliedState.write(reached.toString());
       }
       String table = "lakecdc.table." + target.appId();
-      Metrics.counter(table, APPLIES).inc();
-      Metrics.counter(table, WAVES).inc(result.waves());
-      Metrics.counter(table, KEYS_APPLIED).inc(result.keysApplied());
-      if (result.rebuilt()) {
-        Metrics.counter(table, REBUILDS).inc();
+      Metrics.counter(table, target.kind() + "_applies").inc();
+      for (Map.Entry<String, Long> counter : result.counters().entrySet()) {
+        if (counter.getValue() != 0) {
+          Metrics.counter(table, counter.getKey()).inc(counter.getValue());
+        }
       }
       // The applier printed each wave; the launcher prints the run's silver line.
       LOG.debug(
-          "{}: silver {} applied after {}: {} waves, {} keys, applied_lsn {}",
+          "{}: {} {} applied after {}: {} waves, applied_lsn {}",
           target.appId(),
-          target.silver(),
+          target.kind(),
+          target.path(),
           batch != null
               ? "batch " + batch.batchId()
               : chunk != null
                   ? "chunk " + chunk.chunk() + " of the snapshot at " + chunk.snapshot()
                   : "its interval",
           result.waves(),
-          result.keysApplied(),
           result.appliedLsn());
     }
   }
 
   /**
-   * The record of a failed apply of {@code target}'s silver ({@code table_failed} in facts): bronze
-   * stood at batch {@code batchId} ending at {@code positionLsn}; the message is {@code silver
-   * <path> could not be applied: <first line of the error>}.
+   * The record of a failed apply of {@code target} ({@code table_failed} in facts): bronze stood at
+   * batch {@code batchId} ending at {@code positionLsn}; the message is {@code <kind> <path> could
+   * not be applied: <first line of the error>} ({@code silver ...} or {@code history ...}).
    *
    * @param positionCommitTime bronze's end commit time (UTC), or null
    * @param writtenAt when the failure is recorded (UTC)
    */
   public static RecordedFailure failure(
-      SilverTarget target,
+      DerivedTarget target,
       long batchId,
       Lsn positionLsn,
       @Nullable Instant positionCommitTime,
@@ -509,9 +538,9 @@ public final class ApplyChangesToSilver
     String first = message.lines().findFirst().orElse(message);
     return new RecordedFailure(
         target.appId(),
-        target.silver(),
+        target.path(),
         e.getClass().getSimpleName(),
-        "silver " + target.silver() + " could not be applied: " + first,
+        target.kind() + " " + target.path() + " could not be applied: " + first,
         batchId + 1,
         positionLsn.increment(),
         positionLsn,

@@ -24,7 +24,6 @@ import java.util.function.Consumer;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
-import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
 import org.lakecdc.io.mssqlcdc.schema.OutputType;
 import org.lakecdc.transforms.Counts;
@@ -190,8 +189,6 @@ public final class SilverApplier {
   }
 
   private ApplyResult applyOnce(SilverSpec spec) {
-    Finalization finalization =
-        finalizations.computeIfAbsent(spec.control(), c -> new Finalization(tables, c, clock));
     if (spec.facts() == null) {
       warnOnce(
           "facts:" + spec.silver(),
@@ -201,13 +198,12 @@ public final class SilverApplier {
               + " is never advanced (pass the bronze stream's facts table)");
     }
     // Step 2: the verdict rows first; bronze commits rows before its verdict.
-    tables.createIfAbsent(spec.control(), ControlTable.definition());
-    Row bronzeRow = finalization.row(spec.bronze()).orElse(null);
-    Row silverRow = finalization.row(spec.silver()).orElse(null);
-    LocalDateTime storedVerdict =
-        silverRow == null
-            ? null
-            : silverRow.getLogicalTypeValue(ControlTable.FINALIZED_UNTIL, LocalDateTime.class);
+    DerivedApply.Start start =
+        DerivedApply.start(
+            finalizations, tables, clock, spec.control(), spec.bronze(), spec.silver());
+    Finalization finalization = start.finalization();
+    Row silverRow = start.derivedRow();
+    LocalDateTime storedVerdict = start.storedVerdict();
     if (!tables.exists(spec.bronze())) {
       warn(
           "Bronze table "
@@ -338,11 +334,7 @@ public final class SilverApplier {
     }
 
     for (; plan != null; plan = bronze.plan(lower, spec.waveRows())) {
-      int partitions =
-          plan.rows() > spec.waveRows()
-              ? (int)
-                  Math.min(Integer.MAX_VALUE, (plan.rows() + spec.waveRows() - 1) / spec.waveRows())
-              : 1;
+      int partitions = DerivedApply.partitions(plan, spec.waveRows());
       for (int partition = 0; partition < partitions; partition++) {
         long[] read = {0};
         Map<List<Object>, Map<String, Object>> latest =
@@ -434,20 +426,9 @@ public final class SilverApplier {
           position.snapshotWave());
     }
     // Step 16: the verdict, bronze's as read first, only with facts.
-    LocalDateTime verdict = storedVerdict;
-    if (spec.facts() != null && bronzeRow != null && !isOpen) {
-      String endLsn = bronzeRow.getString(ControlTable.END_LSN);
-      LocalDateTime endCommitTs =
-          bronzeRow.getLogicalTypeValue(ControlTable.END_COMMIT_TS, LocalDateTime.class);
-      if (endLsn != null && endCommitTs != null) {
-        verdict =
-            finalization.advance(
-                spec.silver(),
-                Lsn.parse(endLsn),
-                endCommitTs.toInstant(ZoneOffset.UTC),
-                spec.granularity());
-      }
-    }
+    LocalDateTime verdict =
+        DerivedApply.verdict(
+            start, spec.silver(), spec.facts() != null && !isOpen, spec.granularity());
     return new ApplyResult(
         rebuild && merged,
         position.appliedLsn(),

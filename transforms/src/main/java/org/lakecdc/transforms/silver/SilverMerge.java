@@ -1,9 +1,5 @@
 package org.lakecdc.transforms.silver;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -24,7 +20,6 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.transforms.delta.CommitResult;
 import org.lakecdc.transforms.delta.DataFileAction;
 import org.lakecdc.transforms.delta.DataFileRows;
-import org.lakecdc.transforms.delta.DeletionVectorUpdate;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.slf4j.Logger;
@@ -62,19 +57,14 @@ public final class SilverMerge {
   public static final int DEFAULT_MAX_INDEX_KEYS = 10_000_000;
 
   private static final Logger LOG = LoggerFactory.getLogger(SilverMerge.class);
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final DeltaTables tables;
-  private final int maxIndexKeys;
 
   /** The key index per silver path (absent: none, or the table is above the cap). */
-  private final Map<String, KeyIndex> indexes = new ConcurrentHashMap<>();
+  private final KeyLocator locator;
 
   /** The lock of each silver path: one merge at a time per path and instance. */
   private final Map<String, Object> locks = new ConcurrentHashMap<>();
-
-  private final java.util.concurrent.atomic.AtomicLong scans =
-      new java.util.concurrent.atomic.AtomicLong();
 
   /**
    * Runs after a wave read the table and wrote its files (new Parquet files and the deletion vector
@@ -101,11 +91,7 @@ public final class SilverMerge {
    */
   public SilverMerge(DeltaTables tables, int maxIndexKeys) {
     this.tables = Objects.requireNonNull(tables, "tables");
-    if (maxIndexKeys < 0) {
-      throw new IllegalArgumentException(
-          "maxIndexKeys must be at least 0 (0 = no key index), was " + maxIndexKeys);
-    }
-    this.maxIndexKeys = maxIndexKeys;
+    this.locator = new KeyLocator(tables, maxIndexKeys, "Silver");
   }
 
   /**
@@ -203,7 +189,7 @@ public final class SilverMerge {
       int filesBefore = files.size();
       PeekingRows peeking = new PeekingRows(rows);
       Schema rowSchema = peeking.schema().orElse(columns.tableSchema);
-      indexes.remove(silverPath);
+      locator.forget(silverPath);
       CommitResult result =
           tables.rewrite(
               silverPath, version, rowSchema, peeking, appId, txnVersion, domainMetadata);
@@ -279,7 +265,15 @@ public final class SilverMerge {
 
     Map<Object, KeyIndex.Location> found = new HashMap<>();
     long tImages = System.nanoTime();
-    KeyIndex index = locate(silverPath, version, columns, images.keySet(), found);
+    KeyIndex index =
+        locator.locate(
+            silverPath,
+            version,
+            columns.scanColumns(),
+            columns.keys.size(),
+            values -> true,
+            images.keySet(),
+            found);
 
     // Decide per image.
     Map<String, List<Long>> deletions = new TreeMap<>();
@@ -331,66 +325,42 @@ public final class SilverMerge {
                 imageSchema,
                 () -> inserts.stream().map(Map.Entry::getValue).iterator());
 
-    // The touched files' new vectors, in one vector file.
+    // The touched files' new vectors, in one vector file, and the commit.
     long tWrite = System.nanoTime();
-    DeletionVectors.Vectors vectors =
-        DeletionVectors.merged(
-            deletions.isEmpty()
-                ? Map.of()
-                : tables
-                    .deletionVectors()
-                    .deletedRowPositions(silverPath, version, deletions.keySet()),
-            deletions);
-    byte[] vectorFile = vectors.file();
-    List<DeletionVectorUpdate> updates = vectors.updates();
-
-    long tVectors = System.nanoTime();
-    CommitResult result;
-    try {
-      result =
-          tables
-              .deletionVectors()
-              .commitDeletionVectors(
-                  silverPath,
-                  version,
-                  vectorFile,
-                  updates,
-                  added,
-                  appId,
-                  txnVersion,
-                  domainMetadata,
-                  beforeCommit);
-    } catch (RuntimeException e) {
-      indexes.remove(silverPath);
-      throw e;
-    }
+    KeyLocator.Committed committed =
+        locator.commit(
+            silverPath, version, deletions, added, appId, txnVersion, domainMetadata, beforeCommit);
+    CommitResult result = committed.result();
     if (!result.committed()) {
       return new WaveResult(result.status(), result.version(), 0, 0, 0, 0);
     }
     long tCommit = System.nanoTime();
-    updateIndex(silverPath, index, result.version(), removedKeys, inserts, added, columns);
+    List<KeyLocator.Written> written = new ArrayList<>();
+    for (Map.Entry<Object, Row> insert : inserts) {
+      written.add(new KeyLocator.Written(insert.getKey(), columns.startLsn(insert.getValue())));
+    }
+    locator.follow(silverPath, index, version, result, removedKeys, written, added);
     LOG.debug(
         "Silver {}: wave {} inserted {}, updated {}, deleted {} keys; {} files touched (version {});"
-            + " ms: prepare {}, locate {}, write {}, vectors {}, commit {}",
+            + " ms: prepare {}, locate {}, write {}, commit {}",
         silverPath,
         txnVersion,
         inserted,
         updated,
         deleted,
-        updates.size(),
+        committed.filesTouched(),
         result.version(),
         (tImages - tStart) / 1_000_000,
         (tLocate - tImages) / 1_000_000,
         (tWrite - tLocate) / 1_000_000,
-        (tVectors - tWrite) / 1_000_000,
-        (tCommit - tVectors) / 1_000_000);
+        (tCommit - tWrite) / 1_000_000);
     return new WaveResult(
         CommitResult.Status.COMMITTED,
         result.version(),
         inserted,
         updated,
         deleted,
-        updates.size(),
+        committed.filesTouched(),
         current,
         absent);
   }
@@ -406,7 +376,7 @@ public final class SilverMerge {
    * @return the count since the instance was created
    */
   public long keyScans() {
-    return scans.get();
+    return locator.scans();
   }
 
   /**
@@ -416,7 +386,7 @@ public final class SilverMerge {
    * @return the key count or -1
    */
   public long indexedKeys(String silverPath) {
-    KeyIndex index = indexes.get(silverPath);
+    KeyIndex index = locator.kept(silverPath);
     return index == null ? -1 : index.size();
   }
 
@@ -460,134 +430,6 @@ public final class SilverMerge {
       }
     }
     return true;
-  }
-
-  /**
-   * Finds the live rows of the wave's keys at {@code version}: from the key index when it describes
-   * that version of this table, else by one scan of the key columns and {@code _start_lsn} that
-   * also rebuilds the index (when the table is within the cap).
-   *
-   * @param found receives each wave key's location
-   * @return the index whose file numbers the locations use: the kept index, or one holding only the
-   *     wave's keys when the table is above the cap
-   */
-  private KeyIndex locate(
-      String silverPath,
-      long version,
-      Columns columns,
-      Set<Object> waveKeys,
-      Map<Object, KeyIndex.Location> found) {
-    String tableId = tables.tableId(silverPath);
-    KeyIndex kept = indexes.get(silverPath);
-    if (kept != null && kept.version() == version && kept.tableId().equals(tableId)) {
-      for (Object key : waveKeys) {
-        KeyIndex.Location location = kept.get(key);
-        if (location != null) {
-          found.put(key, location);
-        }
-      }
-      return kept;
-    }
-    indexes.remove(silverPath);
-    scans.incrementAndGet();
-    int keyCount = columns.keys.size();
-    KeyIndex[] building = {maxIndexKeys > 0 ? new KeyIndex(tableId, version) : null};
-    KeyIndex waveOnly = new KeyIndex(tableId, version);
-    long rows =
-        tables
-            .deletionVectors()
-            .scanLiveRows(
-                silverPath,
-                version,
-                columns.scanColumns(),
-                (file, position, values) -> {
-                  Object key = KeyIndex.key(values, keyCount);
-                  String lsn = (String) values[keyCount];
-                  KeyIndex index = building[0];
-                  if (index != null) {
-                    index.put(key, file, position, lsn);
-                    if (index.size() > maxIndexKeys) {
-                      for (Object waveKey : waveKeys) {
-                        KeyIndex.Location location = index.get(waveKey);
-                        if (location != null) {
-                          waveOnly.put(
-                              waveKey,
-                              index.file(location.file()),
-                              location.position(),
-                              location.startLsn());
-                        }
-                      }
-                      building[0] = null;
-                    }
-                  } else if (waveKeys.contains(key)) {
-                    waveOnly.put(key, file, position, lsn);
-                  }
-                });
-    KeyIndex result = building[0] != null ? building[0] : waveOnly;
-    if (building[0] != null) {
-      indexes.put(silverPath, building[0]);
-    }
-    LOG.debug(
-        "Silver {}: scanned {} live rows at version {}; key index {}",
-        silverPath,
-        rows,
-        version,
-        building[0] != null ? "rebuilt" : "not kept (above " + maxIndexKeys + " keys)");
-    for (Object key : waveKeys) {
-      KeyIndex.Location location = result.get(key);
-      if (location != null) {
-        found.put(key, location);
-      }
-    }
-    return result;
-  }
-
-  /**
-   * Brings the kept index to the version this instance's commit created: the replaced keys leave,
-   * the inserted ones point into the new files (rows were written in the sorted order); dropped
-   * instead when anything is unknown (a file without a row count) or it passes the cap.
-   */
-  private void updateIndex(
-      String silverPath,
-      KeyIndex used,
-      long newVersion,
-      Set<Object> removedKeys,
-      List<Map.Entry<Object, Row>> inserts,
-      List<DataFileAction> added,
-      Columns columns) {
-    if (indexes.get(silverPath) != used) {
-      return;
-    }
-    for (Object key : removedKeys) {
-      used.remove(key);
-    }
-    int next = 0;
-    for (DataFileAction action : added) {
-      if (action.rowCount() < 0 || next + action.rowCount() > inserts.size()) {
-        indexes.remove(silverPath);
-        return;
-      }
-      String file = addPath(action);
-      for (long position = 0; position < action.rowCount(); position++) {
-        Map.Entry<Object, Row> insert = inserts.get(next++);
-        used.put(insert.getKey(), file, position, columns.startLsn(insert.getValue()));
-      }
-    }
-    if (next != inserts.size() || used.size() > maxIndexKeys) {
-      indexes.remove(silverPath);
-      return;
-    }
-    used.setVersion(newVersion);
-  }
-
-  /** The {@code add.path} of a written file's action, as the log will hold it. */
-  private static String addPath(DataFileAction action) {
-    try {
-      JsonNode add = JSON.readTree(action.actionJson()).get("add");
-      return add.get("path").asText();
-    } catch (IOException e) {
-      throw new UncheckedIOException("Not a Delta add action: " + action.actionJson(), e);
-    }
   }
 
   private Columns columns(String silverPath, List<String> keys) {

@@ -44,10 +44,19 @@ public record SilverSpec(
    *     not <n>}
    */
   public SilverSpec {
-    Objects.requireNonNull(bronze, "bronze");
     Objects.requireNonNull(silver, "silver");
-    Objects.requireNonNull(control, "control");
-    Objects.requireNonNull(granularity, "granularity");
+    captureInstances = checkedInstances(captureInstances);
+    keys = checkedKeys(keys);
+    checkCommon(bronze, control, granularity, waveRows);
+  }
+
+  /**
+   * The capture instances lower-cased, at least one (what silver's and the history's specs share).
+   *
+   * @throws IllegalArgumentException {@code captureInstances must name at least one capture
+   *     instance}
+   */
+  public static Set<String> checkedInstances(Set<String> captureInstances) {
     Set<String> lower = new LinkedHashSet<>();
     for (String instance : Objects.requireNonNull(captureInstances, "captureInstances")) {
       lower.add(instance.toLowerCase(Locale.ROOT));
@@ -56,11 +65,34 @@ public record SilverSpec(
       throw new IllegalArgumentException(
           "captureInstances must name at least one capture instance");
     }
-    captureInstances = Set.copyOf(lower);
-    keys = List.copyOf(Objects.requireNonNull(keys, "keys"));
-    if (keys.isEmpty()) {
+    return Set.copyOf(lower);
+  }
+
+  /**
+   * The key columns copied, at least one.
+   *
+   * @throws IllegalArgumentException {@code keys must name at least one column}
+   */
+  public static List<String> checkedKeys(List<String> keys) {
+    List<String> copy = List.copyOf(Objects.requireNonNull(keys, "keys"));
+    if (copy.isEmpty()) {
       throw new IllegalArgumentException("keys must name at least one column");
     }
+    return copy;
+  }
+
+  /**
+   * The checks of the other components both specs share.
+   *
+   * @throws NullPointerException when {@code bronze}, {@code control} or {@code granularity} is
+   *     null
+   * @throws IllegalArgumentException {@code waveRows must be at least 1, not <n>}
+   */
+  public static void checkCommon(
+      String bronze, String control, Granularity granularity, int waveRows) {
+    Objects.requireNonNull(bronze, "bronze");
+    Objects.requireNonNull(control, "control");
+    Objects.requireNonNull(granularity, "granularity");
     if (waveRows < 1) {
       throw new IllegalArgumentException("waveRows must be at least 1, not " + waveRows);
     }

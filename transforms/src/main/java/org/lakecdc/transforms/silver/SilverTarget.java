@@ -52,7 +52,7 @@ public record SilverTarget(
     HadoopConf hadoopConf,
     Duration applyInterval,
     @Nullable CrashPlan crash)
-    implements Serializable {
+    implements Serializable, DerivedTarget {
   /** The default {@link #applyInterval()}: 5 seconds. */
   public static final Duration DEFAULT_APPLY_INTERVAL = Duration.ofSeconds(5);
 
@@ -103,7 +103,8 @@ public record SilverTarget(
   }
 
   /** Whether this target's crash plan stops the apply after bronze batch {@code batchId}. */
-  boolean stopsAfter(long batchId) {
+  @Override
+  public boolean stopsAfter(long batchId) {
     return crash != null
         && crash.stops(CrashPlan.Scope.SILVER, CrashPoint.AFTER_DATA_FILES, batchId);
   }
@@ -127,6 +128,49 @@ public record SilverTarget(
               + batchId
               + ": wave files written, before the silver commit");
     }
+  }
+
+  /** The silver table's path: {@link #silver()}. */
+  @Override
+  public String path() {
+    return silver;
+  }
+
+  /** {@code silver}. */
+  @Override
+  public String kind() {
+    return "silver";
+  }
+
+  /**
+   * A {@link SilverApplier} of this table; its counters are {@link ApplyChangesToSilver#WAVES},
+   * {@link ApplyChangesToSilver#KEYS_APPLIED} and {@link ApplyChangesToSilver#REBUILDS}.
+   */
+  @Override
+  public Applier applier() {
+    SilverApplier applier = new SilverApplier(hadoopConf.tables(), java.time.Clock.systemUTC());
+    SilverSpec spec = spec();
+    return new Applier() {
+      @Override
+      public Applied apply() {
+        ApplyResult result = applier.apply(spec);
+        return new Applied(
+            result.appliedLsn(),
+            result.waves(),
+            java.util.Map.of(
+                ApplyChangesToSilver.WAVES,
+                (long) result.waves(),
+                ApplyChangesToSilver.KEYS_APPLIED,
+                result.keysApplied(),
+                ApplyChangesToSilver.REBUILDS,
+                result.rebuilt() ? 1L : 0L));
+      }
+
+      @Override
+      public void beforeWaveCommit(Runnable hook) {
+        applier.beforeWaveCommit(hook);
+      }
+    };
   }
 
   /** The spec of one apply of this silver table. */

@@ -1,12 +1,15 @@
 package org.lakecdc.transforms.bronze;
 
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.source.RowSink;
 import org.lakecdc.transforms.delta.DataFileAction;
+import org.lakecdc.transforms.delta.DataFileWriter;
 import org.lakecdc.transforms.delta.DeltaTables;
 
 /**
@@ -51,23 +54,19 @@ public final class BronzeBatchSink implements RowSink<BatchFiles> {
     if (!rows.hasNext()) {
       return new BatchFiles(batchId, List.of(), BatchStats.empty(batchId));
     }
-    Integer bronzeBatchId = Math.toIntExact(batchId);
+    // The bronze columns of every row of the batch: _batch_id, _snapshot, _chunk. The writer
+    // takes each change row as it is and these after it, so a row is not copied into a bronze row.
+    List<@Nullable Object> bronzeColumns = Arrays.asList(Math.toIntExact(batchId), null, null);
     BatchStats.Counter counter = new BatchStats.Counter(batchId);
-    Iterator<Row> bronzeRows =
-        new Iterator<>() {
-          @Override
-          public boolean hasNext() {
-            return rows.hasNext();
-          }
-
-          @Override
-          public Row next() {
-            Row change = rows.next();
-            counter.add(change);
-            return BronzeTable.toBronzeRow(bronzeSchema, change, bronzeBatchId, null, null);
-          }
-        };
-    List<DataFileAction> files = tables.writeDataFiles(bronzePath, bronzeSchema, () -> bronzeRows);
+    List<DataFileAction> files;
+    try (DataFileWriter writer = tables.openDataFileWriter(bronzePath, bronzeSchema)) {
+      while (rows.hasNext()) {
+        Row change = rows.next();
+        counter.add(change);
+        writer.write(change, bronzeColumns);
+      }
+      files = writer.finish();
+    }
     return new BatchFiles(batchId, files, counter.stats());
   }
 

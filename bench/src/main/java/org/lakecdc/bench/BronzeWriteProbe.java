@@ -1,20 +1,15 @@
 package org.lakecdc.bench;
 
 import io.trino.tpch.Order;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.math.BigDecimal;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
@@ -104,7 +99,7 @@ final class BronzeWriteProbe {
    * @throws IllegalStateException when the table does not hold exactly {@code rows.size()} rows
    */
   static double write(Schema changeSchema, List<Row> rows, Path dir) {
-    delete(dir);
+    SourceDatabase.delete(dir);
     String bronze = dir.resolve("bronze").toAbsolutePath().toString();
     DeltaTables tables = HadoopConf.empty().tables();
     tables.createIfAbsent(
@@ -138,18 +133,5 @@ final class BronzeWriteProbe {
               + " written");
     }
     return seconds;
-  }
-
-  private static void delete(Path dir) {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> all = Files.walk(dir)) {
-      for (Path p : (Iterable<Path>) all.sorted(Comparator.reverseOrder())::iterator) {
-        Files.delete(p);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot delete " + dir, e);
-    }
   }
 }

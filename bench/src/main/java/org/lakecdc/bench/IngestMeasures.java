@@ -59,7 +59,10 @@ final class IngestMeasures {
     long rows = options.getRows();
     int perTransaction = options.getRowsPerTransaction();
     bronzeRuns = !skip.contains("bronze");
-    if (bronzeRuns || !skip.contains("heap") || !skip.contains("parquetio")) {
+    if (bronzeRuns
+        || !skip.contains("heap")
+        || !skip.contains("parquetio")
+        || !skip.contains("parquet")) {
       long t = System.nanoTime();
       db = SourceDatabase.ensure(work, rows, perTransaction);
       out.printf(
@@ -111,6 +114,7 @@ final class IngestMeasures {
           figures.put("bronze_vs_parquet", bronze / parquet);
         }
         context.row("parquet-java, one local file, snappy", rows / parquet, "s", parquet, "rows/s");
+        bronzeWrite(orders, perTransaction, parquet);
       }
     }
     if (!skip.contains("deltaspark")) {
@@ -185,6 +189,30 @@ final class IngestMeasures {
             "job heap after GC, maxCommitsPerBatch=0", Double.NaN, "", Bench.median(heaps), "MB");
       }
     }
+  }
+
+  /**
+   * (2b) The bronze write path alone against parquet-java ({@link BronzeWriteProbe}): {@code
+   * bronze_write_rows_per_s} and {@code bronze_write_vs_parquet}, each run's table checked.
+   */
+  private void bronzeWrite(List<Order> orders, int perTransaction, double parquet) {
+    org.apache.beam.sdk.schemas.Schema schema = BronzeWriteProbe.changeSchema(db);
+    List<org.apache.beam.sdk.values.Row> changes =
+        BronzeWriteProbe.changeRows(schema, orders, perTransaction);
+    List<Double> rates = new ArrayList<>();
+    for (int i = 0; i < options.getRepeats(); i++) {
+      rates.add(
+          changes.size() / BronzeWriteProbe.write(schema, changes, work.resolve("bronze-write")));
+      out.printf(
+          Locale.ROOT,
+          "  %-24s the bronze sink, rows in memory: %s rows/s%n",
+          "bronze-write",
+          Bench.fmt(rates.get(i)));
+    }
+    double rate = Bench.median(rates);
+    figures.put("bronze_write_rows_per_s", rate);
+    figures.put("bronze_write_vs_parquet", rate / parquet);
+    context.row("bronze sink, change rows in memory", changes.size() / rate, "s", rate, "rows/s");
   }
 
   /** The database bronze was measured on; null when bronze was skipped. */

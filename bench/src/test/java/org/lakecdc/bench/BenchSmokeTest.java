@@ -48,7 +48,7 @@ class BenchSmokeTest {
 
     List<String> lines = text.lines().toList();
     List<String> names = new ArrayList<>();
-    for (String line : lines.subList(lines.size() - 15, lines.size())) {
+    for (String line : lines.subList(lines.size() - 17, lines.size())) {
       String[] f = line.split(" ");
       assertThat(line, f.length, is(3));
       assertThat(line, f[0], is("FIGURE"));
@@ -63,6 +63,8 @@ class BenchSmokeTest {
                 "bronze_rows_per_s",
                 "parquet_rows_per_s",
                 "bronze_vs_parquet",
+                "bronze_write_rows_per_s",
+                "bronze_write_vs_parquet",
                 "parquetio_rows_per_s",
                 "bronze_vs_parquetio",
                 "latency_p50_ms",
@@ -75,7 +77,7 @@ class BenchSmokeTest {
                 "snapshot_vs_parquet",
                 "chunked_snapshot_vs_parquet",
                 "chunked_vs_whole")));
-    assertThat(text.lines().filter(l -> l.startsWith("FIGURE ")).count(), is(15L));
+    assertThat(text.lines().filter(l -> l.startsWith("FIGURE ")).count(), is(17L));
     // Beam's ParquetIO wrote the 2,000 rows; each of the two tables' bronze holds its 40.
     assertThat(ParquetIoAnchor.rows(work.resolve("runs/02-parquetio/files")), is(2_000L));
     assertThat(

@@ -1,12 +1,15 @@
 package org.lakecdc.transforms.bronze;
 
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.source.RowSink;
 import org.lakecdc.transforms.delta.DataFileAction;
+import org.lakecdc.transforms.delta.DataFileWriter;
 import org.lakecdc.transforms.delta.DeltaTables;
 
 /**
@@ -14,8 +17,11 @@ import org.lakecdc.transforms.delta.DeltaTables;
  * ({@code MssqlCdcIO.read().writeTo(sink)}): rows are converted to bronze rows ({@code _batch_id} =
  * the batch's number) and streamed into files that roll at the target file size (128 MiB by
  * default, {@code delta.kernel.default.parquet.writer.targetMaxFileSize}), so memory is bounded by
- * a file's buffered row group, never by the batch. Nothing is committed: the result, the files'
- * {@code add} actions and the batch's counts, goes to the target's one committer.
+ * a file's buffered row group, never by the batch. Reading and writing overlap: the rows are read
+ * on the calling thread and encoded on a writer thread of the batch's own, handed over in chunks
+ * through a bounded queue ({@link RowHandOff}: a few thousand rows at most; either side's failure
+ * fails the batch, and the thread ends with the batch). Nothing is committed: the result, the
+ * files' {@code add} actions and the batch's counts, goes to the target's one committer.
  *
  * <p>The batch number is the target's position's batch plus 1 plus the batch's {@code sequence}
  * within the read: the same numbering the committer checks, so a batch is written and committed
@@ -51,23 +57,20 @@ public final class BronzeBatchSink implements RowSink<BatchFiles> {
     if (!rows.hasNext()) {
       return new BatchFiles(batchId, List.of(), BatchStats.empty(batchId));
     }
-    Integer bronzeBatchId = Math.toIntExact(batchId);
+    // The bronze columns of every row of the batch: _batch_id, _snapshot, _chunk. The writer
+    // takes each change row as it is and these after it, so a row is not copied into a bronze row.
+    List<@Nullable Object> bronzeColumns = Arrays.asList(Math.toIntExact(batchId), null, null);
     BatchStats.Counter counter = new BatchStats.Counter(batchId);
-    Iterator<Row> bronzeRows =
-        new Iterator<>() {
-          @Override
-          public boolean hasNext() {
-            return rows.hasNext();
-          }
-
-          @Override
-          public Row next() {
-            Row change = rows.next();
-            counter.add(change);
-            return BronzeTable.toBronzeRow(bronzeSchema, change, bronzeBatchId, null, null);
-          }
-        };
-    List<DataFileAction> files = tables.writeDataFiles(bronzePath, bronzeSchema, () -> bronzeRows);
+    List<DataFileAction> files;
+    try (DataFileWriter writer = tables.openDataFileWriter(bronzePath, bronzeSchema)) {
+      // The read (this thread) and the Parquet encoding (the writer's) overlap.
+      RowHandOff.run(
+          rows,
+          counter::add,
+          change -> writer.write(change, bronzeColumns),
+          "bronze writer of batch " + batchId + " of " + bronzePath);
+      files = writer.finish();
+    }
     return new BatchFiles(batchId, files, counter.stats());
   }
 

@@ -25,11 +25,15 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * the tables' {@code writeDataFiles} for callers that receive rows one by one (a Beam bundle) and
  * cannot hand over an iterator.
  *
- * <p>Memory: rows are buffered until {@link RowBatches#BATCH_ROWS} (4096) are held, then converted
- * to one Kernel batch and written to the open file, whose current row group parquet-hadoop holds; a
- * new file starts once the open one reaches Kernel's target file size ({@code
- * delta.kernel.default.parquet.writer.targetMaxFileSize}, 128 MiB by default). So memory is bounded
- * by one batch and one row group, never by the number of rows written.
+ * <p>Memory: each row of a table without partition columns (every table of this project) goes
+ * straight into the open file as one Parquet record ({@link RowRecords}: a value writer per column,
+ * chosen once, no Kernel batch in between), whose current row group parquet-hadoop holds. Rows of a
+ * partitioned table are buffered until {@link RowBatches#BATCH_ROWS} (4096) are held, then
+ * converted to one Kernel batch ({@code Transaction.transformLogicalData}, which takes the
+ * partition columns out) and written. A new file starts once the open one reaches Kernel's target
+ * file size ({@code delta.kernel.default.parquet.writer.targetMaxFileSize}, 128 MiB by default). So
+ * memory is bounded by one row group (and one batch), never by the number of rows written. The
+ * files are the same either way, value for value.
  *
  * <p>Not thread-safe. {@link #close} without {@link #finish} abandons the write: the open file is
  * closed and the files written stay orphans that no commit adds ({@code VACUUM} removes them).
@@ -43,6 +47,11 @@ public final class DataFileWriter implements AutoCloseable {
   private final DataWriteContext context;
   private final ParquetDataFiles.Files files;
   private final List<Row> buffer = new ArrayList<>(RowBatches.BATCH_ROWS);
+  private final org.apache.beam.sdk.schemas.Schema rowSchema;
+
+  /** The records of a table without partition columns; null: rows go through Kernel batches. */
+  private final @Nullable RowRecords records;
+
   private long rows;
   private @Nullable List<DataFileAction> finished;
   private boolean failed;
@@ -56,9 +65,31 @@ public final class DataFileWriter implements AutoCloseable {
     this.path = path;
     this.engine = engine;
     this.state = txn.getTransactionState(engine);
+    this.rowSchema = rowSchema;
     this.batches = RowBatches.plan(path, txn.getSchema(engine), rowSchema);
     this.context = Transaction.getWriteContext(engine, state, Map.of());
-    this.files = parquet.open(context.getTargetDirectory(), context.getStatisticsColumns());
+    if (txn.getPartitionColumns(engine).isEmpty()) {
+      // Kernel's own refusals of a table it cannot write (column mapping, variant columns, column
+      // defaults), which transformLogicalData makes before any batch; without partition columns
+      // it passes each batch on unchanged, so the records skip it.
+      try (CloseableIterator<FilteredColumnarBatch> checked =
+          Transaction.transformLogicalData(
+              engine, state, KernelIterators.of(Collections.emptyIterator()), Map.of())) {
+        checked.hasNext();
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot check Delta table " + path, e);
+      }
+      this.records = new RowRecords(batches);
+      this.files =
+          parquet.openRecords(
+              context.getTargetDirectory(),
+              context.getStatisticsColumns(),
+              batches.tableSchema(),
+              records);
+    } else {
+      this.records = null;
+      this.files = parquet.open(context.getTargetDirectory(), context.getStatisticsColumns());
+    }
   }
 
   /**
@@ -72,10 +103,60 @@ public final class DataFileWriter implements AutoCloseable {
    */
   public void write(Row row) {
     checkOpen();
+    if (records != null) {
+      writeRecord(row, row.getFieldCount(), List.of());
+      return;
+    }
     buffer.add(row);
     if (buffer.size() >= RowBatches.BATCH_ROWS) {
       flush();
     }
+  }
+
+  /**
+   * Adds one row given as a row of the schema's first fields and the values of the fields after
+   * them, without copying the row (a bronze sink's change row and its bronze columns); otherwise as
+   * {@link #write(Row)}.
+   *
+   * @param row a row whose fields are the first {@code row.getFieldCount()} fields of the schema
+   *     the writer was opened with, of the same types
+   * @param trailing the values of the schema's remaining fields, in order
+   * @throws IllegalArgumentException when the row and the values do not make up the schema's field
+   *     count, or a value does not fit its column
+   * @throws IllegalStateException after {@link #finish}, {@link #close} or a failure
+   * @throws UncheckedIOException when writing a file fails
+   */
+  public void write(Row row, List<@Nullable Object> trailing) {
+    checkOpen();
+    int from = row.getFieldCount();
+    if (from + trailing.size() != rowSchema.getFieldCount()) {
+      throw new IllegalArgumentException(
+          "A row of "
+              + from
+              + " fields and "
+              + trailing.size()
+              + " values do not make a row of the writer's "
+              + rowSchema.getFieldCount()
+              + " fields");
+    }
+    if (records != null) {
+      writeRecord(row, from, trailing);
+      return;
+    }
+    List<Object> values = new ArrayList<>(rowSchema.getFieldCount());
+    values.addAll(row.getValues());
+    values.addAll(trailing);
+    write(Row.withSchema(rowSchema).attachValues(values));
+  }
+
+  private void writeRecord(Row row, int from, List<@Nullable Object> trailing) {
+    records.next(rows, from, trailing);
+    try {
+      files.writeRecord(row);
+    } catch (IOException | RuntimeException | FSError e) {
+      throw failure(e);
+    }
+    rows++;
   }
 
   /** The rows added so far. */

@@ -170,6 +170,44 @@ final class ParquetDataFiles {
   }
 
   /**
+   * Starts writing files into {@code directory} record by record ({@link Files#writeRecord}): each
+   * record's fields are written by {@code fields}, columns of {@code schema}, into files that roll
+   * as {@link #open}'s do. The files are those batches of the same values would give: the same
+   * Parquet schema, footer, encodings and statistics.
+   *
+   * @param directory the target directory (Kernel's {@code DataWriteContext.getTargetDirectory})
+   * @param statsColumns the columns to collect statistics for
+   * @param schema the files' columns (flat, of the types {@link #parquetSchema} writes)
+   * @param fields writes one record's non-null values
+   * @return the writer; no file is created before the first record
+   * @throws IllegalArgumentException when the schema has a type this writer does not write
+   */
+  Files openRecords(
+      String directory, List<Column> statsColumns, StructType schema, RecordFields fields) {
+    long target =
+        fileIO.getConf(TARGET_FILE_SIZE_CONF).map(Long::valueOf).orElse(DEFAULT_TARGET_FILE_SIZE);
+    return new Files(
+        directory,
+        statsColumns,
+        target,
+        schema,
+        new RecordWriteSupport(parquetSchema(schema), fields));
+  }
+
+  /**
+   * Writes the fields of one record between Parquet's {@code startMessage} and {@code endMessage}:
+   * for each non-null value, {@code startField}, the value, {@code endField}, in column order.
+   */
+  interface RecordFields {
+    /**
+     * Writes {@code record}'s fields.
+     *
+     * @throws IllegalArgumentException when a value does not fit its column
+     */
+    void write(RecordConsumer consumer, Object record);
+  }
+
+  /**
    * The files of one write, written batch by batch: at most one file is open, and it holds the rows
    * of the current row group in memory. Used by one thread.
    */
@@ -179,8 +217,8 @@ final class ParquetDataFiles {
     private final long target;
     private final List<DataFileStatus> done = new ArrayList<>();
     private StructType schema;
-    private BatchWriteSupport support;
-    private ParquetWriter<Integer> writer;
+    private FlatWriteSupport support;
+    private ParquetWriter<Object> writer;
     private String path;
     private long rows;
     private int fileNumber;
@@ -190,6 +228,17 @@ final class ParquetDataFiles {
       this.directory = directory;
       this.statsColumns = statsColumns;
       this.target = target;
+    }
+
+    private Files(
+        String directory,
+        List<Column> statsColumns,
+        long target,
+        StructType schema,
+        FlatWriteSupport support) {
+      this(directory, statsColumns, target);
+      this.schema = schema;
+      this.support = support;
     }
 
     /**
@@ -212,30 +261,47 @@ final class ParquetDataFiles {
       if (support == null) {
         schema = columns.getSchema();
         support = new BatchWriteSupport(schema, parquetSchema(schema));
+      } else if (!(support instanceof BatchWriteSupport)) {
+        throw new IllegalStateException("These files are written record by record, not by batch");
       } else if (!schema.equals(columns.getSchema())) {
         throw new IllegalArgumentException(
             "Batches of one write differ in schema: " + schema + " and " + columns.getSchema());
       }
-      support.batch = columns;
+      ((BatchWriteSupport) support).batch = columns;
       Optional<ColumnVector> selection = batch.getSelectionVector();
       for (int row = 0; row < size; row++) {
         if (selection.isPresent()
             && (selection.get().isNullAt(row) || !selection.get().getBoolean(row))) {
           continue;
         }
-        if (writer == null) {
-          path =
-              new org.apache.hadoop.fs.Path(
-                      directory, String.format("%s-%03d.parquet", UUID.randomUUID(), fileNumber++))
-                  .toString();
-          rows = 0;
-          writer = createWriter(path, support);
-        }
-        writer.write(row);
-        rows++;
-        if (writer.getDataSize() >= target) {
-          closeFile();
-        }
+        writeRecord(row);
+      }
+    }
+
+    /**
+     * Writes one record of a write opened with {@link #openRecords}: its fields as the write's
+     * {@link RecordFields} give them, the file rolled as {@link #write} rolls it.
+     *
+     * @throws IllegalStateException after {@link #finish}, or for files written by batch
+     * @throws IllegalArgumentException when a value does not fit its column
+     * @throws IOException when writing or reading back a file fails
+     */
+    void writeRecord(Object record) throws IOException {
+      if (finished) {
+        throw new IllegalStateException("The files of this write are already finished");
+      }
+      if (writer == null) {
+        path =
+            new org.apache.hadoop.fs.Path(
+                    directory, String.format("%s-%03d.parquet", UUID.randomUUID(), fileNumber++))
+                .toString();
+        rows = 0;
+        writer = createWriter(path, support);
+      }
+      writer.write(record);
+      rows++;
+      if (writer.getDataSize() >= target) {
+        closeFile();
       }
     }
 
@@ -266,7 +332,7 @@ final class ParquetDataFiles {
      */
     void abandon(Throwable failure) {
       finished = true;
-      ParquetWriter<Integer> open = writer;
+      ParquetWriter<Object> open = writer;
       writer = null;
       if (open != null) {
         try {
@@ -278,7 +344,7 @@ final class ParquetDataFiles {
     }
 
     private void closeFile() throws IOException {
-      ParquetWriter<Integer> open = writer;
+      ParquetWriter<Object> open = writer;
       if (open == null) {
         return;
       }
@@ -288,7 +354,7 @@ final class ParquetDataFiles {
     }
   }
 
-  private ParquetWriter<Integer> createWriter(String path, BatchWriteSupport support)
+  private ParquetWriter<Object> createWriter(String path, FlatWriteSupport support)
       throws IOException {
     Builder builder = new Builder(outputFile(path), support);
     // The builder's own default is a new Configuration, which parses core-default.xml and
@@ -439,15 +505,12 @@ final class ParquetDataFiles {
     return bytes;
   }
 
-  /** Writes row {@code i} of the current batch as one Parquet record. */
-  private static final class BatchWriteSupport extends WriteSupport<Integer> {
-    private final StructType schema;
+  /** The write support of this class's files: their schema, footer and name. */
+  private abstract static class FlatWriteSupport extends WriteSupport<Object> {
     private final MessageType parquetSchema;
-    private ColumnarBatch batch;
-    private RecordConsumer consumer;
+    RecordConsumer consumer;
 
-    BatchWriteSupport(StructType schema, MessageType parquetSchema) {
-      this.schema = schema;
+    FlatWriteSupport(MessageType parquetSchema) {
       this.parquetSchema = parquetSchema;
     }
 
@@ -465,10 +528,38 @@ final class ParquetDataFiles {
     public void prepareForWrite(RecordConsumer recordConsumer) {
       this.consumer = recordConsumer;
     }
+  }
+
+  /** Writes each record by its {@link RecordFields}. */
+  private static final class RecordWriteSupport extends FlatWriteSupport {
+    private final RecordFields fields;
+
+    RecordWriteSupport(MessageType parquetSchema, RecordFields fields) {
+      super(parquetSchema);
+      this.fields = fields;
+    }
 
     @Override
-    public void write(Integer rowId) {
-      int row = rowId;
+    public void write(Object record) {
+      consumer.startMessage();
+      fields.write(consumer, record);
+      consumer.endMessage();
+    }
+  }
+
+  /** Writes row {@code i} of the current batch as one Parquet record. */
+  private static final class BatchWriteSupport extends FlatWriteSupport {
+    private final StructType schema;
+    private ColumnarBatch batch;
+
+    BatchWriteSupport(StructType schema, MessageType parquetSchema) {
+      super(parquetSchema);
+      this.schema = schema;
+    }
+
+    @Override
+    public void write(Object rowId) {
+      int row = (Integer) rowId;
       consumer.startMessage();
       for (int c = 0; c < schema.length(); c++) {
         ColumnVector vector = batch.getColumnVector(c);
@@ -503,7 +594,7 @@ final class ParquetDataFiles {
       } else if (type instanceof DecimalType) {
         writeDecimal((DecimalType) type, vector.getDecimal(row), column);
       } else if (type instanceof StringType) {
-        consumer.addBinary(Binary.fromString(vector.getString(row)));
+        consumer.addBinary(RowRecords.utf8(vector.getString(row)));
       } else if (type instanceof BinaryType) {
         consumer.addBinary(Binary.fromConstantByteArray(vector.getBinary(row)));
       } else {
@@ -511,48 +602,59 @@ final class ParquetDataFiles {
       }
     }
 
-    /** The unscaled value as Kernel writes it: INT32, INT64 or sign-extended big-endian bytes. */
     private void writeDecimal(DecimalType type, BigDecimal value, int column) {
-      if (value.scale() != type.getScale()) {
+      ParquetDataFiles.writeDecimal(consumer, schema.at(column).getName(), type, value);
+    }
+  }
+
+  /**
+   * Adds a decimal's unscaled value as Kernel writes it: INT32 up to 9 digits, INT64 up to 18, else
+   * sign-extended big-endian bytes of {@link #decimalBytes} length.
+   *
+   * @throws IllegalArgumentException when the value is not at the type's scale or has more digits
+   *     than its precision ({@code Column '<name>': decimal <value> ...})
+   */
+  static void writeDecimal(
+      RecordConsumer consumer, String column, DecimalType type, BigDecimal value) {
+    if (value.scale() != type.getScale()) {
+      throw new IllegalArgumentException(
+          "Column '"
+              + column
+              + "': decimal "
+              + value.toPlainString()
+              + " is not at the column's scale "
+              + type.getScale());
+    }
+    BigInteger unscaled = value.unscaledValue();
+    if (type.getPrecision() <= 9) {
+      consumer.addInteger(unscaled.intValueExact());
+    } else if (type.getPrecision() <= 18) {
+      consumer.addLong(unscaled.longValueExact());
+    } else {
+      int length = decimalBytes(type.getPrecision());
+      byte[] bytes = unscaled.toByteArray();
+      if (bytes.length > length) {
         throw new IllegalArgumentException(
             "Column '"
-                + schema.at(column).getName()
+                + column
                 + "': decimal "
                 + value.toPlainString()
-                + " is not at the column's scale "
-                + type.getScale());
+                + " has more than "
+                + type.getPrecision()
+                + " digits");
       }
-      BigInteger unscaled = value.unscaledValue();
-      if (type.getPrecision() <= 9) {
-        consumer.addInteger(unscaled.intValueExact());
-      } else if (type.getPrecision() <= 18) {
-        consumer.addLong(unscaled.longValueExact());
-      } else {
-        int length = decimalBytes(type.getPrecision());
-        byte[] bytes = unscaled.toByteArray();
-        if (bytes.length > length) {
-          throw new IllegalArgumentException(
-              "Column '"
-                  + schema.at(column).getName()
-                  + "': decimal "
-                  + value.toPlainString()
-                  + " has more than "
-                  + type.getPrecision()
-                  + " digits");
-        }
-        byte[] fixed = new byte[length];
-        Arrays.fill(fixed, 0, length - bytes.length, (byte) (unscaled.signum() < 0 ? -1 : 0));
-        System.arraycopy(bytes, 0, fixed, length - bytes.length, bytes.length);
-        consumer.addBinary(Binary.fromConstantByteArray(fixed));
-      }
+      byte[] fixed = new byte[length];
+      Arrays.fill(fixed, 0, length - bytes.length, (byte) (unscaled.signum() < 0 ? -1 : 0));
+      System.arraycopy(bytes, 0, fixed, length - bytes.length, bytes.length);
+      consumer.addBinary(Binary.fromConstantByteArray(fixed));
     }
   }
 
   /** parquet-hadoop's writer builder over this class's write support. */
-  private static final class Builder extends ParquetWriter.Builder<Integer, Builder> {
-    private final BatchWriteSupport support;
+  private static final class Builder extends ParquetWriter.Builder<Object, Builder> {
+    private final FlatWriteSupport support;
 
-    Builder(org.apache.parquet.io.OutputFile file, BatchWriteSupport support) {
+    Builder(org.apache.parquet.io.OutputFile file, FlatWriteSupport support) {
       super(file);
       this.support = support;
     }
@@ -563,7 +665,7 @@ final class ParquetDataFiles {
     }
 
     @Override
-    protected WriteSupport<Integer> getWriteSupport(Configuration conf) {
+    protected WriteSupport<Object> getWriteSupport(Configuration conf) {
       return support;
     }
   }

@@ -197,14 +197,7 @@ final class RowBatches {
         Object value = f < 0 ? null : chunk.get(r).getValue(f);
         if (value == null) {
           if (!column.isNullable()) {
-            throw new IllegalArgumentException(
-                "Delta table "
-                    + path
-                    + " column '"
-                    + column.getName()
-                    + "' is NOT NULL, but row "
-                    + (firstRow + r)
-                    + " of this write has NULL");
+            throw nullInNotNull(column.getName(), firstRow + r);
           }
         } else {
           if (widened) {
@@ -251,19 +244,59 @@ final class RowBatches {
           throw new IllegalStateException("Unhandled output type " + type);
       }
     } catch (ClassCastException | ArithmeticException e) {
-      throw new IllegalArgumentException(
-          "Delta table "
-              + path
-              + " column '"
-              + column
-              + "' ("
-              + type
-              + ") cannot hold the "
-              + value.getClass().getSimpleName()
-              + " value "
-              + value,
-          e);
+      throw cannotHold(column, type, value, e);
     }
+  }
+
+  /** The error of a value of the wrong Java type or out of its column's range. */
+  IllegalArgumentException cannotHold(
+      String column, OutputType type, Object value, RuntimeException cause) {
+    return new IllegalArgumentException(
+        "Delta table "
+            + path
+            + " column '"
+            + column
+            + "' ("
+            + type
+            + ") cannot hold the "
+            + value.getClass().getSimpleName()
+            + " value "
+            + value,
+        cause);
+  }
+
+  /** The error of a NULL in a NOT NULL column; {@code row} counts from 0 in the write. */
+  IllegalArgumentException nullInNotNull(String column, long row) {
+    return new IllegalArgumentException(
+        "Delta table "
+            + path
+            + " column '"
+            + column
+            + "' is NOT NULL, but row "
+            + row
+            + " of this write has NULL");
+  }
+
+  /** The table's schema, whose columns the batches and records have. */
+  StructType tableSchema() {
+    return tableSchema;
+  }
+
+  /** The index of the rows' field feeding table column {@code c}, or -1 (always NULL). */
+  int fieldIndex(int c) {
+    return fieldIndex[c];
+  }
+
+  /** The output type of table column {@code c}. */
+  OutputType columnType(int c) {
+    return columnTypes[c];
+  }
+
+  /**
+   * Whether the rows' field feeding column {@code c} has another type, widened ({@link #widen}).
+   */
+  boolean widened(int c) {
+    return fieldIndex[c] >= 0 && !fieldTypes[c].equals(columnTypes[c]);
   }
 
   /**
@@ -290,7 +323,12 @@ final class RowBatches {
     }
   }
 
-  private BigDecimal decimal(String column, OutputType type, BigDecimal value) {
+  /**
+   * The decimal at the column's scale.
+   *
+   * @throws IllegalArgumentException when that needs rounding or more digits than its precision
+   */
+  BigDecimal decimal(String column, OutputType type, BigDecimal value) {
     BigDecimal scaled;
     try {
       scaled = value.setScale(type.scale(), RoundingMode.UNNECESSARY);
@@ -324,7 +362,8 @@ final class RowBatches {
     return scaled;
   }
 
-  private static long micros(long epochSecond, int nanos) {
+  /** Microseconds since 1970-01-01T00:00, sub-microsecond digits dropped toward the earlier one. */
+  static long micros(long epochSecond, int nanos) {
     return Math.addExact(Math.multiplyExact(epochSecond, 1_000_000L), nanos / 1_000);
   }
 

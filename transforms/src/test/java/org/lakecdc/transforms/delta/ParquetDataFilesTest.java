@@ -236,6 +236,94 @@ class ParquetDataFilesTest {
     return rows;
   }
 
+  /** The rows written record by record ({@link RowRecords}), each cut after field {@code from}. */
+  private static DataFileStatus writeRecords(String directory, int from) throws IOException {
+    Configuration conf = new Configuration();
+    RowRecords records = new RowRecords(RowBatches.plan("test", KERNEL_SCHEMA, SCHEMA));
+    ParquetDataFiles.Files files =
+        new ParquetDataFiles(new HadoopFileIO(conf), conf)
+            .openRecords(directory, allColumns(), KERNEL_SCHEMA, records);
+    Schema head = new Schema(SCHEMA.getFields().subList(0, from));
+    long number = 0;
+    for (Row row : rows()) {
+      List<Object> values = row.getValues();
+      Row first = Row.withSchema(head).attachValues(new ArrayList<>(values.subList(0, from)));
+      records.next(number++, from, values.subList(from, values.size()));
+      files.writeRecord(first);
+    }
+    List<DataFileStatus> written = files.finish();
+    assertEquals(1, written.size());
+    return written.get(0);
+  }
+
+  @Test
+  void rowsWrittenRecordByRecordMakeTheFileTheirKernelBatchesMake() throws IOException {
+    Configuration conf = new Configuration();
+    List<DataFileStatus> batched;
+    try (CloseableIterator<FilteredColumnarBatch> data = batches()) {
+      batched =
+          new ParquetDataFiles(new HadoopFileIO(conf), conf)
+              .write(dir.resolve("batched").toString(), data, allColumns());
+    }
+    DataFileStatus whole = writeRecords(dir.resolve("whole").toString(), SCHEMA.getFieldCount());
+    DataFileStatus cut = writeRecords(dir.resolve("cut").toString(), 12);
+
+    byte[] expected =
+        java.nio.file.Files.readAllBytes(Path.of(java.net.URI.create(batched.get(0).getPath())));
+    assertEquals(
+        Arrays.toString(expected),
+        Arrays.toString(
+            java.nio.file.Files.readAllBytes(Path.of(java.net.URI.create(whole.getPath())))));
+    assertEquals(
+        Arrays.toString(expected),
+        Arrays.toString(
+            java.nio.file.Files.readAllBytes(Path.of(java.net.URI.create(cut.getPath())))));
+    assertEquals(
+        batched.get(0).getStatistics().orElseThrow().serializeAsJson(KERNEL_SCHEMA),
+        cut.getStatistics().orElseThrow().serializeAsJson(KERNEL_SCHEMA));
+    assertEquals(3L, cut.getStatistics().orElseThrow().getNumRecords());
+    assertEquals(
+        Arrays.asList(
+            Long.MIN_VALUE,
+            true,
+            Short.MIN_VALUE,
+            Integer.MIN_VALUE,
+            -Float.MAX_VALUE,
+            -Double.MAX_VALUE,
+            new BigDecimal("-9999999.99"),
+            new BigDecimal("-922337203685477.5808"),
+            new BigDecimal("-" + "9".repeat(38)),
+            new BigDecimal("-0." + "9".repeat(38)),
+            LocalDate.of(1, 1, 1),
+            LocalDateTime.of(1, 1, 1, 0, 0),
+            Instant.parse("0001-01-01T14:00:00Z"),
+            "\uD83D\uDE00",
+            "[0, 0, 0]"),
+        values(DefaultEngine.create(conf), cut).get(0));
+  }
+
+  @Test
+  void aValueOfTheWrongTypeIsNamedWithItsColumn() throws IOException {
+    Configuration conf = new Configuration();
+    RowRecords records = new RowRecords(RowBatches.plan("test", KERNEL_SCHEMA, SCHEMA));
+    ParquetDataFiles.Files files =
+        new ParquetDataFiles(new HadoopFileIO(conf), conf)
+            .openRecords(dir.resolve("wrong").toString(), allColumns(), KERNEL_SCHEMA, records);
+    Row row = rows().get(2);
+    List<Object> values = new ArrayList<>(row.getValues());
+    values.set(3, "seven");
+    records.next(5, SCHEMA.getFieldCount(), List.of());
+
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> files.writeRecord(Row.withSchema(SCHEMA).attachValues(values)));
+    files.abandon(e);
+
+    assertEquals(
+        "Delta table test column 'whole' (INT) cannot hold the String value seven", e.getMessage());
+  }
+
   @Test
   void aNewFileStartsOnceTheTargetSizeIsBuffered() throws IOException {
     Configuration conf = new Configuration();

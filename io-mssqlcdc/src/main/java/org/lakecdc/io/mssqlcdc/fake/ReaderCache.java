@@ -38,9 +38,6 @@ import org.lakecdc.io.mssqlcdc.time.CommitTimeConverter;
 final class ReaderCache {
   static final int MAX_SLOTS = 256;
 
-  /** Attempts to open the version of a change table whose stamp was read just before. */
-  private static final int OPEN_ATTEMPTS = 5;
-
   private static final Map<String, Slot> SLOTS = new ConcurrentHashMap<>();
 
   private ReaderCache() {}
@@ -316,42 +313,34 @@ final class ReaderCache {
   }
 
   /**
-   * Opens a version of a change table that did not change while it was opened (up to {@link
-   * #OPEN_ATTEMPTS} tries) and lets {@code choice} pick its index under the slot's lock; after
-   * every try saw the file change, any version without an index.
+   * Opens a version of a change table that did not change while it was opened ({@link
+   * SourceTableIndex#openVersion}) and lets {@code choice} pick its index under the slot's lock;
+   * after every try saw the file change, any version without an index.
    *
    * @throws UncheckedIOException when the file cannot be read
    */
   private static Opened openChangeTable(Path file, IndexChoice choice) {
-    Slot slot = slot(key("changes", file));
-    for (int attempt = 1; attempt <= OPEN_ATTEMPTS; attempt++) {
-      FileStamp before = FileStamp.of(file);
-      if (before.absent()) {
-        return new Opened(ChangeTableIndex.absent(), null);
-      }
-      FileChannel channel = ChangeTableIndex.open(file);
-      if (channel == null) {
-        continue;
-      }
-      // The writer replaces files whole, so an unchanged stamp after the open shows that the
-      // channel holds the version stamped before it.
-      if (!FileStamp.of(file).equals(before)) {
-        closeQuietly(channel);
-        continue;
-      }
-      try {
-        synchronized (slot) {
-          return choice.choose(slot, before, channel);
-        }
-      } catch (IOException | RuntimeException e) {
-        closeQuietly(channel);
-        if (e instanceof IOException io) {
-          throw new UncheckedIOException("Cannot read " + file + ": " + io.getMessage(), io);
-        }
-        throw (RuntimeException) e;
-      }
+    // The same stamped open as a source table's read: a channel on the version stamped before it.
+    SourceTableIndex.Version version = SourceTableIndex.openVersion(file);
+    if (version.stamp() == null) {
+      return new Opened(null, version.channel());
     }
-    return new Opened(null, ChangeTableIndex.open(file));
+    if (version.channel() == null) {
+      return new Opened(ChangeTableIndex.absent(), null);
+    }
+    FileChannel channel = version.channel();
+    Slot slot = slot(key("changes", file));
+    try {
+      synchronized (slot) {
+        return choice.choose(slot, version.stamp(), channel);
+      }
+    } catch (IOException | RuntimeException e) {
+      closeQuietly(channel);
+      if (e instanceof IOException io) {
+        throw new UncheckedIOException("Cannot read " + file + ": " + io.getMessage(), io);
+      }
+      throw (RuntimeException) e;
+    }
   }
 
   /**

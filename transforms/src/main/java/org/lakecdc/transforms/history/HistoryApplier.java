@@ -79,19 +79,15 @@ import org.slf4j.LoggerFactory;
  */
 public final class HistoryApplier {
   private static final Logger LOG = LoggerFactory.getLogger(HistoryApplier.class);
-  static final int ATTEMPTS = 5;
-
-  /** Test hook points: after bronze is pinned, after each commit. */
-  interface Hook {
-    void at(String point);
-  }
 
   private final DeltaTables tables;
   private final Clock clock;
   private final HistoryStore store;
   private final Consumer<String> lines;
   private final Map<String, Finalization> finalizations = new ConcurrentHashMap<>();
-  private volatile Hook hook = point -> {};
+
+  /** Test hook points: after bronze is pinned, after each commit. */
+  private volatile DerivedApply.Hook hook = point -> {};
 
   /**
    * @param tables the Delta access
@@ -125,7 +121,7 @@ public final class HistoryApplier {
     return store.keyScans();
   }
 
-  void hook(Hook hook) {
+  void hook(DerivedApply.Hook hook) {
     this.hook = hook;
   }
 
@@ -144,16 +140,8 @@ public final class HistoryApplier {
    * @throws DeltaConflictException when history commits kept losing to other writers
    */
   public HistoryResult apply(HistorySpec spec) {
-    DeltaConflictException last = null;
-    for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
-      try {
-        return applyOnce(spec);
-      } catch (DeltaConflictException e) {
-        store.forget(spec.history());
-        last = e;
-      }
-    }
-    throw last;
+    return DerivedApply.retrying(
+        "History", spec.history(), () -> applyOnce(spec), () -> store.forget(spec.history()));
   }
 
   private HistoryResult applyOnce(HistorySpec spec) {

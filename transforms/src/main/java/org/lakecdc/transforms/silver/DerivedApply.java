@@ -4,13 +4,17 @@ import java.time.Clock;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.transforms.delta.DeltaConflictException;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.finalization.ControlTable;
 import org.lakecdc.transforms.finalization.Finalization;
 import org.lakecdc.transforms.finalization.Granularity;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What an apply of a table derived from bronze (silver, history) shares: the control rows it starts
@@ -19,7 +23,53 @@ import org.lakecdc.transforms.finalization.Granularity;
  * size.
  */
 public final class DerivedApply {
+  private static final Logger LOG = LoggerFactory.getLogger(DerivedApply.class);
+
+  /** How many times an apply starts over after losing a commit to another writer. */
+  public static final int ATTEMPTS = 5;
+
   private DerivedApply() {}
+
+  /** Test hook points of an apply (after bronze is pinned, after a commit, ...). */
+  public interface Hook {
+    /**
+     * Called at a point of the apply.
+     *
+     * @param point the point's name
+     */
+    void at(String point);
+  }
+
+  /**
+   * Runs one apply, starting it over when a commit of it lost to another writer (maintenance), at
+   * most {@value #ATTEMPTS} times.
+   *
+   * @param kind the derived table's kind as the log line names it ({@code Silver}, {@code History})
+   * @param path the derived table's path, for the log line
+   * @param once one apply from the start
+   * @param lost run after each lost attempt (e.g. forget a stale key index)
+   * @return the apply's outcome
+   * @throws DeltaConflictException the last attempt's, when every attempt lost
+   */
+  public static <T> T retrying(String kind, String path, Supplier<T> once, Runnable lost) {
+    DeltaConflictException last = null;
+    for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+      try {
+        return once.get();
+      } catch (DeltaConflictException e) {
+        LOG.info(
+            "{} {}: a commit lost to another writer (attempt {} of {}); starting over: {}",
+            kind,
+            path,
+            attempt,
+            ATTEMPTS,
+            e.getMessage());
+        lost.run();
+        last = e;
+      }
+    }
+    throw last;
+  }
 
   /**
    * The control rows an apply starts from.

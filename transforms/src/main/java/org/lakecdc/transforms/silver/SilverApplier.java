@@ -84,20 +84,12 @@ import org.slf4j.LoggerFactory;
  * <p>One instance per worker: it holds a {@link SilverMerge} (and its key index); the warnings
  * given once are remembered for the JVM (a launcher's apply after its pipeline's says nothing
  * again). One apply per silver table at a time; a silver commit that loses to another writer
- * (maintenance) restarts the call, at most {@value #ATTEMPTS} times.
+ * (maintenance) restarts the call, at most {@value DerivedApply#ATTEMPTS} times.
  */
 public final class SilverApplier {
   private static final Logger LOG = LoggerFactory.getLogger(SilverApplier.class);
 
-  /** How many times a call starts over after losing a silver commit to another writer. */
-  static final int ATTEMPTS = 5;
-
   static final String EVENT_RESNAPSHOT = "resnapshot";
-
-  /** Test hook points: after bronze is pinned, after a rebuild's commit, after each commit. */
-  interface Hook {
-    void at(String point);
-  }
 
   private final DeltaTables tables;
   private final Clock clock;
@@ -113,7 +105,9 @@ public final class SilverApplier {
   private static final Set<String> WARNED_ONCE = ConcurrentHashMap.newKeySet();
 
   private final Map<String, Finalization> finalizations = new ConcurrentHashMap<>();
-  private volatile Hook hook = point -> {};
+
+  /** Test hook points: after bronze is pinned, after a rebuild's commit, after each commit. */
+  private volatile DerivedApply.Hook hook = point -> {};
 
   /**
    * @param tables the Delta access
@@ -143,7 +137,7 @@ public final class SilverApplier {
   }
 
   /** Sets the test hook. */
-  void hook(Hook hook) {
+  void hook(DerivedApply.Hook hook) {
     this.hook = hook;
   }
 
@@ -171,21 +165,7 @@ public final class SilverApplier {
    * @throws DeltaConflictException when silver commits kept losing to other writers
    */
   public ApplyResult apply(SilverSpec spec) {
-    DeltaConflictException last = null;
-    for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
-      try {
-        return applyOnce(spec);
-      } catch (DeltaConflictException e) {
-        LOG.info(
-            "Silver {}: a commit lost to another writer (attempt {} of {}); starting over: {}",
-            spec.silver(),
-            attempt,
-            ATTEMPTS,
-            e.getMessage());
-        last = e;
-      }
-    }
-    throw last;
+    return DerivedApply.retrying("Silver", spec.silver(), () -> applyOnce(spec), () -> {});
   }
 
   private ApplyResult applyOnce(SilverSpec spec) {

@@ -2,6 +2,7 @@ package org.lakecdc.pipelines;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.lakecdc.pipelines.JobFixture.ORDERS;
@@ -13,12 +14,14 @@ import java.io.PrintStream;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -29,9 +32,15 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
+import org.lakecdc.pipelines.targets.JobConfig;
+import org.lakecdc.transforms.bronze.CrashPlan;
 import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.finalization.Granularity;
+import org.lakecdc.transforms.history.HistoryApplier;
+import org.lakecdc.transforms.history.HistorySpec;
 import org.lakecdc.transforms.history.HistoryState;
 import org.lakecdc.transforms.silver.LatestImage;
+import org.lakecdc.transforms.silver.SilverTarget;
 
 /**
  * History tables kept by {@link ApplyChanges} ({@code --history}) on the DirectRunner, read back as
@@ -385,11 +394,80 @@ class HistoryJobTest {
         lines.get(0).endsWith(", 29 versions opened, 5 closed, 0 updated in place"), lines.get(0));
     assertEquals(24, proof(f.bronze));
     assertEquals(
-        Map.of("1", "new/1.00", "100", "paid/100.00", "200", "back/2.00"),
-        Map.of(
-            "1", fromHistory(history(), LocalDateTime.of(2026, 9, 28, 16, 0)).get("1"),
-            "100", fromHistory(history(), LocalDateTime.of(2026, 9, 28, 16, 0)).get("100"),
-            "200", fromHistory(history(), LocalDateTime.of(2026, 9, 28, 16, 0)).get("200")));
+        Map.of("1", "new/1.00", "100", "paid/100.00", "200", "back/2.00"), threeOrdersAt1600());
+  }
+
+  /**
+   * A crash in the middle of a history wave the main job's pipeline applies (the apply after a
+   * bronze batch, in its second wave: after the wave's file is written and before its commit, or
+   * right after the commit), then a rerun: the history holds exactly the rows a fresh applier
+   * writes from the final bronze in one call (what an uninterrupted run holds), and the proof holds
+   * at every bronze commit time and half a second after it.
+   */
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void aCrashInThePipelinesHistoryWaveThenARerunGivesTheUninterruptedHistory(boolean afterCommit) {
+    JobFixture f = JobFixture.history(dir);
+    JobConfig config =
+        f.config().toBuilder().history(history(), List.of()).silverWaveRows(2).build();
+    f.run(config);
+    f.db.transaction(at(126)).insert(ORDERS, order(200, "back", "2.00")).commit();
+    f.db.transaction(at(127)).update(ORDERS, List.of(900), Map.of("status", "paid")).commit();
+    f.db.transaction(at(128)).delete(ORDERS, List.of(900)).commit();
+    long before = tables.version(history());
+    long batch = tables.latestTransactionVersion(f.bronze, JobFixture.CI).orElseThrow() + 1;
+    JobConfig crashing =
+        config.toBuilder()
+            .maxCommitsPerBatch(100)
+            .crash(CrashPlan.history(batch, afterCommit))
+            .build();
+
+    RuntimeException crash = assertThrows(RuntimeException.class, () -> f.run(crashing));
+    boolean simulated = false;
+    for (Throwable t = crash; t != null; t = t.getCause()) {
+      simulated |= t instanceof SilverTarget.SimulatedSilverCrash;
+    }
+    assertTrue(simulated, crash.toString());
+    // Its first wave (the re-insert of 200) is committed; the second (900 paid) only after it.
+    assertEquals(before + (afterCommit ? 2 : 1), tables.version(history()));
+
+    f.run(config.toBuilder().maxCommitsPerBatch(100).build());
+    String reference = dir.resolve("delta/history/reference").toString();
+    new HistoryApplier(tables, Clock.systemUTC())
+        .apply(
+            new HistorySpec(
+                f.bronze,
+                reference,
+                f.control,
+                f.facts,
+                Set.of(JobFixture.CI),
+                List.of("order_id"),
+                List.of(),
+                Granularity.HOUR,
+                JobConfig.DEFAULT_SILVER_WAVE_ROWS));
+    List<String> rows = allColumns(history());
+    assertEquals(28, rows.size(), String.join("\n", rows));
+    assertEquals(allColumns(reference), rows);
+    assertEquals(26, proof(f.bronze));
+    assertEquals(
+        Map.of("1", "new/1.00", "100", "paid/100.00", "200", "back/2.00"), threeOrdersAt1600());
+    assertFalse(fromHistory(history(), LocalDateTime.of(2026, 9, 28, 16, 0)).containsKey("900"));
+  }
+
+  /** Orders 1, 100 and 200 as the history's versions current at 2026-09-28T16:00 show them. */
+  private Map<String, String> threeOrdersAt1600() {
+    Map<String, String> state = fromHistory(history(), LocalDateTime.of(2026, 9, 28, 16, 0));
+    return Map.of("1", state.get("1"), "100", state.get("100"), "200", state.get("200"));
+  }
+
+  /** Every row of a table, all its columns by name, sorted. */
+  private List<String> allColumns(String table) {
+    List<String> rows = new ArrayList<>();
+    for (Map<String, Object> row : tables.scan(table)) {
+      rows.add(new TreeMap<>(row).toString());
+    }
+    rows.sort(null);
+    return rows;
   }
 
   @Test

@@ -60,7 +60,8 @@ public final class HistoryPlan {
         config.silverWaveRows(),
         plan.startedAt(),
         config.hadoopConf(),
-        Duration.ofSeconds(config.silverIntervalSeconds()));
+        Duration.ofSeconds(config.silverIntervalSeconds()),
+        config.crash());
   }
 
   /**

@@ -38,7 +38,14 @@ public record CrashPlan(Scope scope, CrashPoint point, long at, CrashPoint.Failu
      * The silver apply after a bronze batch: in its second wave, after the wave's files are written
      * and before its silver commit (its first wave is committed).
      */
-    SILVER
+    SILVER,
+    /**
+     * The history apply after a bronze batch: in its second wave, after the wave's file is written
+     * and before its history commit (its first wave is committed).
+     */
+    HISTORY,
+    /** The history apply after a bronze batch: right after its second wave's history commit. */
+    HISTORY_COMMITTED
   }
 
   public CrashPlan {
@@ -88,6 +95,18 @@ public record CrashPlan(Scope scope, CrashPoint point, long at, CrashPoint.Failu
   public static CrashPlan silver(long batch) {
     return new CrashPlan(
         Scope.SILVER, CrashPoint.AFTER_DATA_FILES, batch, CrashPoint.Failure.EXCEPTION);
+  }
+
+  /**
+   * Stops the history apply after bronze batch {@code batch} in its second wave: before its commit
+   * (its file written), or right after it.
+   */
+  public static CrashPlan history(long batch, boolean afterCommit) {
+    return new CrashPlan(
+        afterCommit ? Scope.HISTORY_COMMITTED : Scope.HISTORY,
+        CrashPoint.AFTER_DATA_FILES,
+        batch,
+        CrashPoint.Failure.EXCEPTION);
   }
 
   /**

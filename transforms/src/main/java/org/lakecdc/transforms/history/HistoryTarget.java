@@ -8,6 +8,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.transforms.bronze.CrashPlan;
+import org.lakecdc.transforms.bronze.CrashPoint;
 import org.lakecdc.transforms.delta.HadoopConf;
 import org.lakecdc.transforms.finalization.Granularity;
 import org.lakecdc.transforms.silver.ApplyChangesToSilver;
@@ -33,6 +35,8 @@ import org.lakecdc.transforms.silver.SilverSpec;
  * @param runStartedAt when the run started (UTC): a recorded failure's run
  * @param hadoopConf the Hadoop configuration every table is opened with, on every worker
  * @param applyInterval in a continuous pipeline, the longest time between two applies (positive)
+ * @param crash crash tests only: a {@link CrashPlan#history} plan, whose apply after its bronze
+ *     batch stops in its second wave (before or right after its commit); null otherwise
  */
 public record HistoryTarget(
     String appId,
@@ -47,7 +51,8 @@ public record HistoryTarget(
     int waveRows,
     Instant runStartedAt,
     HadoopConf hadoopConf,
-    Duration applyInterval)
+    Duration applyInterval,
+    @Nullable CrashPlan crash)
     implements DerivedTarget {
   /** Counter of the history commits (namespace {@code lakecdc.table.<appId>}). */
   public static final String WAVES = "history_waves";
@@ -113,10 +118,16 @@ public record HistoryTarget(
     return "history";
   }
 
-  /** No crash plan reaches a history table's pipeline applies. */
+  /**
+   * Whether this target's crash plan stops the apply after bronze batch {@code batchId} in its
+   * second wave (before or right after its commit, as {@link CrashPlan#history} says).
+   */
   @Override
   public boolean stopsAfter(long batchId) {
-    return false;
+    return crash != null
+        && (crash.stops(CrashPlan.Scope.HISTORY, CrashPoint.AFTER_DATA_FILES, batchId)
+            || crash.stops(
+                CrashPlan.Scope.HISTORY_COMMITTED, CrashPoint.AFTER_DATA_FILES, batchId));
   }
 
   /**
@@ -145,9 +156,22 @@ public record HistoryTarget(
                 result.updatedInPlace()));
       }
 
+      /**
+       * Runs {@code hook} before each wave's commit, or right after each commit when this target's
+       * crash plan stops after the commit.
+       */
       @Override
       public void beforeWaveCommit(Runnable hook) {
-        applier.beforeWaveCommit(hook);
+        if (crash != null && crash.scope() == CrashPlan.Scope.HISTORY_COMMITTED) {
+          applier.hook(
+              point -> {
+                if (point.equals("committed")) {
+                  hook.run();
+                }
+              });
+        } else {
+          applier.beforeWaveCommit(hook);
+        }
       }
     };
   }

@@ -29,6 +29,7 @@ public final class StatusJson {
     for (SilverStatus silver : report.silvers()) {
       ObjectNode node = silvers.addObject();
       node.put("table", silver.table());
+      node.put("kind", silver.kind());
       node.put("applied_lsn", silver.appliedLsn());
       TableReading.put(node, "finalized_until", silver.finalizedUntil());
     }

@@ -23,7 +23,8 @@ import org.lakecdc.pipelines.status.StatusModel.TableStatus;
  * table, when it was read and the source's newest commit; a table with one row per table (target,
  * app id, capture instance, position, last batch, rows today, verdict, lag in seconds, failure,
  * bootstrap, open snapshot with a chunked one's progress as a bar), a failed table's row marked;
- * and the silver tables' positions. Times are UTC. Every text is HTML-escaped.
+ * and the silver and history tables' positions (each row naming its kind). Times are UTC. Every
+ * text is HTML-escaped.
  */
 public final class StatusPage {
   private StatusPage() {}
@@ -149,11 +150,12 @@ public final class StatusPage {
     }
     h.append("</table>\n");
     if (!report.silvers().isEmpty()) {
-      h.append("<table id=\"silver\"><tr><th>silver table</th><th>applied_lsn</th>")
-          .append("<th>finalized_until</th></tr>\n");
+      h.append("<table id=\"silver\"><tr><th>silver or history table</th><th>kind</th>")
+          .append("<th>applied_lsn</th><th>finalized_until</th></tr>\n");
       for (SilverStatus s : report.silvers()) {
         h.append("<tr>");
         cell(h, s.table());
+        cell(h, s.kind());
         cell(h, Objects.requireNonNullElse(s.appliedLsn(), "none"));
         cell(h, s.finalizedUntil() == null ? "none yet" : text(s.finalizedUntil()));
         h.append("</tr>\n");

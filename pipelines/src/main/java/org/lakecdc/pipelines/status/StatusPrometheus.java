@@ -20,10 +20,12 @@ import org.lakecdc.pipelines.status.StatusModel.TableStatus;
  * format (version 0.0.4), for a node exporter's textfile collector or any scraper of files. Every
  * metric is a gauge; each table's carry the labels {@code app_id} (the stream family's), {@code
  * target} (the bronze table's path, or {@code ""}) and {@code capture_instance} ({@code ""} when
- * unknown), each silver table's the label {@code table}. Times are Unix seconds (UTC), durations
- * seconds. A value that is unknown (no verdict yet, no lag) is left out rather than written as 0,
- * so an alert on it never fires on a guess. Label values are escaped as the format asks ({@code
- * \\}, {@code \"}, {@code \n}). docs/status.md lists the metrics and the alerts to set on them.
+ * unknown), each silver and history table's the label {@code table} (a silver table's verdict is
+ * {@code lakecdc_silver_...}, a history table's {@code lakecdc_history_...}). Times are Unix
+ * seconds (UTC), durations seconds. A value that is unknown (no verdict yet, no lag) is left out
+ * rather than written as 0, so an alert on it never fires on a guess. Label values are escaped as
+ * the format asks ({@code \\}, {@code \"}, {@code \n}). docs/status.md lists the metrics and the
+ * alerts to set on them.
  */
 public final class StatusPrometheus {
   private StatusPrometheus() {}
@@ -86,6 +88,10 @@ public final class StatusPrometheus {
         families,
         "lakecdc_silver_finalized_until_timestamp_seconds",
         "A silver table's verdict finalized_until (Unix s, UTC).");
+    family(
+        families,
+        "lakecdc_history_finalized_until_timestamp_seconds",
+        "A history table's verdict finalized_until (Unix s, UTC).");
 
     sample(families, "lakecdc_status_read_timestamp_seconds", "", seconds(report.readAt()));
     for (TableStatus t : report.tables()) {
@@ -143,7 +149,7 @@ public final class StatusPrometheus {
       if (s.finalizedUntil() != null) {
         sample(
             families,
-            "lakecdc_silver_finalized_until_timestamp_seconds",
+            "lakecdc_" + s.kind() + "_finalized_until_timestamp_seconds",
             labels("table", s.table()),
             seconds(s.finalizedUntil().toInstant(ZoneOffset.UTC)));
       }

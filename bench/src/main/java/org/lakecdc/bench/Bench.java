@@ -47,7 +47,8 @@ public final class Bench {
           "s3",
           "parquetio",
           "manytables",
-          "snapshot");
+          "snapshot",
+          "history");
 
   private static final String JOB_MAIN = "org.lakecdc.pipelines.CdcToDelta";
 
@@ -179,6 +180,18 @@ public final class Bench {
       throw new IllegalArgumentException(
           "--tables must be a positive integer, not '" + tables(o) + "'");
     }
+    if (historyKeys(o) < 100 || historyKeys(o) > Integer.MAX_VALUE / HistoryWaves.VERSIONS) {
+      throw new IllegalArgumentException(
+          "--historyKeys must be an integer from 100 to "
+              + Integer.MAX_VALUE / HistoryWaves.VERSIONS
+              + ", not '"
+              + historyKeys(o)
+              + "'");
+    }
+    if (o.getHistoryWaves() < 1) {
+      throw new IllegalArgumentException(
+          "--historyWaves must be a positive integer, not '" + o.getHistoryWaves() + "'");
+    }
     if (o.getSilverWaves() < 1) {
       throw new IllegalArgumentException(
           "--silverWaves must be a positive integer, not '" + o.getSilverWaves() + "'");
@@ -200,6 +213,11 @@ public final class Bench {
       skip.add(p);
     }
     return skip;
+  }
+
+  /** {@code --historyKeys}, else 100,000 (1,000,000 with {@code --large}). */
+  static long historyKeys(BenchOptions o) {
+    return o.getHistoryKeys() != null ? o.getHistoryKeys() : o.getLarge() ? 1_000_000 : 100_000;
   }
 
   /** {@code --silverRows}, else 1,000,000 (5,000,000 with {@code --large}). */
@@ -250,6 +268,9 @@ public final class Bench {
     if (ingest.bronzeDb() != null && !context.skip.contains("snapshot")) {
       new SnapshotMeasures(context).measure(ingest.bronzeDb());
     }
+    if (!context.skip.contains("history")) {
+      HistoryBench.figures(context);
+    }
   }
 
   // ---- output ---------------------------------------------------------------------------------
@@ -259,7 +280,7 @@ public final class Bench {
     if (context.skip.containsAll(
         Set.of("bronze", "parquet", "parquetio", "deltaspark", "overhead", "heap", "latency"))) {
       List<String> parts = new ArrayList<>();
-      for (String part : List.of("manytables", "silver", "reconcile", "s3")) {
+      for (String part : List.of("manytables", "silver", "reconcile", "s3", "history")) {
         if (!context.skip.contains(part)) {
           parts.add(part);
         }

@@ -43,12 +43,13 @@ public interface BenchOptions extends PipelineOptions {
    * Measurements to leave out, comma-separated: {@code bronze}, {@code parquet}, {@code
    * deltaspark}, {@code overhead}, {@code heap}, {@code latency}, {@code silver}, {@code
    * deltasparkmerge}, {@code reconcile}, {@code s3}, {@code parquetio}, {@code manytables}, {@code
-   * snapshot}; their figures are not printed, nor the ratios that need them ({@code silver} also
-   * leaves out the delta-spark MERGE, {@code bronze} also the snapshot figures).
+   * snapshot}, {@code history}; their figures are not printed, nor the ratios that need them
+   * ({@code silver} also leaves out the delta-spark MERGE, {@code bronze} also the snapshot
+   * figures, {@code deltasparkmerge} both delta-spark MERGEs: silver's and the history's).
    */
   @Description(
       "Comma-separated measurements to skip: bronze, parquet, deltaspark, overhead, heap, latency,"
-          + " silver, deltasparkmerge, reconcile, s3, parquetio, manytables, snapshot")
+          + " silver, deltasparkmerge, reconcile, s3, parquetio, manytables, snapshot, history")
   @Default.String("")
   String getSkip();
 
@@ -84,12 +85,13 @@ public interface BenchOptions extends PipelineOptions {
 
   /**
    * The large sizes: silver tables of 5,000,000 and 1,000,000 rows with waves of 50,000 keys, a
-   * Reconcile table of 5,000,000 rows and 500 tables for the many-tables figures, instead of
-   * 1,000,000, 200,000, 10,000, 200,000 and 50. An option given explicitly wins.
+   * Reconcile table of 5,000,000 rows, 500 tables for the many-tables figures and a history of
+   * 1,000,000 keys, instead of 1,000,000, 200,000, 10,000, 200,000, 50 and 100,000. An option given
+   * explicitly wins.
    */
   @Description(
-      "Large sizes: silver 5M/1M rows and 50,000-key waves, reconcile 5M rows, 500 tables"
-          + " (default: 1M/200k, 10,000, 200k, 50)")
+      "Large sizes: silver 5M/1M rows and 50,000-key waves, reconcile 5M rows, 500 tables, history"
+          + " 1M keys (default: 1M/200k, 10,000, 200k, 50, 100k)")
   @Default.Boolean(false)
   boolean getLarge();
 
@@ -165,4 +167,25 @@ public interface BenchOptions extends PipelineOptions {
   String getSilverJfr();
 
   void setSilverJfr(String value);
+
+  /**
+   * Keys of the history table of {@code history_wave_s}, each with five versions; default 100,000
+   * (1,000,000 with {@code --large}). Each wave updates 1% of them.
+   */
+  @Description(
+      "Keys of the history table of history_wave_s, 5 versions each, waves of 1% (default 100k;"
+          + " 1M with --large)")
+  Long getHistoryKeys();
+
+  void setHistoryKeys(Long value);
+
+  /**
+   * Warm history waves measured (the figure is their median), after the cold first wave and one
+   * warm-up wave.
+   */
+  @Description("Warm history waves measured (after a cold and a warm-up wave); median")
+  @Default.Integer(5)
+  int getHistoryWaves();
+
+  void setHistoryWaves(int value);
 }

@@ -98,10 +98,63 @@ final class DeltaSparkAnchor {
   static MergeResult merge(
       Path benchDir, Path table, Path waveDir, int waves, List<String> keys, Path silver, Path log)
       throws InterruptedException {
+    return merge(
+        "org.lakecdc.bench.spark.DeltaSparkMerge",
+        benchDir,
+        table,
+        waveDir,
+        waves,
+        keys,
+        silver,
+        log);
+  }
+
+  /**
+   * Applies the waves of new versions {@code <waveDir>/wave-1.parquet} .. {@code
+   * wave-<waves>.parquet} to {@code table} with delta-spark's two-step SCD type 2 update
+   * (bench-spark's {@code DeltaSparkHistoryMerge}: a {@code MERGE} closing the keys' current
+   * versions, then an {@code INSERT} of the new ones), then counts it and compares it with {@code
+   * history}.
+   *
+   * @param benchDir the bench module's directory (bench-spark is its sibling)
+   * @param table the Delta table to update (a copy of the history as built)
+   * @param waveDir the wave files ({@link WaveFile}, the history's columns)
+   * @param waves the number of waves, at least 1
+   * @param keys the key columns
+   * @param history the history table to compare with afterwards
+   * @param log the JVM's output
+   * @return each wave's MERGE and INSERT time, the counts and the comparison ({@link
+   *     MergeResult#silverRows()} is the history's rows)
+   * @throws IllegalStateException when the JVM fails or prints another number of timings
+   */
+  static MergeResult historyMerge(
+      Path benchDir, Path table, Path waveDir, int waves, List<String> keys, Path history, Path log)
+      throws InterruptedException {
+    return merge(
+        "org.lakecdc.bench.spark.DeltaSparkHistoryMerge",
+        benchDir,
+        table,
+        waveDir,
+        waves,
+        keys,
+        history,
+        log);
+  }
+
+  private static MergeResult merge(
+      String mainClass,
+      Path benchDir,
+      Path table,
+      Path waveDir,
+      int waves,
+      List<String> keys,
+      Path silver,
+      Path log)
+      throws InterruptedException {
     ChildJvm jvm =
         start(
             benchDir,
-            "org.lakecdc.bench.spark.DeltaSparkMerge",
+            mainClass,
             List.of(
                 table.toString(),
                 waveDir.toString(),

@@ -221,25 +221,9 @@ final class SilverBench {
             SilverProbe.class.getName(),
             args,
             run.resolve("silver-" + label + "-output.log"));
-    jvm.await(6 * 3600);
-    List<Double> seconds = new ArrayList<>();
-    List<Double> cpu = new ArrayList<>();
-    for (String line : DeltaSparkAnchor.lines(jvm.log())) {
-      if (line.startsWith("SILVER_WAVE ")) {
-        String[] f = line.split(" ");
-        seconds.add(Double.parseDouble(DeltaSparkAnchor.value(f[2], "seconds")));
-        cpu.add(Double.parseDouble(DeltaSparkAnchor.value(f[3], "cpu_seconds")));
-      }
-    }
-    if (seconds.size() != total) {
-      throw new IllegalStateException(
-          "the silver JVM printed "
-              + seconds.size()
-              + " wave timings of "
-              + total
-              + "; see "
-              + jvm.log());
-    }
+    Waves timed = timings(jvm, "SILVER_WAVE", total, "silver");
+    List<Double> seconds = timed.seconds();
+    List<Double> cpu = timed.cpuSeconds();
     out.printf(
         Locale.ROOT,
         "  %-24s %d waves of %,d keys into %,d rows: %s s, CPU %s s (first: a fresh JVM's)%n",
@@ -249,6 +233,39 @@ final class SilverBench {
         rows,
         seconds(seconds),
         seconds(cpu));
+    return new Waves(seconds, cpu);
+  }
+
+  /**
+   * Waits for a wave JVM and reads its {@code <prefix> wave=<i> seconds=<s> cpu_seconds=<s> ...}
+   * lines.
+   *
+   * @throws IllegalStateException when the JVM fails or prints another number of timings than
+   *     {@code total}
+   */
+  static Waves timings(ChildJvm jvm, String prefix, int total, String what)
+      throws InterruptedException {
+    jvm.await(6 * 3600);
+    List<Double> seconds = new ArrayList<>();
+    List<Double> cpu = new ArrayList<>();
+    for (String line : DeltaSparkAnchor.lines(jvm.log())) {
+      if (line.startsWith(prefix + " ")) {
+        String[] f = line.split(" ");
+        seconds.add(Double.parseDouble(DeltaSparkAnchor.value(f[2], "seconds")));
+        cpu.add(Double.parseDouble(DeltaSparkAnchor.value(f[3], "cpu_seconds")));
+      }
+    }
+    if (seconds.size() != total) {
+      throw new IllegalStateException(
+          "the "
+              + what
+              + " JVM printed "
+              + seconds.size()
+              + " wave timings of "
+              + total
+              + "; see "
+              + jvm.log());
+    }
     return new Waves(seconds, cpu);
   }
 
@@ -286,7 +303,8 @@ final class SilverBench {
     }
   }
 
-  private static String seconds(List<Double> values) {
+  /** The values with two decimals, comma-separated. */
+  static String seconds(List<Double> values) {
     List<String> text = new ArrayList<>();
     for (double v : values) {
       text.add(String.format(Locale.ROOT, "%.2f", v));

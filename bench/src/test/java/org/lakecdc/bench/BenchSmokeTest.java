@@ -17,11 +17,13 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The harness end to end on a few rows: the job (in its own JVMs, through CdcToDelta) ingests 2,000
  * rows, parquet-java and Beam's ParquetIO write them, the continuous-mode latency is measured, and
- * two tables run the many-tables measurements. delta-spark, the per-batch cost, the heap runs and
- * silver are left out to keep the test short: their code paths are {@link DeltaSparkAnchorTest},
- * {@link BenchTest} (the per-batch arithmetic), {@link JobProbeTest}, the same job runs as the
- * bronze one and {@link SilverBenchTest}. Only the figures' presence and form are checked, never a
- * time.
+ * two tables run the many-tables measurements, and the history's waves run on a history of 1,000
+ * keys. delta-spark, the per-batch cost, the heap runs, silver and delta-spark's MERGEs are left
+ * out to keep the test short: their code paths are {@link DeltaSparkAnchorTest}, {@link BenchTest}
+ * (the per-batch arithmetic), {@link JobProbeTest}, the same job runs as the bronze one and {@link
+ * SilverBenchTest}; every real bench run checks delta-spark's answers (the same row count and row
+ * digest as silver's and the history's) before printing a figure. Only the figures' presence and
+ * form are checked, never a time.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class BenchSmokeTest {
@@ -37,7 +39,9 @@ class BenchSmokeTest {
               "--rows=2000",
               "--latencyTransactions=2",
               "--tables=2",
-              "--skip=deltaspark,heap,overhead,silver,reconcile,s3",
+              "--skip=deltaspark,heap,overhead,silver,deltasparkmerge,reconcile,s3",
+              "--historyKeys=1000",
+              "--historyWaves=1",
               "--jobHeap=1g",
               "--workDir=" + work
             },
@@ -48,7 +52,7 @@ class BenchSmokeTest {
 
     List<String> lines = text.lines().toList();
     List<String> names = new ArrayList<>();
-    for (String line : lines.subList(lines.size() - 17, lines.size())) {
+    for (String line : lines.subList(lines.size() - 19, lines.size())) {
       String[] f = line.split(" ");
       assertThat(line, f.length, is(3));
       assertThat(line, f[0], is("FIGURE"));
@@ -76,11 +80,15 @@ class BenchSmokeTest {
                 "chunked_snapshot_rows_per_s",
                 "snapshot_vs_parquet",
                 "chunked_snapshot_vs_parquet",
-                "chunked_vs_whole")));
-    assertThat(text.lines().filter(l -> l.startsWith("FIGURE ")).count(), is(17L));
+                "chunked_vs_whole",
+                "history_wave_s",
+                "history_cold_wave_s")));
+    assertThat(text.lines().filter(l -> l.startsWith("FIGURE ")).count(), is(19L));
     // Beam's ParquetIO wrote the 2,000 rows; each of the two tables' bronze holds its 40.
     assertThat(ParquetIoAnchor.rows(work.resolve("runs/02-parquetio/files")), is(2_000L));
     assertThat(
         new BronzeTable(work.resolve("runs/04-manytables-2/bronze/dbo_t001")).rows(), is(40L));
+    // 1,000 keys x 5 versions, then three waves (cold, warm-up, one measured) of 10 new versions.
+    assertThat(text, text.contains("3 waves of 10 keys into 1,000 keys x 5 versions"), is(true));
   }
 }

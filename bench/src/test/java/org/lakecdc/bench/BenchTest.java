@@ -37,9 +37,15 @@ class BenchTest {
         refused("--skip=parquet,gold"),
         is(
             "error: --skip takes a comma-separated list of bronze, deltaspark, deltasparkmerge,"
-                + " heap, latency, manytables, overhead, parquet, parquetio, reconcile, s3,"
+                + " heap, history, latency, manytables, overhead, parquet, parquetio, reconcile, s3,"
                 + " silver, snapshot, not 'gold'"));
     assertThat(refused("--tables=0"), is("error: --tables must be a positive integer, not '0'"));
+    assertThat(
+        refused("--historyKeys=99"),
+        is("error: --historyKeys must be an integer from 100 to 429496729, not '99'"));
+    assertThat(
+        refused("--historyWaves=0"),
+        is("error: --historyWaves must be a positive integer, not '0'"));
     assertThat(
         refused("--reconcileRows=19"),
         is("error: --reconcileRows must be an integer from 20 to 1073741823, not '19'"));

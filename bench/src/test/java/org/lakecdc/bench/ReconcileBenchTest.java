@@ -74,7 +74,7 @@ class ReconcileBenchTest {
     int code =
         Bench.run(
             new String[] {
-              "--skip=bronze,parquet,parquetio,deltaspark,overhead,heap,latency,manytables,silver,s3",
+              "--skip=bronze,parquet,parquetio,deltaspark,overhead,heap,latency,manytables,silver,s3,history",
               "--reconcileRows=2000",
               "--jobHeap=1g",
               "--workDir=" + work

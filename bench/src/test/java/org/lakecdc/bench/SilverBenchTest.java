@@ -32,7 +32,7 @@ class SilverBenchTest {
     int code =
         Bench.run(
             new String[] {
-              "--skip=bronze,parquet,parquetio,deltaspark,overhead,heap,latency,manytables,deltasparkmerge,reconcile,s3",
+              "--skip=bronze,parquet,parquetio,deltaspark,overhead,heap,latency,manytables,deltasparkmerge,reconcile,s3,history",
               "--silverRows=3000",
               "--silverSmallRows=1000",
               "--silverWaveKeys=100",

@@ -46,53 +46,76 @@ public final class DeltaSparkMerge {
     Path waveDir = Path.of(args[1]).toAbsolutePath();
     int waves = Integer.parseInt(args[2]);
     List<String> keys = Arrays.asList(args[3].split(","));
-    SparkSession spark =
-        SparkSession.builder()
-            .master("local[2]")
-            .appName("lakecdc-bench-delta-spark-merge")
-            .config("spark.ui.enabled", "false")
-            .config("spark.driver.host", "127.0.0.1")
-            .config("spark.driver.bindAddress", "127.0.0.1")
-            .config("spark.sql.session.timeZone", "UTC")
-            .config("spark.sql.shuffle.partitions", "8")
-            .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-            .config(
-                "spark.sql.catalog.spark_catalog",
-                "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-            .getOrCreate();
+    SparkSession spark = session("lakecdc-bench-delta-spark-merge");
     try {
       String[] columns = spark.read().format("delta").load(table).columns();
       String sql = mergeStatement(table, columns, keys);
-      for (int i = 1; i <= waves; i++) {
-        Dataset<Row> wave =
-            spark.read().parquet(waveDir.resolve("wave-" + i + ".parquet").toString()).cache();
-        wave.count();
-        wave.createOrReplaceTempView("wave");
-        long start = System.nanoTime();
-        spark.sql(sql).collect();
-        double seconds = (System.nanoTime() - start) / 1e9;
-        System.out.println("DELTASPARK_MERGE wave=" + i + " seconds=" + seconds);
-        wave.unpersist();
-      }
-      Dataset<Row> merged = spark.read().format("delta").load(table);
-      String[] mergedDigest = digest(merged, columns);
-      System.out.println("DELTASPARK_COUNT rows=" + mergedDigest[0]);
+      waves(spark, waveDir, waves, List.of(sql));
       if (args.length == 5) {
-        String[] silverDigest =
-            digest(
-                spark.read().format("delta").load(Path.of(args[4]).toAbsolutePath().toString()),
-                columns);
+        compare(spark, table, Path.of(args[4]).toAbsolutePath().toString(), columns);
+      } else {
         System.out.println(
-            "DELTASPARK_COMPARE silver_rows="
-                + silverDigest[0]
-                + " merged_digest="
-                + mergedDigest[1]
-                + " silver_digest="
-                + silverDigest[1]);
+            "DELTASPARK_COUNT rows="
+                + digest(spark.read().format("delta").load(table), columns)[0]);
       }
     } finally {
       spark.stop();
     }
+  }
+
+  /**
+   * Per wave file {@code <wave dir>/wave-<i>.parquet} (i from 1 to {@code waves}): reads and caches
+   * it as the temporary view {@code wave}, then runs the statements in order, timed together, and
+   * prints {@code DELTASPARK_MERGE wave=<i> seconds=<s>}.
+   */
+  static void waves(SparkSession spark, Path waveDir, int waves, List<String> statements) {
+    for (int i = 1; i <= waves; i++) {
+      Dataset<Row> wave =
+          spark.read().parquet(waveDir.resolve("wave-" + i + ".parquet").toString()).cache();
+      wave.count();
+      wave.createOrReplaceTempView("wave");
+      long start = System.nanoTime();
+      for (String sql : statements) {
+        spark.sql(sql).collect();
+      }
+      double seconds = (System.nanoTime() - start) / 1e9;
+      System.out.println("DELTASPARK_MERGE wave=" + i + " seconds=" + seconds);
+      wave.unpersist();
+    }
+  }
+
+  /** Spark on {@code local[2]} with delta-spark's extension and catalog, UTC, the UI off. */
+  static SparkSession session(String appName) {
+    return SparkSession.builder()
+        .master("local[2]")
+        .appName(appName)
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.shuffle.partitions", "8")
+        .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+        .config(
+            "spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+        .getOrCreate();
+  }
+
+  /**
+   * Prints {@code DELTASPARK_COUNT rows=<n>} of {@code table}, then {@code DELTASPARK_COMPARE
+   * silver_rows=<n> merged_digest=<d> silver_digest=<d>} with {@code other}'s rows and both digests
+   * over {@code columns}.
+   */
+  static void compare(SparkSession spark, String table, String other, String[] columns) {
+    String[] mergedDigest = digest(spark.read().format("delta").load(table), columns);
+    System.out.println("DELTASPARK_COUNT rows=" + mergedDigest[0]);
+    String[] otherDigest = digest(spark.read().format("delta").load(other), columns);
+    System.out.println(
+        "DELTASPARK_COMPARE silver_rows="
+            + otherDigest[0]
+            + " merged_digest="
+            + mergedDigest[1]
+            + " silver_digest="
+            + otherDigest[1]);
   }
 
   /**
@@ -146,7 +169,7 @@ public final class DeltaSparkMerge {
     return new String[] {String.valueOf(r.getLong(0)), String.valueOf(r.get(1))};
   }
 
-  private static String quote(String name) {
+  static String quote(String name) {
     return "`" + name.replace("`", "``") + "`";
   }
 }

@@ -187,6 +187,47 @@ class ConsoleOutputTest {
         bytes.toString(StandardCharsets.UTF_8).lines().toList().get(1));
   }
 
+  @Test
+  void aRateBelowOneRowPerSecondIsPrintedWithTwoSignificantDigits() {
+    JobFixture fixture = new JobFixture(dir);
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+      CdcToDeltaLauncher.printSummary(
+          fixture.config(),
+          new JobSummary(
+              1,
+              Map.of("rows", 1L, "insert", 1L, "update", 0L, "delete", 0L),
+              -1,
+              0,
+              Optional.empty(),
+              Optional.empty(),
+              4.0,
+              5.0),
+          out);
+      CdcToDeltaLauncher.printSummary(
+          fixture.config(),
+          new JobSummary(
+              2,
+              Map.of("rows", 2L, "insert", 2L, "update", 0L, "delete", 0L),
+              -1,
+              0,
+              Optional.empty(),
+              Optional.empty(),
+              30.0,
+              31.0),
+          out);
+    }
+    List<String> done =
+        bytes.toString(StandardCharsets.UTF_8).lines().filter(l -> l.startsWith("Done")).toList();
+    assertEquals(
+        List.of(
+            "Done in 5.0 s: 1 batch, 1 change row (1 insert, 0 updates, 0 deletes) in 4.0 s of"
+                + " streaming, 0.25 change rows/s",
+            "Done in 31.0 s: 2 batches, 2 change rows (2 inserts, 0 updates, 0 deletes) in 30.0 s"
+                + " of streaming, 0.067 change rows/s"),
+        done);
+  }
+
   /**
    * A run with silver prints one line per silver commit and the run's silver line, every count with
    * thousands separators and its singular or plural noun, and the parts of each count adding up:

@@ -1,6 +1,8 @@
 package org.lakecdc.pipelines.cdc;
 
 import java.io.PrintStream;
+import java.math.BigDecimal;
+import java.math.MathContext;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -459,8 +461,21 @@ public final class CdcToDeltaLauncher {
   }
 
   /** {@code rows} per second of {@code seconds}, rounded, with the noun that fits the figure. */
-  private static String rate(long rows, double seconds, String one, String many) {
-    return Counts.of(Math.round(rows / Math.max(seconds, 1e-3)), one, many);
+  /**
+   * Rows per second as a count with its noun ({@code 3,000 rows/s}), or, for a rate of some rows
+   * below one per second, with two significant digits ({@code 0.25 rows/s}) rather than 0.
+   */
+  static String rate(long rows, double seconds, String one, String many) {
+    double perSecond = rows / Math.max(seconds, 1e-3);
+    if (rows > 0 && perSecond < 0.995) {
+      return BigDecimal.valueOf(perSecond)
+              .round(new MathContext(2))
+              .stripTrailingZeros()
+              .toPlainString()
+          + " "
+          + many;
+    }
+    return Counts.of(Math.round(perSecond), one, many);
   }
 
   private static void printSummary(JobConfig config, JobSummary summary) {

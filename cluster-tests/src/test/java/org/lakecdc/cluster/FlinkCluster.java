@@ -109,6 +109,11 @@ final class FlinkCluster implements AutoCloseable {
             "restart-strategy.type: fixed-delay",
             "restart-strategy.fixed-delay.attempts: 20",
             "restart-strategy.fixed-delay.delay: 2 s",
+            // A TaskManager killed with SIGKILL is marked lost after two failed heartbeat RPCs
+            // (heartbeat.rpc-failure-threshold): every 2 s instead of Flink's 10 s, so the job
+            // restarts on what is left within seconds. A live but slow TaskManager still has
+            // heartbeat.timeout's 50 s.
+            "heartbeat.interval: 2000",
             "metrics.reporter.prom.factory.class:"
                 + " org.apache.flink.metrics.prometheus.PrometheusReporterFactory",
             "metrics.reporter.prom.host: 127.0.0.1"));

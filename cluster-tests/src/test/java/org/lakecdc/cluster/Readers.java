@@ -16,14 +16,15 @@ final class Readers {
   private Readers() {}
 
   /**
-   * The test JVM's local Spark session with Delta (one core), with {@code
+   * The test JVM's local Spark session with Delta (two cores: the two test classes, which run at
+   * the same time, read at once rather than queue behind each other), with {@code
    * lakecdc.cluster.hadoopConf}'s entries in its Hadoop configuration: one for the JVM, shared by
    * the test classes (which may run at the same time), ended with the JVM.
    */
   static synchronized SparkSession spark() {
     SparkSession.Builder builder =
         SparkSession.builder()
-            .master("local[1]")
+            .master("local[2]")
             .appName("cluster-tests reader")
             .config("spark.ui.enabled", "false")
             .config("spark.driver.host", "127.0.0.1")

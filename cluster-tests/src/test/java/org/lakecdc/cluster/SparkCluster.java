@@ -16,8 +16,9 @@ import java.util.Map;
  * the Spark home's {@code bin/spark-class} as a distribution's {@code sbin/start-*.sh} start them.
  * The home is laid out from Maven Central: {@code jars/} is cluster-tests/spark-home's copy of
  * Spark's jars, {@code bin/} Spark's launcher scripts (test resources: Maven Central serves no
- * distribution), and a {@code RELEASE} file, by which Spark's launcher knows a distribution's
- * layout. Each Worker launches its executors from this home.
+ * distribution), {@code conf/log4j2.properties} (Spark's default logging with Beam's CSV metrics
+ * sink's errors for over-long file names quieted), and a {@code RELEASE} file, by which Spark's
+ * launcher knows a distribution's layout. Each Worker launches its executors from this home.
  */
 final class SparkCluster implements AutoCloseable {
   /** Each Worker's memory for executors; an executor takes {@link #EXECUTOR_MEMORY} of it. */
@@ -49,6 +50,11 @@ final class SparkCluster implements AutoCloseable {
         Files.copy(in, target);
       }
       Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+    // Spark's default logging, with Beam's CSV metrics sink's "File name too long" quieted.
+    try (InputStream in =
+        SparkCluster.class.getResourceAsStream("/spark-home/conf/log4j2.properties")) {
+      Files.copy(in, home.resolve("conf/log4j2.properties"));
     }
   }
 

@@ -18,6 +18,7 @@ import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.values.PCollection;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
@@ -124,6 +125,13 @@ final class SnapshotBranches {
       tables = hadoopConf.tables();
     }
 
+    /** Lets {@link #process} stamp its output at the start of time (see there). */
+    @Override
+    @SuppressWarnings("deprecation")
+    public org.joda.time.Duration getAllowedTimestampSkew() {
+      return org.joda.time.Duration.millis(Long.MAX_VALUE);
+    }
+
     @ProcessElement
     public void process(@Element Long rows, OutputReceiver<String> out) {
       DeltaTables tables = Objects.requireNonNull(this.tables);
@@ -135,7 +143,9 @@ final class SnapshotBranches {
           long committed = record.get().rows();
           fact.write(tables, record.get(), committed >= 0 ? committed : null);
         }
-        out.output(fact.captureInstance());
+        // At the start of time: the snapshot's commit comes out of a global combine stamped with
+        // the end of the window, and the change read stamps its rows with their commit times.
+        out.outputWithTimestamp(fact.captureInstance(), BoundedWindow.TIMESTAMP_MIN_VALUE);
         return;
       }
       Lsn s = atS.endLsn();

@@ -892,6 +892,8 @@ class ManyTablesJobTest {
   void aRefusedWholeSnapshotInThePipelineFailsItsTableAloneAndTheOthersCommit() {
     FakeSqlServer db = newTables();
     Lsn s = db.openClient().maxLsn().orElseThrow();
+    java.util.concurrent.atomic.AtomicReference<Lsn> kept =
+        new java.util.concurrent.atomic.AtomicReference<>();
     ReadTableHook purge =
         ReadTableHook.beforeReadOf(
             db.clientFactory(),
@@ -900,11 +902,11 @@ class ManyTablesJobTest {
               db.transaction(T0.plusSeconds(60))
                   .update("dbo.orders", List.of(1), Map.of("name", "paid"))
                   .commit();
-              Lsn kept =
+              kept.set(
                   db.transaction(T0.plusSeconds(120))
                       .update("dbo.orders", List.of(2), Map.of("name", "paid"))
-                      .commit();
-              db.cleanup("dbo_orders", kept);
+                      .commit());
+              db.cleanup("dbo_orders", kept.get());
             });
     List<JobConfig> configs = new ArrayList<>();
     configs.add(whole(purge, "dbo_orders"));
@@ -946,6 +948,32 @@ class ManyTablesJobTest {
     assertTrue(printed.contains("Stopped dbo_orders: "), printed);
     assertEquals(
         3, printed.lines().filter(l -> l.startsWith("Nothing new: max_lsn " + s)).count(), printed);
+
+    // The next run takes a new snapshot of dbo_orders at the new max_lsn; the others stay put.
+    AllRun rerun = runAll(configs, Runners.DIRECT, () -> {});
+    List<Boolean> failedAgain = rerun.outcomes().stream().map(o -> o.failed()).toList();
+    assertEquals(List.of(false, false, false, false), failedAgain, rerun.printed());
+    assertTrue(
+        rerun
+            .printed()
+            .contains(
+                "New target "
+                    + delta("bronze_dbo_orders")
+                    + ": taking a snapshot of dbo_orders stamped with S = "
+                    + kept.get()),
+        rerun.printed());
+    assertEquals(
+        List.of("Snapshot: 8 rows written to " + delta("bronze_dbo_orders")),
+        rerun.printed().lines().filter(l -> l.startsWith("Snapshot: ")).toList());
+    assertEquals(8, tables.scan(delta("bronze_dbo_orders")).size());
+    Map<String, Long> after = new TreeMap<>();
+    for (Row r : factsOf(FactsTable.EVENT_BOOTSTRAP)) {
+      after.put(r.getString(FactsTable.APP_ID), r.getInt64(FactsTable.ROWS));
+    }
+    assertEquals(
+        Map.of("dbo_customers-v1", 1L, "dbo_items-v1", 1L, "dbo_orders-v1", 8L, "dbo_parts-v1", 1L),
+        after);
+    assertEquals(1, factsOf(FactsTable.EVENT_TABLE_FAILED).size());
   }
 
   private static List<String> appIdsOf(List<String> cis) {

@@ -118,22 +118,25 @@ public class ReadAllTest {
     return out;
   }
 
+  /** dbo_orders two commits a batch, dbo_customers after order 1's commit. */
+  private MssqlCdcIO.ReadAll ordersByTwoAndCustomersAfterOrder1(FakeSqlServer db) {
+    return MssqlCdcIO.readAll()
+        .with(
+            MssqlCdcIO.read()
+                .withSourceConfiguration(
+                    SourceConfiguration.create(CI).withClientFactory(db.clientFactory()))
+                .withMaxCommitsPerBatch(2))
+        .with(
+            MssqlCdcIO.read()
+                .withSourceConfiguration(
+                    SourceConfiguration.create(CUSTOMERS_CI).withClientFactory(db.clientFactory()))
+                .withStartingLsn(StartingLsn.after(commits.get(1))));
+  }
+
   @Test
   public void eachCaptureInstanceHasItsOwnBatchesAndOptions() throws Exception {
     FakeSqlServer db = twoTables();
-    MssqlCdcIO.ReadAll all =
-        MssqlCdcIO.readAll()
-            .with(
-                MssqlCdcIO.read()
-                    .withSourceConfiguration(
-                        SourceConfiguration.create(CI).withClientFactory(db.clientFactory()))
-                    .withMaxCommitsPerBatch(2))
-            .with(
-                MssqlCdcIO.read()
-                    .withSourceConfiguration(
-                        SourceConfiguration.create(CUSTOMERS_CI)
-                            .withClientFactory(db.clientFactory()))
-                    .withStartingLsn(StartingLsn.after(commits.get(1))));
+    MssqlCdcIO.ReadAll all = ordersByTwoAndCustomersAfterOrder1(db);
     PCollection<KV<ChangeBatch, List<Integer>>> written =
         pipeline.apply(
             all.writeTo(Map.of(CI, new Keys("order_id"), CUSTOMERS_CI, new Keys("customer_id"))));
@@ -160,18 +163,7 @@ public class ReadAllTest {
   @Test
   public void onlyTheReadsNamedByAnElementStart() throws Exception {
     FakeSqlServer db = twoTables();
-    MssqlCdcIO.ReadAll all =
-        MssqlCdcIO.readAll()
-            .with(
-                MssqlCdcIO.read()
-                    .withSourceConfiguration(
-                        SourceConfiguration.create(CI).withClientFactory(db.clientFactory())))
-            .with(
-                MssqlCdcIO.read()
-                    .withSourceConfiguration(
-                        SourceConfiguration.create(CUSTOMERS_CI)
-                            .withClientFactory(db.clientFactory()))
-                    .withStartingLsn(StartingLsn.after(commits.get(1))));
+    MssqlCdcIO.ReadAll all = ordersByTwoAndCustomersAfterOrder1(db);
     PCollection<KV<ChangeBatch, List<Integer>>> written =
         pipeline
             .apply(

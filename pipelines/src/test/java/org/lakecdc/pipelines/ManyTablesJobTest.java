@@ -657,34 +657,14 @@ class ManyTablesJobTest {
   void theSmallTablesStreamBeforeTheLargeTablesSnapshotCompletes(String runner) {
     assumeTrue(Runners.available(runner), Runners.missing(runner));
     FakeSqlServer db = newTables();
-    ReadTableHook large =
-        ReadTableHook.beforeReadOf(
-            db.clientFactory(),
-            "orders",
-            () ->
-                org.awaitility.Awaitility.await("the small tables' first batches in facts")
-                    .atMost(Duration.ofMinutes(2))
-                    .pollDelay(Duration.ZERO)
-                    .pollInterval(Duration.ofMillis(100))
-                    .until(() -> batchesWritten().keySet().containsAll(appIdsOf(SMALL))));
+    ReadTableHook large = holdingOrdersUntilTheSmallTablesStream(db);
     List<JobConfig> configs = new ArrayList<>();
     configs.add(chunked(large, "dbo_orders"));
     for (String ci : SMALL) {
       // One source, one client factory (readAll()'s rule): it holds only the read of dbo.orders.
       configs.add(chunked(large, ci));
     }
-    AllRun run =
-        runAll(
-            configs,
-            runner,
-            () -> {
-              // After S: one change in every table, the streams' first batches.
-              FakeSqlServer.Transaction tx = db.transaction(T0.plusSeconds(60));
-              for (String t : List.of("orders", "customers", "items", "parts")) {
-                tx.update("dbo." + t, List.of(1), Map.of("name", "paid"));
-              }
-              tx.commit();
-            });
+    AllRun run = runWithOneUpdateInEveryTable(db, configs, runner);
     List<CdcToDeltaJob.TableOutcome> outcomes = run.outcomes();
     String printed = run.printed();
     assertTrue(large.ran(), printed);
@@ -757,16 +737,7 @@ class ManyTablesJobTest {
   @Test
   void theSmallTablesStreamBeforeTheLargeTablesWholeSnapshotCompletes() {
     FakeSqlServer db = newTables();
-    ReadTableHook large =
-        ReadTableHook.beforeReadOf(
-            db.clientFactory(),
-            "orders",
-            () ->
-                org.awaitility.Awaitility.await("the small tables' first batches in facts")
-                    .atMost(Duration.ofMinutes(2))
-                    .pollDelay(Duration.ZERO)
-                    .pollInterval(Duration.ofMillis(100))
-                    .until(() -> batchesWritten().keySet().containsAll(appIdsOf(SMALL))));
+    ReadTableHook large = holdingOrdersUntilTheSmallTablesStream(db);
     Map<String, LocalDateTime> completedAt =
         wholeSnapshotsThenOneBatchEach(db, large, Runners.DIRECT);
     Map<String, List<LocalDateTime>> batches = batchesWritten();
@@ -812,18 +783,7 @@ class ManyTablesJobTest {
     for (String ci : SMALL) {
       configs.add(whole(factory, ci));
     }
-    AllRun run =
-        runAll(
-            configs,
-            runner,
-            () -> {
-              // After S: one change in every table, the streams' first batches.
-              FakeSqlServer.Transaction tx = db.transaction(T0.plusSeconds(60));
-              for (String t : List.of("orders", "customers", "items", "parts")) {
-                tx.update("dbo." + t, List.of(1), Map.of("name", "paid"));
-              }
-              tx.commit();
-            });
+    AllRun run = runWithOneUpdateInEveryTable(db, configs, runner);
     String printed = run.printed();
     assertTrue(factory.ran(), printed);
     for (CdcToDeltaJob.TableOutcome outcome : run.outcomes()) {
@@ -974,6 +934,35 @@ class ManyTablesJobTest {
         Map.of("dbo_customers-v1", 1L, "dbo_items-v1", 1L, "dbo_orders-v1", 8L, "dbo_parts-v1", 1L),
         after);
     assertEquals(1, factsOf(FactsTable.EVENT_TABLE_FAILED).size());
+  }
+
+  /** The source's clients, holding dbo.orders' first read until the small tables streamed. */
+  private ReadTableHook holdingOrdersUntilTheSmallTablesStream(FakeSqlServer db) {
+    return ReadTableHook.beforeReadOf(
+        db.clientFactory(),
+        "orders",
+        () ->
+            org.awaitility.Awaitility.await("the small tables' first batches in facts")
+                .atMost(Duration.ofMinutes(2))
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> batchesWritten().keySet().containsAll(appIdsOf(SMALL))));
+  }
+
+  /** Runs {@code configs} with one update of row 1 in every table after S. */
+  private static AllRun runWithOneUpdateInEveryTable(
+      FakeSqlServer db, List<JobConfig> configs, String runner) {
+    return runAll(
+        configs,
+        runner,
+        () -> {
+          // After S: one change in every table, the streams' first batches.
+          FakeSqlServer.Transaction tx = db.transaction(T0.plusSeconds(60));
+          for (String t : List.of("orders", "customers", "items", "parts")) {
+            tx.update("dbo." + t, List.of(1), Map.of("name", "paid"));
+          }
+          tx.commit();
+        });
   }
 
   private static List<String> appIdsOf(List<String> cis) {

@@ -42,6 +42,7 @@ import org.lakecdc.transforms.bronze.RecordedFailure;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.facts.FactsTable;
+import org.lakecdc.transforms.position.StreamPosition;
 
 /**
  * Many tables in one pipeline ({@code --tables}, {@code --tablesFile}; docs/many-tables.md;
@@ -656,34 +657,14 @@ class ManyTablesJobTest {
   void theSmallTablesStreamBeforeTheLargeTablesSnapshotCompletes(String runner) {
     assumeTrue(Runners.available(runner), Runners.missing(runner));
     FakeSqlServer db = newTables();
-    ReadTableHook large =
-        ReadTableHook.beforeReadOf(
-            db.clientFactory(),
-            "orders",
-            () ->
-                org.awaitility.Awaitility.await("the small tables' first batches in facts")
-                    .atMost(Duration.ofMinutes(2))
-                    .pollDelay(Duration.ZERO)
-                    .pollInterval(Duration.ofMillis(100))
-                    .until(() -> batchesWritten().keySet().containsAll(appIdsOf(SMALL))));
+    ReadTableHook large = holdingOrdersUntilTheSmallTablesStream(db);
     List<JobConfig> configs = new ArrayList<>();
     configs.add(chunked(large, "dbo_orders"));
     for (String ci : SMALL) {
       // One source, one client factory (readAll()'s rule): it holds only the read of dbo.orders.
       configs.add(chunked(large, ci));
     }
-    AllRun run =
-        runAll(
-            configs,
-            runner,
-            () -> {
-              // After S: one change in every table, the streams' first batches.
-              FakeSqlServer.Transaction tx = db.transaction(T0.plusSeconds(60));
-              for (String t : List.of("orders", "customers", "items", "parts")) {
-                tx.update("dbo." + t, List.of(1), Map.of("name", "paid"));
-              }
-              tx.commit();
-            });
+    AllRun run = runWithOneUpdateInEveryTable(db, configs, runner);
     List<CdcToDeltaJob.TableOutcome> outcomes = run.outcomes();
     String printed = run.printed();
     assertTrue(large.ran(), printed);
@@ -736,6 +717,252 @@ class ManyTablesJobTest {
     for (String ci : SMALL) {
       assertEquals(1 + 2, tables.scan(delta("bronze_" + ci)).size(), ci);
     }
+  }
+
+  private JobConfig whole(CdcClientFactory factory, String ci) {
+    return JobConfig.builder(factory, ci, delta("bronze_" + ci), delta("facts"), delta("control"))
+        .appId(ci + "-v1")
+        .maxCommitsPerBatch(4)
+        .build();
+  }
+
+  /**
+   * New tables bootstrapped with whole snapshots in one run (docs/many-tables.md "Snapshots of new
+   * tables"): the launcher only records each S; every table's snapshot is read and committed in the
+   * pipeline, in a branch of its own that then streams the table. The large table's read is held
+   * inside the source until the three small tables' first change batches are in the facts table: a
+   * run that read the large snapshot before the small tables' streams would never get there (and
+   * fail after two minutes). No table's rows were read on the launcher's thread.
+   */
+  @Test
+  void theSmallTablesStreamBeforeTheLargeTablesWholeSnapshotCompletes() {
+    FakeSqlServer db = newTables();
+    ReadTableHook large = holdingOrdersUntilTheSmallTablesStream(db);
+    Map<String, LocalDateTime> completedAt =
+        wholeSnapshotsThenOneBatchEach(db, large, Runners.DIRECT);
+    Map<String, List<LocalDateTime>> batches = batchesWritten();
+    LocalDateTime largeDone = completedAt.get("dbo_orders-v1");
+    for (String app : appIdsOf(SMALL)) {
+      assertTrue(
+          batches.get(app).get(0).isBefore(largeDone),
+          app
+              + " streamed at "
+              + batches.get(app)
+              + ", the large snapshot completed at "
+              + largeDone);
+    }
+  }
+
+  /**
+   * The same run's whole snapshots read and committed by the pipeline's workers on Spark's {@code
+   * local[2]} and Flink's mini-cluster, each table streaming after its own snapshot. No read is
+   * held here: Spark runs a bounded pipeline's branches one after another, so a held large snapshot
+   * would hold the branches after it (docs/many-tables.md).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {Runners.SPARK, Runners.FLINK})
+  void wholeSnapshotsOfNewTablesAreReadByThePipelineOnSparkAndFlink(String runner) {
+    assumeTrue(Runners.available(runner), Runners.missing(runner));
+    FakeSqlServer db = newTables();
+    ReadTableHook reads = ReadTableHook.beforeReadOf(db.clientFactory(), "orders", () -> {});
+    wholeSnapshotsThenOneBatchEach(db, reads, runner);
+  }
+
+  /**
+   * Runs {@link #newTables} as new targets with whole snapshots through {@code factory}, one update
+   * of row 1 in every table after S; asserts each snapshot's rows, each table's one batch of 2
+   * rows, bronze, the printed snapshot lines and that no row was read on this (the launcher's)
+   * thread.
+   *
+   * @return when each table's {@code bootstrap} event was written, by app id
+   */
+  private Map<String, LocalDateTime> wholeSnapshotsThenOneBatchEach(
+      FakeSqlServer db, ReadTableHook factory, String runner) {
+    List<JobConfig> configs = new ArrayList<>();
+    configs.add(whole(factory, "dbo_orders"));
+    for (String ci : SMALL) {
+      configs.add(whole(factory, ci));
+    }
+    AllRun run = runWithOneUpdateInEveryTable(db, configs, runner);
+    String printed = run.printed();
+    assertTrue(factory.ran(), printed);
+    for (CdcToDeltaJob.TableOutcome outcome : run.outcomes()) {
+      assertFalse(outcome.failed(), printed);
+    }
+    String launcher = Thread.currentThread().getName();
+    assertFalse(factory.readingThreads().isEmpty(), printed);
+    assertFalse(
+        factory.readingThreads().contains(launcher),
+        "rows read on the launcher's thread " + launcher + ": " + factory.readingThreads());
+
+    Map<String, Long> completed = new TreeMap<>();
+    Map<String, LocalDateTime> completedAt = new TreeMap<>();
+    for (Row r : factsOf(FactsTable.EVENT_BOOTSTRAP)) {
+      completed.put(r.getString(FactsTable.APP_ID), r.getInt64(FactsTable.ROWS));
+      completedAt.put(
+          r.getString(FactsTable.APP_ID),
+          r.getLogicalTypeValue(FactsTable.WRITTEN_AT, LocalDateTime.class));
+    }
+    assertEquals(
+        Map.of("dbo_customers-v1", 1L, "dbo_items-v1", 1L, "dbo_orders-v1", 8L, "dbo_parts-v1", 1L),
+        completed);
+    // One batch per table: the update's two rows.
+    Map<String, List<LocalDateTime>> batches = batchesWritten();
+    assertEquals(
+        List.of("dbo_customers-v1", "dbo_items-v1", "dbo_orders-v1", "dbo_parts-v1"),
+        List.copyOf(batches.keySet()));
+    for (List<LocalDateTime> written : batches.values()) {
+      assertEquals(1, written.size(), batches.toString());
+    }
+    for (Row r : tables.scan(delta("facts"), FactsTable.SCHEMA)) {
+      if (r.getString(FactsTable.EVENT) == null) {
+        assertEquals(2L, r.getInt64(FactsTable.ROWS), r.toString());
+      }
+    }
+    assertEquals(8 + 2, tables.scan(delta("bronze_dbo_orders")).size());
+    for (String ci : SMALL) {
+      assertEquals(1 + 2, tables.scan(delta("bronze_" + ci)).size(), ci);
+    }
+    // The snapshot lines come from the committed records, in the tables' order, after the run.
+    List<String> lines = printed.lines().filter(l -> l.startsWith("Snapshot: ")).toList();
+    assertEquals(
+        List.of(
+            "Snapshot: 8 rows written to " + delta("bronze_dbo_orders"),
+            "Snapshot: 1 row written to " + delta("bronze_dbo_customers"),
+            "Snapshot: 1 row written to " + delta("bronze_dbo_items"),
+            "Snapshot: 1 row written to " + delta("bronze_dbo_parts")),
+        lines);
+    assertTrue(
+        printed.indexOf("New target " + delta("bronze_dbo_parts") + ": taking a snapshot")
+            < printed.indexOf("Snapshot: 8 rows"),
+        printed);
+    List<Long> snapshotRows = new ArrayList<>();
+    for (CdcToDeltaJob.TableOutcome outcome : run.outcomes()) {
+      snapshotRows.add(outcome.summary().snapshotRows());
+    }
+    assertEquals(List.of(8L, 1L, 1L, 1L), snapshotRows, printed);
+    return completedAt;
+  }
+
+  /**
+   * A whole snapshot read in the pipeline whose S CDC cleanup purged before its commit: that table
+   * records {@code table_failed} and commits nothing; the other tables' snapshots commit.
+   */
+  @Test
+  void aRefusedWholeSnapshotInThePipelineFailsItsTableAloneAndTheOthersCommit() {
+    FakeSqlServer db = newTables();
+    Lsn s = db.openClient().maxLsn().orElseThrow();
+    java.util.concurrent.atomic.AtomicReference<Lsn> kept =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    ReadTableHook purge =
+        ReadTableHook.beforeReadOf(
+            db.clientFactory(),
+            "orders",
+            () -> {
+              db.transaction(T0.plusSeconds(60))
+                  .update("dbo.orders", List.of(1), Map.of("name", "paid"))
+                  .commit();
+              kept.set(
+                  db.transaction(T0.plusSeconds(120))
+                      .update("dbo.orders", List.of(2), Map.of("name", "paid"))
+                      .commit());
+              db.cleanup("dbo_orders", kept.get());
+            });
+    List<JobConfig> configs = new ArrayList<>();
+    configs.add(whole(purge, "dbo_orders"));
+    for (String ci : SMALL) {
+      configs.add(whole(purge, ci));
+    }
+    AllRun run = runAll(configs, Runners.DIRECT, () -> {});
+    String printed = run.printed();
+    assertTrue(purge.ran(), printed);
+    List<Boolean> failed = run.outcomes().stream().map(o -> o.failed()).toList();
+    assertEquals(List.of(true, false, false, false), failed, printed);
+    RecordedFailure recorded =
+        RecordedFailure.last(tables, delta("facts"), "dbo_orders-v1").orElseThrow();
+    assertEquals("DataLossError", recorded.errorClass());
+    assertTrue(
+        recorded
+            .text()
+            .contains(
+                "dbo_orders: the bootstrap snapshot of "
+                    + delta("bronze_dbo_orders")
+                    + " at S = "
+                    + s
+                    + " outlived the CDC retention"),
+        recorded.text());
+    assertEquals(1, factsOf(FactsTable.EVENT_TABLE_FAILED).size());
+    assertEquals(List.of(), tables.scan(delta("bronze_dbo_orders")));
+    assertTrue(
+        tables.domainMetadata(delta("bronze_dbo_orders"), StreamPosition.BRONZE_DOMAIN).isEmpty(),
+        "no position");
+    Map<String, Long> bootstrapped = new TreeMap<>();
+    for (Row r : factsOf(FactsTable.EVENT_BOOTSTRAP)) {
+      bootstrapped.put(r.getString(FactsTable.APP_ID), r.getInt64(FactsTable.ROWS));
+    }
+    assertEquals(
+        Map.of("dbo_customers-v1", 1L, "dbo_items-v1", 1L, "dbo_parts-v1", 1L), bootstrapped);
+    for (String ci : SMALL) {
+      assertEquals(1, tables.scan(delta("bronze_" + ci)).size(), ci);
+    }
+    assertTrue(printed.contains("Stopped dbo_orders: "), printed);
+    assertEquals(
+        3, printed.lines().filter(l -> l.startsWith("Nothing new: max_lsn " + s)).count(), printed);
+
+    // The next run takes a new snapshot of dbo_orders at the new max_lsn; the others stay put.
+    AllRun rerun = runAll(configs, Runners.DIRECT, () -> {});
+    List<Boolean> failedAgain = rerun.outcomes().stream().map(o -> o.failed()).toList();
+    assertEquals(List.of(false, false, false, false), failedAgain, rerun.printed());
+    assertTrue(
+        rerun
+            .printed()
+            .contains(
+                "New target "
+                    + delta("bronze_dbo_orders")
+                    + ": taking a snapshot of dbo_orders stamped with S = "
+                    + kept.get()),
+        rerun.printed());
+    assertEquals(
+        List.of("Snapshot: 8 rows written to " + delta("bronze_dbo_orders")),
+        rerun.printed().lines().filter(l -> l.startsWith("Snapshot: ")).toList());
+    assertEquals(8, tables.scan(delta("bronze_dbo_orders")).size());
+    Map<String, Long> after = new TreeMap<>();
+    for (Row r : factsOf(FactsTable.EVENT_BOOTSTRAP)) {
+      after.put(r.getString(FactsTable.APP_ID), r.getInt64(FactsTable.ROWS));
+    }
+    assertEquals(
+        Map.of("dbo_customers-v1", 1L, "dbo_items-v1", 1L, "dbo_orders-v1", 8L, "dbo_parts-v1", 1L),
+        after);
+    assertEquals(1, factsOf(FactsTable.EVENT_TABLE_FAILED).size());
+  }
+
+  /** The source's clients, holding dbo.orders' first read until the small tables streamed. */
+  private ReadTableHook holdingOrdersUntilTheSmallTablesStream(FakeSqlServer db) {
+    return ReadTableHook.beforeReadOf(
+        db.clientFactory(),
+        "orders",
+        () ->
+            org.awaitility.Awaitility.await("the small tables' first batches in facts")
+                .atMost(Duration.ofMinutes(2))
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> batchesWritten().keySet().containsAll(appIdsOf(SMALL))));
+  }
+
+  /** Runs {@code configs} with one update of row 1 in every table after S. */
+  private static AllRun runWithOneUpdateInEveryTable(
+      FakeSqlServer db, List<JobConfig> configs, String runner) {
+    return runAll(
+        configs,
+        runner,
+        () -> {
+          // After S: one change in every table, the streams' first batches.
+          FakeSqlServer.Transaction tx = db.transaction(T0.plusSeconds(60));
+          for (String t : List.of("orders", "customers", "items", "parts")) {
+            tx.update("dbo." + t, List.of(1), Map.of("name", "paid"));
+          }
+          tx.commit();
+        });
   }
 
   private static List<String> appIdsOf(List<String> cis) {

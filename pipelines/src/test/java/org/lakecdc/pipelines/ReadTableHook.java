@@ -4,6 +4,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -21,6 +22,7 @@ import org.lakecdc.io.mssqlcdc.client.TableQuery;
 final class ReadTableHook implements CdcClientFactory {
   private static final long serialVersionUID = 1L;
   private static final Map<String, Runnable> HOOKS = new ConcurrentHashMap<>();
+  private static final Map<String, Set<String>> THREADS = new ConcurrentHashMap<>();
 
   /** What a client does instead of its {@code readTable}: {@code read} is the client's own. */
   interface TableRead {
@@ -56,6 +58,11 @@ final class ReadTableHook implements CdcClientFactory {
     return new ReadTableHook(delegate, table, hook);
   }
 
+  /** The names of the threads that called {@code readTable} on this factory's clients. */
+  Set<String> readingThreads() {
+    return Set.copyOf(THREADS.getOrDefault(name, Set.of()));
+  }
+
   /** Whether the hook has run. */
   boolean ran() {
     return !HOOKS.containsKey(name);
@@ -66,6 +73,9 @@ final class ReadTableHook implements CdcClientFactory {
     return intercept(
         delegate.open(),
         (query, read) -> {
+          THREADS
+              .computeIfAbsent(name, n -> ConcurrentHashMap.newKeySet())
+              .add(Thread.currentThread().getName());
           if (table == null || query.table().equalsIgnoreCase(table)) {
             Runnable hook = HOOKS.remove(name);
             if (hook != null) {

@@ -383,6 +383,46 @@ public final class MssqlCdcIO {
      */
     public <ResultT> PTransform<PBegin, PCollection<KV<ChangeBatch, ResultT>>> writeTo(
         Map<String, ? extends RowSink<ResultT>> sinks) {
+      List<String> captureInstances = checked(sinks);
+      Map<String, ? extends RowSink<ResultT>> bySource = new LinkedHashMap<>(sinks);
+      return new Expansion<>(
+          "MssqlCdcIO.WriteAllBatches",
+          builder ->
+              builder.add(DisplayData.item("captureInstances", String.join(",", captureInstances))),
+          null,
+          input ->
+              ReadSpec.expandAllWrites(
+                  input, reads.stream().map(Read::resolve).toList(), bySource));
+    }
+
+    /**
+     * {@link #writeTo}, each table's read started by an element of the input: the descriptor of a
+     * read is the capture instance its {@link Read} was configured with (that read's start LSN and
+     * configuration), and the read starts when the element arrives, e.g. after something upstream
+     * (a snapshot) is done. A read whose element never arrives reads nothing; an element naming no
+     * read fails the pipeline.
+     *
+     * @param sinks the sink of each capture instance, by the name its read was configured with
+     * @param <ResultT> what the sinks return per batch
+     * @throws IllegalArgumentException as {@link #writeTo}
+     */
+    public <ResultT>
+        PTransform<PCollection<String>, PCollection<KV<ChangeBatch, ResultT>>> writeFrom(
+            Map<String, ? extends RowSink<ResultT>> sinks) {
+      List<String> captureInstances = checked(sinks);
+      Map<String, ? extends RowSink<ResultT>> bySource = new LinkedHashMap<>(sinks);
+      List<ReadSpec> specs = reads.stream().map(Read::resolve).toList();
+      String name = "MssqlCdcIO.WriteStartedBatches(" + String.join(",", captureInstances) + ")";
+      return new PTransform<>(name) {
+        @Override
+        public PCollection<KV<ChangeBatch, ResultT>> expand(PCollection<String> started) {
+          return ReadSpec.expandAllWritesFrom(started, specs, bySource);
+        }
+      };
+    }
+
+    /** Checks the reads and their sinks: the capture instances read, in order. */
+    private List<String> checked(Map<String, ?> sinks) {
       require(!reads.isEmpty(), "readAll() needs at least one read (with())");
       Set<String> names = new HashSet<>();
       List<String> captureInstances = new ArrayList<>();
@@ -411,15 +451,7 @@ public final class MssqlCdcIO {
             ci);
         captureInstances.add(ci);
       }
-      Map<String, ? extends RowSink<ResultT>> bySource = new LinkedHashMap<>(sinks);
-      return new Expansion<>(
-          "MssqlCdcIO.WriteAllBatches",
-          builder ->
-              builder.add(DisplayData.item("captureInstances", String.join(",", captureInstances))),
-          null,
-          input ->
-              ReadSpec.expandAllWrites(
-                  input, reads.stream().map(Read::resolve).toList(), bySource));
+      return captureInstances;
     }
   }
 

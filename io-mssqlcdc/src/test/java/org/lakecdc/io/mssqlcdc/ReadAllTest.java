@@ -118,22 +118,25 @@ public class ReadAllTest {
     return out;
   }
 
+  /** dbo_orders two commits a batch, dbo_customers after order 1's commit. */
+  private MssqlCdcIO.ReadAll ordersByTwoAndCustomersAfterOrder1(FakeSqlServer db) {
+    return MssqlCdcIO.readAll()
+        .with(
+            MssqlCdcIO.read()
+                .withSourceConfiguration(
+                    SourceConfiguration.create(CI).withClientFactory(db.clientFactory()))
+                .withMaxCommitsPerBatch(2))
+        .with(
+            MssqlCdcIO.read()
+                .withSourceConfiguration(
+                    SourceConfiguration.create(CUSTOMERS_CI).withClientFactory(db.clientFactory()))
+                .withStartingLsn(StartingLsn.after(commits.get(1))));
+  }
+
   @Test
   public void eachCaptureInstanceHasItsOwnBatchesAndOptions() throws Exception {
     FakeSqlServer db = twoTables();
-    MssqlCdcIO.ReadAll all =
-        MssqlCdcIO.readAll()
-            .with(
-                MssqlCdcIO.read()
-                    .withSourceConfiguration(
-                        SourceConfiguration.create(CI).withClientFactory(db.clientFactory()))
-                    .withMaxCommitsPerBatch(2))
-            .with(
-                MssqlCdcIO.read()
-                    .withSourceConfiguration(
-                        SourceConfiguration.create(CUSTOMERS_CI)
-                            .withClientFactory(db.clientFactory()))
-                    .withStartingLsn(StartingLsn.after(commits.get(1))));
+    MssqlCdcIO.ReadAll all = ordersByTwoAndCustomersAfterOrder1(db);
     PCollection<KV<ChangeBatch, List<Integer>>> written =
         pipeline.apply(
             all.writeTo(Map.of(CI, new Keys("order_id"), CUSTOMERS_CI, new Keys("customer_id"))));
@@ -148,6 +151,31 @@ public class ReadAllTest {
                       CUSTOMERS_CI,
                       List.of("0:[8]")),
                   byTable(batches));
+              return null;
+            });
+    pipeline.run().waitUntilFinish();
+  }
+
+  /**
+   * The descriptor form: a read starts when an element names it, so only dbo_customers (named)
+   * reads; dbo_orders, configured but never named, reads nothing.
+   */
+  @Test
+  public void onlyTheReadsNamedByAnElementStart() throws Exception {
+    FakeSqlServer db = twoTables();
+    MssqlCdcIO.ReadAll all = ordersByTwoAndCustomersAfterOrder1(db);
+    PCollection<KV<ChangeBatch, List<Integer>>> written =
+        pipeline
+            .apply(
+                org.apache.beam.sdk.transforms.Create.of(CUSTOMERS_CI)
+                    .withCoder(org.apache.beam.sdk.coders.StringUtf8Coder.of()))
+            .apply(
+                all.writeFrom(
+                    Map.of(CI, new Keys("order_id"), CUSTOMERS_CI, new Keys("customer_id"))));
+    PAssert.that(written)
+        .satisfies(
+            batches -> {
+              assertEquals(Map.of(CUSTOMERS_CI, List.of("0:[8]")), byTable(batches));
               return null;
             });
     pipeline.run().waitUntilFinish();

@@ -247,13 +247,46 @@ public final class CdcToDeltaJob {
       boolean isolate,
       boolean continuous,
       @Nullable StopCondition silverStop) {
+    return expand(pipeline, tables, silvers, backfills, List.of(), isolate, continuous, silverStop);
+  }
+
+  /**
+   * {@link #expand(Pipeline, List, List, List, boolean, boolean, StopCondition)} with the bootstrap
+   * snapshots of new targets read in the pipeline, each table in a branch of its own: its
+   * snapshot's read and commit, then its change read from S ({@link SnapshotBranches}).
+   *
+   * @param snapshots the new targets whose snapshots the pipeline reads, possibly none
+   * @return the committed batches of every table
+   */
+  static PCollection<CommittedBatch> expand(
+      Pipeline pipeline,
+      List<TableWrite> tables,
+      List<? extends DerivedTarget> silvers,
+      List<ChunkBackfill> backfills,
+      List<SnapshotBranches.Branch> snapshots,
+      boolean isolate,
+      boolean continuous,
+      @Nullable StopCondition silverStop) {
+    PCollectionList<CommittedBatch> all = PCollectionList.empty(pipeline);
+    if (!tables.isEmpty()) {
+      all = all.and(expandStream(pipeline, tables, isolate, continuous));
+    }
+    for (SnapshotBranches.Branch branch : snapshots) {
+      PCollection<CommittedBatch> after =
+          SnapshotBranches.expand(pipeline, branch.plan(), branch.stream());
+      if (after != null) {
+        all = all.and(after);
+      }
+    }
     PCollection<CommittedBatch> committed;
-    if (tables.isEmpty()) {
+    if (all.size() == 1) {
+      committed = all.get(0);
+    } else if (all.size() == 0) {
       committed =
           pipeline.apply(
               "No change read", Create.empty(SerializableCoder.of(CommittedBatch.class)));
     } else {
-      committed = expandStream(pipeline, tables, isolate, continuous);
+      committed = all.apply("Committed batches", Flatten.pCollections());
     }
     committed.apply(RunCounters.count());
     PCollection<CommittedChunk> chunks = null;
@@ -412,7 +445,8 @@ public final class CdcToDeltaJob {
       PrintStream out,
       Runnable beforeStream,
       boolean recordNothingNew) {
-    Planned planned = plan(configs, isolate, beamOptions, out, beforeStream);
+    // A run of many tables reads the new targets' whole snapshots in the pipeline.
+    Planned planned = plan(configs, isolate, beamOptions, out, beforeStream, isolate);
     long streamBegan = System.nanoTime();
     Lsn max;
     try (CdcClient client = configs.get(0).clientFactory().open()) {
@@ -421,11 +455,16 @@ public final class CdcToDeltaJob {
     List<TablePlan> reading = new ArrayList<>();
     Map<TablePlan, JobSummary> idle = new LinkedHashMap<>();
     List<ChunkBackfill> backfills = new ArrayList<>();
+    List<SnapshotBranches.Branch> snapshots = new ArrayList<>();
     for (TablePlan plan : planned.plans()) {
       if (plan.backfill() != null) {
         backfills.add(plan.backfill());
       }
       StreamPosition start = plan.start();
+      if (plan.snapshot() != null) {
+        snapshots.add(new SnapshotBranches.Branch(plan, max.isAfter(start.endLsn())));
+        continue;
+      }
       if (max.isAfter(start.endLsn())) {
         reading.add(plan);
         continue;
@@ -449,29 +488,93 @@ public final class CdcToDeltaJob {
               (System.nanoTime() - plan.began()) / 1e9));
     }
     PipelineResult result = null;
-    if (!reading.isEmpty() || !backfills.isEmpty()) {
+    if (!reading.isEmpty() || !backfills.isEmpty() || !snapshots.isEmpty()) {
       ChunkReadPool.fit(beamOptions, backfills);
       Pipeline pipeline = Pipeline.create(beamOptions);
       List<TableWrite> writes = new ArrayList<>();
       List<DerivedTarget> silvers = new ArrayList<>();
       for (TablePlan plan : planned.plans()) {
-        if (reading.contains(plan) || plan.backfill() != null) {
+        if (reading.contains(plan) || plan.backfill() != null || plan.snapshot() != null) {
           silvers.addAll(derived(plan));
         }
       }
       for (TablePlan plan : reading) {
         writes.add(plan.write(null));
-        out.printf(
-            "Reading %s after %s (%s) up to max_lsn %s%n",
-            plan.config().captureInstance(),
-            plan.start().endLsn(),
-            TargetIdentity.batchText(plan.start().batchId()),
-            max);
+        printReading(plan, max, out);
       }
-      expand(pipeline, writes, silvers, backfills, isolate, false);
+      for (SnapshotBranches.Branch branch : snapshots) {
+        if (branch.stream()) {
+          printReading(branch.plan(), max, out);
+        }
+      }
+      expand(pipeline, writes, silvers, backfills, snapshots, isolate, false, null);
+      Instant runBegan = Instant.now();
       result = runRecoverable(pipeline, configs, isolate);
+      planned = afterSnapshots(planned, snapshots, runBegan, max, idle, recordNothingNew, out);
     }
     return outcomes(planned, idle, result, isolate, out, streamBegan);
+  }
+
+  private static void printReading(TablePlan plan, Lsn max, PrintStream out) {
+    out.printf(
+        "Reading %s after %s (%s) up to max_lsn %s%n",
+        plan.config().captureInstance(),
+        plan.start().endLsn(),
+        TargetIdentity.batchText(plan.start().batchId()),
+        max);
+  }
+
+  /**
+   * After a run that read new targets' snapshots: each snapshot printed from its committed record
+   * ({@link SnapshotBranches#report}), in the tables' order; a table whose snapshot was committed
+   * with nothing after S to stream is {@code Nothing new} (and recorded so with {@code
+   * recordNothingNew}), its summary in {@code idle}.
+   *
+   * @return the plans, those with a committed snapshot carrying its rows and seconds
+   */
+  private static Planned afterSnapshots(
+      Planned planned,
+      List<SnapshotBranches.Branch> snapshots,
+      Instant runBegan,
+      Lsn max,
+      Map<TablePlan, JobSummary> idle,
+      boolean recordNothingNew,
+      PrintStream out) {
+    if (snapshots.isEmpty()) {
+      return planned;
+    }
+    List<TablePlan> plans = new ArrayList<>();
+    for (TablePlan plan : planned.plans()) {
+      SnapshotBranches.Branch branch =
+          snapshots.stream().filter(b -> b.plan() == plan).findFirst().orElse(null);
+      if (branch == null) {
+        plans.add(plan);
+        continue;
+      }
+      TablePlan reported = SnapshotBranches.report(plan, runBegan, out);
+      plans.add(reported);
+      if (!branch.stream() && reported != plan) {
+        StreamPosition start = reported.start();
+        out.printf(
+            "Nothing new: max_lsn %s is already in %s (%s)%n",
+            max, reported.target().bronze(), TargetIdentity.batchText(start.batchId()));
+        if (recordNothingNew) {
+          recordNothingNew(reported, max);
+        }
+        idle.put(
+            reported,
+            new JobSummary(
+                0,
+                Map.of(),
+                reported.snapshotRows(),
+                reported.snapshotSeconds(),
+                Optional.of(start),
+                reported.finalization().verdict(reported.target().bronze()),
+                0,
+                (System.nanoTime() - reported.began()) / 1e9));
+      }
+    }
+    return new Planned(plans, planned.failedEarly());
   }
 
   /** The tables the pipeline keeps from {@code plan}'s bronze: its silver and its history. */
@@ -504,6 +607,21 @@ public final class CdcToDeltaJob {
       PipelineOptions beamOptions,
       PrintStream out,
       Runnable beforeStream) {
+    return plan(configs, isolate, beamOptions, out, beforeStream, false);
+  }
+
+  /**
+   * {@link #plan(List, boolean, PipelineOptions, PrintStream, Runnable)}; with {@code
+   * snapshotsInPipeline} a new target's whole bootstrap snapshot is only opened (S recorded, no row
+   * read): the pipeline reads it ({@link TablePlan#snapshot}).
+   */
+  static Planned plan(
+      List<JobConfig> configs,
+      boolean isolate,
+      PipelineOptions beamOptions,
+      PrintStream out,
+      Runnable beforeStream,
+      boolean snapshotsInPipeline) {
     List<Target> resolved = new ArrayList<>();
     for (JobConfig config : configs) {
       resolved.add(Recovery.continueUnderTargetAppId(Target.of(config), out));
@@ -518,7 +636,7 @@ public final class CdcToDeltaJob {
         ParallelPlanning.run(
             resolved,
             isolate ? ParallelPlanning.threads(resolved.size()) : 1,
-            (target, own) -> prepare(target, isolate, beamOptions, own),
+            (target, own) -> prepare(target, isolate, snapshotsInPipeline, beamOptions, own),
             out);
     for (ParallelPlanning.Outcome<Prepared> outcome : prepared) {
       if (outcome.failure() != null) {
@@ -544,9 +662,14 @@ public final class CdcToDeltaJob {
    * recorded and returned instead of thrown.
    */
   private static Prepared prepare(
-      Target target, boolean isolate, PipelineOptions beamOptions, PrintStream out) {
+      Target target,
+      boolean isolate,
+      boolean snapshotInPipeline,
+      PipelineOptions beamOptions,
+      PrintStream out) {
     try {
-      return new Prepared(target.config(), TablePlan.prepare(target, beamOptions, out), null);
+      return new Prepared(
+          target.config(), TablePlan.prepare(target, beamOptions, out, snapshotInPipeline), null);
     } catch (RuntimeException e) {
       Optional<TableFailure> failure = isolate ? TableFailure.of(e) : Optional.empty();
       if (failure.isEmpty()) {

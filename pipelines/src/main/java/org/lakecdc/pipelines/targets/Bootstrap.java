@@ -3,7 +3,6 @@ package org.lakecdc.pipelines.targets;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.options.PipelineOptions;
@@ -17,7 +16,6 @@ import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.read.StartingLsn;
 import org.lakecdc.pipelines.cli.JobExit;
 import org.lakecdc.transforms.Counts;
-import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.position.StreamPosition;
 import org.lakecdc.transforms.snapshot.WriteSnapshotToDelta;
 
@@ -43,8 +41,25 @@ public final class Bootstrap {
    */
   static long snapshot(
       Target target, PipelineOptions beamOptions, PrintStream out, String bronzeId) {
-    MssqlCdcIO.Snapshot snapshot = snapshotRead(target);
-    Lsn s = snapshot.resolveSnapshotLsn();
+    StreamPosition atS = open(target, out, bronzeId);
+    try {
+      return readInto(target, beamOptions, out, atS);
+    } catch (Outlived e) {
+      throw outlived(
+          target.captureInstance(), target.bronze(), atS.endLsn(), e.firstMissing(), e.minLsn());
+    }
+  }
+
+  /**
+   * Opens the bootstrap snapshot of a new target without reading a row: records S ({@code max_lsn}
+   * before any row is read; docs/tables.md "Bronze") and its commit time, writes the full {@code
+   * snapshot_open} facts row at S and prints {@code New target <bronze>: taking a snapshot of <ci>
+   * stamped with S = <S> (committed at <UTC instant>)}.
+   *
+   * @return the position at S (batch -1), of the target's bronze table
+   */
+  static StreamPosition open(Target target, PrintStream out, String bronzeId) {
+    Lsn s = snapshotRead(target).resolveSnapshotLsn();
     Instant time;
     try (CdcClient client = target.config().clientFactory().open()) {
       time = ChunkedSnapshot.commitTime(client, s);
@@ -56,24 +71,32 @@ public final class Bootstrap {
     out.printf(
         "New target %s: taking a snapshot of %s stamped with S = %s (committed at %s)%n",
         target.bronze(), target.captureInstance(), s, time);
-    try {
-      return readInto(target, beamOptions, out, atS);
-    } catch (Outlived e) {
-      throw new DataLossError(
-          target.captureInstance(),
-          e.firstMissing(),
-          e.minLsn(),
-          target.captureInstance()
-              + ": the bootstrap snapshot of "
-              + target.bronze()
-              + " at S = "
-              + s
-              + " outlived the CDC retention: cleanup purged the changes after S (min_lsn is now "
-              + e.minLsn()
-              + ") before the read could be committed, so nothing was committed and the next run"
-              + " takes a new snapshot. Lengthen the retention (sys.sp_cdc_change_job"
-              + " @retention), read faster (--numPartitions), or use --snapshot=chunked.");
-    }
+    return atS;
+  }
+
+  /**
+   * The error of a bootstrap snapshot of {@code bronze} at {@code s} that outlived the CDC
+   * retention: nothing was committed, and the next run takes a new snapshot.
+   *
+   * @param firstMissing the first change LSN after S
+   * @param minLsn the capture instance's {@code min_lsn} when the commit was refused
+   */
+  public static DataLossError outlived(
+      String captureInstance, String bronze, Lsn s, Lsn firstMissing, Lsn minLsn) {
+    return new DataLossError(
+        captureInstance,
+        firstMissing,
+        minLsn,
+        captureInstance
+            + ": the bootstrap snapshot of "
+            + bronze
+            + " at S = "
+            + s
+            + " outlived the CDC retention: cleanup purged the changes after S (min_lsn is now "
+            + minLsn
+            + ") before the read could be committed, so nothing was committed and the next run"
+            + " takes a new snapshot. Lengthen the retention (sys.sp_cdc_change_job"
+            + " @retention), read faster (--numPartitions), or use --snapshot=chunked.");
   }
 
   /**
@@ -188,18 +211,6 @@ public final class Bootstrap {
       // A re-snapshot's record: its event is the resnapshot row (Resnapshot).
       return;
     }
-    Optional<Lsn> s = record.map(WriteSnapshotToDelta.SnapshotRecord::lsn);
-    WriteSnapshotToDelta.SeedSource seed = record.get().seed();
-    String detail =
-        seed == null
-            ? "whole snapshot of " + target.captureInstance()
-            : "seed of "
-                + seed.table()
-                + " as of "
-                + seed.asOf()
-                + " ("
-                + target.captureInstance()
-                + ")";
     // The rows recorded with the snapshot (or seed) commit, also after a crash between that commit
     // and this event (docs/behaviour.md §6.5).
     Long rows = null;
@@ -208,8 +219,8 @@ public final class Bootstrap {
     } else if (record.get().rows() >= 0) {
       rows = record.get().rows();
     }
-    String eventsApp = start.eventsAppId();
-    if (target.tables().latestTransactionVersion(target.facts(), eventsApp).isPresent()) {
+    BootstrapFact fact = BootstrapFact.of(target, start);
+    if (fact.written(target.tables())) {
       return;
     }
     if (start.targetId() == null
@@ -221,27 +232,7 @@ public final class Bootstrap {
         return;
       }
     }
-    Instant time;
-    try (CdcClient client = target.config().clientFactory().open()) {
-      time = client.lastCommitAtOrBefore(s.get()).map(Commit::commitTime).orElse(null);
-    }
-    target.appendFacts(
-        List.of(
-            FactsTable.row()
-                .set(FactsTable.APP_ID, target.appId())
-                .set(FactsTable.ROWS, rows)
-                .set(FactsTable.EVENT, FactsTable.EVENT_BOOTSTRAP)
-                .set(FactsTable.MIN_LSN, s.get().toString())
-                .set(FactsTable.MAX_LSN, s.get().toString())
-                .set(FactsTable.END_LSN, s.get().toString())
-                .set(FactsTable.END_COMMIT_TS, time)
-                .set(FactsTable.DETAIL, detail)
-                .set(FactsTable.TARGET, target.bronze())
-                .set(FactsTable.WRITTEN_AT, Instant.now())
-                .build()),
-        eventsApp,
-        0,
-        Map.of());
+    fact.write(target.tables(), record.get(), rows);
   }
 
   /** The position of a new target without a snapshot: right before where the read starts. */

@@ -44,6 +44,8 @@ import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
  * @param silver the silver table kept current after each bronze commit, or null for none
  * @param backfill the chunks of the target's open chunked snapshot this run reads beside the stream
  *     ({@code --snapshot=chunked --backfill=true}), or null for none
+ * @param snapshot the bootstrap snapshot the pipeline reads before the table's stream (a new target
+ *     of a run of many tables), or null for none: {@link #start} is then its position at S
  */
 public record TablePlan(
     Target target,
@@ -56,7 +58,28 @@ public record TablePlan(
     Instant startedAt,
     long began,
     @Nullable SilverTarget silver,
-    @Nullable ChunkBackfill backfill) {
+    @Nullable ChunkBackfill backfill,
+    @Nullable SnapshotTask snapshot) {
+
+  /**
+   * This plan with the rows and wall seconds of the snapshot the pipeline read and committed
+   * ({@link #snapshot}), for the run's summary.
+   */
+  public TablePlan withSnapshot(long rows, double seconds) {
+    return new TablePlan(
+        target,
+        finalization,
+        read,
+        changeSchema,
+        start,
+        rows,
+        seconds,
+        startedAt,
+        began,
+        silver,
+        backfill,
+        snapshot);
+  }
 
   /** The table's configuration ({@link Target#config()}). */
   public JobConfig config() {
@@ -138,6 +161,17 @@ public record TablePlan(
    *     schema (nothing written)
    */
   public static TablePlan prepare(Target target, PipelineOptions beamOptions, PrintStream out) {
+    return prepare(target, beamOptions, out, false);
+  }
+
+  /**
+   * {@link #prepare(Target, PipelineOptions, PrintStream)}; with {@code snapshotInPipeline} a new
+   * target's whole bootstrap snapshot is only opened here ({@link Bootstrap#open}: S recorded, no
+   * row read) and returned as the plan's {@link #snapshot}, for the pipeline to read and commit
+   * before the table's stream; its {@code bootstrap} facts event is written after that commit.
+   */
+  public static TablePlan prepare(
+      Target target, PipelineOptions beamOptions, PrintStream out, boolean snapshotInPipeline) {
     long began = System.nanoTime();
     Instant startedAt = Instant.now();
     MssqlCdcIO.Read read = read(target.config());
@@ -176,6 +210,24 @@ public record TablePlan(
         && target.config().bootstrap()
         && target.config().snapshot().chunked()) {
       position = Optional.of(ChunkedSnapshot.open(target, out));
+    } else if (position.isEmpty()
+        && target.config().bootstrap()
+        && snapshotInPipeline
+        && target.config().generation() == 0) {
+      StreamPosition atS = Bootstrap.open(target, out, bronzeId);
+      return new TablePlan(
+          target,
+          finalization,
+          read,
+          changeSchema,
+          atS,
+          -1,
+          0,
+          startedAt,
+          began,
+          silver,
+          null,
+          new SnapshotTask(target, atS));
     } else if (position.isEmpty() && target.config().bootstrap()) {
       snapshotRows = Bootstrap.snapshot(target, beamOptions, out, bronzeId);
       position = Recovery.resumePosition(target, out);
@@ -213,7 +265,8 @@ public record TablePlan(
         startedAt,
         began,
         silver,
-        backfill);
+        backfill,
+        null);
   }
 
   /**

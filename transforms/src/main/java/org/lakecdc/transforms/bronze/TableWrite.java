@@ -65,19 +65,51 @@ public record TableWrite(MssqlCdcIO.Read read, DeltaTarget target, Schema change
               "Read and write bronze files",
               only.read().writeTo(BronzeBatchSink.of(only.target(), only.changeSchema())));
     } else {
-      MssqlCdcIO.ReadAll all = MssqlCdcIO.readAll();
-      Map<String, BronzeBatchSink> sinks = new LinkedHashMap<>();
-      List<String> names = new ArrayList<>();
-      for (TableWrite table : tables) {
-        all = all.with(table.read());
-        sinks.put(
-            table.captureInstance(), BronzeBatchSink.of(table.target(), table.changeSchema()));
-        names.add(table.captureInstance());
-      }
       written =
           input.apply(
-              "Read and write bronze files of " + String.join(",", names), all.writeTo(sinks));
+              "Read and write bronze files of " + names(tables),
+              readAll(tables).writeTo(sinks(tables)));
     }
+    return keyed(written);
+  }
+
+  /**
+   * {@link #readAndWriteFiles(PBegin, List, boolean)} of many tables ({@code readAll()}), each
+   * table's read started when an element of {@code started} names its capture instance ({@code
+   * MssqlCdcIO.ReadAll#writeFrom}).
+   */
+  static PCollection<KV<String, KV<ChangeBatch, BatchFiles>>> readAndWriteFiles(
+      PCollection<String> started, List<TableWrite> tables) {
+    return keyed(
+        started.apply(
+            "Read and write bronze files of " + names(tables),
+            readAll(tables).writeFrom(sinks(tables))));
+  }
+
+  private static String names(List<TableWrite> tables) {
+    List<String> names = new ArrayList<>();
+    tables.forEach(t -> names.add(t.captureInstance()));
+    return String.join(",", names);
+  }
+
+  private static MssqlCdcIO.ReadAll readAll(List<TableWrite> tables) {
+    MssqlCdcIO.ReadAll all = MssqlCdcIO.readAll();
+    for (TableWrite table : tables) {
+      all = all.with(table.read());
+    }
+    return all;
+  }
+
+  private static Map<String, BronzeBatchSink> sinks(List<TableWrite> tables) {
+    Map<String, BronzeBatchSink> sinks = new LinkedHashMap<>();
+    for (TableWrite table : tables) {
+      sinks.put(table.captureInstance(), BronzeBatchSink.of(table.target(), table.changeSchema()));
+    }
+    return sinks;
+  }
+
+  private static PCollection<KV<String, KV<ChangeBatch, BatchFiles>>> keyed(
+      PCollection<KV<ChangeBatch, BatchFiles>> written) {
     return written
         .apply(
             "Key batches by table",

@@ -67,8 +67,9 @@ import org.lakecdc.transforms.position.StreamPosition;
  * org.lakecdc.transforms.delta.DataFileActionCoder}) travel to the committer, through a global
  * {@code Combine}. Files roll at Kernel's target size ({@code
  * delta.kernel.default.parquet.writer.targetMaxFileSize}, 128 MiB by default; set it with {@link
- * #withHadoopConf}). The output is one element: the rows committed, or -1 when a snapshot was
- * already recorded.
+ * #withHadoopConf}). The output is one element: the rows committed, -1 when a snapshot was already
+ * recorded, or {@link #NOT_COMMITTED} when the retention check refused the commit of a write {@link
+ * FromSnapshot#withRefusalAsOutput}.
  *
  * <p>A snapshot already committed (the domain is present, a rerun after a crash) is not written
  * again: its S is what the stream continues from, never a newer one (docs/tables.md "Bronze"). An
@@ -87,6 +88,12 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
    * "Seeding from a copy").
    */
   public static final String SNAPSHOT_DOMAIN = "mssql_cdc.snapshot";
+
+  /**
+   * The output of a snapshot write whose commit the retention check refused ({@link
+   * FromSnapshot#withRefusalAsOutput}): nothing of it is in bronze.
+   */
+  public static final long NOT_COMMITTED = -2;
 
   private final String bronzePath;
   private final Schema changeSchema;
@@ -176,7 +183,8 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
           null,
           Map.of(),
           null,
-          null);
+          null,
+          false);
     }
   }
 
@@ -192,6 +200,7 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
     private final Map<String, String> hadoopConf;
     private final SnapshotFileSink.@Nullable RowListener listener;
     private final @Nullable RetentionCheck retention;
+    private final boolean refusalAsOutput;
 
     private FromSnapshot(
         MssqlCdcIO.Snapshot snapshot,
@@ -200,7 +209,8 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
         @Nullable SeedSource seed,
         Map<String, String> hadoopConf,
         SnapshotFileSink.@Nullable RowListener listener,
-        @Nullable RetentionCheck retention) {
+        @Nullable RetentionCheck retention,
+        boolean refusalAsOutput) {
       this.snapshot = snapshot;
       this.bronzePath = bronzePath;
       this.position = position;
@@ -208,12 +218,30 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
       this.hadoopConf = hadoopConf;
       this.listener = listener;
       this.retention = retention;
+      this.refusalAsOutput = refusalAsOutput;
+    }
+
+    /**
+     * The same write where the retention check's refusal ({@link #withRetentionCheck}) does not
+     * fail the pipeline: the committer commits nothing and outputs {@link #NOT_COMMITTED}, so that
+     * a pipeline of many tables records the refusal for this table alone and the others go on.
+     */
+    public FromSnapshot withRefusalAsOutput() {
+      return new FromSnapshot(
+          snapshot, bronzePath, position, seed, hadoopConf, listener, retention, true);
     }
 
     /** The same write with these Hadoop properties on every worker (see the class comment). */
     public FromSnapshot withHadoopConf(Map<String, String> hadoopConf) {
       return new FromSnapshot(
-          snapshot, bronzePath, position, seed, new TreeMap<>(hadoopConf), listener, retention);
+          snapshot,
+          bronzePath,
+          position,
+          seed,
+          new TreeMap<>(hadoopConf),
+          listener,
+          retention,
+          refusalAsOutput);
     }
 
     /**
@@ -232,7 +260,8 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
           listener,
           new RetentionCheck(
               Objects.requireNonNull(clientFactory, "clientFactory"),
-              Objects.requireNonNull(captureInstance, "captureInstance")));
+              Objects.requireNonNull(captureInstance, "captureInstance")),
+          refusalAsOutput);
     }
 
     /** The same write with the job's Hadoop configuration on every worker. */
@@ -249,7 +278,8 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
           seed,
           hadoopConf,
           Objects.requireNonNull(listener, "listener"),
-          retention);
+          retention,
+          refusalAsOutput);
     }
 
     @Override
@@ -260,7 +290,7 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
           .apply("Read and write key ranges", snapshot.writeTo(sink))
           .apply(
               "Commit the snapshot",
-              new CommitAll(bronzePath, position, seed, hadoopConf, retention));
+              new CommitAll(bronzePath, position, seed, hadoopConf, retention, refusalAsOutput));
     }
   }
 
@@ -400,7 +430,9 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
                 new WriteBundleFiles(
                     bronzePath, changeSchema, position.endLsn().toString(), hadoopConf)))
         .setCoder(SnapshotFiles.coder())
-        .apply("Commit the snapshot", new CommitAll(bronzePath, position, seed, hadoopConf, null));
+        .apply(
+            "Commit the snapshot",
+            new CommitAll(bronzePath, position, seed, hadoopConf, null, false));
   }
 
   /**
@@ -491,8 +523,10 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
         StreamPosition position,
         @Nullable SeedSource seed,
         Map<String, String> hadoopConf,
-        @Nullable RetentionCheck retention) {
-      this.commit = new CommitSnapshot(bronzePath, position, seed, hadoopConf, retention);
+        @Nullable RetentionCheck retention,
+        boolean refusalAsOutput) {
+      this.commit =
+          new CommitSnapshot(bronzePath, position, seed, hadoopConf, retention, refusalAsOutput);
     }
 
     @Override
@@ -550,6 +584,7 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
     private final @Nullable SeedSource seed;
     private final Map<String, String> hadoopConf;
     private final @Nullable RetentionCheck retention;
+    private final boolean refusalAsOutput;
     private transient @Nullable DeltaTables tables;
 
     CommitSnapshot(
@@ -557,12 +592,14 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
         StreamPosition position,
         @Nullable SeedSource seed,
         Map<String, String> hadoopConf,
-        @Nullable RetentionCheck retention) {
+        @Nullable RetentionCheck retention,
+        boolean refusalAsOutput) {
       this.bronzePath = bronzePath;
       this.position = position;
       this.seed = seed;
       this.hadoopConf = hadoopConf;
       this.retention = retention;
+      this.refusalAsOutput = refusalAsOutput;
     }
 
     @Setup
@@ -576,7 +613,15 @@ public final class WriteSnapshotToDelta extends PTransform<PCollection<Row>, PCo
           && committedRecord(Objects.requireNonNull(tables), bronzePath)
               .filter(r -> r.generation() >= position.generation())
               .isEmpty()) {
-        retention.requireHeldAfter(position.endLsn(), bronzePath);
+        try {
+          retention.requireHeldAfter(position.endLsn(), bronzePath);
+        } catch (DataLossError e) {
+          if (!refusalAsOutput) {
+            throw e;
+          }
+          out.output(NOT_COMMITTED);
+          return;
+        }
       }
       out.output(
           commit(

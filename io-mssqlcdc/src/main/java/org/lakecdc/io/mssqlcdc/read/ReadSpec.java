@@ -106,7 +106,11 @@ public record ReadSpec(
   public <ResultT> PCollection<KV<ChangeBatch, ResultT>> expandWrites(
       PBegin input, RowSink<ResultT> sink) {
     return written(
-        input, List.of(this), Map.of(source.captureInstance(), sink), sink.resultCoder(), false);
+        captureInstances(input, List.of(this), false),
+        List.of(this),
+        Map.of(source.captureInstance(), sink),
+        sink.resultCoder(),
+        false);
   }
 
   /**
@@ -123,12 +127,32 @@ public record ReadSpec(
   public static <ResultT> PCollection<KV<ChangeBatch, ResultT>> expandAllWrites(
       PBegin input, List<ReadSpec> specs, Map<String, ? extends RowSink<ResultT>> sinks) {
     Coder<ResultT> resultCoder = sinks.values().iterator().next().resultCoder();
-    return written(input, specs, sinks, NullableCoder.of(resultCoder), true);
+    return written(
+        captureInstances(input, specs, true), specs, sinks, NullableCoder.of(resultCoder), true);
+  }
+
+  /**
+   * {@link #expandAllWrites} started by elements: each element of {@code captureInstances} names
+   * one of the reads ({@code MssqlCdcIO.readAll().writeFrom}), and that table's read starts when
+   * its element arrives; a read whose name never arrives reads nothing.
+   *
+   * @param captureInstances the names of the reads to start, each at most once
+   * @param specs the reads, one per capture instance, of one form and one client factory
+   * @param sinks the sink of each read, by its configured capture instance
+   * @param <ResultT> what the sinks return per batch
+   * @return the written batches of every table started
+   */
+  public static <ResultT> PCollection<KV<ChangeBatch, ResultT>> expandAllWritesFrom(
+      PCollection<String> captureInstances,
+      List<ReadSpec> specs,
+      Map<String, ? extends RowSink<ResultT>> sinks) {
+    Coder<ResultT> resultCoder = sinks.values().iterator().next().resultCoder();
+    return written(captureInstances, specs, sinks, NullableCoder.of(resultCoder), true);
   }
 
   @SuppressWarnings("unchecked")
   private static <ResultT> PCollection<KV<ChangeBatch, ResultT>> written(
-      PBegin input,
+      PCollection<String> captureInstances,
       List<ReadSpec> specs,
       Map<String, ? extends RowSink<ResultT>> sinks,
       Coder<ResultT> resultCoder,
@@ -144,7 +168,7 @@ public record ReadSpec(
             specs.get(0).continuous(),
             new ReadChangesDoFn.Wiring(specs, written, anySinks, isolateFailures));
     PCollection<KV<ChangeBatch, Object>> out =
-        captureInstances(input, specs, isolateFailures)
+        captureInstances
             .apply(
                 "Read and write changes by LSN range",
                 ParDo.of(fn).withOutputTags(written, TupleTagList.empty()))

@@ -1,0 +1,222 @@
+package org.lakecdc.pipelines.cdc;
+
+import io.delta.kernel.expressions.Column;
+import io.delta.kernel.expressions.Literal;
+import io.delta.kernel.expressions.Predicate;
+import io.delta.kernel.utils.CloseableIterator;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.values.PCollection;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.io.mssqlcdc.client.CdcClient;
+import org.lakecdc.io.mssqlcdc.client.DataLossError;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
+import org.lakecdc.io.mssqlcdc.read.StartingLsn;
+import org.lakecdc.io.mssqlcdc.read.TableFailure;
+import org.lakecdc.pipelines.targets.Bootstrap;
+import org.lakecdc.pipelines.targets.BootstrapFact;
+import org.lakecdc.pipelines.targets.SnapshotTask;
+import org.lakecdc.pipelines.targets.TablePlan;
+import org.lakecdc.pipelines.targets.Target;
+import org.lakecdc.transforms.Counts;
+import org.lakecdc.transforms.bronze.CommittedBatch;
+import org.lakecdc.transforms.bronze.RecordedFailure;
+import org.lakecdc.transforms.bronze.TableWrite;
+import org.lakecdc.transforms.bronze.WriteStartedChangesToDelta;
+import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.delta.HadoopConf;
+import org.lakecdc.transforms.facts.FactsTable;
+import org.lakecdc.transforms.position.StreamPosition;
+import org.lakecdc.transforms.snapshot.WriteSnapshotToDelta;
+
+/**
+ * The bootstrap snapshots of new targets read inside the main pipeline (runs of many tables), each
+ * table in a branch of its own so that no table waits for another's snapshot:
+ *
+ * <pre>
+ * snapshot read in key ranges ── data files ── one commit (S, the position at S)
+ *   ── AfterSnapshot: committed? write the bootstrap facts event, emit the capture instance
+ *                     refused (CDC cleanup passed S)? record table_failed, emit nothing
+ *   ── that table's change read from S (readAll().writeFrom), files, its own commits
+ * </pre>
+ *
+ * <p>Exactly once as on the launcher: a crash before the snapshot commit leaves the target without
+ * a position, and the next run records a new S; after it, the next run resumes from the position at
+ * S and offers the bootstrap event again (written once, by its transaction id). After the run,
+ * {@link #report} prints each snapshot from its committed record.
+ */
+final class SnapshotBranches {
+  private SnapshotBranches() {}
+
+  /**
+   * A new target's snapshot in the pipeline.
+   *
+   * @param plan the table's plan, with its {@link TablePlan#snapshot}
+   * @param stream whether the table's changes after S are read in this run (max_lsn is after S)
+   */
+  record Branch(TablePlan plan, boolean stream) {}
+
+  /**
+   * Expands {@code plan}'s snapshot (the plan must have one) into {@code pipeline}, then, with
+   * {@code stream}, the table's change read from S once the snapshot is committed.
+   *
+   * @return the table's committed batches, or null without {@code stream}
+   */
+  static @Nullable PCollection<CommittedBatch> expand(
+      Pipeline pipeline, TablePlan plan, boolean stream) {
+    SnapshotTask task = Objects.requireNonNull(plan.snapshot(), "a plan without a snapshot");
+    String ci = plan.config().captureInstance();
+    PCollection<String> started =
+        pipeline
+            .apply("Snapshot " + ci + " to bronze", task.write())
+            .apply(
+                "Start the stream of " + ci + " after its snapshot",
+                ParDo.of(
+                    new AfterSnapshot(
+                        task.fact(), task.atS(), plan.config().hadoopConf(), plan.startedAt())))
+            .setCoder(StringUtf8Coder.of());
+    if (!stream) {
+      return null;
+    }
+    TableWrite write = plan.write(null);
+    return started.apply(
+        "Read " + ci + " after its snapshot and write to Delta",
+        WriteStartedChangesToDelta.of(List.of(write)));
+  }
+
+  /**
+   * After the snapshot's commit step: when the snapshot of the position's generation is committed,
+   * writes the {@code bootstrap} facts event (once) and emits the table's capture instance, which
+   * starts its change read; when the commit was refused because CDC cleanup purged the changes
+   * right after S, records the table's {@code table_failed} facts row and emits nothing: the other
+   * tables go on, and the next run takes a new snapshot.
+   */
+  static final class AfterSnapshot extends DoFn<Long, String> {
+    private static final long serialVersionUID = 1L;
+    private final BootstrapFact fact;
+    private final StreamPosition atS;
+    private final HadoopConf hadoopConf;
+    private final Instant runStartedAt;
+    private transient @Nullable DeltaTables tables;
+
+    AfterSnapshot(
+        BootstrapFact fact, StreamPosition atS, HadoopConf hadoopConf, Instant runStartedAt) {
+      this.fact = fact;
+      this.atS = atS;
+      this.hadoopConf = hadoopConf;
+      this.runStartedAt = runStartedAt;
+    }
+
+    @Setup
+    public void setup() {
+      tables = hadoopConf.tables();
+    }
+
+    /** Lets {@link #process} stamp its output at the start of time (see there). */
+    @Override
+    @SuppressWarnings("deprecation")
+    public org.joda.time.Duration getAllowedTimestampSkew() {
+      return org.joda.time.Duration.millis(Long.MAX_VALUE);
+    }
+
+    @ProcessElement
+    public void process(@Element Long rows, OutputReceiver<String> out) {
+      DeltaTables tables = Objects.requireNonNull(this.tables);
+      Optional<WriteSnapshotToDelta.SnapshotRecord> record =
+          WriteSnapshotToDelta.committedRecord(tables, fact.bronze())
+              .filter(r -> r.generation() >= atS.generation());
+      if (record.isPresent()) {
+        if (!fact.written(tables)) {
+          long committed = record.get().rows();
+          fact.write(tables, record.get(), committed >= 0 ? committed : null);
+        }
+        // At the start of time: the snapshot's commit comes out of a global combine stamped with
+        // the end of the window, and the change read stamps its rows with their commit times.
+        out.outputWithTimestamp(fact.captureInstance(), BoundedWindow.TIMESTAMP_MIN_VALUE);
+        return;
+      }
+      Lsn s = atS.endLsn();
+      DataLossError outlived;
+      try (CdcClient client = fact.clientFactory().open()) {
+        Optional<Lsn> min = StartingLsn.lostAfter(client, fact.captureInstance(), s);
+        if (min.isEmpty()) {
+          throw new IllegalStateException(
+              "The bootstrap snapshot of "
+                  + fact.bronze()
+                  + " at S = "
+                  + s
+                  + " was not committed, though CDC still holds the changes after S");
+        }
+        outlived =
+            Bootstrap.outlived(
+                fact.captureInstance(), fact.bronze(), s, client.incrementLsn(s), min.get());
+      }
+      TableFailure failure = TableFailure.of(outlived).orElseThrow();
+      // As a failure of the launcher's planning: the target has no position yet.
+      StreamPosition none =
+          new StreamPosition(fact.appId(), 0, -1, Lsn.ZERO, null, fact.captureInstance());
+      RecordedFailure.at(none, fact.bronze(), failure, none.endLsn().increment(), runStartedAt)
+          .write(tables, fact.facts());
+    }
+  }
+
+  /**
+   * After the run, per snapshot the pipeline read: prints {@code Snapshot: <rows> written to
+   * <bronze>} from the committed record, or {@code Stopped <ci>: <failure>} for a refused one.
+   *
+   * @param runBegan when the pipeline was started (UTC)
+   * @return the plan with the snapshot's rows and seconds (until its {@code bootstrap} event was
+   *     written) when it was committed, else {@code plan}
+   */
+  static TablePlan report(TablePlan plan, Instant runBegan, PrintStream out) {
+    Target target = plan.target();
+    Optional<WriteSnapshotToDelta.SnapshotRecord> record =
+        WriteSnapshotToDelta.committedRecord(target.tables(), target.bronze())
+            .filter(r -> r.generation() >= plan.start().generation());
+    if (record.isEmpty()) {
+      RecordedFailure.last(target.tables(), target.facts(), target.streamAppId())
+          .filter(f -> f.runStartedAt().equals(plan.startedAt()))
+          .ifPresent(f -> out.printf("Stopped %s: %s%n", target.captureInstance(), f.text()));
+      return plan;
+    }
+    long rows = Math.max(record.get().rows(), 0);
+    out.printf("Snapshot: %s written to %s%n", Counts.of(rows, "row", "rows"), target.bronze());
+    Instant done = bootstrapWrittenAt(target).orElse(Instant.now());
+    double seconds = Math.max(0, (done.toEpochMilli() - runBegan.toEpochMilli()) / 1e3);
+    return plan.withSnapshot(rows, seconds);
+  }
+
+  /** When the target's {@code bootstrap} facts event was written. */
+  private static Optional<Instant> bootstrapWrittenAt(Target target) {
+    DeltaTables tables = target.tables();
+    Predicate ofApp =
+        new Predicate("=", new Column(FactsTable.APP_ID), Literal.ofString(target.appId()));
+    try (CloseableIterator<Map<String, Object>> rows =
+        tables.scanAtVersion(target.facts(), tables.version(target.facts()), ofApp)) {
+      while (rows.hasNext()) {
+        Map<String, Object> row = rows.next();
+        if (FactsTable.EVENT_BOOTSTRAP.equals(row.get(FactsTable.EVENT))
+            && target.appId().equals(row.get(FactsTable.APP_ID))
+            && row.get(FactsTable.WRITTEN_AT) instanceof LocalDateTime at) {
+          return Optional.of(at.toInstant(ZoneOffset.UTC));
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read Delta table " + target.facts(), e);
+    }
+    return Optional.empty();
+  }
+}

@@ -9,6 +9,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +25,7 @@ import org.lakecdc.pipelines.targets.JobConfig;
 import org.lakecdc.transforms.bronze.CrashPoint;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.facts.FactsTable;
+import org.lakecdc.transforms.finalization.Finalization;
 
 /**
  * Many tables' batches committed in committer rounds: each round is the next batch of every table,
@@ -136,6 +138,15 @@ class CommitterRoundsJobTest {
         factBatches());
     assertEquals(List.of(3L, 3L, 3L), bronzeRows());
     assertEquals(3, factsFiles(), "one facts file per round, not one per batch");
+    // The three verdicts move in round 1 (to 13:00, the hour of every commit), in one rewrite of
+    // the control table created at version 1; rounds 2 and 3 do not move them.
+    assertEquals(2, tables.version(delta("control")));
+    Finalization verdicts = new Finalization(tables, delta("control"), java.time.Clock.systemUTC());
+    for (String table : TABLES) {
+      assertEquals(
+          LocalDateTime.of(2026, 9, 28, 13, 0),
+          verdicts.verdict(delta("bronze_" + table.replace('.', '_'))).orElseThrow());
+    }
     for (String ci : List.of("dbo_t0", "dbo_t1", "dbo_t2")) {
       String factsAppId = ci + "-v1#facts@" + tables.tableId(delta("bronze_" + ci));
       assertEquals(2L, tables.latestTransactionVersion(delta("facts"), factsAppId).getAsLong());

@@ -66,10 +66,18 @@ final class BatchCommitter {
    * is; empty for one table).
    */
   BatchCommitter(DeltaTarget target, DeltaTables tables, String label) {
+    this(target, tables, label, new Finalization(tables, target.controlPath(), Clock.systemUTC()));
+  }
+
+  /**
+   * A committer whose verdicts go through {@code finalization} (of the target's control table),
+   * shared by the committers of a round.
+   */
+  BatchCommitter(DeltaTarget target, DeltaTables tables, String label, Finalization finalization) {
     this.target = target;
     this.tables = tables;
     this.label = label;
-    this.finalization = new Finalization(tables, target.controlPath(), Clock.systemUTC());
+    this.finalization = finalization;
   }
 
   /** The position after {@code batch}, committed as batch {@code batchId}. */
@@ -131,6 +139,16 @@ final class BatchCommitter {
     /** The facts table this batch's row goes to. */
     String factsPath() {
       return committer.target.factsPath();
+    }
+
+    /** The control table of this batch's verdict. */
+    String controlPath() {
+      return committer.target.controlPath();
+    }
+
+    /** The bronze table of this batch, the key of its verdict. */
+    String bronzePath() {
+      return committer.target.bronzePath();
     }
 
     /** The Delta tables of this batch's committer. */
@@ -245,13 +263,31 @@ final class BatchCommitter {
    * metrics.
    */
   CommittedBatch finish(Staged staged) {
+    Finalization.Advance advance = afterFacts(staged);
+    LocalDateTime verdict =
+        finalization.advance(
+            advance.table(), advance.endLsn(), advance.endCommitTime(), advance.granularity());
+    return finish(staged, verdict);
+  }
+
+  /**
+   * What follows a batch's facts commit first: its verdict move, to be made ({@link
+   * Finalization#advance}, or for a round's batches together {@link Finalization#advanceAll}).
+   */
+  Finalization.Advance afterFacts(Staged staged) {
+    CrashPlan.at(target.crash(), CrashPoint.AFTER_FACTS_COMMIT, staged.batchId);
+    return new Finalization.Advance(
+        target.bronzePath(),
+        staged.batch.toLsn(),
+        staged.batch.toCommitTime(),
+        target.granularity());
+  }
+
+  /** The end of a batch's commit once its verdict moved to {@code verdict}: log line, metrics. */
+  CommittedBatch finish(Staged staged, @Nullable LocalDateTime verdict) {
     ChangeBatch batch = staged.batch;
     long batchId = staged.batchId;
     BatchStats stats = staged.stats;
-    CrashPlan.at(target.crash(), CrashPoint.AFTER_FACTS_COMMIT, batchId);
-    LocalDateTime verdict =
-        finalization.advance(
-            target.bronzePath(), batch.toLsn(), batch.toCommitTime(), target.granularity());
     LOG.info(
         "{}batch {}: {} ({}) up to {} committed at {}; bronze version {}, finalized_until {}",
         label,

@@ -1,5 +1,7 @@
 package org.lakecdc.transforms.bronze;
 
+import java.time.Clock;
+import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -12,6 +14,7 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.read.ChangeBatch;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.GroupedAppend;
+import org.lakecdc.transforms.finalization.Finalization;
 import org.lakecdc.transforms.position.StreamPosition;
 
 /**
@@ -20,8 +23,10 @@ import org.lakecdc.transforms.position.StreamPosition;
  * sequence, = LSN, order) of every target that has one left; it makes each one's bronze commit
  * (only with rows) with transaction id {@code (appId, batch)} and the new position, then one facts
  * commit for the whole round (each target's facts row and event rows, with its own {@code
- * (appId#facts, batch)} and position, {@link DeltaTables#appendRound}), then each one's verdict.
- * Fifty tables' batches thus take fifty bronze commits and one facts commit per round, not fifty.
+ * (appId#facts, batch)} and position, {@link DeltaTables#appendRound}), then the verdicts that
+ * move, in one control rewrite ({@link Finalization#advanceAll}). Fifty tables' batches thus take
+ * fifty bronze commits, one facts commit and at most one control rewrite per round, not fifty of
+ * each.
  *
  * <p>Exactly once across crashes holds as for one batch: a round holds at most one batch per
  * target, so a crash between its bronze commits and its facts commit leaves each target at most one
@@ -90,6 +95,7 @@ final class CommitBatches
     }
     // A round takes the targets in the order they were given.
     List<Cursor> cursors = new ArrayList<>();
+    Map<String, Finalization> finalizations = new HashMap<>();
     for (Map.Entry<String, DeltaTarget> e : targets.entrySet()) {
       List<KV<ChangeBatch, BatchFiles>> batches = byTable.get(e.getKey());
       if (batches == null) {
@@ -97,11 +103,15 @@ final class CommitBatches
       }
       DeltaTarget target = e.getValue();
       DeltaTables delta = tables.computeIfAbsent(e.getKey(), k -> target.tables());
+      // One verdict keeper per control table: a round's verdicts move in one control rewrite.
+      Finalization verdicts =
+          finalizations.computeIfAbsent(
+              target.controlPath(), c -> new Finalization(delta, c, Clock.systemUTC()));
       cursors.add(
           new Cursor(
               target,
               WriteChangesToDelta.inSequence(batches),
-              new BatchCommitter(target, delta, label(e.getKey()))));
+              new BatchCommitter(target, delta, label(e.getKey()), verdicts)));
     }
     while (!cursors.isEmpty()) {
       List<BatchCommitter.Staged> round = new ArrayList<>();
@@ -134,16 +144,21 @@ final class CommitBatches
         c.position = BatchCommitter.next(c.position, batchId, batch);
         c.next++;
       }
-      commitRound(round, out);
+      commitRound(round, finalizations, out);
       if (outOfSequence != null) {
         throw outOfSequence;
       }
     }
   }
 
-  /** The round's facts commit (one per facts table), then each batch's verdict. */
+  /**
+   * The round's facts commit (one per facts table), then its verdicts (one control rewrite per
+   * control table, when any moves).
+   */
   private static void commitRound(
-      List<BatchCommitter.Staged> round, OutputReceiver<CommittedBatch> out) {
+      List<BatchCommitter.Staged> round,
+      Map<String, Finalization> finalizations,
+      OutputReceiver<CommittedBatch> out) {
     Map<String, List<BatchCommitter.Staged>> byFacts = new LinkedHashMap<>();
     for (BatchCommitter.Staged staged : round) {
       byFacts.computeIfAbsent(staged.factsPath(), k -> new ArrayList<>()).add(staged);
@@ -155,8 +170,18 @@ final class CommitBatches
       }
       e.getValue().get(0).tables().appendRound(e.getKey(), appends);
     }
+    Map<String, List<Finalization.Advance>> byControl = new LinkedHashMap<>();
     for (BatchCommitter.Staged staged : round) {
-      out.output(staged.committer.finish(staged));
+      byControl
+          .computeIfAbsent(staged.controlPath(), k -> new ArrayList<>())
+          .add(staged.committer.afterFacts(staged));
+    }
+    Map<String, LocalDateTime> verdicts = new HashMap<>();
+    for (Map.Entry<String, List<Finalization.Advance>> e : byControl.entrySet()) {
+      verdicts.putAll(finalizations.get(e.getKey()).advanceAll(e.getValue()));
+    }
+    for (BatchCommitter.Staged staged : round) {
+      out.output(staged.committer.finish(staged, verdicts.get(staged.bronzePath())));
     }
   }
 

@@ -37,6 +37,19 @@ class CommitterRoundsJobTest {
   private static final Instant T0 = Instant.parse("2026-09-28T13:50:00Z");
   private static final List<String> TABLES = List.of("dbo.t0", "dbo.t1", "dbo.t2");
 
+  /** Every batch's facts row, each once: three tables, batches 0..2, one row each. */
+  private static final List<String> EVERY_BATCH =
+      List.of(
+          "dbo_t0-v1:0:1",
+          "dbo_t0-v1:1:1",
+          "dbo_t0-v1:2:1",
+          "dbo_t1-v1:0:1",
+          "dbo_t1-v1:1:1",
+          "dbo_t1-v1:2:1",
+          "dbo_t2-v1:0:1",
+          "dbo_t2-v1:1:1",
+          "dbo_t2-v1:2:1");
+
   @TempDir Path dir;
 
   private final DeltaTables tables = DeltaTables.create();
@@ -124,18 +137,7 @@ class CommitterRoundsJobTest {
   void threeTablesThreeBatchesEachTakeThreeFactsCommitsOneFilePerRound() {
     runAll(configs(source()));
 
-    assertEquals(
-        List.of(
-            "dbo_t0-v1:0:1",
-            "dbo_t0-v1:1:1",
-            "dbo_t0-v1:2:1",
-            "dbo_t1-v1:0:1",
-            "dbo_t1-v1:1:1",
-            "dbo_t1-v1:2:1",
-            "dbo_t2-v1:0:1",
-            "dbo_t2-v1:1:1",
-            "dbo_t2-v1:2:1"),
-        factBatches());
+    assertEquals(EVERY_BATCH, factBatches());
     assertEquals(List.of(3L, 3L, 3L), bronzeRows());
     assertEquals(3, factsFiles(), "one facts file per round, not one per batch");
     // The three verdicts move in round 1 (to 13:00, the hour of every commit), in one rewrite of
@@ -175,19 +177,7 @@ class CommitterRoundsJobTest {
 
     runAll(configs(db));
 
-    assertEquals(
-        List.of(
-            "dbo_t0-v1:0:1",
-            "dbo_t0-v1:1:1",
-            "dbo_t0-v1:2:1",
-            "dbo_t1-v1:0:1",
-            "dbo_t1-v1:1:1",
-            "dbo_t1-v1:2:1",
-            "dbo_t2-v1:0:1",
-            "dbo_t2-v1:1:1",
-            "dbo_t2-v1:2:1"),
-        factBatches(),
-        "every batch's facts row exactly once");
+    assertEquals(EVERY_BATCH, factBatches(), "every batch's facts row exactly once");
     assertEquals(List.of(3L, 3L, 3L), bronzeRows(), "every change exactly once");
     // Round 1's file, batch 1's three rows written back one by one, the rerun's one round.
     assertEquals(5, factsFiles());

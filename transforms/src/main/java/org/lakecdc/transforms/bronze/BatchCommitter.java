@@ -21,6 +21,7 @@ import org.lakecdc.transforms.TableMetrics;
 import org.lakecdc.transforms.delta.CommitResult;
 import org.lakecdc.transforms.delta.DataFileAction;
 import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.delta.GroupedAppend;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.finalization.Finalization;
 import org.lakecdc.transforms.finalization.LostPeriod;
@@ -65,10 +66,18 @@ final class BatchCommitter {
    * is; empty for one table).
    */
   BatchCommitter(DeltaTarget target, DeltaTables tables, String label) {
+    this(target, tables, label, new Finalization(tables, target.controlPath(), Clock.systemUTC()));
+  }
+
+  /**
+   * A committer whose verdicts go through {@code finalization} (of the target's control table),
+   * shared by the committers of a round.
+   */
+  BatchCommitter(DeltaTarget target, DeltaTables tables, String label, Finalization finalization) {
     this.target = target;
     this.tables = tables;
     this.label = label;
-    this.finalization = new Finalization(tables, target.controlPath(), Clock.systemUTC());
+    this.finalization = finalization;
   }
 
   /** The position after {@code batch}, committed as batch {@code batchId}. */
@@ -78,8 +87,81 @@ final class BatchCommitter {
   }
 
   /**
+   * A batch between its bronze commit and its facts commit ({@link #stage}): what the facts commit
+   * and the verdict after it need.
+   */
+  static final class Staged {
+    final BatchCommitter committer;
+    final ChangeBatch batch;
+    final long batchId;
+    final BatchStats stats;
+    final StreamPosition next;
+    final Instant startedAt;
+    final long bronzeVersion;
+    final long bytes;
+    final boolean skipped;
+    final List<Row> facts;
+
+    Staged(
+        BatchCommitter committer,
+        ChangeBatch batch,
+        long batchId,
+        BatchStats stats,
+        StreamPosition next,
+        Instant startedAt,
+        long bronzeVersion,
+        long bytes,
+        boolean skipped,
+        List<Row> facts) {
+      this.committer = committer;
+      this.batch = batch;
+      this.batchId = batchId;
+      this.stats = stats;
+      this.next = next;
+      this.startedAt = startedAt;
+      this.bronzeVersion = bronzeVersion;
+      this.bytes = bytes;
+      this.skipped = skipped;
+      this.facts = facts;
+    }
+
+    /** The facts commit's part of this batch: its rows, {@code (appId#facts, batch)}, position. */
+    GroupedAppend factsAppend() {
+      DeltaTarget target = committer.target;
+      return new GroupedAppend(
+          FactsTable.SCHEMA,
+          facts,
+          target.factsAppId(),
+          batchId,
+          Map.of(StreamPosition.factsDomain(target.appId()), next.toJson()));
+    }
+
+    /** The facts table this batch's row goes to. */
+    String factsPath() {
+      return committer.target.factsPath();
+    }
+
+    /** The control table of this batch's verdict. */
+    String controlPath() {
+      return committer.target.controlPath();
+    }
+
+    /** The bronze table of this batch, the key of its verdict. */
+    String bronzePath() {
+      return committer.target.bronzePath();
+    }
+
+    /** The Delta tables of this batch's committer. */
+    DeltaTables tables() {
+      return committer.tables;
+    }
+  }
+
+  /**
    * Commits {@code batch} as batch {@code batchId} after {@code position}, or skips it when its end
-   * is not after {@code committedUpTo}.
+   * is not after {@code committedUpTo}: {@link #stage}, the facts commit (grouped with other
+   * targets' facts rows committing at the same time, {@link DeltaTables#appendGrouped}), then
+   * {@link #finish}.
    *
    * @param files the batch's data files, or null when it has no rows
    */
@@ -89,27 +171,55 @@ final class BatchCommitter {
       long batchId,
       @Nullable BatchFiles files,
       Lsn committedUpTo) {
+    if (!batch.toLsn().isAfter(committedUpTo)) {
+      return alreadyIn(position, batch, batchId, files);
+    }
+    Staged staged = stage(position, batch, batchId, files);
+    GroupedAppend facts = staged.factsAppend();
+    tables.appendGrouped(
+        staged.factsPath(),
+        facts.rowSchema(),
+        facts.rows(),
+        facts.appId(),
+        facts.txnVersion(),
+        facts.domainMetadata());
+    return finish(staged);
+  }
+
+  /** The outcome of a batch whose end is not after the target's committed position: skipped. */
+  CommittedBatch alreadyIn(
+      StreamPosition position, ChangeBatch batch, long batchId, @Nullable BatchFiles files) {
+    BatchStats stats = files == null ? BatchStats.empty(batchId) : files.stats();
+    LOG.info(
+        "Batch {} ({}..{}) is already in {}: skipped",
+        batchId,
+        batch.fromLsn(),
+        batch.toLsn(),
+        target.bronzePath());
+    return new CommittedBatch(
+        batchId,
+        stats,
+        batch.toLsn().toString(),
+        batch.toCommitTime(),
+        -1,
+        true,
+        finalization.verdict(target.bronzePath()).orElse(null),
+        0,
+        target.appId(),
+        null);
+  }
+
+  /**
+   * The first half of a batch's commit: the bronze commit (only with rows) with transaction id
+   * {@code (appId, batch)} and the new position, and the gaps it skipped recorded as lost periods;
+   * its facts rows built. The caller commits {@link Staged#factsAppend} next, then {@link #finish}.
+   *
+   * @param files the batch's data files, or null when it has no rows
+   */
+  Staged stage(
+      StreamPosition position, ChangeBatch batch, long batchId, @Nullable BatchFiles files) {
     BatchStats stats = files == null ? BatchStats.empty(batchId) : files.stats();
     StreamPosition next = next(position, batchId, batch);
-    if (!batch.toLsn().isAfter(committedUpTo)) {
-      LOG.info(
-          "Batch {} ({}..{}) is already in {}: skipped",
-          batchId,
-          batch.fromLsn(),
-          batch.toLsn(),
-          target.bronzePath());
-      return new CommittedBatch(
-          batchId,
-          stats,
-          batch.toLsn().toString(),
-          batch.toCommitTime(),
-          -1,
-          true,
-          finalization.verdict(target.bronzePath()).orElse(null),
-          0,
-          target.appId(),
-          null);
-    }
     Instant startedAt = Instant.now();
     long bronzeVersion = -1;
     long bytes = 0;
@@ -144,18 +254,40 @@ final class BatchCommitter {
             startedAt,
             Duration.between(startedAt, bronzeDone),
             Clock.systemUTC());
-    // Grouped with other targets' facts rows committing at the same time (one facts commit).
-    tables.appendGrouped(
-        target.factsPath(),
-        FactsTable.SCHEMA,
-        facts,
-        target.factsAppId(),
-        batchId,
-        Map.of(StreamPosition.factsDomain(target.appId()), next.toJson()));
-    CrashPlan.at(target.crash(), CrashPoint.AFTER_FACTS_COMMIT, batchId);
+    return new Staged(
+        this, batch, batchId, stats, next, startedAt, bronzeVersion, bytes, skipped, facts);
+  }
+
+  /**
+   * The last part of a batch's commit, after its facts commit: the verdict, the log line and the
+   * metrics.
+   */
+  CommittedBatch finish(Staged staged) {
+    Finalization.Advance advance = afterFacts(staged);
     LocalDateTime verdict =
         finalization.advance(
-            target.bronzePath(), batch.toLsn(), batch.toCommitTime(), target.granularity());
+            advance.table(), advance.endLsn(), advance.endCommitTime(), advance.granularity());
+    return finish(staged, verdict);
+  }
+
+  /**
+   * What follows a batch's facts commit first: its verdict move, to be made ({@link
+   * Finalization#advance}, or for a round's batches together {@link Finalization#advanceAll}).
+   */
+  Finalization.Advance afterFacts(Staged staged) {
+    CrashPlan.at(target.crash(), CrashPoint.AFTER_FACTS_COMMIT, staged.batchId);
+    return new Finalization.Advance(
+        target.bronzePath(),
+        staged.batch.toLsn(),
+        staged.batch.toCommitTime(),
+        target.granularity());
+  }
+
+  /** The end of a batch's commit once its verdict moved to {@code verdict}: log line, metrics. */
+  CommittedBatch finish(Staged staged, @Nullable LocalDateTime verdict) {
+    ChangeBatch batch = staged.batch;
+    long batchId = staged.batchId;
+    BatchStats stats = staged.stats;
     LOG.info(
         "{}batch {}: {} ({}) up to {} committed at {}; bronze version {}, finalized_until {}",
         label,
@@ -164,16 +296,17 @@ final class BatchCommitter {
         Counts.byOperation(stats.rows(), stats.inserts(), stats.updates(), stats.deletes()),
         batch.toLsn(),
         batch.toCommitTime(),
-        bronzeVersion < 0 ? "unchanged" : bronzeVersion,
+        staged.bronzeVersion < 0 ? "unchanged" : staged.bronzeVersion,
         verdict);
     batchesCommitted.inc();
-    bytesWritten.inc(bytes);
+    bytesWritten.inc(staged.bytes);
+    List<Row> facts = staged.facts;
     BatchFacts.captureLagSeconds(facts.get(0)).ifPresent(lag -> captureLag.update(Math.round(lag)));
     target.committed(batchId);
     String table = TableMetrics.namespace(target.appId());
-    Metrics.counter(table, TableMetrics.BYTES_WRITTEN).inc(bytes);
+    Metrics.counter(table, TableMetrics.BYTES_WRITTEN).inc(staged.bytes);
     Metrics.distribution(table, TableMetrics.COMMIT_DURATION_MS)
-        .update(Duration.between(startedAt, Instant.now()).toMillis());
+        .update(Duration.between(staged.startedAt, Instant.now()).toMillis());
     BatchFacts.captureLagSeconds(facts.get(0))
         .ifPresent(
             lag -> Metrics.gauge(table, TableMetrics.CAPTURE_LAG_SECONDS).set(Math.round(lag)));
@@ -186,10 +319,10 @@ final class BatchCommitter {
         stats,
         batch.toLsn().toString(),
         batch.toCommitTime(),
-        bronzeVersion,
-        skipped,
+        staged.bronzeVersion,
+        staged.skipped,
         verdict,
-        bytes,
+        staged.bytes,
         target.appId(),
         null);
   }

@@ -1,6 +1,10 @@
 package org.lakecdc.transforms.bronze;
 
+import java.time.Clock;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,23 +13,40 @@ import org.apache.beam.sdk.values.KV;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.read.ChangeBatch;
 import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.delta.GroupedAppend;
+import org.lakecdc.transforms.finalization.Finalization;
 import org.lakecdc.transforms.position.StreamPosition;
 
 /**
- * The committer of the targets in the bounded form, one key (capture instance) per target: commits
- * each target's batches of the run in sequence (= LSN) order, up to a {@link ChangeBatch#failed}
- * batch, which records the table's failure instead and ends its commits. Per batch ({@link
- * BatchCommitter}): the bronze commit (only with rows) with transaction id {@code (appId, batch)}
- * and the new position; then the facts row and its event rows in one commit with {@code
- * (appId#facts, batch)} and the position; then the verdict. Data first, verdict last: a crash in
- * between leaves the verdict behind the data, never ahead; the next run repairs it.
+ * The committer of the targets in the bounded form: receives every target's batches of the run in
+ * one element and commits them in <em>committer rounds</em>. A round takes the next batch (in
+ * sequence, = LSN, order) of every target that has one left; it makes each one's bronze commit
+ * (only with rows) with transaction id {@code (appId, batch)} and the new position, then one facts
+ * commit for the whole round (each target's facts row and event rows, with its own {@code
+ * (appId#facts, batch)} and position, {@link DeltaTables#appendRound}), then the verdicts that
+ * move, in one control rewrite ({@link Finalization#advanceAll}). Fifty tables' batches thus take
+ * fifty bronze commits, one facts commit and at most one control rewrite per round, not fifty of
+ * each.
+ *
+ * <p>Exactly once across crashes holds as for one batch: a round holds at most one batch per
+ * target, so a crash between its bronze commits and its facts commit leaves each target at most one
+ * batch ahead in bronze, the facts row the next run writes first from the batch stats stored with
+ * that bronze commit; within a run, a replayed batch's bronze commit is found by its transaction id
+ * and its facts row written once. Data first, verdict last: a crash in between leaves the verdict
+ * behind the data, never ahead; the next run repairs it.
+ *
+ * <p>A round takes the targets in the order they were given. A {@link ChangeBatch#failed} batch
+ * records the table's failure instead and ends that table's commits; the others go on.
  */
 final class CommitBatches
     extends DoFn<KV<String, Iterable<KV<ChangeBatch, BatchFiles>>>, CommittedBatch> {
+  /** The one key under which every target's batches reach the committer. */
+  static final String ROUND_KEY = "all tables";
+
   private final Map<String, DeltaTarget> targets;
   private transient Map<String, DeltaTables> tables;
 
-  /** The committer of {@code targets}' batches, by capture instance (the key). */
+  /** The committer of {@code targets}' batches, by capture instance. */
   CommitBatches(Map<String, DeltaTarget> targets) {
     this.targets = new LinkedHashMap<>(targets);
   }
@@ -40,46 +61,144 @@ final class CommitBatches
     return targets.size() > 1 ? captureInstance + " " : "";
   }
 
+  /** One target's batches of the run and how far its rounds have come. */
+  private static final class Cursor {
+    final DeltaTarget target;
+    final List<KV<ChangeBatch, BatchFiles>> batches;
+    final BatchCommitter committer;
+    final Lsn committedUpTo;
+    StreamPosition position;
+    int next;
+
+    Cursor(
+        DeltaTarget target, List<KV<ChangeBatch, BatchFiles>> batches, BatchCommitter committer) {
+      this.target = target;
+      this.batches = batches;
+      this.committer = committer;
+      this.committedUpTo = committer.committedUpTo();
+      this.position = target.start();
+    }
+  }
+
   @ProcessElement
   public void process(
       @Element KV<String, Iterable<KV<ChangeBatch, BatchFiles>>> all,
       OutputReceiver<CommittedBatch> out) {
-    DeltaTarget target = targets.get(all.getKey());
-    if (target == null) {
-      throw new IllegalStateException("Batches of " + all.getKey() + ", which has no target");
+    Map<String, List<KV<ChangeBatch, BatchFiles>>> byTable = new LinkedHashMap<>();
+    for (KV<ChangeBatch, BatchFiles> batch : all.getValue()) {
+      byTable.computeIfAbsent(batch.getKey().captureInstance(), k -> new ArrayList<>()).add(batch);
     }
-    DeltaTables delta = tables.computeIfAbsent(all.getKey(), k -> target.tables());
-    List<KV<ChangeBatch, BatchFiles>> batches = WriteChangesToDelta.inSequence(all.getValue());
-    BatchCommitter committer = new BatchCommitter(target, delta, label(all.getKey()));
-    Lsn committedUpTo = committer.committedUpTo();
-    StreamPosition position = target.start();
-    for (int i = 0; i < batches.size(); i++) {
-      ChangeBatch batch = batches.get(i).getKey();
-      BatchFiles files = batches.get(i).getValue();
-      if (batch.sequence() != i) {
-        throw new IllegalStateException(
-            "The read of "
-                + target.bronzePath()
-                + " emitted batch "
-                + batch.sequence()
-                + " where batch "
-                + i
-                + " belongs ("
-                + batch.fromLsn()
-                + ".."
-                + batch.toLsn()
-                + "): a batch is missing or repeated, nothing after batch "
-                + (i - 1)
-                + " is committed");
+    for (String captureInstance : byTable.keySet()) {
+      if (!targets.containsKey(captureInstance)) {
+        throw new IllegalStateException("Batches of " + captureInstance + ", which has no target");
       }
-      if (batch.failed()) {
-        // The table stopped here: later batches (of other parts of the read) are not committed.
-        out.output(committer.recordFailure(position, batch));
-        return;
-      }
-      long batchId = target.batchId(i);
-      out.output(committer.commit(position, batch, batchId, files, committedUpTo));
-      position = BatchCommitter.next(position, batchId, batch);
     }
+    // A round takes the targets in the order they were given.
+    List<Cursor> cursors = new ArrayList<>();
+    Map<String, Finalization> finalizations = new HashMap<>();
+    for (Map.Entry<String, DeltaTarget> e : targets.entrySet()) {
+      List<KV<ChangeBatch, BatchFiles>> batches = byTable.get(e.getKey());
+      if (batches == null) {
+        continue;
+      }
+      DeltaTarget target = e.getValue();
+      DeltaTables delta = tables.computeIfAbsent(e.getKey(), k -> target.tables());
+      // One verdict keeper per control table: a round's verdicts move in one control rewrite.
+      Finalization verdicts =
+          finalizations.computeIfAbsent(
+              target.controlPath(), c -> new Finalization(delta, c, Clock.systemUTC()));
+      cursors.add(
+          new Cursor(
+              target,
+              WriteChangesToDelta.inSequence(batches),
+              new BatchCommitter(target, delta, label(e.getKey()), verdicts)));
+    }
+    while (!cursors.isEmpty()) {
+      List<BatchCommitter.Staged> round = new ArrayList<>();
+      IllegalStateException outOfSequence = null;
+      Iterator<Cursor> it = cursors.iterator();
+      while (it.hasNext()) {
+        Cursor c = it.next();
+        if (c.next == c.batches.size()) {
+          it.remove();
+          continue;
+        }
+        ChangeBatch batch = c.batches.get(c.next).getKey();
+        BatchFiles files = c.batches.get(c.next).getValue();
+        if (batch.sequence() != c.next) {
+          outOfSequence = outOfSequence(c.target, batch, c.next);
+          break;
+        }
+        if (batch.failed()) {
+          // The table stopped here: later batches (of other parts of the read) are not committed.
+          out.output(c.committer.recordFailure(c.position, batch));
+          it.remove();
+          continue;
+        }
+        long batchId = c.target.batchId(c.next);
+        if (batch.toLsn().isAfter(c.committedUpTo)) {
+          round.add(c.committer.stage(c.position, batch, batchId, files));
+        } else {
+          out.output(c.committer.alreadyIn(c.position, batch, batchId, files));
+        }
+        c.position = BatchCommitter.next(c.position, batchId, batch);
+        c.next++;
+      }
+      commitRound(round, finalizations, out);
+      if (outOfSequence != null) {
+        throw outOfSequence;
+      }
+    }
+  }
+
+  /**
+   * The round's facts commit (one per facts table), then its verdicts (one control rewrite per
+   * control table, when any moves).
+   */
+  private static void commitRound(
+      List<BatchCommitter.Staged> round,
+      Map<String, Finalization> finalizations,
+      OutputReceiver<CommittedBatch> out) {
+    Map<String, List<BatchCommitter.Staged>> byFacts = new LinkedHashMap<>();
+    for (BatchCommitter.Staged staged : round) {
+      byFacts.computeIfAbsent(staged.factsPath(), k -> new ArrayList<>()).add(staged);
+    }
+    for (Map.Entry<String, List<BatchCommitter.Staged>> e : byFacts.entrySet()) {
+      List<GroupedAppend> appends = new ArrayList<>();
+      for (BatchCommitter.Staged staged : e.getValue()) {
+        appends.add(staged.factsAppend());
+      }
+      e.getValue().get(0).tables().appendRound(e.getKey(), appends);
+    }
+    Map<String, List<Finalization.Advance>> byControl = new LinkedHashMap<>();
+    for (BatchCommitter.Staged staged : round) {
+      byControl
+          .computeIfAbsent(staged.controlPath(), k -> new ArrayList<>())
+          .add(staged.committer.afterFacts(staged));
+    }
+    Map<String, LocalDateTime> verdicts = new HashMap<>();
+    for (Map.Entry<String, List<Finalization.Advance>> e : byControl.entrySet()) {
+      verdicts.putAll(finalizations.get(e.getKey()).advanceAll(e.getValue()));
+    }
+    for (BatchCommitter.Staged staged : round) {
+      out.output(staged.committer.finish(staged, verdicts.get(staged.bronzePath())));
+    }
+  }
+
+  private static IllegalStateException outOfSequence(DeltaTarget target, ChangeBatch batch, int i) {
+    return new IllegalStateException(
+        "The read of "
+            + target.bronzePath()
+            + " emitted batch "
+            + batch.sequence()
+            + " where batch "
+            + i
+            + " belongs ("
+            + batch.fromLsn()
+            + ".."
+            + batch.toLsn()
+            + "): a batch is missing or repeated, nothing after batch "
+            + (i - 1)
+            + " is committed");
   }
 }

@@ -3,10 +3,15 @@ package org.lakecdc.transforms.bronze;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.NullableCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.transforms.GroupByKey;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.Values;
+import org.apache.beam.sdk.transforms.WithKeys;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
@@ -20,8 +25,8 @@ import org.lakecdc.io.mssqlcdc.read.ChangeBatch;
  * <pre>
  * read by LSN range (one table: read(); many: readAll(), one element per table) ── each
  *   batch's rows written to its bronze data files in the reading stage (BronzeBatchSink; rows
- *   never leave it) ── (batch, files) ── key by table ── GroupByKey ── Commit each table's
- *   batches in sequence order: bronze, then facts, then the verdict
+ *   never leave it) ── (batch, files) ── one key for all ── GroupByKey ── Commit in rounds, each
+ *   the next batch of every table: its bronze commits, one facts commit, the verdicts
  * </pre>
  *
  * <p>Only the small batch descriptions cross the shuffle: the files' {@code add} actions, the
@@ -58,10 +63,10 @@ public final class WriteChangesToDelta extends PTransform<PBegin, PCollection<Co
 
   /**
    * Reads every table (bounded; two or more in one {@code MssqlCdcIO.readAll()}) and writes each to
-   * its own target, one committer per table, the tables committing independently. A table whose
-   * read fails with a {@link org.lakecdc.io.mssqlcdc.read.TableFailure} commits its batches before
-   * the failure, records a {@code table_failed} facts row ({@link RecordedFailure}) and stops; the
-   * others go on to their end.
+   * its own target, in committer rounds (each the next batch of every table, one facts commit per
+   * round). A table whose read fails with a {@link org.lakecdc.io.mssqlcdc.read.TableFailure}
+   * commits its batches before the failure, records a {@code table_failed} facts row ({@link
+   * RecordedFailure}) and stops; the others go on to their end.
    *
    * @throws IllegalArgumentException when two tables share a capture instance or a target
    */
@@ -97,6 +102,12 @@ public final class WriteChangesToDelta extends PTransform<PBegin, PCollection<Co
   @Override
   public PCollection<CommittedBatch> expand(PBegin input) {
     return TableWrite.readAndWriteFiles(input, tables, isolate)
+        .apply("Drop the table keys", Values.create())
+        .apply("Key every batch to one committer", WithKeys.of(CommitBatches.ROUND_KEY))
+        .setCoder(
+            KvCoder.of(
+                StringUtf8Coder.of(),
+                KvCoder.of(ChangeBatch.coder(), NullableCoder.of(BatchFilesCoder.of()))))
         .apply("Gather the batches", GroupByKey.create())
         .apply(
             "Commit batches in LSN order", ParDo.of(new CommitBatches(TableWrite.targets(tables))))

@@ -6,6 +6,7 @@ import io.delta.kernel.utils.CloseableIterator;
 import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -406,6 +407,41 @@ public final class DeltaTables {
     return afterCommit(
         path,
         groupCommits.append(path, rowSchema, rows, appId, txnVersion, domainMetadata, () -> {}));
+  }
+
+  /**
+   * The appends of a committer round, all in one group commit ({@link #appendGrouped} for each, but
+   * queued together): one data file and one Delta commit carry every append's rows, each with its
+   * own transaction identifier ({@code txn} action) and domain metadata, exactly once per {@code
+   * (appId, txnVersion)} as in {@link #appendGrouped}. Appends of other writers of this JVM waiting
+   * at the time go into the same commit.
+   *
+   * @param path the table path or URI
+   * @param appends the round's appends: distinct app ids, one row schema
+   * @return each append's outcome, in the order of {@code appends}; {@link
+   *     CommitResult.Status#ALREADY_COMMITTED} for one whose identifier had reached its version
+   * @throws IllegalArgumentException when two appends share an app id or their schemas differ
+   * @throws DeltaConflictException when the group lost to concurrent commits 200 times
+   */
+  public List<CommitResult> appendRound(String path, List<GroupedAppend> appends) {
+    if (appends.isEmpty()) {
+      return List.of();
+    }
+    List<TableGroupCommits.Member> members = new ArrayList<>();
+    for (GroupedAppend a : appends) {
+      members.add(
+          new TableGroupCommits.Member(
+              a.rowSchema(), a.rows(), a.appId(), a.txnVersion(), a.domainMetadata()));
+    }
+    List<CommitResult> results = groupCommits.appendAll(path, members, () -> {});
+    for (CommitResult result : results) {
+      if (result.committed()) {
+        // One commit for the round: the compaction's check counts it once.
+        afterCommit(path, result);
+        break;
+      }
+    }
+    return results;
   }
 
   /**

@@ -34,13 +34,14 @@ import org.slf4j.LoggerFactory;
  *       background thread of its {@link DeltaTables} and returns at once: the committer never waits
  *       for it. That thread looks at the table's files and, when at least {@value #MIN_FILES} are
  *       smaller than {@value #TARGET_FILE_BYTES} bytes, rewrites them into one file ({@link
- *       #compact}) and checkpoints the compaction's version (with no other writer that is version
- *       {@code v + 1}, the multiple of the interval {@value #CHECKPOINT_INTERVAL} Kernel
- *       checkpoints anyway, so the checkpoint lists the compacted file, not the small ones). One
- *       compaction of a table at a time: a check while one is queued or running is dropped (the
- *       running one lists the files when it starts). Between two checks at most {@value
- *       #CHECK_EVERY_VERSIONS} files are added, so the table holds at most about 150 small files,
- *       plus the 8 MiB files compaction filled.
+ *       #compact}; at most {@value #MAX_FILES_PER_RUN} files per run, the oldest first, further
+ *       runs following at once while a run was full) and checkpoints the compaction's version (with
+ *       no other writer that is version {@code v + 1}, the multiple of the interval {@value
+ *       #CHECKPOINT_INTERVAL} Kernel checkpoints anyway, so the checkpoint lists the compacted
+ *       file, not the small ones). One compaction of a table at a time: a check while one is queued
+ *       or running is dropped (the running one lists the files when it starts). Between two checks
+ *       at most {@value #CHECK_EVERY_VERSIONS} files are added, so the table holds at most about
+ *       150 small files, plus the 8 MiB files compaction filled.
  * </ul>
  *
  * <p>The background thread is a daemon made on demand, one per {@link DeltaTables}, that ends after
@@ -99,6 +100,14 @@ public final class SmallFileCompaction {
    */
   public static final int MAX_REBASES = 20;
 
+  /**
+   * The most files one background compaction run rewrites, the oldest first: a long history left
+   * un-compacted (thousands of one-row files) is taken in runs of this many, each its own commit,
+   * one after another on the background thread, so each run is short enough to land beside busy
+   * committers and the table shrinks from the first run on.
+   */
+  public static final int MAX_FILES_PER_RUN = 1_000;
+
   /** Seconds the background thread waits for work before it ends. */
   public static final int IDLE_SECONDS = 5;
 
@@ -122,6 +131,8 @@ public final class SmallFileCompaction {
   private volatile int minFiles = MIN_FILES;
 
   private volatile int maxRebases = MAX_REBASES;
+
+  private volatile int maxFilesPerRun = MAX_FILES_PER_RUN;
 
   /** A test hook run before each background attempt's commit. */
   private volatile Runnable beforeBackgroundCommit = () -> {};
@@ -200,6 +211,14 @@ public final class SmallFileCompaction {
    * and lists and rewrites again only when that is not possible.
    */
   Outcome compact(String path, Runnable beforeCommit, boolean rebase) {
+    return compact(path, beforeCommit, rebase, Integer.MAX_VALUE);
+  }
+
+  /**
+   * {@link #compact(String, Runnable, boolean)} rewriting at most {@code maxFiles} of the small
+   * files, the oldest (in commit order) first.
+   */
+  Outcome compact(String path, Runnable beforeCommit, boolean rebase, int maxFiles) {
     DeltaConflictException last = null;
     for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       int[] listed = new int[1];
@@ -213,7 +232,11 @@ public final class SmallFileCompaction {
                     LIMITS,
                     files -> {
                       listed[0] = files.size();
-                      return files.stream().sorted(COMMIT_ORDER).toList();
+                      return files.stream()
+                          .filter(f -> f.sizeBytes() < TARGET_FILE_BYTES)
+                          .sorted(COMMIT_ORDER)
+                          .limit(maxFiles)
+                          .toList();
                     },
                     (removed, added) -> commitRebasing(path, removed, added, beforeCommit, rebase));
         int after = listed[0] - result.filesRemoved() + result.filesAdded();
@@ -337,15 +360,19 @@ public final class SmallFileCompaction {
     }
   }
 
-  /** The background check of one table: compacts when enough files are small; never throws. */
+  /**
+   * The background check of one table: compacts when enough files are small, in runs of at most
+   * {@value #MAX_FILES_PER_RUN} files, one after another while a run was full and enough small
+   * files are left; never throws.
+   */
   private void runCheck(String path, long version, CompletableFuture<Void> task) {
     try {
-      long small =
-          tables.dataFileDetails(path).stream()
-              .filter(f -> f.sizeBytes() < TARGET_FILE_BYTES)
-              .count();
-      if (small >= minFiles) {
-        compact(path, beforeBackgroundCommit, true);
+      int cap = maxFilesPerRun;
+      while (smallFiles(path) >= minFiles) {
+        Outcome run = compact(path, beforeBackgroundCommit, true, cap);
+        if (!run.compaction().committed() || run.compaction().filesRemoved() < cap) {
+          break;
+        }
       }
     } catch (RuntimeException e) {
       LOG.warn(
@@ -357,6 +384,12 @@ public final class SmallFileCompaction {
       pending.remove(path, task);
       task.complete(null);
     }
+  }
+
+  private long smallFiles(String path) {
+    return tables.dataFileDetails(path).stream()
+        .filter(f -> f.sizeBytes() < TARGET_FILE_BYTES)
+        .count();
   }
 
   /**
@@ -383,6 +416,11 @@ public final class SmallFileCompaction {
   void checkEvery(int versions, int files) {
     this.checkEvery = versions;
     this.minFiles = files;
+  }
+
+  /** Sets the most files of one background compaction run (tests). */
+  void maxFilesPerRun(int files) {
+    this.maxFilesPerRun = files;
   }
 
   /** Sets the rebases of one background attempt (tests). */

@@ -49,7 +49,9 @@ import org.slf4j.LoggerFactory;
  * with their rows.
  *
  * <p>At most one member per app id is in a group (one writer's appends are sequential anyway); all
- * members of a group have the same row schema. Thread-safe.
+ * members of a group have the same row schema. A committer round ({@link #appendAll}) queues the
+ * members of many app ids at once: they go into one group, together with whatever else waits.
+ * Thread-safe.
  */
 final class TableGroupCommits {
   private static final Logger LOG = LoggerFactory.getLogger(TableGroupCommits.class);
@@ -128,34 +130,72 @@ final class TableGroupCommits {
    * @throws IllegalStateException when the thread is interrupted while its append waits
    */
   CommitResult append(String path, Member member, Runnable beforeCommit) {
+    return appendAll(path, List.of(member), beforeCommit).get(0);
+  }
+
+  /**
+   * Appends every member's rows to the table at {@code path} in the next group commit, all of them
+   * in the same one (with the appends of other writers waiting then), and returns when that is
+   * committed: one data file and one Delta commit for a committer's whole round.
+   *
+   * @param members appends of distinct app ids, all of one row schema
+   * @param beforeCommit a test hook run by the writer that commits a group, before each attempt
+   * @return each member's outcome, in the order of {@code members}
+   * @throws IllegalArgumentException when two members share an app id or their schemas differ
+   * @throws DeltaConflictException when the group lost {@value #MAX_ATTEMPTS} times in a row
+   * @throws IllegalStateException when the thread is interrupted while its appends wait
+   */
+  List<CommitResult> appendAll(String path, List<Member> members, Runnable beforeCommit) {
+    Set<String> distinct = new HashSet<>();
+    for (Member m : members) {
+      if (!distinct.add(m.appId())) {
+        throw new IllegalArgumentException(
+            "Two appends of app id " + m.appId() + " to " + path + " in one group commit");
+      }
+      if (!m.rowSchema().equals(members.get(0).rowSchema())) {
+        throw new IllegalArgumentException(
+            "Appends of different row schemas to " + path + " in one group commit");
+      }
+    }
     Queue queue = queues.computeIfAbsent(path, p -> new Queue());
-    Pending mine = new Pending(member);
+    List<Pending> mine = new ArrayList<>();
+    for (Member m : members) {
+      mine.add(new Pending(m));
+    }
     List<Pending> group;
     synchronized (queue) {
-      queue.waiting.add(mine);
+      queue.waiting.addAll(mine);
       queue.notifyAll(); // a test may wait for appends to queue (awaitWaiting)
-      while (!mine.done && queue.inFlight) {
+      while (!allDone(mine) && queue.inFlight) {
         try {
           queue.wait();
         } catch (InterruptedException e) {
-          queue.waiting.remove(mine);
+          queue.waiting.removeAll(mine);
           Thread.currentThread().interrupt();
+          Member first = members.get(0);
           throw new IllegalStateException(
               "Interrupted while the append of app id "
-                  + member.appId()
+                  + first.appId()
                   + " version "
-                  + member.txnVersion()
+                  + first.txnVersion()
                   + " to "
                   + path
                   + " waited for its commit",
               e);
         }
       }
-      if (mine.done) {
-        return outcome(mine);
+      if (allDone(mine)) {
+        return outcomes(mine);
       }
       queue.inFlight = true;
-      group = take(queue.waiting, mine);
+      // Another writer's group may have taken some of them (then they are done).
+      List<Pending> open = new ArrayList<>();
+      for (Pending p : mine) {
+        if (!p.done) {
+          open.add(p);
+        }
+      }
+      group = take(queue.waiting, open);
     }
     try {
       Map<Pending, CommitResult> results = commitGroup(path, group, beforeCommit);
@@ -175,7 +215,7 @@ final class TableGroupCommits {
         queue.notifyAll();
       }
     }
-    return outcome(mine);
+    return outcomes(mine);
   }
 
   /**
@@ -198,17 +238,22 @@ final class TableGroupCommits {
     }
   }
 
-  /** This writer's member first, then every waiting one of the same schema and another app id. */
-  private static List<Pending> take(ArrayDeque<Pending> waiting, Pending mine) {
-    waiting.remove(mine);
-    List<Pending> group = new ArrayList<>();
-    group.add(mine);
+  /**
+   * This writer's members first (all of them: they were queued together and are taken together),
+   * then every waiting one of the same schema and another app id.
+   */
+  private static List<Pending> take(ArrayDeque<Pending> waiting, List<Pending> mine) {
+    waiting.removeAll(mine);
+    List<Pending> group = new ArrayList<>(mine);
     Set<String> appIds = new HashSet<>();
-    appIds.add(mine.member.appId());
+    Schema schema = mine.get(0).member.rowSchema();
+    for (Pending p : mine) {
+      appIds.add(p.member.appId());
+    }
     Iterator<Pending> it = waiting.iterator();
     while (it.hasNext()) {
       Pending p = it.next();
-      if (p.member.rowSchema().equals(mine.member.rowSchema()) && appIds.add(p.member.appId())) {
+      if (p.member.rowSchema().equals(schema) && appIds.add(p.member.appId())) {
         group.add(p);
         it.remove();
       }
@@ -216,11 +261,24 @@ final class TableGroupCommits {
     return group;
   }
 
-  private static CommitResult outcome(Pending p) {
-    if (p.failure != null) {
-      throw p.failure;
+  private static boolean allDone(List<Pending> mine) {
+    for (Pending p : mine) {
+      if (!p.done) {
+        return false;
+      }
     }
-    return p.result;
+    return true;
+  }
+
+  private static List<CommitResult> outcomes(List<Pending> mine) {
+    List<CommitResult> results = new ArrayList<>();
+    for (Pending p : mine) {
+      if (p.failure != null) {
+        throw p.failure;
+      }
+      results.add(p.result);
+    }
+    return results;
   }
 
   /** Commits a group (see the class comment); the outcome of each member. */

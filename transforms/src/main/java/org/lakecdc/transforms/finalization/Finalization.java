@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -124,6 +125,90 @@ public final class Finalization {
             });
     known.merge(table, verdict, (a, b) -> a.isAfter(b) ? a : b);
     return verdict;
+  }
+
+  /**
+   * One table's verdict move of {@link #advanceAll}: the arguments of {@link #advance}.
+   *
+   * @param table the target's path or name, as the job was given it
+   * @param endLsn the end LSN of the table's last committed batch
+   * @param endCommitTime its commit time (UTC)
+   * @param granularity the period size
+   */
+  public record Advance(String table, Lsn endLsn, Instant endCommitTime, Granularity granularity) {}
+
+  /**
+   * {@link #advance} of many tables in one control rewrite (a committer round's verdicts): the
+   * tables whose candidate is after the verdict this instance knows are read and, those whose
+   * stored verdict the candidate passes, moved together in one commit; the others cost nothing.
+   *
+   * @param advances one per table, distinct tables
+   * @return each table's verdict after the call, by table
+   * @throws IllegalArgumentException when a table is given twice
+   * @throws DeltaConflictException when concurrent writers kept winning for about a minute
+   */
+  public Map<String, LocalDateTime> advanceAll(List<Advance> advances) {
+    Map<String, LocalDateTime> verdicts = new LinkedHashMap<>();
+    Map<String, Advance> moving = new LinkedHashMap<>();
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    for (Advance a : advances) {
+      if (!seen.add(a.table())) {
+        throw new IllegalArgumentException(
+            "The verdict of " + a.table() + " is advanced twice in one control rewrite");
+      }
+      LocalDateTime remembered = known.get(a.table());
+      if (remembered != null
+          && !candidate(a.endCommitTime(), a.granularity()).isAfter(remembered)) {
+        verdicts.put(a.table(), remembered);
+      } else {
+        moving.put(a.table(), a);
+      }
+    }
+    if (moving.isEmpty()) {
+      return verdicts;
+    }
+    if (!controlTableOpened) {
+      tables.createIfAbsent(controlPath, ControlTable.definition());
+      controlTableOpened = true;
+    }
+    Map<String, LocalDateTime> moved =
+        rewriteWithRetries(
+            rows -> {
+              List<Row> updated = new ArrayList<>(rows.size() + moving.size());
+              Map<String, LocalDateTime> after = new LinkedHashMap<>();
+              boolean changed = false;
+              for (Row row : rows) {
+                String table = row.getString(ControlTable.TABLE_NAME);
+                Advance a = moving.get(table);
+                if (a == null) {
+                  updated.add(row);
+                  continue;
+                }
+                LocalDateTime candidate = candidate(a.endCommitTime(), a.granularity());
+                LocalDateTime current = finalizedUntil(row);
+                if (current != null && !candidate.isAfter(current)) {
+                  updated.add(row);
+                  after.put(table, current);
+                } else {
+                  updated.add(withVerdict(row, candidate, a.endLsn(), a.endCommitTime()));
+                  after.put(table, candidate);
+                  changed = true;
+                }
+              }
+              for (Advance a : moving.values()) {
+                if (!after.containsKey(a.table())) {
+                  LocalDateTime candidate = candidate(a.endCommitTime(), a.granularity());
+                  updated.add(
+                      withVerdict(newRow(a.table()), candidate, a.endLsn(), a.endCommitTime()));
+                  after.put(a.table(), candidate);
+                  changed = true;
+                }
+              }
+              return new Rewrite<>(changed ? updated : null, after);
+            });
+    moved.forEach((table, verdict) -> known.merge(table, verdict, (x, y) -> x.isAfter(y) ? x : y));
+    verdicts.putAll(moved);
+    return verdicts;
   }
 
   /**

@@ -360,4 +360,48 @@ class SmallFileCompactionTest {
         bronze, TableDefinition.of(TableKind.BRONZE, ControlTable.definition().columns()));
     assertTrue(!tables.describe(bronze).properties().containsKey("delta.checkpointInterval"));
   }
+
+  @Test
+  void aCompactionTakesAtMostTheCapOfFilesPerRunAndTheRestInTheRunsAfterItRowsExactlyOnce()
+      throws InterruptedException {
+    tables.smallFiles().checkEvery(10, 2);
+    tables.smallFiles().maxFilesPerRun(3);
+    String path = facts();
+    for (long id = 0; id < 7; id++) {
+      append(path, id);
+    }
+    assertEquals(8, tables.version(path));
+    assertEquals(7, tables.dataFileDetails(path).size());
+
+    // Batch 7 lands version 9: the check finds 8 small files, more than a run's 3.
+    assertEquals(new CommitResult(CommitResult.Status.COMMITTED, 9, 1, 0), append(path, 7));
+    tables.awaitCompactions();
+
+    // Runs of 3, 3 and 3 files (the third takes the first run's file, by then among the oldest),
+    // then the last 2: four commits, each its own version, then one file.
+    List<String> runs = new ArrayList<>();
+    for (CommitSummary commit : tables.history(path).subList(10, 14)) {
+      runs.add(
+          commit.version()
+              + " "
+              + commit.operation()
+              + " -"
+              + commit.filesRemoved()
+              + " +"
+              + commit.filesAdded());
+    }
+    assertEquals(
+        List.of(
+            "10 Manual Update -3 +1",
+            "11 Manual Update -3 +1",
+            "12 Manual Update -3 +1",
+            "13 Manual Update -2 +1"),
+        runs);
+    assertEquals(13, tables.version(path));
+    assertEquals(1, tables.dataFileDetails(path).size());
+    assertEquals(expected(8), rows(path));
+    assertEquals(7, tables.latestTransactionVersion(path, APP).getAsLong());
+    assertEquals(CommitResult.Status.ALREADY_COMMITTED, append(path, 3).status());
+    assertEquals(expected(8), rows(path));
+  }
 }

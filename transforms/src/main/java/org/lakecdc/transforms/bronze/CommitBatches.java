@@ -44,11 +44,24 @@ final class CommitBatches
   static final String ROUND_KEY = "all tables";
 
   private final Map<String, DeltaTarget> targets;
+  private final boolean labelled;
   private transient Map<String, DeltaTables> tables;
 
-  /** The committer of {@code targets}' batches, by capture instance. */
+  /**
+   * The committer of {@code targets}' batches, by capture instance; its log lines name the table
+   * when there are several.
+   */
   CommitBatches(Map<String, DeltaTarget> targets) {
+    this(targets, targets.size() > 1);
+  }
+
+  /**
+   * The committer of {@code targets}' batches, by capture instance; its log lines name the table
+   * when {@code labelled} (a branch of one table in a run of many).
+   */
+  CommitBatches(Map<String, DeltaTarget> targets, boolean labelled) {
     this.targets = new LinkedHashMap<>(targets);
+    this.labelled = labelled;
   }
 
   @Setup
@@ -56,9 +69,9 @@ final class CommitBatches
     tables = new HashMap<>();
   }
 
-  /** The capture instance before a batch's log line when there are many tables, else nothing. */
-  private String label(String captureInstance) {
-    return targets.size() > 1 ? captureInstance + " " : "";
+  /** The capture instance before a batch's log line in a run of many tables, else nothing. */
+  String label(String captureInstance) {
+    return labelled ? captureInstance + " " : "";
   }
 
   /** One target's batches of the run and how far its rounds have come. */

@@ -41,7 +41,9 @@ public final class WriteStartedChangesToDelta
     return TableWrite.readAndWriteFiles(started, tables)
         .apply("Gather the batches", GroupByKey.create())
         .apply(
-            "Commit batches in LSN order", ParDo.of(new CommitBatches(TableWrite.targets(tables))))
+            "Commit batches in LSN order",
+            // A branch of one table in a run of many: its batch lines name the table.
+            ParDo.of(new CommitBatches(TableWrite.targets(tables), true)))
         .setCoder(CommittedBatchCoder.of());
   }
 }

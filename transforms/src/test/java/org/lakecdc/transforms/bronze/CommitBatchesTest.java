@@ -1,0 +1,19 @@
+package org.lakecdc.transforms.bronze;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The committer's batch log lines name their table in a run of many tables. */
+class CommitBatchesTest {
+  @Test
+  void aBranchOfOneTableInARunOfManyNamesItsTableAndALoneTableDoesNot() {
+    // A new table's own branch (WriteStartedChangesToDelta) commits only its table's batches, but
+    // its lines sit among the other tables' lines: they name it.
+    assertEquals("dbo_part ", new CommitBatches(Map.of(), true).label("dbo_part"));
+    // One table alone: the lines need no name.
+    assertEquals("", new CommitBatches(Map.of()).label("dbo_part"));
+    assertEquals("", new CommitBatches(Map.of(), false).label("dbo_part"));
+  }
+}

@@ -143,9 +143,16 @@ public final class DemoDatabase {
     /** Nothing written. */
     public static final Continuation NONE = new Continuation(0, 0);
 
-    /** What the part holds, for people: empty for a part without anything particular. */
+    /**
+     * What the part holds, for people, so that the lines of a run that writes both parts differ:
+     * empty when nothing was written.
+     */
     public String description() {
-      return part == 2 ? " (a quiet hour, then across the daylight-saving fall-back)" : "";
+      return switch (part) {
+        case 2 -> " (a quiet hour, then across the daylight-saving fall-back)";
+        case 3 -> " (more of the same night, after the fall-back)";
+        default -> "";
+      };
     }
   }
 

@@ -185,7 +185,10 @@ class DemoDatabaseTest {
     assertEquals(
         new DemoDatabase.Continuation(3, 300),
         DemoDatabase.continueHistory(dir, 600, "dbo_lineitem"));
-    assertEquals("", new DemoDatabase.Continuation(3, 300).description());
+    assertEquals(
+        " (more of the same night, after the fall-back)",
+        new DemoDatabase.Continuation(3, 300).description());
+    assertEquals("", DemoDatabase.Continuation.NONE.description());
     assertEquals(
         DemoDatabase.Continuation.NONE, DemoDatabase.continueHistory(dir, 600, "dbo_lineitem"));
     assertEquals(

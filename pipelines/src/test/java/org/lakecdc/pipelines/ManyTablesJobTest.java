@@ -673,35 +673,13 @@ class ManyTablesJobTest {
     }
 
     // Every table's snapshot is complete: 8 rows of orders in 4 chunks, 1 row of each small one.
-    Map<String, Long> completed = new TreeMap<>();
-    Map<String, LocalDateTime> completedAt = new TreeMap<>();
-    for (Row r : factsOf(FactsTable.EVENT_BOOTSTRAP)) {
-      completed.put(r.getString(FactsTable.APP_ID), r.getInt64(FactsTable.ROWS));
-      completedAt.put(
-          r.getString(FactsTable.APP_ID),
-          r.getLogicalTypeValue(FactsTable.WRITTEN_AT, LocalDateTime.class));
-    }
-    assertEquals(
-        Map.of("dbo_customers-v1", 1L, "dbo_items-v1", 1L, "dbo_orders-v1", 8L, "dbo_parts-v1", 1L),
-        completed);
+    Map<String, LocalDateTime> completedAt = bootstrapsOfEightAndOneRows();
     assertEquals(
         4,
         factsOf("snapshot_chunk").stream()
             .filter(r -> r.getString(FactsTable.APP_ID).equals("dbo_orders-v1"))
             .count());
-    // One batch per table: the update's two rows.
-    Map<String, List<LocalDateTime>> batches = batchesWritten();
-    assertEquals(
-        List.of("dbo_customers-v1", "dbo_items-v1", "dbo_orders-v1", "dbo_parts-v1"),
-        List.copyOf(batches.keySet()));
-    for (List<LocalDateTime> written : batches.values()) {
-      assertEquals(1, written.size(), batches.toString());
-    }
-    for (Row r : tables.scan(delta("facts"), FactsTable.SCHEMA)) {
-      if (r.getString(FactsTable.EVENT) == null) {
-        assertEquals(2L, r.getInt64(FactsTable.ROWS), r.toString());
-      }
-    }
+    Map<String, List<LocalDateTime>> batches = oneBatchOfTwoRowsPerTable();
     // Each small table's first batch was committed before the large snapshot's completion row.
     LocalDateTime largeDone = completedAt.get("dbo_orders-v1");
     for (String app : appIdsOf(SMALL)) {
@@ -717,6 +695,45 @@ class ManyTablesJobTest {
     for (String ci : SMALL) {
       assertEquals(1 + 2, tables.scan(delta("bronze_" + ci)).size(), ci);
     }
+  }
+
+  /**
+   * The bootstrap rows of the four tables of the held-snapshot runs, asserted: 8 rows of orders, 1
+   * of each small table; returns each app id's bootstrap {@code written_at}.
+   */
+  private Map<String, LocalDateTime> bootstrapsOfEightAndOneRows() {
+    Map<String, Long> completed = new TreeMap<>();
+    Map<String, LocalDateTime> completedAt = new TreeMap<>();
+    for (Row r : factsOf(FactsTable.EVENT_BOOTSTRAP)) {
+      completed.put(r.getString(FactsTable.APP_ID), r.getInt64(FactsTable.ROWS));
+      completedAt.put(
+          r.getString(FactsTable.APP_ID),
+          r.getLogicalTypeValue(FactsTable.WRITTEN_AT, LocalDateTime.class));
+    }
+    assertEquals(
+        Map.of("dbo_customers-v1", 1L, "dbo_items-v1", 1L, "dbo_orders-v1", 8L, "dbo_parts-v1", 1L),
+        completed);
+    return completedAt;
+  }
+
+  /**
+   * The batches of the held-snapshot runs, asserted: one per table, the update's two rows; returns
+   * each app id's batches' {@code written_at}.
+   */
+  private Map<String, List<LocalDateTime>> oneBatchOfTwoRowsPerTable() {
+    Map<String, List<LocalDateTime>> batches = batchesWritten();
+    assertEquals(
+        List.of("dbo_customers-v1", "dbo_items-v1", "dbo_orders-v1", "dbo_parts-v1"),
+        List.copyOf(batches.keySet()));
+    for (List<LocalDateTime> written : batches.values()) {
+      assertEquals(1, written.size(), batches.toString());
+    }
+    for (Row r : tables.scan(delta("facts"), FactsTable.SCHEMA)) {
+      if (r.getString(FactsTable.EVENT) == null) {
+        assertEquals(2L, r.getInt64(FactsTable.ROWS), r.toString());
+      }
+    }
+    return batches;
   }
 
   private JobConfig whole(CdcClientFactory factory, String ci) {
@@ -795,30 +812,8 @@ class ManyTablesJobTest {
         factory.readingThreads().contains(launcher),
         "rows read on the launcher's thread " + launcher + ": " + factory.readingThreads());
 
-    Map<String, Long> completed = new TreeMap<>();
-    Map<String, LocalDateTime> completedAt = new TreeMap<>();
-    for (Row r : factsOf(FactsTable.EVENT_BOOTSTRAP)) {
-      completed.put(r.getString(FactsTable.APP_ID), r.getInt64(FactsTable.ROWS));
-      completedAt.put(
-          r.getString(FactsTable.APP_ID),
-          r.getLogicalTypeValue(FactsTable.WRITTEN_AT, LocalDateTime.class));
-    }
-    assertEquals(
-        Map.of("dbo_customers-v1", 1L, "dbo_items-v1", 1L, "dbo_orders-v1", 8L, "dbo_parts-v1", 1L),
-        completed);
-    // One batch per table: the update's two rows.
-    Map<String, List<LocalDateTime>> batches = batchesWritten();
-    assertEquals(
-        List.of("dbo_customers-v1", "dbo_items-v1", "dbo_orders-v1", "dbo_parts-v1"),
-        List.copyOf(batches.keySet()));
-    for (List<LocalDateTime> written : batches.values()) {
-      assertEquals(1, written.size(), batches.toString());
-    }
-    for (Row r : tables.scan(delta("facts"), FactsTable.SCHEMA)) {
-      if (r.getString(FactsTable.EVENT) == null) {
-        assertEquals(2L, r.getInt64(FactsTable.ROWS), r.toString());
-      }
-    }
+    Map<String, LocalDateTime> completedAt = bootstrapsOfEightAndOneRows();
+    Map<String, List<LocalDateTime>> batches = oneBatchOfTwoRowsPerTable();
     assertEquals(8 + 2, tables.scan(delta("bronze_dbo_orders")).size());
     for (String ci : SMALL) {
       assertEquals(1 + 2, tables.scan(delta("bronze_" + ci)).size(), ci);

@@ -813,7 +813,7 @@ class ManyTablesJobTest {
         "rows read on the launcher's thread " + launcher + ": " + factory.readingThreads());
 
     Map<String, LocalDateTime> completedAt = bootstrapsOfEightAndOneRows();
-    Map<String, List<LocalDateTime>> batches = oneBatchOfTwoRowsPerTable();
+    oneBatchOfTwoRowsPerTable();
     assertEquals(8 + 2, tables.scan(delta("bronze_dbo_orders")).size());
     for (String ci : SMALL) {
       assertEquals(1 + 2, tables.scan(delta("bronze_" + ci)).size(), ci);

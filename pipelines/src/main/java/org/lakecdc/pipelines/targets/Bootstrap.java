@@ -17,6 +17,7 @@ import org.lakecdc.io.mssqlcdc.read.StartingLsn;
 import org.lakecdc.pipelines.cli.JobExit;
 import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.position.StreamPosition;
+import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
 import org.lakecdc.transforms.snapshot.WriteSnapshotToDelta;
 
 /**
@@ -59,19 +60,57 @@ public final class Bootstrap {
    * @return the position at S (batch -1), of the target's bronze table
    */
   static StreamPosition open(Target target, PrintStream out, String bronzeId) {
-    Lsn s = snapshotRead(target).resolveSnapshotLsn();
+    Optional<ChunkedSnapshotFacts.Open> earlier = openOfAnEarlierAttempt(target);
+    Lsn s;
     Instant time;
-    try (CdcClient client = target.config().clientFactory().open()) {
-      time = ChunkedSnapshot.commitTime(client, s);
+    if (earlier.isPresent()) {
+      s = earlier.get().s();
+      time = earlier.get().sCommitTime();
+    } else {
+      s = snapshotRead(target).resolveSnapshotLsn();
+      try (CdcClient client = target.config().clientFactory().open()) {
+        time = ChunkedSnapshot.commitTime(client, s);
+      }
+      // The mode lock's record that a whole snapshot is being read (docs/behaviour.md §6.10).
+      ChunkedSnapshot.writeFullOpen(target, s, time, ChunkedSnapshot.keyColumns(target));
     }
     StreamPosition atS =
         target.startAt(s, time, target.captureInstance()).ofTarget(target.bronze(), bronzeId);
-    // The mode lock's record that a whole snapshot is being read (docs/behaviour.md §6.10).
-    ChunkedSnapshot.writeFullOpen(target, s, time, ChunkedSnapshot.keyColumns(target));
     out.printf(
-        "New target %s: taking a snapshot of %s stamped with S = %s (committed at %s)%n",
-        target.bronze(), target.captureInstance(), s, time);
+        "New target %s: taking a snapshot of %s stamped with S = %s (committed at %s)%s%n",
+        target.bronze(),
+        target.captureInstance(),
+        s,
+        time,
+        earlier.isPresent() ? ", the S an earlier run recorded before it stopped" : "");
     return atS;
+  }
+
+  /**
+   * The whole bootstrap snapshot an earlier run of {@code target} opened (its {@code snapshot_open}
+   * row, same app id, capture instance and bronze table) and did not commit, while CDC still holds
+   * every change after its S: the snapshot is taken again at that S, so the changes since S stay in
+   * the change log (docs/behaviour.md §6.1: a rerun never takes a newer S than the snapshot already
+   * opened). Empty when there is none, or when CDC cleanup passed its S (then a new S is the only
+   * snapshot left to take).
+   */
+  private static Optional<ChunkedSnapshotFacts.Open> openOfAnEarlierAttempt(Target target) {
+    ChunkedSnapshotFacts.Snapshots recorded = ChunkedSnapshot.read(target);
+    Optional<ChunkedSnapshotFacts.Open> open =
+        recorded
+            .fullOpen()
+            .filter(o -> !recorded.fullOpenComplete())
+            .filter(o -> o.generation() == 0 && o.appId().equals(target.appId()))
+            .filter(o -> target.captureInstance().equals(o.captureInstance()))
+            .filter(o -> o.sCommitTime() != null);
+    if (open.isEmpty()) {
+      return open;
+    }
+    try (CdcClient client = target.config().clientFactory().open()) {
+      return StartingLsn.lostAfter(client, target.captureInstance(), open.get().s()).isPresent()
+          ? Optional.empty()
+          : open;
+    }
   }
 
   /**

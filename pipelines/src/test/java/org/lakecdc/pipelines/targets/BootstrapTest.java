@@ -111,6 +111,93 @@ class BootstrapTest {
     assertEquals(s.toString(), bootstrapFacts.get(0).getString(FactsTable.END_LSN));
   }
 
+  /**
+   * A run that recorded S (the {@code snapshot_open} row) and stopped before its snapshot's commit
+   * (planned with the snapshot for the pipeline, which never ran): the rerun takes the snapshot at
+   * that S while CDC holds the changes after it, so they stay in the change log; once cleanup
+   * passed it, at a new S.
+   */
+  @Test
+  void aRerunAfterAStoppedSnapshotKeepsItsSWhileCdcHoldsTheChangesAfterIt() {
+    JobFixture f = new JobFixture(dir);
+    f.db.enableCdc(ORDERS);
+    for (int i = 0; i <= 2; i++) {
+      f.db.transaction(at(i)).insert(ORDERS, order(i, "new", i + ".00")).commit();
+    }
+    Lsn s = f.db.idle(at(3));
+    JobConfig config = bootstrap(f, "DBO_ORDERS", "boot-v1");
+    TablePlan stopped =
+        TablePlan.prepare(
+            Target.of(config, f.tables),
+            JobFixture.direct(),
+            new java.io.PrintStream(java.io.OutputStream.nullOutputStream()),
+            true);
+    assertEquals(s, stopped.snapshot().atS().endLsn());
+    f.db.transaction(at(5)).update(ORDERS, List.of(1), Map.of("status", "paid")).commit();
+    f.db.transaction(at(6)).insert(ORDERS, order(7, "new", "7.00")).commit();
+
+    f.run(config);
+    assertTrue(
+        f.lastOutput.contains(
+            "taking a snapshot of DBO_ORDERS stamped with S = "
+                + s
+                + " (committed at 2026-09-28T13:53:00Z), the S an earlier run recorded before it"
+                + " stopped\n"),
+        f.lastOutput);
+    assertEquals(s, WriteSnapshotToDelta.committedSnapshot(f.tables, f.bronze).orElseThrow());
+    List<Row> rows = bronzeRows(f);
+    // The snapshot read today's four orders; the update and the insert after S are in the change
+    // log too (the latest image per key absorbs the overlap).
+    assertEquals(
+        Map.of(0, 4L, 3, 1L, 4, 1L, 2, 1L),
+        rows.stream()
+            .collect(
+                java.util.stream.Collectors.groupingBy(
+                    r -> r.getInt32(MetadataColumns.OPERATION),
+                    java.util.stream.Collectors.counting())));
+    assertEquals(Map.of(0, "new", 1, "paid", 2, "new", 7, "new"), latest(rows));
+    assertEquals(1, snapshotOpens(f), "the rerun wrote no second snapshot_open row");
+  }
+
+  @Test
+  void aRerunAfterAStoppedSnapshotWhoseChangesCleanupPurgedTakesANewS() {
+    JobFixture f = new JobFixture(dir);
+    f.db.enableCdc(ORDERS);
+    for (int i = 0; i <= 2; i++) {
+      f.db.transaction(at(i)).insert(ORDERS, order(i, "new", i + ".00")).commit();
+    }
+    Lsn s = f.db.idle(at(3));
+    JobConfig config = bootstrap(f, "DBO_ORDERS", "boot-v1");
+    TablePlan.prepare(
+        Target.of(config, f.tables),
+        JobFixture.direct(),
+        new java.io.PrintStream(java.io.OutputStream.nullOutputStream()),
+        true);
+    Lsn update =
+        f.db.transaction(at(5)).update(ORDERS, List.of(1), Map.of("status", "paid")).commit();
+    Lsn later = f.db.idle(at(6));
+    f.db.cleanup("dbo_orders", later);
+
+    f.run(config);
+    assertTrue(
+        f.lastOutput.contains(
+            "taking a snapshot of DBO_ORDERS stamped with S = "
+                + later
+                + " (committed at 2026-09-28T13:56:00Z)\n"),
+        f.lastOutput);
+    assertTrue(update.isAfter(s));
+    assertEquals(later, WriteSnapshotToDelta.committedSnapshot(f.tables, f.bronze).orElseThrow());
+    assertEquals(Map.of(0, "new", 1, "paid", 2, "new"), latest(bronzeRows(f)));
+    assertEquals(3, bronzeRows(f).size(), "the snapshot's three rows and no change row");
+    assertEquals(2, snapshotOpens(f));
+  }
+
+  private static long snapshotOpens(JobFixture f) {
+    return f.tables.scan(f.facts, FactsTable.SCHEMA).stream()
+        .filter(r -> "snapshot_open".equals(r.getString(FactsTable.EVENT)))
+        .count();
+  }
+
   @Test
   void c082StartingLsnWithBootstrapIsRefusedNamingBothOptions() {
     CdcToDeltaOptions options =

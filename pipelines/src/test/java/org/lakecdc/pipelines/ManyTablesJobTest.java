@@ -2,6 +2,7 @@ package org.lakecdc.pipelines;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -331,6 +332,9 @@ class ManyTablesJobTest {
             + " written; its capture instances are dbo_orders, dbo_customers and dbo_items",
         run.err().strip());
     assertFalse(Files.exists(dir.resolve("delta")), "nothing written: " + run.out());
+    assertNull(
+        System.getProperty(org.lakecdc.pipelines.cli.ConsoleLogging.LOG_FILE),
+        "refused before the log file starts: nothing appended to it");
 
     List<String> two = shared();
     two.add("--tables=dbo_other,dbo_orders,dbo_missing");

@@ -53,6 +53,42 @@ public final class CaptureInstanceCheck {
   }
 
   /**
+   * Looks every capture instance of {@code --tables} up in the source, in one connection, and
+   * refuses them all at once.
+   *
+   * @param factory the source
+   * @param names the capture instances in the order {@code --tables} lists them
+   * @throws OptionRefusedException naming every one the source has not: {@code --tables: capture
+   *     instances 'a' and 'b' not found in the source: nothing was written; its capture instances
+   *     are …}
+   */
+  public static void checkTables(CdcClientFactory factory, List<String> names) {
+    if (names.isEmpty()) {
+      return;
+    }
+    List<String> unknown = new java.util.ArrayList<>();
+    List<String> existing = List.of();
+    try (CdcClient client = factory.open()) {
+      for (String name : names) {
+        try {
+          client.captureInstances(name);
+        } catch (CaptureInstanceNotFoundError e) {
+          unknown.add(name);
+          existing = e.existing();
+        }
+      }
+    }
+    if (!unknown.isEmpty()) {
+      throw new OptionRefusedException(
+          "--tables: "
+              + (unknown.size() == 1 ? "capture instance " : "capture instances ")
+              + joined(unknown.stream().map(ci -> "'" + ci + "'").toList())
+              + " not found in the source: nothing was written; "
+              + known(existing));
+    }
+  }
+
+  /**
    * What the source has, for a refusal: {@code its capture instances are <a>, <b> and <c>}, {@code
    * its capture instance is <a>}, or {@code it has no capture instances}.
    */

@@ -17,7 +17,6 @@ import org.apache.beam.sdk.transforms.Flatten;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionList;
 import org.checkerframework.checker.nullness.qual.Nullable;
-import org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.DataLossError;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
@@ -716,26 +715,9 @@ public final class CdcToDeltaJob {
                 + " nothing was written");
       }
     }
-    List<String> unknown = new ArrayList<>();
-    List<String> existing = List.of();
-    try (CdcClient client = targets.get(0).config().clientFactory().open()) {
-      for (Target target : targets) {
-        try {
-          client.captureInstances(target.captureInstance());
-        } catch (CaptureInstanceNotFoundError e) {
-          unknown.add(target.captureInstance());
-          existing = e.existing();
-        }
-      }
-    }
-    if (!unknown.isEmpty()) {
-      throw new OptionRefusedException(
-          "--tables: "
-              + (unknown.size() == 1 ? "capture instance " : "capture instances ")
-              + CaptureInstanceCheck.joined(unknown.stream().map(ci -> "'" + ci + "'").toList())
-              + " not found in the source: nothing was written; "
-              + CaptureInstanceCheck.known(existing));
-    }
+    CaptureInstanceCheck.checkTables(
+        targets.get(0).config().clientFactory(),
+        targets.stream().map(Target::captureInstance).toList());
     Map<String, String> silvers = new LinkedHashMap<>();
     for (Target target : targets) {
       if (target.silver() == null) {

@@ -93,12 +93,19 @@ public final class CdcToDeltaLauncher {
       PrintStream err)
       throws Exception {
     ensureDemo(options);
-    // The tables of a --tablesFile named by file and line; --tables' by the run's own check.
+    // The tables of a --tablesFile named by file and line; --tables' all in one line. Before the
+    // log file starts: a refused run appends nothing to it.
     CaptureInstanceCheck.check(
         configs.get(0).clientFactory(),
         listed.stream()
             .filter(t -> t.origin().startsWith("--tablesFile"))
             .map(t -> new CaptureInstanceCheck.Given(t.captureInstance(), t.origin()))
+            .toList());
+    CaptureInstanceCheck.checkTables(
+        configs.get(0).clientFactory(),
+        listed.stream()
+            .filter(t -> !t.origin().startsWith("--tablesFile"))
+            .map(TablesOption.Table::captureInstance)
             .toList());
     checkDeclaredColumns(configs, listed);
     ConsoleLogging.startFile(options);

@@ -16,6 +16,7 @@ import org.lakecdc.pipelines.status.StatusModel.OpenSnapshot;
 import org.lakecdc.pipelines.status.StatusModel.Report;
 import org.lakecdc.pipelines.status.StatusModel.SilverStatus;
 import org.lakecdc.pipelines.status.StatusModel.TableStatus;
+import org.lakecdc.transforms.Counts;
 
 /**
  * {@code Status --html=<file>}: a {@code StatusModel.Report} as one self-contained HTML page (no
@@ -108,7 +109,7 @@ public final class StatusPage {
           t.lastBatch() == null
               ? "none"
               : t.lastBatch().batchId() + " at " + text(t.lastBatch().writtenAt()));
-      cell(h, String.valueOf(t.rowsToday()));
+      cell(h, String.format("%,d", t.rowsToday()));
       cell(
           h,
           t.verdict() == null || t.verdict().finalizedUntil() == null
@@ -127,7 +128,9 @@ public final class StatusPage {
           h,
           t.bootstrap() == null
               ? "none"
-              : (t.bootstrap().rows() == null ? "reused" : t.bootstrap().rows() + " rows")
+              : (t.bootstrap().rows() == null
+                      ? "reused"
+                      : Counts.of(t.bootstrap().rows(), "row", "rows"))
                   + " at S "
                   + t.bootstrap().lsn());
       OpenSnapshot open = t.openSnapshot();
@@ -173,7 +176,8 @@ public final class StatusPage {
     return instant == null ? "unknown" : instant.toString();
   }
 
+  /** A UTC time as the text output prints it: always with seconds, {@code 2026-11-01T08:00:00Z}. */
   private static String text(@Nullable LocalDateTime utc) {
-    return utc == null ? "unknown" : utc + "Z";
+    return utc == null ? "unknown" : utc.toInstant(java.time.ZoneOffset.UTC).toString();
   }
 }

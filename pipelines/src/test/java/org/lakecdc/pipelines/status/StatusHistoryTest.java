@@ -123,12 +123,12 @@ class StatusHistoryTest {
                 + history
                 + "</td><td>history</td><td>"
                 + historyLsn
-                + "</td><td>2026-09-28T15:00Z</td></tr>\n"
+                + "</td><td>2026-09-28T15:00:00Z</td></tr>\n"
                 + "<tr><td>"
                 + silver
                 + "</td><td>silver</td><td>"
                 + silverLsn
-                + "</td><td>2026-09-28T15:00Z</td></tr>\n</table>\n"),
+                + "</td><td>2026-09-28T15:00:00Z</td></tr>\n</table>\n"),
         html);
   }
 }

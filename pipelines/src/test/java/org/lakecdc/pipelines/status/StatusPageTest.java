@@ -117,7 +117,7 @@ class StatusPageTest {
             "0x0000002A0000010000A1 at 2026-09-28T15:55:00Z",
             "2 at " + lastWritten,
             "28",
-            "2026-09-28T15:00Z",
+            "2026-09-28T15:00:00Z",
             "4500",
             "at 0x0000002A0000010000A1: DataLossError: &lt;script&gt;alert(\"x\")&lt;/script&gt;"
                 + " &amp; 'q'",

@@ -2,10 +2,12 @@ package org.lakecdc.bench;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import org.lakecdc.transforms.delta.CommitResult;
+import org.lakecdc.transforms.delta.DataFileAction;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.history.HistoryPosition;
 import org.lakecdc.transforms.history.HistoryTable;
@@ -179,7 +181,8 @@ final class HistoryBench {
 
   /**
    * Creates an empty bronze table and the history at {@code history} holding the generator's
-   * versions, in one commit with the position of their last LSN.
+   * versions (the closed ones and the current ones in files apart), in one commit with the position
+   * of their last LSN.
    */
   private void build(Path bronze, Path history, long keys, int waveKeys) {
     long start = System.nanoTime();
@@ -194,15 +197,25 @@ final class HistoryBench {
     HistoryPosition position =
         new HistoryPosition(HistoryWaves.lsn(HistoryWaves.VERSIONS - 1), null, 1);
     HistoryWaves generator = new HistoryWaves(keys, waveKeys, SEED);
+    // The closed versions and the current ones in files apart, as the history's waves write them.
+    List<DataFileAction> files = new ArrayList<>();
+    for (boolean current : new boolean[] {false, true}) {
+      files.addAll(
+          tables.writeDataFiles(
+              history.toString(), HistoryWaves.SCHEMA, () -> generator.initialRows(current)));
+    }
     CommitResult r =
-        tables.rewrite(
-            history.toString(),
-            tables.version(history.toString()),
-            HistoryWaves.SCHEMA,
-            generator::initialRows,
-            HistoryPosition.APP_ID,
-            position.wave(),
-            position.domainMetadata());
+        tables
+            .deletionVectors()
+            .commitDeletionVectors(
+                history.toString(),
+                tables.version(history.toString()),
+                null,
+                List.of(),
+                files,
+                HistoryPosition.APP_ID,
+                position.wave(),
+                position.domainMetadata());
     long rows = new BronzeTable(history).rows();
     if (rows != generator.rowsAfter(0)) {
       throw new IllegalStateException(

@@ -132,17 +132,21 @@ final class HistoryWaves {
   }
 
   /**
-   * The table as built, in key and version order, made as it is read (never all in memory): {@code
-   * keys × 5} rows.
+   * The table as built, in version and key order, made as it is read (never all in memory): the
+   * closed versions ({@code keys × 4} rows) or the current ones ({@code keys} rows), which the
+   * build writes to files apart, as the history's waves write them.
+   *
+   * @param current whether the current versions, else the closed ones
    */
-  Iterator<Row> initialRows() {
+  Iterator<Row> initialRows(boolean current) {
+    int last = current ? VERSIONS : VERSIONS - 1;
     return new Iterator<>() {
       private int key = 1;
-      private int version;
+      private int version = current ? VERSIONS - 1 : 0;
 
       @Override
       public boolean hasNext() {
-        return key <= keys;
+        return version < last;
       }
 
       @Override
@@ -157,9 +161,9 @@ final class HistoryWaves {
                 version,
                 version + 1 < VERSIONS ? lsn(version + 1) : null,
                 version + 1 < VERSIONS ? commitTs(version + 1) : null);
-        if (++version == VERSIONS) {
-          version = 0;
-          key++;
+        if (++key > keys) {
+          key = 1;
+          version++;
         }
         return row;
       }

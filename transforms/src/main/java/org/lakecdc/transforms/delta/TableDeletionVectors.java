@@ -91,6 +91,42 @@ public final class TableDeletionVectors {
       List<String> columns,
       @Nullable Set<String> files,
       LiveRowVisitor visitor) {
+    return scan(path, version, columns, files, null, visitor);
+  }
+
+  /**
+   * Some columns of the rows at these positions of these data files of a table version (the live
+   * ones among them: a position a deletion vector deletes is not visited). Only these files are
+   * opened; the rows at other positions are skipped before any value of theirs is converted, so the
+   * cost is decoding these files' Parquet pages plus converting the wanted rows only.
+   *
+   * @param path the table path or URI
+   * @param version the table version to read
+   * @param columns column names (matched ignoring case), at least one
+   * @param positions data file by its {@code add} path ({@link LiveRowVisitor#visit}'s {@code
+   *     file}) to the row positions wanted in it, ascending, from 0
+   * @param visitor receives each live wanted row, in file order, positions ascending per file
+   * @return the number of rows visited
+   * @throws IllegalStateException when no table exists or the version is no longer readable
+   * @throws IllegalArgumentException when a column is not in the table
+   * @throws UncheckedIOException when a data file or a deletion vector cannot be read
+   */
+  public long readLiveRowsAt(
+      String path,
+      long version,
+      List<String> columns,
+      Map<String, long[]> positions,
+      LiveRowVisitor visitor) {
+    return scan(path, version, columns, positions.keySet(), positions, visitor);
+  }
+
+  private long scan(
+      String path,
+      long version,
+      List<String> columns,
+      @Nullable Set<String> files,
+      @Nullable Map<String, long[]> positions,
+      LiveRowVisitor visitor) {
     Snapshot snapshot = snapshots.at(path, version);
     StructType tableSchema = snapshot.getSchema();
     List<StructField> fields = new ArrayList<>();
@@ -128,19 +164,33 @@ public final class TableDeletionVectors {
             return;
           }
           FileStatus status = KernelInternals.dataFileStatus(scanFile);
+          long[] wanted = positions == null ? null : positions.get(file);
           try {
             long[] deleted = KernelInternals.deletedRowPositions(engine, tableRoot, scanFile);
             int next = 0;
+            int nextWanted = 0;
             try (CloseableIterator<FileReadResult> batches =
                 engine
                     .getParquetHandler()
                     .readParquetFiles(
                         KernelIterators.single(status), readSchema, Optional.empty())) {
+              reading:
               while (batches.hasNext()) {
                 try (CloseableIterator<Row> rows = batches.next().getData().getRows()) {
                   while (rows.hasNext()) {
                     Row row = rows.next();
                     long position = row.getLong(positionOrdinal);
+                    if (wanted != null) {
+                      while (nextWanted < wanted.length && wanted[nextWanted] < position) {
+                        nextWanted++;
+                      }
+                      if (nextWanted == wanted.length) {
+                        break reading; // the rest of the file holds no wanted row
+                      }
+                      if (wanted[nextWanted] != position) {
+                        continue;
+                      }
+                    }
                     while (next < deleted.length && deleted[next] < position) {
                       next++;
                     }

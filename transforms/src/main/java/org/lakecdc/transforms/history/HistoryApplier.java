@@ -62,10 +62,13 @@ import org.slf4j.LoggerFactory;
  * version's {@code _valid_from_lsn} is skipped.
  *
  * <p>A wave is one Delta commit: the current versions of the changed keys get deletion vectors, the
- * closed and new versions go to one new Parquet file sorted by key, the position (domain {@value
- * HistoryPosition#DOMAIN}, transaction {@value HistoryPosition#APP_ID} with the wave number) is in
- * the same commit, so a crash before it leaves nothing and the rerun writes the same table. Cost:
- * the wave's keys and the files holding their current versions, not the table.
+ * closed versions go to one new Parquet file and the new current versions to another, each sorted
+ * by key, the position (domain {@value HistoryPosition#DOMAIN}, transaction {@value
+ * HistoryPosition#APP_ID} with the wave number) is in the same commit, so a crash before it leaves
+ * nothing and the rerun writes the same table. Cost: the wave's keys and a decode of the files
+ * holding their current versions (waves and snapshots write no closed version into those files, so
+ * they hold current versions and the deleted rows of ones closed since), of which only the located
+ * rows are converted; not the history's closed versions.
  *
  * <p>Snapshots: the first apply with a bootstrap snapshot S writes each snapshot row as a version
  * from S (one commit, streamed); a newer snapshot (a re-snapshot) is compared with the current
@@ -391,17 +394,18 @@ public final class HistoryApplier {
         out.add(entry);
         counts[0]++;
       }
-      out.sort(
-          (a, b) -> {
-            int c = KeyIndex.ORDER.compare(a.getKey(), b.getKey());
-            return c != 0 ? c : Boolean.compare(isCurrent(a.getValue()), isCurrent(b.getValue()));
-          });
-      if (!out.isEmpty()) {
-        written.addAll(
-            tables.writeDataFiles(
-                history,
-                versions.schema,
-                () -> out.stream().map(e -> versions.row(e.getValue())).iterator()));
+      out.sort((a, b) -> KeyIndex.ORDER.compare(a.getKey(), b.getKey()));
+      // Closed versions and current ones go to files apart, as a wave writes them.
+      for (boolean current : new boolean[] {false, true}) {
+        List<Map.Entry<Object, Map<String, Object>>> part =
+            out.stream().filter(e -> isCurrent(e.getValue()) == current).toList();
+        if (!part.isEmpty()) {
+          written.addAll(
+              tables.writeDataFiles(
+                  history,
+                  versions.schema,
+                  () -> part.stream().map(e -> versions.row(e.getValue())).iterator()));
+        }
       }
     }
     store.forget(history);

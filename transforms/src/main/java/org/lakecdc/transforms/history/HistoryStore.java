@@ -1,6 +1,7 @@
 package org.lakecdc.transforms.history;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,9 +23,9 @@ import org.lakecdc.transforms.silver.SilverMerge;
  * current version, stamped with the table version it describes, rebuilt by one scan of the key
  * columns and {@code _valid_from_lsn}/{@code _valid_to_lsn} when stale, not kept above silver's cap
  * of {@value SilverMerge#DEFAULT_MAX_INDEX_KEYS} current versions), the full rows of some current
- * versions read from their files only, and one commit of deletion vectors, new files, transaction
- * id and position. Memory: the index (about 35 to 50 bytes per integer key, 100 plus the key
- * otherwise; at most the cap) and one wave.
+ * versions read from their files only (only the located rows are converted), and one commit of
+ * deletion vectors, new files, transaction id and position. Memory: the index (about 35 to 50 bytes
+ * per integer key, 100 plus the key otherwise; at most the cap) and one wave.
  */
 final class HistoryStore {
   private final DeltaTables tables;
@@ -92,14 +93,20 @@ final class HistoryStore {
     if (wanted.isEmpty()) {
       return rows;
     }
+    Map<String, long[]> positions = new HashMap<>();
+    for (Map.Entry<String, Map<Long, Object>> file : wanted.entrySet()) {
+      long[] sorted = file.getValue().keySet().stream().mapToLong(Long::longValue).toArray();
+      Arrays.sort(sorted);
+      positions.put(file.getKey(), sorted);
+    }
     List<String> names = schema.getFieldNames();
     tables
         .deletionVectors()
-        .scanLiveRows(
+        .readLiveRowsAt(
             path,
             version,
             names,
-            wanted.keySet(),
+            positions,
             (file, position, values) -> {
               Object key = wanted.get(file).get(position);
               if (key != null) {
@@ -126,8 +133,9 @@ final class HistoryStore {
 
   /**
    * One commit on exactly {@code version}: the rows at these positions deleted, these rows written
-   * (in this order, into new files), the transaction {@code (appId, txnVersion)} and the domain
-   * metadata. Updates the kept index when it described {@code version}.
+   * into new files (the closed versions into some, the current ones into others, each in this
+   * order), the transaction {@code (appId, txnVersion)} and the domain metadata. Updates the kept
+   * index when it described {@code version}.
    *
    * @param deletions data file to positions to delete
    * @param rows the rows to write, each with its encoded key and whether it is current
@@ -143,10 +151,17 @@ final class HistoryStore {
       long txnVersion,
       Map<String, String> domainMetadata) {
     List<DataFileAction> added = new ArrayList<>(alreadyWritten);
-    List<DataFileAction> fresh =
-        rows.isEmpty()
-            ? List.of()
-            : tables.writeDataFiles(path, schema, () -> rows.stream().map(Written::row).iterator());
+    // Closed versions and current ones go to files apart: the next waves read only the latter.
+    List<Written> ordered = new ArrayList<>(rows.size());
+    List<DataFileAction> fresh = new ArrayList<>();
+    for (boolean current : new boolean[] {false, true}) {
+      List<Written> part = rows.stream().filter(row -> row.current() == current).toList();
+      if (!part.isEmpty()) {
+        fresh.addAll(
+            tables.writeDataFiles(path, schema, () -> part.stream().map(Written::row).iterator()));
+        ordered.addAll(part);
+      }
+    }
     added.addAll(fresh);
     KeyIndex used = locator.kept(path);
     CommitResult result =
@@ -164,7 +179,7 @@ final class HistoryStore {
     // The index follows: replaced versions leave, the written current ones point into the files.
     List<Object> removed = new ArrayList<>();
     List<KeyLocator.Written> written = new ArrayList<>();
-    for (Written row : rows) {
+    for (Written row : ordered) {
       removed.add(row.key());
       written.add(new KeyLocator.Written(row.key(), row.current() ? row.validFromLsn() : null));
     }

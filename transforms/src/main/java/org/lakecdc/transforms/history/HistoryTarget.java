@@ -74,14 +74,7 @@ public record HistoryTarget(
    *     HistorySpec} refuses its components)
    */
   public HistoryTarget {
-    Objects.requireNonNull(appId, "appId");
-    Objects.requireNonNull(runStartedAt, "runStartedAt");
-    Objects.requireNonNull(hadoopConf, "hadoopConf");
-    Objects.requireNonNull(applyInterval, "applyInterval");
-    if (applyInterval.isNegative() || applyInterval.isZero()) {
-      throw new IllegalArgumentException(
-          "History " + history + ": applyInterval must be positive, not " + applyInterval);
-    }
+    DerivedTarget.checkRun("History", history, appId, runStartedAt, hadoopConf, applyInterval);
     captureInstances = List.copyOf(captureInstances);
     keys = List.copyOf(keys);
     historyColumns = List.copyOf(historyColumns);

@@ -4,6 +4,7 @@ import java.io.Serializable;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Objects;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.transforms.delta.HadoopConf;
 
@@ -58,6 +59,34 @@ public interface DerivedTarget extends Serializable {
    * A new applier of this table; one per worker's {@code DoFn} instance (it caches the key index).
    */
   Applier applier();
+
+  /**
+   * The checks every derived target's constructor makes of its run components, before it is
+   * shipped.
+   *
+   * @param kind the kind as messages start with it: {@code Silver} or {@code History}
+   * @param path the derived table's path, for the message
+   * @throws NullPointerException when {@code appId}, {@code runStartedAt}, {@code hadoopConf} or
+   *     {@code applyInterval} is null (naming it)
+   * @throws IllegalArgumentException when {@code applyInterval} is not positive: {@code <kind>
+   *     <path>: applyInterval must be positive, not <interval>}
+   */
+  static void checkRun(
+      String kind,
+      @Nullable String path,
+      String appId,
+      Instant runStartedAt,
+      HadoopConf hadoopConf,
+      Duration applyInterval) {
+    Objects.requireNonNull(appId, "appId");
+    Objects.requireNonNull(runStartedAt, "runStartedAt");
+    Objects.requireNonNull(hadoopConf, "hadoopConf");
+    Objects.requireNonNull(applyInterval, "applyInterval");
+    if (applyInterval.isNegative() || applyInterval.isZero()) {
+      throw new IllegalArgumentException(
+          kind + " " + path + ": applyInterval must be positive, not " + applyInterval);
+    }
+  }
 
   /** One table's applier. */
   interface Applier {

@@ -57,18 +57,11 @@ public record SilverTarget(
   public static final Duration DEFAULT_APPLY_INTERVAL = Duration.ofSeconds(5);
 
   public SilverTarget {
-    Objects.requireNonNull(appId, "appId");
     Objects.requireNonNull(bronze, "bronze");
     Objects.requireNonNull(silver, "silver");
     Objects.requireNonNull(control, "control");
     Objects.requireNonNull(granularity, "granularity");
-    Objects.requireNonNull(runStartedAt, "runStartedAt");
-    Objects.requireNonNull(hadoopConf, "hadoopConf");
-    Objects.requireNonNull(applyInterval, "applyInterval");
-    if (applyInterval.isNegative() || applyInterval.isZero()) {
-      throw new IllegalArgumentException(
-          "Silver " + silver + ": applyInterval must be positive, not " + applyInterval);
-    }
+    DerivedTarget.checkRun("Silver", silver, appId, runStartedAt, hadoopConf, applyInterval);
     captureInstances = List.copyOf(captureInstances);
     keys = List.copyOf(keys);
     if (keys.isEmpty()) {

@@ -16,9 +16,9 @@ import org.lakecdc.io.mssqlcdc.schema.OutputType;
 import org.lakecdc.transforms.silver.DeletionVectors;
 
 /**
- * {@link TableDeletionVectors#scanLiveRows}, {@link TableDeletionVectors#deletedRowPositions} and
- * {@link TableDeletionVectors#commitDeletionVectors}: positions, vectors read back, and Kernel's
- * conflict check with {@code withMaxRetries(0)}.
+ * {@link TableDeletionVectors#scanLiveRows}, {@link TableDeletionVectors#readLiveRowsAt}, {@link
+ * TableDeletionVectors#deletedRowPositions} and {@link TableDeletionVectors#commitDeletionVectors}:
+ * positions, vectors read back, and Kernel's conflict check with {@code withMaxRetries(0)}.
  */
 class DeletionVectorCommitTest {
   @TempDir Path dir;
@@ -175,5 +175,40 @@ class DeletionVectorCommitTest {
     assertEquals(
         "Delta table " + path + " has no data file [nope.parquet] at version " + v, e.getMessage());
     assertEquals(v, tables.version(path));
+  }
+
+  @Test
+  void readingRowsAtPositionsVisitsOnlyTheWantedOnesTheVectorsLeave() {
+    String path = table();
+    long v = tables.version(path);
+    String file = tables.deletionVectors().dataFileRows(path, v).get(0).file();
+    byte[][] bytes = new byte[1][];
+    DeletionVectorUpdate deleted = update(file, new long[] {1, 4}, bytes);
+    // Rows 1 and 4 deleted at v + 1: a wanted position the vector deletes is not visited.
+    tables
+        .deletionVectors()
+        .commitDeletionVectors(path, v, bytes[0], List.of(deleted), List.of(), null, 0, Map.of());
+    List<String> out = new java.util.ArrayList<>();
+    long visited =
+        tables
+            .deletionVectors()
+            .readLiveRowsAt(
+                path,
+                v + 1,
+                List.of("name", "ID"),
+                Map.of(file, new long[] {0, 1, 3, 5}),
+                (f, position, values) -> out.add(position + ":" + values[0] + ":" + values[1]));
+    assertEquals(List.of("0:n0:0", "3:n3:3", "5:n5:5"), out);
+    assertEquals(3, visited);
+    out.clear();
+    tables
+        .deletionVectors()
+        .readLiveRowsAt(
+            path,
+            v,
+            List.of("name"),
+            Map.of(file, new long[] {1, 4}),
+            (f, position, values) -> out.add(position + ":" + values[0]));
+    assertEquals(List.of("1:n1", "4:n4"), out);
   }
 }

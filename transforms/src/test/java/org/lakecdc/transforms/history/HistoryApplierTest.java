@@ -145,6 +145,34 @@ class HistoryApplierTest {
   }
 
   /**
+   * A wave writes the versions it closes and the ones it opens to files apart, so a later wave
+   * reads only files of current versions: of the stream's one wave, one file holds the 9 versions
+   * it closed, another the 4 current ones (the snapshot's file has no live row left).
+   */
+  @Test
+  void aWaveWritesTheVersionsItClosesAndTheOnesItOpensToFilesApart() {
+    BronzeLog log = log();
+    stream(log);
+    applier.apply(spec(log, "history", List.of(), 100));
+    Map<String, int[]> byFile = new java.util.TreeMap<>();
+    tables
+        .deletionVectors()
+        .scanLiveRows(
+            path("history"),
+            tables.version(path("history")),
+            List.of(HistoryTable.VALID_TO_LSN),
+            (file, position, values) ->
+                byFile.computeIfAbsent(file, f -> new int[2])[values[0] == null ? 1 : 0]++);
+    List<String> files = new ArrayList<>();
+    for (int[] counts : byFile.values()) {
+      files.add(counts[0] + " closed, " + counts[1] + " current");
+    }
+    files.sort(Comparator.naturalOrder());
+    assertEquals(List.of("0 closed, 4 current", "9 closed, 0 current"), files);
+    assertEquals(STREAM_VERSIONS, versions("history"));
+  }
+
+  /**
    * A history with more current versions than the key index may hold (silver's cap, here 2) keeps
    * no index: each wave finds its keys by one scan, holding only the wave's keys, and writes the
    * same versions as an indexed history.

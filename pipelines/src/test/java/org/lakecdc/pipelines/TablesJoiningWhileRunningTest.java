@@ -141,6 +141,10 @@ class TablesJoiningWhileRunningTest {
   }
 
   private Job follow() {
+    return follow(Continuous.Form.STREAM);
+  }
+
+  private Job follow(Continuous.Form form) {
     ContinuousMode.Stop stop = ContinuousMode.Stop.create();
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
@@ -154,8 +158,7 @@ class TablesJoiningWhileRunningTest {
                     Runners.options("DirectRunner"),
                     out,
                     () -> {},
-                    new Continuous(
-                        Continuous.Form.STREAM, Duration.ofSeconds(1), Duration.ofMinutes(4), stop),
+                    new Continuous(form, Duration.ofSeconds(1), Duration.ofMinutes(4), stop),
                     listing)),
         stop,
         bytes);
@@ -490,6 +493,64 @@ class TablesJoiningWhileRunningTest {
     assertEquals(List.of("7/0", "8/2"), bronze("dbo_customers", "id"), job.out());
     assertEquals(List.of(1L, 0L), again.stream().map(o -> o.summary().rows()).toList());
     assertEquals(Map.of("dbo_customers-v1", 1L, "dbo_orders-v1", 1L), rowsByApp(null), job.out());
+  }
+
+  /**
+   * Repeated bounded runs (Spark's form, here on the DirectRunner): the run after the change reads
+   * the file again, takes the added table's snapshot and streams it, and leaves the removed one
+   * out.
+   */
+  @Test
+  void repeatedBoundedRunsTakeTheAddedLineAndLeaveTheRemovedOneOut() throws Exception {
+    FakeSqlServer db = source();
+    Files.writeString(file(), "dbo_orders\ndbo_customers\n");
+    Job job = follow(Continuous.Form.REPEAT);
+    List<CdcToDeltaJob.TableOutcome> outcomes;
+    try {
+      await(
+          "the first changes are streamed",
+          () ->
+              bronze("dbo_orders", "order_id").size() == 2
+                  && bronze("dbo_customers", "id").size() == 1,
+          job);
+      Files.writeString(file(), "dbo_customers\ndbo_items\n");
+      await(
+          "dbo_items joined and dbo_orders left",
+          () ->
+              bronze("dbo_items", "item_id").size() == 1
+                  && !events(MembershipFacts.EVENT_LEFT).isEmpty(),
+          job);
+      db.transaction(T0.plusSeconds(180))
+          .insert("dbo.orders", Map.of("order_id", 3, "status", "new"))
+          .commit();
+      db.transaction(T0.plusSeconds(240))
+          .insert("dbo.items", Map.of("item_id", 41, "sku", "A-41"))
+          .commit();
+      await("dbo_items streamed", () -> bronze("dbo_items", "item_id").size() == 2, job);
+    } finally {
+      outcomes = job.stopped();
+    }
+    String printed = job.out();
+    assertEquals(
+        List.of("dbo_items-v1|" + bronzePath("dbo_items") + "|--tablesFile " + file() + " line 2"),
+        events(MembershipFacts.EVENT_JOINED),
+        printed);
+    assertEquals(
+        List.of("dbo_orders-v1|" + bronzePath("dbo_orders") + "|--tablesFile " + file()),
+        events(MembershipFacts.EVENT_LEFT),
+        printed);
+    assertEquals(List.of("1/0", "2/0"), bronze("dbo_orders", "order_id"), printed);
+    assertEquals(List.of("40/0", "41/2"), bronze("dbo_items", "item_id"), printed);
+    assertEquals(
+        Map.of("dbo_customers-v1", 1L, "dbo_items-v1", 1L, "dbo_orders-v1", 2L),
+        rowsByApp(FactsTable.EVENT_BOOTSTRAP),
+        printed);
+    // dbo_customers' batches end at the idle entries of the other tables' commits: 0 rows.
+    assertEquals(Map.of("dbo_customers-v1", 0L, "dbo_items-v1", 1L), rowsByApp(null), printed);
+    assertEquals(
+        List.of("dbo_orders", "dbo_customers", "dbo_items"),
+        outcomes.stream().map(o -> o.config().captureInstance()).toList(),
+        printed);
   }
 
   /** What Status printed, as text or JSON. */

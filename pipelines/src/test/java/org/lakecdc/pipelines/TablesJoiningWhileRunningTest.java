@@ -353,6 +353,20 @@ class TablesJoiningWhileRunningTest {
         printed);
     assertEquals(
         List.of(1L, 1L, 1L), outcomes.stream().map(o -> o.summary().rows()).toList(), printed);
+    StatusOut status = status(false);
+    assertEquals(
+        1,
+        status.lines().stream()
+            .filter(
+                l ->
+                    l.equals(
+                        "  joined            "
+                            + writtenText(MembershipFacts.EVENT_JOINED)
+                            + " (--tablesFile "
+                            + file()
+                            + " line 3)"))
+            .count(),
+        status.out());
   }
 
   @Test

@@ -140,8 +140,25 @@ class TablesJoiningWhileRunningTest {
     }
   }
 
-  private Job follow() {
-    return follow(Continuous.Form.STREAM);
+  /**
+   * A run of a file listing dbo_orders and dbo_customers, once both snapshots are in bronze (the
+   * run stopped if they never come).
+   */
+  private Job followOrdersAndCustomers(Continuous.Form form) throws Exception {
+    Files.writeString(file(), "dbo_orders\ndbo_customers\n");
+    Job job = follow(form);
+    try {
+      await(
+          "the first changes are streamed",
+          () ->
+              bronze("dbo_orders", "order_id").size() == 2
+                  && bronze("dbo_customers", "id").size() == 1,
+          job);
+    } catch (RuntimeException | AssertionError e) {
+      job.stop().request();
+      throw e;
+    }
+    return job;
   }
 
   private Job follow(Continuous.Form form) {
@@ -284,16 +301,9 @@ class TablesJoiningWhileRunningTest {
   @Test
   void aLineAppendedWhileRunningIsSnapshottedThenStreamedWhileTheOthersCommit() throws Exception {
     FakeSqlServer db = source();
-    Files.writeString(file(), "dbo_orders\ndbo_customers\n");
-    Job job = follow();
+    Job job = followOrdersAndCustomers(Continuous.Form.STREAM);
     List<CdcToDeltaJob.TableOutcome> outcomes;
     try {
-      await(
-          "the first changes are streamed",
-          () ->
-              bronze("dbo_orders", "order_id").size() == 2
-                  && bronze("dbo_customers", "id").size() == 1,
-          job);
       append("dbo_items");
       await("dbo_items joined", () -> bronze("dbo_items", "item_id").size() == 1, job);
       db.transaction(T0.plusSeconds(180))
@@ -372,8 +382,7 @@ class TablesJoiningWhileRunningTest {
   @Test
   void badLinesAppendedWhileRunningArePrintedOnceAndIgnored() throws Exception {
     FakeSqlServer db = source();
-    Files.writeString(file(), "dbo_orders\ndbo_customers\n");
-    Job job = follow();
+    Job job = followOrdersAndCustomers(Continuous.Form.STREAM);
     List<CdcToDeltaJob.TableOutcome> outcomes;
     String unknown =
         "--tablesFile "
@@ -388,12 +397,6 @@ class TablesJoiningWhileRunningTest {
             + " up to max_lsn, not '-2'; ignored, the running tables go on";
     String[] used = new String[1];
     try {
-      await(
-          "the first changes are streamed",
-          () ->
-              bronze("dbo_orders", "order_id").size() == 2
-                  && bronze("dbo_customers", "id").size() == 1,
-          job);
       used[0] =
           "--tablesFile "
               + file()
@@ -435,16 +438,9 @@ class TablesJoiningWhileRunningTest {
   @Test
   void aRemovedLineStopsItsTableAndALaterRunContinuesItFromItsPosition() throws Exception {
     FakeSqlServer db = source();
-    Files.writeString(file(), "dbo_orders\ndbo_customers\n");
-    Job job = follow();
+    Job job = followOrdersAndCustomers(Continuous.Form.STREAM);
     List<CdcToDeltaJob.TableOutcome> outcomes;
     try {
-      await(
-          "the first changes are streamed",
-          () ->
-              bronze("dbo_orders", "order_id").size() == 2
-                  && bronze("dbo_customers", "id").size() == 1,
-          job);
       Files.writeString(file(), "dbo_customers --maxCommitsPerBatch=5\n");
       await("dbo_orders left", () -> !events(MembershipFacts.EVENT_LEFT).isEmpty(), job);
       db.transaction(T0.plusSeconds(180))
@@ -517,16 +513,9 @@ class TablesJoiningWhileRunningTest {
   @Test
   void repeatedBoundedRunsTakeTheAddedLineAndLeaveTheRemovedOneOut() throws Exception {
     FakeSqlServer db = source();
-    Files.writeString(file(), "dbo_orders\ndbo_customers\n");
-    Job job = follow(Continuous.Form.REPEAT);
+    Job job = followOrdersAndCustomers(Continuous.Form.REPEAT);
     List<CdcToDeltaJob.TableOutcome> outcomes;
     try {
-      await(
-          "the first changes are streamed",
-          () ->
-              bronze("dbo_orders", "order_id").size() == 2
-                  && bronze("dbo_customers", "id").size() == 1,
-          job);
       Files.writeString(file(), "dbo_customers\ndbo_items\n");
       await(
           "dbo_items joined and dbo_orders left",

@@ -7,6 +7,7 @@ import java.util.function.UnaryOperator;
 import org.lakecdc.io.mssqlcdc.client.SqlCdcClientFactory;
 import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
 import org.lakecdc.pipelines.cdc.CdcToDeltaLauncher;
+import org.lakecdc.pipelines.cdc.TableListing;
 import org.lakecdc.pipelines.cli.CommandLine;
 import org.lakecdc.pipelines.cli.JobExit;
 import org.lakecdc.pipelines.cli.TablesOption;
@@ -99,20 +100,9 @@ public final class CdcToDelta {
     try {
       listed = TablesOption.tables(options, args);
       for (TablesOption.Table table : listed) {
-        String[] tableArgs =
-            MainJobHistory.withTemplate(
-                TablesOption.tableArgs(args, table, options), options, table.captureInstance());
-        // A value refused by its type (Beam's parse) or by the job's own check alike names where
-        // the table is listed: the file and line, and the capture instance.
-        try {
-          CdcToDeltaOptions own = CommandLine.parseOnly(tableArgs, CdcToDeltaOptions.class);
-          configs.add(adjust.apply(CdcToDeltaLauncher.config(own)));
-          owns.add(own);
-        } catch (IllegalArgumentException e) {
-          throw new IllegalArgumentException(
-              table.origin() + " (" + table.captureInstance() + "): " + CommandLine.firstLine(e),
-              e);
-        }
+        CdcToDeltaOptions own = tableOptions(args, options, table);
+        configs.add(tableConfig(own, table, adjust));
+        owns.add(own);
       }
       CdcToDeltaLauncher.checkObjectStores(configs);
       configs =
@@ -123,9 +113,112 @@ public final class CdcToDelta {
       return JobExit.BAD_OPTION;
     }
     try {
-      return CdcToDeltaLauncher.runMany(configs, listed, options, err);
+      return CdcToDeltaLauncher.runMany(
+          configs,
+          listed,
+          options.getTablesFile() == null ? null : tablesFile(args, options, adjust),
+          options,
+          err);
     } catch (Throwable t) {
       return JobExit.failed(t, err, options.getVerbose());
     }
+  }
+
+  /**
+   * The options of one listed table: the command line's with the table's own over them, its target,
+   * app id, silver and history from the templates.
+   *
+   * @throws IllegalArgumentException {@code <origin> (<capture instance>): <why>}
+   */
+  private static CdcToDeltaOptions tableOptions(
+      String[] args, CdcToDeltaOptions options, TablesOption.Table table) {
+    String[] tableArgs =
+        MainJobHistory.withTemplate(
+            TablesOption.tableArgs(args, table, options), options, table.captureInstance());
+    try {
+      return CommandLine.parseOnly(tableArgs, CdcToDeltaOptions.class);
+    } catch (IllegalArgumentException e) {
+      throw refused(table, e);
+    }
+  }
+
+  /**
+   * The configuration of one listed table: a value refused by its type (Beam's parse) or by the
+   * job's own check alike names where the table is listed, the file and line, and the capture
+   * instance.
+   *
+   * @throws IllegalArgumentException {@code <origin> (<capture instance>): <why>}
+   */
+  private static JobConfig tableConfig(
+      CdcToDeltaOptions own, TablesOption.Table table, UnaryOperator<JobConfig> adjust) {
+    try {
+      return adjust.apply(CdcToDeltaLauncher.config(own));
+    } catch (IllegalArgumentException e) {
+      throw refused(table, e);
+    }
+  }
+
+  private static IllegalArgumentException refused(
+      TablesOption.Table table, IllegalArgumentException e) {
+    return new IllegalArgumentException(
+        table.origin() + " (" + table.captureInstance() + "): " + CommandLine.firstLine(e), e);
+  }
+
+  /**
+   * The {@code --tablesFile} of a continuous run, read again while it runs: each line parsed and
+   * validated alone, as the lines are at the start (its options, its object store, its history), a
+   * refused line carrying its one-line refusal.
+   *
+   * @param args the command line
+   * @param options its options
+   * @param adjust applied to each table's configuration, as at the start
+   */
+  static TableListing tablesFile(
+      String[] args, CdcToDeltaOptions options, UnaryOperator<JobConfig> adjust) {
+    String file = options.getTablesFile();
+    return new TableListing() {
+      @Override
+      public String name() {
+        return "--tablesFile " + file;
+      }
+
+      @Override
+      public List<Listed> read() {
+        List<Listed> out = new ArrayList<>();
+        for (TablesOption.Line line : TablesOption.lines(file)) {
+          TablesOption.Table table = line.table();
+          if (table == null) {
+            out.add(new Listed(null, "--tablesFile " + file, List.of(), null, line.refusal()));
+            continue;
+          }
+          try {
+            CdcToDeltaOptions own = tableOptions(args, options, table);
+            JobConfig config = tableConfig(own, table, adjust);
+            CdcToDeltaLauncher.checkObjectStores(List.of(config));
+            try {
+              config =
+                  MainJobHistory.withHistories(
+                          List.of(config),
+                          MainJobHistory.plan(
+                              args, true, List.of(config), List.of(own), List.of(table)))
+                      .get(0);
+            } catch (IllegalArgumentException e) {
+              throw refused(table, e);
+            }
+            out.add(
+                new Listed(table.captureInstance(), table.origin(), table.args(), config, null));
+          } catch (IllegalArgumentException e) {
+            out.add(
+                new Listed(
+                    table.captureInstance(),
+                    table.origin(),
+                    table.args(),
+                    null,
+                    CommandLine.firstLine(e)));
+          }
+        }
+        return out;
+      }
+    };
   }
 }

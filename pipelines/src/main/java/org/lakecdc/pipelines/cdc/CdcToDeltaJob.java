@@ -158,6 +158,31 @@ public final class CdcToDeltaJob {
   }
 
   /**
+   * {@link #runAllContinuously(List, PipelineOptions, PrintStream, Runnable, Continuous)} that also
+   * follows where the tables are listed: read again every poll interval (or before each of the
+   * repeated bounded runs), a table added is planned (its bootstrap snapshot taken, when new) and
+   * then followed beside the running tables, a table removed stops after the batch it is reading
+   * (its position kept for a later run), a refused line is printed in one line and ignored, and a
+   * table whose options changed goes on with the ones it started with (printed in one line). The
+   * tables that join and leave write {@code joined} and {@code left} facts rows.
+   *
+   * @param listing where the tables are listed ({@code --tablesFile}); {@code configs} are the
+   *     tables it listed at the start
+   * @return one outcome per table: those of {@code configs} in their order, then those that joined
+   *     while running, in the order they joined
+   */
+  public static List<TableOutcome> runAllContinuously(
+      List<JobConfig> configs,
+      PipelineOptions beamOptions,
+      PrintStream out,
+      Runnable beforeStream,
+      Continuous continuous,
+      TableListing listing) {
+    return ContinuousRunner.runAll(
+        configs, true, beamOptions, out, beforeStream, continuous, listing);
+  }
+
+  /**
    * Runs many tables once, in one pipeline: each into its own bronze table, sharing the facts and
    * control tables of their configurations (created once, first). A table that fails with a {@link
    * TableFailure} is stopped alone (a {@code table_failed} facts row, its outcome says so); the
@@ -740,13 +765,24 @@ public final class CdcToDeltaJob {
       }
     }
     for (Target target : targets) {
-      Schema changeSchema = TablePlan.outputSchema(TablePlan.read(target.config()));
-      TablePlan.check(target, changeSchema, out);
-      SilverPlan.target(target, changeSchema, Instant.now());
+      checkOne(target, out);
     }
     Target first = targets.get(0);
     first.tables().createIfAbsent(first.facts(), FactsTable.definition());
     first.tables().createIfAbsent(first.control(), ControlTable.definition());
+  }
+
+  /**
+   * The checks of one table of many before anything of it is written: its declared columns against
+   * the source, its configuration against its tables ({@link TablePlan#check}), its silver's keys.
+   *
+   * @throws IllegalArgumentException (an {@link OptionRefusedException} among them) naming what is
+   *     refused
+   */
+  static void checkOne(Target target, PrintStream out) {
+    Schema changeSchema = TablePlan.outputSchema(TablePlan.read(target.config()));
+    TablePlan.check(target, changeSchema, out);
+    SilverPlan.target(target, changeSchema, Instant.now());
   }
 
   /** Records a table that failed while being planned, at the position its tables hold, if any. */

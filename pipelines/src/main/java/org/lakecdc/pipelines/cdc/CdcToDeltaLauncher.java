@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
 import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
 import org.lakecdc.io.mssqlcdc.client.SourceTimeZone;
@@ -92,6 +93,24 @@ public final class CdcToDeltaLauncher {
       CdcToDeltaOptions options,
       PrintStream err)
       throws Exception {
+    return runMany(configs, listed, null, options, err);
+  }
+
+  /**
+   * {@link #runMany(List, List, CdcToDeltaOptions, PrintStream)}; a continuous run also follows
+   * {@code listing} when given: tables added to it join the run, tables removed from it leave
+   * ({@link ContinuousMode#runAll(List, TableListing, CdcToDeltaOptions, PrintStream, Runnable,
+   * java.util.function.Consumer)}).
+   *
+   * @param listing where the tables are listed ({@code --tablesFile}), or null
+   */
+  public static int runMany(
+      List<JobConfig> configs,
+      List<TablesOption.Table> listed,
+      @Nullable TableListing listing,
+      CdcToDeltaOptions options,
+      PrintStream err)
+      throws Exception {
     ensureDemo(options);
     // The tables of a --tablesFile named by file and line; --tables' all in one line. Before the
     // log file starts: a refused run appends nothing to it.
@@ -116,6 +135,7 @@ public final class CdcToDeltaLauncher {
       // Printed inside the run: a JVM stopped by a signal exits once the run has returned.
       ContinuousMode.runAll(
           configs,
+          listing,
           options,
           System.out,
           beforeStream,

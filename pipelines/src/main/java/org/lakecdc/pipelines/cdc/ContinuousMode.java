@@ -14,6 +14,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.read.StopCondition;
 import org.lakecdc.pipelines.cli.JobExit;
 import org.lakecdc.pipelines.options.CdcToDeltaOptions;
@@ -110,6 +112,24 @@ public final class ContinuousMode {
       PrintStream out,
       Runnable beforeStream,
       Consumer<List<CdcToDeltaJob.TableOutcome>> done) {
+    runAll(configs, null, options, out, beforeStream, done);
+  }
+
+  /**
+   * {@link #runAll(List, CdcToDeltaOptions, PrintStream, Runnable, Consumer)} following {@code
+   * listing} too, when given ({@link CdcToDeltaJob#runAllContinuously(List, PipelineOptions,
+   * PrintStream, Runnable, Continuous, TableListing)}): tables added to it join the run, tables
+   * removed from it leave.
+   *
+   * @param listing where the tables are listed ({@code --tablesFile}), or null
+   */
+  public static void runAll(
+      List<JobConfig> configs,
+      @Nullable TableListing listing,
+      CdcToDeltaOptions options,
+      PrintStream out,
+      Runnable beforeStream,
+      Consumer<List<CdcToDeltaJob.TableOutcome>> done) {
     follow(
         Counts.of(configs.size(), "table", "tables"),
         () -> {
@@ -127,7 +147,11 @@ public final class ContinuousMode {
         out,
         continuous ->
             done.accept(
-                CdcToDeltaJob.runAllContinuously(configs, options, out, beforeStream, continuous)));
+                listing == null
+                    ? CdcToDeltaJob.runAllContinuously(
+                        configs, options, out, beforeStream, continuous)
+                    : CdcToDeltaJob.runAllContinuously(
+                        configs, options, out, beforeStream, continuous, listing)));
   }
 
   /**

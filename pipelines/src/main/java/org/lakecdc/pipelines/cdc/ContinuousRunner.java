@@ -9,6 +9,7 @@ import java.util.Map;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.options.PipelineOptions;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.client.DataLossError;
 import org.lakecdc.io.mssqlcdc.read.DataLossPolicy;
 import org.lakecdc.io.mssqlcdc.read.StopCondition;
@@ -68,11 +69,55 @@ final class ContinuousRunner {
       PrintStream out,
       Runnable beforeStream,
       Continuous continuous) {
-    if (continuous.form() == Continuous.Form.REPEAT) {
-      return repeatBoundedRuns(configs, isolate, beamOptions, out, beforeStream, continuous);
+    return runAll(configs, isolate, beamOptions, out, beforeStream, continuous, null);
+  }
+
+  /**
+   * {@link #runAll(List, boolean, PipelineOptions, PrintStream, Runnable, Continuous)}, following
+   * {@code listing} too (many tables): a table added to it joins the run, a table removed from it
+   * leaves it ({@link ListingWatch}). Streaming: every poll interval the listing is read again; a
+   * table that joins is planned (its bootstrap snapshot taken, when new) and followed in a pipeline
+   * of its own beside the running one, until the same stop; a table that leaves has its read
+   * stopped after the batch it is reading (its own stop condition, asked where the source asks the
+   * run's). Repeated bounded runs: each run after the first reads the listing again.
+   *
+   * @param listing the tables' listing, or null (the tables of {@code configs} only)
+   * @return per table what the runs did together: the tables of {@code configs} in their order,
+   *     then the tables that joined, in the order they joined
+   */
+  static List<CdcToDeltaJob.TableOutcome> runAll(
+      List<JobConfig> configs,
+      boolean isolate,
+      PipelineOptions beamOptions,
+      PrintStream out,
+      Runnable beforeStream,
+      Continuous continuous,
+      @Nullable TableListing listing) {
+    ListingWatch watch = listing == null ? null : new ListingWatch(listing, configs, out);
+    try {
+      if (continuous.form() == Continuous.Form.REPEAT) {
+        return repeatBoundedRuns(
+            configs, isolate, beamOptions, out, beforeStream, continuous, watch);
+      }
+      CdcToDeltaJob.Planned planned =
+          CdcToDeltaJob.plan(configs, isolate, beamOptions, out, beforeStream);
+      return follow(planned, configs, isolate, beamOptions, out, continuous, watch);
+    } finally {
+      if (watch != null) {
+        watch.forget();
+      }
     }
-    CdcToDeltaJob.Planned planned =
-        CdcToDeltaJob.plan(configs, isolate, beamOptions, out, beforeStream);
+  }
+
+  /** Follows the tables of {@code planned}: the streaming form of {@link #runAll}. */
+  private static List<CdcToDeltaJob.TableOutcome> follow(
+      CdcToDeltaJob.Planned planned,
+      List<JobConfig> configs,
+      boolean isolate,
+      PipelineOptions beamOptions,
+      PrintStream out,
+      Continuous continuous,
+      @Nullable ListingWatch watch) {
     long streamBegan = System.nanoTime();
     // The time limit counts from here, after the bootstrap: the source follows for runFor.
     StopCondition stop = stopFromNow(continuous);
@@ -93,7 +138,10 @@ final class ContinuousRunner {
                     .withContinuous(true)
                     .withPollInterval(
                         org.joda.time.Duration.millis(continuous.pollInterval().toMillis()))
-                    .withStopCondition(stop)));
+                    .withStopCondition(
+                        watch == null
+                            ? stop
+                            : stop.or(watch.stopOf(plan.config().captureInstance())))));
         out.printf(
             "Following %s after %s (%s), polling every %s s when caught up, %s%n",
             plan.config().captureInstance(),
@@ -108,6 +156,7 @@ final class ContinuousRunner {
       CdcToDeltaJob.expand(pipeline, writes, silvers, backfills, isolate, true, stop);
       Recoverer recoverer =
           isolate ? new Recoverer(planned, beamOptions, out, continuous, stop) : null;
+      Joiner joiner = watch == null ? null : new Joiner(watch, beamOptions, out, continuous, stop);
       try {
         result = CdcToDeltaJob.runRecoverable(pipeline, configs, isolate);
       } catch (CdcToDeltaJob.StreamMetDataLoss e) {
@@ -123,6 +172,9 @@ final class ContinuousRunner {
             () -> {},
             new Continuous(Continuous.Form.STREAM, continuous.pollInterval(), Duration.ZERO, stop));
       } finally {
+        if (joiner != null) {
+          joiner.close();
+        }
         if (recoverer != null) {
           recoverer.close();
         }
@@ -130,9 +182,113 @@ final class ContinuousRunner {
       out.println("Stopped: every batch read was committed");
       List<CdcToDeltaJob.TableOutcome> outcomes =
           CdcToDeltaJob.outcomes(planned, Map.of(), result, isolate, out, streamBegan);
-      return recoverer == null ? outcomes : recoverer.merge(outcomes);
+      if (recoverer != null) {
+        outcomes = recoverer.merge(outcomes);
+      }
+      return joiner == null ? outcomes : joiner.append(outcomes);
     }
     return CdcToDeltaJob.outcomes(planned, Map.of(), result, isolate, out, streamBegan);
+  }
+
+  /**
+   * Reads the run's listing again every poll interval while the pipeline of many tables runs
+   * ({@link ListingWatch}): each table that joins is planned (its snapshot taken, when new) and
+   * followed in a pipeline of its own until the run's stop or its own (its line removed), beside
+   * the running one; a table of the running pipeline that leaves stops there by its own stop
+   * condition. A table whose planning is refused is printed in one line and left out; the others go
+   * on. {@link #close} waits for the joined tables' pipelines; {@link #append} adds what they did.
+   */
+  private static final class Joiner implements AutoCloseable {
+    private final ListingWatch watch;
+    private final List<Thread> running = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final Map<String, List<CdcToDeltaJob.TableOutcome>> joined =
+        java.util.Collections.synchronizedMap(new LinkedHashMap<>());
+    private final Thread watcher;
+    private volatile boolean closed;
+
+    Joiner(
+        ListingWatch watch,
+        PipelineOptions beamOptions,
+        PrintStream out,
+        Continuous continuous,
+        StopCondition stop) {
+      this.watch = watch;
+      watcher =
+          new Thread(
+              () -> {
+                StopCondition closing = () -> closed;
+                while (!waitOrStop(continuous.pollInterval(), stop.or(closing))) {
+                  for (ListingWatch.Joining j : watch.poll().joined()) {
+                    String ci = j.config().captureInstance();
+                    joined.put(ci, List.of());
+                    Thread t =
+                        new Thread(
+                            () -> join(j, beamOptions, out, continuous, stop),
+                            "lakecdc-join-" + ci);
+                    running.add(t);
+                    t.start();
+                  }
+                }
+              },
+              "lakecdc-listing");
+      watcher.setDaemon(true);
+      watcher.start();
+    }
+
+    private void join(
+        ListingWatch.Joining j,
+        PipelineOptions beamOptions,
+        PrintStream out,
+        Continuous continuous,
+        StopCondition stop) {
+      String ci = j.config().captureInstance();
+      try {
+        CdcToDeltaJob.Planned planned =
+            CdcToDeltaJob.plan(List.of(j.config()), true, beamOptions, out, () -> {});
+        joined.put(
+            ci,
+            follow(
+                planned,
+                List.of(j.config()),
+                true,
+                beamOptions,
+                out,
+                new Continuous(
+                    Continuous.Form.STREAM,
+                    continuous.pollInterval(),
+                    Duration.ZERO,
+                    stop.or(watch.stopOf(ci))),
+                null));
+      } catch (Throwable t) {
+        out.printf("%s (%s): %s%s%n", j.origin(), ci, JobExit.describe(t), ListingWatch.IGNORED);
+      }
+    }
+
+    /**
+     * Stops reading the listing and waits for the joined tables' pipelines (they end at the stop).
+     */
+    @Override
+    public void close() {
+      closed = true;
+      try {
+        // Not interrupted: it may be writing a facts row.
+        watcher.join();
+        for (Thread t : running) {
+          t.join();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+
+    /** {@code outcomes} followed by the outcomes of the tables that joined, in the order joined. */
+    List<CdcToDeltaJob.TableOutcome> append(List<CdcToDeltaJob.TableOutcome> outcomes) {
+      List<CdcToDeltaJob.TableOutcome> all = new ArrayList<>(outcomes);
+      synchronized (joined) {
+        joined.values().forEach(all::addAll);
+      }
+      return all;
+    }
   }
 
   /**
@@ -271,20 +427,35 @@ final class ContinuousRunner {
       PipelineOptions beamOptions,
       PrintStream out,
       Runnable beforeStream,
-      Continuous continuous) {
+      Continuous continuous,
+      @Nullable ListingWatch watch) {
     long began = System.nanoTime();
     StopCondition stop = stopFromNow(continuous);
     Map<JobConfig, CdcToDeltaJob.TableOutcome> total = new LinkedHashMap<>();
     List<JobConfig> running = new ArrayList<>(configs);
+    List<JobConfig> known = new ArrayList<>(configs);
     Runnable first = beforeStream;
     for (int runs = 1; ; runs++) {
+      if (watch != null && runs > 1) {
+        // The listing read again: the tables added join this run, the tables removed leave.
+        ListingWatch.Changes changes = watch.poll();
+        running.removeIf(c -> changes.left().contains(c.captureInstance()));
+        for (ListingWatch.Joining j : changes.joined()) {
+          running.add(j.config());
+          known.add(j.config());
+        }
+        if (running.isEmpty()) {
+          out.println("Every table left the run");
+          return totals(total, began, out, runs - 1);
+        }
+      }
       out.printf("Bounded run %d (repeated every %s s until stopped)%n", runs, seconds(continuous));
       // An idle poll writes nothing (no nothing_new row every poll interval).
       List<CdcToDeltaJob.TableOutcome> these =
           CdcToDeltaJob.bounded(running, isolate, beamOptions, out, first, false);
       first = () -> {};
       for (CdcToDeltaJob.TableOutcome one : these) {
-        JobConfig key = configOf(configs, one.config());
+        JobConfig key = configOf(known, one.config());
         CdcToDeltaJob.TableOutcome before = total.get(key);
         total.put(
             key,
@@ -300,27 +471,33 @@ final class ContinuousRunner {
         }
       }
       if (running.isEmpty() || waitOrStop(continuous.pollInterval(), stop)) {
-        out.printf("Stopped after %s%n", Counts.of(runs, "bounded run", "bounded runs"));
-        List<CdcToDeltaJob.TableOutcome> outcomes = new ArrayList<>();
-        for (CdcToDeltaJob.TableOutcome each : total.values()) {
-          JobSummary sum = each.summary();
-          outcomes.add(
-              new CdcToDeltaJob.TableOutcome(
-                  each.config(),
-                  new JobSummary(
-                      sum.batches(),
-                      sum.rowsByOperation(),
-                      sum.snapshotRows(),
-                      sum.snapshotSeconds(),
-                      sum.position(),
-                      sum.verdict(),
-                      sum.streamSeconds(),
-                      (System.nanoTime() - began) / 1e9),
-                  each.failure()));
-        }
-        return outcomes;
+        return totals(total, began, out, runs);
       }
     }
+  }
+
+  /** The outcomes of repeated bounded runs, each table's over all the runs, after the last line. */
+  private static List<CdcToDeltaJob.TableOutcome> totals(
+      Map<JobConfig, CdcToDeltaJob.TableOutcome> total, long began, PrintStream out, int runs) {
+    out.printf("Stopped after %s%n", Counts.of(runs, "bounded run", "bounded runs"));
+    List<CdcToDeltaJob.TableOutcome> outcomes = new ArrayList<>();
+    for (CdcToDeltaJob.TableOutcome each : total.values()) {
+      JobSummary sum = each.summary();
+      outcomes.add(
+          new CdcToDeltaJob.TableOutcome(
+              each.config(),
+              new JobSummary(
+                  sum.batches(),
+                  sum.rowsByOperation(),
+                  sum.snapshotRows(),
+                  sum.snapshotSeconds(),
+                  sum.position(),
+                  sum.verdict(),
+                  sum.streamSeconds(),
+                  (System.nanoTime() - began) / 1e9),
+              each.failure()));
+    }
+    return outcomes;
   }
 
   /**

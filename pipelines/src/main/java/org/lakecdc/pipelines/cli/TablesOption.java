@@ -218,6 +218,33 @@ public final class TablesOption {
 
   /** The tables of a {@code --tablesFile}. */
   private static List<Table> readFile(String file) {
+    List<Table> tables = new ArrayList<>();
+    for (Line line : lines(file)) {
+      if (line.refusal() != null) {
+        throw new IllegalArgumentException(line.refusal());
+      }
+      tables.add(line.table());
+    }
+    return tables;
+  }
+
+  /**
+   * One listed line of a {@code --tablesFile}: its table, or why the line is refused.
+   *
+   * @param table the table the line lists, or null when refused
+   * @param refusal one line naming the file and line and what is wrong ({@code --tablesFile
+   *     t.options line 3: '-x' is not an option (--name=value after the capture instance)}), or
+   *     null
+   */
+  public record Line(Table table, String refusal) {}
+
+  /**
+   * Every line of {@code file} that lists a table (blank and comment lines left out), each parsed
+   * alone: a refused line does not refuse the others. A continuous run re-reads its file with it.
+   *
+   * @throws IllegalArgumentException when the file cannot be read or lists no table at all
+   */
+  public static List<Line> lines(String file) {
     List<String> lines;
     try {
       lines = Files.readAllLines(Path.of(file), StandardCharsets.UTF_8);
@@ -228,23 +255,27 @@ public final class TablesOption {
       throw new IllegalArgumentException(
           "--tablesFile " + file + " cannot be read: " + CommandLine.firstLine(e));
     }
-    List<Table> tables = new ArrayList<>();
+    List<Line> tables = new ArrayList<>();
     for (int i = 0; i < lines.size(); i++) {
       String origin = "--tablesFile " + file + " line " + (i + 1);
-      List<String> words = words(lines.get(i), origin);
-      if (words.isEmpty()) {
-        continue;
+      try {
+        List<String> words = words(lines.get(i), origin);
+        if (words.isEmpty()) {
+          continue;
+        }
+        String ci = words.get(0);
+        if (ci.startsWith("--")) {
+          throw new IllegalArgumentException(
+              origin + ": a line starts with the capture instance, not the option " + ci);
+        }
+        List<String> args = new ArrayList<>();
+        for (String word : words.subList(1, words.size())) {
+          args.add(canonical(word, origin));
+        }
+        tables.add(new Line(new Table(ci, List.copyOf(args), origin), null));
+      } catch (IllegalArgumentException e) {
+        tables.add(new Line(null, e.getMessage()));
       }
-      String ci = words.get(0);
-      if (ci.startsWith("--")) {
-        throw new IllegalArgumentException(
-            origin + ": a line starts with the capture instance, not the option " + ci);
-      }
-      List<String> args = new ArrayList<>();
-      for (String word : words.subList(1, words.size())) {
-        args.add(canonical(word, origin));
-      }
-      tables.add(new Table(ci, List.copyOf(args), origin));
     }
     if (tables.isEmpty()) {
       throw new IllegalArgumentException(

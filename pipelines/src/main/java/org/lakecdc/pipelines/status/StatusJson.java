@@ -80,6 +80,8 @@ public final class StatusJson {
         bootstrap.put("written_at", instant(t.bootstrap().writtenAt()));
         bootstrap.put("chunks", t.bootstrapChunks());
       }
+      membership(node, "joined", t.joined());
+      membership(node, "left", t.left());
       OpenSnapshot o = t.openSnapshot();
       if (o == null) {
         node.putNull("open_snapshot");
@@ -174,5 +176,20 @@ public final class StatusJson {
 
   static @Nullable String instant(@Nullable Instant instant) {
     return instant == null ? null : instant.toString();
+  }
+
+  /**
+   * A {@code joined} or {@code left} row as {@code {"written_at": <UTC ISO-8601>, "listing": <where
+   * it was listed>}}, or null.
+   */
+  private static void membership(
+      ObjectNode node, String key, StatusModel.@Nullable FactsEvent row) {
+    if (row == null) {
+      node.putNull(key);
+      return;
+    }
+    ObjectNode event = node.putObject(key);
+    event.put("written_at", instant(row.writtenAt()));
+    event.put("listing", row.detail());
   }
 }

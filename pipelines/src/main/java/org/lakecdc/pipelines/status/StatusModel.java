@@ -172,6 +172,12 @@ public final class StatusModel {
     int newestGeneration;
 
     @Nullable FactsEvent bootstrap;
+
+    /** The newest {@code joined} and {@code left} rows. */
+    @Nullable FactsEvent joined;
+
+    @Nullable FactsEvent left;
+
     @Nullable OpenFact fullOpen;
 
     /**
@@ -361,6 +367,10 @@ public final class StatusModel {
    * @param skipped how many gaps {@code data_skipped} rows record
    * @param newestSkipped the newest of them, or null
    * @param lostPeriods the control row's lost periods (empty when none)
+   * @param joined the newest {@code joined} row (the table added to a running run's tables file),
+   *     or null
+   * @param left the newest {@code left} row (the table removed from a running run's tables file),
+   *     or null
    */
   public record TableStatus(
       @Nullable String target,
@@ -386,7 +396,9 @@ public final class StatusModel {
       @Nullable FailedResnapshot failedResnapshot,
       long skipped,
       @Nullable SkippedGap newestSkipped,
-      List<LostPeriod> lostPeriods) {}
+      List<LostPeriod> lostPeriods,
+      @Nullable FactsEvent joined,
+      @Nullable FactsEvent left) {}
 
   /**
    * The whole status.

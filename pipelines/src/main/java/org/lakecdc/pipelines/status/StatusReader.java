@@ -30,6 +30,7 @@ import org.lakecdc.io.mssqlcdc.client.Commit;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.pipelines.cli.TableReading;
 import org.lakecdc.pipelines.targets.JobConfig;
+import org.lakecdc.pipelines.targets.MembershipFacts;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.ScanFile;
 import org.lakecdc.transforms.facts.FactsTable;
@@ -107,6 +108,10 @@ public final class StatusReader {
             lossRow(table, event, fact);
             if (FactsTable.EVENT_BOOTSTRAP.equals(event)) {
               table.bootstrap = FactsEvent.later(table.bootstrap, fact);
+            } else if (MembershipFacts.EVENT_JOINED.equals(event)) {
+              table.joined = FactsEvent.later(table.joined, fact);
+            } else if (MembershipFacts.EVENT_LEFT.equals(event)) {
+              table.left = FactsEvent.later(table.left, fact);
             }
             snapshotRow(table, event, row);
           }
@@ -521,7 +526,9 @@ public final class StatusReader {
         failed,
         t.skipped,
         t.newestSkipped == null ? null : skippedOf(t.newestSkipped),
-        verdict == null ? List.of() : verdict.lostPeriods());
+        verdict == null ? List.of() : verdict.lostPeriods(),
+        t.joined,
+        t.left);
   }
 
   /** A {@code resnapshot} row as a {@link ResnapshotFact}. */

@@ -100,6 +100,12 @@ public final class StatusText {
                       : " in " + Counts.of(t.bootstrapChunks(), "chunk", "chunks"))
                   + ", written at "
                   + TableReading.text(t.bootstrap().writtenAt()));
+      if (t.joined() != null) {
+        lines.put("joined", membershipText(t.joined()));
+      }
+      if (t.left() != null) {
+        lines.put("left", membershipText(t.left()));
+      }
       OpenSnapshot open = t.openSnapshot();
       lines.put(
           "snapshot",
@@ -244,5 +250,10 @@ public final class StatusText {
         + Counts.of(p.chunksPerWave(), "chunk", "chunks")
         + " each), "
         + rows;
+  }
+
+  /** A {@code joined} or {@code left} row: {@code <written_at> (<where it was listed>)}. */
+  private static String membershipText(StatusModel.FactsEvent row) {
+    return TableReading.text(row.writtenAt()) + " (" + row.detail() + ")";
   }
 }

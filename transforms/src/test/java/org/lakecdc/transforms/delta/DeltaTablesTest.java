@@ -357,6 +357,31 @@ class DeltaTablesTest {
   }
 
   @Test
+  void eachCommitsSnapshotTakesTheClusteringColumnsOfTheSnapshotItWasMadeOn() {
+    String path = ordersTable("orders");
+    tables.append(path, ORDERS_SCHEMA, List.of(order(1, "a", null)), "app", 1, Map.of());
+    long before = tables.clusteringCarried();
+    for (int batch = 2; batch <= 12; batch++) {
+      tables.append(
+          path,
+          ORDERS_SCHEMA,
+          List.of(order(batch, "a", null)),
+          "app",
+          batch,
+          Map.of("lakecdc.test", "{\"batch\":" + batch + "}"));
+    }
+    // Eleven commits, each on the snapshot of the one before (after the checkpoint at version 10,
+    // on the snapshot read again from it), each resolving its read snapshot's columns.
+    assertEquals(11, tables.clusteringCarried() - before);
+    assertEquals(13, tables.version(path), "created at versions 0 and 1, batch 12 at 13");
+    assertEquals(Optional.of("{\"batch\":12}"), tables.domainMetadata(path, "lakecdc.test"));
+    assertEquals(
+        List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L, 11L, 12L),
+        ids(path),
+        "a new instance reads the same");
+  }
+
+  @Test
   void aReusedSnapshotGivesWayToAnotherWritersCommitAndToATableCreatedAgain() throws IOException {
     String path = ordersTable("orders");
     tables.append(path, ORDERS_SCHEMA, List.of(order(1, "a", null)), "a", 1, Map.of());

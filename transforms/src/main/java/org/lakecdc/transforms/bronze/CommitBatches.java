@@ -74,10 +74,7 @@ final class CommitBatches
    * @throws IllegalArgumentException when {@code commitThreads} is below 1
    */
   CommitBatches(Map<String, DeltaTarget> targets, boolean labelled, int commitThreads) {
-    if (commitThreads < 1) {
-      throw new IllegalArgumentException(
-          "commitThreads=" + commitThreads + ": a committer needs at least 1 thread");
-    }
+    CommitterRound.checkThreads(commitThreads);
     this.targets = new LinkedHashMap<>(targets);
     this.labelled = labelled;
     this.commitThreads = commitThreads;
@@ -93,7 +90,7 @@ final class CommitBatches
   @Setup
   public void setup() {
     tables = new HashMap<>();
-    rounds = new CommitterRound(Math.max(1, Math.min(commitThreads, targets.size())));
+    rounds = CommitterRound.of(commitThreads, targets.size());
   }
 
   @Teardown

@@ -52,10 +52,7 @@ final class CommitterRound implements AutoCloseable {
    * @throws IllegalArgumentException when {@code threads} is below 1
    */
   CommitterRound(int threads) {
-    if (threads < 1) {
-      throw new IllegalArgumentException(
-          "commitThreads=" + threads + ": a committer needs at least 1 thread");
-    }
+    checkThreads(threads);
     if (threads > 1) {
       AtomicInteger n = new AtomicInteger();
       pool =
@@ -67,6 +64,30 @@ final class CommitterRound implements AutoCloseable {
                 return t;
               });
     }
+  }
+
+  /**
+   * Rounds of {@code targets} targets' batches: their bronze commits on up to {@code threads}
+   * threads, never more than the targets.
+   *
+   * @throws IllegalArgumentException when {@code threads} is below 1
+   */
+  static CommitterRound of(int threads, int targets) {
+    checkThreads(threads);
+    return new CommitterRound(Math.max(1, Math.min(threads, targets)));
+  }
+
+  /**
+   * Refuses a committer's thread count below 1.
+   *
+   * @throws IllegalArgumentException {@code commitThreads=<n>: a committer needs at least 1 thread}
+   */
+  static int checkThreads(int threads) {
+    if (threads < 1) {
+      throw new IllegalArgumentException(
+          "commitThreads=" + threads + ": a committer needs at least 1 thread");
+    }
+    return threads;
   }
 
   /**

@@ -118,11 +118,8 @@ public final class WriteChangeStreamToDelta
    * @throws IllegalArgumentException when {@code threads} is below 1
    */
   public WriteChangeStreamToDelta withCommitThreads(int threads) {
-    if (threads < 1) {
-      throw new IllegalArgumentException(
-          "commitThreads=" + threads + ": a committer needs at least 1 thread");
-    }
-    return new WriteChangeStreamToDelta(tables, isolate, threads, roundWait);
+    return new WriteChangeStreamToDelta(
+        tables, isolate, CommitterRound.checkThreads(threads), roundWait);
   }
 
   /**
@@ -217,7 +214,7 @@ public final class WriteChangeStreamToDelta
       committers = new HashMap<>();
       committedUpTo = new HashMap<>();
       finalizations = new HashMap<>();
-      rounds = new CommitterRound(Math.max(1, Math.min(commitThreads, targets.size())));
+      rounds = CommitterRound.of(commitThreads, targets.size());
     }
 
     @Teardown

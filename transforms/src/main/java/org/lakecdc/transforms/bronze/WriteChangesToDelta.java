@@ -60,11 +60,7 @@ public final class WriteChangesToDelta extends PTransform<PBegin, PCollection<Co
    * @throws IllegalArgumentException when {@code threads} is below 1
    */
   public WriteChangesToDelta withCommitThreads(int threads) {
-    if (threads < 1) {
-      throw new IllegalArgumentException(
-          "commitThreads=" + threads + ": a committer needs at least 1 thread");
-    }
-    return new WriteChangesToDelta(tables, isolate, threads);
+    return new WriteChangesToDelta(tables, isolate, CommitterRound.checkThreads(threads));
   }
 
   /**

@@ -311,11 +311,8 @@ class DeltaTablesTest {
     assertEquals(OptionalLong.empty(), tables.latestTransactionVersion(path, "c"));
   }
 
-  @Test
-  void commitsReuseTheSnapshotTheyCommittedAndAReplayWritesNoFile() throws IOException {
-    String path = ordersTable("orders");
-    tables.append(path, ORDERS_SCHEMA, List.of(order(1, "a", null)), "app", 1, Map.of());
-    long before = tables.snapshotLoads();
+  /** Batches 2..12 of app id {@code app}, order id = batch, each setting domain lakecdc.test. */
+  private void appendBatchesTwoToTwelve(String path) {
     for (int batch = 2; batch <= 12; batch++) {
       CommitResult result =
           tables.append(
@@ -327,6 +324,14 @@ class DeltaTablesTest {
               Map.of("lakecdc.test", "{\"batch\":" + batch + "}"));
       assertEquals(CommitResult.Status.COMMITTED, result.status());
     }
+  }
+
+  @Test
+  void commitsReuseTheSnapshotTheyCommittedAndAReplayWritesNoFile() throws IOException {
+    String path = ordersTable("orders");
+    tables.append(path, ORDERS_SCHEMA, List.of(order(1, "a", null)), "app", 1, Map.of());
+    long before = tables.snapshotLoads();
+    appendBatchesTwoToTwelve(path);
     assertEquals(
         1,
         tables.snapshotLoads() - before,
@@ -361,15 +366,7 @@ class DeltaTablesTest {
     String path = ordersTable("orders");
     tables.append(path, ORDERS_SCHEMA, List.of(order(1, "a", null)), "app", 1, Map.of());
     long before = tables.clusteringCarried();
-    for (int batch = 2; batch <= 12; batch++) {
-      tables.append(
-          path,
-          ORDERS_SCHEMA,
-          List.of(order(batch, "a", null)),
-          "app",
-          batch,
-          Map.of("lakecdc.test", "{\"batch\":" + batch + "}"));
-    }
+    appendBatchesTwoToTwelve(path);
     // Eleven commits, each on the snapshot of the one before (after the checkpoint at version 10,
     // on the snapshot read again from it), each resolving its read snapshot's columns.
     assertEquals(11, tables.clusteringCarried() - before);

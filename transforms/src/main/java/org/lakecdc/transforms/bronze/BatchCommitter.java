@@ -213,10 +213,62 @@ final class BatchCommitter {
    * The first half of a batch's commit: the bronze commit (only with rows) with transaction id
    * {@code (appId, batch)} and the new position, and the gaps it skipped recorded as lost periods;
    * its facts rows built. The caller commits {@link Staged#factsAppend} next, then {@link #finish}.
+   * Same as {@link #afterBronze} of {@link #commitBronze}.
    *
    * @param files the batch's data files, or null when it has no rows
    */
   Staged stage(
+      StreamPosition position, ChangeBatch batch, long batchId, @Nullable BatchFiles files) {
+    return afterBronze(commitBronze(position, batch, batchId, files));
+  }
+
+  /**
+   * A batch after its bronze commit, before the rest of {@link #stage}: what that commit did and
+   * when.
+   */
+  static final class Bronze {
+    final StreamPosition position;
+    final ChangeBatch batch;
+    final long batchId;
+    final BatchStats stats;
+    final Instant startedAt;
+    final Instant bronzeDone;
+    final long bronzeVersion;
+    final long bytes;
+    final boolean skipped;
+
+    private Bronze(
+        StreamPosition position,
+        ChangeBatch batch,
+        long batchId,
+        BatchStats stats,
+        Instant startedAt,
+        Instant bronzeDone,
+        long bronzeVersion,
+        long bytes,
+        boolean skipped) {
+      this.position = position;
+      this.batch = batch;
+      this.batchId = batchId;
+      this.stats = stats;
+      this.startedAt = startedAt;
+      this.bronzeDone = bronzeDone;
+      this.bronzeVersion = bronzeVersion;
+      this.bytes = bytes;
+      this.skipped = skipped;
+    }
+  }
+
+  /**
+   * The bronze part of {@link #stage}: the bronze commit (only with rows) with transaction id
+   * {@code (appId, batch)} and the new position, and the crash points around it. Touches only the
+   * target's bronze table, so the bronze commits of different targets may run on different threads
+   * at once (a committer round's, {@link CommitBatches}); {@link #afterBronze} follows on the
+   * committer's thread.
+   *
+   * @param files the batch's data files, or null when it has no rows
+   */
+  Bronze commitBronze(
       StreamPosition position, ChangeBatch batch, long batchId, @Nullable BatchFiles files) {
     BatchStats stats = files == null ? BatchStats.empty(batchId) : files.stats();
     StreamPosition next = next(position, batchId, batch);
@@ -244,18 +296,37 @@ final class BatchCommitter {
     }
     Instant bronzeDone = Instant.now();
     CrashPlan.at(target.crash(), CrashPoint.AFTER_BRONZE_COMMIT, batchId);
-    recordLost(position, batch);
+    return new Bronze(
+        position, batch, batchId, stats, startedAt, bronzeDone, bronzeVersion, bytes, skipped);
+  }
+
+  /**
+   * The rest of {@link #stage} after {@link #commitBronze}: the gaps the batch skipped recorded as
+   * lost periods (a control rewrite, on the committer's thread), its facts rows built.
+   */
+  Staged afterBronze(Bronze bronze) {
+    ChangeBatch batch = bronze.batch;
+    recordLost(bronze.position, batch);
     List<Row> facts =
         BatchFacts.rows(
             target,
-            position,
+            bronze.position,
             batch,
-            stats,
-            startedAt,
-            Duration.between(startedAt, bronzeDone),
+            bronze.stats,
+            bronze.startedAt,
+            Duration.between(bronze.startedAt, bronze.bronzeDone),
             Clock.systemUTC());
     return new Staged(
-        this, batch, batchId, stats, next, startedAt, bronzeVersion, bytes, skipped, facts);
+        this,
+        batch,
+        bronze.batchId,
+        bronze.stats,
+        next(bronze.position, bronze.batchId, batch),
+        bronze.startedAt,
+        bronze.bronzeVersion,
+        bronze.bytes,
+        bronze.skipped,
+        facts);
   }
 
   /**

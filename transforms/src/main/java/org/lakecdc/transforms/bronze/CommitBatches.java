@@ -1,7 +1,6 @@
 package org.lakecdc.transforms.bronze;
 
 import java.time.Clock;
-import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -13,7 +12,6 @@ import org.apache.beam.sdk.values.KV;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.read.ChangeBatch;
 import org.lakecdc.transforms.delta.DeltaTables;
-import org.lakecdc.transforms.delta.GroupedAppend;
 import org.lakecdc.transforms.finalization.Finalization;
 import org.lakecdc.transforms.position.StreamPosition;
 
@@ -26,7 +24,9 @@ import org.lakecdc.transforms.position.StreamPosition;
  * (appId#facts, batch)} and position, {@link DeltaTables#appendRound}), then the verdicts that
  * move, in one control rewrite ({@link Finalization#advanceAll}). Fifty tables' batches thus take
  * fifty bronze commits, one facts commit and at most one control rewrite per round, not fifty of
- * each.
+ * each. The bronze commits of a round touch different tables and run at once on a small pool of
+ * threads (the worker's processors, at least 2, unless given); the facts commit and the control
+ * rewrite follow on the committer's thread once all of them have ended.
  *
  * <p>Exactly once across crashes holds as for one batch: a round holds at most one batch per
  * target, so a crash between its bronze commits and its facts commit leaves each target at most one
@@ -45,14 +45,17 @@ final class CommitBatches
 
   private final Map<String, DeltaTarget> targets;
   private final boolean labelled;
+  private final int commitThreads;
   private transient Map<String, DeltaTables> tables;
+
+  private transient CommitterRound rounds;
 
   /**
    * The committer of {@code targets}' batches, by capture instance; its log lines name the table
    * when there are several.
    */
   CommitBatches(Map<String, DeltaTarget> targets) {
-    this(targets, targets.size() > 1);
+    this(targets, targets.size() > 1, defaultCommitThreads());
   }
 
   /**
@@ -60,13 +63,42 @@ final class CommitBatches
    * when {@code labelled} (a branch of one table in a run of many).
    */
   CommitBatches(Map<String, DeltaTarget> targets, boolean labelled) {
+    this(targets, labelled, defaultCommitThreads());
+  }
+
+  /**
+   * The committer of {@code targets}' batches, by capture instance; its log lines name the table
+   * when {@code labelled} (a branch of one table in a run of many); a round's bronze commits run on
+   * up to {@code commitThreads} threads at once.
+   *
+   * @throws IllegalArgumentException when {@code commitThreads} is below 1
+   */
+  CommitBatches(Map<String, DeltaTarget> targets, boolean labelled, int commitThreads) {
+    CommitterRound.checkThreads(commitThreads);
     this.targets = new LinkedHashMap<>(targets);
     this.labelled = labelled;
+    this.commitThreads = commitThreads;
+  }
+
+  /**
+   * The threads of a round's bronze commits unless given ({@link CommitterRound#defaultThreads}).
+   */
+  static int defaultCommitThreads() {
+    return CommitterRound.defaultThreads();
   }
 
   @Setup
   public void setup() {
     tables = new HashMap<>();
+    rounds = CommitterRound.of(commitThreads, targets.size());
+  }
+
+  @Teardown
+  public void teardown() {
+    if (rounds != null) {
+      rounds.close();
+      rounds = null;
+    }
   }
 
   /** The capture instance before a batch's log line in a run of many tables, else nothing. */
@@ -127,7 +159,7 @@ final class CommitBatches
               new BatchCommitter(target, delta, label(e.getKey()), verdicts)));
     }
     while (!cursors.isEmpty()) {
-      List<BatchCommitter.Staged> round = new ArrayList<>();
+      List<CommitterRound.Member> round = new ArrayList<>();
       IllegalStateException outOfSequence = null;
       Iterator<Cursor> it = cursors.iterator();
       while (it.hasNext()) {
@@ -150,51 +182,17 @@ final class CommitBatches
         }
         long batchId = c.target.batchId(c.next);
         if (batch.toLsn().isAfter(c.committedUpTo)) {
-          round.add(c.committer.stage(c.position, batch, batchId, files));
+          round.add(new CommitterRound.Member(c.committer, c.position, batch, batchId, files));
         } else {
           out.output(c.committer.alreadyIn(c.position, batch, batchId, files));
         }
         c.position = BatchCommitter.next(c.position, batchId, batch);
         c.next++;
       }
-      commitRound(round, finalizations, out);
+      rounds.commit(round, finalizations, out::output);
       if (outOfSequence != null) {
         throw outOfSequence;
       }
-    }
-  }
-
-  /**
-   * The round's facts commit (one per facts table), then its verdicts (one control rewrite per
-   * control table, when any moves).
-   */
-  private static void commitRound(
-      List<BatchCommitter.Staged> round,
-      Map<String, Finalization> finalizations,
-      OutputReceiver<CommittedBatch> out) {
-    Map<String, List<BatchCommitter.Staged>> byFacts = new LinkedHashMap<>();
-    for (BatchCommitter.Staged staged : round) {
-      byFacts.computeIfAbsent(staged.factsPath(), k -> new ArrayList<>()).add(staged);
-    }
-    for (Map.Entry<String, List<BatchCommitter.Staged>> e : byFacts.entrySet()) {
-      List<GroupedAppend> appends = new ArrayList<>();
-      for (BatchCommitter.Staged staged : e.getValue()) {
-        appends.add(staged.factsAppend());
-      }
-      e.getValue().get(0).tables().appendRound(e.getKey(), appends);
-    }
-    Map<String, List<Finalization.Advance>> byControl = new LinkedHashMap<>();
-    for (BatchCommitter.Staged staged : round) {
-      byControl
-          .computeIfAbsent(staged.controlPath(), k -> new ArrayList<>())
-          .add(staged.committer.afterFacts(staged));
-    }
-    Map<String, LocalDateTime> verdicts = new HashMap<>();
-    for (Map.Entry<String, List<Finalization.Advance>> e : byControl.entrySet()) {
-      verdicts.putAll(finalizations.get(e.getKey()).advanceAll(e.getValue()));
-    }
-    for (BatchCommitter.Staged staged : round) {
-      out.output(staged.committer.finish(staged, verdicts.get(staged.bronzePath())));
     }
   }
 

@@ -44,10 +44,23 @@ import org.lakecdc.io.mssqlcdc.read.ChangeBatch;
 public final class WriteChangesToDelta extends PTransform<PBegin, PCollection<CommittedBatch>> {
   private final List<TableWrite> tables;
   private final boolean isolate;
+  private final int commitThreads;
 
-  private WriteChangesToDelta(List<TableWrite> tables, boolean isolate) {
+  private WriteChangesToDelta(List<TableWrite> tables, boolean isolate, int commitThreads) {
     this.tables = List.copyOf(tables);
     this.isolate = isolate;
+    this.commitThreads = commitThreads;
+  }
+
+  /**
+   * The same write, making a committer round's bronze commits (one per table, each its own Delta
+   * log) on up to {@code threads} threads at once; the round's facts commit and control rewrite
+   * follow once all have ended. Default: the worker's processors, at least 2.
+   *
+   * @throws IllegalArgumentException when {@code threads} is below 1
+   */
+  public WriteChangesToDelta withCommitThreads(int threads) {
+    return new WriteChangesToDelta(tables, isolate, CommitterRound.checkThreads(threads));
   }
 
   /**
@@ -58,7 +71,10 @@ public final class WriteChangesToDelta extends PTransform<PBegin, PCollection<Co
    */
   public static WriteChangesToDelta from(
       MssqlCdcIO.Read read, DeltaTarget target, Schema changeSchema) {
-    return new WriteChangesToDelta(List.of(new TableWrite(read, target, changeSchema)), false);
+    return new WriteChangesToDelta(
+        List.of(new TableWrite(read, target, changeSchema)),
+        false,
+        CommitBatches.defaultCommitThreads());
   }
 
   /**
@@ -72,7 +88,7 @@ public final class WriteChangesToDelta extends PTransform<PBegin, PCollection<Co
    */
   public static WriteChangesToDelta fromAll(List<TableWrite> tables) {
     checkDistinct(tables);
-    return new WriteChangesToDelta(tables, true);
+    return new WriteChangesToDelta(tables, true, CommitBatches.defaultCommitThreads());
   }
 
   /** Refuses two tables with one capture instance, bronze table or app id. */
@@ -110,7 +126,9 @@ public final class WriteChangesToDelta extends PTransform<PBegin, PCollection<Co
                 KvCoder.of(ChangeBatch.coder(), NullableCoder.of(BatchFilesCoder.of()))))
         .apply("Gather the batches", GroupByKey.create())
         .apply(
-            "Commit batches in LSN order", ParDo.of(new CommitBatches(TableWrite.targets(tables))))
+            "Commit batches in LSN order",
+            ParDo.of(
+                new CommitBatches(TableWrite.targets(tables), tables.size() > 1, commitThreads)))
         .setCoder(CommittedBatchCoder.of());
   }
 

@@ -885,4 +885,13 @@ public final class DeltaTables {
   public long snapshotLoads() {
     return snapshots.loads();
   }
+
+  /**
+   * How many snapshots built after this instance's commits took the clustering columns of the
+   * snapshot the commit was made on, instead of reading the log's domain metadata for them at the
+   * next commit (tests and benchmarks).
+   */
+  long clusteringCarried() {
+    return snapshots.clusteringCarried();
+  }
 }

@@ -77,10 +77,68 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *       descriptor ({@code DeletionVectorDescriptor}, its Base85 UUID path), loading a scan file's
  *       existing vector (also one delta-spark wrote), and the {@code add} of the same file with a
  *       new vector (silver's MERGE, docs/behaviour.md §10.5).
+ *   <li>Clustering columns of a post-commit snapshot: every commit's report reads the clustering
+ *       columns of the snapshot it was built on, and a snapshot Kernel builds after a commit knows
+ *       none yet: it reads them from all the domain metadata of the log since its checkpoint (the
+ *       tables have no version checksums). A commit of ours never changes them, so the post-commit
+ *       snapshot takes the ones its read snapshot already knows ({@link #carryClusteringColumns}).
  * </ul>
  */
 final class KernelInternals {
   private KernelInternals() {}
+
+  /**
+   * {@code SnapshotImpl.lazyClusteringColumns} (Kernel 4.4: a {@code Lazy<Optional<List<Column>>>}
+   * set in the constructor and read by {@code getPhysicalClusteringColumns}), or null when this
+   * Kernel has no such field: then nothing is carried.
+   */
+  private static final java.lang.reflect.@Nullable Field CLUSTERING_COLUMNS = clusteringField();
+
+  private static java.lang.reflect.@Nullable Field clusteringField() {
+    try {
+      java.lang.reflect.Field field =
+          io.delta.kernel.internal.SnapshotImpl.class.getDeclaredField("lazyClusteringColumns");
+      if (field.getType() != io.delta.kernel.internal.lang.Lazy.class) {
+        return null;
+      }
+      field.setAccessible(true);
+      return field;
+    } catch (NoSuchFieldException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  /**
+   * Gives {@code committed}, the snapshot Kernel built after a commit made on {@code read} (its
+   * version + 1), the clustering columns {@code read} already resolved, so that the next commit
+   * made on {@code committed} does not replay the log's domain metadata to find them for its commit
+   * report ({@code TransactionImpl.getEffectiveClusteringColumns}). Only for commits that set no
+   * clustering columns and no {@code delta.clustering} domain (none of this project's does). Does
+   * nothing when {@code read} has not resolved them, when the versions do not follow, or when this
+   * Kernel's snapshots are not built as in 4.4.
+   *
+   * @return whether the columns were carried
+   */
+  static boolean carryClusteringColumns(Snapshot read, Snapshot committed) {
+    if (CLUSTERING_COLUMNS == null
+        || !(read instanceof io.delta.kernel.internal.SnapshotImpl from)
+        || !(committed instanceof io.delta.kernel.internal.SnapshotImpl to)
+        || to.getVersion() != from.getVersion() + 1) {
+      return false;
+    }
+    try {
+      io.delta.kernel.internal.lang.Lazy<?> known =
+          (io.delta.kernel.internal.lang.Lazy<?>) CLUSTERING_COLUMNS.get(from);
+      if (known == null || !known.isPresent()) {
+        return false;
+      }
+      Optional<List<Column>> columns = from.getPhysicalClusteringColumns();
+      CLUSTERING_COLUMNS.set(to, new io.delta.kernel.internal.lang.Lazy<>(() -> columns));
+      return true;
+    } catch (IllegalAccessException e) {
+      return false;
+    }
+  }
 
   /** One action row (schema {@code SingleAction.FULL_SCHEMA}) as one line of Delta log JSON. */
   static String actionToJson(Row action) {

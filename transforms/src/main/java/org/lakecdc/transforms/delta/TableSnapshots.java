@@ -47,6 +47,7 @@ final class TableSnapshots {
   private final Configuration hadoopConf;
   private final HadoopFileIO fileIO;
   private final AtomicLong snapshotLoads = new AtomicLong();
+  private final AtomicLong clusteringCarried = new AtomicLong();
 
   /**
    * The latest snapshot read or committed per table path, with the status of its version's commit
@@ -239,9 +240,29 @@ final class TableSnapshots {
         + String.format(Locale.ROOT, "%020d.json", version);
   }
 
-  /** Keeps the snapshot Kernel built after our commit, when it built one. */
+  /**
+   * Keeps the snapshot Kernel built after our commit, when it built one. When the kept snapshot it
+   * follows (the commit's read snapshot) knows the table's clustering columns, the new one takes
+   * them ({@link KernelInternals#carryClusteringColumns}): the next commit's report needs them, and
+   * a new snapshot would read every domain metadata action since the checkpoint to find them.
+   */
   void rememberCommitted(String path, TransactionCommitResult result) {
-    result.getPostCommitSnapshot().ifPresent(snapshot -> remember(path, snapshot));
+    result
+        .getPostCommitSnapshot()
+        .ifPresent(
+            snapshot -> {
+              KnownSnapshot before = snapshots.get(path);
+              if (before != null
+                  && KernelInternals.carryClusteringColumns(before.snapshot(), snapshot)) {
+                clusteringCarried.incrementAndGet();
+              }
+              remember(path, snapshot);
+            });
+  }
+
+  /** How many post-commit snapshots took their clustering columns from the one before. */
+  long clusteringCarried() {
+    return clusteringCarried.get();
   }
 
   /**

@@ -1,6 +1,7 @@
 package org.lakecdc.transforms.bronze;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -15,5 +16,12 @@ class CommitBatchesTest {
     // One table alone: the lines need no name.
     assertEquals("", new CommitBatches(Map.of()).label("dbo_part"));
     assertEquals("", new CommitBatches(Map.of(), false).label("dbo_part"));
+  }
+
+  @Test
+  void aCommitterWithoutAThreadIsRefused() {
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> new CommitBatches(Map.of(), true, 0));
+    assertEquals("commitThreads=0: a committer needs at least 1 thread", e.getMessage());
   }
 }

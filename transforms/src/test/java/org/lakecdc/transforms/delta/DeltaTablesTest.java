@@ -311,11 +311,8 @@ class DeltaTablesTest {
     assertEquals(OptionalLong.empty(), tables.latestTransactionVersion(path, "c"));
   }
 
-  @Test
-  void commitsReuseTheSnapshotTheyCommittedAndAReplayWritesNoFile() throws IOException {
-    String path = ordersTable("orders");
-    tables.append(path, ORDERS_SCHEMA, List.of(order(1, "a", null)), "app", 1, Map.of());
-    long before = tables.snapshotLoads();
+  /** Batches 2..12 of app id {@code app}, order id = batch, each setting domain lakecdc.test. */
+  private void appendBatchesTwoToTwelve(String path) {
     for (int batch = 2; batch <= 12; batch++) {
       CommitResult result =
           tables.append(
@@ -327,6 +324,14 @@ class DeltaTablesTest {
               Map.of("lakecdc.test", "{\"batch\":" + batch + "}"));
       assertEquals(CommitResult.Status.COMMITTED, result.status());
     }
+  }
+
+  @Test
+  void commitsReuseTheSnapshotTheyCommittedAndAReplayWritesNoFile() throws IOException {
+    String path = ordersTable("orders");
+    tables.append(path, ORDERS_SCHEMA, List.of(order(1, "a", null)), "app", 1, Map.of());
+    long before = tables.snapshotLoads();
+    appendBatchesTwoToTwelve(path);
     assertEquals(
         1,
         tables.snapshotLoads() - before,
@@ -354,6 +359,23 @@ class DeltaTablesTest {
     assertEquals(Optional.of("{\"batch\":12}"), tables.domainMetadata(path, "lakecdc.test"));
     assertEquals(
         Optional.of("{\"batch\":12}"), DeltaTables.create().domainMetadata(path, "lakecdc.test"));
+  }
+
+  @Test
+  void eachCommitsSnapshotTakesTheClusteringColumnsOfTheSnapshotItWasMadeOn() {
+    String path = ordersTable("orders");
+    tables.append(path, ORDERS_SCHEMA, List.of(order(1, "a", null)), "app", 1, Map.of());
+    long before = tables.clusteringCarried();
+    appendBatchesTwoToTwelve(path);
+    // Eleven commits, each on the snapshot of the one before (after the checkpoint at version 10,
+    // on the snapshot read again from it), each resolving its read snapshot's columns.
+    assertEquals(11, tables.clusteringCarried() - before);
+    assertEquals(13, tables.version(path), "created at versions 0 and 1, batch 12 at 13");
+    assertEquals(Optional.of("{\"batch\":12}"), tables.domainMetadata(path, "lakecdc.test"));
+    assertEquals(
+        List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L, 11L, 12L),
+        ids(path),
+        "a new instance reads the same");
   }
 
   @Test

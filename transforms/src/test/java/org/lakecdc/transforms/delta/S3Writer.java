@@ -111,6 +111,9 @@ final class S3Writer {
                   Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                   "-Xmx256m",
                   "-XX:+UseSerialGC",
+                  // A writer lives for a few hundred commits: C1's quick code is ready sooner and
+                  // costs far less CPU than C2's, on two cores shared with the other writers.
+                  "-XX:TieredStopAtLevel=1",
                   "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
                   "-cp",
                   classpath,

@@ -120,19 +120,8 @@ class BootstrapTest {
   @Test
   void aRerunAfterAStoppedSnapshotKeepsItsSWhileCdcHoldsTheChangesAfterIt() {
     JobFixture f = new JobFixture(dir);
-    f.db.enableCdc(ORDERS);
-    for (int i = 0; i <= 2; i++) {
-      f.db.transaction(at(i)).insert(ORDERS, order(i, "new", i + ".00")).commit();
-    }
-    Lsn s = f.db.idle(at(3));
+    Lsn s = stoppedSnapshot(f);
     JobConfig config = bootstrap(f, "DBO_ORDERS", "boot-v1");
-    TablePlan stopped =
-        TablePlan.prepare(
-            Target.of(config, f.tables),
-            JobFixture.direct(),
-            new java.io.PrintStream(java.io.OutputStream.nullOutputStream()),
-            true);
-    assertEquals(s, stopped.snapshot().atS().endLsn());
     f.db.transaction(at(5)).update(ORDERS, List.of(1), Map.of("status", "paid")).commit();
     f.db.transaction(at(6)).insert(ORDERS, order(7, "new", "7.00")).commit();
 
@@ -162,17 +151,8 @@ class BootstrapTest {
   @Test
   void aRerunAfterAStoppedSnapshotWhoseChangesCleanupPurgedTakesANewS() {
     JobFixture f = new JobFixture(dir);
-    f.db.enableCdc(ORDERS);
-    for (int i = 0; i <= 2; i++) {
-      f.db.transaction(at(i)).insert(ORDERS, order(i, "new", i + ".00")).commit();
-    }
-    Lsn s = f.db.idle(at(3));
+    Lsn s = stoppedSnapshot(f);
     JobConfig config = bootstrap(f, "DBO_ORDERS", "boot-v1");
-    TablePlan.prepare(
-        Target.of(config, f.tables),
-        JobFixture.direct(),
-        new java.io.PrintStream(java.io.OutputStream.nullOutputStream()),
-        true);
     Lsn update =
         f.db.transaction(at(5)).update(ORDERS, List.of(1), Map.of("status", "paid")).commit();
     Lsn later = f.db.idle(at(6));
@@ -190,6 +170,28 @@ class BootstrapTest {
     assertEquals(Map.of(0, "new", 1, "paid", 2, "new"), latest(bronzeRows(f)));
     assertEquals(3, bronzeRows(f).size(), "the snapshot's three rows and no change row");
     assertEquals(2, snapshotOpens(f));
+  }
+
+  /**
+   * Three orders, an idle entry (S), and a run that planned the bootstrap snapshot for its pipeline
+   * (S recorded, the {@code snapshot_open} row written) and stopped before the pipeline ran.
+   *
+   * @return S
+   */
+  private Lsn stoppedSnapshot(JobFixture f) {
+    f.db.enableCdc(ORDERS);
+    for (int i = 0; i <= 2; i++) {
+      f.db.transaction(at(i)).insert(ORDERS, order(i, "new", i + ".00")).commit();
+    }
+    Lsn s = f.db.idle(at(3));
+    TablePlan stopped =
+        TablePlan.prepare(
+            Target.of(bootstrap(f, "DBO_ORDERS", "boot-v1"), f.tables),
+            JobFixture.direct(),
+            new java.io.PrintStream(java.io.OutputStream.nullOutputStream()),
+            true);
+    assertEquals(s, stopped.snapshot().atS().endLsn());
+    return s;
   }
 
   private static long snapshotOpens(JobFixture f) {

@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.beam.sdk.schemas.Schema;
-import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
 import org.lakecdc.io.mssqlcdc.schema.OutputType;
 import org.lakecdc.transforms.delta.DataFileDetail;
@@ -94,14 +93,16 @@ public final class HistoryTable {
    *
    * @param file a data file of a history table
    * @return {@link FileKind#CLOSED} when the column counts no null, {@link FileKind#CURRENT} when
-   *     every row's is null, else {@link FileKind#MIXED}; null when the statistics do not say (no
-   *     statistics, or {@value #VALID_TO_LSN} beyond the columns they cover)
+   *     every row's is null, else {@link FileKind#MIXED}; also {@link FileKind#MIXED} when the
+   *     statistics do not say (no statistics, or {@value #VALID_TO_LSN} beyond the columns they
+   *     cover, as in a history of more than 29 captured columns): such files are packed with each
+   *     other as before kinds were kept apart, so their number stays bounded
    */
-  public static @Nullable FileKind fileKind(DataFileDetail file) {
+  public static FileKind fileKind(DataFileDetail file) {
     long rows = file.numRecords();
     long nulls = file.nullCount(VALID_TO_LSN);
     if (rows < 0 || nulls < 0) {
-      return null;
+      return FileKind.MIXED;
     }
     return nulls == 0 ? FileKind.CLOSED : nulls == rows ? FileKind.CURRENT : FileKind.MIXED;
   }

@@ -523,6 +523,21 @@ class SilverMaintenanceTest {
             .map(f -> String.valueOf(HistoryTable.fileKind(f)))
             .sorted()
             .toList());
+    // Statistics that do not cover _valid_to_lsn (a history of more than 29 captured columns):
+    // packed with the mixed files, so such files never pile up one per wave.
+    org.lakecdc.transforms.delta.DataFileDetail closed = tables.dataFileDetails(history).get(0);
+    assertEquals(
+        HistoryTable.FileKind.MIXED,
+        HistoryTable.fileKind(
+            new org.lakecdc.transforms.delta.DataFileDetail(
+                closed.scanFile(),
+                closed.path(),
+                closed.sizeBytes(),
+                closed.modificationTimeMillis(),
+                closed.numRecords(),
+                closed.deletedRows(),
+                closed.deletionVectorPath(),
+                Map.of())));
     long before = tables.version(history);
 
     SilverMaintenance.CompactionResult result =

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
@@ -31,6 +32,7 @@ import org.lakecdc.pipelines.options.ApplyChangesOptions;
 import org.lakecdc.pipelines.targets.RunCounters;
 import org.lakecdc.pipelines.targets.SilverPlan;
 import org.lakecdc.transforms.Counts;
+import org.lakecdc.transforms.delta.DataFileDetail;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaConflictException;
 import org.lakecdc.transforms.delta.DeltaTables;
@@ -40,6 +42,7 @@ import org.lakecdc.transforms.finalization.Granularity;
 import org.lakecdc.transforms.history.HistoryApplier;
 import org.lakecdc.transforms.history.HistoryResult;
 import org.lakecdc.transforms.history.HistorySpec;
+import org.lakecdc.transforms.history.HistoryTable;
 import org.lakecdc.transforms.position.StreamPosition;
 import org.lakecdc.transforms.silver.ApplyChangesToSilver;
 import org.lakecdc.transforms.silver.ApplyResult;
@@ -229,12 +232,19 @@ public final class ApplyChangesLauncher {
     if (!maintenance.isEmpty()) {
       List<Maintained> maintained = new ArrayList<>();
       for (SilverTarget target : targets.values()) {
-        maintained.add(new Maintained("Silver", target.appId(), target.silver(), target.keys()));
+        maintained.add(
+            new Maintained(
+                "Silver", target.appId(), target.silver(), target.keys(), file -> Boolean.TRUE));
       }
       for (Table table : tables) {
         if (table.history() != null) {
           maintained.add(
-              new Maintained("History", table.captureInstance(), table.history(), List.of()));
+              new Maintained(
+                  "History",
+                  table.captureInstance(),
+                  table.history(),
+                  List.of(),
+                  HistoryTable::fileKind));
         }
       }
       return maintain(
@@ -387,9 +397,15 @@ public final class ApplyChangesLauncher {
    */
   /**
    * A table to maintain: its kind's word for the line ({@code Silver} or {@code History}), its
-   * capture instance, its path and the keys its compaction sorts by (empty: none).
+   * capture instance, its path, the keys its compaction sorts by (empty: none) and the kinds of
+   * files its compaction never packs together (a history's closed and current versions).
    */
-  private record Maintained(String label, String name, String path, List<String> keys) {}
+  private record Maintained(
+      String label,
+      String name,
+      String path,
+      List<String> keys,
+      Function<DataFileDetail, @Nullable Object> kinds) {}
 
   private static int maintain(
       List<Maintained> targets,
@@ -407,7 +423,7 @@ public final class ApplyChangesLauncher {
         if (operations.contains("compact")) {
           CompactionResult c = null;
           try {
-            c = maintenance.compact(target.path(), target.keys(), compaction);
+            c = maintenance.compact(target.path(), target.keys(), compaction, target.kinds());
           } catch (DeltaConflictException e) {
             // A silver apply committed meanwhile and wins; its files stay orphans for the vacuum.
             LOG.info("Compaction of {} skipped, a concurrent commit won: {}", target.path(), e);

@@ -1,11 +1,12 @@
 package org.lakecdc.transforms.delta;
 
+import java.util.Map;
 import java.util.Objects;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * One data file of a table version with what maintenance decides on (the tables' {@code
- * dataFileDetails}): its size, row count and deletion vector.
+ * dataFileDetails}): its size, row count, deletion vector and null counts.
  *
  * @param scanFile the file as the tables' {@code scanFiles} lists it (to read it with their {@code
  *     readScanFile}, or remove it with their {@code rearrangeFiles})
@@ -18,6 +19,8 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * @param deletedRows the rows its deletion vector deletes (the vector's cardinality); 0 without one
  * @param deletionVectorPath the absolute URI of the file holding its deletion vector ({@code
  *     deletion_vector_<uuid>.bin}), or null without a vector or for an inline one
+ * @param nullCounts per top-level column its statistics cover, the nulls among all the rows the
+ *     data file holds ({@code stats.nullCount}, deleted rows included); empty without statistics
  */
 public record DataFileDetail(
     ScanFile scanFile,
@@ -26,7 +29,8 @@ public record DataFileDetail(
     long modificationTimeMillis,
     long numRecords,
     long deletedRows,
-    @Nullable String deletionVectorPath) {
+    @Nullable String deletionVectorPath,
+    Map<String, Long> nullCounts) {
   /**
    * Checks the components.
    *
@@ -37,11 +41,25 @@ public record DataFileDetail(
    * @param numRecords the row count or -1
    * @param deletedRows the deleted rows
    * @param deletionVectorPath the vector's file or null
-   * @throws NullPointerException when the scan file or path is null
+   * @param nullCounts the null counts by column
+   * @throws NullPointerException when the scan file, path or null counts are null
    */
   public DataFileDetail {
     Objects.requireNonNull(scanFile, "scanFile");
     Objects.requireNonNull(path, "path");
+    nullCounts = Map.copyOf(nullCounts);
+  }
+
+  /**
+   * The nulls of a column among all the rows the data file holds (deleted rows included), from its
+   * statistics.
+   *
+   * @param column the column's name, exactly as the table spells it
+   * @return the null count, or -1 when the statistics do not cover the column
+   */
+  public long nullCount(String column) {
+    Long count = nullCounts.get(column);
+    return count == null ? -1 : count;
   }
 
   /**

@@ -6,14 +6,17 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.PriorityQueue;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * The one place that rewrites a table's files into fewer files holding exactly their rows, in one
@@ -25,7 +28,8 @@ import org.apache.beam.sdk.values.Row;
  * fraction of its rows, and every file smaller than the target size, in the order given, packed
  * into bins of at most {@code targetFileBytes} (estimated live bytes) and {@code maxFilesPerBin}
  * files; a bin of one file is rewritten only when its deleted fraction passes the threshold (else
- * nothing would be gained).
+ * nothing would be gained). With kinds ({@link #bins(List, Limits, Function)}), files of different
+ * kinds never share a bin: each kind is packed on its own, and a file of no known kind only alone.
  *
  * <p>Memory: rows stream file by file into the Parquet writer, a batch at a time; with keys, the
  * files of one output are merged by key (each input open at one Parquet batch), never sorted in
@@ -126,12 +130,43 @@ public final class FileCompaction {
       Limits limits,
       UnaryOperator<List<DataFileDetail>> order,
       Runnable beforeCommit) {
+    return compact(path, label, keys, limits, order, ONE_KIND, beforeCommit);
+  }
+
+  /**
+   * {@link #compact(String, String, List, Limits, UnaryOperator, Runnable)} never packing files of
+   * different kinds into one output: each kind's files are binned on their own ({@link #bins(List,
+   * Limits, Function)}), so every output holds the rows of one kind.
+   *
+   * @param path the table path or URI
+   * @param label how errors name the table, e.g. {@code History table}
+   * @param keys the key columns (matched ignoring case); empty for no sorting
+   * @param limits what is rewritten
+   * @param order the table's data files (in the log's order) in the order their rows are written
+   * @param kinds each file's kind (compared with {@code equals}); null when it is not known, and
+   *     then the file is rewritten only alone (past the deleted-row threshold)
+   * @param beforeCommit run after the files are written, before the commit (a test hook)
+   * @return what was done; not committed when nothing needed rewriting
+   * @throws IllegalArgumentException when a key is not a column of the table
+   * @throws IllegalStateException when no table exists, or a file's rows read back differ in count
+   *     from its statistics less its deletion vector (nothing is committed)
+   * @throws DeltaConflictException when another commit landed after the version compaction listed
+   */
+  public Result compact(
+      String path,
+      String label,
+      List<String> keys,
+      Limits limits,
+      UnaryOperator<List<DataFileDetail>> order,
+      Function<DataFileDetail, @Nullable Object> kinds,
+      Runnable beforeCommit) {
     return compact(
         path,
         label,
         keys,
         limits,
         order,
+        kinds,
         (removed, added) -> {
           beforeCommit.run();
           return tables.rearrangeFiles(
@@ -164,13 +199,27 @@ public final class FileCompaction {
       Limits limits,
       UnaryOperator<List<DataFileDetail>> order,
       Commit commit) {
+    return compact(path, label, keys, limits, order, ONE_KIND, commit);
+  }
+
+  /** Every file of one kind: any two may share an output. */
+  private static final Function<DataFileDetail, @Nullable Object> ONE_KIND = file -> Boolean.TRUE;
+
+  private Result compact(
+      String path,
+      String label,
+      List<String> keys,
+      Limits limits,
+      UnaryOperator<List<DataFileDetail>> order,
+      Function<DataFileDetail, @Nullable Object> kinds,
+      Commit commit) {
     Objects.requireNonNull(limits, "limits");
     List<DeltaColumn> columns = tables.describe(path).columns();
     Schema schema = DeltaColumn.toBeamSchema(columns);
     List<String> keyColumns = keyColumns(path, label, columns, keys);
     List<DataFileDetail> files = order.apply(tables.dataFileDetails(path));
     long version = files.isEmpty() ? tables.version(path) : files.get(0).scanFile().version();
-    List<List<DataFileDetail>> bins = bins(files, limits);
+    List<List<DataFileDetail>> bins = bins(files, limits, kinds);
     if (bins.isEmpty()) {
       return new Result(false, version, 0, 0, 0, 0);
     }
@@ -213,6 +262,41 @@ public final class FileCompaction {
    * @return the bins, each of at least two files or of one file past the deleted-row threshold
    */
   public static List<List<DataFileDetail>> bins(List<DataFileDetail> files, Limits limits) {
+    return bins(files, limits, ONE_KIND);
+  }
+
+  /**
+   * The files to rewrite, packed into bins of one kind each: the files of each kind, in the order
+   * given, are packed as {@link #bins(List, Limits)} packs a table's (kinds in the order their
+   * first file comes); a file whose kind is null shares a bin with no other file, so it is
+   * rewritten only when its deleted fraction passes the threshold.
+   *
+   * @param files the table's data files, in the order their rows are to be written
+   * @param limits the selection and packing limits
+   * @param kinds each file's kind, compared with {@code equals}; null when not known
+   * @return the bins, each of one kind and of at least two files or of one file past the
+   *     deleted-row threshold
+   */
+  public static List<List<DataFileDetail>> bins(
+      List<DataFileDetail> files, Limits limits, Function<DataFileDetail, @Nullable Object> kinds) {
+    Map<Object, List<DataFileDetail>> byKind = new LinkedHashMap<>();
+    List<List<DataFileDetail>> bins = new ArrayList<>();
+    for (DataFileDetail file : files) {
+      Object kind = kinds.apply(file);
+      if (kind == null) {
+        bins.addAll(pack(List.of(file), limits));
+      } else {
+        byKind.computeIfAbsent(kind, k -> new ArrayList<>()).add(file);
+      }
+    }
+    for (List<DataFileDetail> ofKind : byKind.values()) {
+      bins.addAll(pack(ofKind, limits));
+    }
+    return bins;
+  }
+
+  /** {@link #bins(List, Limits)} of files any two of which may share a bin. */
+  private static List<List<DataFileDetail>> pack(List<DataFileDetail> files, Limits limits) {
     List<List<DataFileDetail>> bins = new ArrayList<>();
     List<DataFileDetail> bin = new ArrayList<>();
     double binBytes = 0;

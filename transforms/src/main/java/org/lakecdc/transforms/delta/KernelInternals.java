@@ -1,6 +1,7 @@
 package org.lakecdc.transforms.delta;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.delta.kernel.Snapshot;
@@ -343,6 +344,41 @@ final class KernelInternals {
    */
   static Optional<Long> numRecords(Row scanFile) {
     return new AddFile(scanFile.getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL)).getNumRecords();
+  }
+
+  /**
+   * The {@code nullCount} of each top-level column in a scan file's statistics (listed with
+   * statistics: {@code getScanFiles(engine, true)}), by column name: nulls among all the rows the
+   * data file holds, deleted rows included. Empty when the file has no statistics; a column the
+   * statistics do not cover (Kernel collects them for the first {@code
+   * delta.dataSkippingNumIndexedCols} leaf columns, 32 by default) is absent.
+   */
+  static Map<String, Long> nullCounts(Row scanFile) {
+    Optional<String> stats =
+        new AddFile(scanFile.getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL)).getStatsJson();
+    if (stats.isEmpty()) {
+      return Map.of();
+    }
+    JsonNode counts;
+    try {
+      counts = JSON.readTree(stats.get()).get("nullCount");
+    } catch (JsonProcessingException e) {
+      // Unreadable statistics tell nothing; the caller treats the counts as unknown.
+      return Map.of();
+    }
+    if (counts == null || !counts.isObject()) {
+      return Map.of();
+    }
+    Map<String, Long> result = new HashMap<>();
+    counts
+        .fields()
+        .forEachRemaining(
+            field -> {
+              if (field.getValue().isIntegralNumber()) {
+                result.put(field.getKey(), field.getValue().asLong());
+              }
+            });
+    return Map.copyOf(result);
   }
 
   /** The cardinality of a scan file's deletion vector: rows it deletes; 0 without a vector. */

@@ -124,7 +124,8 @@ final class TableScans {
                   status.getModificationTime(),
                   KernelInternals.numRecords(scanFile).orElse(-1L),
                   KernelInternals.deletionVectorCardinality(scanFile),
-                  KernelInternals.deletionVectorFile(scanFile, snapshot.getPath())));
+                  KernelInternals.deletionVectorFile(scanFile, snapshot.getPath()),
+                  KernelInternals.nullCounts(scanFile)));
         });
     return files;
   }

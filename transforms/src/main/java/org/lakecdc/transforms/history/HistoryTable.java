@@ -10,6 +10,7 @@ import java.util.Map;
 import org.apache.beam.sdk.schemas.Schema;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
 import org.lakecdc.io.mssqlcdc.schema.OutputType;
+import org.lakecdc.transforms.delta.DataFileDetail;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.TableDefinition;
 import org.lakecdc.transforms.delta.TableKind;
@@ -66,6 +67,45 @@ public final class HistoryTable {
   public static final String HISTORY_COLUMNS = "mssql_cdc.history_columns";
 
   private HistoryTable() {}
+
+  /**
+   * What the versions in one data file of a history are. Waves and snapshots write the versions
+   * they close and the ones they open into files apart, and a row is never changed in place (a
+   * version that ends is deleted by a deletion vector and written again, closed, elsewhere), so a
+   * file's live rows are all closed or all current; only a history written before waves kept them
+   * apart has files mixing both.
+   */
+  public enum FileKind {
+    /** Every row has a {@value #VALID_TO_LSN}: ended versions only. */
+    CLOSED,
+    /**
+     * Every row was written current ({@value #VALID_TO_LSN} NULL); those since ended are deleted.
+     */
+    CURRENT,
+    /** Both: a file of a history written before closed and current versions were kept apart. */
+    MIXED
+  }
+
+  /**
+   * The kind of a history data file, from its statistics: {@value #VALID_TO_LSN}'s null count
+   * against the file's row count (both over all the rows the file holds, deleted ones included).
+   * Compaction bins each kind on its own, so its outputs keep the kind.
+   *
+   * @param file a data file of a history table
+   * @return {@link FileKind#CLOSED} when the column counts no null, {@link FileKind#CURRENT} when
+   *     every row's is null, else {@link FileKind#MIXED}; also {@link FileKind#MIXED} when the
+   *     statistics do not say (no statistics, or {@value #VALID_TO_LSN} beyond the columns they
+   *     cover, as in a history of more than 29 captured columns): such files are packed with each
+   *     other as before kinds were kept apart, so their number stays bounded
+   */
+  public static FileKind fileKind(DataFileDetail file) {
+    long rows = file.numRecords();
+    long nulls = file.nullCount(VALID_TO_LSN);
+    if (rows < 0 || nulls < 0) {
+      return FileKind.MIXED;
+    }
+    return nulls == 0 ? FileKind.CLOSED : nulls == rows ? FileKind.CURRENT : FileKind.MIXED;
+  }
 
   /**
    * The row schema of the history of a bronze table: the captured columns (bronze's types,

@@ -4,6 +4,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.lakecdc.transforms.delta.DataFileDetail;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.FileCompaction;
 import org.lakecdc.transforms.delta.VacuumResult;
@@ -153,14 +156,55 @@ public final class SilverMaintenance {
     return compact(silverPath, keys, options, () -> {});
   }
 
+  /**
+   * {@link #compact(String, List, CompactionOptions)} never packing files of different kinds into
+   * one output ({@link FileCompaction#bins(List, FileCompaction.Limits, Function)}): a history's
+   * compaction keeps the files of closed versions apart from those of current ones (kinds from
+   * {@code org.lakecdc.transforms.history.HistoryTable#fileKind}).
+   *
+   * @param path the table's path or URI
+   * @param keys the key columns (outputs are sorted by them); empty for no sorting
+   * @param options what is rewritten
+   * @param kinds each file's kind (compared with {@code equals}); null when not known, and then the
+   *     file is rewritten only alone, when its deleted fraction passes the threshold
+   * @return what was done; not committed when nothing needed rewriting
+   * @throws IllegalArgumentException when a key is not a column of the table
+   * @throws IllegalStateException when no table exists, or a file's rows read back differ in count
+   *     from its statistics less its deletion vector (nothing is committed)
+   * @throws org.lakecdc.transforms.delta.DeltaConflictException when another commit landed after
+   *     the version compaction listed: nothing is visible
+   */
+  public CompactionResult compact(
+      String path,
+      List<String> keys,
+      CompactionOptions options,
+      Function<DataFileDetail, @Nullable Object> kinds) {
+    return compact(path, keys, options, kinds, () -> {});
+  }
+
   /** {@link #compact(String, List, CompactionOptions)} running a test hook before the commit. */
   CompactionResult compact(
       String silverPath, List<String> keys, CompactionOptions options, Runnable beforeCommit) {
+    return compact(silverPath, keys, options, file -> Boolean.TRUE, beforeCommit);
+  }
+
+  private CompactionResult compact(
+      String silverPath,
+      List<String> keys,
+      CompactionOptions options,
+      Function<DataFileDetail, @Nullable Object> kinds,
+      Runnable beforeCommit) {
     Objects.requireNonNull(options, "options");
     FileCompaction.Result result =
         new FileCompaction(tables)
             .compact(
-                silverPath, "Silver table", keys, options.limits(), files -> files, beforeCommit);
+                silverPath,
+                "Silver table",
+                keys,
+                options.limits(),
+                files -> files,
+                kinds,
+                beforeCommit);
     if (result.committed()) {
       LOG.debug(
           "Silver table {}: compacted {} files ({} deleted rows purged) into {} files of {} rows,"

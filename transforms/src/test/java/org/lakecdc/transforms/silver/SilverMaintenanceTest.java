@@ -30,8 +30,10 @@ import org.lakecdc.transforms.delta.DataFileAction;
 import org.lakecdc.transforms.delta.DataFileDetail;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.delta.FileCompaction;
 import org.lakecdc.transforms.delta.ScanFile;
 import org.lakecdc.transforms.delta.VacuumResult;
+import org.lakecdc.transforms.history.HistoryTable;
 
 class SilverMaintenanceTest {
   static final Schema SCHEMA =
@@ -472,5 +474,110 @@ class SilverMaintenanceTest {
             "2|b|0x00000000000000000001",
             "3|c|0x00000000000000000002"),
         content());
+  }
+
+  /** A history's row of key {@code id}: current when {@code validTo} is null, else closed. */
+  private static Row version(Schema schema, int id, String name, long validFrom, Long validTo) {
+    return Row.withSchema(schema)
+        .addValues(
+            id,
+            name,
+            String.format("0x%020X", validFrom),
+            null,
+            validTo == null ? null : String.format("0x%020X", validTo),
+            null,
+            false,
+            null,
+            null,
+            0,
+            null)
+        .build();
+  }
+
+  @Test
+  void historyCompactionNeverPacksClosedAndCurrentVersionsIntoOneFile() throws IOException {
+    Schema bronze =
+        DeltaColumn.toBeamSchema(
+            List.of(
+                DeltaColumn.nullable("id", OutputType.INT, null),
+                DeltaColumn.nullable("name", OutputType.STRING, null)));
+    Schema schema = HistoryTable.schema(bronze);
+    String history = dir.resolve("history").toString();
+    tables.createIfAbsent(
+        history, HistoryTable.definition(schema, "bronze", List.of("dbo_t"), List.of()));
+    // Six files, two of each kind: closed, current, mixed, closed, current, mixed.
+    List<List<Row>> files =
+        List.of(
+            List.of(version(schema, 1, "a1", 1, 2L), version(schema, 2, "b1", 1, 3L)),
+            List.of(version(schema, 1, "a2", 2, null)),
+            List.of(version(schema, 5, "e1", 1, 2L), version(schema, 5, "e2", 2, null)),
+            List.of(version(schema, 2, "b2", 3, 4L)),
+            List.of(version(schema, 2, "b3", 4, null), version(schema, 3, "c1", 4, null)),
+            List.of(version(schema, 6, "f1", 1, null), version(schema, 7, "g1", 1, 5L)));
+    for (List<Row> rows : files) {
+      tables.append(history, schema, rows, null, 0, Map.of());
+    }
+    assertEquals(
+        List.of("CLOSED", "CLOSED", "CURRENT", "CURRENT", "MIXED", "MIXED"),
+        tables.dataFileDetails(history).stream()
+            .map(f -> String.valueOf(HistoryTable.fileKind(f)))
+            .sorted()
+            .toList());
+    // Statistics that do not cover _valid_to_lsn (a history of more than 29 captured columns):
+    // packed with the mixed files, so such files never pile up one per wave.
+    org.lakecdc.transforms.delta.DataFileDetail closed = tables.dataFileDetails(history).get(0);
+    assertEquals(
+        HistoryTable.FileKind.MIXED,
+        HistoryTable.fileKind(
+            new org.lakecdc.transforms.delta.DataFileDetail(
+                closed.scanFile(),
+                closed.path(),
+                closed.sizeBytes(),
+                closed.modificationTimeMillis(),
+                closed.numRecords(),
+                closed.deletedRows(),
+                closed.deletionVectorPath(),
+                Map.of())));
+    long before = tables.version(history);
+
+    SilverMaintenance.CompactionResult result =
+        new SilverMaintenance(tables).compact(history, List.of(), SMALL, HistoryTable::fileKind);
+
+    // One output per kind, each written from the two files of its kind.
+    assertEquals(new SilverMaintenance.CompactionResult(true, before + 1, 6, 3, 10, 0), result);
+    List<String> outputs = new ArrayList<>();
+    for (DataFileDetail file : tables.dataFileDetails(history)) {
+      List<String> rows = new ArrayList<>();
+      try (var it = tables.readScanFile(file.scanFile())) {
+        it.forEachRemaining(r -> rows.add(r.get("name") + "|" + r.get(HistoryTable.VALID_TO_LSN)));
+      }
+      rows.sort(null);
+      outputs.add(HistoryTable.fileKind(file) + " " + rows);
+    }
+    outputs.sort(null);
+    assertEquals(
+        List.of(
+            "CLOSED [a1|0x00000000000000000002, b1|0x00000000000000000003,"
+                + " b2|0x00000000000000000004]",
+            "CURRENT [a2|null, b3|null, c1|null]",
+            "MIXED [e1|0x00000000000000000002, e2|null, f1|null, g1|0x00000000000000000005]"),
+        outputs);
+    // The outputs keep their kinds: a second compaction finds one file of each, nothing to pack.
+    assertEquals(
+        new SilverMaintenance.CompactionResult(false, before + 1, 0, 0, 0, 0),
+        new SilverMaintenance(tables).compact(history, List.of(), SMALL, HistoryTable::fileKind));
+  }
+
+  @Test
+  void filesOfNoKnownKindAreRewrittenOnlyAlone() {
+    append(row(1, "a", 1));
+    append(row(2, "b", 2));
+    FileCompaction.Limits limits = SMALL.limits();
+    List<DataFileDetail> files = tables.dataFileDetails(path);
+
+    assertEquals(List.of(files), FileCompaction.bins(files, limits));
+    assertEquals(List.of(), FileCompaction.bins(files, limits, file -> null));
+    assertEquals(List.of(), FileCompaction.bins(files, limits, file -> file.path()));
+    assertEquals(List.of(files), FileCompaction.bins(files, limits, file -> "one kind"));
   }
 }

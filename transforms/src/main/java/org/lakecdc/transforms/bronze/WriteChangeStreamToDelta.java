@@ -149,7 +149,10 @@ public final class WriteChangeStreamToDelta
             "Commit batches in sequence",
             ParDo.of(
                 new CommitInRounds(
-                    TableWrite.targets(tables), commitThreads, roundWait.toMillis())))
+                    TableWrite.targets(tables),
+                    isolate || tables.size() > 1,
+                    commitThreads,
+                    roundWait.toMillis())))
         .setCoder(CommittedBatchCoder.of());
   }
 
@@ -196,17 +199,29 @@ public final class WriteChangeStreamToDelta
     /** One verdict keeper per control table: a round's verdicts move in one control rewrite. */
     private transient Map<String, Finalization> finalizations;
 
+    private final boolean labelled;
+
     private transient CommitterRound rounds;
 
-    CommitInRounds(Map<String, DeltaTarget> targets, int commitThreads, long roundWaitMillis) {
+    /**
+     * The committer of {@code targets}' batches; its log lines name the table when {@code labelled}
+     * (a run of many tables, also a pipeline of one table that joined a running run or recovers
+     * beside it: its lines sit among the other tables' lines).
+     */
+    CommitInRounds(
+        Map<String, DeltaTarget> targets,
+        boolean labelled,
+        int commitThreads,
+        long roundWaitMillis) {
       this.targets = new LinkedHashMap<>(targets);
+      this.labelled = labelled;
       this.commitThreads = commitThreads;
       this.roundWaitMillis = roundWaitMillis;
     }
 
-    /** The capture instance before a batch's log line when there are many tables, else nothing. */
-    private String label(String captureInstance) {
-      return targets.size() > 1 ? captureInstance + " " : "";
+    /** The capture instance before a batch's log line in a run of many tables, else nothing. */
+    String label(String captureInstance) {
+      return labelled ? captureInstance + " " : "";
     }
 
     @Setup

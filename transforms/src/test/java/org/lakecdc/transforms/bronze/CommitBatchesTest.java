@@ -16,6 +16,13 @@ class CommitBatchesTest {
     // One table alone: the lines need no name.
     assertEquals("", new CommitBatches(Map.of()).label("dbo_part"));
     assertEquals("", new CommitBatches(Map.of(), false).label("dbo_part"));
+    // The continuous committer: a table that joined a running run follows in a pipeline of its
+    // own, whose lines sit among the other tables' lines.
+    assertEquals(
+        "dbo_supplier ",
+        new WriteChangeStreamToDelta.CommitInRounds(Map.of(), true, 1, 250).label("dbo_supplier"));
+    assertEquals(
+        "", new WriteChangeStreamToDelta.CommitInRounds(Map.of(), false, 1, 250).label("dbo_part"));
   }
 
   @Test

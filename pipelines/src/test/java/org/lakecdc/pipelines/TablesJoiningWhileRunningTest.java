@@ -398,6 +398,11 @@ class TablesJoiningWhileRunningTest {
             + file()
             + " line 4 (dbo_items): --maxCommitsPerBatch must be a positive integer, or 0 to read"
             + " up to max_lsn, not '-2'; ignored, the running tables go on";
+    String twice =
+        "--tablesFile "
+            + file()
+            + " line 6: capture instance DBO_ORDERS is listed twice (names match ignoring case);"
+            + " ignored, the running tables go on";
     String[] used = new String[1];
     try {
       used[0] =
@@ -409,14 +414,19 @@ class TablesJoiningWhileRunningTest {
               + " --appId, --silver); ignored, the running tables go on";
       append(
           "dbo_nope\ndbo_items --maxCommitsPerBatch=-2\ndbo_items --target="
-              + delta("bronze_dbo_orders"));
+              + delta("bronze_dbo_orders")
+              + "\nDBO_ORDERS");
       await(
           "the bad lines are printed",
           () ->
               job.out().contains(unknown)
                   && job.out().contains(badValue)
-                  && job.out().contains(used[0]),
+                  && job.out().contains(used[0])
+                  && job.out().contains(twice),
           job);
+      // A blank first line moves every line down one: the same refusals are not printed again.
+      Files.writeString(file(), "\n" + Files.readString(file()));
+      Thread.sleep(2_500);
       db.transaction(T0.plusSeconds(180))
           .insert("dbo.orders", Map.of("order_id", 3, "status", "new"))
           .commit();
@@ -425,8 +435,16 @@ class TablesJoiningWhileRunningTest {
       outcomes = job.stopped();
     }
     String printed = job.out();
-    for (String line : List.of(unknown, badValue, used[0])) {
+    for (String line : List.of(unknown, badValue, used[0], twice)) {
       assertEquals(1, printed.lines().filter(line::equals).count(), "printed once: " + printed);
+      String moved = line.replaceAll(" line ([0-9]+)", " line X");
+      assertEquals(
+          1,
+          printed
+              .lines()
+              .filter(l -> l.replaceAll(" line ([0-9]+)", " line X").equals(moved))
+              .count(),
+          "not again under its new line number: " + printed);
     }
     assertEquals(List.of(), events(MembershipFacts.EVENT_JOINED), printed);
     assertFalse(tables.exists(delta("bronze_dbo_items")), printed);

@@ -125,6 +125,7 @@ final class ListingWatch {
     }
     List<Joining> joined = new ArrayList<>();
     Set<String> listed = new HashSet<>();
+    Set<String> valid = new HashSet<>();
     for (TableListing.Listed l : now) {
       if (l.refusal() != null) {
         if (l.captureInstance() != null) {
@@ -135,6 +136,15 @@ final class ListingWatch {
       }
       String ci = lower(l.captureInstance());
       listed.add(ci);
+      if (!valid.add(ci)) {
+        sayOnce(
+            l.origin()
+                + ": capture instance "
+                + l.captureInstance()
+                + " is listed twice (names match ignoring case)"
+                + IGNORED);
+        continue;
+      }
       if (left.contains(ci)) {
         sayOnce(
             l.origin()
@@ -254,8 +264,12 @@ final class ListingWatch {
     return null;
   }
 
+  /**
+   * Prints {@code line} the first time it comes, compared without its line numbers: a refused line
+   * is not printed again when lines above it are removed and its number changes.
+   */
   private void sayOnce(String line) {
-    if (said.add(line)) {
+    if (said.add(line.replaceAll(" line [0-9]+", ""))) {
       out.println(line);
     }
   }

@@ -293,6 +293,13 @@ class TablesJoiningWhileRunningTest {
         .orElseThrow();
   }
 
+  /** Order 3, committed at T0 + 3 min: the change every test looks for in dbo_orders. */
+  private static void commitOrder3(FakeSqlServer db) {
+    db.transaction(T0.plusSeconds(180))
+        .insert("dbo.orders", Map.of("order_id", 3, "status", "new"))
+        .commit();
+  }
+
   private void append(String line) throws Exception {
     Files.writeString(file(), line + "\n", StandardOpenOption.APPEND);
   }
@@ -309,9 +316,7 @@ class TablesJoiningWhileRunningTest {
     try {
       append("dbo_items");
       await("dbo_items joined", () -> bronze("dbo_items", "item_id").size() == 1, job);
-      db.transaction(T0.plusSeconds(180))
-          .insert("dbo.orders", Map.of("order_id", 3, "status", "new"))
-          .commit();
+      commitOrder3(db);
       db.transaction(T0.plusSeconds(240))
           .insert("dbo.customers", Map.of("id", 8, "name", "Bia"))
           .commit();
@@ -427,9 +432,7 @@ class TablesJoiningWhileRunningTest {
       // A blank first line moves every line down one: the same refusals are not printed again.
       Files.writeString(file(), "\n" + Files.readString(file()));
       Thread.sleep(2_500);
-      db.transaction(T0.plusSeconds(180))
-          .insert("dbo.orders", Map.of("order_id", 3, "status", "new"))
-          .commit();
+      commitOrder3(db);
       await("dbo_orders went on", () -> bronze("dbo_orders", "order_id").size() == 3, job);
     } finally {
       outcomes = job.stopped();
@@ -464,9 +467,7 @@ class TablesJoiningWhileRunningTest {
     try {
       Files.writeString(file(), "dbo_customers --maxCommitsPerBatch=5\n");
       await("dbo_orders left", () -> !events(MembershipFacts.EVENT_LEFT).isEmpty(), job);
-      db.transaction(T0.plusSeconds(180))
-          .insert("dbo.orders", Map.of("order_id", 3, "status", "new"))
-          .commit();
+      commitOrder3(db);
       db.transaction(T0.plusSeconds(240))
           .insert("dbo.customers", Map.of("id", 8, "name", "Bia"))
           .commit();
@@ -544,9 +545,7 @@ class TablesJoiningWhileRunningTest {
               bronze("dbo_items", "item_id").size() == 1
                   && !events(MembershipFacts.EVENT_LEFT).isEmpty(),
           job);
-      db.transaction(T0.plusSeconds(180))
-          .insert("dbo.orders", Map.of("order_id", 3, "status", "new"))
-          .commit();
+      commitOrder3(db);
       db.transaction(T0.plusSeconds(240))
           .insert("dbo.items", Map.of("item_id", 41, "sku", "A-41"))
           .commit();

@@ -578,8 +578,13 @@ class ManyTablesJobTest {
   }
 
   private static void await(String what, BooleanSupplier condition, CompletableFuture<?> job) {
+    await(what, condition, job, Duration.ofSeconds(120));
+  }
+
+  private static void await(
+      String what, BooleanSupplier condition, CompletableFuture<?> job, Duration atMost) {
     org.awaitility.Awaitility.await(what)
-        .atMost(Duration.ofSeconds(120))
+        .atMost(atMost)
         .pollDelay(Duration.ZERO)
         .pollInterval(Duration.ofMillis(200))
         .pollInSameThread()
@@ -841,6 +846,150 @@ class ManyTablesJobTest {
     }
     assertEquals(List.of(8L, 1L, 1L, 1L), snapshotRows, printed);
     return completedAt;
+  }
+
+  /**
+   * A continuous run of new tables (docs/many-tables.md "Snapshots of new tables"): as in a bounded
+   * run, the launcher only records each S and the pipeline reads every whole snapshot in a branch
+   * of its own, each table following the source from S once its own snapshot is committed. The
+   * large table's read is held until the three small tables' first change rows are in the facts
+   * table: a run that read the snapshots on the launcher (as continuous runs did) or before the
+   * streams would never get there. No row is read on the launcher's thread.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {Runners.DIRECT, Runners.FLINK})
+  void aContinuousRunStreamsTheSmallTablesBeforeTheLargeTablesWholeSnapshotCompletes(String runner)
+      throws Exception {
+    assumeTrue(Runners.available(runner), Runners.missing(runner));
+    FakeSqlServer db = newTables();
+    ReadTableHook large = holdingOrdersUntilTheSmallTablesStream(db);
+    List<JobConfig> configs = new ArrayList<>();
+    configs.add(whole(large, "dbo_orders"));
+    for (String ci : SMALL) {
+      configs.add(whole(large, ci));
+    }
+    ContinuousMode.Stop stop = ContinuousMode.Stop.create();
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+    CompletableFuture<List<CdcToDeltaJob.TableOutcome>> job =
+        CompletableFuture.supplyAsync(
+            () ->
+                CdcToDeltaJob.runAllContinuously(
+                    configs,
+                    Runners.options(runner),
+                    out,
+                    () -> {
+                      // After S: one change in every table, the streams' first rows.
+                      FakeSqlServer.Transaction tx = db.transaction(T0.plusSeconds(60));
+                      for (String t : List.of("orders", "customers", "items", "parts")) {
+                        tx.update("dbo." + t, List.of(1), Map.of("name", "paid"));
+                      }
+                      tx.commit();
+                    },
+                    new Continuous(
+                        Continuous.Form.STREAM,
+                        Duration.ofSeconds(1),
+                        Duration.ofMinutes(10),
+                        stop)));
+    try {
+      await(
+          "every table's update in bronze",
+          () ->
+              changeRowsCommitted()
+                  .equals(
+                      Map.of(
+                          "dbo_customers-v1", 2L,
+                          "dbo_items-v1", 2L,
+                          "dbo_orders-v1", 2L,
+                          "dbo_parts-v1", 2L)),
+          job,
+          // Four pipelines' worth of steps on two cores: as long as the run may follow.
+          Duration.ofMinutes(5));
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      throw new AssertionError(
+          "committed "
+              + changeRowsCommitted()
+              + "; printed:\n"
+              + bytes.toString(StandardCharsets.UTF_8),
+          e);
+    } finally {
+      stop.request();
+    }
+    List<CdcToDeltaJob.TableOutcome> outcomes = job.get(120, TimeUnit.SECONDS);
+    stop.forget();
+    String printed = bytes.toString(StandardCharsets.UTF_8);
+    assertTrue(large.ran(), printed);
+    String launcher = Thread.currentThread().getName();
+    assertFalse(large.readingThreads().isEmpty(), printed);
+    assertFalse(
+        large.readingThreads().contains(launcher),
+        "rows read on the launcher's thread " + launcher + ": " + large.readingThreads());
+    Map<String, LocalDateTime> completedAt = bootstrapsOfEightAndOneRows();
+    Map<String, List<LocalDateTime>> batches = batchesWritten();
+    LocalDateTime largeDone = completedAt.get("dbo_orders-v1");
+    for (String app : appIdsOf(SMALL)) {
+      assertTrue(
+          batches.get(app).get(0).isBefore(largeDone),
+          app
+              + " streamed at "
+              + batches.get(app)
+              + ", the large snapshot completed at "
+              + largeDone);
+    }
+    assertEquals(8 + 2, tables.scan(delta("bronze_dbo_orders")).size());
+    for (String ci : SMALL) {
+      assertEquals(1 + 2, tables.scan(delta("bronze_" + ci)).size(), ci);
+    }
+    List<String> following =
+        printed
+            .lines()
+            .filter(l -> l.startsWith("Following "))
+            .map(l -> l.replaceAll("0x[0-9A-F]+", "S"))
+            .toList();
+    List<String> expected = new ArrayList<>();
+    for (String ci : List.of("dbo_orders", "dbo_customers", "dbo_items", "dbo_parts")) {
+      expected.add(
+          "Following "
+              + ci
+              + " after S (no batch yet) once its snapshot is committed, polling every 1.0 s when"
+              + " caught up, for 600 s or until stopped");
+    }
+    assertEquals(expected, following, printed);
+    // The snapshot lines come from the committed records, in the tables' order, after the stop.
+    List<String> lines = printed.lines().filter(l -> l.startsWith("Snapshot: ")).toList();
+    assertEquals(
+        List.of(
+            "Snapshot: 8 rows written to " + delta("bronze_dbo_orders"),
+            "Snapshot: 1 row written to " + delta("bronze_dbo_customers"),
+            "Snapshot: 1 row written to " + delta("bronze_dbo_items"),
+            "Snapshot: 1 row written to " + delta("bronze_dbo_parts")),
+        lines);
+    assertTrue(
+        printed.indexOf("Stopped: every batch read was committed") < printed.indexOf("Snapshot: 8"),
+        printed);
+    List<Long> snapshotRows = new ArrayList<>();
+    List<Long> changeRows = new ArrayList<>();
+    for (CdcToDeltaJob.TableOutcome outcome : outcomes) {
+      assertFalse(outcome.failed(), printed);
+      snapshotRows.add(outcome.summary().snapshotRows());
+      changeRows.add(outcome.summary().rows());
+    }
+    assertEquals(List.of(8L, 1L, 1L, 1L), snapshotRows, printed);
+    assertEquals(List.of(2L, 2L, 2L, 2L), changeRows, printed);
+  }
+
+  /** The change rows each app id's batches committed (the facts rows without an event). */
+  private Map<String, Long> changeRowsCommitted() {
+    Map<String, Long> rows = new TreeMap<>();
+    if (!tables.exists(delta("facts"))) {
+      return rows;
+    }
+    for (Row r : tables.scan(delta("facts"), FactsTable.SCHEMA)) {
+      if (r.getString(FactsTable.EVENT) == null) {
+        rows.merge(r.getString(FactsTable.APP_ID), r.getInt64(FactsTable.ROWS), Long::sum);
+      }
+    }
+    return rows;
   }
 
   /**

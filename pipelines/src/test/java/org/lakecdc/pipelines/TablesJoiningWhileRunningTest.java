@@ -2,6 +2,7 @@ package org.lakecdc.pipelines;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -351,6 +352,22 @@ class TablesJoiningWhileRunningTest {
         List.of("dbo_items-v1|" + bronzePath("dbo_items") + "|--tablesFile " + file() + " line 3"),
         events(MembershipFacts.EVENT_JOINED),
         printed);
+    // The joined table's snapshot is read by its own pipeline, which follows it until the run's
+    // stop; its snapshot is printed from its record when that pipeline ends; one Stopped line.
+    assertEquals(
+        List.of(
+            "Following dbo_items after S (no batch yet) once its snapshot is committed, polling"
+                + " every 1.0 s when caught up, until the run stops"),
+        printed
+            .lines()
+            .filter(l -> l.startsWith("Following dbo_items"))
+            .map(l -> l.replaceAll("0x[0-9A-F]+", "S"))
+            .toList(),
+        printed);
+    assertEquals(1, printed.lines().filter(l -> l.startsWith("Stopped")).count(), printed);
+    String joinedSnapshot = "Snapshot: 1 row written to " + delta("bronze_dbo_items");
+    assertEquals(1, printed.lines().filter(joinedSnapshot::equals).count(), printed);
+    assertTrue(printed.indexOf("Following dbo_items") < printed.indexOf(joinedSnapshot), printed);
     assertEquals(
         Map.of("dbo_customers-v1", 1L, "dbo_items-v1", 1L, "dbo_orders-v1", 2L),
         rowsByApp(FactsTable.EVENT_BOOTSTRAP),

@@ -296,8 +296,7 @@ public final class CdcToDeltaJob {
       all = all.and(expandStream(pipeline, tables, isolate, continuous));
     }
     for (SnapshotBranches.Branch branch : snapshots) {
-      PCollection<CommittedBatch> after =
-          SnapshotBranches.expand(pipeline, branch.plan(), branch.stream());
+      PCollection<CommittedBatch> after = SnapshotBranches.expand(pipeline, branch);
       if (after != null) {
         all = all.and(after);
       }

@@ -2,6 +2,7 @@ package org.lakecdc.pipelines.cdc;
 
 import java.io.PrintStream;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -99,9 +100,10 @@ final class ContinuousRunner {
         return repeatBoundedRuns(
             configs, isolate, beamOptions, out, beforeStream, continuous, watch);
       }
+      // A run of many tables reads the new targets' whole snapshots in the pipeline.
       CdcToDeltaJob.Planned planned =
-          CdcToDeltaJob.plan(configs, isolate, beamOptions, out, beforeStream);
-      return follow(planned, configs, isolate, beamOptions, out, continuous, watch);
+          CdcToDeltaJob.plan(configs, isolate, beamOptions, out, beforeStream, isolate);
+      return follow(planned, configs, isolate, beamOptions, out, continuous, watch, false);
     } finally {
       if (watch != null) {
         watch.forget();
@@ -109,7 +111,14 @@ final class ContinuousRunner {
     }
   }
 
-  /** Follows the tables of {@code planned}: the streaming form of {@link #runAll}. */
+  /**
+   * Follows the tables of {@code planned}: the streaming form of {@link #runAll}. A table planned
+   * with a snapshot the pipeline reads ({@link TablePlan#snapshot}) is followed from S in a branch
+   * of its own once its snapshot is committed ({@link SnapshotBranches}).
+   *
+   * @param beside a table followed beside the run (joined, or recovered): it stops at the run's
+   *     stop, and the run prints the one {@code Stopped} line
+   */
   private static List<CdcToDeltaJob.TableOutcome> follow(
       CdcToDeltaJob.Planned planned,
       List<JobConfig> configs,
@@ -117,7 +126,8 @@ final class ContinuousRunner {
       PipelineOptions beamOptions,
       PrintStream out,
       Continuous continuous,
-      @Nullable ListingWatch watch) {
+      @Nullable ListingWatch watch,
+      boolean beside) {
     long streamBegan = System.nanoTime();
     // The time limit counts from here, after the bootstrap: the source follows for runFor.
     StopCondition stop = stopFromNow(continuous);
@@ -127,12 +137,13 @@ final class ContinuousRunner {
       List<TableWrite> writes = new ArrayList<>();
       List<DerivedTarget> silvers = new ArrayList<>();
       List<ChunkBackfill> backfills = new ArrayList<>();
+      List<SnapshotBranches.Branch> snapshots = new ArrayList<>();
       for (TablePlan plan : planned.plans()) {
         silvers.addAll(CdcToDeltaJob.derived(plan));
         if (plan.backfill() != null) {
           backfills.add(plan.backfill());
         }
-        writes.add(
+        TableWrite write =
             plan.write(
                 plan.read()
                     .withContinuous(true)
@@ -141,19 +152,28 @@ final class ContinuousRunner {
                     .withStopCondition(
                         watch == null
                             ? stop
-                            : stop.or(watch.stopOf(plan.config().captureInstance())))));
+                            : stop.or(watch.stopOf(plan.config().captureInstance()))));
+        if (plan.snapshot() != null) {
+          snapshots.add(SnapshotBranches.Branch.following(plan, write));
+        } else {
+          writes.add(write);
+        }
         out.printf(
-            "Following %s after %s (%s), polling every %s s when caught up, %s%n",
+            "Following %s after %s (%s)%s, polling every %s s when caught up, %s%n",
             plan.config().captureInstance(),
             plan.start().endLsn(),
             TargetIdentity.batchText(plan.start().batchId()),
+            plan.snapshot() != null ? " once its snapshot is committed" : "",
             seconds(continuous),
-            continuous.runFor().isZero()
-                ? "until stopped"
-                : "for " + continuous.runFor().toSeconds() + " s or until stopped");
+            beside
+                ? "until the run stops"
+                : continuous.runFor().isZero()
+                    ? "until stopped"
+                    : "for " + continuous.runFor().toSeconds() + " s or until stopped");
       }
       ChunkReadPool.fit(beamOptions, backfills);
-      CdcToDeltaJob.expand(pipeline, writes, silvers, backfills, isolate, true, stop);
+      CdcToDeltaJob.expand(pipeline, writes, silvers, backfills, snapshots, isolate, true, stop);
+      Instant runBegan = Instant.now();
       Recoverer recoverer =
           isolate ? new Recoverer(planned, beamOptions, out, continuous, stop) : null;
       Joiner joiner = watch == null ? null : new Joiner(watch, beamOptions, out, continuous, stop);
@@ -179,7 +199,10 @@ final class ContinuousRunner {
           recoverer.close();
         }
       }
-      out.println("Stopped: every batch read was committed");
+      if (!beside) {
+        out.println("Stopped: every batch read was committed");
+      }
+      planned = reportSnapshots(planned, runBegan, out);
       List<CdcToDeltaJob.TableOutcome> outcomes =
           CdcToDeltaJob.outcomes(planned, Map.of(), result, isolate, out, streamBegan);
       if (recoverer != null) {
@@ -243,8 +266,9 @@ final class ContinuousRunner {
         StopCondition stop) {
       String ci = j.config().captureInstance();
       try {
+        // Its snapshot, when new, is read by the joined table's own pipeline, not here.
         CdcToDeltaJob.Planned planned =
-            CdcToDeltaJob.plan(List.of(j.config()), true, beamOptions, out, () -> {});
+            CdcToDeltaJob.plan(List.of(j.config()), true, beamOptions, out, () -> {}, true);
         joined.put(
             ci,
             follow(
@@ -258,7 +282,8 @@ final class ContinuousRunner {
                     continuous.pollInterval(),
                     Duration.ZERO,
                     stop.or(watch.stopOf(ci))),
-                null));
+                null,
+                true));
       } catch (Throwable t) {
         out.printf("%s (%s): %s%s%n", j.origin(), ci, JobExit.describe(t), ListingWatch.IGNORED);
       }
@@ -366,14 +391,16 @@ final class ContinuousRunner {
       try {
         recovered.put(
             ci,
-            runAll(
+            ContinuousRunner.follow(
+                CdcToDeltaJob.plan(List.of(plan.config()), true, beamOptions, out, () -> {}, true),
                 List.of(plan.config()),
                 true,
                 beamOptions,
                 out,
-                () -> {},
                 new Continuous(
-                    Continuous.Form.STREAM, continuous.pollInterval(), Duration.ZERO, stop)));
+                    Continuous.Form.STREAM, continuous.pollInterval(), Duration.ZERO, stop),
+                null,
+                true));
       } catch (Throwable t) {
         failures.put(ci, t);
         out.printf("%s: the recovery failed: %s%n", ci, JobExit.describe(t));
@@ -514,6 +541,21 @@ final class ContinuousRunner {
   }
 
   /** {@code continuous}'s stop request, or its time limit counted from now when it has one. */
+  /**
+   * After a continuous run whose pipeline read new targets' snapshots: each printed from its
+   * committed record ({@link SnapshotBranches#report}), in the tables' order.
+   *
+   * @return the plans, those with a committed snapshot carrying its rows and seconds
+   */
+  private static CdcToDeltaJob.Planned reportSnapshots(
+      CdcToDeltaJob.Planned planned, Instant runBegan, PrintStream out) {
+    List<TablePlan> plans = new ArrayList<>();
+    for (TablePlan plan : planned.plans()) {
+      plans.add(plan.snapshot() == null ? plan : SnapshotBranches.report(plan, runBegan, out));
+    }
+    return new CdcToDeltaJob.Planned(plans, planned.failedEarly());
+  }
+
   private static StopCondition stopFromNow(Continuous continuous) {
     StopCondition stop = continuous.stop();
     if (!continuous.runFor().isZero()) {

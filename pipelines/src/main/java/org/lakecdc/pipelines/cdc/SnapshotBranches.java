@@ -35,12 +35,15 @@ import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.bronze.CommittedBatch;
 import org.lakecdc.transforms.bronze.RecordedFailure;
 import org.lakecdc.transforms.bronze.TableWrite;
+import org.lakecdc.transforms.bronze.WriteStartedChangeStreamToDelta;
 import org.lakecdc.transforms.bronze.WriteStartedChangesToDelta;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.HadoopConf;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.position.StreamPosition;
 import org.lakecdc.transforms.snapshot.WriteSnapshotToDelta;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The bootstrap snapshots of new targets read inside the main pipeline (runs of many tables), each
@@ -66,17 +69,30 @@ final class SnapshotBranches {
    *
    * @param plan the table's plan, with its {@link TablePlan#snapshot}
    * @param stream whether the table's changes after S are read in this run (max_lsn is after S)
+   * @param follow the table's continuous read from S and its target (a continuous run), or null: a
+   *     bounded read up to the run's max_lsn
    */
-  record Branch(TablePlan plan, boolean stream) {}
+  record Branch(TablePlan plan, boolean stream, @Nullable TableWrite follow) {
+    /** A branch of a bounded run. */
+    Branch(TablePlan plan, boolean stream) {
+      this(plan, stream, null);
+    }
+
+    /** A branch of a continuous run: the snapshot, then {@code follow} until its read stops. */
+    static Branch following(TablePlan plan, TableWrite follow) {
+      return new Branch(plan, true, follow);
+    }
+  }
 
   /**
-   * Expands {@code plan}'s snapshot (the plan must have one) into {@code pipeline}, then, with
-   * {@code stream}, the table's change read from S once the snapshot is committed.
+   * Expands {@code branch}'s snapshot into {@code pipeline}, then, with {@link Branch#stream}, the
+   * table's change read from S once the snapshot is committed: bounded up to the run's max_lsn, or
+   * continuous ({@link Branch#follow}, committed in rounds of its own as batches arrive).
    *
    * @return the table's committed batches, or null without {@code stream}
    */
-  static @Nullable PCollection<CommittedBatch> expand(
-      Pipeline pipeline, TablePlan plan, boolean stream) {
+  static @Nullable PCollection<CommittedBatch> expand(Pipeline pipeline, Branch branch) {
+    TablePlan plan = branch.plan();
     SnapshotTask task = Objects.requireNonNull(plan.snapshot(), "a plan without a snapshot");
     String ci = plan.config().captureInstance();
     PCollection<String> started =
@@ -88,8 +104,13 @@ final class SnapshotBranches {
                     new AfterSnapshot(
                         task.fact(), task.atS(), plan.config().hadoopConf(), plan.startedAt())))
             .setCoder(StringUtf8Coder.of());
-    if (!stream) {
+    if (!branch.stream()) {
       return null;
+    }
+    if (branch.follow() != null) {
+      return started.apply(
+          "Follow " + ci + " after its snapshot and write to Delta as batches arrive",
+          WriteStartedChangeStreamToDelta.of(List.of(branch.follow())));
     }
     TableWrite write = plan.write(null);
     return started.apply(
@@ -106,6 +127,7 @@ final class SnapshotBranches {
    */
   static final class AfterSnapshot extends DoFn<Long, String> {
     private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(AfterSnapshot.class);
     private final BootstrapFact fact;
     private final StreamPosition atS;
     private final HadoopConf hadoopConf;
@@ -142,6 +164,13 @@ final class SnapshotBranches {
         if (!fact.written(tables)) {
           long committed = record.get().rows();
           fact.write(tables, record.get(), committed >= 0 ? committed : null);
+          // Where the pipeline runs (a worker's console or log), as the snapshot's progress lines.
+          LOG.info(
+              "Snapshot of {}: {} committed to {}; its changes after S = {} follow",
+              fact.captureInstance(),
+              Counts.of(Math.max(committed, 0), "row", "rows"),
+              fact.bronze(),
+              atS.endLsn());
         }
         // At the start of time: the snapshot's commit comes out of a global combine stamped with
         // the end of the window, and the change read stamps its rows with their commit times.

@@ -138,7 +138,27 @@ public final class WriteChangeStreamToDelta
 
   @Override
   public PCollection<CommittedBatch> expand(PBegin input) {
-    return TableWrite.readAndWriteFiles(input, tables, isolate)
+    return commitInRounds(
+        TableWrite.readAndWriteFiles(input, tables, isolate),
+        tables,
+        isolate || tables.size() > 1,
+        commitThreads,
+        roundWait);
+  }
+
+  /**
+   * The committer of the continuous form: every table's written batches (keyed by table) under one
+   * key, committed in rounds by {@link CommitInRounds}.
+   *
+   * @param labelled whether the batch lines name their table (a run of many tables)
+   */
+  static PCollection<CommittedBatch> commitInRounds(
+      PCollection<KV<String, KV<ChangeBatch, BatchFiles>>> written,
+      List<TableWrite> tables,
+      boolean labelled,
+      int commitThreads,
+      Duration roundWait) {
+    return written
         .apply("Drop the table keys", Values.create())
         .apply("Key every batch to one committer", WithKeys.of(CommitBatches.ROUND_KEY))
         .setCoder(
@@ -149,10 +169,7 @@ public final class WriteChangeStreamToDelta
             "Commit batches in sequence",
             ParDo.of(
                 new CommitInRounds(
-                    TableWrite.targets(tables),
-                    isolate || tables.size() > 1,
-                    commitThreads,
-                    roundWait.toMillis())))
+                    TableWrite.targets(tables), labelled, commitThreads, roundWait.toMillis())))
         .setCoder(CommittedBatchCoder.of());
   }
 

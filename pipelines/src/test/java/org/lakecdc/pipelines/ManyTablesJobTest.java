@@ -519,22 +519,10 @@ class ManyTablesJobTest {
               .bootstrap(false)
               .build());
     }
-    ContinuousMode.Stop stop = ContinuousMode.Stop.create();
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
-    CompletableFuture<List<CdcToDeltaJob.TableOutcome>> job =
-        CompletableFuture.supplyAsync(
-            () ->
-                CdcToDeltaJob.runAllContinuously(
-                    configs,
-                    Runners.options(runner),
-                    out,
-                    () -> {},
-                    new Continuous(
-                        Continuous.Form.STREAM,
-                        Duration.ofSeconds(1),
-                        Duration.ofMinutes(4),
-                        stop)));
+    ContinuousRun run = ContinuousRun.start(configs, runner, () -> {}, Duration.ofMinutes(4));
+    ContinuousMode.Stop stop = run.stop();
+    ByteArrayOutputStream bytes = run.printed();
+    CompletableFuture<List<CdcToDeltaJob.TableOutcome>> job = run.job();
     try {
       await(
           "the first changes are in bronze",
@@ -688,9 +676,37 @@ class ManyTablesJobTest {
         factsOf("snapshot_chunk").stream()
             .filter(r -> r.getString(FactsTable.APP_ID).equals("dbo_orders-v1"))
             .count());
-    Map<String, List<LocalDateTime>> batches = oneBatchOfTwoRowsPerTable();
+    oneBatchOfTwoRowsPerTable();
     // Each small table's first batch was committed before the large snapshot's completion row.
     LocalDateTime largeDone = completedAt.get("dbo_orders-v1");
+    assertTheSmallTablesStreamedBefore(largeDone);
+    assertBronzeHoldsEachSnapshotAndItsUpdate();
+  }
+
+  /** The four snapshot lines, in the tables' order (printed from the committed records). */
+  private void assertTheFourSnapshotLines(String printed) {
+    assertEquals(
+        List.of(
+            "Snapshot: 8 rows written to " + delta("bronze_dbo_orders"),
+            "Snapshot: 1 row written to " + delta("bronze_dbo_customers"),
+            "Snapshot: 1 row written to " + delta("bronze_dbo_items"),
+            "Snapshot: 1 row written to " + delta("bronze_dbo_parts")),
+        printed.lines().filter(l -> l.startsWith("Snapshot: ")).toList(),
+        printed);
+  }
+
+  /** {@code reads} saw rows read, none on this thread (the launcher's: the test runs the job). */
+  private static void assertReadOffTheLaunchersThread(ReadTableHook reads, String printed) {
+    String launcher = Thread.currentThread().getName();
+    assertFalse(reads.readingThreads().isEmpty(), printed);
+    assertFalse(
+        reads.readingThreads().contains(launcher),
+        "rows read on the launcher's thread " + launcher + ": " + reads.readingThreads());
+  }
+
+  /** Each small table's first batch was committed before the large snapshot's completion row. */
+  private void assertTheSmallTablesStreamedBefore(LocalDateTime largeDone) {
+    Map<String, List<LocalDateTime>> batches = batchesWritten();
     for (String app : appIdsOf(SMALL)) {
       assertTrue(
           batches.get(app).get(0).isBefore(largeDone),
@@ -700,6 +716,10 @@ class ManyTablesJobTest {
               + ", the large snapshot completed at "
               + largeDone);
     }
+  }
+
+  /** Bronze of the held-snapshot runs: 8 + 2 rows of orders, 1 + 2 of each small table. */
+  private void assertBronzeHoldsEachSnapshotAndItsUpdate() {
     assertEquals(8 + 2, tables.scan(delta("bronze_dbo_orders")).size());
     for (String ci : SMALL) {
       assertEquals(1 + 2, tables.scan(delta("bronze_" + ci)).size(), ci);
@@ -766,17 +786,8 @@ class ManyTablesJobTest {
     ReadTableHook large = holdingOrdersUntilTheSmallTablesStream(db);
     Map<String, LocalDateTime> completedAt =
         wholeSnapshotsThenOneBatchEach(db, large, Runners.DIRECT);
-    Map<String, List<LocalDateTime>> batches = batchesWritten();
     LocalDateTime largeDone = completedAt.get("dbo_orders-v1");
-    for (String app : appIdsOf(SMALL)) {
-      assertTrue(
-          batches.get(app).get(0).isBefore(largeDone),
-          app
-              + " streamed at "
-              + batches.get(app)
-              + ", the large snapshot completed at "
-              + largeDone);
-    }
+    assertTheSmallTablesStreamedBefore(largeDone);
   }
 
   /**
@@ -815,27 +826,13 @@ class ManyTablesJobTest {
     for (CdcToDeltaJob.TableOutcome outcome : run.outcomes()) {
       assertFalse(outcome.failed(), printed);
     }
-    String launcher = Thread.currentThread().getName();
-    assertFalse(factory.readingThreads().isEmpty(), printed);
-    assertFalse(
-        factory.readingThreads().contains(launcher),
-        "rows read on the launcher's thread " + launcher + ": " + factory.readingThreads());
+    assertReadOffTheLaunchersThread(factory, printed);
 
     Map<String, LocalDateTime> completedAt = bootstrapsOfEightAndOneRows();
     oneBatchOfTwoRowsPerTable();
-    assertEquals(8 + 2, tables.scan(delta("bronze_dbo_orders")).size());
-    for (String ci : SMALL) {
-      assertEquals(1 + 2, tables.scan(delta("bronze_" + ci)).size(), ci);
-    }
+    assertBronzeHoldsEachSnapshotAndItsUpdate();
     // The snapshot lines come from the committed records, in the tables' order, after the run.
-    List<String> lines = printed.lines().filter(l -> l.startsWith("Snapshot: ")).toList();
-    assertEquals(
-        List.of(
-            "Snapshot: 8 rows written to " + delta("bronze_dbo_orders"),
-            "Snapshot: 1 row written to " + delta("bronze_dbo_customers"),
-            "Snapshot: 1 row written to " + delta("bronze_dbo_items"),
-            "Snapshot: 1 row written to " + delta("bronze_dbo_parts")),
-        lines);
+    assertTheFourSnapshotLines(printed);
     assertTrue(
         printed.indexOf("New target " + delta("bronze_dbo_parts") + ": taking a snapshot")
             < printed.indexOf("Snapshot: 8 rows"),
@@ -868,29 +865,11 @@ class ManyTablesJobTest {
     for (String ci : SMALL) {
       configs.add(whole(large, ci));
     }
-    ContinuousMode.Stop stop = ContinuousMode.Stop.create();
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
-    CompletableFuture<List<CdcToDeltaJob.TableOutcome>> job =
-        CompletableFuture.supplyAsync(
-            () ->
-                CdcToDeltaJob.runAllContinuously(
-                    configs,
-                    Runners.options(runner),
-                    out,
-                    () -> {
-                      // After S: one change in every table, the streams' first rows.
-                      FakeSqlServer.Transaction tx = db.transaction(T0.plusSeconds(60));
-                      for (String t : List.of("orders", "customers", "items", "parts")) {
-                        tx.update("dbo." + t, List.of(1), Map.of("name", "paid"));
-                      }
-                      tx.commit();
-                    },
-                    new Continuous(
-                        Continuous.Form.STREAM,
-                        Duration.ofSeconds(1),
-                        Duration.ofMinutes(10),
-                        stop)));
+    ContinuousRun run =
+        ContinuousRun.start(configs, runner, oneUpdateInEveryTable(db), Duration.ofMinutes(10));
+    ContinuousMode.Stop stop = run.stop();
+    ByteArrayOutputStream bytes = run.printed();
+    CompletableFuture<List<CdcToDeltaJob.TableOutcome>> job = run.job();
     try {
       await(
           "every table's update in bronze",
@@ -919,27 +898,10 @@ class ManyTablesJobTest {
     stop.forget();
     String printed = bytes.toString(StandardCharsets.UTF_8);
     assertTrue(large.ran(), printed);
-    String launcher = Thread.currentThread().getName();
-    assertFalse(large.readingThreads().isEmpty(), printed);
-    assertFalse(
-        large.readingThreads().contains(launcher),
-        "rows read on the launcher's thread " + launcher + ": " + large.readingThreads());
+    assertReadOffTheLaunchersThread(large, printed);
     Map<String, LocalDateTime> completedAt = bootstrapsOfEightAndOneRows();
-    Map<String, List<LocalDateTime>> batches = batchesWritten();
-    LocalDateTime largeDone = completedAt.get("dbo_orders-v1");
-    for (String app : appIdsOf(SMALL)) {
-      assertTrue(
-          batches.get(app).get(0).isBefore(largeDone),
-          app
-              + " streamed at "
-              + batches.get(app)
-              + ", the large snapshot completed at "
-              + largeDone);
-    }
-    assertEquals(8 + 2, tables.scan(delta("bronze_dbo_orders")).size());
-    for (String ci : SMALL) {
-      assertEquals(1 + 2, tables.scan(delta("bronze_" + ci)).size(), ci);
-    }
+    assertTheSmallTablesStreamedBefore(completedAt.get("dbo_orders-v1"));
+    assertBronzeHoldsEachSnapshotAndItsUpdate();
     List<String> following =
         printed
             .lines()
@@ -956,14 +918,7 @@ class ManyTablesJobTest {
     }
     assertEquals(expected, following, printed);
     // The snapshot lines come from the committed records, in the tables' order, after the stop.
-    List<String> lines = printed.lines().filter(l -> l.startsWith("Snapshot: ")).toList();
-    assertEquals(
-        List.of(
-            "Snapshot: 8 rows written to " + delta("bronze_dbo_orders"),
-            "Snapshot: 1 row written to " + delta("bronze_dbo_customers"),
-            "Snapshot: 1 row written to " + delta("bronze_dbo_items"),
-            "Snapshot: 1 row written to " + delta("bronze_dbo_parts")),
-        lines);
+    assertTheFourSnapshotLines(printed);
     assertTrue(
         printed.indexOf("Stopped: every batch read was committed") < printed.indexOf("Snapshot: 8"),
         printed);
@@ -1100,17 +1055,45 @@ class ManyTablesJobTest {
   /** Runs {@code configs} with one update of row 1 in every table after S. */
   private static AllRun runWithOneUpdateInEveryTable(
       FakeSqlServer db, List<JobConfig> configs, String runner) {
-    return runAll(
-        configs,
-        runner,
-        () -> {
-          // After S: one change in every table, the streams' first batches.
-          FakeSqlServer.Transaction tx = db.transaction(T0.plusSeconds(60));
-          for (String t : List.of("orders", "customers", "items", "parts")) {
-            tx.update("dbo." + t, List.of(1), Map.of("name", "paid"));
-          }
-          tx.commit();
-        });
+    return runAll(configs, runner, oneUpdateInEveryTable(db));
+  }
+
+  /** After S: one change of row 1 in every table, the streams' first batches. */
+  private static Runnable oneUpdateInEveryTable(FakeSqlServer db) {
+    return () -> {
+      FakeSqlServer.Transaction tx = db.transaction(T0.plusSeconds(60));
+      for (String t : List.of("orders", "customers", "items", "parts")) {
+        tx.update("dbo." + t, List.of(1), Map.of("name", "paid"));
+      }
+      tx.commit();
+    };
+  }
+
+  /**
+   * A continuous run of {@code configs} (STREAM form, polling every second) started on another
+   * thread, stopped by {@link #stop}, printing into {@link #printed}.
+   */
+  private record ContinuousRun(
+      CompletableFuture<List<CdcToDeltaJob.TableOutcome>> job,
+      ContinuousMode.Stop stop,
+      ByteArrayOutputStream printed) {
+    static ContinuousRun start(
+        List<JobConfig> configs, String runner, Runnable beforeStream, Duration runFor) {
+      ContinuousMode.Stop stop = ContinuousMode.Stop.create();
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+      return new ContinuousRun(
+          CompletableFuture.supplyAsync(
+              () ->
+                  CdcToDeltaJob.runAllContinuously(
+                      configs,
+                      Runners.options(runner),
+                      out,
+                      beforeStream,
+                      new Continuous(Continuous.Form.STREAM, Duration.ofSeconds(1), runFor, stop))),
+          stop,
+          bytes);
+    }
   }
 
   private static List<String> appIdsOf(List<String> cis) {

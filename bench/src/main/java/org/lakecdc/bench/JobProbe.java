@@ -2,6 +2,7 @@ package org.lakecdc.bench;
 
 import com.sun.management.GarbageCollectionNotificationInfo;
 import java.io.IOException;
+import java.lang.management.CompilationMXBean;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
@@ -28,7 +29,15 @@ import org.lakecdc.pipelines.CdcToDelta;
  *       (all heap pools summed, from the collectors' notifications), the measure of the job's live
  *       heap; {@code -1} when no collection ran;
  *   <li>{@code heap_peak_bytes}: the sum of the heap pools' peak usage (garbage included), for
- *       reference.
+ *       reference;
+ *   <li>{@code cpu_ms}: the CPU time of the whole JVM over the same span ({@code
+ *       OperatingSystemMXBean.getProcessCpuTime}: every thread, GC and JIT included), so that
+ *       {@code cpu_ms / elapsed_ms} tells how many cores the job kept busy whatever else the
+ *       machine runs;
+ *   <li>{@code gc_ms}: the collectors' accumulated collection time ({@code
+ *       GarbageCollectorMXBean.getCollectionTime}, summed), and {@code jit_ms}: the JIT compilers'
+ *       ({@code CompilationMXBean.getTotalCompilationTime}), both wall milliseconds of their
+ *       threads, -1 when the JVM does not say.
  * </ul>
  *
  * <p>Usage: {@code JobProbe <result file> <CdcToDelta arguments...>}.
@@ -79,6 +88,12 @@ public final class JobProbe {
                   String text =
                       "elapsed_ms="
                           + elapsedMs
+                          + "\ncpu_ms="
+                          + cpuMs()
+                          + "\ngc_ms="
+                          + gcMs()
+                          + "\njit_ms="
+                          + jitMs()
                           + "\nheap_after_gc_max_bytes="
                           + maxAfterGc.get()
                           + "\nheap_peak_bytes="
@@ -92,6 +107,36 @@ public final class JobProbe {
                 },
                 "job-probe"));
     CdcToDelta.main(Arrays.copyOfRange(args, 1, args.length));
+  }
+
+  /** The process's CPU time so far, milliseconds; -1 when the JVM does not measure it. */
+  private static long cpuMs() {
+    if (ManagementFactory.getOperatingSystemMXBean()
+        instanceof com.sun.management.OperatingSystemMXBean os) {
+      long nanos = os.getProcessCpuTime();
+      return nanos < 0 ? -1 : nanos / 1_000_000;
+    }
+    return -1;
+  }
+
+  /** The collectors' collection time so far, milliseconds; -1 when none says. */
+  private static long gcMs() {
+    long sum = -1;
+    for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+      long t = gc.getCollectionTime();
+      if (t >= 0) {
+        sum = Math.max(sum, 0) + t;
+      }
+    }
+    return sum;
+  }
+
+  /** The JIT compilers' time so far, milliseconds; -1 when the JVM does not measure it. */
+  private static long jitMs() {
+    CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+    return jit != null && jit.isCompilationTimeMonitoringSupported()
+        ? jit.getTotalCompilationTime()
+        : -1;
   }
 
   /** The heap pools' usage summed (non-heap pools such as Metaspace left out). */

@@ -195,6 +195,10 @@ final class BenchRun {
         p.getProperty("gc_ms", "?"),
         p.getProperty("jit_ms", "?"),
         heapMb);
+    String byThread = p.getProperty("cpu_by_thread", "");
+    if (!byThread.isEmpty()) {
+      out.printf(Locale.ROOT, "  %-24s CPU s by thread: %s%n", "", byThread);
+    }
     return new Probe(seconds, heapMb, run, cpuSeconds);
   }
 

@@ -46,7 +46,7 @@ import org.slf4j.LoggerFactory;
  * <p>Each chunk read logs one INFO line naming the thread that read it, when it started and ended
  * (UTC) and the CPU time that thread spent on it (reading, and the sink's writing, which runs on
  * the same thread): {@code Chunk 2 of dbo_orders read on thread Executor task launch worker for
- * task 2.0 in stage 0.0 (TID 2): 250,000 rows from 2026-12-07T03:01:02.345Z to
+ * task 2.0 in stage 0.0 (TID 2) #61: 250,000 rows from 2026-12-07T03:01:02.345Z to
  * 2026-12-07T03:01:09.012Z, 6.667 s wall, 6.120 s CPU}. Which workers read which chunks, and
  * whether a wave's reads overlapped, can be read off these lines whatever the runner.
  *
@@ -163,7 +163,7 @@ final class ReadChunkFn<R> extends DoFn<Chunk, ChunkRead<R>> {
         "Chunk {} of {} read on thread {}: {} rows from {} to {}, {} s wall, {} s CPU",
         chunk.index(),
         spec.source().captureInstance(),
-        Thread.currentThread().getName(),
+        Thread.currentThread().getName() + " #" + Thread.currentThread().getId(),
         String.format(Locale.ROOT, "%,d", rows),
         startedAt,
         Instant.now(),

@@ -16,7 +16,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.facts.FactsTable;
@@ -175,19 +174,7 @@ final class SnapshotBesideSmallTables {
       return dir;
     }
     Path staging = context.work.resolve(".beside-" + rows + ".building");
-    SourceDatabase.delete(staging);
-    try (Stream<Path> files = Files.walk(db)) {
-      for (Path from : (Iterable<Path>) files::iterator) {
-        Path to = staging.resolve(db.relativize(from).toString());
-        if (Files.isDirectory(from)) {
-          Files.createDirectories(to);
-        } else {
-          Files.copy(from, to);
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot copy " + db + " to " + staging, e);
-    }
+    SilverBench.copyTable(db, staging);
     FakeSqlServer server = FakeSqlServer.open(staging).timeZone(ZoneOffset.UTC);
     Iterator<Order> orders = Orders.first((long) SMALL_TABLES * SMALL_ROWS);
     Instant at = Instant.now();

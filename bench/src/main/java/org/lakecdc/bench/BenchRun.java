@@ -87,8 +87,17 @@ final class BenchRun {
         });
   }
 
-  /** What the job JVM measured, and the run directory its tables are in. */
-  record Probe(double seconds, double heapMb, Path run) {}
+  /**
+   * What the job JVM measured, and the run directory its tables are in: wall seconds, the heap
+   * after GC in MiB, and the JVM's CPU seconds over the same span (all its threads; NaN when the
+   * JVM did not measure it).
+   */
+  record Probe(double seconds, double heapMb, Path run, double cpuSeconds) {
+    /** Cores the job kept busy on average: CPU seconds over wall seconds (NaN: not measured). */
+    double cores() {
+      return cpuSeconds / seconds;
+    }
+  }
 
   /**
    * Runs the job once in its own JVM on a new set of tables and checks that bronze holds {@code
@@ -172,15 +181,25 @@ final class BenchRun {
     }
     double seconds = Long.parseLong(p.getProperty("elapsed_ms")) / 1000.0;
     double heapMb = Long.parseLong(p.getProperty("heap_after_gc_max_bytes")) / (1024.0 * 1024);
+    long cpuMs = Long.parseLong(p.getProperty("cpu_ms", "-1"));
+    double cpuSeconds = cpuMs < 0 ? Double.NaN : cpuMs / 1000.0;
     out.printf(
         Locale.ROOT,
-        "  %-24s %s, maxCommitsPerBatch=%d: %.1f s, heap after GC %.0f MB%n",
+        "  %-24s %s, maxCommitsPerBatch=%d: %.1f s, CPU %.1f s (gc %s ms, jit %s ms), heap after"
+            + " GC %.0f MB%n",
         label,
         runner,
         maxCommitsPerBatch,
         seconds,
+        cpuSeconds,
+        p.getProperty("gc_ms", "?"),
+        p.getProperty("jit_ms", "?"),
         heapMb);
-    return new Probe(seconds, heapMb, run);
+    String byThread = p.getProperty("cpu_by_thread", "");
+    if (!byThread.isEmpty()) {
+      out.printf(Locale.ROOT, "  %-24s CPU s by thread: %s%n", "", byThread);
+    }
+    return new Probe(seconds, heapMb, run, cpuSeconds);
   }
 
   /** The job's command line for a run directory (its tables and log file live there). */

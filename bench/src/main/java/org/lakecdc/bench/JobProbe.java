@@ -2,6 +2,7 @@ package org.lakecdc.bench;
 
 import com.sun.management.GarbageCollectionNotificationInfo;
 import java.io.IOException;
+import java.lang.management.CompilationMXBean;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
@@ -28,7 +29,17 @@ import org.lakecdc.pipelines.CdcToDelta;
  *       (all heap pools summed, from the collectors' notifications), the measure of the job's live
  *       heap; {@code -1} when no collection ran;
  *   <li>{@code heap_peak_bytes}: the sum of the heap pools' peak usage (garbage included), for
- *       reference.
+ *       reference;
+ *   <li>{@code cpu_ms}: the CPU time of the whole JVM over the same span ({@code
+ *       OperatingSystemMXBean.getProcessCpuTime}: every thread, GC and JIT included), so that
+ *       {@code cpu_ms / elapsed_ms} tells how many cores the job kept busy whatever else the
+ *       machine runs;
+ *   <li>{@code gc_ms}: the collectors' accumulated collection time ({@code
+ *       GarbageCollectorMXBean.getCollectionTime}, summed), and {@code jit_ms}: the JIT compilers'
+ *       ({@code CompilationMXBean.getTotalCompilationTime}), both wall milliseconds of their
+ *       threads, -1 when the JVM does not say;
+ *   <li>{@code cpu_by_thread}: the CPU seconds of the live threads by name ({@link #cpuByThread}),
+ *       to tell the readers' share from the JIT compilers', the collectors' and the rest.
  * </ul>
  *
  * <p>Usage: {@code JobProbe <result file> <CdcToDelta arguments...>}.
@@ -79,6 +90,14 @@ public final class JobProbe {
                   String text =
                       "elapsed_ms="
                           + elapsedMs
+                          + "\ncpu_ms="
+                          + cpuMs()
+                          + "\ngc_ms="
+                          + gcMs()
+                          + "\njit_ms="
+                          + jitMs()
+                          + "\ncpu_by_thread="
+                          + cpuByThread()
                           + "\nheap_after_gc_max_bytes="
                           + maxAfterGc.get()
                           + "\nheap_peak_bytes="
@@ -92,6 +111,79 @@ public final class JobProbe {
                 },
                 "job-probe"));
     CdcToDelta.main(Arrays.copyOfRange(args, 1, args.length));
+  }
+
+  /**
+   * The CPU time of the JVM's live threads, JIT compiler and GC threads included, summed by name
+   * without a trailing number ({@code C2 CompilerThre}, {@code GC Thread}, {@code direct-runner-w}:
+   * the kernel keeps 15 characters of a name), from {@code /proc/self/task/<tid>/stat} (user and
+   * system time in clock ticks of 10 ms): {@code name:seconds} for the ten largest,
+   * comma-separated, largest first; empty where there is no {@code /proc}. Threads that ended
+   * before the JVM's shutdown are not counted.
+   */
+  static String cpuByThread() {
+    java.util.Map<String, Long> ticks = new java.util.HashMap<>();
+    try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+      for (Path task : (Iterable<Path>) tasks::iterator) {
+        String stat;
+        try {
+          stat = Files.readString(task.resolve("stat"), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+          continue; // the thread ended
+        }
+        int open = stat.indexOf('(');
+        int close = stat.lastIndexOf(')');
+        if (open < 0 || close < open) {
+          continue;
+        }
+        String name = stat.substring(open + 1, close).replaceAll("#?[0-9]+$", "");
+        String[] fields = stat.substring(close + 2).split(" ");
+        // After the name: state (field 3), ..., utime (14), stime (15).
+        long used = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+        ticks.merge(name, used, Long::sum);
+      }
+    } catch (IOException | RuntimeException e) {
+      return "";
+    }
+    return ticks.entrySet().stream()
+        .sorted(java.util.Map.Entry.<String, Long>comparingByValue().reversed())
+        .limit(10)
+        .map(
+            e ->
+                e.getKey()
+                    + ":"
+                    + String.format(java.util.Locale.ROOT, "%.1f", e.getValue() / 100.0))
+        .collect(java.util.stream.Collectors.joining(","));
+  }
+
+  /** The process's CPU time so far, milliseconds; -1 when the JVM does not measure it. */
+  private static long cpuMs() {
+    if (ManagementFactory.getOperatingSystemMXBean()
+        instanceof com.sun.management.OperatingSystemMXBean os) {
+      long nanos = os.getProcessCpuTime();
+      return nanos < 0 ? -1 : nanos / 1_000_000;
+    }
+    return -1;
+  }
+
+  /** The collectors' collection time so far, milliseconds; -1 when none says. */
+  private static long gcMs() {
+    long sum = -1;
+    for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+      long t = gc.getCollectionTime();
+      if (t >= 0) {
+        sum = Math.max(sum, 0) + t;
+      }
+    }
+    return sum;
+  }
+
+  /** The JIT compilers' time so far, milliseconds; -1 when the JVM does not measure it. */
+  private static long jitMs() {
+    CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+    return jit != null && jit.isCompilationTimeMonitoringSupported()
+        ? jit.getTotalCompilationTime()
+        : -1;
   }
 
   /** The heap pools' usage summed (non-heap pools such as Metaspace left out). */

@@ -17,9 +17,11 @@ import org.lakecdc.transforms.facts.FactsTable;
  * ({@code chunked_vs_whole}). Bronze must hold exactly the table's rows after each run (the
  * snapshot's rows; nothing changes after S), the facts table one {@code bootstrap} row of that many
  * rows, and the chunked run's {@code snapshot_chunk} rows (every chunk its completion row counts)
- * that many in all, or the run fails before any figure is printed. Taken with the bronze figures
- * ({@code --skip=bronze} leaves them out too) on the same database, once per run unless {@code
- * --repeats} asks for more.
+ * that many in all, or the run fails before any figure is printed. Beside each rate, the job JVM's
+ * CPU time ({@code chunked_vs_whole_cpu}, the {@code _cores} figures: CPU over wall seconds), which
+ * a machine shared with other jobs distorts much less than the wall time. Taken with the bronze
+ * figures ({@code --skip=bronze} leaves them out too) on the same database, once per run unless
+ * {@code --repeats} asks for more.
  */
 final class SnapshotMeasures {
   /**
@@ -69,10 +71,12 @@ final class SnapshotMeasures {
    */
   void measure(Path db) throws InterruptedException {
     long rows = context.options.getRows();
-    double whole = rate("snapshot-whole", db, rows, runs(rows).get("whole"));
+    Rate wholeRun = rate("snapshot-whole", db, rows, runs(rows).get("whole"));
+    double whole = wholeRun.rowsPerSecond();
     context.figures.put("snapshot_rows_per_s", whole);
     context.row("job, whole bootstrap snapshot, DirectRunner", rows / whole, "s", whole, "rows/s");
-    double chunked = rate("snapshot-chunked", db, rows, runs(rows).get("chunked"));
+    Rate chunkedRun = rate("snapshot-chunked", db, rows, runs(rows).get("chunked"));
+    double chunked = chunkedRun.rowsPerSecond();
     context.figures.put("chunked_snapshot_rows_per_s", chunked);
     context.row(
         "job, chunked snapshot, " + chunks + " chunks, " + CHUNKS + " per wave, DirectRunner",
@@ -86,35 +90,50 @@ final class SnapshotMeasures {
       context.figures.put("chunked_snapshot_vs_parquet", chunked / parquet);
     }
     context.figures.put("chunked_vs_whole", chunked / whole);
+    // The same ratio in CPU time (whole's over chunked's), and the cores each job kept busy: on a
+    // machine shared with other jobs the wall times also measure what the others left.
+    context.figures.put("chunked_vs_whole_cpu", wholeRun.cpuSeconds() / chunkedRun.cpuSeconds());
+    context.figures.put("snapshot_cores", wholeRun.cores());
+    context.figures.put("chunked_snapshot_cores", chunkedRun.cores());
     if (context.options.getRunners().equals("all")) {
       parallelism(db, rows);
+      new SnapshotBesideSmallTables(context).measure(db);
     }
   }
 
   /**
    * With {@code --runners=all}: the chunked snapshot on the SparkRunner ({@code local[1]} and
    * {@code local[2]}) and the FlinkRunner (parallelism 1 and 2), and each runner's rate at 2 over
-   * its rate at 1 ({@code chunked_parallel_2_vs_1_spark}, {@code chunked_parallel_2_vs_1_flink}).
+   * its rate at 1 ({@code chunked_parallel_2_vs_1_spark}, {@code chunked_parallel_2_vs_1_flink});
+   * each run's cores kept busy ({@code chunked_snapshot_cores_<runner>_<p>}) and the CPU seconds at
+   * 2 over those at 1 ({@code chunked_parallel_cpu_2_vs_1_<runner>}).
    */
   private void parallelism(Path db, long rows) throws InterruptedException {
     List<String> chunkedRun = runs(rows).get("chunked");
     for (String runner : List.of("SparkRunner", "FlinkRunner")) {
       String name = runner.equals("SparkRunner") ? "spark" : "flink";
       double[] rates = new double[3];
+      double[] cpuSeconds = new double[3];
       for (int p = 1; p <= 2; p++) {
         List<String> options = new ArrayList<>(chunkedRun);
         options.add(
             runner.equals("SparkRunner") ? "--sparkMaster=local[" + p + "]" : "--parallelism=" + p);
         List<Double> measured = new ArrayList<>();
+        List<Double> cpu = new ArrayList<>();
+        List<Double> cores = new ArrayList<>();
         for (int i = 0; i < context.options.getRepeats(); i++) {
           BenchRun.Probe probe =
               context.job(
                   "snapshot-chunked-" + name + "-" + p, db, 0, runner, rows, null, null, options);
           checkFacts(probe.run().resolve("facts"), rows, true);
           measured.add(rows / probe.seconds());
+          cpu.add(probe.cpuSeconds());
+          cores.add(probe.cores());
         }
         rates[p] = Bench.median(measured);
+        cpuSeconds[p] = Bench.median(cpu);
         context.figures.put("chunked_snapshot_rows_per_s_" + name + "_" + p, rates[p]);
+        context.figures.put("chunked_snapshot_cores_" + name + "_" + p, Bench.median(cores));
         context.row(
             "job, chunked snapshot, " + runner + ", parallelism " + p,
             rows / rates[p],
@@ -123,19 +142,30 @@ final class SnapshotMeasures {
             "rows/s");
       }
       context.figures.put("chunked_parallel_2_vs_1_" + name, rates[2] / rates[1]);
+      context.figures.put("chunked_parallel_cpu_2_vs_1_" + name, cpuSeconds[2] / cpuSeconds[1]);
     }
   }
 
+  /**
+   * The medians of {@code --repeats} runs: rows per second of wall time, the job JVM's CPU seconds,
+   * and the cores it kept busy (CPU over wall time).
+   */
+  record Rate(double rowsPerSecond, double cpuSeconds, double cores) {}
+
   /** The median rate of {@code --repeats} runs, each checked to hold {@code rows} bronze rows. */
-  private double rate(String label, Path db, long rows, List<String> options)
+  private Rate rate(String label, Path db, long rows, List<String> options)
       throws InterruptedException {
     List<Double> rates = new ArrayList<>();
+    List<Double> cpu = new ArrayList<>();
+    List<Double> cores = new ArrayList<>();
     for (int i = 0; i < context.options.getRepeats(); i++) {
       BenchRun.Probe p = context.job(label, db, 0, "DirectRunner", rows, null, null, options);
       chunks = checkFacts(p.run().resolve("facts"), rows, label.endsWith("chunked"));
       rates.add(rows / p.seconds());
+      cpu.add(p.cpuSeconds());
+      cores.add(p.cores());
     }
-    return Bench.median(rates);
+    return new Rate(Bench.median(rates), Bench.median(cpu), Bench.median(cores));
   }
 
   /**

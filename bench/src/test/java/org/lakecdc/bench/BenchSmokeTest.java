@@ -52,7 +52,7 @@ class BenchSmokeTest {
 
     List<String> lines = text.lines().toList();
     List<String> names = new ArrayList<>();
-    for (String line : lines.subList(lines.size() - 19, lines.size())) {
+    for (String line : lines.subList(lines.size() - 22, lines.size())) {
       String[] f = line.split(" ");
       assertThat(line, f.length, is(3));
       assertThat(line, f[0], is("FIGURE"));
@@ -81,9 +81,12 @@ class BenchSmokeTest {
                 "snapshot_vs_parquet",
                 "chunked_snapshot_vs_parquet",
                 "chunked_vs_whole",
+                "chunked_vs_whole_cpu",
+                "snapshot_cores",
+                "chunked_snapshot_cores",
                 "history_wave_s",
                 "history_cold_wave_s")));
-    assertThat(text.lines().filter(l -> l.startsWith("FIGURE ")).count(), is(19L));
+    assertThat(text.lines().filter(l -> l.startsWith("FIGURE ")).count(), is(22L));
     // Beam's ParquetIO wrote the 2,000 rows; each of the two tables' bronze holds its 40.
     assertThat(ParquetIoAnchor.rows(work.resolve("runs/02-parquetio/files")), is(2_000L));
     assertThat(

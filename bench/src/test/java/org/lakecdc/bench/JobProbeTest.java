@@ -50,7 +50,24 @@ class JobProbeTest {
     }
     assertThat(
         new TreeSet<>(measures.stringPropertyNames()).toString(),
-        is("[elapsed_ms, heap_after_gc_max_bytes, heap_peak_bytes]"));
+        is(
+            "[cpu_by_thread, cpu_ms, elapsed_ms, gc_ms, heap_after_gc_max_bytes, heap_peak_bytes,"
+                + " jit_ms]"));
     assertThat(Long.parseLong(measures.getProperty("heap_peak_bytes")) > 0, is(true));
+    // A JVM that parsed a command line has spent CPU time, and no more than its cores allow.
+    long cpu = Long.parseLong(measures.getProperty("cpu_ms"));
+    long elapsed = Long.parseLong(measures.getProperty("elapsed_ms"));
+    assertThat(measures.toString(), cpu > 0, is(true));
+    // The live threads' CPU seconds by name, largest first: name:seconds, comma-separated.
+    assertThat(
+        measures.getProperty("cpu_by_thread"),
+        measures
+            .getProperty("cpu_by_thread")
+            .matches("[^:,]+:[0-9]+\\.[0-9](,[^:,]+:[0-9]+\\.[0-9])*"),
+        is(true));
+    assertThat(
+        measures.toString(),
+        cpu <= (elapsed + 1) * Runtime.getRuntime().availableProcessors(),
+        is(true));
   }
 }

@@ -25,9 +25,10 @@ final class ChunkReadRendezvous implements CdcClientFactory {
 
   /**
    * One table read: its thread (name and id: the DirectRunner names all its workers alike), whether
-   * it met the others, its interval in nanoseconds.
+   * it met the others, its interval in nanoseconds, and the lower bound of its key range as text
+   * ({@code [2]}; {@code null} for a range from the table's start): which chunk it read.
    */
-  record Read(String thread, boolean met, long startNanos, long endNanos) {
+  record Read(String thread, boolean met, long startNanos, long endNanos, String lower) {
     /** Whether this read and {@code other} ran at the same time. */
     boolean overlaps(Read other) {
       return startNanos < other.endNanos && other.startNanos < endNanos;
@@ -70,6 +71,7 @@ final class ChunkReadRendezvous implements CdcClientFactory {
           state.started.countDown();
           boolean met = state.started.await(1, TimeUnit.MINUTES);
           String thread = Thread.currentThread().getName() + "#" + Thread.currentThread().getId();
+          String lower = query.lowerInclusive().map(Object::toString).orElse("null");
           CloseableIterator<?> rows = read.call();
           return new CloseableIterator<Object>() {
             @Override
@@ -86,7 +88,7 @@ final class ChunkReadRendezvous implements CdcClientFactory {
             public void close() {
               rows.close();
               synchronized (state) {
-                state.reads.add(new Read(thread, met, start, System.nanoTime()));
+                state.reads.add(new Read(thread, met, start, System.nanoTime(), lower));
               }
             }
           };

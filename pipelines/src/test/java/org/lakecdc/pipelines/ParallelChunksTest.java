@@ -9,8 +9,12 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.values.Row;
@@ -31,9 +35,17 @@ import org.lakecdc.transforms.facts.FactsTable;
  * line gives it, on the SparkRunner ({@code local[2]}) and on the FlinkRunner (parallelism 2): two
  * table reads meet inside the source ({@link ChunkReadRendezvous}: each waits until the other has
  * started), on two threads, with overlapping intervals; then every chunk commits once, in order.
+ * The runners' own names of those threads say who read what: on Spark each chunk is a task of one
+ * stage (chunk c the stage's task c), on Flink both subtasks of the chunk source read chunks.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class ParallelChunksTest {
+  private static final Pattern SPARK_TASK =
+      Pattern.compile(
+          "Executor task launch worker for task (\\d+)\\.\\d+ in stage (\\d+)\\.\\d+ \\(TID"
+              + " \\d+\\)#\\d+");
+  private static final Pattern FLINK_SUBTASK = Pattern.compile(".* \\((\\d+)/2\\)#\\d+#\\d+");
+
   @TempDir Path dir;
 
   @ParameterizedTest
@@ -69,6 +81,32 @@ class ParallelChunksTest {
     ChunkReadRendezvous.Read b = byStart.get(1);
     assertNotEquals(a.thread(), b.thread(), "two threads: " + done);
     assertTrue(a.overlaps(b), "overlapping reads: " + done);
+    if (runner.equals(Runners.SPARK)) {
+      // Spark names a task's thread after its task: "Executor task launch worker for task
+      // <partition>.<attempt> in stage <stage>.<attempt> (TID <n>)". Each chunk is a split of its
+      // own, so a partition, a task, of one stage: chunk c (lower bound) is task c.
+      Map<String, String> taskOfChunk = new TreeMap<>();
+      Set<String> stages = new TreeSet<>();
+      for (ChunkReadRendezvous.Read read : done) {
+        Matcher m = SPARK_TASK.matcher(read.thread());
+        assertTrue(m.matches(), "a Spark task's thread: " + read.thread());
+        taskOfChunk.put(read.lower(), m.group(1));
+        stages.add(m.group(2));
+      }
+      assertEquals(Map.of("null", "0", "[2]", "1", "[4]", "2", "[6]", "3"), taskOfChunk);
+      assertEquals(1, stages.size(), "one stage reads every chunk: " + done);
+    }
+    if (runner.equals(Runners.FLINK)) {
+      // Flink names a subtask's thread "<operators> (<subtask>/<parallelism>)#<attempt>": both
+      // subtasks of the chunk source read chunks.
+      Set<String> subtasks = new TreeSet<>();
+      for (ChunkReadRendezvous.Read read : done) {
+        Matcher m = FLINK_SUBTASK.matcher(read.thread());
+        assertTrue(m.matches(), "a Flink subtask's thread: " + read.thread());
+        subtasks.add(m.group(1));
+      }
+      assertEquals(Set.of("1", "2"), subtasks, "the chunks' subtasks: " + done);
+    }
 
     List<Row> bronze = ChunkedSnapshotJobTest.bronze(f);
     assertEquals(8, bronze.size());

@@ -50,6 +50,18 @@ final class SourceTableIndex {
   private final int[] linesBefore;
   private final int entries;
 
+  /**
+   * Whether every line of the version was taken (false: an index without entries that stands for
+   * none).
+   */
+  private final boolean complete;
+
+  /** The version's rows (lines), when {@link #complete}. */
+  private final long rows;
+
+  /** The key of the version's last row, when {@link #complete} and it has rows. */
+  private final KeyTuple lastKey;
+
   /** One cached file and key: the newest index built. */
   private static final class Slot {
     SourceTableIndex index;
@@ -67,12 +79,83 @@ final class SourceTableIndex {
   record Seek(FileChannel channel, long offset, int linesBefore) {}
 
   private SourceTableIndex(
-      FileStamp stamp, KeyTuple[] keys, long[] offsets, int[] linesBefore, int entries) {
+      FileStamp stamp,
+      KeyTuple[] keys,
+      long[] offsets,
+      int[] linesBefore,
+      int entries,
+      boolean complete,
+      long rows,
+      KeyTuple lastKey) {
     this.stamp = stamp;
     this.keys = keys;
     this.offsets = offsets;
     this.linesBefore = linesBefore;
     this.entries = entries;
+    this.complete = complete;
+    this.rows = rows;
+    this.lastKey = lastKey;
+  }
+
+  /**
+   * Whether the index took every line of its version (each a row in key order): then {@link #rows},
+   * {@link #firstKey} and {@link #lastKey} answer for the whole version.
+   */
+  boolean complete() {
+    return complete;
+  }
+
+  /** The version's rows; meaningful when {@link #complete}. */
+  long rows() {
+    return rows;
+  }
+
+  /** The key of the version's first row, or null when it has none (or is not {@link #complete}). */
+  KeyTuple firstKey() {
+    return complete && entries > 0 ? keys[0] : null;
+  }
+
+  /** The key of the version's last row, or null when it has none (or is not {@link #complete}). */
+  KeyTuple lastKey() {
+    return complete ? lastKey : null;
+  }
+
+  /**
+   * The number of rows whose key is below {@code bound}, read from the entry before it: at most
+   * {@value #EVERY} lines are parsed, with {@code key} as the reader parses them. Needs a {@link
+   * #complete} index of the version open in {@code channel}.
+   *
+   * @throws IOException when the file cannot be read
+   */
+  long rowsBelow(
+      Path file, FileChannel channel, KeyTuple bound, BiFunction<JsonNode, String, KeyTuple> key)
+      throws IOException {
+    long[] at = seekBefore(bound);
+    if (at[1] >= rows) {
+      return rows;
+    }
+    // Not closed: that would close the caller's channel.
+    FakeFormat.JsonLines lines = FakeFormat.JsonLines.open(file, channel, at[0], (int) at[1]);
+    long below = at[1];
+    for (JsonNode n = lines.next(); n != null; n = lines.next()) {
+      if (key.apply(n, lines.where()).compareTo(bound) >= 0) {
+        break;
+      }
+      below++;
+    }
+    return below;
+  }
+
+  /**
+   * The {@link #complete} index of the current version of {@code file} under {@code keyColumns} in
+   * the cache, or null when none is cached, the cached one is of another version or not complete.
+   */
+  static SourceTableIndex current(Path file, List<Catalog.Column> keyColumns) {
+    SourceTableIndex index = cached(file, keyColumns);
+    if (index == null || !index.complete || !index.stamp.equals(FileStamp.of(file))) {
+      return null;
+    }
+    return index;
   }
 
   /** The number of entries (rows indexed, one in {@value #EVERY}). */
@@ -213,6 +296,7 @@ final class SourceTableIndex {
     private long[] offsets = new long[16];
     private int[] linesBefore = new int[16];
     private long rows;
+    private KeyTuple last;
 
     private Recorder(Slot slot, FileStamp stamp) {
       this.slot = slot;
@@ -237,6 +321,7 @@ final class SourceTableIndex {
         offsets[i] = offset;
         linesBefore[i] = lines;
       }
+      last = key;
       rows++;
     }
 
@@ -263,7 +348,10 @@ final class SourceTableIndex {
           keys.toArray(new KeyTuple[0]),
           Arrays.copyOf(offsets, keys.size()),
           Arrays.copyOf(linesBefore, keys.size()),
-          keys.size());
+          keys.size(),
+          true,
+          rows,
+          last);
     }
   }
 
@@ -335,6 +423,6 @@ final class SourceTableIndex {
   }
 
   private static SourceTableIndex empty(FileStamp stamp) {
-    return new SourceTableIndex(stamp, new KeyTuple[0], new long[0], new int[0], 0);
+    return new SourceTableIndex(stamp, new KeyTuple[0], new long[0], new int[0], 0, false, 0, null);
   }
 }

@@ -8,7 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.function.IntFunction;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -180,5 +182,67 @@ class SourceTableIndexTest {
     assertEquals(List.of("700=r700", "702=r702", "704=r704"), values(699, 705));
     Files.delete(dir.resolve("dbo.t.jsonl"));
     assertEquals(List.of(), values(700, 705));
+  }
+
+  /** The planning's queries of the key {@code k}: its range, the row estimate, and slices. */
+  private List<Object> planningQueries(long width, long low, long high) {
+    try (CdcClient client = new FileBackedCdcClient(dir)) {
+      return List.of(
+          client.keyRange("dbo", "t", "k", IsolationLevel.READ_COMMITTED).orElseThrow(),
+          client.rowEstimate("dbo", "t"),
+          client.keySlices("dbo", "t", "k", width, low, high, IsolationLevel.READ_COMMITTED));
+    }
+  }
+
+  @Test
+  void thePlanningQueriesAnswerFromACompleteIndexWhatTheyAnswerFromTheRows() throws IOException {
+    // 10,000 rows, keys 0, 3, 6, ..., 29,997: slices of 2,000 keys from 10 to 25,000 hold the
+    // multiples of 3 in [max(10, 2000 j), min(25000, 2000 j + 1999)].
+    table(10_000, i -> row(3 * i));
+    Path file = dir.resolve("dbo.t.jsonl");
+    Map<Long, Long> slices = new TreeMap<>();
+    slices.put(0L, 663L);
+    for (long j = 1; j <= 11; j++) {
+      slices.put(j, (2000 * j + 1999) / 3 - (2000 * j - 1) / 3);
+    }
+    slices.put(12L, 334L);
+    List<Object> expected = List.of(List.of(0, 29_997), 10_000L, slices);
+    assertEquals(null, SourceTableIndex.current(file, keys()));
+    // The first query reads every row (and records the index on its way).
+    assertEquals(expected, planningQueries(2000, 10, 25_000));
+    SourceTableIndex index = SourceTableIndex.current(file, keys());
+    assertEquals(
+        List.of(true, 10_000L, 40), List.of(index.complete(), index.rows(), index.entries()));
+    // Now all three answer from the index: the same values.
+    assertEquals(expected, planningQueries(2000, 10, 25_000));
+    // Slice edges on index entries (row 256 is key 768) and inside them, a range past the end.
+    try (CdcClient client = new FileBackedCdcClient(dir)) {
+      assertEquals(
+          Map.of(0L, 256L, 1L, 256L, 2L, 256L),
+          client.keySlices("dbo", "t", "k", 768, 0, 2303, IsolationLevel.READ_COMMITTED));
+      assertEquals(
+          Map.of(39L, 10L),
+          client.keySlices("dbo", "t", "k", 768, 29_970, 33_000, IsolationLevel.READ_COMMITTED));
+      // More slices than the index saves parsing for: read from the rows, the same answer.
+      assertEquals(
+          Map.of(39L, 10L),
+          client.keySlices("dbo", "t", "k", 768, 29_970, 1_000_000, IsolationLevel.READ_COMMITTED));
+    }
+  }
+
+  @Test
+  void anIncompleteIndexLeavesThePlanningQueriesToTheRows() throws IOException {
+    StringBuilder text = new StringBuilder();
+    for (int i = 0; i < 10_000; i++) {
+      text.append(row(3 * i)).append("\r\n");
+    }
+    Files.writeString(dir.resolve("dbo.t.jsonl"), text);
+    Map<Long, Long> slices = new TreeMap<>();
+    slices.put(0L, 334L);
+    slices.put(1L, 333L);
+    List<Object> expected = List.of(List.of(0, 29_997), 10_000L, slices);
+    assertEquals(expected, planningQueries(1000, 0, 1999));
+    assertEquals(null, SourceTableIndex.current(dir.resolve("dbo.t.jsonl"), keys()));
+    assertEquals(expected, planningQueries(1000, 0, 1999));
   }
 }

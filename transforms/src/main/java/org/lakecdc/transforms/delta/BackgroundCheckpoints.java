@@ -3,15 +3,10 @@ package org.lakecdc.transforms.delta;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.hook.PostCommitHook;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,19 +52,7 @@ final class BackgroundCheckpoints {
   BackgroundCheckpoints(Engine engine, Consumer<String> written) {
     this.engine = engine;
     this.written = written;
-    AtomicInteger threads = new AtomicInteger();
-    this.background =
-        new ThreadPoolExecutor(
-            0,
-            1,
-            IDLE_SECONDS,
-            TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(),
-            task -> {
-              Thread thread = new Thread(task, "lakecdc-checkpoint-" + threads.incrementAndGet());
-              thread.setDaemon(true);
-              return thread;
-            });
+    this.background = BackgroundThread.start("lakecdc-checkpoint", IDLE_SECONDS);
   }
 
   /**
@@ -131,14 +114,6 @@ final class BackgroundCheckpoints {
    * @throws InterruptedException when the waiting thread is interrupted
    */
   void awaitIdle() throws InterruptedException {
-    while (!pending.isEmpty()) {
-      for (CompletableFuture<Void> task : new ArrayList<>(pending.values())) {
-        try {
-          task.get();
-        } catch (ExecutionException e) {
-          throw new IllegalStateException("a checkpoint task failed", e.getCause());
-        }
-      }
-    }
+    BackgroundThread.awaitIdle(pending, "checkpoint");
   }
 }

@@ -42,17 +42,12 @@ class BackgroundCheckpointsTest {
         path, files, "app", batch, Map.of("lakecdc.test", "{\"batch\":" + batch + "}"), timing);
   }
 
-  @Test
-  void theCheckpointOfVersionTenIsWrittenAfterItsCommitReturnedAndReadersReadEveryVersion()
-      throws Exception {
-    DeltaTables tables = DeltaTables.create();
-    String path = dir.resolve("bronze").toString();
-    tables.createIfAbsent(path, TableDefinition.of(TableKind.BRONZE, COLUMNS));
-    Path log = dir.resolve("bronze/_delta_log");
-    Path checkpoint = log.resolve("00000000000000000010.checkpoint.parquet");
-    CountDownLatch release = new CountDownLatch(1);
-    CountDownLatch writing = new CountDownLatch(1);
-    List<String> writers = new ArrayList<>();
+  /**
+   * Makes the background thread note its name in {@code writers}, count {@code writing} down and
+   * wait for {@code release} before it writes each checkpoint.
+   */
+  private static void holdCheckpoints(
+      DeltaTables tables, List<String> writers, CountDownLatch writing, CountDownLatch release) {
     tables
         .backgroundCheckpoints()
         .beforeWrite(
@@ -65,6 +60,20 @@ class BackgroundCheckpointsTest {
                 Thread.currentThread().interrupt();
               }
             });
+  }
+
+  @Test
+  void theCheckpointOfVersionTenIsWrittenAfterItsCommitReturnedAndReadersReadEveryVersion()
+      throws Exception {
+    DeltaTables tables = DeltaTables.create();
+    String path = dir.resolve("bronze").toString();
+    tables.createIfAbsent(path, TableDefinition.of(TableKind.BRONZE, COLUMNS));
+    Path log = dir.resolve("bronze/_delta_log");
+    Path checkpoint = log.resolve("00000000000000000010.checkpoint.parquet");
+    CountDownLatch release = new CountDownLatch(1);
+    CountDownLatch writing = new CountDownLatch(1);
+    List<String> writers = new ArrayList<>();
+    holdCheckpoints(tables, writers, writing, release);
 
     // Versions 2..10: batch b lands as version b; version 10 offers a checkpoint.
     for (long batch = 2; batch <= 10; batch++) {
@@ -113,17 +122,7 @@ class BackgroundCheckpointsTest {
     Path log = dir.resolve("bronze/_delta_log");
     CountDownLatch release = new CountDownLatch(1);
     CountDownLatch writing = new CountDownLatch(1);
-    tables
-        .backgroundCheckpoints()
-        .beforeWrite(
-            () -> {
-              writing.countDown();
-              try {
-                release.await(60, TimeUnit.SECONDS);
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-            });
+    holdCheckpoints(tables, new ArrayList<>(), writing, release);
     // Version 2 is the property's commit; batches 3..6 land as versions 3..6.
     for (long batch = 3; batch <= 6; batch++) {
       assertEquals(

@@ -18,6 +18,7 @@ import org.lakecdc.io.mssqlcdc.read.ChangeBatch;
 import org.lakecdc.io.mssqlcdc.read.SkippedRange;
 import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.TableMetrics;
+import org.lakecdc.transforms.delta.CheckpointTiming;
 import org.lakecdc.transforms.delta.CommitResult;
 import org.lakecdc.transforms.delta.DataFileAction;
 import org.lakecdc.transforms.delta.DeltaTables;
@@ -289,7 +290,9 @@ final class BatchCommitter {
                   StreamPosition.BRONZE_DOMAIN,
                   next.toJson(),
                   BatchStats.BRONZE_DOMAIN,
-                  stats.toJson(batch)));
+                  stats.toJson(batch)),
+              // Off the round's critical path: the next batch waits for no bronze checkpoint.
+              CheckpointTiming.IN_BACKGROUND);
       skipped = !result.committed();
       bronzeVersion = result.committed() ? result.version() : -1;
       bytes = actions.stream().mapToLong(DataFileAction::sizeBytes).sum();

@@ -3,15 +3,9 @@ package org.lakecdc.transforms.bronze;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import org.apache.beam.sdk.coders.KvCoder;
-import org.apache.beam.sdk.coders.NullableCoder;
-import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.schemas.Schema;
-import org.apache.beam.sdk.transforms.GroupByKey;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
-import org.apache.beam.sdk.transforms.Values;
-import org.apache.beam.sdk.transforms.WithKeys;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
@@ -25,7 +19,8 @@ import org.lakecdc.io.mssqlcdc.read.ChangeBatch;
  * <pre>
  * read by LSN range (one table: read(); many: readAll(), one element per table) ── each
  *   batch's rows written to its bronze data files in the reading stage (BronzeBatchSink; rows
- *   never leave it) ── (batch, files) ── one key for all ── GroupByKey ── Commit in rounds, each
+ *   never leave it) ── (batch, files) ── gathered per table, then the tables under one key ──
+ *   Commit in rounds, each
  *   the next batch of every table: its bronze commits, one facts commit, the verdicts
  * </pre>
  *
@@ -118,13 +113,7 @@ public final class WriteChangesToDelta extends PTransform<PBegin, PCollection<Co
   @Override
   public PCollection<CommittedBatch> expand(PBegin input) {
     return TableWrite.readAndWriteFiles(input, tables, isolate)
-        .apply("Drop the table keys", Values.create())
-        .apply("Key every batch to one committer", WithKeys.of(CommitBatches.ROUND_KEY))
-        .setCoder(
-            KvCoder.of(
-                StringUtf8Coder.of(),
-                KvCoder.of(ChangeBatch.coder(), NullableCoder.of(BatchFilesCoder.of()))))
-        .apply("Gather the batches", GroupByKey.create())
+        .apply("Gather the batches", new GatherTables())
         .apply(
             "Commit batches in LSN order",
             ParDo.of(

@@ -352,6 +352,36 @@ public final class DeltaTables {
   }
 
   /**
+   * {@link #commit(String, List, String, long, Map)} whose checkpoint, when Kernel offers one after
+   * it, is written as {@code timing} says: {@link CheckpointTiming#IN_COMMIT} as that method does,
+   * or {@link CheckpointTiming#IN_BACKGROUND} by the background thread of these tables after this
+   * call returned (at most one per table queued or running: an interval that comes while one is in
+   * flight is skipped; a failure is logged and the next interval tries again; {@link
+   * #awaitCheckpoints} waits for them). Until it is written a reader replays the log from the
+   * checkpoint before; a process that ends before it leaves the log as without it.
+   *
+   * @param path the table path or URI
+   * @param files the data files; may be empty
+   * @param appId the transaction's app id, or null
+   * @param txnVersion the transaction version for {@code appId}
+   * @param domainMetadata domain name to configuration
+   * @param timing when the checkpoint is written
+   * @return the outcome and the table version
+   * @throws IllegalArgumentException when an action is not a serialized {@code add} action
+   * @throws DeltaConflictException when every attempt lost to concurrent metadata changes
+   */
+  public CommitResult commit(
+      String path,
+      List<DataFileAction> files,
+      @Nullable String appId,
+      long txnVersion,
+      Map<String, String> domainMetadata,
+      CheckpointTiming timing) {
+    return afterCommit(
+        path, commits.commit(path, files, appId, txnVersion, domainMetadata, timing));
+  }
+
+  /**
    * Writes the rows and commits them in this process: {@link #writeDataFiles} then {@link #commit}.
    * For small writes (facts rows, tests); large appends write files on workers. The latest snapshot
    * is read once: the transaction built on it checks the transaction identifier (a replay is
@@ -576,9 +606,25 @@ public final class DeltaTables {
     smallFiles.awaitIdle();
   }
 
+  /**
+   * Waits until no checkpoint of these tables handed to the background thread ({@link
+   * CheckpointTiming#IN_BACKGROUND}) is queued or running: after it, every such checkpoint offered
+   * so far is written (or its failure logged). A job calls it at the end of a run.
+   *
+   * @throws InterruptedException when the waiting thread is interrupted
+   */
+  public void awaitCheckpoints() throws InterruptedException {
+    snapshots.awaitCheckpoints();
+  }
+
   /** The table's properties as of a version this instance just committed (no file read). */
   Map<String, String> propertiesAfterCommit(String path, long version) {
     return snapshots.propertiesAfterCommit(path, version);
+  }
+
+  /** The background checkpoints of these tables, for tests' hooks. */
+  BackgroundCheckpoints backgroundCheckpoints() {
+    return snapshots.backgroundCheckpoints();
   }
 
   /** The small-file compaction of these tables, for tests' hooks. */

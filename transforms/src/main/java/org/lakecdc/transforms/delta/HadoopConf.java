@@ -307,14 +307,16 @@ public final class HadoopConf implements Serializable {
   }
 
   /**
-   * Waits until no background compaction of any of this JVM's shared {@link DeltaTables} ({@link
-   * #tables()}) is queued or running ({@link DeltaTables#awaitCompactions}): the end of a run.
+   * Waits until no background compaction and no background checkpoint of any of this JVM's shared
+   * {@link DeltaTables} ({@link #tables()}) is queued or running ({@link
+   * DeltaTables#awaitCompactions}, {@link DeltaTables#awaitCheckpoints}): the end of a run.
    *
    * @throws InterruptedException when the waiting thread is interrupted
    */
   public static void awaitSharedCompactions() throws InterruptedException {
     for (DeltaTables shared : List.copyOf(SHARED.values())) {
       shared.awaitCompactions();
+      shared.awaitCheckpoints();
     }
   }
 

@@ -9,10 +9,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -139,19 +136,7 @@ public final class SmallFileCompaction {
 
   SmallFileCompaction(DeltaTables tables) {
     this.tables = Objects.requireNonNull(tables, "tables");
-    AtomicInteger threads = new AtomicInteger();
-    this.background =
-        new ThreadPoolExecutor(
-            0,
-            1,
-            IDLE_SECONDS,
-            TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(),
-            task -> {
-              Thread thread = new Thread(task, "lakecdc-compaction-" + threads.incrementAndGet());
-              thread.setDaemon(true);
-              return thread;
-            });
+    this.background = BackgroundThread.start("lakecdc-compaction", IDLE_SECONDS);
   }
 
   /**
@@ -399,15 +384,7 @@ public final class SmallFileCompaction {
    * @throws InterruptedException when the waiting thread is interrupted
    */
   void awaitIdle() throws InterruptedException {
-    while (!pending.isEmpty()) {
-      for (CompletableFuture<Void> task : new ArrayList<>(pending.values())) {
-        try {
-          task.get();
-        } catch (java.util.concurrent.ExecutionException e) {
-          throw new IllegalStateException("a compaction task failed", e.getCause());
-        }
-      }
-    }
+    BackgroundThread.awaitIdle(pending, "compaction");
   }
 
   /**

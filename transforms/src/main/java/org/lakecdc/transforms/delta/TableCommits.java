@@ -96,6 +96,17 @@ final class TableCommits {
     return commit(path, files, appId, txnVersion, domainMetadata, () -> {});
   }
 
+  /** {@link #commit(String, List, String, long, Map)} writing its checkpoint as {@code timing}. */
+  public CommitResult commit(
+      String path,
+      List<DataFileAction> files,
+      @Nullable String appId,
+      long txnVersion,
+      Map<String, String> domainMetadata,
+      CheckpointTiming timing) {
+    return commit(path, files, appId, txnVersion, domainMetadata, () -> {}, null, timing);
+  }
+
   /**
    * {@link #commit(String, List, String, long, Map)} running a test hook between building the first
    * attempt's transaction and committing it, where a concurrent writer can interfere.
@@ -107,13 +118,22 @@ final class TableCommits {
       long txnVersion,
       Map<String, String> domainMetadata,
       Runnable beforeFirstCommit) {
-    return commit(path, files, appId, txnVersion, domainMetadata, beforeFirstCommit, null);
+    return commit(
+        path,
+        files,
+        appId,
+        txnVersion,
+        domainMetadata,
+        beforeFirstCommit,
+        null,
+        CheckpointTiming.IN_COMMIT);
   }
 
   /**
    * {@link #commit(String, List, String, long, Map, Runnable)} whose first attempt commits {@code
    * firstTransaction} (built by the caller on the latest snapshot with the same transaction
-   * identifier) when given, instead of building one on a snapshot read again.
+   * identifier) when given, instead of building one on a snapshot read again; the checkpoint Kernel
+   * offers after it is written as {@code timing}.
    */
   private CommitResult commit(
       String path,
@@ -122,7 +142,8 @@ final class TableCommits {
       long txnVersion,
       Map<String, String> domainMetadata,
       Runnable beforeFirstCommit,
-      @Nullable Transaction firstTransaction) {
+      @Nullable Transaction firstTransaction,
+      CheckpointTiming timing) {
     List<io.delta.kernel.data.Row> actions = new ArrayList<>(files.size());
     for (DataFileAction file : files) {
       actions.add(KernelInternals.addActionFromJson(file.actionJson()));
@@ -159,7 +180,7 @@ final class TableCommits {
                   engine,
                   CloseableIterable.inMemoryIterable(KernelIterators.of(actions.iterator())));
           snapshots.rememberCommitted(path, result);
-          snapshots.runPostCommitHooks(path, result);
+          snapshots.runPostCommitHooks(path, result, timing);
           return new CommitResult(
               CommitResult.Status.COMMITTED, result.getVersion(), files.size(), 0);
         } catch (ConcurrentTransactionException e) {
@@ -251,7 +272,8 @@ final class TableCommits {
       return alreadyCommitted(path, appId, txnVersion, snapshots.require(path).getVersion());
     }
     List<DataFileAction> files = writeDataFiles(path, txn, rowSchema, rows);
-    return commit(path, files, appId, txnVersion, domainMetadata, () -> {}, txn);
+    return commit(
+        path, files, appId, txnVersion, domainMetadata, () -> {}, txn, CheckpointTiming.IN_COMMIT);
   }
 
   /** Replaces all rows of a small table with these rows in one commit. */

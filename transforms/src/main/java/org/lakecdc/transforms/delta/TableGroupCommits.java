@@ -19,7 +19,6 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.beam.sdk.schemas.Schema;
@@ -386,14 +385,23 @@ final class TableGroupCommits {
     transientFailures.pauseOrThrow(e);
   }
 
-  /** Moves the members whose identifier already reached their version from {@code left}. */
+  /**
+   * Moves the members whose identifier already reached their version from {@code left}: the
+   * identifiers of all of them looked up in one pass over the log ({@link
+   * KernelInternals#latestTransactionVersions}), not one replay per member.
+   */
   private void dropCommitted(
       String path, Snapshot snapshot, List<Pending> left, Map<Pending, CommitResult> results) {
+    Set<String> appIds = new HashSet<>();
+    for (Pending p : left) {
+      appIds.add(p.member.appId());
+    }
+    Map<String, Long> latest = KernelInternals.latestTransactionVersions(engine, snapshot, appIds);
     Iterator<Pending> it = left.iterator();
     while (it.hasNext()) {
       Pending p = it.next();
-      Optional<Long> committed = snapshot.getLatestTransactionVersion(engine, p.member.appId());
-      if (committed.isPresent() && committed.get() >= p.member.txnVersion()) {
+      Long committed = latest.get(p.member.appId());
+      if (committed != null && committed >= p.member.txnVersion()) {
         results.put(
             p,
             commits.alreadyCommitted(

@@ -58,6 +58,9 @@ final class TableSnapshots {
   /** Object-store tables this instance has read: one missing now is a listing gone wrong. */
   private final Set<String> seenOnObjectStore = ConcurrentHashMap.newKeySet();
 
+  /** The checkpoints written after their commits ({@link CheckpointTiming#IN_BACKGROUND}). */
+  private final BackgroundCheckpoints checkpoints;
+
   private record KnownSnapshot(Snapshot snapshot, FileStatus commitFile) {}
 
   /** Receives the scan files of a scan with the scan's state. */
@@ -79,6 +82,7 @@ final class TableSnapshots {
     this.hadoopConf = hadoopConf;
     this.fileIO = new HadoopFileIO(hadoopConf);
     this.engine = DefaultEngine.create(fileIO);
+    this.checkpoints = new BackgroundCheckpoints(engine, snapshots::remove);
   }
 
   Engine engine() {
@@ -267,14 +271,20 @@ final class TableSnapshots {
 
   /**
    * Runs the checkpoint Kernel offers after a commit every {@code delta.checkpointInterval}
-   * versions. Version checksums ({@code <version>.crc}, the other post-commit hooks) are not
-   * written: Kernel derives each from the one before and from the actions it knows of, and the
-   * schema migrations commit their metadata as raw actions (the migrator), which a derived checksum
-   * would miss. A failed checkpoint is logged and skipped: the commit itself has succeeded.
+   * versions, now ({@link CheckpointTiming#IN_COMMIT}) or on the background thread ({@link
+   * CheckpointTiming#IN_BACKGROUND}, {@link BackgroundCheckpoints}). Version checksums ({@code
+   * <version>.crc}, the other post-commit hooks) are not written: Kernel derives each from the one
+   * before and from the actions it knows of, and the schema migrations commit their metadata as raw
+   * actions (the migrator), which a derived checksum would miss. A failed checkpoint is logged and
+   * skipped: the commit itself has succeeded.
    */
-  void runPostCommitHooks(String path, TransactionCommitResult result) {
+  void runPostCommitHooks(String path, TransactionCommitResult result, CheckpointTiming timing) {
     for (PostCommitHook hook : result.getPostCommitHooks()) {
       if (hook.getType() != PostCommitHook.PostCommitHookType.CHECKPOINT) {
+        continue;
+      }
+      if (timing == CheckpointTiming.IN_BACKGROUND) {
+        checkpoints.submit(path, result.getVersion(), hook);
         continue;
       }
       try {
@@ -290,6 +300,23 @@ final class TableSnapshots {
             e);
       }
     }
+  }
+
+  /**
+   * {@link #runPostCommitHooks(String, TransactionCommitResult, CheckpointTiming)} in the commit.
+   */
+  void runPostCommitHooks(String path, TransactionCommitResult result) {
+    runPostCommitHooks(path, result, CheckpointTiming.IN_COMMIT);
+  }
+
+  /** The background checkpoints of these tables, for tests' hooks. */
+  BackgroundCheckpoints backgroundCheckpoints() {
+    return checkpoints;
+  }
+
+  /** Waits until no background checkpoint is queued or running. */
+  void awaitCheckpoints() throws InterruptedException {
+    checkpoints.awaitIdle();
   }
 
   /**

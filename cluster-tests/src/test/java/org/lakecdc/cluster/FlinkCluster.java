@@ -30,12 +30,15 @@ import java.util.Map;
  */
 final class FlinkCluster implements AutoCloseable {
   /**
-   * What Flink's default configuration puts in {@code env.java.opts.all} on Java 17: the modules
-   * Flink and Kryo reach into.
+   * What Flink's default configuration puts in {@code env.java.opts.all} on Java 17 (the modules
+   * Flink and Kryo reach into), and the JIT: C1 only, for the JobManager, the TaskManagers and the
+   * clients alike. Each lives for a run of a few minutes on two cores shared by all of them, where
+   * C2's compile threads cost more CPU than its faster code gains back.
    */
   static final String JAVA_OPTS =
       String.join(
           " ",
+          "-XX:TieredStopAtLevel=1",
           "--add-exports=java.base/sun.net.util=ALL-UNNAMED",
           "--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED",
           "--add-exports=jdk.compiler/com.sun.tools.javac.api=ALL-UNNAMED",

@@ -26,6 +26,13 @@ final class SparkCluster implements AutoCloseable {
 
   static final String EXECUTOR_MEMORY = "768m";
 
+  /**
+   * The JIT of every JVM of the cluster (Master, Workers, executors, the driver): C1 only. Each
+   * lives for a run of a few minutes on two cores shared by all of them, where C2's compile threads
+   * cost more CPU than its faster code gains back.
+   */
+  static final String JIT = "-XX:TieredStopAtLevel=1";
+
   final Path home;
   private final Path dir;
   private final int masterPort = ClusterProcess.freePort();
@@ -70,6 +77,8 @@ final class SparkCluster implements AutoCloseable {
     env.put("JAVA_HOME", System.getProperty("java.home"));
     env.put("SPARK_LOCAL_IP", "127.0.0.1");
     env.put("SPARK_DAEMON_MEMORY", "384m");
+    // The Master's and the Workers' JVM options (Spark's launcher adds them to the daemons').
+    env.put("SPARK_DAEMON_JAVA_OPTS", JIT);
     return env;
   }
 
@@ -151,8 +160,8 @@ final class SparkCluster implements AutoCloseable {
   /**
    * Submits the main job with {@code templates/spark-submit.sh}, as a user would: {@code
    * SPARK_HOME} this cluster's home, {@code SPARK_MASTER} its Master, client deploy mode (the
-   * driver in the started process), executors of {@link #EXECUTOR_MEMORY} and one core, an event
-   * log in {@code eventLog}.
+   * driver in the started process), executors of {@link #EXECUTOR_MEMORY} and one core, driver and
+   * executors with {@link #JIT}, an event log in {@code eventLog}.
    */
   ClusterProcess submit(String name, Path options, Path workDir, Path eventLog, String... args)
       throws IOException {
@@ -160,6 +169,8 @@ final class SparkCluster implements AutoCloseable {
     Files.createDirectories(metrics(workDir));
     Map<String, String> env = env();
     env.put("SPARK_MASTER", masterUrl());
+    // The driver's JVM options (client mode: the launcher adds them to spark-submit's JVM).
+    env.put("SPARK_SUBMIT_OPTS", JIT);
     env.put("LAKECDC_JAR", System.getProperty("lakecdc.sparkJar"));
     env.put(
         "SPARK_SUBMIT_ARGS",
@@ -168,6 +179,7 @@ final class SparkCluster implements AutoCloseable {
             "--driver-memory 768m",
             "--executor-memory " + EXECUTOR_MEMORY,
             "--executor-cores 1",
+            "--conf spark.executor.extraJavaOptions=" + JIT,
             "--conf spark.driver.host=127.0.0.1",
             "--conf spark.ui.enabled=false",
             "--conf spark.eventLog.enabled=true",

@@ -440,7 +440,12 @@ final class ParquetDataFiles {
     return new MessageType(MESSAGE_NAME, fields);
   }
 
-  private static Type parquetType(StructField field) {
+  /**
+   * The Parquet type Kernel 4.4 writes for a flat column (see the class comment).
+   *
+   * @throws IllegalArgumentException for a nested or other type this writer does not write
+   */
+  static Type parquetType(StructField field) {
     Repetition repetition = field.isNullable() ? Repetition.OPTIONAL : Repetition.REQUIRED;
     String name = field.getName();
     DataType type = field.getDataType();

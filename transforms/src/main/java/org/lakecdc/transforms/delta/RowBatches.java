@@ -512,15 +512,9 @@ final class RowBatches {
       case DATE:
         return LocalDate.ofEpochDay(row.getInt(ordinal));
       case TIMESTAMP_NTZ:
-        long ntz = row.getLong(ordinal);
-        return LocalDateTime.ofEpochSecond(
-            Math.floorDiv(ntz, 1_000_000L),
-            (int) Math.floorMod(ntz, 1_000_000L) * 1_000,
-            ZoneOffset.UTC);
+        return timestampNtz(row.getLong(ordinal));
       case TIMESTAMP:
-        long micros = row.getLong(ordinal);
-        return Instant.ofEpochSecond(
-            Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1_000L);
+        return timestamp(row.getLong(ordinal));
       case STRING:
         return row.getString(ordinal);
       case BINARY:
@@ -528,5 +522,19 @@ final class RowBatches {
       default:
         throw new IllegalStateException("Unhandled output type " + type);
     }
+  }
+
+  /** A TIMESTAMP_NTZ value (microseconds since 1970-01-01T00:00, no zone) as a LocalDateTime. */
+  static LocalDateTime timestampNtz(long micros) {
+    return LocalDateTime.ofEpochSecond(
+        Math.floorDiv(micros, 1_000_000L),
+        (int) Math.floorMod(micros, 1_000_000L) * 1_000,
+        ZoneOffset.UTC);
+  }
+
+  /** A TIMESTAMP value (microseconds since 1970-01-01T00:00Z) as an Instant. */
+  static Instant timestamp(long micros) {
+    return Instant.ofEpochSecond(
+        Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1_000L);
   }
 }

@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -97,8 +98,10 @@ public final class TableDeletionVectors {
   /**
    * Some columns of the rows at these positions of these data files of a table version (the live
    * ones among them: a position a deletion vector deletes is not visited). Only these files are
-   * opened; the rows at other positions are skipped before any value of theirs is converted, so the
-   * cost is decoding these files' Parquet pages plus converting the wanted rows only.
+   * opened; the values of the rows at other positions are stepped over, not decoded, and row groups
+   * holding no wanted row are not read, so the cost is reading these files' pages plus decoding the
+   * wanted rows only (for files of another writer's layout: Kernel's reader decodes the file's rows
+   * up to the last wanted one and only the wanted ones are converted).
    *
    * @param path the table path or URI
    * @param version the table version to read
@@ -150,6 +153,7 @@ public final class TableDeletionVectors {
     for (int i = 0; i < types.length; i++) {
       types[i] = DeltaTypes.outputType(path, fields.get(i));
     }
+    List<StructField> columnFields = List.copyOf(fields);
     fields.add(StructField.DEFAULT_ROW_INDEX_COLUMN);
     StructType readSchema = new StructType(fields);
     int positionOrdinal = fields.size() - 1;
@@ -167,6 +171,19 @@ public final class TableDeletionVectors {
           long[] wanted = positions == null ? null : positions.get(file);
           try {
             long[] deleted = KernelInternals.deletedRowPositions(engine, tableRoot, scanFile);
+            if (wanted != null
+                && ParquetRowsAt.read(
+                    snapshots.hadoopConf(),
+                    status.getPath(),
+                    columnFields,
+                    types,
+                    live(wanted, deleted),
+                    (position, row) -> {
+                      visitor.visit(file, position, row);
+                      visited[0]++;
+                    })) {
+              return;
+            }
             int next = 0;
             int nextWanted = 0;
             try (CloseableIterator<FileReadResult> batches =
@@ -212,6 +229,22 @@ public final class TableDeletionVectors {
           }
         });
     return visited[0];
+  }
+
+  /** The positions of {@code wanted} (ascending) that {@code deleted} (ascending) leaves. */
+  private static long[] live(long[] wanted, long[] deleted) {
+    long[] live = new long[wanted.length];
+    int count = 0;
+    int next = 0;
+    for (long position : wanted) {
+      while (next < deleted.length && deleted[next] < position) {
+        next++;
+      }
+      if (next == deleted.length || deleted[next] != position) {
+        live[count++] = position;
+      }
+    }
+    return Arrays.copyOf(live, count);
   }
 
   /**

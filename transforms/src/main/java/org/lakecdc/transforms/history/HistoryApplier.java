@@ -768,7 +768,10 @@ public final class HistoryApplier {
                 ? LocalDateTime.ofInstant(instant, ZoneOffset.UTC)
                 : value);
       }
-      return Row.withSchema(schema).addValues(list).build();
+      // The values are the table's Java types already (bronze's and the store's reads give them),
+      // so they are attached as they are: Beam's build() re-checks each one (a twentieth of a
+      // wave's time when it reads 10,000 closed versions).
+      return Row.withSchema(schema).attachValues(list);
     }
 
     private static @Nullable Object value(Map<String, Object> row, String name) {

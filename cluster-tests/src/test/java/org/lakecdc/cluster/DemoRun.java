@@ -39,10 +39,9 @@ final class DemoRun {
    * The run's tables file: {@code templates/many-tables.options}' five tables, of which only
    * dbo_supplier (10 rows) takes a bootstrap snapshot; the other four start without one after the
    * LSN their snapshot would have been stamped with ({@code --bootstrap=false --startingLsn=}{@link
-   * #DEMO_S}), so they stream the same 45 batches. A bootstrap snapshot is a job of its own on the
-   * cluster (a Flink job, a Spark job of the run's application), and five of them made most of a
-   * run's time without adding to what a worker's death tests: the stream's batches, facts, verdicts
-   * and silver applies.
+   * #DEMO_S}), so they stream the same 45 batches. Five bootstrap snapshots made most of a run's
+   * time without adding to what a worker's death tests: the stream's batches, facts, verdicts and
+   * silver applies; dbo_supplier's is read by the run's own pipeline, in a branch of its own.
    */
   static final List<String> TABLES_FILE =
       List.of(

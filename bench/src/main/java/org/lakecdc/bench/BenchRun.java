@@ -154,14 +154,7 @@ final class BenchRun {
       }
     }
     args.addAll(job);
-    ChildJvm jvm =
-        ChildJvm.start(
-            jobClasspath(runner),
-            jobJvmArgs(runner),
-            JobProbe.class.getName(),
-            args,
-            run.resolve("job-output.log"));
-    jvm.await(6 * 3600);
+    ChildJvm jvm = runJob(runner, args, run);
     long bronzeRows =
         new BronzeTable(bronzeOnDisk != null ? bronzeOnDisk : run.resolve("bronze")).rows();
     if (bronzeRows != expectedRows) {
@@ -200,6 +193,26 @@ final class BenchRun {
       out.printf(Locale.ROOT, "  %-24s CPU s by thread: %s%n", "", byThread);
     }
     return new Probe(seconds, heapMb, run, cpuSeconds);
+  }
+
+  /**
+   * Runs the job in a child JVM on {@code runner} under {@link JobProbe} ({@code args}: the probe's
+   * file, then the job's options), its output in {@code run}'s {@code job-output.log}, and waits
+   * for it (at most six hours).
+   *
+   * @return the ended JVM (its log, exit checked by {@link ChildJvm#await})
+   * @throws InterruptedException when the waiting thread is interrupted
+   */
+  ChildJvm runJob(String runner, List<String> args, Path run) throws InterruptedException {
+    ChildJvm jvm =
+        ChildJvm.start(
+            jobClasspath(runner),
+            jobJvmArgs(runner),
+            JobProbe.class.getName(),
+            args,
+            run.resolve("job-output.log"));
+    jvm.await(6 * 3600);
+    return jvm;
   }
 
   /** The job's command line for a run directory (its tables and log file live there). */

@@ -87,14 +87,7 @@ final class LatencyMeasures {
       Path probe = run.resolve("probe.properties");
       List<String> args = new ArrayList<>(List.of(probe.toString()));
       args.addAll(ManyTables.jobArgs(db, run, tables, ManyTables.COMMITS_PER_BATCH));
-      ChildJvm jvm =
-          ChildJvm.start(
-              context.jobClasspath("DirectRunner"),
-              context.jobJvmArgs("DirectRunner"),
-              JobProbe.class.getName(),
-              args,
-              run.resolve("job-output.log"));
-      jvm.await(6 * 3600);
+      ChildJvm jvm = context.runJob("DirectRunner", args, run);
       for (int table = 0; table < tables; table++) {
         long rows = new BronzeTable(ManyTables.bronze(run, table)).rows();
         if (rows != ManyTables.TRANSACTIONS) {

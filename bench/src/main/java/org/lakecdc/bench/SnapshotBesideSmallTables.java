@@ -85,14 +85,7 @@ final class SnapshotBesideSmallTables {
                 "--maxCommitsPerBatch=0",
                 "--logFile=" + run.resolve("job.log"),
                 "--runner=DirectRunner"));
-    ChildJvm jvm =
-        ChildJvm.start(
-            context.jobClasspath("DirectRunner"),
-            context.jobJvmArgs("DirectRunner"),
-            JobProbe.class.getName(),
-            args,
-            run.resolve("job-output.log"));
-    jvm.await(6 * 3600);
+    ChildJvm jvm = context.runJob("DirectRunner", args, run);
     checkBronze(run.resolve("bronze").resolve(Orders.CAPTURE_INSTANCE), rows, jvm);
     for (int t = 0; t < SMALL_TABLES; t++) {
       checkBronze(ManyTables.bronze(run, t), SMALL_ROWS, jvm);

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * against one. A measurement, not a test of the build: failsafe runs it only when it is named,
  *
  * <pre>
- * mvn -B -Pcluster -pl cluster-tests -am verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
+ * mvn -B -pl cluster-tests -am verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
  *     -Dit.test=SparkWorkersBench -Dcluster.bench.scale=0.02
  * </pre>
  *

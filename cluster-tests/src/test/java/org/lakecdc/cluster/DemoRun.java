@@ -132,6 +132,11 @@ final class DemoRun {
     return out;
   }
 
+  /** Every table's local path, in {@link #tables()}' order (tables on the local file system). */
+  List<Path> localTables() {
+    return tables().values().stream().map(Path::of).toList();
+  }
+
   /** A local table's path (only for a run whose tables are on the local file system). */
   Path localTable(String table) {
     return Path.of(tables().get(table));
@@ -147,15 +152,12 @@ final class DemoRun {
     tables()
         .forEach(
             (table, path) -> {
-              Dataset<Row> rows = spark.read().format("delta").load(path);
-              for (String column : TIMING_COLUMNS) {
-                rows = rows.drop(column);
-              }
+              List<String> left = new ArrayList<>(TIMING_COLUMNS);
               if (table.equals("table_finalization")) {
-                for (String column : BATCH_END_COLUMNS) {
-                  rows = rows.drop(column);
-                }
+                left.addAll(BATCH_END_COLUMNS);
               }
+              Dataset<Row> rows =
+                  spark.read().format("delta").load(path).drop(left.toArray(String[]::new));
               out.put(
                   table,
                   rows.collectAsList().stream()

@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.spark.sql.Row;
@@ -225,9 +226,10 @@ class FlinkClusterIT {
     ClusterProcess.await(
         "every table's last batch in bronze", () -> allBatchesCommitted(run), RUN, client);
     ClusterProcess.await("every silver table up to bronze", () -> silverCaughtUp(run), RUN, client);
+    List<Path> control = List.of(run.localTable("table_finalization"));
     ClusterProcess.await(
         "every silver table's control row at its last apply",
-        () -> controlCaughtUp(run),
+        whenChanged(control, () -> controlCaughtUp(run)),
         Duration.ofMinutes(2),
         client);
 
@@ -306,11 +308,13 @@ class FlinkClusterIT {
     try {
       ClusterProcess.await(
           "the tables of the uninterrupted run",
-          () -> {
-            read.clear();
-            read.add(run.contents(spark()));
-            return expected.equals(read.get(0));
-          },
+          whenChanged(
+              run.localTables(),
+              () -> {
+                read.clear();
+                read.add(run.contents(spark()));
+                return expected.equals(read.get(0));
+              }),
           Duration.ofMinutes(1),
           client);
     } catch (AssertionError stillDifferent) {
@@ -324,6 +328,24 @@ class FlinkClusterIT {
     assertEquals(0, cancel.awaitExit(Duration.ofMinutes(2)), cancel.output());
     client.awaitExit(Duration.ofMinutes(3));
     Files.writeString(run.dir.resolve("job.json"), restarts.toString());
+  }
+
+  /**
+   * {@code condition} on delta-spark's reads of {@code tables}, evaluated again only once a commit
+   * of one of them is new ({@link Readers#logVersions}): a poll four times a second would otherwise
+   * read the tables with Spark over and over while nothing in them changed.
+   */
+  private static BooleanSupplier whenChanged(List<Path> tables, BooleanSupplier condition) {
+    List<List<String>> seen = new ArrayList<>();
+    return () -> {
+      List<String> now = Readers.logVersions(tables);
+      if (!seen.isEmpty() && seen.get(0).equals(now)) {
+        return false;
+      }
+      seen.clear();
+      seen.add(now);
+      return condition.getAsBoolean();
+    };
   }
 
   /** Writes {@code text} to {@code file} for a look after a failure; a failure to write is left. */

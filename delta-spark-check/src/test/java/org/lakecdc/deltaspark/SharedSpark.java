@@ -51,6 +51,9 @@ final class SharedSpark implements ParameterResolver {
                 // evaluate plans without compiling code for each query, and plan once.
                 .config("spark.databricks.delta.snapshotPartitions", "1")
                 .config("spark.sql.codegen.wholeStage", "false")
+                // Nor code for each projection and predicate: Spark's interpreted forms of them
+                // (compiling that code with Janino cost more than it saved on tables this small).
+                .config("spark.sql.codegen.factoryMode", "NO_CODEGEN")
                 .config("spark.sql.adaptive.enabled", "false")
                 .config("spark.sql.session.timeZone", "UTC")
                 .config("spark.sql.datetime.java8API.enabled", "true")

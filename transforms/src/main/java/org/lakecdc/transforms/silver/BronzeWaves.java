@@ -166,32 +166,8 @@ public final class BronzeWaves {
    *     outside the set
    */
   public @Nullable Plan plan(@Nullable String lower, int waveRows) {
-    TreeMap<String, Long> counts = new TreeMap<>();
-    long[] total = {0};
-    String[] ceiling = {null};
-    forEach(
-        changesAfter(lower, null),
-        row -> {
-          String lsn = (String) row.get(MetadataColumns.START_LSN);
-          if (!isChange(row) || (lower != null && lsn.compareTo(lower) <= 0)) {
-            return;
-          }
-          requireOurs(row);
-          if (ceiling[0] != null && lsn.compareTo(ceiling[0]) >= 0) {
-            return;
-          }
-          counts.merge(lsn, 1L, Long::sum);
-          total[0]++;
-          // The wave is the longest LSN prefix with at most waveRows rows (at least one LSN): the
-          // largest LSN leaves when it makes the prefix too long, and every LSN at or above it
-          // from then on.
-          while (counts.size() > 1 && total[0] > waveRows) {
-            Map.Entry<String, Long> last = counts.pollLastEntry();
-            total[0] -= last.getValue();
-            ceiling[0] = last.getKey();
-          }
-        });
-    return counts.isEmpty() ? null : new Plan(counts.lastKey(), total[0]);
+    Wave wave = wave(lower, waveRows, false);
+    return wave == null ? null : wave.plan();
   }
 
   /**
@@ -217,11 +193,16 @@ public final class BronzeWaves {
    *     outside the set
    */
   public @Nullable Wave wave(@Nullable String lower, int waveRows) {
+    return wave(lower, waveRows, true);
+  }
+
+  /** {@link #wave}; with {@code keep} false only the plan (no rows kept, changes null). */
+  private @Nullable Wave wave(@Nullable String lower, int waveRows, boolean keep) {
     TreeMap<String, Long> counts = new TreeMap<>();
     Map<String, List<Map<String, Object>>> kept = new HashMap<>();
     long[] total = {0};
     String[] ceiling = {null};
-    boolean[] keeping = {true};
+    boolean[] keeping = {keep};
     forEach(
         changesAfter(lower, null),
         row -> {
@@ -238,7 +219,9 @@ public final class BronzeWaves {
           if (keeping[0]) {
             kept.computeIfAbsent(lsn, l -> new ArrayList<>()).add(row);
           }
-          // As plan(): the longest LSN prefix with at most waveRows rows (at least one LSN).
+          // The wave is the longest LSN prefix with at most waveRows rows (at least one LSN): the
+          // largest LSN leaves when it makes the prefix too long, and every LSN at or above it
+          // from then on.
           while (counts.size() > 1 && total[0] > waveRows) {
             Map.Entry<String, Long> last = counts.pollLastEntry();
             total[0] -= last.getValue();

@@ -21,12 +21,17 @@ import org.lakecdc.pipelines.options.MaintainOptions;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.FileCompaction;
 import org.lakecdc.transforms.delta.SmallFileCompaction;
+import org.lakecdc.transforms.delta.TableKind;
 import org.lakecdc.transforms.delta.VacuumResult;
+import org.lakecdc.transforms.history.HistoryTable;
+import org.lakecdc.transforms.silver.SilverMaintenance;
 
 /**
  * The {@code maintain} command: compaction and vacuum of the tables the job writes (bronze, facts,
  * control), with Delta Kernel in one JVM (no Spark). Silver has its own, sorted by key ({@code
- * ApplyChanges --maintenance}).
+ * ApplyChanges --maintenance}). A history table is compacted as {@code ApplyChanges --history
+ * --maintenance=compact} does it (files of closed versions and files of current ones never packed
+ * together: docs/tables.md "Maintenance of history"), with the same line.
  *
  * <ul>
  *   <li><b>compact</b> rewrites the table's files smaller than 8 MiB into one file, rows in commit
@@ -114,7 +119,10 @@ public final class Maintain {
       ConsoleLogging.startFile(options);
       for (String path : paths) {
         if (operations.contains("compact")) {
-          SmallFileCompaction.Outcome outcome = tables.compactSmallFiles(path);
+          SmallFileCompaction.Outcome outcome =
+              isHistory(tables, path)
+                  ? compactHistory(tables, path)
+                  : tables.compactSmallFiles(path);
           out.println(options.getJson() ? compactJson(path, outcome) : compactLine(path, outcome));
         }
         if (operations.contains("vacuum")) {
@@ -134,6 +142,42 @@ public final class Maintain {
       return JobExit.report(t, err, options.getVerbose());
     }
     return JobExit.OK;
+  }
+
+  private static boolean isHistory(DeltaTables tables, String path) {
+    return tables
+        .describe(path)
+        .kind()
+        .filter(kind -> kind.equalsIgnoreCase(TableKind.HISTORY.propertyValue()))
+        .isPresent();
+  }
+
+  /**
+   * A history table's compaction: its own ({@code ApplyChanges --history --maintenance=compact}),
+   * which never packs files of closed versions with files of current ones, so later waves still
+   * decode only current versions; the small-file compaction of bronze, facts and control would put
+   * both kinds, in commit order, into one file.
+   */
+  private static SmallFileCompaction.Outcome compactHistory(DeltaTables tables, String path) {
+    int before = tables.dataFileDetails(path).size();
+    SilverMaintenance.CompactionResult c =
+        new SilverMaintenance(tables)
+            .compact(
+                path,
+                List.of(),
+                SilverMaintenance.CompactionOptions.DEFAULTS,
+                HistoryTable::fileKind);
+    return new SmallFileCompaction.Outcome(
+        new FileCompaction.Result(
+            c.committed(),
+            c.version(),
+            c.filesRemoved(),
+            c.filesAdded(),
+            c.rowsWritten(),
+            c.deletedRowsPurged()),
+        before,
+        before - c.filesRemoved() + c.filesAdded(),
+        1);
   }
 
   /** What a compaction did, as its text line. */

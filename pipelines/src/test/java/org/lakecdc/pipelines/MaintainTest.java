@@ -11,10 +11,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
@@ -27,6 +31,7 @@ import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.TableDefinition;
 import org.lakecdc.transforms.delta.TableKind;
 import org.lakecdc.transforms.facts.FactsTable;
+import org.lakecdc.transforms.history.HistoryTable;
 
 /**
  * {@link Maintain}: vacuum of the files a killed run left in bronze, compaction then vacuum of
@@ -194,6 +199,70 @@ class MaintainTest {
         maintain(later(), "--table=" + facts, "--maintenance=compact", "--retentionHours=1");
     assertEquals(
         List.of("Compaction of " + facts + ": nothing to compact (1 data file)"), again.lines());
+  }
+
+  /**
+   * A history's small files of closed versions and of current ones are compacted each kind on its
+   * own, as {@code ApplyChanges --history --maintenance=compact} does: the small-file compaction of
+   * bronze, facts and control would pack all four into one file of both kinds.
+   */
+  @Test
+  void compactOfAHistoryKeepsClosedAndCurrentVersionsInFilesApart() {
+    String history = dir.resolve("delta/history").toString();
+    Schema schema =
+        HistoryTable.schema(
+            DeltaColumn.toBeamSchema(
+                List.of(
+                    DeltaColumn.nullable("id", OutputType.INT, null),
+                    DeltaColumn.nullable("name", OutputType.STRING, null))));
+    tables.createIfAbsent(
+        history,
+        HistoryTable.definition(
+            schema, dir.resolve("delta/bronze").toString(), Set.of("dbo_t"), List.of()));
+    LocalDateTime t = LocalDateTime.of(2026, 11, 1, 8, 30);
+    int[][] files = {{1, 2}, {3, 4}, {5}, {6}};
+    for (int f = 0; f < files.length; f++) {
+      boolean closed = f % 2 == 0;
+      List<Row> rows = new ArrayList<>();
+      for (int id : files[f]) {
+        Map<String, Object> values = new HashMap<>();
+        values.put("id", id);
+        values.put("name", "n" + id);
+        values.put(HistoryTable.VALID_FROM_LSN, "0000002a000000100001");
+        values.put(HistoryTable.VALID_FROM_TS, t);
+        values.put(HistoryTable.VALID_TO_LSN, closed ? "0000002a000000200001" : null);
+        values.put(HistoryTable.VALID_TO_TS, closed ? t.plusMinutes(1) : null);
+        values.put(HistoryTable.DELETED, false);
+        rows.add(Row.withSchema(schema).withFieldValues(values).build());
+      }
+      tables.append(history, schema, rows, null, 0, Map.of());
+    }
+    assertEquals(
+        List.of(
+            HistoryTable.FileKind.CLOSED,
+            HistoryTable.FileKind.CLOSED,
+            HistoryTable.FileKind.CURRENT,
+            HistoryTable.FileKind.CURRENT),
+        tables.dataFileDetails(history).stream().map(HistoryTable::fileKind).sorted().toList());
+
+    StatusTest.Output done = maintain(later(), "--table=" + history, "--maintenance=compact");
+
+    assertEquals(0, done.code(), done.err());
+    assertEquals(
+        List.of(
+            "Compaction of "
+                + history
+                + ": 4 small files into 2 (6 rows), version 6; 2 data files now"),
+        done.lines());
+    assertEquals(
+        Set.of(HistoryTable.FileKind.CLOSED, HistoryTable.FileKind.CURRENT),
+        tables.dataFileDetails(history).stream()
+            .map(HistoryTable::fileKind)
+            .collect(Collectors.toSet()));
+    assertEquals(2, tables.dataFileDetails(history).size());
+    assertEquals(
+        List.of(1, 2, 3, 4, 5, 6),
+        tables.scan(history).stream().map(r -> (Integer) r.get("id")).sorted().toList());
   }
 
   @Test

@@ -205,7 +205,7 @@ public final class HistoryApplier {
     }
     String lower = first || resnapshot ? snapshot : position.appliedLsn();
     // While a chunked snapshot is open nothing is applied: its S is where the versions resume.
-    BronzeWaves.Plan plan = open ? null : bronze.plan(lower, spec.waveRows());
+    BronzeWaves.Wave planned = open ? null : bronze.wave(lower, spec.waveRows());
     int waves = 0;
     long[] counts = new long[3]; // opened, closed, in place
     if (first || resnapshot) {
@@ -218,12 +218,18 @@ public final class HistoryApplier {
       waves++;
       hook.at("committed");
     }
-    while (plan != null) {
+    while (planned != null) {
+      BronzeWaves.Plan plan = planned.plan();
       int partitions = DerivedApply.partitions(plan, spec.waveRows());
       for (int partition = 0; partition < partitions; partition++) {
         long[] read = {0};
-        Map<List<Object>, List<Map<String, Object>>> changes =
-            bronze.changes(lower, plan.upper(), partition, partitions, read);
+        Map<List<Object>, List<Map<String, Object>>> changes;
+        if (partitions == 1 && planned.changes() != null) {
+          changes = planned.changes(); // read with the plan: bronze's wave is read once
+          read[0] = plan.rows();
+        } else {
+          changes = bronze.changes(lower, plan.upper(), partition, partitions, read);
+        }
         HistoryPosition next =
             position.next(
                 partition == partitions - 1 ? plan.upper() : position.appliedLsn(),
@@ -250,7 +256,7 @@ public final class HistoryApplier {
         hook.at("committed");
       }
       lower = plan.upper();
-      plan = bronze.plan(lower, spec.waveRows());
+      planned = bronze.wave(lower, spec.waveRows());
     }
     if (position.wave() > 0) {
       finalization.recordSilverPosition(

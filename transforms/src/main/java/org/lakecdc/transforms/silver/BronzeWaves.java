@@ -166,9 +166,43 @@ public final class BronzeWaves {
    *     outside the set
    */
   public @Nullable Plan plan(@Nullable String lower, int waveRows) {
+    Wave wave = wave(lower, waveRows, false);
+    return wave == null ? null : wave.plan();
+  }
+
+  /**
+   * A planned wave and, when it is applied in one partition, its change rows per key.
+   *
+   * @param plan the wave ({@link #plan})
+   * @param changes its rows per key ({@link #key}), each key's in {@link #order()} (oldest first),
+   *     as {@link #changes} gives them for one partition; null when the wave is one transaction of
+   *     more than {@code waveRows} rows (then read per partition with {@link #changes})
+   */
+  public record Wave(Plan plan, @Nullable Map<List<Object>, List<Map<String, Object>>> changes) {}
+
+  /**
+   * {@link #plan} and the wave's rows in one pass over the change rows after {@code lower}: the
+   * rows of the LSNs the plan keeps are kept beside their counts and leave with them, so memory
+   * holds at most {@code waveRows + 1} rows; when one transaction alone has more, its rows are let
+   * go and {@link Wave#changes()} is null.
+   *
+   * @param lower the exclusive lower bound, or null for all changes
+   * @param waveRows the most rows of a wave
+   * @return the wave, or null when no change row is after {@code lower}
+   * @throws IllegalArgumentException when a change row after {@code lower} is of an instance
+   *     outside the set
+   */
+  public @Nullable Wave wave(@Nullable String lower, int waveRows) {
+    return wave(lower, waveRows, true);
+  }
+
+  /** {@link #wave}; with {@code keep} false only the plan (no rows kept, changes null). */
+  private @Nullable Wave wave(@Nullable String lower, int waveRows, boolean keep) {
     TreeMap<String, Long> counts = new TreeMap<>();
+    Map<String, List<Map<String, Object>>> kept = new HashMap<>();
     long[] total = {0};
     String[] ceiling = {null};
+    boolean[] keeping = {keep};
     forEach(
         changesAfter(lower, null),
         row -> {
@@ -182,6 +216,9 @@ public final class BronzeWaves {
           }
           counts.merge(lsn, 1L, Long::sum);
           total[0]++;
+          if (keeping[0]) {
+            kept.computeIfAbsent(lsn, l -> new ArrayList<>()).add(row);
+          }
           // The wave is the longest LSN prefix with at most waveRows rows (at least one LSN): the
           // largest LSN leaves when it makes the prefix too long, and every LSN at or above it
           // from then on.
@@ -189,9 +226,30 @@ public final class BronzeWaves {
             Map.Entry<String, Long> last = counts.pollLastEntry();
             total[0] -= last.getValue();
             ceiling[0] = last.getKey();
+            kept.remove(last.getKey());
+          }
+          if (keeping[0] && total[0] > waveRows) {
+            keeping[0] = false; // one transaction larger than a wave: read per partition later
+            kept.clear();
           }
         });
-    return counts.isEmpty() ? null : new Plan(counts.lastKey(), total[0]);
+    if (counts.isEmpty()) {
+      return null;
+    }
+    Plan plan = new Plan(counts.lastKey(), total[0]);
+    if (!keeping[0]) {
+      return new Wave(plan, null);
+    }
+    Map<List<Object>, List<Map<String, Object>>> changes = new HashMap<>();
+    for (List<Map<String, Object>> rows : kept.values()) {
+      for (Map<String, Object> row : rows) {
+        changes.computeIfAbsent(key(row), k -> new ArrayList<>()).add(row);
+      }
+    }
+    for (List<Map<String, Object>> rows : changes.values()) {
+      rows.sort(order);
+    }
+    return new Wave(plan, changes);
   }
 
   /**

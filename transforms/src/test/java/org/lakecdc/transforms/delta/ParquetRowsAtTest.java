@@ -63,13 +63,18 @@ class ParquetRowsAtTest {
       COLUMNS.stream().map(DeltaColumn::name).collect(Collectors.toList());
 
   /** Small row groups and pages, so that a file of 3,000 rows has several of each. */
-  private final DeltaTables tables =
-      DeltaTables.create(
-          Map.of(
-              "parquet.block.size", "16384",
-              "parquet.page.size", "1024",
-              "parquet.page.size.row.check.min", "10",
-              "parquet.page.size.row.check.max", "10"));
+  private final DeltaTables tables = tables(Map.of());
+
+  private static DeltaTables tables(Map<String, String> more) {
+    Map<String, String> conf = new java.util.HashMap<>(more);
+    conf.putAll(
+        Map.of(
+            "parquet.block.size", "16384",
+            "parquet.page.size", "1024",
+            "parquet.page.size.row.check.min", "10",
+            "parquet.page.size.row.check.max", "10"));
+    return DeltaTables.create(conf);
+  }
 
   private static Row row(long i) {
     int n = (int) i;
@@ -95,7 +100,11 @@ class ParquetRowsAtTest {
   }
 
   private String table() {
-    String path = dir.resolve("t").toString();
+    return table(tables, "t");
+  }
+
+  private String table(DeltaTables tables, String name) {
+    String path = dir.resolve(name).toString();
     tables.createIfAbsent(
         path,
         new TableDefinition(
@@ -182,6 +191,41 @@ class ParquetRowsAtTest {
     assertEquals(
         List.of("5", "2990", "2999"), few.stream().map(ParquetRowsAtTest::position).toList());
     assertEquals(kernelRows(path, v, sparse), few);
+  }
+
+  /**
+   * Pages of the format's version 2 (levels apart, dictionary ids RLE_DICTIONARY, integers
+   * DELTA_BINARY_PACKED, strings DELTA_BYTE_ARRAY) and plain pages without a dictionary: the same
+   * rows as Kernel's, for a sparse choice, every row, and runs of adjacent rows.
+   */
+  @Test
+  void pagesOfEitherFormatVersionWithOrWithoutDictionaryGiveKernelsRows() throws Exception {
+    long[] every = LongStream.range(0, ROWS).toArray();
+    long[] runs = LongStream.range(0, ROWS).filter(i -> i % 500 < 40).toArray();
+    Map<Map<String, String>, String> numEncoding =
+        Map.of(
+            Map.of("parquet.writer.version", "v2"), "RLE_DICTIONARY",
+            Map.of("parquet.enable.dictionary", "false"), "PLAIN",
+            Map.of("parquet.writer.version", "v2", "parquet.enable.dictionary", "false"),
+                "DELTA_BINARY_PACKED");
+    for (Map<String, String> conf : numEncoding.keySet()) {
+      DeltaTables written = tables(conf);
+      String name = "t" + conf.hashCode();
+      String path = table(written, name);
+      long v = written.version(path);
+      Path local =
+          dir.resolve(name).resolve(written.deletionVectors().dataFileRows(path, v).get(0).file());
+      try (ParquetFileReader footer = ParquetFileReader.open(new LocalInputFile(local))) {
+        assertTrue(
+            footer.getRowGroups().get(0).getColumns().get(3).getEncodings().stream()
+                .anyMatch(e -> e.name().equals(numEncoding.get(conf))),
+            conf + ": " + footer.getRowGroups().get(0).getColumns().get(3).getEncodings());
+      }
+      for (long[] wanted : List.of(WANTED, every, runs)) {
+        assertEquals(kernelRows(path, v, wanted), direct(local, wanted), conf.toString());
+      }
+      assertEquals(ROWS, kernelRows(path, v, every).size());
+    }
   }
 
   @Test

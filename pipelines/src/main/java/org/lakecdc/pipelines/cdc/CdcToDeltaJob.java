@@ -2,7 +2,9 @@ package org.lakecdc.pipelines.cdc;
 
 import java.io.PrintStream;
 import java.time.Instant;
+import java.time.LocalDateTime;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -873,6 +875,8 @@ public final class CdcToDeltaJob {
       SilverRun.catchUp(plan, result, isolate, out);
       HistoryPlan.catchUp(plan, result, isolate, out);
     }
+    // The verdicts of all tables of one control table in one scan, not a scan per table.
+    Map<String, Map<String, LocalDateTime>> verdicts = new HashMap<>();
     for (TablePlan plan : planned.plans()) {
       Target target = plan.target();
       JobConfig config = target.config();
@@ -912,7 +916,11 @@ public final class CdcToDeltaJob {
                 plan.snapshotRows(),
                 plan.snapshotSeconds(),
                 position,
-                plan.finalization().verdict(target.bronze()),
+                Optional.ofNullable(
+                    verdicts
+                        .computeIfAbsent(
+                            plan.finalization().controlPath(), c -> plan.finalization().verdicts())
+                        .get(target.bronze())),
                 streamSeconds,
                 (System.nanoTime() - plan.began()) / 1e9);
       }

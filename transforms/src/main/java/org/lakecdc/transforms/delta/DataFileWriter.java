@@ -49,6 +49,62 @@ public final class DataFileWriter implements AutoCloseable {
   private final List<Row> buffer = new ArrayList<>(RowBatches.BATCH_ROWS);
   private final org.apache.beam.sdk.schemas.Schema rowSchema;
 
+  /**
+   * What a write needs from the table and the rows' schema, none of it from the rows: Kernel's
+   * transaction state and write context (the table schema's JSON parsed, the statistics columns),
+   * the match of the rows' fields to the columns, and whether rows go straight into records. It
+   * depends only on the table's metadata and protocol and the rows' schema, so a writer of the same
+   * table takes the plan of an earlier one while those stay the same ({@code TableCommits} keeps
+   * one per table). Immutable; shared by writers on any thread.
+   */
+  static final class Plan {
+    private final io.delta.kernel.data.Row state;
+    private final RowBatches batches;
+    private final DataWriteContext context;
+    private final boolean records;
+
+    private Plan(
+        io.delta.kernel.data.Row state,
+        RowBatches batches,
+        DataWriteContext context,
+        boolean records) {
+      this.state = state;
+      this.batches = batches;
+      this.context = context;
+      this.records = records;
+    }
+
+    /**
+     * The plan of writes of {@code rowSchema} rows through {@code txn} (a write transaction on the
+     * table's snapshot; it is not committed).
+     *
+     * @throws IncompatibleTableException when a field has no column or a different type, or a NOT
+     *     NULL column has no field
+     * @throws io.delta.kernel.exceptions.KernelException when Kernel refuses to write the table
+     *     (column mapping, variant columns, column defaults)
+     */
+    static Plan of(
+        String path, Engine engine, Transaction txn, org.apache.beam.sdk.schemas.Schema rowSchema) {
+      io.delta.kernel.data.Row state = txn.getTransactionState(engine);
+      RowBatches batches = RowBatches.plan(path, txn.getSchema(engine), rowSchema);
+      DataWriteContext context = Transaction.getWriteContext(engine, state, Map.of());
+      boolean records = txn.getPartitionColumns(engine).isEmpty();
+      if (records) {
+        // Kernel's own refusals of a table it cannot write (column mapping, variant columns,
+        // column defaults), which transformLogicalData makes before any batch; without partition
+        // columns it passes each batch on unchanged, so the records skip it.
+        try (CloseableIterator<FilteredColumnarBatch> checked =
+            Transaction.transformLogicalData(
+                engine, state, KernelIterators.of(Collections.emptyIterator()), Map.of())) {
+          checked.hasNext();
+        } catch (IOException e) {
+          throw new UncheckedIOException("Cannot check Delta table " + path, e);
+        }
+      }
+      return new Plan(state, batches, context, records);
+    }
+  }
+
   /** The records of a table without partition columns; null: rows go through Kernel batches. */
   private final @Nullable RowRecords records;
 
@@ -59,26 +115,16 @@ public final class DataFileWriter implements AutoCloseable {
   DataFileWriter(
       String path,
       Engine engine,
-      Transaction txn,
+      Plan plan,
       org.apache.beam.sdk.schemas.Schema rowSchema,
       ParquetDataFiles parquet) {
     this.path = path;
     this.engine = engine;
-    this.state = txn.getTransactionState(engine);
+    this.state = plan.state;
     this.rowSchema = rowSchema;
-    this.batches = RowBatches.plan(path, txn.getSchema(engine), rowSchema);
-    this.context = Transaction.getWriteContext(engine, state, Map.of());
-    if (txn.getPartitionColumns(engine).isEmpty()) {
-      // Kernel's own refusals of a table it cannot write (column mapping, variant columns, column
-      // defaults), which transformLogicalData makes before any batch; without partition columns
-      // it passes each batch on unchanged, so the records skip it.
-      try (CloseableIterator<FilteredColumnarBatch> checked =
-          Transaction.transformLogicalData(
-              engine, state, KernelIterators.of(Collections.emptyIterator()), Map.of())) {
-        checked.hasNext();
-      } catch (IOException e) {
-        throw new UncheckedIOException("Cannot check Delta table " + path, e);
-      }
+    this.batches = plan.batches;
+    this.context = plan.context;
+    if (plan.records) {
       this.records = new RowRecords(batches);
       this.files =
           parquet.openRecords(

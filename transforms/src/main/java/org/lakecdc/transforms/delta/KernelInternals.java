@@ -36,6 +36,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import org.apache.hadoop.shaded.com.google.common.collect.ImmutableMultimap;
+import org.apache.hadoop.shaded.com.google.common.collect.Multimap;
+import org.apache.parquet.column.ParquetProperties;
+import org.apache.parquet.format.converter.ParquetMetadataConverter;
+import org.apache.parquet.hadoop.ParquetFileWriter;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
@@ -67,7 +75,8 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *   <li>Data file statistics: the {@code stats} of a Parquet data file that {@link
  *       ParquetDataFiles} wrote (Kernel's writer takes no footer metadata, so this project writes
  *       the files itself), read from its footer by Kernel's own {@code ParquetStatsReader}, as
- *       Kernel's writer reads them for its files.
+ *       Kernel's writer reads them for its files; its private {@code constructFileStats} builds
+ *       them from the footer the writer returned, without reading the file back.
  *   <li>Maintenance (compaction, vacuum): the file of a scan file's deletion vector, a {@code
  *       remove} marked {@code dataChange = false}, and the file of a deletion vector descriptor
  *       read from a log's {@code remove} action.
@@ -369,6 +378,86 @@ final class KernelInternals {
       throws IOException {
     return ParquetStatsReader.readDataFileStatistics(
         fileIO.newInputFile(path, size), schema, columns);
+  }
+
+  /**
+   * {@code ParquetStatsReader.constructFileStats} (Kernel 4.4: private, static, taking the footer's
+   * column chunks by column, the schema, the statistics columns and the row count), or null when
+   * this Kernel has no such method: then statistics are read back from the file.
+   */
+  private static final java.lang.reflect.@Nullable Method CONSTRUCT_FILE_STATS = fileStatsMethod();
+
+  private static java.lang.reflect.@Nullable Method fileStatsMethod() {
+    try {
+      java.lang.reflect.Method method =
+          ParquetStatsReader.class.getDeclaredMethod(
+              "constructFileStats", Multimap.class, StructType.class, List.class, long.class);
+      if (method.getReturnType() != DataFileStatistics.class) {
+        return null;
+      }
+      method.setAccessible(true);
+      return method;
+    } catch (NoSuchMethodException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  /**
+   * {@link #dataFileStatistics(FileIO, String, long, StructType, List)} from the footer the writer
+   * of the file returned after closing it ({@code ParquetWriter.getFooter}), without reading the
+   * file back: the footer goes through parquet-java's own conversion to the Thrift footer stored in
+   * the file and back ({@code ParquetMetadataConverter}, the statistics truncated and dropped as
+   * when written, then read as a reader reads them: the rules for NaN and signed zeros, the size
+   * limit of min/max), and Kernel's {@code ParquetStatsReader} builds the statistics from it as it
+   * does from a footer it reads. So the {@code stats} are those reading the file back gives.
+   *
+   * @param written the writer's footer of a file written with parquet-java's default statistics
+   *     truncation (none)
+   * @param schema the physical schema the file was written with
+   * @param columns the statistics columns (Kernel's {@code DataWriteContext.getStatisticsColumns})
+   * @return the statistics, or empty when this Kernel does not build them as 4.4 does (the caller
+   *     then reads the file back)
+   * @throws IOException when the footer cannot be converted
+   */
+  static Optional<DataFileStatistics> dataFileStatistics(
+      ParquetMetadata written, StructType schema, List<Column> columns) throws IOException {
+    if (CONSTRUCT_FILE_STATS == null) {
+      return Optional.empty();
+    }
+    ParquetMetadataConverter converter =
+        new ParquetMetadataConverter(ParquetProperties.DEFAULT_STATISTICS_TRUNCATE_LENGTH);
+    ParquetMetadata footer =
+        converter.fromParquetMetadata(
+            converter.toParquetMetadata(ParquetFileWriter.CURRENT_VERSION, written));
+    ImmutableMultimap.Builder<Column, ColumnChunkMetaData> chunks = ImmutableMultimap.builder();
+    long rows = 0;
+    for (BlockMetaData block : footer.getBlocks()) {
+      rows += block.getRowCount();
+      for (ColumnChunkMetaData chunk : block.getColumns()) {
+        chunks.put(new Column(chunk.getPath().toArray()), chunk);
+      }
+    }
+    try {
+      return Optional.of(
+          (DataFileStatistics)
+              CONSTRUCT_FILE_STATS.invoke(null, chunks.build(), schema, columns, rows));
+    } catch (IllegalAccessException e) {
+      return Optional.empty();
+    } catch (java.lang.reflect.InvocationTargetException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new IOException("Cannot build the statistics of a data file", e.getCause());
+    }
+  }
+
+  /**
+   * What a data file writer's plan depends on in a snapshot ({@code DataFileWriter.Plan}: Kernel's
+   * transaction state is made of the table's {@code metaData} and {@code protocol} actions, its
+   * path and a retry count): two snapshots of one table whose shapes are equal give the same plan.
+   */
+  static Object writeShape(Snapshot snapshot) {
+    return List.of(snapshot.getMetadata(), snapshot.getProtocol());
   }
 
   private static final ObjectMapper JSON = new ObjectMapper();

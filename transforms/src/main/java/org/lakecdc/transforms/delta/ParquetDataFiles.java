@@ -28,7 +28,6 @@ import io.delta.kernel.utils.FileStatus;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -41,6 +40,7 @@ import org.apache.parquet.hadoop.ParquetOutputFormat;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.api.WriteSupport;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.hadoop.util.HadoopOutputFile;
 import org.apache.parquet.io.LocalOutputFile;
 import org.apache.parquet.io.api.Binary;
@@ -122,9 +122,13 @@ final class ParquetDataFiles {
   private final FileIO fileIO;
   private final Configuration hadoopConf;
 
+  /** Whether {@code file:} paths are Hadoop's own local file system ({@link LocalFiles}). */
+  private final boolean hadoopLocal;
+
   ParquetDataFiles(FileIO fileIO, Configuration hadoopConf) {
     this.fileIO = fileIO;
     this.hadoopConf = hadoopConf;
+    this.hadoopLocal = LocalFileLogStore.isHadoopLocal(hadoopConf);
   }
 
   /**
@@ -350,7 +354,7 @@ final class ParquetDataFiles {
       }
       writer = null;
       open.close();
-      done.add(status(path, schema, rows, statsColumns));
+      done.add(status(path, schema, rows, statsColumns, open.getFooter()));
     }
   }
 
@@ -403,26 +407,36 @@ final class ParquetDataFiles {
    * file (readers do not need one).
    */
   private org.apache.parquet.io.OutputFile outputFile(String path) throws IOException {
-    org.apache.hadoop.fs.Path hadoopPath = new org.apache.hadoop.fs.Path(path);
-    URI uri = hadoopPath.toUri();
-    if ("file".equalsIgnoreCase(uri.getScheme()) && LocalFileLogStore.isHadoopLocal(hadoopConf)) {
-      java.nio.file.Path local = java.nio.file.Path.of(URI.create("file://" + uri.getRawPath()));
+    java.nio.file.Path local = LocalFiles.of(path, hadoopLocal);
+    if (local != null) {
       java.nio.file.Files.createDirectories(local.getParent());
       return new LocalOutputFile(local);
     }
-    return HadoopOutputFile.fromPath(hadoopPath, hadoopConf);
+    return HadoopOutputFile.fromPath(new org.apache.hadoop.fs.Path(path), hadoopConf);
   }
 
-  /** The file's status as Kernel builds it: qualified path, size, time, Kernel's statistics. */
+  /**
+   * The file's status as Kernel builds it: qualified path, size, time, Kernel's statistics, taken
+   * from the footer its writer returned ({@link KernelInternals#dataFileStatistics(ParquetMetadata,
+   * StructType, List)}; read back from the file only where that Kernel method is missing).
+   */
   private DataFileStatus status(
-      String path, StructType schema, long rows, List<Column> statsColumns) throws IOException {
-    FileStatus file = fileIO.getFileStatus(path);
+      String path, StructType schema, long rows, List<Column> statsColumns, ParquetMetadata footer)
+      throws IOException {
+    FileStatus file = LocalFiles.status(fileIO, hadoopLocal, path);
     String resolved = fileIO.resolvePath(path);
-    DataFileStatistics statistics =
-        statsColumns.isEmpty()
-            ? new DataFileStatistics(rows, Map.of(), Map.of(), Map.of(), Optional.empty())
-            : KernelInternals.dataFileStatistics(
-                fileIO, resolved, file.getSize(), schema, statsColumns);
+    DataFileStatistics statistics;
+    if (statsColumns.isEmpty()) {
+      statistics = new DataFileStatistics(rows, Map.of(), Map.of(), Map.of(), Optional.empty());
+    } else {
+      Optional<DataFileStatistics> fromFooter =
+          KernelInternals.dataFileStatistics(footer, schema, statsColumns);
+      statistics =
+          fromFooter.isPresent()
+              ? fromFooter.get()
+              : KernelInternals.dataFileStatistics(
+                  fileIO, resolved, file.getSize(), schema, statsColumns);
+    }
     return new DataFileStatus(
         resolved, file.getSize(), file.getModificationTime(), Optional.ofNullable(statistics));
   }

@@ -22,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -51,6 +52,9 @@ final class TableCommits {
   private final ParquetDataFiles parquet;
   private final Clock clock;
 
+  /** Per table path, the plan of its last data file writer ({@link #openDataFileWriter}). */
+  private final Map<String, KnownPlan> writePlans = new ConcurrentHashMap<>();
+
   TableCommits(TableSnapshots snapshots, ParquetDataFiles parquet, Clock clock) {
     this.snapshots = snapshots;
     this.engine = snapshots.engine();
@@ -69,7 +73,13 @@ final class TableCommits {
   List<DataFileAction> writeDataFiles(
       String path, Transaction txn, Schema rowSchema, Iterable<Row> rows) {
     // The writer checks the rows' schema against the table's before any row (also for no rows).
-    try (DataFileWriter writer = new DataFileWriter(path, engine, txn, rowSchema, parquet)) {
+    try (DataFileWriter writer =
+        new DataFileWriter(
+            path,
+            engine,
+            DataFileWriter.Plan.of(path, engine, txn, rowSchema),
+            rowSchema,
+            parquet)) {
       Iterator<Row> iterator = rows.iterator();
       while (iterator.hasNext()) {
         writer.write(iterator.next());
@@ -78,13 +88,31 @@ final class TableCommits {
     }
   }
 
-  /** A writer of rows pushed one at a time, on the latest snapshot; nothing is committed. */
+  /**
+   * A writer of rows pushed one at a time, on the latest snapshot; nothing is committed. The
+   * writer's plan (Kernel's write transaction state and context, the rows' fields matched to the
+   * columns) is the one of the table's last writer while the table's metadata and protocol and the
+   * rows' schema are the same ({@link KernelInternals#writeShape}): a batch after a commit that
+   * only added files does not parse the table schema again.
+   */
   public DataFileWriter openDataFileWriter(String path, Schema rowSchema) {
     Snapshot snapshot = snapshots.require(path);
-    Transaction txn =
-        snapshot.buildUpdateTableTransaction(ENGINE_INFO, Operation.WRITE).build(engine);
-    return new DataFileWriter(path, engine, txn, rowSchema, parquet);
+    Object shape = KernelInternals.writeShape(snapshot);
+    KnownPlan known = writePlans.get(path);
+    DataFileWriter.Plan plan;
+    if (known != null && known.shape().equals(shape) && known.rowSchema().equals(rowSchema)) {
+      plan = known.plan();
+    } else {
+      Transaction txn =
+          snapshot.buildUpdateTableTransaction(ENGINE_INFO, Operation.WRITE).build(engine);
+      plan = DataFileWriter.Plan.of(path, engine, txn, rowSchema);
+      writePlans.put(path, new KnownPlan(shape, rowSchema, plan));
+    }
+    return new DataFileWriter(path, engine, plan, rowSchema, parquet);
   }
+
+  /** The plan of a table's last data file writer and what it was made for. */
+  private record KnownPlan(Object shape, Schema rowSchema, DataFileWriter.Plan plan) {}
 
   /** Commits data files with a transaction identifier and domain metadata (an append). */
   public CommitResult commit(

@@ -5,7 +5,6 @@ import io.delta.kernel.Snapshot;
 import io.delta.kernel.Table;
 import io.delta.kernel.TransactionCommitResult;
 import io.delta.kernel.data.FilteredColumnarBatch;
-import io.delta.kernel.defaults.engine.DefaultEngine;
 import io.delta.kernel.defaults.engine.hadoopio.HadoopFileIO;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.exceptions.TableNotFoundException;
@@ -46,6 +45,10 @@ final class TableSnapshots {
   private final Engine engine;
   private final Configuration hadoopConf;
   private final HadoopFileIO fileIO;
+
+  /** Whether {@code file:} paths are Hadoop's own local file system ({@link #hasNoLocalLog}). */
+  private final boolean localFileSystem;
+
   private final AtomicLong snapshotLoads = new AtomicLong();
   private final AtomicLong clusteringCarried = new AtomicLong();
 
@@ -80,8 +83,9 @@ final class TableSnapshots {
     // s3a: commits with conditional PUTs, safe with any number of writers (S3ConditionalLogStore).
     hadoopConf.setIfUnset(S3ConditionalLogStore.CONF_KEY, S3ConditionalLogStore.class.getName());
     this.hadoopConf = hadoopConf;
+    this.localFileSystem = LocalFileLogStore.isHadoopLocal(hadoopConf);
     this.fileIO = new HadoopFileIO(hadoopConf);
-    this.engine = DefaultEngine.create(fileIO);
+    this.engine = ReportingEngine.on(fileIO);
     this.checkpoints = new BackgroundCheckpoints(engine, snapshots::remove);
   }
 
@@ -162,6 +166,10 @@ final class TableSnapshots {
     if (known != null && isLatest(known)) {
       return Optional.of(known.snapshot());
     }
+    if (hasNoLocalLog(path)) {
+      snapshots.remove(path);
+      return Optional.empty();
+    }
     snapshotLoads.incrementAndGet();
     Snapshot snapshot;
     try {
@@ -196,10 +204,30 @@ final class TableSnapshots {
     return Optional.of(snapshot);
   }
 
+  /**
+   * Whether {@code path} is a table on Hadoop's own local file system without a {@code _delta_log}
+   * directory: no table, as Kernel would find by listing the log (and then make a snapshot error
+   * report and throw), found with one {@code java.nio} check. A planning run asks this of every new
+   * table several times. False for every other path, which Kernel reads as before.
+   */
+  private boolean hasNoLocalLog(String path) {
+    if (!localFileSystem) {
+      return false;
+    }
+    try {
+      java.net.URI uri = new org.apache.hadoop.fs.Path(fileIO.resolvePath(path)).toUri();
+      return "file".equals(uri.getScheme())
+          && !java.nio.file.Files.isDirectory(java.nio.file.Path.of(uri.getPath(), "_delta_log"));
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
+
   /** Keeps {@code snapshot} as the latest of {@code path} (not when its commit file is gone). */
   private void remember(String path, Snapshot snapshot) {
     try {
-      FileStatus commitFile = fileIO.getFileStatus(commitFile(snapshot, snapshot.getVersion()));
+      FileStatus commitFile =
+          LocalFiles.status(fileIO, localFileSystem, commitFile(snapshot, snapshot.getVersion()));
       snapshots.put(path, new KnownSnapshot(snapshot, commitFile));
       if (path.indexOf("://") > 0 && !path.startsWith("file:")) {
         seenOnObjectStore.add(path);
@@ -220,7 +248,7 @@ final class TableSnapshots {
   private boolean isLatest(KnownSnapshot known) {
     Snapshot snapshot = known.snapshot();
     try {
-      fileIO.getFileStatus(commitFile(snapshot, snapshot.getVersion() + 1));
+      LocalFiles.status(fileIO, localFileSystem, commitFile(snapshot, snapshot.getVersion() + 1));
       return false;
     } catch (FileNotFoundException e) {
       // No next version: compare the current one below.
@@ -228,7 +256,8 @@ final class TableSnapshots {
       return false;
     }
     try {
-      FileStatus current = fileIO.getFileStatus(commitFile(snapshot, snapshot.getVersion()));
+      FileStatus current =
+          LocalFiles.status(fileIO, localFileSystem, commitFile(snapshot, snapshot.getVersion()));
       return current.getSize() == known.commitFile().getSize()
           && current.getModificationTime() == known.commitFile().getModificationTime();
     } catch (IOException e) {

@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -411,15 +412,34 @@ public final class Finalization {
 
   /** The stored verdict of {@code table}, if any. */
   public Optional<LocalDateTime> verdict(String table) {
+    return Optional.ofNullable(verdicts().get(table));
+  }
+
+  /**
+   * The stored verdict of every table that has one, by table name (UTC date-times), read in one
+   * scan of the control table: what {@link #verdict} gives for each, for a caller that asks about
+   * many tables (a run's summary). Empty when the control table does not exist.
+   */
+  public Map<String, LocalDateTime> verdicts() {
     if (!tables.exists(controlPath)) {
-      return Optional.empty();
+      return Map.of();
     }
+    // A table's first row counts, as a rewrite leaves one row per table; rows without a verdict
+    // are dropped after.
+    Map<String, LocalDateTime> verdicts = new HashMap<>();
     for (Row row : tables.scan(controlPath, ControlTable.SCHEMA)) {
-      if (table.equals(row.getString(ControlTable.TABLE_NAME))) {
-        return Optional.ofNullable(finalizedUntil(row));
+      String table = row.getString(ControlTable.TABLE_NAME);
+      if (!verdicts.containsKey(table)) {
+        verdicts.put(table, finalizedUntil(row));
       }
     }
-    return Optional.empty();
+    verdicts.values().removeIf(Objects::isNull);
+    return verdicts;
+  }
+
+  /** The control table's path or URI. */
+  public String controlPath() {
+    return controlPath;
   }
 
   /**

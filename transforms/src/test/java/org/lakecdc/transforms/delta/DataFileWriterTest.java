@@ -203,6 +203,38 @@ class DataFileWriterTest {
     assertEquals(0, dataFiles(path));
   }
 
+  /**
+   * A writer after a commit that only added files writes as the one before it; a writer after a
+   * column was added writes the table's new columns (its files' statistics cover the new column),
+   * though the rows' schema is the same: its plan follows the table's metadata.
+   */
+  @Test
+  void aWriterAfterAColumnWasAddedWritesTheNewColumns() throws IOException {
+    DeltaTables tables = DeltaTables.create();
+    String path = table(tables);
+    List<String> stats = new ArrayList<>();
+    for (long batch = 1; batch <= 3; batch++) {
+      if (batch == 3) {
+        tables.addColumns(path, List.of(DeltaColumn.nullable("note", OutputType.STRING, null)));
+      }
+      List<DataFileAction> files;
+      try (DataFileWriter writer = tables.openDataFileWriter(path, SCHEMA)) {
+        writer.write(order(batch));
+        files = writer.finish();
+      }
+      tables.commit(path, files, "w", batch, Map.of());
+      JsonNode add = JSON.readTree(files.get(0).actionJson()).get("add");
+      stats.add(JSON.readTree(add.get("stats").asText()).get("nullCount").toString());
+    }
+    assertEquals(
+        List.of(
+            "{\"id\":0,\"customer\":0,\"amount\":0}",
+            "{\"id\":0,\"customer\":0,\"amount\":0}",
+            "{\"id\":0,\"customer\":0,\"amount\":0,\"note\":1}"),
+        stats);
+    assertEquals(3, tables.scan(path).size());
+  }
+
   /** The coder of file descriptions round-trips every field, a row count of -1 included. */
   @Test
   void fileDescriptionsRoundTripThroughTheirCoder() throws Exception {

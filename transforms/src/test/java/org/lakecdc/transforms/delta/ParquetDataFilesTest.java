@@ -208,6 +208,73 @@ class ParquetDataFilesTest {
         values(engine, mine).get(1));
   }
 
+  /**
+   * Rows whose statistics a reader does not take as written: a NaN of FLOAT, signed zeros of DOUBLE
+   * (parquet-java's reader drops a NaN's statistics and reads a zero min as -0.0 and a zero max as
+   * +0.0), a string of 5,000 characters (min and max over 4 KiB are not stored), a column of nulls
+   * only.
+   */
+  private static List<Row> edgeRows() {
+    String longText = "x".repeat(5_000);
+    List<Row> rows = new ArrayList<>();
+    Object[][] values = {
+      {1L, 0.0f, -0.0d, "a", null},
+      {2L, Float.NaN, 0.0d, longText, null},
+      {3L, -0.0f, 0.0d, "b", null},
+    };
+    for (Object[] v : values) {
+      List<Object> row = new ArrayList<>(Arrays.asList(new Object[SCHEMA.getFieldCount()]));
+      row.set(0, v[0]);
+      row.set(4, v[1]);
+      row.set(5, v[2]);
+      row.set(13, v[3]);
+      row.set(14, v[4]);
+      rows.add(Row.withSchema(SCHEMA).attachValues(row));
+    }
+    return rows;
+  }
+
+  @Test
+  void statisticsFromTheWritersFooterAreThoseReadBackFromTheFile() throws IOException {
+    Configuration conf = new Configuration();
+    HadoopFileIO fileIO = new HadoopFileIO(conf);
+    RowRecords records = new RowRecords(RowBatches.plan("test", KERNEL_SCHEMA, SCHEMA));
+    ParquetDataFiles.Files files =
+        new ParquetDataFiles(fileIO, conf)
+            .openRecords(dir.resolve("edges").toString(), allColumns(), KERNEL_SCHEMA, records);
+    long number = 0;
+    for (Row row : edgeRows()) {
+      records.next(number++, SCHEMA.getFieldCount(), List.of());
+      files.writeRecord(row);
+    }
+    DataFileStatus written = files.finish().get(0);
+
+    String readBack =
+        KernelInternals.dataFileStatistics(
+                fileIO, written.getPath(), written.getSize(), KERNEL_SCHEMA, allColumns())
+            .serializeAsJson(KERNEL_SCHEMA);
+    assertEquals(readBack, written.getStatistics().orElseThrow().serializeAsJson(KERNEL_SCHEMA));
+    // The rules above did apply: no statistics at all for the column with a NaN and the
+    // 5,000-character one, signed zeros, min and max null for the columns of nulls only.
+    String before = "\"flag\":null,\"small\":null,\"whole\":null,";
+    String after =
+        ",\"dec9\":null,\"money\":null,\"dec38\":null,\"frac38\":null,\"day\":null,"
+            + "\"local\":null,\"instant\":null,\"bytes\":null";
+    assertEquals(
+        "{\"numRecords\":3,\"minValues\":{\"id\":1,"
+            + before
+            + "\"dbl\":-0.0"
+            + after
+            + "},\"maxValues\":{\"id\":3,"
+            + before
+            + "\"dbl\":0.0"
+            + after
+            + "},\"nullCount\":{\"id\":0,\"flag\":3,\"small\":3,\"whole\":3,\"dbl\":0,"
+            + "\"dec9\":3,\"money\":3,\"dec38\":3,\"frac38\":3,\"day\":3,\"local\":3,"
+            + "\"instant\":3,\"bytes\":3}}",
+        readBack);
+  }
+
   /** The rows of a file as read by Kernel, byte arrays as {@link Arrays#toString(byte[])}. */
   private static List<List<Object>> values(DefaultEngine engine, DataFileStatus file)
       throws IOException {

@@ -225,6 +225,29 @@ class FinalizationTest {
         before + 1, tables.version(control), "a verdict that does not move is not written");
   }
 
+  /** A run's summary reads every table's verdict in one scan: tables without one are absent. */
+  @Test
+  void theVerdictsOfEveryTableAreReadInOneScan() {
+    DeltaTables tables = DeltaTables.create();
+    String control = dir.resolve("control").toString();
+    Finalization f = new Finalization(tables, control, clock);
+    assertEquals(Map.of(), f.verdicts(), "no control table yet");
+    f.advanceAll(
+        List.of(
+            advance("a", L1, "2026-09-28T13:51:00Z"), advance("b", L2, "2026-09-28T14:20:00Z")));
+    assertTrue(f.recordSilverPosition("silver", L1.toString(), null, null, null));
+
+    Map<String, LocalDateTime> verdicts = new Finalization(tables, control, clock).verdicts();
+
+    assertEquals(
+        Map.of(
+            "a", LocalDateTime.of(2026, 9, 28, 13, 0), "b", LocalDateTime.of(2026, 9, 28, 14, 0)),
+        verdicts,
+        "silver has a row but no verdict");
+    assertEquals(Optional.empty(), f.verdict("silver"));
+    assertEquals(Optional.of(LocalDateTime.of(2026, 9, 28, 14, 0)), f.verdict("b"));
+  }
+
   @Test
   void aTableGivenTwiceIsRefused() {
     Finalization f =

@@ -791,6 +791,68 @@ class ManyTablesJobTest {
   }
 
   /**
+   * A wave whose chunk reads hold every thread they get holds back no other table's snapshot
+   * (docs/many-tables.md "Snapshots of new tables"): the large table is read in one wave of all its
+   * chunks, each chunk's read held inside the source until the three small tables' whole snapshots
+   * are committed, and the small tables' reads meet there ({@link ChunkReadRendezvous}: each waits
+   * until all three have started). The DirectRunner's pool has a thread for each of the pipeline's
+   * other branches beside the wave's chunks; with one thread to spare the small tables' reads would
+   * come one after another and never meet, and the held chunks would fail after two minutes.
+   */
+  @Test
+  void whileAWavesChunkReadsHoldTheirThreadsTheSmallTablesSnapshotsAreReadAtOnce() {
+    FakeSqlServer db = newTables();
+    ChunkReadRendezvous reads = new ChunkReadRendezvous(db.clientFactory(), SMALL.size());
+    ReadTableHook held =
+        ReadTableHook.beforeEachReadOf(
+            reads,
+            "orders",
+            () ->
+                org.awaitility.Awaitility.await("the small tables' snapshots committed")
+                    .atMost(Duration.ofMinutes(2))
+                    .pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(
+                        () ->
+                            factsOf(FactsTable.EVENT_BOOTSTRAP).stream()
+                                    .map(r -> r.getString(FactsTable.APP_ID))
+                                    .filter(appIdsOf(SMALL)::contains)
+                                    .count()
+                                == SMALL.size()));
+    List<JobConfig> configs = new ArrayList<>();
+    configs.add(
+        JobConfig.builder(
+                held, "dbo_orders", delta("bronze_dbo_orders"), delta("facts"), delta("control"))
+            .appId("dbo_orders-v1")
+            .maxCommitsPerBatch(4)
+            .snapshot(new SnapshotSettings(SnapshotSettings.Mode.CHUNKED, 2, 8, true, 0))
+            .build());
+    for (String ci : SMALL) {
+      configs.add(whole(held, ci));
+    }
+    AllRun run = runWithOneUpdateInEveryTable(db, configs, Runners.DIRECT);
+    for (CdcToDeltaJob.TableOutcome outcome : run.outcomes()) {
+      assertFalse(outcome.failed(), run.printed());
+    }
+    bootstrapsOfEightAndOneRows();
+    long chunks =
+        factsOf("snapshot_chunk").stream()
+            .filter(r -> r.getString(FactsTable.APP_ID).equals("dbo_orders-v1"))
+            .count();
+    // The small tables' reads finished first (the chunks' waited for their commits), and met.
+    List<ChunkReadRendezvous.Read> done = reads.reads();
+    assertEquals(SMALL.size() + chunks, done.size(), done.toString());
+    List<ChunkReadRendezvous.Read> small = done.subList(0, SMALL.size());
+    assertTrue(small.stream().allMatch(ChunkReadRendezvous.Read::met), done.toString());
+    assertEquals(
+        SMALL.size(),
+        small.stream().map(ChunkReadRendezvous.Read::thread).distinct().count(),
+        done.toString());
+    oneBatchOfTwoRowsPerTable();
+    assertBronzeHoldsEachSnapshotAndItsUpdate();
+  }
+
+  /**
    * The same run's whole snapshots read and committed by the pipeline's workers on Spark's {@code
    * local[2]} and Flink's mini-cluster, each table streaming after its own snapshot. No read is
    * held here: Spark runs a bounded pipeline's branches one after another, so a held large snapshot

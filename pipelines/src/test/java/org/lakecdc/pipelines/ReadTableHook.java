@@ -15,9 +15,10 @@ import org.lakecdc.io.mssqlcdc.client.TableQuery;
 
 /**
  * A client factory of the simulator whose clients run a hook once, right before the first {@code
- * readTable} of any of them (a snapshot's read), or of one table only: cleanup "during" the read,
- * or a read held until a condition holds. Hooks live in this JVM by name, so the factory stays
- * serializable for the DirectRunner, Spark's {@code local[2]} and Flink's mini-cluster.
+ * readTable} of any of them (a snapshot's read), or of one table only, or before every {@code
+ * readTable} of one table: cleanup "during" the read, or reads held until a condition holds. Hooks
+ * live in this JVM by name, so the factory stays serializable for the DirectRunner, Spark's {@code
+ * local[2]} and Flink's mini-cluster.
  */
 final class ReadTableHook implements CdcClientFactory {
   private static final long serialVersionUID = 1L;
@@ -36,18 +37,21 @@ final class ReadTableHook implements CdcClientFactory {
 
   private final CdcClientFactory delegate;
   private final @Nullable String table;
+  private final boolean everyRead;
   private final String name;
 
-  private ReadTableHook(CdcClientFactory delegate, @Nullable String table, Runnable hook) {
+  private ReadTableHook(
+      CdcClientFactory delegate, @Nullable String table, boolean everyRead, Runnable hook) {
     this.delegate = delegate;
     this.table = table;
+    this.everyRead = everyRead;
     this.name = UUID.randomUUID().toString();
     HOOKS.put(name, hook);
   }
 
   /** {@code delegate}'s clients, running {@code hook} before the first {@code readTable}. */
   static CdcClientFactory before(CdcClientFactory delegate, Runnable hook) {
-    return new ReadTableHook(delegate, null, hook);
+    return new ReadTableHook(delegate, null, false, hook);
   }
 
   /**
@@ -55,7 +59,15 @@ final class ReadTableHook implements CdcClientFactory {
    * table} (its name without the schema); other tables' reads go through at once.
    */
   static ReadTableHook beforeReadOf(CdcClientFactory delegate, String table, Runnable hook) {
-    return new ReadTableHook(delegate, table, hook);
+    return new ReadTableHook(delegate, table, false, hook);
+  }
+
+  /**
+   * {@code delegate}'s clients, running {@code hook} before every {@code readTable} of {@code
+   * table} (each chunk's read of a chunked snapshot); other tables' reads go through at once.
+   */
+  static ReadTableHook beforeEachReadOf(CdcClientFactory delegate, String table, Runnable hook) {
+    return new ReadTableHook(delegate, table, true, hook);
   }
 
   /** The names of the threads that called {@code readTable} on this factory's clients. */
@@ -63,7 +75,7 @@ final class ReadTableHook implements CdcClientFactory {
     return Set.copyOf(THREADS.getOrDefault(name, Set.of()));
   }
 
-  /** Whether the hook has run. */
+  /** Whether the hook has run (a hook of {@link #beforeEachReadOf}: never true). */
   boolean ran() {
     return !HOOKS.containsKey(name);
   }
@@ -77,7 +89,7 @@ final class ReadTableHook implements CdcClientFactory {
               .computeIfAbsent(name, n -> ConcurrentHashMap.newKeySet())
               .add(Thread.currentThread().getName());
           if (table == null || query.table().equalsIgnoreCase(table)) {
-            Runnable hook = HOOKS.remove(name);
+            Runnable hook = everyRead ? HOOKS.get(name) : HOOKS.remove(name);
             if (hook != null) {
               hook.run();
             }

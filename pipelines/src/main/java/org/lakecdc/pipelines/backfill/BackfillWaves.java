@@ -132,7 +132,7 @@ public final class BackfillWaves {
           wave.chunks().get(0).index(),
           wave.chunks().get(wave.chunks().size() - 1).index(),
           state.chunksTotal());
-      ChunkReadPool.fit(beamOptions, List.of(wave));
+      ChunkReadPool.fit(beamOptions, List.of(wave), 0);
       Pipeline pipeline = Pipeline.create(beamOptions);
       wave.expand(pipeline, false);
       JobExit.run(pipeline);

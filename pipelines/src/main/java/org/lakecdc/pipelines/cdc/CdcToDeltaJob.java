@@ -514,7 +514,7 @@ public final class CdcToDeltaJob {
     }
     PipelineResult result = null;
     if (!reading.isEmpty() || !backfills.isEmpty() || !snapshots.isEmpty()) {
-      ChunkReadPool.fit(beamOptions, backfills);
+      ChunkReadPool.fit(beamOptions, backfills, reading.size() + snapshots.size());
       Pipeline pipeline = Pipeline.create(beamOptions);
       List<TableWrite> writes = new ArrayList<>();
       List<DerivedTarget> silvers = new ArrayList<>();

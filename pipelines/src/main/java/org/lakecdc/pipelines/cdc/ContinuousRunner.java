@@ -171,7 +171,7 @@ final class ContinuousRunner {
                     ? "until stopped"
                     : "for " + continuous.runFor().toSeconds() + " s or until stopped");
       }
-      ChunkReadPool.fit(beamOptions, backfills);
+      ChunkReadPool.fit(beamOptions, backfills, writes.size() + snapshots.size());
       CdcToDeltaJob.expand(pipeline, writes, silvers, backfills, snapshots, isolate, true, stop);
       Instant runBegan = Instant.now();
       Recoverer recoverer =

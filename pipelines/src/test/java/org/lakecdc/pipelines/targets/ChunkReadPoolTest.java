@@ -1,6 +1,7 @@
 package org.lakecdc.pipelines.targets;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.List;
 import org.apache.beam.runners.direct.DirectOptions;
@@ -31,12 +32,21 @@ class ChunkReadPoolTest {
   }
 
   @Test
-  void aWaveOfChunksNeedsItsChunksAtOncePlusOneThread() {
-    assertEquals(5, ChunkReadPool.threads(4, 10));
-    assertEquals(3, ChunkReadPool.threads(4, 2), "only the chunks left to read");
-    assertEquals(2, ChunkReadPool.threads(1, 10));
-    assertEquals(0, ChunkReadPool.threads(4, 0));
-    assertEquals(0, ChunkReadPool.threadsFor(List.of()));
+  void aWaveOfChunksNeedsItsChunksAtOncePlusOneThreadPerOtherBranch() {
+    assertEquals(4, ChunkReadPool.threads(4, 10, 0), "chunk reads alone: no thread to spare");
+    assertEquals(5, ChunkReadPool.threads(4, 10, 1), "a stream beside them: one more");
+    assertEquals(16, ChunkReadPool.threads(4, 5, 12), "12 small tables' snapshots beside them");
+    assertEquals(
+        4 + ChunkReadPool.MAX_OTHER_THREADS,
+        ChunkReadPool.threads(4, 5, 500),
+        "at most MAX_OTHER_THREADS for the other branches");
+    assertEquals(3, ChunkReadPool.threads(4, 2, 1), "only the chunks left to read");
+    assertEquals(2, ChunkReadPool.threads(1, 10, 1));
+    assertEquals(0, ChunkReadPool.threads(4, 0, 3), "no chunk to read: the pool is left as is");
+    assertEquals(0, ChunkReadPool.threadsFor(List.of(), 3));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> ChunkReadPool.threads(4, 10, -1));
+    assertEquals("others must be at least 0, got -1", e.getMessage());
   }
 
   @Test

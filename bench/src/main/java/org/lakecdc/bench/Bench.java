@@ -264,16 +264,44 @@ public final class Bench {
     ingest.measure();
     new LatencyMeasures(context).measure();
     new SilverReconcileS3Measures(context).measure(ingest.bronzeDb(), ingest.bronzeRate());
+    context.part("other runners");
     ingest.otherRunners();
     if (ingest.bronzeDb() != null && !context.skip.contains("snapshot")) {
+      context.part("snapshot");
       new SnapshotMeasures(context).measure(ingest.bronzeDb());
     }
     if (!context.skip.contains("history")) {
+      context.part("history");
       HistoryBench.figures(context);
     }
+    context.part(null);
   }
 
   // ---- output ---------------------------------------------------------------------------------
+
+  /**
+   * Prints where the run's time went: each part's wall seconds and the CPU seconds of this JVM and
+   * of the child JVMs it ran (databases built in the part included), largest wall time first; a
+   * part under a tenth of a second is left out.
+   */
+  private void printParts() {
+    List<Map.Entry<String, double[]>> parts = new ArrayList<>(context.parts.entrySet());
+    parts.removeIf(e -> e.getValue()[0] < 0.1);
+    if (parts.isEmpty()) {
+      return;
+    }
+    parts.sort((x, y) -> Double.compare(y.getValue()[0], x.getValue()[0]));
+    context.out.println("Where the time went (wall s, CPU s of this JVM and its child JVMs):");
+    for (Map.Entry<String, double[]> e : parts) {
+      context.out.printf(
+          Locale.ROOT,
+          "  %-24s %7.1f s  %7.1f s CPU%n",
+          e.getKey(),
+          e.getValue()[0],
+          e.getValue()[1]);
+    }
+    context.out.println();
+  }
 
   private void print() {
     context.out.println();
@@ -316,6 +344,7 @@ public final class Bench {
       context.out.printf(format, (Object[]) r);
     }
     context.out.println();
+    printParts();
     for (Map.Entry<String, Double> f : context.figures.entrySet()) {
       context.out.println(figureLine(f.getKey(), f.getValue()));
     }

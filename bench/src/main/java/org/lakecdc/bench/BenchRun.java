@@ -39,6 +39,13 @@ final class BenchRun {
 
   private int runNumber;
 
+  /** The run's time account: part name to {wall seconds, CPU seconds}, in the order started. */
+  final Map<String, double[]> parts = new LinkedHashMap<>();
+
+  private String part;
+  private long partStarted;
+  private double partCpuStarted;
+
   /**
    * @param options the harness's options
    * @param out where the table, the progress lines and the {@code FIGURE} lines go
@@ -72,6 +79,47 @@ final class BenchRun {
       throw new UncheckedIOException("Cannot create " + dir, e);
     }
     return dir;
+  }
+
+  /**
+   * Starts the part {@code name} of the run's time account ({@link #parts}) and ends the one
+   * before; {@code null} only ends it. A part started again adds to its earlier time. Its CPU
+   * seconds are this JVM's and those of the child JVMs it waited for ({@link #cpuSeconds}).
+   */
+  void part(String name) {
+    long now = System.nanoTime();
+    double cpu = cpuSeconds();
+    if (part != null) {
+      double[] t = parts.computeIfAbsent(part, k -> new double[2]);
+      t[0] += (now - partStarted) / 1e9;
+      t[1] += cpu - partCpuStarted;
+    }
+    part = name;
+    partStarted = now;
+    partCpuStarted = cpu;
+  }
+
+  /**
+   * CPU seconds this JVM and the child processes it has waited for have used so far: the sum of
+   * {@code utime}, {@code stime}, {@code cutime} and {@code cstime} of Linux's {@code
+   * /proc/self/stat} (proc(5)), in clock ticks of 1/100 s (the {@code USER_HZ} of every Linux
+   * kernel's user-space ABI); NaN where there is no such file (not Linux). A child JVM's CPU counts
+   * once it has exited and been waited for.
+   */
+  static double cpuSeconds() {
+    try {
+      String stat = Files.readString(Path.of("/proc/self/stat"), StandardCharsets.US_ASCII);
+      // Fields after the command name, which is in parentheses and may hold spaces: the 12th to
+      // 15th of them are utime, stime, cutime, cstime (fields 14 to 17 of proc(5)).
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" +");
+      long ticks = 0;
+      for (int i = 11; i <= 14; i++) {
+        ticks += Long.parseLong(f[i]);
+      }
+      return ticks / 100.0;
+    } catch (IOException | RuntimeException e) {
+      return Double.NaN;
+    }
   }
 
   /**

@@ -63,6 +63,7 @@ final class IngestMeasures {
         || !skip.contains("heap")
         || !skip.contains("parquetio")
         || !skip.contains("parquet")) {
+      context.part("source database");
       long t = System.nanoTime();
       db = SourceDatabase.ensure(work, rows, perTransaction);
       out.printf(
@@ -79,6 +80,7 @@ final class IngestMeasures {
     // (1) the job's bronze ingest, one batch; its heap is the one-batch heap figure.
     List<Double> heaps = new ArrayList<>();
     if (bronzeRuns) {
+      context.part("bronze");
       List<Double> rates = new ArrayList<>();
       for (int i = 0; i < options.getRepeats(); i++) {
         BenchRun.Probe p = context.job("bronze", db, 0, "DirectRunner", rows);
@@ -93,6 +95,7 @@ final class IngestMeasures {
     // (2) parquet-java, and (3) delta-spark appending the rows of the same file.
     Path parquetFile = work.resolve("parquet/orders-" + rows + "-" + perTransaction + ".parquet");
     if (!skip.contains("parquet") || !skip.contains("deltaspark")) {
+      context.part("parquet, bronze write");
       List<Order> orders = new ArrayList<>();
       for (Iterator<Order> it = Orders.first(rows); it.hasNext(); ) {
         orders.add(it.next());
@@ -118,6 +121,7 @@ final class IngestMeasures {
       }
     }
     if (!skip.contains("deltaspark")) {
+      context.part("delta-spark append");
       double spark = deltaSpark(parquetFile, rows);
       figures.put("deltaspark_rows_per_s", spark);
       if (bronzeRuns) {
@@ -139,6 +143,7 @@ final class IngestMeasures {
           rows,
           PARQUETIO_MAX_ROWS);
     } else if (!skip.contains("parquetio")) {
+      context.part("parquetio");
       List<Double> rates = new ArrayList<>();
       for (int i = 0; i < options.getRepeats(); i++) {
         rates.add(rows / parquetIo(db, rows));
@@ -158,6 +163,7 @@ final class IngestMeasures {
 
     // (4) per-batch fixed cost: K one-row commits in K batches against the same in one batch.
     if (!skip.contains("overhead")) {
+      context.part("overhead");
       int k = options.getOverheadCommits();
       Path small = SourceDatabase.ensure(work, k, 1);
       BenchRun.Probe many = context.job("overhead-batches", small, 1, "DirectRunner", k);
@@ -174,6 +180,7 @@ final class IngestMeasures {
 
     // (5) peak heap per batch size.
     if (!skip.contains("heap")) {
+      context.part("heap");
       for (int m : new int[] {100, 10_000}) {
         List<Double> h = new ArrayList<>();
         for (int i = 0; i < options.getRepeats(); i++) {

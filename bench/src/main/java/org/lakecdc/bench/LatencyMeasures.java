@@ -45,6 +45,7 @@ final class LatencyMeasures {
   void measure() throws InterruptedException {
     // (6) continuous-mode latency.
     if (!skip.contains("latency")) {
+      context.part("latency");
       double[] latency = latency();
       figures.put("latency_p50_ms", latency[0]);
       figures.put("latency_p95_ms", latency[1]);
@@ -62,6 +63,7 @@ final class LatencyMeasures {
 
     // (6b) many tables in one pipeline: batches per second, and continuous-mode latency.
     if (!skip.contains("manytables")) {
+      context.part("many tables");
       manyTables(Bench.tables(options));
     }
   }

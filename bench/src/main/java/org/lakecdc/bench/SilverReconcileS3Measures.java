@@ -46,16 +46,19 @@ final class SilverReconcileS3Measures {
   void measure(Path db, double bronze) throws InterruptedException {
     // (7) silver: waves of latest images merged into silver, and delta-spark's MERGE of them.
     if (!skip.contains("silver")) {
+      context.part("silver");
       silver();
     }
 
     // (8) Reconcile: a table of N rows with 10 planted differences.
     if (!skip.contains("reconcile")) {
+      context.part("reconcile");
       reconcile();
     }
 
     // (9) S3: commits on the local S3 server, and the job's bronze ingest there.
     if (!skip.contains("s3")) {
+      context.part("s3");
       s3(db, options.getRows(), bronze);
     }
   }

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -169,6 +170,36 @@ class ConsoleOutputTest {
         lines.get(second + 1));
     assertEquals(
         "Verdict: finalized_until = 2026-11-01T08:00 UTC (hour periods)", lines.get(second + 2));
+  }
+
+  @Test
+  void aTablesFileRunNamesItsBronzeTableAndSaysOnePerTableOnlyWhenThereAreSeveral() {
+    JobConfig config = new JobFixture(dir).config();
+    JobSummary summary =
+        new JobSummary(
+            1,
+            Map.of("rows", 1L, "insert", 1L, "update", 0L, "delete", 0L),
+            -1,
+            0,
+            Optional.empty(),
+            Optional.empty(),
+            1.0,
+            1.0);
+    CdcToDeltaJob.TableOutcome outcome =
+        new CdcToDeltaJob.TableOutcome(config, summary, Optional.empty());
+    for (int tables : new int[] {1, 2}) {
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+        CdcToDeltaLauncher.printSummary(Collections.nCopies(tables, outcome), out);
+      }
+      List<String> lines = bytes.toString(StandardCharsets.UTF_8).lines().toList();
+      int at = lines.indexOf("Tables (Delta):");
+      assertEquals(
+          (tables == 1 ? "  bronze  " : "  bronze  one per table, e.g. ") + config.bronzePath(),
+          lines.get(at + 1));
+      assertEquals("  facts   " + config.factsPath(), lines.get(at + 2));
+      assertEquals("  control " + config.controlPath(), lines.get(at + 3));
+    }
   }
 
   @Test

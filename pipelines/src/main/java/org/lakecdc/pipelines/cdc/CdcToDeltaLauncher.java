@@ -567,8 +567,11 @@ public final class CdcToDeltaLauncher {
     }
     JobConfig first = outcomes.get(0).config();
     out.printf(
-        "Tables (Delta):%n  bronze  one per table, e.g. %s%n  facts   %s%n  control %s%n",
-        first.bronzePath(), first.factsPath(), first.controlPath());
+        "Tables (Delta):%n  bronze  %s%s%n  facts   %s%n  control %s%n",
+        outcomes.size() == 1 ? "" : "one per table, e.g. ",
+        first.bronzePath(),
+        first.factsPath(),
+        first.controlPath());
   }
 
   /**

@@ -156,6 +156,51 @@ class LogFileTest {
   }
 
   /**
+   * Under the jobs' logging configuration the project's routine detail ({@code org.lakecdc.detail}:
+   * a compaction's lost race retried, a checkpoint interval skipped) goes to the log file only, the
+   * project's other lines to the console and the file.
+   */
+  @Test
+  void routineDetailGoesToTheLogFileOnly() throws Exception {
+    LoggerContext context = (LoggerContext) LogManager.getContext(false);
+    URI tests = context.getConfigLocation();
+    URI jobs = LogFileTest.class.getClassLoader().getResource("log4j2.xml").toURI();
+    Path log = dir.resolve("detail/lakecdc.log");
+    PrintStream console = System.out;
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (PrintStream captured = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+      System.setOut(captured);
+      System.setProperty(ConsoleLogging.LOG_FILE, log.toString());
+      context.setConfigLocation(jobs);
+      org.slf4j.LoggerFactory.getLogger("org.lakecdc.detail.SmallFileCompaction")
+          .info("Delta table t: compaction lost to a concurrent commit (attempt 1 of 3)");
+      org.slf4j.LoggerFactory.getLogger("org.lakecdc.transforms.delta.SmallFileCompaction")
+          .info("Delta table t: compacted 2 small files into 1 (4 rows), version 7");
+    } finally {
+      System.setOut(console);
+      System.clearProperty(ConsoleLogging.LOG_FILE);
+      context.setConfigLocation(tests);
+    }
+    assertEquals(
+        List.of("Delta table t: compacted 2 small files into 1 (4 rows), version 7"),
+        bytes.toString(StandardCharsets.UTF_8).lines().toList());
+    List<String> file = Files.readAllLines(log);
+    assertEquals(2, file.size(), String.join("\n", file));
+    assertTrue(
+        file.get(0)
+            .endsWith(
+                "org.lakecdc.detail.SmallFileCompaction - Delta table t: compaction lost to a"
+                    + " concurrent commit (attempt 1 of 3)"),
+        file.get(0));
+    assertTrue(
+        file.get(1)
+            .endsWith(
+                "org.lakecdc.transforms.delta.SmallFileCompaction - Delta table t: compacted 2"
+                    + " small files into 1 (4 rows), version 7"),
+        file.get(1));
+  }
+
+  /**
    * A refused run, under the jobs' logging configuration, leaves nothing behind: no log file and no
    * directory for it, whether an option was refused, or a table it reads is missing (the main job,
    * Status, Show).

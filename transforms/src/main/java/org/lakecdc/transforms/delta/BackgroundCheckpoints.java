@@ -33,6 +33,10 @@ import org.slf4j.LoggerFactory;
 final class BackgroundCheckpoints {
   private static final Logger LOG = LoggerFactory.getLogger(BackgroundCheckpoints.class);
 
+  /** The skipped intervals' lines: under {@code org.lakecdc.detail}, log file only. */
+  private static final Logger SKIPS =
+      LoggerFactory.getLogger("org.lakecdc.detail." + BackgroundCheckpoints.class.getSimpleName());
+
   /** Seconds the background thread waits for more work before it ends. */
   static final int IDLE_SECONDS = 5;
 
@@ -66,7 +70,7 @@ final class BackgroundCheckpoints {
   void submit(String path, long version, PostCommitHook hook) {
     CompletableFuture<Void> task = new CompletableFuture<>();
     if (pending.putIfAbsent(path, task) != null) {
-      LOG.info(
+      SKIPS.info(
           "Delta table {}: a checkpoint is still being written; the one at version {} is skipped",
           path,
           version);

@@ -64,6 +64,13 @@ import org.slf4j.LoggerFactory;
 public final class SmallFileCompaction {
   private static final Logger LOG = LoggerFactory.getLogger(SmallFileCompaction.class);
 
+  /**
+   * The retries' lines: under {@code org.lakecdc.detail}, which the jobs' logging writes to the log
+   * file only (a lost race is routine with many committers, not an event for the console).
+   */
+  private static final Logger RETRIES =
+      LoggerFactory.getLogger("org.lakecdc.detail." + SmallFileCompaction.class.getSimpleName());
+
   /** Delta's checkpoint interval property. */
   public static final String CHECKPOINT_INTERVAL_PROPERTY = "delta.checkpointInterval";
 
@@ -237,7 +244,7 @@ public final class SmallFileCompaction {
         }
         return new Outcome(result, listed[0], after, attempt);
       } catch (DeltaConflictException e) {
-        LOG.info(
+        RETRIES.info(
             "Delta table {}: compaction lost to a concurrent commit (attempt {} of {}); listing"
                 + " again",
             path,
@@ -276,7 +283,7 @@ public final class SmallFileCompaction {
           throw lost;
         }
         current = stillInTable(path, removed, columns).orElseThrow(() -> lost);
-        LOG.info(
+        RETRIES.info(
             "Delta table {}: compaction lost to a concurrent commit that left its files; committing"
                 + " on version {}",
             path,

@@ -290,7 +290,9 @@ class ConsoleOutputTest {
     String s = WriteSnapshotToDelta.committedSnapshot(f.tables, f.bronze).orElseThrow().toString();
     String end = f.factBatches().get(0).split(":")[2];
     List<String> lines = out.lines().toList();
-    assertTrue(lines.contains("Snapshot: 1,500 rows written to " + f.bronze), out);
+    // The snapshot is read in the pipeline, after the commit at(1) (after S): it holds order 2000
+    // and order 7's new status too, which are also among the changes after S.
+    assertTrue(lines.contains("Snapshot: 1,501 rows written to " + f.bronze), out);
     assertTrue(
         lines.stream()
             .anyMatch(
@@ -310,19 +312,19 @@ class ConsoleOutputTest {
                 + s
                 + " of bronze "
                 + f.bronze
-                + ": 1,500 rows",
+                + ": 1,501 rows",
             "Silver "
                 + silver
                 + ": wave 2 applied bronze "
                 + f.bronze
                 + " up to "
                 + end
-                + ": 3 rows, 2 keys (1 inserted, 1 updated, 0 deleted)",
+                + ": 3 rows, 2 keys (0 inserted, 2 updated, 0 deleted)",
             "Silver dbo_orders "
                 + silver
                 + ": rebuilt, applied_lsn "
                 + end
-                + ", finalized_until 2026-09-28T13:00 UTC, 2 waves, 1,502 keys applied"),
+                + ", finalized_until 2026-09-28T13:00 UTC, 2 waves, 1,503 keys applied"),
         silverLines,
         out);
     assertFalse(out.contains("(s)"), out);

@@ -108,8 +108,9 @@ public final class JobFixture {
   }
 
   /**
-   * Runs the job on the runner of {@code options}, calling {@code beforeStream} after the bootstrap
-   * snapshot; its printed output goes to {@link #lastOutput}.
+   * Runs the job on the runner of {@code options}, calling {@code beforeStream} once S is recorded,
+   * before the pipeline reads the snapshot and the changes; its printed output goes to {@link
+   * #lastOutput}.
    */
   public JobSummary run(JobConfig config, PipelineOptions options, Runnable beforeStream) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();

@@ -302,6 +302,28 @@ public final class MssqlCdcIO {
           input -> resolve().expandWrites(input, sink));
     }
 
+    /**
+     * {@link #writeTo}, the read started by an element of the input naming its capture instance
+     * (the name it was configured with), e.g. after something upstream (a snapshot) is done; no
+     * element, no read. As in {@link #writeTo}, any failure fails the pipeline ({@link ReadAll}
+     * isolates a table's failures instead); an element naming another capture instance fails it
+     * too.
+     *
+     * @param <ResultT> what the sink returns per batch
+     */
+    public <ResultT>
+        PTransform<PCollection<String>, PCollection<KV<ChangeBatch, ResultT>>> writeFrom(
+            RowSink<ResultT> sink) {
+      checkArgumentNotNull(sink, "writeFrom() needs a sink, not null");
+      ReadSpec spec = resolve();
+      return new PTransform<>("MssqlCdcIO.WriteStartedBatches") {
+        @Override
+        public PCollection<KV<ChangeBatch, ResultT>> expand(PCollection<String> started) {
+          return spec.expandWritesFrom(started, sink);
+        }
+      };
+    }
+
     @Override
     public PCollection<Row> expand(PBegin input) {
       return input.apply("Read change batches", withBatches()).get(CHANGES);

@@ -67,9 +67,9 @@ import org.lakecdc.transforms.snapshot.CommittedChunk;
  *   <li><b>Plan</b>, on the launcher, per table ({@link TablePlan}): the checks that refuse a
  *       configuration before anything is written (for every table first), then the tables created
  *       or migrated, bronze made to take the change schema, the position read from the Delta tables
- *       and what a crash left repaired ({@link Recovery}), a new target bootstrapped with a whole
- *       snapshot or seeded ({@link Bootstrap}, {@link Seeding}); a table with nothing new stops
- *       here.
+ *       and what a crash left repaired ({@link Recovery}), a new target's bootstrap snapshot opened
+ *       (S recorded, no row read: the pipeline reads it, {@link SnapshotBranches}) or the target
+ *       seeded ({@link Bootstrap}, {@link Seeding}); a table with nothing new stops here.
  *   <li><b>Expand</b> ({@link #expand}): every table's read and committer into one given pipeline:
  *       one table as {@code MssqlCdcIO.read()}, many in one {@code MssqlCdcIO.readAll()}, each with
  *       its own restriction, schema, bronze and committer; the tables commit independently.
@@ -118,9 +118,11 @@ public final class CdcToDeltaJob {
   }
 
   /**
-   * Runs one table once, calling {@code beforeStream} after the bootstrap snapshot (if any) and
-   * before the changes are read: the demo's application writes its second half of history there, as
-   * a live OLTP database keeps changing while a snapshot is taken.
+   * Runs one table once, calling {@code beforeStream} once the table is planned (a new target's S
+   * recorded) and before the pipeline reads its snapshot (if any) and its changes: the demo's
+   * application writes its second half of history there, as a live OLTP database keeps changing
+   * while a snapshot is taken (a commit after S that the snapshot's read sees is in the snapshot
+   * and among the changes after S as well).
    *
    * @see #run(JobConfig, PipelineOptions, PrintStream)
    */
@@ -298,7 +300,7 @@ public final class CdcToDeltaJob {
       all = all.and(expandStream(pipeline, tables, isolate, continuous));
     }
     for (SnapshotBranches.Branch branch : snapshots) {
-      PCollection<CommittedBatch> after = SnapshotBranches.expand(pipeline, branch);
+      PCollection<CommittedBatch> after = SnapshotBranches.expand(pipeline, branch, isolate);
       if (after != null) {
         all = all.and(after);
       }
@@ -443,14 +445,25 @@ public final class CdcToDeltaJob {
   }
 
   /**
-   * Runs {@code pipeline}; a failure of one table's pipeline ({@code isolate} false) whose cause is
-   * data loss, for a table that re-snapshots, is rethrown as {@link StreamMetDataLoss}.
+   * Runs {@code pipeline}; a failure of one table's pipeline ({@code isolate} false) is rethrown as
+   * the {@link DataLossError} of its bootstrap snapshot when CDC cleanup passed that snapshot's S
+   * ({@link SnapshotBranches#throwIfOutlived}), else, when its cause is data loss and the table
+   * re-snapshots, as {@link StreamMetDataLoss}.
+   *
+   * @param snapshots the bootstrap snapshots {@code pipeline} reads, possibly none
    */
   static PipelineResult runRecoverable(
-      Pipeline pipeline, List<JobConfig> configs, boolean isolate) {
+      Pipeline pipeline,
+      List<JobConfig> configs,
+      boolean isolate,
+      List<SnapshotBranches.Branch> snapshots) {
     try {
       return JobExit.run(pipeline);
     } catch (RuntimeException e) {
+      if (!isolate) {
+        // As when the launcher read the snapshot: its DataLossError fails the run, not recovered.
+        SnapshotBranches.throwIfOutlived(snapshots, e);
+      }
       Optional<TableFailure> loss =
           TableFailure.of(e)
               .filter(f -> f.errorClass().equals(DataLossError.class.getSimpleName()));
@@ -470,8 +483,8 @@ public final class CdcToDeltaJob {
       PrintStream out,
       Runnable beforeStream,
       boolean recordNothingNew) {
-    // A run of many tables reads the new targets' whole snapshots in the pipeline.
-    Planned planned = plan(configs, isolate, beamOptions, out, beforeStream, isolate);
+    // The new targets' whole snapshots are read in the pipeline: the launcher only records S.
+    Planned planned = plan(configs, isolate, beamOptions, out, beforeStream, true);
     long streamBegan = System.nanoTime();
     Lsn max;
     try (CdcClient client = configs.get(0).clientFactory().open()) {
@@ -534,7 +547,7 @@ public final class CdcToDeltaJob {
       }
       expand(pipeline, writes, silvers, backfills, snapshots, isolate, false, null);
       Instant runBegan = Instant.now();
-      result = runRecoverable(pipeline, configs, isolate);
+      result = runRecoverable(pipeline, configs, isolate, snapshots);
       planned = afterSnapshots(planned, snapshots, runBegan, max, idle, recordNothingNew, out);
     }
     return outcomes(planned, idle, result, isolate, out, streamBegan);
@@ -624,21 +637,9 @@ public final class CdcToDeltaJob {
    * shared facts and control tables once, and stops a table whose planning meets a {@link
    * TableFailure} (recorded) instead of the run; the tables are then planned a few at once ({@link
    * ParallelPlanning#threads}), their lines printed in the tables' order as if planned one after
-   * another; then calls {@code beforeStream} and advances each table's verdict to its start.
-   */
-  static Planned plan(
-      List<JobConfig> configs,
-      boolean isolate,
-      PipelineOptions beamOptions,
-      PrintStream out,
-      Runnable beforeStream) {
-    return plan(configs, isolate, beamOptions, out, beforeStream, false);
-  }
-
-  /**
-   * {@link #plan(List, boolean, PipelineOptions, PrintStream, Runnable)}; with {@code
-   * snapshotsInPipeline} a new target's whole bootstrap snapshot is only opened (S recorded, no row
-   * read): the pipeline reads it ({@link TablePlan#snapshot}).
+   * another; then calls {@code beforeStream} and advances each table's verdict to its start. With
+   * {@code snapshotsInPipeline} a new target's whole bootstrap snapshot is only opened (S recorded,
+   * no row read): the pipeline reads it ({@link TablePlan#snapshot}).
    */
   static Planned plan(
       List<JobConfig> configs,

@@ -100,9 +100,9 @@ final class ContinuousRunner {
         return repeatBoundedRuns(
             configs, isolate, beamOptions, out, beforeStream, continuous, watch);
       }
-      // A run of many tables reads the new targets' whole snapshots in the pipeline.
+      // The new targets' whole snapshots are read in the pipeline: the launcher only records S.
       CdcToDeltaJob.Planned planned =
-          CdcToDeltaJob.plan(configs, isolate, beamOptions, out, beforeStream, isolate);
+          CdcToDeltaJob.plan(configs, isolate, beamOptions, out, beforeStream, true);
       return follow(planned, configs, isolate, beamOptions, out, continuous, watch, false);
     } finally {
       if (watch != null) {
@@ -178,7 +178,7 @@ final class ContinuousRunner {
           isolate ? new Recoverer(planned, beamOptions, out, continuous, stop) : null;
       Joiner joiner = watch == null ? null : new Joiner(watch, beamOptions, out, continuous, stop);
       try {
-        result = CdcToDeltaJob.runRecoverable(pipeline, configs, isolate);
+        result = CdcToDeltaJob.runRecoverable(pipeline, configs, isolate, snapshots);
       } catch (CdcToDeltaJob.StreamMetDataLoss e) {
         // One table alone: planned again, its pre-flight re-snapshots it, and it follows on.
         out.printf(

@@ -46,8 +46,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The bootstrap snapshots of new targets read inside the main pipeline (runs of many tables), each
- * table in a branch of its own so that no table waits for another's snapshot:
+ * The bootstrap snapshots of new targets read inside the main pipeline (a run of one table or of
+ * many), each table in a branch of its own so that no table waits for another's snapshot:
  *
  * <pre>
  * snapshot read in key ranges ── data files ── one commit (S, the position at S)
@@ -89,9 +89,14 @@ final class SnapshotBranches {
    * table's change read from S once the snapshot is committed: bounded up to the run's max_lsn, or
    * continuous ({@link Branch#follow}, committed in rounds of its own as batches arrive).
    *
+   * @param isolate whether the table's own failures (a snapshot refused because CDC cleanup passed
+   *     S, a {@link TableFailure} of its change read) are recorded as its {@code table_failed}
+   *     while the other tables go on, its batch lines naming it (a run of many tables), or fail the
+   *     pipeline, its batch lines as a run of one table's (a run of one table)
    * @return the table's committed batches, or null without {@code stream}
    */
-  static @Nullable PCollection<CommittedBatch> expand(Pipeline pipeline, Branch branch) {
+  static @Nullable PCollection<CommittedBatch> expand(
+      Pipeline pipeline, Branch branch, boolean isolate) {
     TablePlan plan = branch.plan();
     SnapshotTask task = Objects.requireNonNull(plan.snapshot(), "a plan without a snapshot");
     String ci = plan.config().captureInstance();
@@ -102,7 +107,11 @@ final class SnapshotBranches {
                 "Start the stream of " + ci + " after its snapshot",
                 ParDo.of(
                     new AfterSnapshot(
-                        task.fact(), task.atS(), plan.config().hadoopConf(), plan.startedAt())))
+                        task.fact(),
+                        task.atS(),
+                        plan.config().hadoopConf(),
+                        plan.startedAt(),
+                        isolate)))
             .setCoder(StringUtf8Coder.of());
     if (!branch.stream()) {
       return null;
@@ -110,12 +119,16 @@ final class SnapshotBranches {
     if (branch.follow() != null) {
       return started.apply(
           "Follow " + ci + " after its snapshot and write to Delta as batches arrive",
-          WriteStartedChangeStreamToDelta.of(List.of(branch.follow())));
+          isolate
+              ? WriteStartedChangeStreamToDelta.of(List.of(branch.follow()))
+              : WriteStartedChangeStreamToDelta.alone(branch.follow()));
     }
     TableWrite write = plan.write(null);
     return started.apply(
         "Read " + ci + " after its snapshot and write to Delta",
-        WriteStartedChangesToDelta.of(List.of(write)));
+        isolate
+            ? WriteStartedChangesToDelta.of(List.of(write))
+            : WriteStartedChangesToDelta.alone(write));
   }
 
   /**
@@ -123,7 +136,8 @@ final class SnapshotBranches {
    * writes the {@code bootstrap} facts event (once) and emits the table's capture instance, which
    * starts its change read; when the commit was refused because CDC cleanup purged the changes
    * right after S, records the table's {@code table_failed} facts row and emits nothing: the other
-   * tables go on, and the next run takes a new snapshot.
+   * tables go on, and the next run takes a new snapshot; in a run of one table ({@code isolate}
+   * false) it throws that {@link DataLossError} instead, which fails the run.
    */
   static final class AfterSnapshot extends DoFn<Long, String> {
     private static final long serialVersionUID = 1L;
@@ -132,14 +146,20 @@ final class SnapshotBranches {
     private final StreamPosition atS;
     private final HadoopConf hadoopConf;
     private final Instant runStartedAt;
+    private final boolean isolate;
     private transient @Nullable DeltaTables tables;
 
     AfterSnapshot(
-        BootstrapFact fact, StreamPosition atS, HadoopConf hadoopConf, Instant runStartedAt) {
+        BootstrapFact fact,
+        StreamPosition atS,
+        HadoopConf hadoopConf,
+        Instant runStartedAt,
+        boolean isolate) {
       this.fact = fact;
       this.atS = atS;
       this.hadoopConf = hadoopConf;
       this.runStartedAt = runStartedAt;
+      this.isolate = isolate;
     }
 
     @Setup
@@ -177,21 +197,18 @@ final class SnapshotBranches {
         out.outputWithTimestamp(fact.captureInstance(), BoundedWindow.TIMESTAMP_MIN_VALUE);
         return;
       }
-      Lsn s = atS.endLsn();
-      DataLossError outlived;
-      try (CdcClient client = fact.clientFactory().open()) {
-        Optional<Lsn> min = StartingLsn.lostAfter(client, fact.captureInstance(), s);
-        if (min.isEmpty()) {
-          throw new IllegalStateException(
-              "The bootstrap snapshot of "
-                  + fact.bronze()
-                  + " at S = "
-                  + s
-                  + " was not committed, though CDC still holds the changes after S");
-        }
-        outlived =
-            Bootstrap.outlived(
-                fact.captureInstance(), fact.bronze(), s, client.incrementLsn(s), min.get());
+      DataLossError outlived =
+          outlived(fact, atS)
+              .orElseThrow(
+                  () ->
+                      new IllegalStateException(
+                          "The bootstrap snapshot of "
+                              + fact.bronze()
+                              + " at S = "
+                              + atS.endLsn()
+                              + " was not committed, though CDC still holds the changes after S"));
+      if (!isolate) {
+        throw outlived;
       }
       TableFailure failure = TableFailure.of(outlived).orElseThrow();
       // As a failure of the launcher's planning: the target has no position yet.
@@ -199,6 +216,49 @@ final class SnapshotBranches {
           new StreamPosition(fact.appId(), 0, -1, Lsn.ZERO, null, fact.captureInstance());
       RecordedFailure.at(none, fact.bronze(), failure, none.endLsn().increment(), runStartedAt)
           .write(tables, fact.facts());
+    }
+  }
+
+  /**
+   * The error of a bootstrap snapshot at {@code atS} that was not committed because CDC cleanup
+   * purged the changes right after S ({@link Bootstrap#outlived}); empty while CDC holds them.
+   */
+  static Optional<DataLossError> outlived(BootstrapFact fact, StreamPosition atS) {
+    Lsn s = atS.endLsn();
+    try (CdcClient client = fact.clientFactory().open()) {
+      Optional<Lsn> min = StartingLsn.lostAfter(client, fact.captureInstance(), s);
+      if (min.isEmpty()) {
+        return Optional.empty();
+      }
+      return Optional.of(
+          Bootstrap.outlived(
+              fact.captureInstance(), fact.bronze(), s, client.incrementLsn(s), min.get()));
+    }
+  }
+
+  /**
+   * After a run of one table that failed: when a snapshot the pipeline read was not committed
+   * because CDC cleanup passed its S, that {@link DataLossError} (the pipeline's error suppressed
+   * in it), as when the launcher read the snapshot; otherwise returns and the caller rethrows the
+   * pipeline's error.
+   *
+   * @throws DataLossError when a snapshot of {@code snapshots} outlived the CDC retention
+   */
+  static void throwIfOutlived(List<Branch> snapshots, RuntimeException failure) {
+    for (Branch branch : snapshots) {
+      SnapshotTask task = Objects.requireNonNull(branch.plan().snapshot());
+      Target target = branch.plan().target();
+      boolean committed =
+          WriteSnapshotToDelta.committedRecord(target.tables(), target.bronze())
+              .filter(r -> r.generation() >= task.atS().generation())
+              .isPresent();
+      if (!committed) {
+        Optional<DataLossError> outlived = outlived(task.fact(), task.atS());
+        if (outlived.isPresent()) {
+          outlived.get().addSuppressed(failure);
+          throw outlived.get();
+        }
+      }
     }
   }
 

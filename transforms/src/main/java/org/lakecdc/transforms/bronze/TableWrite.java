@@ -74,12 +74,20 @@ public record TableWrite(MssqlCdcIO.Read read, DeltaTarget target, Schema change
   }
 
   /**
-   * {@link #readAndWriteFiles(PBegin, List, boolean)} of many tables ({@code readAll()}), each
-   * table's read started when an element of {@code started} names its capture instance ({@code
-   * MssqlCdcIO.ReadAll#writeFrom}).
+   * {@link #readAndWriteFiles(PBegin, List, boolean)}, each table's read started when an element of
+   * {@code started} names its capture instance: one table alone ({@code isolate} false, {@code
+   * MssqlCdcIO.Read#writeFrom}: its failures fail the pipeline), or many in one {@code readAll()}
+   * ({@code MssqlCdcIO.ReadAll#writeFrom}).
    */
   static PCollection<KV<String, KV<ChangeBatch, BatchFiles>>> readAndWriteFiles(
-      PCollection<String> started, List<TableWrite> tables) {
+      PCollection<String> started, List<TableWrite> tables, boolean isolate) {
+    if (!isolate) {
+      TableWrite only = tables.get(0);
+      return keyed(
+          started.apply(
+              "Read and write bronze files",
+              only.read().writeFrom(BronzeBatchSink.of(only.target(), only.changeSchema()))));
+    }
     return keyed(
         started.apply(
             "Read and write bronze files of " + names(tables),

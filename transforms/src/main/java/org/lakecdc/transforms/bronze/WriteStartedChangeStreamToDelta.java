@@ -17,9 +17,11 @@ import org.apache.beam.sdk.values.PCollection;
 public final class WriteStartedChangeStreamToDelta
     extends PTransform<PCollection<String>, PCollection<CommittedBatch>> {
   private final List<TableWrite> tables;
+  private final boolean isolate;
 
-  private WriteStartedChangeStreamToDelta(List<TableWrite> tables) {
+  private WriteStartedChangeStreamToDelta(List<TableWrite> tables, boolean isolate) {
     this.tables = List.copyOf(tables);
+    this.isolate = isolate;
   }
 
   /**
@@ -33,15 +35,24 @@ public final class WriteStartedChangeStreamToDelta
    */
   public static WriteStartedChangeStreamToDelta of(List<TableWrite> tables) {
     WriteChangesToDelta.checkDistinct(tables);
-    return new WriteStartedChangeStreamToDelta(tables);
+    return new WriteStartedChangeStreamToDelta(tables, true);
+  }
+
+  /**
+   * Follows {@code table} alone (a continuous read positioned where its stream starts) once its
+   * capture instance arrives, as {@link WriteChangeStreamToDelta#from} does: any failure fails the
+   * pipeline, and its batch lines do not name the table.
+   */
+  public static WriteStartedChangeStreamToDelta alone(TableWrite table) {
+    return new WriteStartedChangeStreamToDelta(List.of(table), false);
   }
 
   @Override
   public PCollection<CommittedBatch> expand(PCollection<String> started) {
     return WriteChangeStreamToDelta.commitInRounds(
-        TableWrite.readAndWriteFiles(started, tables),
+        TableWrite.readAndWriteFiles(started, tables, isolate),
         tables,
-        true,
+        isolate,
         CommitterRound.defaultThreads(),
         WriteChangeStreamToDelta.DEFAULT_ROUND_WAIT);
   }

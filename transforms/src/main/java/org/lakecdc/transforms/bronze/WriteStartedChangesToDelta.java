@@ -17,9 +17,11 @@ import org.apache.beam.sdk.values.PCollection;
 public final class WriteStartedChangesToDelta
     extends PTransform<PCollection<String>, PCollection<CommittedBatch>> {
   private final List<TableWrite> tables;
+  private final boolean isolate;
 
-  private WriteStartedChangesToDelta(List<TableWrite> tables) {
+  private WriteStartedChangesToDelta(List<TableWrite> tables, boolean isolate) {
     this.tables = List.copyOf(tables);
+    this.isolate = isolate;
   }
 
   /**
@@ -33,17 +35,26 @@ public final class WriteStartedChangesToDelta
    */
   public static WriteStartedChangesToDelta of(List<TableWrite> tables) {
     WriteChangesToDelta.checkDistinct(tables);
-    return new WriteStartedChangesToDelta(tables);
+    return new WriteStartedChangesToDelta(tables, true);
+  }
+
+  /**
+   * Writes the changes of {@code table} alone (a bounded read positioned where its stream starts)
+   * once its capture instance arrives, as {@link WriteChangesToDelta#from} does: any failure fails
+   * the pipeline, and its batch lines do not name the table.
+   */
+  public static WriteStartedChangesToDelta alone(TableWrite table) {
+    return new WriteStartedChangesToDelta(List.of(table), false);
   }
 
   @Override
   public PCollection<CommittedBatch> expand(PCollection<String> started) {
-    return TableWrite.readAndWriteFiles(started, tables)
+    return TableWrite.readAndWriteFiles(started, tables, isolate)
         .apply("Gather the batches", GroupByKey.create())
         .apply(
             "Commit batches in LSN order",
-            // A branch of one table in a run of many: its batch lines name the table.
-            ParDo.of(new CommitBatches(TableWrite.targets(tables), true)))
+            // In a run of many tables a branch's batch lines name its table.
+            ParDo.of(new CommitBatches(TableWrite.targets(tables), isolate)))
         .setCoder(CommittedBatchCoder.of());
   }
 }

@@ -114,6 +114,25 @@ public record ReadSpec(
   }
 
   /**
+   * {@link #expandWrites} started by elements: the read starts when an element naming its capture
+   * instance arrives ({@code MssqlCdcIO.read().writeFrom}); its failures fail the pipeline.
+   *
+   * @param captureInstances this read's capture instance, at most once
+   * @param sink writes one batch's rows
+   * @param <ResultT> what the sink returns per batch
+   * @return the written batches
+   */
+  public <ResultT> PCollection<KV<ChangeBatch, ResultT>> expandWritesFrom(
+      PCollection<String> captureInstances, RowSink<ResultT> sink) {
+    return written(
+        captureInstances,
+        List.of(this),
+        Map.of(source.captureInstance(), sink),
+        sink.resultCoder(),
+        false);
+  }
+
+  /**
    * Many reads in one splittable DoFn ({@code MssqlCdcIO.readAll()}), each batch's rows written
    * through its table's sink; a {@link TableFailure} ends one table's read with a {@link
    * ChangeBatch#failed} batch and a null result.

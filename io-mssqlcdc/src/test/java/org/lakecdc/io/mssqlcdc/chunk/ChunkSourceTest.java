@@ -1,7 +1,9 @@
 package org.lakecdc.io.mssqlcdc.chunk;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import org.apache.beam.sdk.io.BoundedSource;
@@ -34,6 +36,15 @@ class ChunkSourceTest {
     ChunkSource one = new ChunkSource(List.of(CHUNKS.get(1)));
     assertEquals(List.of(one), one.split(1, options));
     assertEquals(List.of(CHUNKS.get(1)), SourceTestUtils.readFromSource(one, options));
+  }
+
+  @Test
+  void theSplitsAreListedLastFirstOnlyForTheFlinkRunnersBatchMode() {
+    assertTrue(ChunkSource.handedOutLastFirst("FlinkRunner", false));
+    assertTrue(ChunkSource.handedOutLastFirst("TestFlinkRunner", false));
+    assertFalse(ChunkSource.handedOutLastFirst("FlinkRunner", true));
+    assertFalse(ChunkSource.handedOutLastFirst("SparkRunner", false));
+    assertFalse(ChunkSource.handedOutLastFirst("DirectRunner", false));
   }
 
   @Test

@@ -56,7 +56,10 @@ class ContinuousJobTest {
     }
   }
 
-  private static void await(String what, BooleanSupplier condition, CompletableFuture<?> job) {
+  /**
+   * Waits until {@code condition} holds, at most two minutes; fails when {@code job} ends first.
+   */
+  static void await(String what, BooleanSupplier condition, CompletableFuture<?> job) {
     org.awaitility.Awaitility.await(what)
         .atMost(WAIT)
         .pollDelay(Duration.ZERO)

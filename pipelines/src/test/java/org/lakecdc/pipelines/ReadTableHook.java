@@ -16,14 +16,15 @@ import org.lakecdc.io.mssqlcdc.client.TableQuery;
 /**
  * A client factory of the simulator whose clients run a hook once, right before the first {@code
  * readTable} of any of them (a snapshot's read), or of one table only, or before every {@code
- * readTable} of one table: cleanup "during" the read, or reads held until a condition holds. Hooks
- * live in this JVM by name, so the factory stays serializable for the DirectRunner, Spark's {@code
- * local[2]} and Flink's mini-cluster.
+ * readTable} of one table: cleanup "during" the read, or reads held until a condition holds; the
+ * rows read are counted by thread. Hooks live in this JVM by name, so the factory stays
+ * serializable for the DirectRunner, Spark's {@code local[2]} and Flink's mini-cluster.
  */
 final class ReadTableHook implements CdcClientFactory {
   private static final long serialVersionUID = 1L;
   private static final Map<String, Runnable> HOOKS = new ConcurrentHashMap<>();
   private static final Map<String, Set<String>> THREADS = new ConcurrentHashMap<>();
+  private static final Map<String, Map<String, Long>> ROWS = new ConcurrentHashMap<>();
 
   /** What a client does instead of its {@code readTable}: {@code read} is the client's own. */
   interface TableRead {
@@ -75,6 +76,14 @@ final class ReadTableHook implements CdcClientFactory {
     return Set.copyOf(THREADS.getOrDefault(name, Set.of()));
   }
 
+  /**
+   * The rows the clients' {@code readTable} calls returned, by the name of the thread that called
+   * {@code readTable}; a thread that read no row is not listed.
+   */
+  Map<String, Long> rowsByThread() {
+    return Map.copyOf(ROWS.getOrDefault(name, Map.of()));
+  }
+
   /** Whether the hook has run (a hook of {@link #beforeEachReadOf}: never true). */
   boolean ran() {
     return !HOOKS.containsKey(name);
@@ -94,8 +103,31 @@ final class ReadTableHook implements CdcClientFactory {
               hook.run();
             }
           }
-          return read.call();
+          return counted(read.call(), Thread.currentThread().getName());
         });
+  }
+
+  /** {@code rows}, each row counted for {@code thread} as it is read. */
+  private CloseableIterator<?> counted(CloseableIterator<?> rows, String thread) {
+    Map<String, Long> counts = ROWS.computeIfAbsent(name, n -> new ConcurrentHashMap<>());
+    return new CloseableIterator<Object>() {
+      @Override
+      public boolean hasNext() {
+        return rows.hasNext();
+      }
+
+      @Override
+      public Object next() {
+        Object row = rows.next();
+        counts.merge(thread, 1L, Long::sum);
+        return row;
+      }
+
+      @Override
+      public void close() {
+        rows.close();
+      }
+    };
   }
 
   /**

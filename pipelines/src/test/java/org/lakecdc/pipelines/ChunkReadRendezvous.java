@@ -9,7 +9,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
-import org.lakecdc.io.mssqlcdc.client.CloseableIterator;
 
 /**
  * A client factory of the simulator whose table reads ({@code readTable}: a snapshot chunk's
@@ -72,26 +71,14 @@ final class ChunkReadRendezvous implements CdcClientFactory {
           boolean met = state.started.await(1, TimeUnit.MINUTES);
           String thread = Thread.currentThread().getName() + "#" + Thread.currentThread().getId();
           String lower = query.lowerInclusive().map(Object::toString).orElse("null");
-          CloseableIterator<?> rows = read.call();
-          return new CloseableIterator<Object>() {
-            @Override
-            public boolean hasNext() {
-              return rows.hasNext();
-            }
-
-            @Override
-            public Object next() {
-              return rows.next();
-            }
-
-            @Override
-            public void close() {
-              rows.close();
-              synchronized (state) {
-                state.reads.add(new Read(thread, met, start, System.nanoTime(), lower));
-              }
-            }
-          };
+          return ReadTableHook.watched(
+              read.call(),
+              () -> {},
+              () -> {
+                synchronized (state) {
+                  state.reads.add(new Read(thread, met, start, System.nanoTime(), lower));
+                }
+              });
         });
   }
 }

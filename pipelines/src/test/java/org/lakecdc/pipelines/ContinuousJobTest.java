@@ -31,6 +31,7 @@ import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
 import org.lakecdc.pipelines.cdc.Continuous;
 import org.lakecdc.pipelines.cdc.ContinuousMode;
 import org.lakecdc.pipelines.cdc.JobSummary;
+import org.lakecdc.pipelines.targets.JobConfig;
 import org.lakecdc.transforms.finalization.Finalization;
 
 /**
@@ -54,6 +55,19 @@ class ContinuousJobTest {
     } catch (RuntimeException e) {
       return List.of(); // not created yet
     }
+  }
+
+  /** Starts {@code config}'s continuous run on {@code runner} on a thread of the common pool. */
+  static CompletableFuture<JobSummary> start(
+      JobConfig config,
+      String runner,
+      PrintStream out,
+      Runnable beforeStream,
+      Continuous continuous) {
+    return CompletableFuture.supplyAsync(
+        () ->
+            CdcToDeltaJob.runContinuously(
+                config, Runners.options(runner), out, beforeStream, continuous));
   }
 
   /**

@@ -103,13 +103,15 @@ final class ReadTableHook implements CdcClientFactory {
               hook.run();
             }
           }
-          return counted(read.call(), Thread.currentThread().getName());
+          Map<String, Long> counts = ROWS.computeIfAbsent(name, n -> new ConcurrentHashMap<>());
+          String thread = Thread.currentThread().getName();
+          return watched(read.call(), () -> counts.merge(thread, 1L, Long::sum), () -> {});
         });
   }
 
-  /** {@code rows}, each row counted for {@code thread} as it is read. */
-  private CloseableIterator<?> counted(CloseableIterator<?> rows, String thread) {
-    Map<String, Long> counts = ROWS.computeIfAbsent(name, n -> new ConcurrentHashMap<>());
+  /** {@code rows}, running {@code onRow} after each row is read and {@code onClose} once closed. */
+  static CloseableIterator<Object> watched(
+      CloseableIterator<?> rows, Runnable onRow, Runnable onClose) {
     return new CloseableIterator<Object>() {
       @Override
       public boolean hasNext() {
@@ -119,13 +121,14 @@ final class ReadTableHook implements CdcClientFactory {
       @Override
       public Object next() {
         Object row = rows.next();
-        counts.merge(thread, 1L, Long::sum);
+        onRow.run();
         return row;
       }
 
       @Override
       public void close() {
         rows.close();
+        onClose.run();
       }
     };
   }

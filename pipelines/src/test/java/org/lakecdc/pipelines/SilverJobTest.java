@@ -390,18 +390,13 @@ class SilverJobTest {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
     CompletableFuture<JobSummary> job =
-        CompletableFuture.supplyAsync(
-            () ->
-                CdcToDeltaJob.runContinuously(
-                    config,
-                    Runners.options(runner),
-                    out,
-                    () -> {},
-                    new Continuous(
-                        Continuous.Form.STREAM,
-                        Duration.ofSeconds(1),
-                        WAIT.multipliedBy(2),
-                        stop)));
+        ContinuousJobTest.start(
+            config,
+            runner,
+            out,
+            () -> {},
+            new Continuous(
+                Continuous.Form.STREAM, Duration.ofSeconds(1), WAIT.multipliedBy(2), stop));
     try {
       CompletableFuture.anyOf(job, CompletableFuture.runAsync(() -> awaitLatch(allCommitted)))
           .get(WAIT.multipliedBy(3).toSeconds(), TimeUnit.SECONDS);

@@ -21,7 +21,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
 import org.lakecdc.pipelines.cdc.Continuous;
 import org.lakecdc.pipelines.cdc.ContinuousMode;
 import org.lakecdc.pipelines.cdc.JobSummary;
@@ -54,26 +53,35 @@ class SnapshotOffTheLauncherTest {
   /** The launcher's thread and the rows read before the pipeline, recorded by beforeStream. */
   private record Launcher(String thread, Map<String, Long> rowsReadBefore) {}
 
+  /** The job's configuration of {@code f}'s table, read through {@code reads}: a new target. */
+  private static JobConfig counted(JobFixture f, ReadTableHook reads) {
+    return JobConfig.builder(reads, JobFixture.CI, f.bronze, f.facts, f.control)
+        .maxCommitsPerBatch(4)
+        .build();
+  }
+
+  /**
+   * The run's beforeStream: records the launcher's thread and the rows read so far in {@code
+   * launcher}, then commits order 300 (after S: the snapshot's read sees it, 11 rows).
+   */
+  private static Runnable recording(
+      AtomicReference<Launcher> launcher, ReadTableHook reads, JobFixture f) {
+    return () -> {
+      launcher.set(new Launcher(Thread.currentThread().getName(), reads.rowsByThread()));
+      f.insertCommit(3, 1);
+    };
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {Runners.DIRECT, Runners.SPARK, Runners.FLINK})
   void aBoundedRunOfOneNewTableReadsItsSnapshotInThePipeline(String runner) {
     assumeTrue(Runners.available(runner), Runners.missing(runner));
     JobFixture f = tenOrders(dir);
     ReadTableHook reads = ReadTableHook.beforeReadOf(f.db.clientFactory(), "orders", () -> {});
-    JobConfig config =
-        JobConfig.builder(reads, JobFixture.CI, f.bronze, f.facts, f.control)
-            .maxCommitsPerBatch(4)
-            .build();
+    JobConfig config = counted(f, reads);
     AtomicReference<Launcher> launcher = new AtomicReference<>();
 
-    JobSummary summary =
-        f.run(
-            config,
-            Runners.options(runner),
-            () -> {
-              launcher.set(new Launcher(Thread.currentThread().getName(), reads.rowsByThread()));
-              f.insertCommit(3, 1);
-            });
+    JobSummary summary = f.run(config, Runners.options(runner), recording(launcher, reads, f));
 
     assertEquals(Map.of(), launcher.get().rowsReadBefore(), "no row read while planning");
     assertOneReadOfTheSnapshotOffTheLauncher(reads, launcher.get(), 11, f.lastOutput);
@@ -88,28 +96,18 @@ class SnapshotOffTheLauncherTest {
     assumeTrue(Runners.available(runner), Runners.missing(runner));
     JobFixture f = tenOrders(dir);
     ReadTableHook reads = ReadTableHook.beforeReadOf(f.db.clientFactory(), "orders", () -> {});
-    JobConfig config =
-        JobConfig.builder(reads, JobFixture.CI, f.bronze, f.facts, f.control)
-            .maxCommitsPerBatch(4)
-            .build();
+    JobConfig config = counted(f, reads);
     AtomicReference<Launcher> launcher = new AtomicReference<>();
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
     ContinuousMode.Stop stop = ContinuousMode.Stop.create();
     CompletableFuture<JobSummary> job =
-        CompletableFuture.supplyAsync(
-            () ->
-                CdcToDeltaJob.runContinuously(
-                    config,
-                    Runners.options(runner),
-                    out,
-                    () -> {
-                      launcher.set(
-                          new Launcher(Thread.currentThread().getName(), reads.rowsByThread()));
-                      f.insertCommit(3, 1);
-                    },
-                    new Continuous(
-                        Continuous.Form.STREAM, Duration.ofSeconds(1), Duration.ZERO, stop)));
+        ContinuousJobTest.start(
+            config,
+            runner,
+            out,
+            recording(launcher, reads, f),
+            new Continuous(Continuous.Form.STREAM, Duration.ofSeconds(1), Duration.ZERO, stop));
     JobSummary summary;
     try {
       ContinuousJobTest.await(

@@ -310,6 +310,8 @@ public final class MssqlCdcIO {
      * too.
      *
      * @param <ResultT> what the sink returns per batch
+     * @throws IllegalArgumentException when {@code sink} is null or the read's configuration is
+     *     invalid (as {@code expand()})
      */
     public <ResultT>
         PTransform<PCollection<String>, PCollection<KV<ChangeBatch, ResultT>>> writeFrom(

@@ -5,11 +5,13 @@ import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.values.PCollection;
 
 /**
- * {@link WriteChangeStreamToDelta#fromAll} (continuous reads) where each table's read starts only
+ * {@link WriteChangeStreamToDelta#fromAll} (continuous reads; or {@link
+ * WriteChangeStreamToDelta#from}, one table {@link #alone}) where each table's read starts only
  * when an element of the input names its capture instance: e.g. a new table's change stream,
  * started by the step that saw its bootstrap snapshot committed in the same pipeline. A table never
  * named reads and commits nothing; a table named follows the source until its read's stop condition
- * holds, its batches committed in committer rounds as they arrive, their lines naming the table.
+ * holds, its batches committed in committer rounds as they arrive, their lines naming the table
+ * (not those of a table {@link #alone}).
  *
  * <p>One instance has one committer for its tables: give each table that must not wait for the
  * others' rounds an instance of its own.

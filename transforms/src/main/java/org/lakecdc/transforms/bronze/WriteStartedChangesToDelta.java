@@ -7,9 +7,10 @@ import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.values.PCollection;
 
 /**
- * {@link WriteChangesToDelta#fromAll} (bounded reads) where each table's read starts only when an
- * element of the input names its capture instance: e.g. a new table's change read, emitted by the
- * step that saw its bootstrap snapshot committed. A table never named reads and commits nothing.
+ * {@link WriteChangesToDelta#fromAll} (bounded reads; or {@link WriteChangesToDelta#from}, one
+ * table {@link #alone}) where each table's read starts only when an element of the input names its
+ * capture instance: e.g. a new table's change read, emitted by the step that saw its bootstrap
+ * snapshot committed. A table never named reads and commits nothing.
  *
  * <p>One instance gathers the batches of its tables in one {@code GroupByKey}, which fires when all
  * of its reads are done: give each table that must not wait for the others an instance of its own.

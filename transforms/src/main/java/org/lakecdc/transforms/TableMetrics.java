@@ -10,6 +10,10 @@ package org.lakecdc.transforms;
  *       #COMMITTED_UPDATES}, {@value #COMMITTED_DELETES}: counters of the batches the table's
  *       committer committed in this run and of their change rows (a batch found already committed,
  *       a replay after a restart, is not counted);
+ *   <li>{@value #SKIPPED_BATCHES}, {@value #SKIPPED_ROWS}: counters of the batches the table's
+ *       committer found already committed in this run (by an earlier or a concurrent run, or an
+ *       earlier attempt: their bronze commit was skipped) and of the change rows this run read for
+ *       them;
  *   <li>{@value #BYTES_WRITTEN}: counter of the bytes of the data files committed to bronze;
  *   <li>{@value #COMMIT_DURATION_MS}: distribution of a batch's commit time in milliseconds, from
  *       the committer taking it to its verdict written (bronze, facts, control);
@@ -27,6 +31,8 @@ public final class TableMetrics {
   public static final String COMMITTED_INSERTS = "committed_inserts";
   public static final String COMMITTED_UPDATES = "committed_updates";
   public static final String COMMITTED_DELETES = "committed_deletes";
+  public static final String SKIPPED_BATCHES = "skipped_batches";
+  public static final String SKIPPED_ROWS = "skipped_rows";
   public static final String BYTES_WRITTEN = "bytes_written";
   public static final String COMMIT_DURATION_MS = "commit_duration_ms";
   public static final String CAPTURE_LAG_SECONDS = "capture_lag_seconds";

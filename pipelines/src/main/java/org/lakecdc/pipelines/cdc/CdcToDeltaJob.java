@@ -858,9 +858,11 @@ public final class CdcToDeltaJob {
 
   /**
    * Per table, in the order planned (tables that failed while being planned last): the batches and
-   * change rows from the facts rows the run committed ({@link RunFacts}), the snapshot's rows from
-   * its commit's record, the position and the verdict from the tables' metadata, and the failure
-   * this run recorded, if any.
+   * change rows the run committed and, apart, those it found already written (replays whose bronze
+   * commit it skipped), from the pipeline's counters ({@link RunCounters}; from the facts rows,
+   * {@link RunFacts}, when the counters lack batches the position says the run committed and none
+   * was found already written), the snapshot's rows from its commit's record, the position and the
+   * verdict from the tables' metadata, and the failure this run recorded, if any.
    */
   static List<TableOutcome> outcomes(
       Planned planned,
@@ -894,16 +896,27 @@ public final class CdcToDeltaJob {
             isolate
                 ? RunCounters.rowsByOperation(result, config.streamAppId())
                 : RunCounters.rowsByOperation(result);
+        // Batches found already written (another run or attempt committed them): never counted
+        // as this run's, never twice.
+        long skipped =
+            isolate
+                ? RunCounters.skippedBatches(result, config.streamAppId())
+                : RunCounters.skippedBatches(result);
+        long skippedRows =
+            isolate
+                ? RunCounters.skippedRows(result, config.streamAppId())
+                : RunCounters.skippedRows(result);
         StreamPosition start = plan.start();
         long committed =
             position
                 .filter(p -> p.appId().equals(start.appId()))
                 .map(p -> p.batchId() - start.batchId())
-                .orElse(batches);
-        if (batches != committed) {
+                .orElse(batches + skipped);
+        if (batches + skipped != committed && skipped == 0) {
           // The counters lack batches the position says this run committed: on a cluster, the
           // counts of a task attempt whose worker died die with it, though its commits stand.
-          // The facts rows are the record.
+          // The facts rows are the record. Not when batches were found already written: then
+          // another writer was at work and the facts rows after the start are not all this run's.
           RunFacts facts =
               RunFacts.after(
                   target.tables(), target.facts(), start.appId(), target.bronze(), start.batchId());
@@ -923,7 +936,9 @@ public final class CdcToDeltaJob {
                             plan.finalization().controlPath(), c -> plan.finalization().verdicts())
                         .get(target.bronze())),
                 streamSeconds,
-                (System.nanoTime() - plan.began()) / 1e9);
+                (System.nanoTime() - plan.began()) / 1e9,
+                skipped,
+                skippedRows);
       }
       Optional<RecordedFailure> failure =
           isolate

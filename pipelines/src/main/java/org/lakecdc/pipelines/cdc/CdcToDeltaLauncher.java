@@ -505,6 +505,24 @@ public final class CdcToDeltaLauncher {
     return Counts.of(Math.round(perSecond), one, many);
   }
 
+  /**
+   * The line of the batches a run found already written, when there are any: {@code Found already
+   * written: 22 batches, 33 change rows (committed by another run of this target, or an earlier one
+   * stopped before its facts commit: skipped, not counted above)}.
+   */
+  private static void printAlreadyWritten(
+      long batches, long rows, String targets, PrintStream out) {
+    if (batches == 0) {
+      return;
+    }
+    out.printf(
+        "Found already written: %s, %s (committed by another run of %s, or an earlier one stopped"
+            + " before its facts commit: skipped, not counted above)%n",
+        Counts.of(batches, "batch", "batches"),
+        Counts.of(rows, "change row", "change rows"),
+        targets);
+  }
+
   private static void printSummary(JobConfig config, JobSummary summary) {
     printSummary(config, summary, System.out);
   }
@@ -517,11 +535,15 @@ public final class CdcToDeltaLauncher {
   public static void printSummary(List<CdcToDeltaJob.TableOutcome> outcomes, PrintStream out) {
     long batches = 0;
     long rows = 0;
+    long skipped = 0;
+    long skippedRows = 0;
     double seconds = 0;
     double streamSeconds = 0;
     for (CdcToDeltaJob.TableOutcome o : outcomes) {
       batches += o.summary().batches();
       rows += o.summary().rows();
+      skipped += o.summary().skippedBatches();
+      skippedRows += o.summary().skippedRows();
       seconds = Math.max(seconds, o.summary().seconds());
       streamSeconds = Math.max(streamSeconds, o.summary().streamSeconds());
     }
@@ -536,6 +558,7 @@ public final class CdcToDeltaLauncher {
         Counts.of(rows, "change row", "change rows"),
         streamSeconds,
         rate(rows, streamSeconds, "change row/s", "change rows/s"));
+    printAlreadyWritten(skipped, skippedRows, "these targets", out);
     int width =
         outcomes.stream().mapToInt(o -> o.config().captureInstance().length()).max().orElse(0);
     for (CdcToDeltaJob.TableOutcome o : outcomes) {
@@ -552,11 +575,17 @@ public final class CdcToDeltaLauncher {
         continue;
       }
       out.printf(
-          "  %s  %s, %s (%s)%s; %s; finalized_until = %s%n",
+          "  %s  %s, %s (%s)%s%s; %s; finalized_until = %s%n",
           name,
           Counts.of(s.batches(), "batch", "batches"),
           Counts.of(s.rows(), "change row", "change rows"),
           byOperation(s),
+          s.skippedBatches() > 0
+              ? "; found already written: "
+                  + Counts.of(s.skippedBatches(), "batch", "batches")
+                  + ", "
+                  + Counts.of(s.skippedRows(), "change row", "change rows")
+              : "",
           s.snapshotRows() >= 0
               ? "; a snapshot of " + Counts.of(s.snapshotRows(), "row", "rows")
               : "",
@@ -597,6 +626,7 @@ public final class CdcToDeltaLauncher {
                 summary.snapshotSeconds(),
                 rate(summary.snapshotRows(), summary.snapshotSeconds(), "row/s", "rows/s"))
             : "");
+    printAlreadyWritten(summary.skippedBatches(), summary.skippedRows(), "this target", out);
     summary
         .position()
         .ifPresent(

@@ -93,8 +93,9 @@ public final class ContinuousMode {
       Runnable beforeStream,
       Consumer<JobSummary> done) {
     follow(
-        config.captureInstance(),
-        () -> positionText(Target.of(config)),
+        () ->
+            positionText(Target.of(config))
+                .map(p -> new WaitingNotice.Waiting(config.captureInstance(), p)),
         options,
         out,
         continuous ->
@@ -131,18 +132,7 @@ public final class ContinuousMode {
       Runnable beforeStream,
       Consumer<List<CdcToDeltaJob.TableOutcome>> done) {
     follow(
-        Counts.of(configs.size(), "table", "tables"),
-        () -> {
-          List<String> positions = new java.util.ArrayList<>();
-          for (JobConfig config : configs) {
-            Optional<String> p = positionText(Target.of(config));
-            if (p.isEmpty()) {
-              return Optional.empty();
-            }
-            positions.add(config.captureInstance() + " " + p.get());
-          }
-          return Optional.of(String.join(", ", positions));
-        },
+        waitingFor(configs, listing),
         options,
         out,
         continuous ->
@@ -155,13 +145,45 @@ public final class ContinuousMode {
   }
 
   /**
+   * What the waiting notice of a run of many tables names at each check: the tables the run follows
+   * then (with {@code listing}, those of its {@link ListingWatch}: a table added to the listing
+   * while running is named once it joined, a table removed is no longer named; before the watch
+   * starts, the tables of {@code configs}), and each one's position; empty while a table has no
+   * position yet (its bootstrap snapshot is being taken) or no table is followed.
+   *
+   * @param listing where the tables are listed ({@code --tablesFile}), or null
+   */
+  static Supplier<Optional<WaitingNotice.Waiting>> waitingFor(
+      List<JobConfig> configs, @Nullable TableListing listing) {
+    return () -> {
+      List<Target> running = listing == null ? null : ListingWatch.running(listing).orElse(null);
+      if (running == null) {
+        running = configs.stream().map(Target::of).toList();
+      }
+      if (running.isEmpty()) {
+        return Optional.empty();
+      }
+      List<String> positions = new java.util.ArrayList<>();
+      for (Target target : running) {
+        Optional<String> p = positionText(target);
+        if (p.isEmpty()) {
+          return Optional.empty();
+        }
+        positions.add(target.captureInstance() + " " + p.get());
+      }
+      return Optional.of(
+          new WaitingNotice.Waiting(
+              Counts.of(running.size(), "table", "tables"), String.join(", ", positions)));
+    };
+  }
+
+  /**
    * Follows the source with {@code body} until {@code --runForSeconds} pass or the JVM is asked to
    * exit: the stop request, the shutdown hook that waits for a clean stop, and the waiting notice
-   * about {@code what} (positions from {@code position}).
+   * (what it names and the positions from {@code waiting}).
    */
   private static void follow(
-      String what,
-      java.util.function.Supplier<Optional<String>> position,
+      Supplier<Optional<WaitingNotice.Waiting>> waiting,
       CdcToDeltaOptions options,
       PrintStream out,
       Consumer<Continuous> body) {
@@ -190,9 +212,9 @@ public final class ContinuousMode {
               t.setDaemon(true);
               return t;
             });
-    WaitingNotice waiting = new WaitingNotice(what, poll, position, out);
+    WaitingNotice notice = new WaitingNotice(poll, waiting, out);
     notices.scheduleAtFixedRate(
-        waiting::check, 0, WaitingNotice.EVERY.toSeconds(), TimeUnit.SECONDS);
+        notice::check, 0, WaitingNotice.EVERY.toSeconds(), TimeUnit.SECONDS);
     try {
       body.accept(
           new Continuous(
@@ -229,40 +251,43 @@ public final class ContinuousMode {
   /**
    * Says that a continuous run is waiting for changes when its target's position did not move
    * between two checks {@link #EVERY} apart: at most one line a minute, none while batches arrive,
-   * none before the target has a position (the bootstrap snapshot is still being taken).
+   * none before the target has a position (the bootstrap snapshot is still being taken). Of many
+   * tables, the line names the tables followed at the check, and none comes at a check where they
+   * differ from the last check's (a table joined or left: the positions are not comparable).
    */
   static final class WaitingNotice {
     /** The interval between two checks. */
     static final Duration EVERY = Duration.ofMinutes(1);
 
-    private final String captureInstance;
+    /**
+     * What one check found.
+     *
+     * @param subject what the line names: a capture instance, or {@code N tables}
+     * @param position the position(s), as text
+     */
+    record Waiting(String subject, String position) {}
+
     private final Duration poll;
-    private final Supplier<Optional<String>> position;
+    private final Supplier<Optional<Waiting>> waiting;
     private final PrintStream out;
-    private Optional<String> last;
+    private Optional<Waiting> last = Optional.empty();
 
     /**
-     * @param captureInstance named in the line
      * @param poll the source's poll interval, named in the line
-     * @param position the target's position now, as text (empty before the first)
+     * @param waiting what is followed now and its position (empty before the first position)
      * @param out where the line goes
      */
-    WaitingNotice(
-        String captureInstance,
-        Duration poll,
-        Supplier<Optional<String>> position,
-        PrintStream out) {
-      this.captureInstance = captureInstance;
+    WaitingNotice(Duration poll, Supplier<Optional<Waiting>> waiting, PrintStream out) {
       this.poll = poll;
-      this.position = position;
+      this.waiting = waiting;
       this.out = out;
     }
 
     /** Reads the position; prints the line when it equals the one read at the last check. */
     synchronized void check() {
-      Optional<String> now;
+      Optional<Waiting> now;
       try {
-        now = position.get();
+        now = waiting.get();
       } catch (RuntimeException e) {
         // The table could not be read this time (being created, a slow store): check again later.
         return;
@@ -271,7 +296,7 @@ public final class ContinuousMode {
         out.printf(
             "Waiting for changes to %s: no batch committed in the last minute; position %s;"
                 + " polling every %s s%n",
-            captureInstance, now.get(), poll.toSeconds());
+            now.get().subject(), now.get().position(), poll.toSeconds());
       }
       last = now;
     }

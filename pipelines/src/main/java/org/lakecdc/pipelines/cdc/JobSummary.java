@@ -8,9 +8,10 @@ import org.lakecdc.transforms.position.StreamPosition;
 /**
  * What a run did.
  *
- * @param batches batches committed by this run
+ * @param batches batches committed by this run (its bronze commits made); never one of {@code
+ *     skippedBatches}
  * @param rowsByOperation change rows written by this run: delete, insert, update (after-images) and
- *     all rows
+ *     all rows; never those of {@code skippedBatches}
  * @param snapshotRows rows of a snapshot taken by this run, or -1 when none was taken
  * @param snapshotSeconds wall seconds of that snapshot (the bootstrap snapshot or the seed copy,
  *     written and committed), 0 when none was taken
@@ -20,6 +21,10 @@ import org.lakecdc.transforms.position.StreamPosition;
  *     start position to the end of the change pipeline (its batches read and committed); the sum of
  *     the phases of repeated bounded runs
  * @param seconds wall seconds of the run, everything included
+ * @param skippedBatches batches this run read and found already written (committed by an earlier
+ *     run that crashed before its facts commit, by a concurrent run of the same target, or by an
+ *     earlier attempt of a retried task): their bronze commits skipped
+ * @param skippedRows the change rows of {@code skippedBatches}, as this run read them
  */
 public record JobSummary(
     long batches,
@@ -29,7 +34,32 @@ public record JobSummary(
     Optional<StreamPosition> position,
     Optional<LocalDateTime> verdict,
     double streamSeconds,
-    double seconds) {
+    double seconds,
+    long skippedBatches,
+    long skippedRows) {
+  /** A summary of a run that found no batch already written. */
+  public JobSummary(
+      long batches,
+      Map<String, Long> rowsByOperation,
+      long snapshotRows,
+      double snapshotSeconds,
+      Optional<StreamPosition> position,
+      Optional<LocalDateTime> verdict,
+      double streamSeconds,
+      double seconds) {
+    this(
+        batches,
+        rowsByOperation,
+        snapshotRows,
+        snapshotSeconds,
+        position,
+        verdict,
+        streamSeconds,
+        seconds,
+        0,
+        0);
+  }
+
   /** All change rows written by the run. */
   public long rows() {
     return rowsByOperation.getOrDefault("rows", 0L);
@@ -48,6 +78,8 @@ public record JobSummary(
         later.position().isPresent() ? later.position() : position,
         later.verdict().isPresent() ? later.verdict() : verdict,
         streamSeconds + later.streamSeconds(),
-        seconds + later.seconds());
+        seconds + later.seconds(),
+        skippedBatches + later.skippedBatches(),
+        skippedRows + later.skippedRows());
   }
 }

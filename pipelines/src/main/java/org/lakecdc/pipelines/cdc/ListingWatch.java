@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError;
@@ -33,6 +34,10 @@ final class ListingWatch {
 
   /** The tables' stop flags of every run in this JVM, by {@link TableStop#key}. */
   private static final Set<String> STOPPED = ConcurrentHashMap.newKeySet();
+
+  /** The watch of each listing followed in this JVM, by the listing's identity, until forgotten. */
+  private static final Map<TableListing, ListingWatch> WATCHES =
+      java.util.Collections.synchronizedMap(new java.util.IdentityHashMap<>());
 
   /**
    * A table joining the run.
@@ -102,6 +107,31 @@ final class ListingWatch {
       options.put(ci, listedNow.get(ci));
       targets.put(ci, Target.of(config));
     }
+    WATCHES.put(listing, this);
+  }
+
+  /**
+   * The tables the run of {@code listing} follows now, when a watch follows it in this JVM ({@link
+   * #running()}); empty before its watch starts and after it is forgotten.
+   */
+  static Optional<List<Target>> running(TableListing listing) {
+    ListingWatch watch = WATCHES.get(listing);
+    return watch == null ? Optional.empty() : Optional.of(watch.running());
+  }
+
+  /**
+   * The tables the run follows now: those it started with and those that joined, in that order,
+   * without those that left.
+   */
+  synchronized List<Target> running() {
+    List<Target> running = new ArrayList<>();
+    targets.forEach(
+        (ci, target) -> {
+          if (!left.contains(ci)) {
+            running.add(target);
+          }
+        });
+    return running;
   }
 
   /** The stop of {@code captureInstance}'s read: set once its line is removed. */
@@ -109,9 +139,10 @@ final class ListingWatch {
     return new TableStop(runId + "/" + lower(captureInstance));
   }
 
-  /** Forgets this run's stop flags (after the run). */
+  /** Forgets this run's stop flags and its tables (after the run). */
   void forget() {
     STOPPED.removeIf(k -> k.startsWith(runId + "/"));
+    WATCHES.remove(listing, this);
   }
 
   /** Reads the listing again; see the class comment. */

@@ -23,11 +23,13 @@ import org.lakecdc.transforms.bronze.CommittedBatch;
  * counts the batches the committer emits (one {@link CommittedBatch} per batch it committed; a
  * batch found already in the tables, a replay, is not counted) into the counters {@code
  * lakecdc/committed_batches}, {@code lakecdc/committed_rows}, {@code lakecdc/committed_inserts},
- * {@code lakecdc/committed_updates} and {@code lakecdc/committed_deletes}, and per table under
- * {@code lakecdc.table.<appId>}; {@link #batches} and {@link #rowsByOperation} read them from the
- * finished pipeline's result: committed values where the runner has them (DirectRunner), attempted
- * ones otherwise (Spark, Flink), which on a cluster lack the counts of a task attempt whose worker
- * died.
+ * {@code lakecdc/committed_updates} and {@code lakecdc/committed_deletes}, the batches it found
+ * already committed (replays, whose bronze commit it skipped) into {@code lakecdc/skipped_batches}
+ * and {@code lakecdc/skipped_rows}, and each per table under {@code lakecdc.table.<appId>}; {@link
+ * #batches}, {@link #rowsByOperation}, {@link #skippedBatches} and {@link #skippedRows} read them
+ * from the finished pipeline's result: committed values where the runner has them (DirectRunner),
+ * attempted ones otherwise (Spark, Flink), which on a cluster lack the counts of a task attempt
+ * whose worker died.
  */
 public final class RunCounters {
   static final String NAMESPACE = "lakecdc";
@@ -36,6 +38,8 @@ public final class RunCounters {
   static final String INSERTS = TableMetrics.COMMITTED_INSERTS;
   static final String UPDATES = TableMetrics.COMMITTED_UPDATES;
   static final String DELETES = TableMetrics.COMMITTED_DELETES;
+  static final String SKIPPED_BATCHES = TableMetrics.SKIPPED_BATCHES;
+  static final String SKIPPED_ROWS = TableMetrics.SKIPPED_ROWS;
 
   private RunCounters() {}
 
@@ -55,13 +59,23 @@ public final class RunCounters {
     private final Counter inserts = Metrics.counter(NAMESPACE, INSERTS);
     private final Counter updates = Metrics.counter(NAMESPACE, UPDATES);
     private final Counter deletes = Metrics.counter(NAMESPACE, DELETES);
+    private final Counter skippedBatches = Metrics.counter(NAMESPACE, SKIPPED_BATCHES);
+    private final Counter skippedRows = Metrics.counter(NAMESPACE, SKIPPED_ROWS);
 
     @ProcessElement
     public void process(@Element CommittedBatch batch) {
-      if (batch.skipped()) {
+      BatchStats stats = batch.stats();
+      if (batch.failed()) {
         return;
       }
-      BatchStats stats = batch.stats();
+      if (batch.skipped()) {
+        skippedBatches.inc();
+        skippedRows.inc(stats.rows());
+        String table = tableNamespace(batch.appId());
+        Metrics.counter(table, SKIPPED_BATCHES).inc();
+        Metrics.counter(table, SKIPPED_ROWS).inc(stats.rows());
+        return;
+      }
       batches.inc();
       rows.inc(stats.rows());
       inserts.inc(stats.inserts());
@@ -84,6 +98,26 @@ public final class RunCounters {
   /** The batches the pipeline committed. */
   public static long batches(PipelineResult result) {
     return counter(result, BATCHES);
+  }
+
+  /** The batches the pipeline found already committed (replays, their bronze commit skipped). */
+  public static long skippedBatches(PipelineResult result) {
+    return counter(result, SKIPPED_BATCHES);
+  }
+
+  /** {@link #skippedBatches(PipelineResult)} of the table of {@code appId}. */
+  public static long skippedBatches(PipelineResult result, String appId) {
+    return counter(result, tableNamespace(appId), SKIPPED_BATCHES);
+  }
+
+  /** The change rows the pipeline read for the batches it found already committed. */
+  public static long skippedRows(PipelineResult result) {
+    return counter(result, SKIPPED_ROWS);
+  }
+
+  /** {@link #skippedRows(PipelineResult)} of the table of {@code appId}. */
+  public static long skippedRows(PipelineResult result, String appId) {
+    return counter(result, tableNamespace(appId), SKIPPED_ROWS);
   }
 
   /** The batches the pipeline committed for the table of {@code appId}. */

@@ -29,7 +29,12 @@ class WaitingNoticeTest {
     try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
       ContinuousMode.WaitingNotice notice =
           new ContinuousMode.WaitingNotice(
-              "dbo_orders", Duration.ofSeconds(5), positions::removeFirst, out);
+              Duration.ofSeconds(5),
+              () ->
+                  positions
+                      .removeFirst()
+                      .map(p -> new ContinuousMode.WaitingNotice.Waiting("dbo_orders", p)),
+              out);
       for (int check = 0; check < 7; check++) {
         notice.check();
       }

@@ -12,9 +12,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Checkpoints written after their commit by one background thread of the JVM's tables, not by the
- * committing thread: what a commit that asks for it ({@link CheckpointTiming#IN_BACKGROUND}) does
- * with the checkpoint Kernel offers every {@code delta.checkpointInterval} versions.
+ * Checkpoints written after their commit by background threads of the JVM's tables ({@link
+ * #THREADS}), not by the committing thread: what a commit that asks for it ({@link
+ * CheckpointTiming#IN_BACKGROUND}) does with the checkpoint Kernel offers every {@code
+ * delta.checkpointInterval} versions.
  *
  * <p>Delta allows a checkpoint of any committed version at any time: the commit is complete without
  * it, and a reader lists the log and replays the commit files after whatever checkpoint it finds.
@@ -26,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * running: a table whose checkpoint is still in flight when the next interval comes skips that one.
  * A failure is logged and left to the next interval; the commit stands.
  *
- * <p>The thread is a daemon, started on demand and ended after {@value #IDLE_SECONDS} s without
+ * <p>The threads are daemons, started on demand and ended after {@value #IDLE_SECONDS} s without
  * work; {@link #awaitIdle} waits until nothing is queued or running (the end of a run).
  * Thread-safe.
  */
@@ -37,8 +38,16 @@ final class BackgroundCheckpoints {
   private static final Logger SKIPS =
       LoggerFactory.getLogger("org.lakecdc.detail." + BackgroundCheckpoints.class.getSimpleName());
 
-  /** Seconds the background thread waits for more work before it ends. */
+  /** Seconds a background thread waits for more work before it ends. */
   static final int IDLE_SECONDS = 5;
+
+  /**
+   * The background threads: two where the JVM has two processors or more. The checkpoints of many
+   * tables come due together (each table's tenth commit of a run of many tables falls in the same
+   * committer round) and the run's end waits for them; different tables' checkpoints are
+   * independent, one table's never two at once.
+   */
+  static final int THREADS = Math.min(2, Runtime.getRuntime().availableProcessors());
 
   private final Engine engine;
 
@@ -56,7 +65,7 @@ final class BackgroundCheckpoints {
   BackgroundCheckpoints(Engine engine, Consumer<String> written) {
     this.engine = engine;
     this.written = written;
-    this.background = BackgroundThread.start("lakecdc-checkpoint", IDLE_SECONDS);
+    this.background = BackgroundThread.start("lakecdc-checkpoint", IDLE_SECONDS, THREADS);
   }
 
   /**

@@ -10,8 +10,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The one background thread of a kind of work of the tables (compactions, checkpoints) and the wait
- * for its tasks: shared by {@link SmallFileCompaction} and {@link BackgroundCheckpoints}.
+ * The background threads of a kind of work of the tables (compactions: one; checkpoints: two at
+ * most) and the wait for their tasks: shared by {@link SmallFileCompaction} and {@link
+ * BackgroundCheckpoints}.
  */
 final class BackgroundThread {
   private BackgroundThread() {}
@@ -21,18 +22,29 @@ final class BackgroundThread {
    * {@code idleSeconds} s without work; tasks wait in an unbounded queue.
    */
   static ThreadPoolExecutor start(String name, int idleSeconds) {
-    AtomicInteger threads = new AtomicInteger();
-    return new ThreadPoolExecutor(
-        0,
-        1,
-        idleSeconds,
-        TimeUnit.SECONDS,
-        new LinkedBlockingQueue<>(),
-        task -> {
-          Thread thread = new Thread(task, name + "-" + threads.incrementAndGet());
-          thread.setDaemon(true);
-          return thread;
-        });
+    return start(name, idleSeconds, 1);
+  }
+
+  /**
+   * {@link #start(String, int)} with up to {@code threads} daemon threads, each started on demand
+   * and ended after {@code idleSeconds} s without work.
+   */
+  static ThreadPoolExecutor start(String name, int idleSeconds, int threads) {
+    AtomicInteger started = new AtomicInteger();
+    ThreadPoolExecutor pool =
+        new ThreadPoolExecutor(
+            threads,
+            threads,
+            idleSeconds,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            task -> {
+              Thread thread = new Thread(task, name + "-" + started.incrementAndGet());
+              thread.setDaemon(true);
+              return thread;
+            });
+    pool.allowCoreThreadTimeOut(true);
+    return pool;
   }
 
   /**

@@ -13,6 +13,7 @@ import io.delta.kernel.utils.CloseableIterable;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -84,6 +85,10 @@ final class TableLifecycle {
   }
 
   private OpenResult open(String path, TableKind kind, String tableComment) {
+    Optional<OpenResult> asIs = openAsIs(path, kind);
+    if (asIs.isPresent()) {
+      return asIs.get();
+    }
     OpenResult opened = open(path, kind.propertyValue(), kind.migrations(), tableComment);
     Map<String, String> current = snapshots.require(path).getTableProperties();
     Map<String, String> missing = new HashMap<>();
@@ -106,6 +111,34 @@ final class TableLifecycle {
         version);
     return new OpenResult(
         path, version, opened.created(), opened.schemaVersion(), opened.migrationsApplied());
+  }
+
+  /**
+   * The table as it is, when opening it as {@code kind} has nothing to do, judged from the latest
+   * snapshot this JVM keeps (no log read when it is current): its kind recorded and the same, its
+   * schema version the kind's current one (no migration left), its comment set and every property
+   * the job's own tables get ({@link SmallFileCompaction#tableProperties}) present. Empty otherwise
+   * (the full {@link #open} then checks, migrates and completes it). So the shared facts and
+   * control tables, opened again by each table a run plans, cost a status check each time.
+   */
+  private Optional<OpenResult> openAsIs(String path, TableKind kind) {
+    Optional<Snapshot> latest = snapshots.latest(path);
+    if (latest.isEmpty()) {
+      return Optional.empty();
+    }
+    Snapshot snapshot = latest.get();
+    Map<String, String> properties = snapshot.getTableProperties();
+    String recordedKind = properties.get(TableProperties.TABLE_KIND);
+    String version = properties.get(TableProperties.SCHEMA_VERSION);
+    if (recordedKind == null
+        || !recordedKind.equalsIgnoreCase(kind.propertyValue())
+        || !String.valueOf(kind.currentVersion()).equals(version)
+        || KernelInternals.description(snapshot).isEmpty()
+        || !properties.keySet().containsAll(SmallFileCompaction.tableProperties(kind).keySet())) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new OpenResult(path, snapshot.getVersion(), false, kind.currentVersion(), 0));
   }
 
   /** {@link #open(String, TableKind)} for a kind given by name and migration list (tests). */

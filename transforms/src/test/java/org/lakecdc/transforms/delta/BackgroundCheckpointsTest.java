@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.schema.OutputType;
 
 /**
- * Checkpoints written by the tables' background thread after the commit returned ({@link
+ * Checkpoints written by the tables' background threads after the commit returned ({@link
  * CheckpointTiming#IN_BACKGROUND}), as a committer's bronze commits write them.
  */
 class BackgroundCheckpointsTest {
@@ -154,6 +154,36 @@ class BackgroundCheckpointsTest {
     assertTrue(Files.exists(log.resolve("00000000000000000009.checkpoint.parquet")));
     assertFalse(Files.exists(log.resolve("00000000000000000006.checkpoint.parquet")));
     assertEquals(OptionalLong.of(9), DeltaTables.create().latestTransactionVersion(path, "app"));
+  }
+
+  @Test
+  void twoTablesCheckpointsAreWrittenAtOnce() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        BackgroundCheckpoints.THREADS == 2, "a JVM with one processor has one checkpoint thread");
+    DeltaTables tables = DeltaTables.create();
+    List<String> paths =
+        List.of(dir.resolve("bronze_a").toString(), dir.resolve("bronze_b").toString());
+    for (String path : paths) {
+      tables.createIfAbsent(path, TableDefinition.of(TableKind.BRONZE, COLUMNS));
+      tables.setTableProperties(path, Map.of("delta.checkpointInterval", "3"));
+    }
+    List<String> writers = java.util.Collections.synchronizedList(new ArrayList<>());
+    CountDownLatch release = new CountDownLatch(1);
+    CountDownLatch writing = new CountDownLatch(2);
+    holdCheckpoints(tables, writers, writing, release);
+    // Version 2 is the property's commit; batch 3 lands as version 3 and offers its checkpoint.
+    for (String path : paths) {
+      assertEquals(3, commitBatch(tables, path, 3, CheckpointTiming.IN_BACKGROUND).version());
+    }
+    // Both checkpoints are being written together: neither waits behind the other.
+    assertTrue(writing.await(60, TimeUnit.SECONDS));
+    release.countDown();
+    tables.awaitCheckpoints();
+    assertEquals(2, new java.util.HashSet<>(writers).size(), String.valueOf(writers));
+    for (String path : paths) {
+      assertTrue(
+          Files.exists(Path.of(path, "_delta_log", "00000000000000000003.checkpoint.parquet")));
+    }
   }
 
   @Test

@@ -1,0 +1,134 @@
+package org.lakecdc.pipelines;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
+import org.lakecdc.pipelines.cdc.CdcToDeltaLauncher;
+import org.lakecdc.pipelines.cdc.JobSummary;
+
+/**
+ * A run that finds its batches already written (another run of the same target committed them
+ * between its planning and its commits) says so apart: its summary counts what it wrote, and on one
+ * line what it found already written, never a batch twice.
+ */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class AlreadyWrittenBatchesTest {
+  private static final String FOUND =
+      "Found already written: %s (committed by another run of %s, or an earlier one stopped"
+          + " before its facts commit: skipped, not counted above)";
+
+  @TempDir Path dir;
+
+  /** The summary's lines with every duration and rate replaced by {@code _}. */
+  private static List<String> printed(ByteArrayOutputStream bytes) {
+    return bytes
+        .toString(StandardCharsets.UTF_8)
+        .lines()
+        .map(l -> l.replaceAll("[0-9][0-9.,]* (s|change rows?/s)\\b", "_"))
+        .toList();
+  }
+
+  @Test
+  void batchesAnotherRunCommittedFirstAreFoundAlreadyWrittenNotWritten() {
+    JobFixture f = JobFixture.history(dir);
+    JobSummary[] other = new JobSummary[1];
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    JobSummary late;
+    try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+      // The other run starts and ends after this one planned from the empty target.
+      late = CdcToDeltaJob.run(f.config(), JobFixture.direct(), out, () -> other[0] = f.run());
+    }
+    assertEquals(3, other[0].batches());
+    assertEquals(28, other[0].rows());
+    assertEquals(0, other[0].skippedBatches());
+    assertEquals(0, late.batches());
+    assertEquals(0, late.rows());
+    assertEquals(3, late.skippedBatches());
+    assertEquals(28, late.skippedRows());
+    assertEquals(
+        List.of(
+            "0:12:0x0000002A000001000031",
+            "1:12:0x0000002A000001000071",
+            "2:4:0x0000002A0000010000A1"),
+        f.factBatches(),
+        "one facts row per batch");
+
+    ByteArrayOutputStream summary = new ByteArrayOutputStream();
+    try (PrintStream out = new PrintStream(summary, true, StandardCharsets.UTF_8)) {
+      CdcToDeltaLauncher.printSummary(f.config(), late, out);
+    }
+    List<String> lines = printed(summary);
+    assertEquals(
+        List.of(
+            "",
+            "Done in _: 0 batches, 0 change rows (0 inserts, 0 updates, 0 deletes) in _ of"
+                + " streaming, _",
+            String.format(FOUND, "3 batches, 28 change rows", "this target")),
+        lines.subList(0, 3));
+  }
+
+  @Test
+  void aTableOfManySaysWhatItFoundAlreadyWrittenOnItsLine() {
+    JobFixture f = new JobFixture(dir);
+    JobSummary wroteSome =
+        new JobSummary(
+            1,
+            Map.of("rows", 2L, "insert", 2L, "update", 0L, "delete", 0L),
+            -1,
+            0,
+            Optional.empty(),
+            Optional.empty(),
+            4.0,
+            5.0,
+            22,
+            33);
+    JobSummary wroteAll =
+        new JobSummary(
+            2,
+            Map.of("rows", 3L, "insert", 3L, "update", 0L, "delete", 0L),
+            -1,
+            0,
+            Optional.empty(),
+            Optional.empty(),
+            4.0,
+            5.0);
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+      CdcToDeltaLauncher.printSummary(
+          List.of(
+              new CdcToDeltaJob.TableOutcome(f.config(), wroteSome, Optional.empty()),
+              new CdcToDeltaJob.TableOutcome(
+                  org.lakecdc.pipelines.targets.JobConfig.builder(
+                          f.db.clientFactory(),
+                          "dbo_items",
+                          dir.resolve("bronze_items").toString(),
+                          f.facts,
+                          f.control)
+                      .build(),
+                  wroteAll,
+                  Optional.empty())),
+          out);
+    }
+    assertEquals(
+        List.of(
+            "",
+            "Done in _: 2 tables, 3 batches, 5 change rows in _ of streaming, _",
+            String.format(FOUND, "22 batches, 33 change rows", "these targets"),
+            "  dbo_orders  1 batch, 2 change rows (2 inserts, 0 updates, 0 deletes); found already"
+                + " written: 22 batches, 33 change rows; no position; finalized_until = none yet",
+            "  dbo_items   2 batches, 3 change rows (3 inserts, 0 updates, 0 deletes); no position;"
+                + " finalized_until = none yet"),
+        printed(bytes).subList(0, 5));
+  }
+}

@@ -520,14 +520,7 @@ public final class FakeSqlServer {
    */
   public FakeSqlServer loadRows(String table, List<? extends Map<String, ?>> newRows) {
     Catalog.Table t = table(table);
-    List<Catalog.Instance> instances = catalog.instancesOf(t);
-    if (!instances.isEmpty()) {
-      throw new IllegalStateException(
-          t.qualified()
-              + " is tracked by capture instance '"
-              + instances.get(0).name
-              + "': write through transaction(...) so CDC captures the rows");
-    }
+    requireUntracked(t);
     SourceRows current = rowsOf(t);
     TreeMap<KeyTuple, Map<String, Object>> loaded = new TreeMap<>();
     for (Map<String, ?> row : newRows) {
@@ -541,6 +534,18 @@ public final class FakeSqlServer {
     dirtySourceTables.add(Catalog.key(t.schema, t.name));
     flushUnlessBulk();
     return this;
+  }
+
+  /** Refuses a load into a table that a capture instance tracks (CDC would miss the rows). */
+  private void requireUntracked(Catalog.Table t) {
+    List<Catalog.Instance> instances = catalog.instancesOf(t);
+    if (!instances.isEmpty()) {
+      throw new IllegalStateException(
+          t.qualified()
+              + " is tracked by capture instance '"
+              + instances.get(0).name
+              + "': write through transaction(...) so CDC captures the rows");
+    }
   }
 
   /**
@@ -561,14 +566,7 @@ public final class FakeSqlServer {
    */
   public long loadRowsInKeyOrder(String table, Iterable<? extends Map<String, ?>> newRows) {
     Catalog.Table t = table(table);
-    List<Catalog.Instance> instances = catalog.instancesOf(t);
-    if (!instances.isEmpty()) {
-      throw new IllegalStateException(
-          t.qualified()
-              + " is tracked by capture instance '"
-              + instances.get(0).name
-              + "': write through transaction(...) so CDC captures the rows");
-    }
+    requireUntracked(t);
     SourceRows current = rowsOf(t);
     if (!current.isEmpty()) {
       throw new IllegalStateException(

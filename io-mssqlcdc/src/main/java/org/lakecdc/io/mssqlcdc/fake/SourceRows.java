@@ -137,29 +137,26 @@ final class SourceRows {
   void scan(KeyTuple lower, BiPredicate<KeyTuple, Map<String, Object>> visitor) {
     Iterator<Map.Entry<KeyTuple, Map<String, Object>>> changes =
         (lower == null ? overlay : overlay.tailMap(lower, true)).entrySet().iterator();
-    Map.Entry<KeyTuple, Map<String, Object>>[] next = nextOf(changes);
-    boolean[] going = {true};
+    List<Map.Entry<KeyTuple, Map<String, Object>>> next = new ArrayList<>(1);
+    next.add(changes.hasNext() ? changes.next() : null);
+    boolean[] stopped = {false};
+    // A base row (null: past the last): the changes at or before its key first; a change at its
+    // key replaces it.
     BiPredicate<KeyTuple, Map<String, Object>> merged =
         (key, row) -> {
-          while (next[0] != null && next[0].getKey().compareTo(key) < 0) {
-            Map.Entry<KeyTuple, Map<String, Object>> c = next[0];
-            next[0] = changes.hasNext() ? changes.next() : null;
+          while (next.get(0) != null && (key == null || next.get(0).getKey().compareTo(key) <= 0)) {
+            Map.Entry<KeyTuple, Map<String, Object>> c = next.get(0);
+            next.set(0, changes.hasNext() ? changes.next() : null);
             if (c.getValue() != DELETED && !visitor.test(c.getKey(), c.getValue())) {
-              going[0] = false;
+              stopped[0] = true;
               return false;
             }
-          }
-          if (next[0] != null && next[0].getKey().compareTo(key) == 0) {
-            Map.Entry<KeyTuple, Map<String, Object>> c = next[0];
-            next[0] = changes.hasNext() ? changes.next() : null;
-            if (c.getValue() != DELETED && !visitor.test(c.getKey(), c.getValue())) {
-              going[0] = false;
-              return false;
+            if (key != null && c.getKey().compareTo(key) == 0) {
+              return true;
             }
-            return true;
           }
-          if (!visitor.test(key, row)) {
-            going[0] = false;
+          if (key != null && !visitor.test(key, row)) {
+            stopped[0] = true;
             return false;
           }
           return true;
@@ -174,21 +171,9 @@ final class SourceRows {
     } else {
       scanBase(lower, merged);
     }
-    while (going[0] && next[0] != null) {
-      Map.Entry<KeyTuple, Map<String, Object>> c = next[0];
-      next[0] = changes.hasNext() ? changes.next() : null;
-      if (c.getValue() != DELETED && !visitor.test(c.getKey(), c.getValue())) {
-        return;
-      }
+    if (!stopped[0]) {
+      merged.test(null, null);
     }
-  }
-
-  @SuppressWarnings("unchecked")
-  private static Map.Entry<KeyTuple, Map<String, Object>>[] nextOf(
-      Iterator<Map.Entry<KeyTuple, Map<String, Object>>> it) {
-    Map.Entry<KeyTuple, Map<String, Object>>[] next = new Map.Entry[1];
-    next[0] = it.hasNext() ? it.next() : null;
-    return next;
   }
 
   /**
@@ -291,11 +276,7 @@ final class SourceRows {
     scan(
         null,
         (key, row) -> {
-          ObjectNode n = FakeFormat.object();
-          for (Catalog.Column c : table.columns) {
-            n.set(c.name(), SqlValues.toJson(c.type(), row.get(c.name())));
-          }
-          String line = FakeFormat.line(n);
+          String line = line(row);
           try {
             out.write(line);
             out.write('\n');
@@ -346,11 +327,7 @@ final class SourceRows {
                 + table.qualified());
       }
       previous = key;
-      ObjectNode n = FakeFormat.object();
-      for (Catalog.Column c : table.columns) {
-        n.set(c.name(), SqlValues.toJson(c.type(), row.get(c.name())));
-      }
-      String line = FakeFormat.line(n);
+      String line = line(row);
       out.write(line);
       out.write('\n');
       bytes += line.length() + 1;
@@ -359,6 +336,15 @@ final class SourceRows {
       }
     }
     return new Written(bytes <= IN_MEMORY_BYTES ? small : null);
+  }
+
+  /** A row's line in the table's file: every column of the table, in column order. */
+  private String line(Map<String, Object> row) {
+    ObjectNode n = FakeFormat.object();
+    for (Catalog.Column c : table.columns) {
+      n.set(c.name(), SqlValues.toJson(c.type(), row.get(c.name())));
+    }
+    return FakeFormat.line(n);
   }
 
   /** What a write of the table left: the rows written when they are few enough to hold. */

@@ -80,6 +80,14 @@ final class ClusterProcess implements AutoCloseable {
     return process.descendants().toList();
   }
 
+  /** This process and every process it started that still runs. */
+  List<ProcessHandle> selfAndDescendants() {
+    List<ProcessHandle> all = new ArrayList<>();
+    all.add(process.toHandle());
+    all.addAll(descendants());
+    return all;
+  }
+
   /** kill -9 of this process alone (what a crashed machine does to it). */
   void killHard() throws InterruptedException {
     process.destroyForcibly();

@@ -41,6 +41,11 @@ final class SparkCluster implements AutoCloseable {
   private final List<ClusterProcess> workers = new ArrayList<>();
   private final List<ClusterProcess> submissions = new ArrayList<>();
 
+  /** More JVM options of the driver and of the executors, each with a leading space, or empty. */
+  private String driverOptions = "";
+
+  private String executorOptions = "";
+
   /** Lays out the Spark home in {@code dir/spark-home}. */
   SparkCluster(Path dir) throws IOException {
     this.dir = dir;
@@ -63,6 +68,17 @@ final class SparkCluster implements AutoCloseable {
         SparkCluster.class.getResourceAsStream("/spark-home/conf/log4j2.properties")) {
       Files.copy(in, home.resolve("conf/log4j2.properties"));
     }
+  }
+
+  /**
+   * Adds JVM options to the driver's and the executors' of the submissions from now on (a
+   * measurement's flight recordings): the driver's a space-separated list, the executors' one
+   * option without spaces ({@code SPARK_SUBMIT_ARGS} is split at spaces), each may be empty.
+   */
+  SparkCluster javaOptions(String driver, String executor) {
+    this.driverOptions = driver.isEmpty() ? "" : " " + driver;
+    this.executorOptions = executor.isEmpty() ? "" : " " + executor;
+    return this;
   }
 
   /** {@code spark://127.0.0.1:<port>}. */
@@ -170,7 +186,7 @@ final class SparkCluster implements AutoCloseable {
     Map<String, String> env = env();
     env.put("SPARK_MASTER", masterUrl());
     // The driver's JVM options (client mode: the launcher adds them to spark-submit's JVM).
-    env.put("SPARK_SUBMIT_OPTS", JIT);
+    env.put("SPARK_SUBMIT_OPTS", JIT + driverOptions);
     env.put("LAKECDC_JAR", System.getProperty("lakecdc.sparkJar"));
     env.put(
         "SPARK_SUBMIT_ARGS",
@@ -180,6 +196,9 @@ final class SparkCluster implements AutoCloseable {
             "--executor-memory " + EXECUTOR_MEMORY,
             "--executor-cores 1",
             "--conf spark.executor.extraJavaOptions=" + JIT,
+            executorOptions.isEmpty()
+                ? ""
+                : "--conf spark.executor.defaultJavaOptions=" + executorOptions.strip(),
             "--conf spark.driver.host=127.0.0.1",
             "--conf spark.ui.enabled=false",
             "--conf spark.eventLog.enabled=true",

@@ -555,10 +555,10 @@ public final class DemoDatabase {
   private static Summary build(Path directory, double scale, int transactions) {
     FakeSqlServer db = FakeSqlServer.open(directory).timeZone(SERVER_ZONE);
     DemoTables.create(db);
-    DemoTables.Rows rows = DemoTables.Rows.generate(scale);
     int transactionCount = transactions / 2;
+    DemoTables.Loaded loaded;
     try (FakeSqlServer.Bulk bulk = db.bulk()) {
-      rows.load(db);
+      loaded = DemoTables.Loaded.load(db, scale);
       DemoTables.enableCdc(db);
       new DemoHistory(db, 1L, false).run(transactionCount);
     }
@@ -571,11 +571,11 @@ public final class DemoDatabase {
     }
     return new Summary(
         true,
-        rows.orders().size(),
-        rows.lines().size(),
-        rows.customers().size(),
-        rows.parts().size(),
-        rows.suppliers().size(),
+        loaded.orders(),
+        loaded.lines(),
+        loaded.customers(),
+        loaded.parts(),
+        loaded.suppliers(),
         transactionCount);
   }
 }

@@ -44,10 +44,15 @@ final class DemoHistory {
   private final FakeSqlServer db;
   private final Random random;
   private final boolean quietHourFirst;
+
+  /**
+   * The keys of the live orders, in key order, then the new ones: what a transaction draws an order
+   * from (one key per order; the orders' and their lines' rows are read from the database when a
+   * transaction needs them).
+   */
   private final List<Integer> liveOrders = new ArrayList<>();
-  private final Map<Integer, Map<String, Object>> orderByKey = new HashMap<>();
-  private final Map<Integer, Integer> linesPerOrder = new HashMap<>();
-  private final List<Map<String, Object>> templateLines;
+
+  private final List<Map<String, Object>> templateLines = new ArrayList<>();
   private int nextOrderKey;
   private Instant clock;
 
@@ -57,74 +62,59 @@ final class DemoHistory {
   /** False in a demo database built before it had customers, parts and suppliers. */
   private final boolean hasOthers;
 
-  private final Map<Integer, BigDecimal> customerBalance = new HashMap<>();
-  private final Map<Integer, BigDecimal> partPrice = new HashMap<>();
-  private final Map<Integer, BigDecimal> supplierBalance = new HashMap<>();
-
   /** Live orders per customer key; a customer without live orders is absent. */
   private final Map<Integer, Integer> ordersPerCustomer = new HashMap<>();
 
   /** Customers without live orders (the ones that may be deleted), in key order, then new ones. */
   private final List<Integer> customersWithoutOrders = new ArrayList<>();
 
-  /** Per live order, its lines' part and supplier keys: {part of line 1, supplier, part, …}. */
-  private final Map<Integer, int[]> lineKeys = new HashMap<>();
-
   private final List<Map<String, Object>> templateCustomers = new ArrayList<>();
   private int nextCustomerKey;
 
   /**
-   * The history of {@code db} from its current rows on: the state (live orders, line counts, the
-   * next order key, balances and prices, the clock) is read back from the database, so the second
-   * half continues the first in another process.
+   * The history of {@code db} from its current rows on: the state (live orders, the next order and
+   * customer key, the customers without orders, the clock) is read back from the database, a row at
+   * a time, so the second half continues the first in another process; balances, prices and an
+   * order's lines are read from the database when a transaction needs them.
    */
   DemoHistory(FakeSqlServer db, long part, boolean quietHourFirst) {
     this.db = db;
     this.random = new Random(20261101L * 31 + part);
     this.others = new Random(20261101L * 37 + part);
     this.quietHourFirst = quietHourFirst;
-    List<Map<String, Object>> lines = db.rows(LINEITEM);
-    this.templateLines = new ArrayList<>(lines.subList(0, Math.min(lines.size(), 1000)));
-    for (Map<String, Object> l : lines) {
-      int order = ((Number) l.get("l_orderkey")).intValue();
-      linesPerOrder.merge(order, 1, Integer::sum);
-      int n = ((Number) l.get("l_linenumber")).intValue();
-      int[] keys = lineKeys.getOrDefault(order, new int[0]);
-      if (keys.length < 2 * n) {
-        keys = Arrays.copyOf(keys, 2 * n);
-        lineKeys.put(order, keys);
-      }
-      keys[2 * n - 2] = ((Number) l.get("l_partkey")).intValue();
-      keys[2 * n - 1] = ((Number) l.get("l_suppkey")).intValue();
-    }
-    for (Map<String, Object> o : db.rows(ORDERS)) {
-      int key = ((Number) o.get("o_orderkey")).intValue();
-      liveOrders.add(key);
-      orderByKey.put(key, new LinkedHashMap<>(o));
-      nextOrderKey = Math.max(nextOrderKey, key + 1);
-      ordersPerCustomer.merge(((Number) o.get("o_custkey")).intValue(), 1, Integer::sum);
-    }
+    db.scanRows(
+        LINEITEM,
+        null,
+        l -> {
+          templateLines.add(l);
+          return templateLines.size() < 1000;
+        });
+    db.scanRows(
+        ORDERS,
+        null,
+        o -> {
+          int key = ((Number) o.get("o_orderkey")).intValue();
+          liveOrders.add(key);
+          nextOrderKey = Math.max(nextOrderKey, key + 1);
+          ordersPerCustomer.merge(((Number) o.get("o_custkey")).intValue(), 1, Integer::sum);
+          return true;
+        });
     this.hasOthers = db.hasTable(CUSTOMER) && db.hasTable(PART) && db.hasTable(SUPPLIER);
     if (hasOthers) {
-      for (Map<String, Object> c : db.rows(CUSTOMER)) {
-        int key = ((Number) c.get("c_custkey")).intValue();
-        customerBalance.put(key, (BigDecimal) c.get("c_acctbal"));
-        if (!ordersPerCustomer.containsKey(key)) {
-          customersWithoutOrders.add(key);
-        }
-        if (templateCustomers.size() < 100) {
-          templateCustomers.add(c);
-        }
-        nextCustomerKey = Math.max(nextCustomerKey, key + 1);
-      }
-      for (Map<String, Object> p : db.rows(PART)) {
-        partPrice.put(
-            ((Number) p.get("p_partkey")).intValue(), (BigDecimal) p.get("p_retailprice"));
-      }
-      for (Map<String, Object> s : db.rows(SUPPLIER)) {
-        supplierBalance.put(
-            ((Number) s.get("s_suppkey")).intValue(), (BigDecimal) s.get("s_acctbal"));
-      }
+      db.scanRows(
+          CUSTOMER,
+          null,
+          c -> {
+            int key = ((Number) c.get("c_custkey")).intValue();
+            if (!ordersPerCustomer.containsKey(key)) {
+              customersWithoutOrders.add(key);
+            }
+            if (templateCustomers.size() < 100) {
+              templateCustomers.add(c);
+            }
+            nextCustomerKey = Math.max(nextCustomerKey, key + 1);
+            return true;
+          });
     }
     try (var client = db.openClient()) {
       this.clock =
@@ -176,7 +166,6 @@ final class DemoHistory {
     FakeSqlServer.Transaction tx = db.transaction(clock);
     BigDecimal total = BigDecimal.ZERO.setScale(2);
     List<Map<String, Object>> newLines = new ArrayList<>();
-    int[] keys = new int[2 * lines];
     for (int n = 1; n <= lines; n++) {
       Map<String, Object> line =
           new LinkedHashMap<>(templateLines.get(random.nextInt(templateLines.size())));
@@ -186,10 +175,8 @@ final class DemoHistory {
       line.put("l_returnflag", "N");
       total = total.add((BigDecimal) line.get("l_extendedprice"));
       newLines.add(line);
-      keys[2 * n - 2] = ((Number) line.get("l_partkey")).intValue();
-      keys[2 * n - 1] = ((Number) line.get("l_suppkey")).intValue();
     }
-    Map<String, Object> order = new LinkedHashMap<>(orderByKey.get(randomLiveOrder()));
+    Map<String, Object> order = new LinkedHashMap<>(order(randomLiveOrder()));
     order.put("o_orderkey", key);
     order.put("o_orderstatus", "O");
     order.put("o_totalprice", total);
@@ -202,7 +189,7 @@ final class DemoHistory {
     Map<String, Object> newCustomer = null;
     if (hasOthers) {
       BigDecimal deposit = total.movePointLeft(2).setScale(2, RoundingMode.HALF_EVEN);
-      addToBalance(tx, CUSTOMER, "c_acctbal", customerBalance, customer, deposit.negate());
+      addToBalance(tx, CUSTOMER, "c_acctbal", customer, deposit.negate());
       if (others.nextInt(8) == 0) {
         newCustomer = newCustomer();
         tx.insert(CUSTOMER, newCustomer);
@@ -210,13 +197,9 @@ final class DemoHistory {
     }
     tx.commit();
     liveOrders.add(key);
-    orderByKey.put(key, order);
-    linesPerOrder.put(key, lines);
-    lineKeys.put(key, keys);
     ordersPerCustomer.merge(customer, 1, Integer::sum);
     if (newCustomer != null) {
       int c = (Integer) newCustomer.get("c_custkey");
-      customerBalance.put(c, (BigDecimal) newCustomer.get("c_acctbal"));
       customersWithoutOrders.add(c);
       nextCustomerKey++;
     }
@@ -254,18 +237,17 @@ final class DemoHistory {
    */
   private void statusChange() {
     int key = randomLiveOrder();
-    Map<String, Object> order = orderByKey.get(key);
+    Map<String, Object> order = order(key);
     String status = "O".equals(order.get("o_orderstatus")) ? "P" : "F";
     FakeSqlServer.Transaction tx =
         db.transaction(clock).update(ORDERS, List.of(key), Map.of("o_orderstatus", status));
-    int[] keys = lineKeys.get(key);
+    int[] keys = lineKeys(key);
     if (hasOthers && !status.equals(order.get("o_orderstatus")) && keys != null) {
       int supplier = keys[2 * others.nextInt(keys.length / 2) + 1];
       BigDecimal payment = BigDecimal.valueOf(1_000 + others.nextInt(99_000), 2);
-      addToBalance(tx, SUPPLIER, "s_acctbal", supplierBalance, supplier, payment);
+      addToBalance(tx, SUPPLIER, "s_acctbal", supplier, payment);
     }
     tx.commit();
-    order.put("o_orderstatus", status);
   }
 
   /**
@@ -274,24 +256,25 @@ final class DemoHistory {
    */
   private void priceCorrection() {
     int key = randomLiveOrder();
-    Map<String, Object> order = orderByKey.get(key);
+    Map<String, Object> order = order(key);
     BigDecimal delta = BigDecimal.valueOf(random.nextInt(5000) - 2500, 2);
     BigDecimal before = (BigDecimal) order.get("o_totalprice");
     BigDecimal total = before.add(delta);
     if (total.signum() <= 0) {
       total = BigDecimal.valueOf(100, 2);
     }
-    int line = 1 + random.nextInt(linesPerOrder.getOrDefault(key, 1));
+    int[] keys = lineKeys(key);
+    int line = 1 + random.nextInt(keys == null ? 1 : keys.length / 2);
     FakeSqlServer.Transaction tx = db.transaction(clock);
     tx.update(ORDERS, List.of(key), Map.of("o_totalprice", total));
     tx.update(
         LINEITEM,
         List.of(key, line),
         Map.of("l_discount", BigDecimal.valueOf(random.nextInt(11), 2)));
-    int[] keys = lineKeys.get(key);
     if (hasOthers && total.compareTo(before) != 0 && keys != null && keys.length >= 2 * line) {
       int part = keys[2 * line - 2];
-      BigDecimal price = partPrice.get(part);
+      Map<String, Object> partRow = db.row(PART, List.of(part));
+      BigDecimal price = partRow == null ? null : (BigDecimal) partRow.get("p_retailprice");
       if (price != null) {
         int percent = (1 + others.nextInt(5)) * (others.nextBoolean() ? 1 : -1);
         BigDecimal repriced =
@@ -300,11 +283,9 @@ final class DemoHistory {
                 .movePointLeft(2)
                 .setScale(2, RoundingMode.HALF_EVEN);
         tx.update(PART, List.of(part), Map.of("p_retailprice", repriced));
-        partPrice.put(part, repriced);
       }
     }
     tx.commit();
-    order.put("o_totalprice", total);
   }
 
   /**
@@ -314,8 +295,10 @@ final class DemoHistory {
   private void deleteOldOrder() {
     int index = random.nextInt(Math.max(1, liveOrders.size() / 10));
     int key = liveOrders.remove(index);
+    int customer = ((Number) order(key).get("o_custkey")).intValue();
+    int[] keys = lineKeys(key);
     FakeSqlServer.Transaction tx = db.transaction(clock);
-    int lines = linesPerOrder.getOrDefault(key, 0);
+    int lines = keys == null ? 0 : keys.length / 2;
     for (int n = 1; n <= lines; n++) {
       tx.delete(LINEITEM, List.of(key, n));
     }
@@ -326,16 +309,12 @@ final class DemoHistory {
       tx.delete(CUSTOMER, List.of(customersWithoutOrders.get(gone)));
     }
     tx.commit();
-    int customer = ((Number) orderByKey.get(key).get("o_custkey")).intValue();
-    orderByKey.remove(key);
-    linesPerOrder.remove(key);
-    lineKeys.remove(key);
     if (gone >= 0) {
-      customerBalance.remove(customersWithoutOrders.remove(gone));
+      customersWithoutOrders.remove(gone);
     }
     if (ordersPerCustomer.merge(customer, -1, Integer::sum) == 0) {
       ordersPerCustomer.remove(customer);
-      if (customerBalance.containsKey(customer)) {
+      if (hasOthers && db.row(CUSTOMER, List.of(customer)) != null) {
         customersWithoutOrders.add(customer);
       }
     }
@@ -353,11 +332,10 @@ final class DemoHistory {
       }
       touched.add(key);
       String priority = PRIORITIES[random.nextInt(PRIORITIES.length)];
-      if (priority.equals(orderByKey.get(key).get("o_orderpriority"))) {
+      if (priority.equals(order(key).get("o_orderpriority"))) {
         continue;
       }
       tx.update(ORDERS, List.of(key), Map.of("o_orderpriority", priority));
-      orderByKey.get(key).put("o_orderpriority", priority);
       changed++;
     }
     if (changed > 0) {
@@ -365,23 +343,46 @@ final class DemoHistory {
     }
   }
 
+  /** The order's row now. */
+  private Map<String, Object> order(int key) {
+    return db.row(ORDERS, List.of(key));
+  }
+
   /**
-   * Adds {@code amount} to the balance column of row {@code key} of {@code table} in {@code tx}
-   * (and to {@code balances}); nothing when the row is unknown or the amount is zero.
+   * The part and supplier keys of the order's lines by line number, {part of line 1, supplier,
+   * part, …} (up to the highest line number); null when the order has no lines.
    */
-  private static void addToBalance(
-      FakeSqlServer.Transaction tx,
-      String table,
-      String column,
-      Map<Integer, BigDecimal> balances,
-      int key,
-      BigDecimal amount) {
-    BigDecimal balance = balances.get(key);
+  private int[] lineKeys(int order) {
+    int[][] keys = {new int[0]};
+    db.scanRows(
+        LINEITEM,
+        List.of(order, 0),
+        l -> {
+          if (((Number) l.get("l_orderkey")).intValue() != order) {
+            return false;
+          }
+          int n = ((Number) l.get("l_linenumber")).intValue();
+          if (keys[0].length < 2 * n) {
+            keys[0] = Arrays.copyOf(keys[0], 2 * n);
+          }
+          keys[0][2 * n - 2] = ((Number) l.get("l_partkey")).intValue();
+          keys[0][2 * n - 1] = ((Number) l.get("l_suppkey")).intValue();
+          return true;
+        });
+    return keys[0].length == 0 ? null : keys[0];
+  }
+
+  /**
+   * Adds {@code amount} to the balance column of row {@code key} of {@code table} in {@code tx};
+   * nothing when the row is unknown, its balance NULL or the amount zero.
+   */
+  private void addToBalance(
+      FakeSqlServer.Transaction tx, String table, String column, int key, BigDecimal amount) {
+    Map<String, Object> row = db.row(table, List.of(key));
+    BigDecimal balance = row == null ? null : (BigDecimal) row.get(column);
     if (balance == null || amount.signum() == 0) {
       return;
     }
-    BigDecimal next = balance.add(amount);
-    tx.update(table, List.of(key), Map.of(column, next));
-    balances.put(key, next);
+    tx.update(table, List.of(key), Map.of(column, balance.add(amount)));
   }
 }

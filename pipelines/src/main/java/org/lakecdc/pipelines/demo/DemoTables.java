@@ -2,6 +2,7 @@ package org.lakecdc.pipelines.demo;
 
 import io.trino.tpch.Customer;
 import io.trino.tpch.CustomerGenerator;
+import io.trino.tpch.Distributions;
 import io.trino.tpch.LineItem;
 import io.trino.tpch.LineItemGenerator;
 import io.trino.tpch.Order;
@@ -9,9 +10,11 @@ import io.trino.tpch.OrderGenerator;
 import io.trino.tpch.Part;
 import io.trino.tpch.PartGenerator;
 import io.trino.tpch.SupplierGenerator;
+import io.trino.tpch.TextPool;
 import java.math.BigDecimal;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -135,44 +138,77 @@ final class DemoTables {
     db.enableCdc(SUPPLIER);
   }
 
-  /** One row map per entity {@code generated} yields, in its order. */
-  private static <T> List<Map<String, Object>> rows(
+  /**
+   * The row maps of the entities {@code generated} yields, one at a time in its order (TPC-H's
+   * generators yield each table in key order).
+   */
+  private static <T> Iterable<Map<String, Object>> rows(
       Iterable<T> generated, Function<T, Map<String, Object>> row) {
-    List<Map<String, Object>> rows = new ArrayList<>();
-    for (T entity : generated) {
-      rows.add(row.apply(entity));
-    }
-    return rows;
+    return () -> {
+      Iterator<T> entities = generated.iterator();
+      return new Iterator<>() {
+        @Override
+        public boolean hasNext() {
+          return entities.hasNext();
+        }
+
+        @Override
+        public Map<String, Object> next() {
+          return row.apply(entities.next());
+        }
+      };
+    };
   }
 
   /**
-   * The initial rows of the five tables at TPC-H scale factor {@code scale}, as {@code
-   * io.trino.tpch} generates them (one column name to value map per row, in column order).
+   * The rows loaded per table: {@link #load} generates the initial rows of the five tables at TPC-H
+   * scale factor {@code scale} with {@code io.trino.tpch} and streams them into the tables' files,
+   * a row at a time, so the load's memory does not grow with the scale.
    */
-  record Rows(
-      List<Map<String, Object>> orders,
-      List<Map<String, Object>> lines,
-      List<Map<String, Object>> customers,
-      List<Map<String, Object>> parts,
-      List<Map<String, Object>> suppliers) {
+  record Loaded(int orders, int lines, int customers, int parts, int suppliers) {
 
-    /** Generates the rows of scale factor {@code scale}. */
-    static Rows generate(double scale) {
-      return new Rows(
-          rows(new OrderGenerator(scale, 1, 1), DemoTables::orderRow),
-          rows(new LineItemGenerator(scale, 1, 1), DemoTables::lineRow),
-          rows(new CustomerGenerator(scale, 1, 1), DemoTables::customerRow),
-          rows(new PartGenerator(scale, 1, 1), DemoTables::partRow),
-          rows(new SupplierGenerator(scale, 1, 1), DemoTables::supplierRow));
-    }
+    /**
+     * TPC-H's text pool size, 300 MiB (dbgen's, and {@code io.trino.tpch}'s default): the comments
+     * are drawn from it, so only this size gives TPC-H's rows.
+     */
+    static final int TEXT_POOL_BYTES = 300 * 1024 * 1024;
 
-    /** Loads the rows into {@code db}'s tables, before CDC is enabled. */
-    void load(FakeSqlServer db) {
-      db.loadRows(ORDERS, orders);
-      db.loadRows(LINEITEM, lines);
-      db.loadRows(CUSTOMER, customers);
-      db.loadRows(PART, parts);
-      db.loadRows(SUPPLIER, suppliers);
+    /**
+     * Loads the rows of scale factor {@code scale} into {@code db}'s tables, before CDC. The text
+     * pool is made for the load and dropped after it: {@code io.trino.tpch}'s default pool, of the
+     * same size and so the same rows, would stay in a static field for the JVM's life (300 MiB of a
+     * job's heap).
+     */
+    static Loaded load(FakeSqlServer db, double scale) {
+      Distributions distributions = Distributions.getDefaultDistributions();
+      TextPool pool = new TextPool(TEXT_POOL_BYTES, distributions);
+      return new Loaded(
+          (int)
+              db.loadRowsInKeyOrder(
+                  ORDERS,
+                  rows(new OrderGenerator(scale, 1, 1, distributions, pool), DemoTables::orderRow)),
+          (int)
+              db.loadRowsInKeyOrder(
+                  LINEITEM,
+                  rows(
+                      new LineItemGenerator(scale, 1, 1, distributions, pool),
+                      DemoTables::lineRow)),
+          (int)
+              db.loadRowsInKeyOrder(
+                  CUSTOMER,
+                  rows(
+                      new CustomerGenerator(scale, 1, 1, distributions, pool),
+                      DemoTables::customerRow)),
+          (int)
+              db.loadRowsInKeyOrder(
+                  PART,
+                  rows(new PartGenerator(scale, 1, 1, distributions, pool), DemoTables::partRow)),
+          (int)
+              db.loadRowsInKeyOrder(
+                  SUPPLIER,
+                  rows(
+                      new SupplierGenerator(scale, 1, 1, distributions, pool),
+                      DemoTables::supplierRow)));
     }
   }
 

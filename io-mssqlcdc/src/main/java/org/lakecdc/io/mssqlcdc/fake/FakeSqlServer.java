@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -92,8 +93,11 @@ import org.lakecdc.io.mssqlcdc.time.CommitTimeConverter;
  * writes its change tables and source tables first and {@code cdc.lsn_time_mapping} last: the
  * mapping row is the commit point, and a reader that joins the mapping never sees half a
  * transaction. Outside {@link #bulk()} every operation is written at once; inside, state is kept in
- * memory and each changed file is written once when the bulk closes. One writer per directory; not
- * thread-safe. Readers may run in other threads and processes.
+ * memory and each changed file is written once when the bulk closes. A source table is never held
+ * whole (unless its file is small, {@link SourceRows}): its rows are read from its file by key,
+ * only the rows changed since it was written are kept in memory, and {@link #loadRowsInKeyOrder}
+ * loads a table a row at a time. One writer per directory; not thread-safe. Readers may run in
+ * other threads and processes.
  *
  * <p><b>Errors.</b> Invalid requests (unknown tables or columns, duplicate keys, values that do not
  * fit a type, a third capture instance) raise {@link IllegalArgumentException} before anything
@@ -123,8 +127,11 @@ public final class FakeSqlServer {
 
   private CommitTimeConverter clock;
 
-  /** Source rows by lower-case qualified table name, loaded on first use. */
-  private final Map<String, TreeMap<KeyTuple, Map<String, Object>>> rows = new HashMap<>();
+  /**
+   * Source rows by lower-case qualified table name, opened on first use: each table's file and the
+   * rows changed since it was written ({@link SourceRows}).
+   */
+  private final Map<String, SourceRows> rows = new HashMap<>();
 
   private boolean serverDirty;
   private boolean tablesDirty;
@@ -489,7 +496,9 @@ public final class FakeSqlServer {
               Collation.of(c.name(), c.type(), c.collation())));
     }
     catalog.tables.put(Catalog.key(schema, tableName), t);
-    rows.put(Catalog.key(schema, tableName), new TreeMap<>());
+    rows.put(
+        Catalog.key(schema, tableName),
+        SourceRows.created(directory.resolve(FakeFormat.sourceTableFile(schema, tableName)), t));
     tablesDirty = true;
     dirtySourceTables.add(Catalog.key(schema, tableName));
     flushUnlessBulk();
@@ -511,6 +520,24 @@ public final class FakeSqlServer {
    */
   public FakeSqlServer loadRows(String table, List<? extends Map<String, ?>> newRows) {
     Catalog.Table t = table(table);
+    requireUntracked(t);
+    SourceRows current = rowsOf(t);
+    TreeMap<KeyTuple, Map<String, Object>> loaded = new TreeMap<>();
+    for (Map<String, ?> row : newRows) {
+      Map<String, Object> full = fullRow(t, row);
+      KeyTuple key = keyOf(t, full);
+      if (current.get(key) != null || loaded.put(key, full) != null) {
+        throw duplicateKey(t, key);
+      }
+    }
+    loaded.forEach(current::put);
+    dirtySourceTables.add(Catalog.key(t.schema, t.name));
+    flushUnlessBulk();
+    return this;
+  }
+
+  /** Refuses a load into a table that a capture instance tracks (CDC would miss the rows). */
+  private void requireUntracked(Catalog.Table t) {
     List<Catalog.Instance> instances = catalog.instancesOf(t);
     if (!instances.isEmpty()) {
       throw new IllegalStateException(
@@ -519,19 +546,93 @@ public final class FakeSqlServer {
               + instances.get(0).name
               + "': write through transaction(...) so CDC captures the rows");
     }
-    TreeMap<KeyTuple, Map<String, Object>> current = rowsOf(t);
-    TreeMap<KeyTuple, Map<String, Object>> loaded = new TreeMap<>();
-    for (Map<String, ?> row : newRows) {
-      Map<String, Object> full = fullRow(t, row);
-      KeyTuple key = keyOf(t, full);
-      if (current.containsKey(key) || loaded.put(key, full) != null) {
-        throw duplicateKey(t, key);
-      }
+  }
+
+  /**
+   * Loads rows into an empty table that CDC does not track yet, as {@link #loadRows(String, List)}
+   * does, streaming: each row is written to the table's file as it comes, so a table of any size
+   * loads in the memory of a row (the file is written at once, in a {@link #bulk()} too: CDC does
+   * not track the table, so no reader orders it against a commit).
+   *
+   * @param table the table, as for {@link #createTable}
+   * @param newRows rows by column name (ignoring case), in strictly increasing key order (as the
+   *     table's key compares them); absent columns are NULL; values as {@link Transaction#insert}
+   *     takes them
+   * @return the number of rows loaded
+   * @throws IllegalStateException when the table already has a capture instance or rows
+   * @throws IllegalArgumentException for an unknown table or column, a computed column, a value
+   *     that does not fit its type, a duplicate key or a row whose key is not after the one before
+   *     it (nothing is loaded)
+   */
+  public long loadRowsInKeyOrder(String table, Iterable<? extends Map<String, ?>> newRows) {
+    Catalog.Table t = table(table);
+    requireUntracked(t);
+    SourceRows current = rowsOf(t);
+    if (!current.isEmpty()) {
+      throw new IllegalStateException(
+          t.qualified() + " has rows already: load rows in key order into an empty table only");
     }
-    current.putAll(loaded);
-    dirtySourceTables.add(Catalog.key(t.schema, t.name));
-    flushUnlessBulk();
-    return this;
+    Iterator<? extends Map<String, ?>> given = newRows.iterator();
+    long[] count = {0};
+    Iterator<Map<String, Object>> full =
+        new Iterator<>() {
+          @Override
+          public boolean hasNext() {
+            return given.hasNext();
+          }
+
+          @Override
+          public Map<String, Object> next() {
+            count[0]++;
+            return fullRow(t, given.next());
+          }
+        };
+    SourceRows.Written[] written = {null};
+    files.write(
+        directory.resolve(FakeFormat.sourceTableFile(t.schema, t.name)),
+        out -> written[0] = current.writeTo(out, full, r -> keyOf(t, r), k -> duplicateKey(t, k)));
+    current.written(written[0]);
+    dirtySourceTables.remove(Catalog.key(t.schema, t.name));
+    return count[0];
+  }
+
+  /**
+   * The row of {@code key} in the source table now, by column name, as {@link #rows} gives rows.
+   *
+   * @param table {@code schema.table} or {@code table} (schema {@code dbo}), ignoring case
+   * @param key the key values in key column order
+   * @return the row, or null when the table has no row with that key
+   * @throws IllegalArgumentException for an unknown table or a key of the wrong size or types
+   */
+  public Map<String, Object> row(String table, List<?> key) {
+    Catalog.Table t = table(table);
+    Map<String, Object> row = rowsOf(t).get(keyTuple(t, new ArrayList<>(key)));
+    return row == null ? null : readerRow(t, row);
+  }
+
+  /**
+   * Visits the source table's rows in key order from {@code fromKey} on (inclusive), each as {@link
+   * #rows} gives it, while {@code visitor} returns true; reads the table's file a row at a time.
+   *
+   * @param table {@code schema.table} or {@code table} (schema {@code dbo}), ignoring case
+   * @param fromKey the key values to start at, in key column order; null: from the first row
+   * @param visitor takes each row; false stops the visit
+   * @throws IllegalArgumentException for an unknown table or a key of the wrong size or types
+   */
+  public void scanRows(
+      String table, List<?> fromKey, java.util.function.Predicate<Map<String, Object>> visitor) {
+    Catalog.Table t = table(table);
+    KeyTuple lower = fromKey == null ? null : keyTuple(t, new ArrayList<>(fromKey));
+    rowsOf(t).scan(lower, (key, row) -> visitor.test(readerRow(t, row)));
+  }
+
+  /** The rows held in memory for every table opened (for tests: the writer's bound). */
+  int rowsHeld() {
+    int held = 0;
+    for (SourceRows r : rows.values()) {
+      held += r.rowsHeld();
+    }
+    return held;
   }
 
   /**
@@ -561,14 +662,17 @@ public final class FakeSqlServer {
   public List<Map<String, Object>> rows(String table) {
     Catalog.Table t = table(table);
     List<Map<String, Object>> out = new ArrayList<>();
-    for (Map<String, Object> row : rowsOf(t).values()) {
-      Map<String, Object> copy = new LinkedHashMap<>();
-      for (Catalog.Column c : t.columns) {
-        copy.put(c.name(), SqlValues.readerValue(row.get(c.name())));
-      }
-      out.add(Collections.unmodifiableMap(copy));
-    }
+    rowsOf(t).scan(null, (key, row) -> out.add(readerRow(t, row)));
     return out;
+  }
+
+  /** A stored row as the reader returns it: every live column in column order, unmodifiable. */
+  private static Map<String, Object> readerRow(Catalog.Table t, Map<String, Object> row) {
+    Map<String, Object> copy = new LinkedHashMap<>();
+    for (Catalog.Column c : t.columns) {
+      copy.put(c.name(), SqlValues.readerValue(row.get(c.name())));
+    }
+    return Collections.unmodifiableMap(copy);
   }
 
   // ---- capture instances ----------------------------------------------------------------------
@@ -825,7 +929,8 @@ public final class FakeSqlServer {
     Objects.requireNonNull(command, "command");
     DdlCommand effect = DdlCommand.parse(command);
     Catalog.Column column = effect.column() == null ? null : t.column(effect.column());
-    Map<KeyTuple, Map<String, Object>> converted = null;
+    // The rows as they are before the statement (their columns change with it).
+    SourceRows tableRows = rowsOf(t);
     switch (effect.kind()) {
       case ADD_COLUMN:
         if (column != null) {
@@ -856,7 +961,7 @@ public final class FakeSqlServer {
         if (effect.kind() == DdlCommand.Kind.ALTER_COLUMN) {
           SqlValues.family(effect.type());
           Collation.of(column.name(), effect.type(), effect.collation());
-          converted = convertColumn(t, column, effect.type());
+          convertColumn(t, column, effect.type());
         }
         break;
       default:
@@ -878,7 +983,8 @@ public final class FakeSqlServer {
               local,
               effect.kind() == DdlCommand.Kind.ALTER_COLUMN && captures));
     }
-    applyDdl(t, effect, column, converted);
+    applyDdl(t, effect, column);
+    tableRows.columnsChanged();
     advanceClock(when);
     flushUnlessBulk();
     return lsn;
@@ -919,25 +1025,22 @@ public final class FakeSqlServer {
     return ddl(table, DdlCommand.text(table(table), DdlCommand.Kind.ALTER_COLUMN, column, newType));
   }
 
-  private Map<KeyTuple, Map<String, Object>> convertColumn(
-      Catalog.Table t, Catalog.Column column, SqlServerType type) {
-    Map<KeyTuple, Map<String, Object>> converted = new HashMap<>();
-    for (Map.Entry<KeyTuple, Map<String, Object>> e : rowsOf(t).entrySet()) {
-      Object v = e.getValue().get(column.name());
-      Object stored =
-          SqlValues.normalize(column.name(), type, v == null ? null : SqlValues.readerValue(v));
-      Map<String, Object> copy = new LinkedHashMap<>(e.getValue());
-      copy.put(column.name(), stored);
-      converted.put(e.getKey(), copy);
-    }
-    return converted;
+  /**
+   * Checks that every stored value of {@code column} converts to {@code type} (a row at a time; the
+   * rows take the new type when they are read, {@link SourceRows#columnsChanged}).
+   */
+  private void convertColumn(Catalog.Table t, Catalog.Column column, SqlServerType type) {
+    rowsOf(t)
+        .scan(
+            null,
+            (key, row) -> {
+              Object v = row.get(column.name());
+              SqlValues.normalize(column.name(), type, v == null ? null : SqlValues.readerValue(v));
+              return true;
+            });
   }
 
-  private void applyDdl(
-      Catalog.Table t,
-      DdlCommand effect,
-      Catalog.Column column,
-      Map<KeyTuple, Map<String, Object>> converted) {
+  private void applyDdl(Catalog.Table t, DdlCommand effect, Catalog.Column column) {
     String tableKey = Catalog.key(t.schema, t.name);
     switch (effect.kind()) {
       case ADD_COLUMN:
@@ -954,9 +1057,6 @@ public final class FakeSqlServer {
         break;
       case DROP_COLUMN:
         t.columns.remove(column);
-        for (Map<String, Object> row : rowsOf(t).values()) {
-          row.remove(column.name());
-        }
         tablesDirty = true;
         dirtySourceTables.add(tableKey);
         break;
@@ -970,7 +1070,6 @@ public final class FakeSqlServer {
                 column.computed(),
                 column.keyOrdinal(),
                 Collation.of(column.name(), effect.type(), effect.collation())));
-        rowsOf(t).putAll(converted);
         for (Catalog.Instance i : catalog.instancesOf(t)) {
           for (int k = 0; k < i.columns.size(); k++) {
             Catalog.Captured c = i.columns.get(k);
@@ -1217,7 +1316,7 @@ public final class FakeSqlServer {
       if (e.getValue().isEmpty()) {
         continue;
       }
-      TreeMap<KeyTuple, Map<String, Object>> tableRows = rows.get(e.getKey());
+      SourceRows tableRows = rows.get(e.getKey());
       for (Map.Entry<KeyTuple, Map<String, Object>> change : e.getValue().entrySet()) {
         if (change.getValue() == DELETED) {
           tableRows.remove(change.getKey());
@@ -1359,25 +1458,10 @@ public final class FakeSqlServer {
             + ".");
   }
 
-  private TreeMap<KeyTuple, Map<String, Object>> rowsOf(Catalog.Table t) {
-    return rows.computeIfAbsent(Catalog.key(t.schema, t.name), k -> loadRowsOf(t));
-  }
-
-  private TreeMap<KeyTuple, Map<String, Object>> loadRowsOf(Catalog.Table t) {
-    TreeMap<KeyTuple, Map<String, Object>> out = new TreeMap<>();
-    Path file = directory.resolve(FakeFormat.sourceTableFile(t.schema, t.name));
-    try (FakeFormat.JsonLines lines = FakeFormat.JsonLines.open(file)) {
-      for (JsonNode n = lines.next(); n != null; n = lines.next()) {
-        Map<String, Object> row = new LinkedHashMap<>();
-        for (Catalog.Column c : t.columns) {
-          row.put(
-              c.name(),
-              c.computed() ? null : SqlValues.fromJson(c.name(), c.type(), field(n, c.name())));
-        }
-        out.put(keyOf(t, row), row);
-      }
-    }
-    return out;
+  private SourceRows rowsOf(Catalog.Table t) {
+    return rows.computeIfAbsent(
+        Catalog.key(t.schema, t.name),
+        k -> SourceRows.onDisk(directory.resolve(FakeFormat.sourceTableFile(t.schema, t.name)), t));
   }
 
   /** A JSON field by name, exact first, then ignoring case. */
@@ -1529,18 +1613,12 @@ public final class FakeSqlServer {
     }
     for (String key : new ArrayList<>(dirtySourceTables)) {
       Catalog.Table t = catalog.tables.get(key);
+      SourceRows tableRows = rowsOf(t);
+      SourceRows.Written[] written = {null};
       files.write(
           directory.resolve(FakeFormat.sourceTableFile(t.schema, t.name)),
-          out -> {
-            for (Map<String, Object> row : rowsOf(t).values()) {
-              ObjectNode n = FakeFormat.object();
-              for (Catalog.Column c : t.columns) {
-                n.set(c.name(), SqlValues.toJson(c.type(), row.get(c.name())));
-              }
-              out.write(FakeFormat.line(n));
-              out.write('\n');
-            }
-          });
+          out -> written[0] = tableRows.writeTo(out));
+      tableRows.written(written[0]);
       dirtySourceTables.remove(key);
     }
     if (logs.containsKey(FakeFormat.DDL_HISTORY)) {

@@ -79,6 +79,12 @@ final class ReadChangesAction {
 
     /** The read's columns a capture instance does not capture, by {@link #instanceKey}. */
     final Map<String, List<String>> uncaptured = new ConcurrentHashMap<>();
+
+    /**
+     * Per capture instance whose read is caught up: when its next poll is due ({@link
+     * System#nanoTime}), its resume delay after the last.
+     */
+    final Map<String, Long> pollDue = new ConcurrentHashMap<>();
   }
 
   private final ReadSpec spec;
@@ -90,6 +96,7 @@ final class ReadChangesAction {
   private final Set<String> checkedInstances;
   private final Map<Lsn, java.time.Instant> commitTimes;
   private final Map<String, List<String>> uncaptured;
+  private final Map<String, Long> pollDue;
   private final Counter batches = Metrics.counter(SourceSpec.METRICS_NAMESPACE, "batches_read");
   private final Counter[] rowsByOperation = {
     Metrics.counter(SourceSpec.METRICS_NAMESPACE, "rows_read_snapshot"),
@@ -111,6 +118,32 @@ final class ReadChangesAction {
     this.checkedInstances = caches.checkedInstances;
     this.commitTimes = caches.commitTimes;
     this.uncaptured = caches.uncaptured;
+    this.pollDue = caches.pollDue;
+  }
+
+  /**
+   * A caught-up read resumed before its resume delay passed waits out the rest of it (in steps of
+   * at most a second, so that a stop or an interrupt ends the wait). Beam's Flink runner fires an
+   * operator's pending processing-time timers at once, one after the other, when the operator
+   * finishes, and a job without Flink checkpoints finishes its operators as soon as the impulse
+   * that starts the reads has been emitted: a caught-up read would poll {@code max_lsn} in a loop
+   * (a continuous job's TaskManagers used 0.6 and 0.8 of a core each while it waited for changes).
+   */
+  private void waitOutResumeDelay(String captureInstance) {
+    Long due = pollDue.remove(captureInstance);
+    if (due == null) {
+      return;
+    }
+    try {
+      for (long wait = due - System.nanoTime();
+          wait > 0 && !spec.stopCondition().shouldStop();
+          wait = due - System.nanoTime()) {
+        Thread.sleep(Math.min(wait / 1_000_000L + 1, 1_000L));
+      }
+    } catch (InterruptedException e) {
+      // The runner is cancelling the task: the loop of run() sees the interrupt and ends the read.
+      Thread.currentThread().interrupt();
+    }
   }
 
   /**
@@ -129,6 +162,9 @@ final class ReadChangesAction {
     }
     Lsn last = range.from().decrement();
     long sequence = range.firstBatch();
+    if (range.isOpen()) {
+      waitOutResumeDelay(captureInstance);
+    }
     while (true) {
       Optional<Commit> end = Optional.empty();
       try {
@@ -144,6 +180,8 @@ final class ReadChangesAction {
         end = nextBatchEnd(range, last);
         if (end.isEmpty()) {
           if (range.isOpen()) {
+            pollDue.put(
+                captureInstance, System.nanoTime() + spec.pollInterval().getMillis() * 1_000_000L);
             return ProcessContinuation.resume().withResumeDelay(spec.pollInterval());
           }
           // Nothing is left before the end of the range: claim its last LSN to finish it.

@@ -144,12 +144,35 @@ final class RowRecords implements ParquetDataFiles.RecordFields {
           consumer.addLong(RowBatches.micros(instant.getEpochSecond(), instant.getNano()));
         };
       case STRING:
-        return (consumer, value) -> consumer.addBinary(utf8((String) value));
+        return new StringWriter();
       case BINARY:
         return (consumer, value) ->
             consumer.addBinary(Binary.fromConstantByteArray((byte[]) value));
       default:
         throw new IllegalStateException("Unhandled output type " + type);
+    }
+  }
+
+  /**
+   * A STRING column's writer: a string's UTF-8 bytes are encoded once for a run of rows that hold
+   * the same {@link String} instance (the capture instance of every change row, the start LSN's
+   * text that the rows of one commit share), and again for any other instance, equal or not. The
+   * binary is immutable, so Parquet may keep it (dictionary, statistics) while it is reused.
+   */
+  private static final class StringWriter implements ValueWriter {
+    private @Nullable String last;
+    private @Nullable Binary lastBytes;
+
+    @Override
+    public void add(RecordConsumer consumer, Object value) {
+      String text = (String) value;
+      Binary bytes = lastBytes;
+      if (text != last || bytes == null) {
+        bytes = utf8(text);
+        last = text;
+        lastBytes = bytes;
+      }
+      consumer.addBinary(bytes);
     }
   }
 

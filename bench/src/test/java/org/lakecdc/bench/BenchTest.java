@@ -132,6 +132,20 @@ class BenchTest {
   }
 
   @Test
+  void streamRateIsTheSummarysChangeRowsPerSecondOfStreaming(@TempDir Path dir) throws Exception {
+    Path output = dir.resolve("job-output.log");
+    Files.writeString(
+        output,
+        "batch 0: 1,000,000 rows (1,000,000 inserts, 0 updates, 0 deletes) up to ...\n\n"
+            + "Done in 6.3 s: 1 batch, 1,000,000 change rows (1,000,000 inserts, 0 updates, 0"
+            + " deletes) in 5.5 s of streaming, 180,692 change rows/s\n"
+            + "Position: batch 0, end LSN 0x0000002A000001003E71\n");
+    assertThat(BenchRun.streamRate(output), is(180692.0));
+    Files.writeString(output, "error: --rows must be a positive integer\n");
+    assertThat(Double.isNaN(BenchRun.streamRate(output)), is(true));
+  }
+
+  @Test
   void batchOverheadIsTheDifferencePerExtraBatch() {
     // 301 batches in 160.5 s against one batch in 10.5 s: 150 s over 300 extra batches.
     assertThat(IngestMeasures.batchOverheadMs(160.5, 10.5, 301), is(500.0));

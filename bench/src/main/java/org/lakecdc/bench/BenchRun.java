@@ -326,11 +326,14 @@ final class BenchRun {
   }
 
   /**
-   * The job's child JVM options on {@code runner}: {@code -Xmx} of {@code --jobHeap}, and Spark's
-   * opens.
+   * The job's child JVM options on {@code runner}: {@code -Xmx} of {@code --jobHeap}, {@code
+   * --jobJvmOptions}, and Spark's opens.
    */
   List<String> jobJvmArgs(String runner) {
     List<String> args = new ArrayList<>(List.of("-Xmx" + options.getJobHeap()));
+    if (options.getJobJvmOptions() != null) {
+      args.addAll(options.getJobJvmOptions());
+    }
     if (!runner.equals("DirectRunner")) {
       for (String p : ChildJvm.SPARK_ADD_OPENS) {
         args.add("--add-opens=java.base/" + p + "=ALL-UNNAMED");

@@ -62,6 +62,11 @@ class BenchTest {
         is(
             "error: --jobHeap must be a heap size as -Xmx takes it (e.g. 8g, 512m), not"
                 + " 'lots'"));
+    assertThat(
+        refused("--jobJvmOptions=-XX:TieredStopAtLevel=1,TieredStopAtLevel=1"),
+        is(
+            "error: --jobJvmOptions must be JVM options, each starting with '-' (e.g."
+                + " -XX:TieredStopAtLevel=1,-XX:+UseSerialGC), not 'TieredStopAtLevel=1'"));
     assertThat(refused("--repeats=0"), is("error: --repeats must be a positive integer, not '0'"));
     assertThat(
         refused("--latencyTransactions=0"),

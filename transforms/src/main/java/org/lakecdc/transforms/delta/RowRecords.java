@@ -134,10 +134,7 @@ final class RowRecords implements ParquetDataFiles.RecordFields {
         return (consumer, value) ->
             consumer.addInteger(Math.toIntExact(((LocalDate) value).toEpochDay()));
       case TIMESTAMP_NTZ:
-        return (consumer, value) -> {
-          LocalDateTime local = (LocalDateTime) value;
-          consumer.addLong(RowBatches.micros(local.toEpochSecond(ZoneOffset.UTC), local.getNano()));
-        };
+        return new LocalTimestampWriter();
       case TIMESTAMP:
         return (consumer, value) -> {
           Instant instant = (Instant) value;
@@ -173,6 +170,25 @@ final class RowRecords implements ParquetDataFiles.RecordFields {
         lastBytes = bytes;
       }
       consumer.addBinary(bytes);
+    }
+  }
+
+  /**
+   * A TIMESTAMP_NTZ column's writer: the microseconds are computed once for a run of rows holding
+   * equal date-times (the commit time that the rows of one commit share).
+   */
+  private static final class LocalTimestampWriter implements ValueWriter {
+    private @Nullable LocalDateTime last;
+    private long lastMicros;
+
+    @Override
+    public void add(RecordConsumer consumer, Object value) {
+      LocalDateTime local = (LocalDateTime) value;
+      if (!local.equals(last)) {
+        lastMicros = RowBatches.micros(local.toEpochSecond(ZoneOffset.UTC), local.getNano());
+        last = local;
+      }
+      consumer.addLong(lastMicros);
     }
   }
 

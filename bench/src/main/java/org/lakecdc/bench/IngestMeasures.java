@@ -141,6 +141,7 @@ final class IngestMeasures {
           }
         }
         context.row("parquet-java, one local file, snappy", rows / parquet, "s", parquet, "rows/s");
+        coldParquet(rows, perTransaction);
         bronzeWrite(orders, perTransaction, parquet);
       }
     }
@@ -226,6 +227,46 @@ final class IngestMeasures {
    * (2b) The bronze write path alone against parquet-java ({@link BronzeWriteProbe}): {@code
    * bronze_write_rows_per_s} and {@code bronze_write_vs_parquet}, each run's table checked.
    */
+  /**
+   * parquet-java in a fresh JVM of the job's class path and JVM options ({@link
+   * ParquetAnchor#main}), {@code --repeats} times: {@code parquet_cold_rows_per_s} (the median),
+   * and the job's rate over it, {@code bronze_vs_parquet_cold}. The write alone is timed, as in the
+   * harness's JVM, but its code runs cold, as the job's does.
+   */
+  private void coldParquet(long rows, int perTransaction) throws InterruptedException {
+    List<Double> rates = new ArrayList<>();
+    for (int i = 0; i < options.getRepeats(); i++) {
+      // Beside the harness's own file (as bronze-write), not a numbered run: the runs after it keep
+      // their numbers. The child replaces the result file, or fails.
+      Path run = work.resolve("parquet-cold");
+      Path result = run.resolve("result.properties");
+      ChildJvm.start(
+              context.jobClasspath("DirectRunner"),
+              context.jobJvmArgs("DirectRunner"),
+              ParquetAnchor.class.getName(),
+              List.of(
+                  run.resolve("orders.parquet").toString(),
+                  Long.toString(rows),
+                  Integer.toString(perTransaction),
+                  result.toString()),
+              run.resolve("output.log"))
+          .await(3600);
+      double seconds = Double.parseDouble(BenchRun.load(result).getProperty("seconds"));
+      rates.add(rows / seconds);
+      out.printf(
+          Locale.ROOT,
+          "  %-24s one file, snappy, a fresh JVM: %s rows/s%n",
+          "parquet-cold",
+          Bench.fmt(rows / seconds));
+    }
+    double cold = Bench.median(rates);
+    figures.put("parquet_cold_rows_per_s", cold);
+    if (bronzeRuns) {
+      figures.put("bronze_vs_parquet_cold", bronze / cold);
+    }
+    context.row("parquet-java, a fresh JVM", rows / cold, "s", cold, "rows/s");
+  }
+
   private void bronzeWrite(List<Order> orders, int perTransaction, double parquet) {
     org.apache.beam.sdk.schemas.Schema schema = BronzeWriteProbe.changeSchema(db);
     List<org.apache.beam.sdk.values.Row> changes =

@@ -140,6 +140,17 @@ public final class Bench {
               + o.getJobHeap()
               + "'");
     }
+    if (o.getJobJvmOptions() != null) {
+      for (String jvmOption : o.getJobJvmOptions()) {
+        if (!jvmOption.startsWith("-")) {
+          throw new IllegalArgumentException(
+              "--jobJvmOptions must be JVM options, each starting with '-' (e.g."
+                  + " -XX:TieredStopAtLevel=1,-XX:+UseSerialGC), not '"
+                  + jvmOption
+                  + "'");
+        }
+      }
+    }
     for (String[] rows :
         new String[][] {
           {"--silverRows", String.valueOf(silverRows(o))},

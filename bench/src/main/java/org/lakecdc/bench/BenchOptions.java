@@ -84,6 +84,18 @@ public interface BenchOptions extends PipelineOptions {
   void setJobHeap(String value);
 
   /**
+   * More options of the job's JVMs (every run of the main job, after {@code -Xmx}), one per
+   * comma-separated item, e.g. {@code -XX:TieredStopAtLevel=1,-XX:+UseSerialGC}: to measure the
+   * flags a user would start {@code java -cp ... CdcToDelta} with. None by default: the job runs as
+   * {@code mvn exec:java} and {@code java -cp} run it without flags.
+   */
+  @Description(
+      "More JVM options of the job's JVMs, comma-separated, each starting with '-' (default: none)")
+  java.util.List<String> getJobJvmOptions();
+
+  void setJobJvmOptions(java.util.List<String> value);
+
+  /**
    * The large sizes: silver tables of 5,000,000 and 1,000,000 rows with waves of 50,000 keys, a
    * Reconcile table of 5,000,000 rows, 500 tables for the many-tables figures and a history of
    * 1,000,000 keys, instead of 1,000,000, 200,000, 10,000, 200,000, 50 and 100,000. An option given

@@ -13,6 +13,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * What every measurement of one harness run shares: the options, the output, the bench module's
@@ -137,13 +139,41 @@ final class BenchRun {
 
   /**
    * What the job JVM measured, and the run directory its tables are in: wall seconds, the heap
-   * after GC in MiB, and the JVM's CPU seconds over the same span (all its threads; NaN when the
-   * JVM did not measure it).
+   * after GC in MiB, the JVM's CPU seconds over the same span (all its threads; NaN when the JVM
+   * did not measure it), and the change rows per second of the stream phase by the job's own
+   * summary ({@link #streamRate}; NaN when its console output has no {@code Done in} line).
    */
-  record Probe(double seconds, double heapMb, Path run, double cpuSeconds) {
+  record Probe(
+      double seconds, double heapMb, Path run, double cpuSeconds, double streamRowsPerSecond) {
     /** Cores the job kept busy on average: CPU seconds over wall seconds (NaN: not measured). */
     double cores() {
       return cpuSeconds / seconds;
+    }
+  }
+
+  /** The summary's {@code ... in 5.5 s of streaming, 180,692 change rows/s}. */
+  private static final Pattern STREAM_RATE =
+      Pattern.compile("in [0-9.]+ s of streaming, ([0-9,]+) change rows?/s");
+
+  /**
+   * The change rows per second of the stream phase the job printed in its summary ({@code Done in N
+   * s: ... in S s of streaming, R change rows/s}: from reading {@code max_lsn} to the end of the
+   * change pipeline, its batches read and committed; without the JVM's start, the option checks,
+   * the tables' creation and the planning before it, nor the summary after it).
+   *
+   * @param output the job's console output
+   * @return R, or NaN when the output has no such line
+   */
+  static double streamRate(Path output) {
+    try {
+      Matcher m = STREAM_RATE.matcher(Files.readString(output, StandardCharsets.UTF_8));
+      double rate = Double.NaN;
+      while (m.find()) {
+        rate = Double.parseDouble(m.group(1).replace(",", ""));
+      }
+      return rate;
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read the job's output " + output, e);
     }
   }
 
@@ -240,7 +270,7 @@ final class BenchRun {
     if (!byThread.isEmpty()) {
       out.printf(Locale.ROOT, "  %-24s CPU s by thread: %s%n", "", byThread);
     }
-    return new Probe(seconds, heapMb, run, cpuSeconds);
+    return new Probe(seconds, heapMb, run, cpuSeconds, streamRate(run.resolve("job-output.log")));
   }
 
   /**
@@ -296,11 +326,14 @@ final class BenchRun {
   }
 
   /**
-   * The job's child JVM options on {@code runner}: {@code -Xmx} of {@code --jobHeap}, and Spark's
-   * opens.
+   * The job's child JVM options on {@code runner}: {@code -Xmx} of {@code --jobHeap}, {@code
+   * --jobJvmOptions}, and Spark's opens.
    */
   List<String> jobJvmArgs(String runner) {
     List<String> args = new ArrayList<>(List.of("-Xmx" + options.getJobHeap()));
+    if (options.getJobJvmOptions() != null) {
+      args.addAll(options.getJobJvmOptions());
+    }
     if (!runner.equals("DirectRunner")) {
       for (String p : ChildJvm.SPARK_ADD_OPENS) {
         args.add("--add-opens=java.base/" + p + "=ALL-UNNAMED");

@@ -13,14 +13,15 @@ import java.util.Set;
 
 /**
  * The bronze-ingest measurements: the source database of {@code --rows} orders; the job's bronze
- * ingest in one batch on the DirectRunner ({@code bronze_rows_per_s}, rows per second); the anchors
- * on the same rows: parquet-java ({@code parquet_rows_per_s}), delta-spark 3.3 ({@code
- * deltaspark_rows_per_s}) and Beam's ParquetIO ({@code parquetio_rows_per_s}), each with the job's
- * rate over theirs; the per-batch fixed cost ({@code batch_overhead_ms}, milliseconds per batch);
- * the job's peak heap after GC per batch size ({@code heap_mb_batch_<m>}, {@code
- * heap_mb_one_batch}, MiB); and with {@code --runners=all} the job on the SparkRunner and the
- * FlinkRunner ({@code bronze_rows_per_s_spark}, {@code bronze_rows_per_s_flink}). Each figure is
- * the median of {@code --repeats} runs.
+ * ingest in one batch on the DirectRunner ({@code bronze_rows_per_s}, rows per second; its stream
+ * phase alone by the job's summary, {@code bronze_stream_rows_per_s}); the anchors on the same
+ * rows: parquet-java ({@code parquet_rows_per_s}), delta-spark 3.3 ({@code deltaspark_rows_per_s})
+ * and Beam's ParquetIO ({@code parquetio_rows_per_s}), each with the job's rate over theirs; the
+ * per-batch fixed cost ({@code batch_overhead_ms}, milliseconds per batch); the job's peak heap
+ * after GC per batch size ({@code heap_mb_batch_<m>}, {@code heap_mb_one_batch}, MiB); and with
+ * {@code --runners=all} the job on the SparkRunner and the FlinkRunner ({@code
+ * bronze_rows_per_s_spark}, {@code bronze_rows_per_s_flink}). Each figure is the median of {@code
+ * --repeats} runs.
  */
 final class IngestMeasures {
   /** The most rows the ParquetIO anchor is run with (see {@link #parquetIo}). */
@@ -42,6 +43,12 @@ final class IngestMeasures {
 
   /** The job's bronze rate, rows per second; NaN when not measured. */
   private double bronze = Double.NaN;
+
+  /**
+   * The job's stream phase by its own summary, change rows per second (median of the bronze runs);
+   * NaN when not measured.
+   */
+  private double bronzeStream = Double.NaN;
 
   /** Measures with the options, output and figures of {@code context}. */
   IngestMeasures(BenchRun context) {
@@ -82,14 +89,28 @@ final class IngestMeasures {
     if (bronzeRuns) {
       context.part("bronze");
       List<Double> rates = new ArrayList<>();
+      List<Double> streamRates = new ArrayList<>();
       for (int i = 0; i < options.getRepeats(); i++) {
         BenchRun.Probe p = context.job("bronze", db, 0, "DirectRunner", rows);
         rates.add(rows / p.seconds());
         heaps.add(p.heapMb());
+        if (!Double.isNaN(p.streamRowsPerSecond())) {
+          streamRates.add(p.streamRowsPerSecond());
+        }
       }
       bronze = Bench.median(rates);
       figures.put("bronze_rows_per_s", bronze);
       context.row("job, DirectRunner, maxCommitsPerBatch=0", rows / bronze, "s", bronze, "rows/s");
+      if (streamRates.size() == rates.size()) {
+        bronzeStream = Bench.median(streamRates);
+        figures.put("bronze_stream_rows_per_s", bronzeStream);
+        context.row(
+            "  of it the stream phase (job's summary)",
+            rows / bronzeStream,
+            "s",
+            bronzeStream,
+            "rows/s");
+      }
     }
 
     // (2) parquet-java, and (3) delta-spark appending the rows of the same file.
@@ -115,8 +136,12 @@ final class IngestMeasures {
         figures.put("parquet_rows_per_s", parquet);
         if (bronzeRuns) {
           figures.put("bronze_vs_parquet", bronze / parquet);
+          if (!Double.isNaN(bronzeStream)) {
+            figures.put("bronze_stream_vs_parquet", bronzeStream / parquet);
+          }
         }
         context.row("parquet-java, one local file, snappy", rows / parquet, "s", parquet, "rows/s");
+        coldParquet(rows, perTransaction);
         bronzeWrite(orders, perTransaction, parquet);
       }
     }
@@ -202,6 +227,46 @@ final class IngestMeasures {
    * (2b) The bronze write path alone against parquet-java ({@link BronzeWriteProbe}): {@code
    * bronze_write_rows_per_s} and {@code bronze_write_vs_parquet}, each run's table checked.
    */
+  /**
+   * parquet-java in a fresh JVM of the job's class path and JVM options ({@link
+   * ParquetAnchor#main}), {@code --repeats} times: {@code parquet_cold_rows_per_s} (the median),
+   * and the job's rate over it, {@code bronze_vs_parquet_cold}. The write alone is timed, as in the
+   * harness's JVM, but its code runs cold, as the job's does.
+   */
+  private void coldParquet(long rows, int perTransaction) throws InterruptedException {
+    List<Double> rates = new ArrayList<>();
+    for (int i = 0; i < options.getRepeats(); i++) {
+      // Beside the harness's own file (as bronze-write), not a numbered run: the runs after it keep
+      // their numbers. The child replaces the result file, or fails.
+      Path run = work.resolve("parquet-cold");
+      Path result = run.resolve("result.properties");
+      ChildJvm.start(
+              context.jobClasspath("DirectRunner"),
+              context.jobJvmArgs("DirectRunner"),
+              ParquetAnchor.class.getName(),
+              List.of(
+                  run.resolve("orders.parquet").toString(),
+                  Long.toString(rows),
+                  Integer.toString(perTransaction),
+                  result.toString()),
+              run.resolve("output.log"))
+          .await(3600);
+      double seconds = Double.parseDouble(BenchRun.load(result).getProperty("seconds"));
+      rates.add(rows / seconds);
+      out.printf(
+          Locale.ROOT,
+          "  %-24s one file, snappy, a fresh JVM: %s rows/s%n",
+          "parquet-cold",
+          Bench.fmt(rows / seconds));
+    }
+    double cold = Bench.median(rates);
+    figures.put("parquet_cold_rows_per_s", cold);
+    if (bronzeRuns) {
+      figures.put("bronze_vs_parquet_cold", bronze / cold);
+    }
+    context.row("parquet-java, a fresh JVM", rows / cold, "s", cold, "rows/s");
+  }
+
   private void bronzeWrite(List<Order> orders, int perTransaction, double parquet) {
     org.apache.beam.sdk.schemas.Schema schema = BronzeWriteProbe.changeSchema(db);
     List<org.apache.beam.sdk.values.Row> changes =

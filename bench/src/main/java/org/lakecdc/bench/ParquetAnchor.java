@@ -49,6 +49,29 @@ final class ParquetAnchor {
   private ParquetAnchor() {}
 
   /**
+   * parquet-java in a fresh JVM, as the job runs: makes the first {@code rows} orders in memory
+   * (not timed), writes them once with {@link #write} and writes the seconds the write took to the
+   * result file ({@code seconds=<s>}).
+   *
+   * <p>Usage: {@code ParquetAnchor <Parquet file> <rows> <rows per transaction> <result file>}.
+   *
+   * @param args the four arguments
+   * @throws IllegalArgumentException for another number of arguments
+   */
+  public static void main(String[] args) throws IOException {
+    if (args.length != 4) {
+      throw new IllegalArgumentException(
+          "usage: ParquetAnchor <Parquet file> <rows> <rows per transaction> <result file>");
+    }
+    List<Order> orders = new java.util.ArrayList<>();
+    for (java.util.Iterator<Order> it = Orders.first(Long.parseLong(args[1])); it.hasNext(); ) {
+      orders.add(it.next());
+    }
+    double seconds = write(orders, Integer.parseInt(args[2]), Path.of(args[0]));
+    Files.writeString(Path.of(args[3]), "seconds=" + seconds + "\n");
+  }
+
+  /**
    * Writes {@code orders} to {@code file} (replaced) and returns the seconds the write took (from
    * opening the writer to closing it; the rows are already in memory).
    *

@@ -52,7 +52,7 @@ class BenchSmokeTest {
 
     List<String> lines = text.lines().toList();
     List<String> names = new ArrayList<>();
-    for (String line : lines.subList(lines.size() - 22, lines.size())) {
+    for (String line : lines.subList(lines.size() - 26, lines.size())) {
       String[] f = line.split(" ");
       assertThat(line, f.length, is(3));
       assertThat(line, f[0], is("FIGURE"));
@@ -65,8 +65,12 @@ class BenchSmokeTest {
         is(
             List.of(
                 "bronze_rows_per_s",
+                "bronze_stream_rows_per_s",
                 "parquet_rows_per_s",
                 "bronze_vs_parquet",
+                "bronze_stream_vs_parquet",
+                "parquet_cold_rows_per_s",
+                "bronze_vs_parquet_cold",
                 "bronze_write_rows_per_s",
                 "bronze_write_vs_parquet",
                 "parquetio_rows_per_s",
@@ -86,7 +90,7 @@ class BenchSmokeTest {
                 "chunked_snapshot_cores",
                 "history_wave_s",
                 "history_cold_wave_s")));
-    assertThat(text.lines().filter(l -> l.startsWith("FIGURE ")).count(), is(22L));
+    assertThat(text.lines().filter(l -> l.startsWith("FIGURE ")).count(), is(26L));
     // Beam's ParquetIO wrote the 2,000 rows; each of the two tables' bronze holds its 40.
     assertThat(ParquetIoAnchor.rows(work.resolve("runs/02-parquetio/files")), is(2_000L));
     assertThat(

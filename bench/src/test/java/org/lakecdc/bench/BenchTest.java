@@ -62,6 +62,11 @@ class BenchTest {
         is(
             "error: --jobHeap must be a heap size as -Xmx takes it (e.g. 8g, 512m), not"
                 + " 'lots'"));
+    assertThat(
+        refused("--jobJvmOptions=-XX:TieredStopAtLevel=1,TieredStopAtLevel=1"),
+        is(
+            "error: --jobJvmOptions must be JVM options, each starting with '-' (e.g."
+                + " -XX:TieredStopAtLevel=1,-XX:+UseSerialGC), not 'TieredStopAtLevel=1'"));
     assertThat(refused("--repeats=0"), is("error: --repeats must be a positive integer, not '0'"));
     assertThat(
         refused("--latencyTransactions=0"),
@@ -129,6 +134,20 @@ class BenchTest {
         Bench.figureLine("bronze_vs_parquet", 2345.0 / 139741),
         is("FIGURE bronze_vs_parquet 0.01678"));
     assertThat(Bench.figureLine("latency_p50_ms", 1500.0), is("FIGURE latency_p50_ms 1500"));
+  }
+
+  @Test
+  void streamRateIsTheSummarysChangeRowsPerSecondOfStreaming(@TempDir Path dir) throws Exception {
+    Path output = dir.resolve("job-output.log");
+    Files.writeString(
+        output,
+        "batch 0: 1,000,000 rows (1,000,000 inserts, 0 updates, 0 deletes) up to ...\n\n"
+            + "Done in 6.3 s: 1 batch, 1,000,000 change rows (1,000,000 inserts, 0 updates, 0"
+            + " deletes) in 5.5 s of streaming, 180,692 change rows/s\n"
+            + "Position: batch 0, end LSN 0x0000002A000001003E71\n");
+    assertThat(BenchRun.streamRate(output), is(180692.0));
+    Files.writeString(output, "error: --rows must be a positive integer\n");
+    assertThat(Double.isNaN(BenchRun.streamRate(output)), is(true));
   }
 
   @Test

@@ -73,6 +73,19 @@ public record BatchStats(
     private @Nullable String minLsn, maxLsn;
     private @Nullable LocalDateTime minTs, maxTs;
 
+    /** The schema of the rows counted last, and the fields read, looked up once per schema. */
+    private org.apache.beam.sdk.schemas.@Nullable Schema schema;
+
+    private int lsnField, tsField, operationField;
+
+    /**
+     * The last row's {@code _start_lsn} (the instance: the rows of one commit share it) and {@code
+     * _commit_ts} (the value), so that the comparisons are made once per commit, not once per row.
+     */
+    private @Nullable String lastLsn;
+
+    private @Nullable LocalDateTime lastTs;
+
     /** A counter of batch {@code batchId}'s rows. */
     public Counter(long batchId) {
       this.batchId = batchId;
@@ -81,21 +94,33 @@ public record BatchStats(
     /** Counts one change row. */
     public void add(Row row) {
       rows++;
-      String lsn = row.getString(MetadataColumns.START_LSN);
-      LocalDateTime ts = row.getLogicalTypeValue(MetadataColumns.COMMIT_TS, LocalDateTime.class);
-      if (minLsn == null || lsn.compareTo(minLsn) < 0) {
-        minLsn = lsn;
+      if (row.getSchema() != schema) {
+        schema = row.getSchema();
+        lsnField = schema.indexOf(MetadataColumns.START_LSN);
+        tsField = schema.indexOf(MetadataColumns.COMMIT_TS);
+        operationField = schema.indexOf(MetadataColumns.OPERATION);
       }
-      if (maxLsn == null || lsn.compareTo(maxLsn) > 0) {
-        maxLsn = lsn;
+      String lsn = row.getString(lsnField);
+      LocalDateTime ts = row.getLogicalTypeValue(tsField, LocalDateTime.class);
+      if (lsn != lastLsn || rows == 1) {
+        lastLsn = lsn;
+        if (minLsn == null || lsn.compareTo(minLsn) < 0) {
+          minLsn = lsn;
+        }
+        if (maxLsn == null || lsn.compareTo(maxLsn) > 0) {
+          maxLsn = lsn;
+        }
       }
-      if (minTs == null || ts.isBefore(minTs)) {
-        minTs = ts;
+      if (rows == 1 || !ts.equals(lastTs)) {
+        lastTs = ts;
+        if (minTs == null || ts.isBefore(minTs)) {
+          minTs = ts;
+        }
+        if (maxTs == null || ts.isAfter(maxTs)) {
+          maxTs = ts;
+        }
       }
-      if (maxTs == null || ts.isAfter(maxTs)) {
-        maxTs = ts;
-      }
-      switch (row.getInt32(MetadataColumns.OPERATION)) {
+      switch (row.getInt32(operationField)) {
         case MetadataColumns.OP_DELETE -> deletes++;
         case MetadataColumns.OP_INSERT -> inserts++;
         case MetadataColumns.OP_UPDATE_AFTER -> updates++;

@@ -134,22 +134,61 @@ final class RowRecords implements ParquetDataFiles.RecordFields {
         return (consumer, value) ->
             consumer.addInteger(Math.toIntExact(((LocalDate) value).toEpochDay()));
       case TIMESTAMP_NTZ:
-        return (consumer, value) -> {
-          LocalDateTime local = (LocalDateTime) value;
-          consumer.addLong(RowBatches.micros(local.toEpochSecond(ZoneOffset.UTC), local.getNano()));
-        };
+        return new LocalTimestampWriter();
       case TIMESTAMP:
         return (consumer, value) -> {
           Instant instant = (Instant) value;
           consumer.addLong(RowBatches.micros(instant.getEpochSecond(), instant.getNano()));
         };
       case STRING:
-        return (consumer, value) -> consumer.addBinary(utf8((String) value));
+        return new StringWriter();
       case BINARY:
         return (consumer, value) ->
             consumer.addBinary(Binary.fromConstantByteArray((byte[]) value));
       default:
         throw new IllegalStateException("Unhandled output type " + type);
+    }
+  }
+
+  /**
+   * A STRING column's writer: a string's UTF-8 bytes are encoded once for a run of rows that hold
+   * the same {@link String} instance (the capture instance of every change row, the start LSN's
+   * text that the rows of one commit share), and again for any other instance, equal or not. The
+   * binary is immutable, so Parquet may keep it (dictionary, statistics) while it is reused.
+   */
+  private static final class StringWriter implements ValueWriter {
+    private @Nullable String last;
+    private @Nullable Binary lastBytes;
+
+    @Override
+    public void add(RecordConsumer consumer, Object value) {
+      String text = (String) value;
+      Binary bytes = lastBytes;
+      if (text != last || bytes == null) {
+        bytes = utf8(text);
+        last = text;
+        lastBytes = bytes;
+      }
+      consumer.addBinary(bytes);
+    }
+  }
+
+  /**
+   * A TIMESTAMP_NTZ column's writer: the microseconds are computed once for a run of rows holding
+   * equal date-times (the commit time that the rows of one commit share).
+   */
+  private static final class LocalTimestampWriter implements ValueWriter {
+    private @Nullable LocalDateTime last;
+    private long lastMicros;
+
+    @Override
+    public void add(RecordConsumer consumer, Object value) {
+      LocalDateTime local = (LocalDateTime) value;
+      if (!local.equals(last)) {
+        lastMicros = RowBatches.micros(local.toEpochSecond(ZoneOffset.UTC), local.getNano());
+        last = local;
+      }
+      consumer.addLong(lastMicros);
     }
   }
 

@@ -15,7 +15,9 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
+import java.time.Month;
 import java.time.OffsetDateTime;
+import java.time.Year;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
@@ -458,18 +460,22 @@ final class SqlValues {
   }
 
   /**
-   * {@code uuuu-MM-dd} with a four-digit year read without a formatter; null for any other text
-   * (which {@link LocalDate#parse} then reads or refuses with its message).
+   * {@code uuuu-MM-dd} with a four-digit year read without a formatter; null for any other text and
+   * for a day the month does not have (which {@link LocalDate#parse} then reads or refuses with its
+   * message). Days 29 to 31 are checked against the month's length in that year (ISO, proleptic
+   * Gregorian: what {@code LocalDate.parse} accepts), so that no valid date takes the formatter.
    */
-  private static LocalDate isoDate(String text) {
+  static LocalDate isoDate(String text) {
     if (text.length() != 10 || text.charAt(4) != '-' || text.charAt(7) != '-') {
       return null;
     }
     int year = digits(text, 0, 4);
     int month = digits(text, 5, 7);
     int day = digits(text, 8, 10);
-    if (year < 0 || month < 1 || month > 12 || day < 1 || day > 28) {
-      // Days 29 to 31 depend on the month and year: LocalDate.parse checks them.
+    if (year < 0 || month < 1 || month > 12 || day < 1) {
+      return null;
+    }
+    if (day > 28 && day > Month.of(month).length(Year.isLeap(year))) {
       return null;
     }
     return LocalDate.of(year, month, day);

@@ -2,6 +2,7 @@ package org.lakecdc.io.mssqlcdc.lsn;
 
 import java.io.Serializable;
 import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.regex.Pattern;
@@ -32,7 +33,8 @@ public final class Lsn implements Comparable<Lsn>, Serializable {
   private static final BigInteger LIMIT = BigInteger.ONE.shiftLeft(8 * BYTES);
   private static final Pattern HEX = Pattern.compile("[0-9A-Fa-f]{1,20}");
   private static final Pattern CANONICAL = Pattern.compile("0[xX][0-9A-Fa-f]{20}");
-  private static final HexFormat UPPER_HEX = HexFormat.of().withUpperCase();
+  private static final byte[] UPPER_HEX_DIGITS =
+      "0123456789ABCDEF".getBytes(StandardCharsets.US_ASCII);
 
   /** {@code 0x00000000000000000000}: what SQL Server returns for "no LSN" from some functions. */
   public static final Lsn ZERO = new Lsn(new byte[BYTES]);
@@ -41,6 +43,13 @@ public final class Lsn implements Comparable<Lsn>, Serializable {
   public static final Lsn MAX = fromBigInteger(LIMIT.subtract(BigInteger.ONE));
 
   private final byte[] bytes;
+
+  /**
+   * The canonical text, made on the first {@link #toString()}: the change rows of one commit share
+   * one start LSN, whose text each of them carries ({@code _start_lsn}). A racy cache of an
+   * immutable {@link String}, so safe without a lock.
+   */
+  private transient String text;
 
   private Lsn(byte[] bytes) {
     this.bytes = bytes;
@@ -206,7 +215,20 @@ public final class Lsn implements Comparable<Lsn>, Serializable {
   /** The canonical text: {@code 0x} followed by 20 upper-case hex digits. */
   @Override
   public String toString() {
-    return "0x" + UPPER_HEX.formatHex(bytes);
+    String t = text;
+    if (t == null) {
+      byte[] chars = new byte[2 + 2 * BYTES];
+      chars[0] = '0';
+      chars[1] = 'x';
+      for (int i = 0; i < BYTES; i++) {
+        int b = bytes[i] & 0xFF;
+        chars[2 + 2 * i] = UPPER_HEX_DIGITS[b >>> 4];
+        chars[3 + 2 * i] = UPPER_HEX_DIGITS[b & 0xF];
+      }
+      t = new String(chars, StandardCharsets.ISO_8859_1);
+      text = t;
+    }
+    return t;
   }
 
   /**

@@ -2,6 +2,7 @@ package org.lakecdc.io.mssqlcdc.lsn;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -129,6 +130,20 @@ class LsnTest {
       high[position] = (byte) 0xFF;
       low[position] = (byte) 0xFE;
       assertTrue(Lsn.ofBytes(low).isBefore(Lsn.ofBytes(high)), "position " + position);
+    }
+  }
+
+  @Test
+  void textOfEveryByteValueAtEveryPositionIsUpperCaseHexAndMadeOnce() {
+    java.util.HexFormat hex = java.util.HexFormat.of().withUpperCase();
+    for (int position = 0; position < Lsn.BYTES; position++) {
+      for (int value = 0; value < 256; value++) {
+        byte[] raw = new byte[Lsn.BYTES];
+        raw[position] = (byte) value;
+        Lsn lsn = Lsn.ofBytes(raw);
+        assertEquals("0x" + hex.formatHex(raw), lsn.toString());
+        assertSame(lsn.toString(), lsn.toString());
+      }
     }
   }
 

@@ -46,9 +46,9 @@ import scala.collection.JavaConverters;
  * module's {@code SampleJob} builds a small source database with the simulator and runs {@code
  * CdcToDeltaJob} on the DirectRunner (a bootstrap snapshot, then batches of two commits) in a
  * separate JVM on the pipelines test classpath. Expected rows come from what the source database
- * itself said ({@code expected.tsv}: the table at S, the commits and change rows after S), cut into
- * batches here by the documented rule; the scenario's constants ({@code SampleJob}'s Javadoc) are
- * asserted besides, so a writer that produced nothing cannot pass.
+ * itself said ({@code expected.tsv}: the table as the snapshot read it, the commits and change rows
+ * after S), cut into batches here by the documented rule; the scenario's constants ({@code
+ * SampleJob}'s Javadoc) are asserted besides, so a writer that produced nothing cannot pass.
  */
 @ExtendWith(SharedSpark.class)
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
@@ -110,7 +110,7 @@ class JobTablesTest {
       int maxCommitsPerBatch,
       String s,
       String sTime,
-      List<List<String>> tableAtS,
+      List<List<String>> tableRead,
       List<String[]> commits,
       List<Change> changes) {
     static Expected read(Path file) throws IOException {
@@ -243,7 +243,8 @@ class JobTablesTest {
     assertEquals(LSN + "0021", expected.s());
     assertEquals("2026-09-28T13:52", expected.sTime());
     assertEquals(
-        List.of("1", "2", "4", "5"), expected.tableAtS().stream().map(r -> r.get(0)).toList());
+        List.of("1", "2", "5", "6", "7", "8", "9"),
+        expected.tableRead().stream().map(r -> r.get(0)).toList());
     assertEquals(
         List.of(LSN + "0031", LSN + "0041", LSN + "0051", LSN + "0061", LSN + "0071"),
         expected.commits().stream().map(c -> c[0]).toList());
@@ -253,9 +254,9 @@ class JobTablesTest {
   }
 
   @Test
-  void bronzeHoldsTheSnapshotAtSAndEveryChangeAfterItOnceInItsBatch() {
+  void bronzeHoldsTheSnapshotStampedSAndEveryChangeAfterItOnceInItsBatch() {
     List<String> want = new ArrayList<>();
-    for (List<String> r : expected.tableAtS()) {
+    for (List<String> r : expected.tableRead()) {
       // _capture_instance .. _commit_ts, order_id, status, amount, updated_at, _batch_id,
       // _snapshot, _chunk
       want.add(
@@ -305,8 +306,11 @@ class JobTablesTest {
         List.of(
             line(LSN + "0021", NULL, 0, 1, NULL, LSN + "0021"),
             line(LSN + "0021", NULL, 0, 2, NULL, LSN + "0021"),
-            line(LSN + "0021", NULL, 0, 4, NULL, LSN + "0021"),
             line(LSN + "0021", NULL, 0, 5, NULL, LSN + "0021"),
+            line(LSN + "0021", NULL, 0, 6, NULL, LSN + "0021"),
+            line(LSN + "0021", NULL, 0, 7, NULL, LSN + "0021"),
+            line(LSN + "0021", NULL, 0, 8, NULL, LSN + "0021"),
+            line(LSN + "0021", NULL, 0, 9, NULL, LSN + "0021"),
             line(LSN + "0031", LSN + "0032", 2, 6, 0, NULL),
             line(LSN + "0031", LSN + "0033", 2, 7, 0, NULL),
             line(LSN + "0031", LSN + "0034", 2, 8, 0, NULL),
@@ -450,7 +454,7 @@ class JobTablesTest {
         "2 WRITE {snapshot "
             + expected.s()
             + "="
-            + expected.tableAtS().size()
+            + expected.tableRead().size()
             + "} ["
             + CI
             + "#snapshot=0]");
@@ -466,13 +470,13 @@ class JobTablesTest {
         List.of(
             "0 CREATE TABLE {} []",
             "1 Manual Update {} []",
-            "2 WRITE {snapshot " + LSN + "0021=4} [" + CI + "#snapshot=0]",
+            "2 WRITE {snapshot " + LSN + "0021=7} [" + CI + "#snapshot=0]",
             "3 WRITE {batch 0=5} [" + CI + "=0]",
             "4 WRITE {batch 1=4} [" + CI + "=1]"),
         versions,
         "the idle entry's batch 2 wrote no bronze commit");
     assertEquals(
-        4L,
+        7L,
         spark
             .sql("SELECT count(*) FROM delta.`" + bronze() + "` VERSION AS OF 2")
             .first()
@@ -514,7 +518,7 @@ class JobTablesTest {
         line(
             CI,
             null,
-            expected.tableAtS().size(),
+            expected.tableRead().size(),
             expected.s(),
             expected.s(),
             null,
@@ -566,7 +570,7 @@ class JobTablesTest {
             line(1, 4, LSN + "0061", null),
             line(2, 0, LSN + "0071", null),
             line(null, 0, null, "snapshot_open"),
-            line(null, 4, LSN + "0021", "bootstrap")),
+            line(null, 7, LSN + "0021", "bootstrap")),
         lines(read(facts(), "batch_id, rows, end_lsn, event")));
     StructType schema = spark.read().format("delta").load(facts()).schema();
     assertEquals(29, schema.fields().length);

@@ -30,9 +30,9 @@ import org.lakecdc.pipelines.targets.JobConfig;
  * <p>{@code dbo.extremes} (capture instance {@code dbo_extremes}) has one column per type, named
  * after it, and four rows: id 1 the minimums, id 2 the maximums, id 3 special values (the 1582
  * calendar gap, pre-1900 times, the smallest magnitudes), id 4 all NULL. Rows 1 and 2 are in the
- * bootstrap snapshot; rows 3 and 4 are inserted after it (the {@code beforeStream} hook) and come
- * through the change tables. The values are in {@link #extremesRow}; {@code ExtremeValuesTest}
- * states what each becomes.
+ * bootstrap snapshot of a first run; rows 3 and 4 are inserted after it and come through the change
+ * tables in a second run. The values are in {@link #extremesRow}; {@code ExtremeValuesTest} states
+ * what each becomes.
  *
  * <p>Under the directory: {@code source/}, {@code delta/dbo_extremes}, {@code delta/dbo_variants},
  * {@code delta/dbo_ancient}, {@code delta/facts}, {@code delta/table_finalization}, and the text
@@ -134,17 +134,17 @@ public final class ExtremeValuesJob {
                 facts,
                 control)
             .build();
+    // Two runs: the first reads the bootstrap snapshot (rows 1 and 2), the second the changes
+    // committed after it (rows 3 and 4), so that each row comes through exactly one of the two
+    // paths (a commit made while a snapshot is being read can be in both).
     System.out.println(
-        "ExtremeValuesJob: "
-            + CdcToDeltaJob.run(
-                extremes,
-                JobFixture.direct(),
-                System.out,
-                () ->
-                    db.transaction(T0.plusSeconds(60))
-                        .insert(EXTREMES, extremesRow(3))
-                        .insert(EXTREMES, extremesRow(4))
-                        .commit()));
+        "ExtremeValuesJob: " + CdcToDeltaJob.run(extremes, JobFixture.direct(), System.out));
+    db.transaction(T0.plusSeconds(60))
+        .insert(EXTREMES, extremesRow(3))
+        .insert(EXTREMES, extremesRow(4))
+        .commit();
+    System.out.println(
+        "ExtremeValuesJob: " + CdcToDeltaJob.run(extremes, JobFixture.direct(), System.out));
 
     String variantsBronze = delta.resolve("dbo_variants").toString();
     JobConfig variants =

@@ -40,16 +40,21 @@ import org.lakecdc.pipelines.targets.JobConfig;
  *   <li>{@code 0001} at T0: insert orders 1, 2, 3.
  *   <li>{@code 0011} at T0+1m: insert orders 4, 5.
  *   <li>{@code 0021} at T0+2m: update order 2 (status, amount), delete order 3.
- *   <li>The job starts with {@code bootstrap=true} on new tables: the snapshot S = {@code 0021}
- *       (max_lsn) holds orders 1, 2, 4, 5. Then, before the changes are read (the {@code
- *       beforeStream} hook of {@link CdcToDeltaJob#run(JobConfig,
- *       org.apache.beam.sdk.options.PipelineOptions, PrintStream, Runnable)}):
+ *   <li>The job starts with {@code bootstrap=true} on new tables and records the snapshot S =
+ *       {@code 0021} (max_lsn; orders 1, 2, 4, 5 then). Then, before the pipeline reads the
+ *       snapshot and the changes (the {@code beforeStream} hook of {@link
+ *       CdcToDeltaJob#run(JobConfig, org.apache.beam.sdk.options.PipelineOptions, PrintStream,
+ *       Runnable)}):
  *   <li>{@code 0031} at T0+5m: insert orders 6, 7, 8.
  *   <li>{@code 0041} at T0+6m: update order 1.
  *   <li>{@code 0051} at T0+7m: delete order 4, insert order 9.
  *   <li>{@code 0061} at T0+8m: update order 6.
  *   <li>{@code 0071} at T0+2h05m (15:55): an idle entry.
  * </ol>
+ *
+ * <p>The pipeline reads the snapshot after those commits, as a snapshot of a live table is read
+ * while it changes: it holds orders 1, 2, 5, 6, 7, 8, 9 as they are at the end, each stamped S, and
+ * the changes after S are in bronze as well (silver applies both to the same end state).
  *
  * <p>With {@value #MAX_COMMITS_PER_BATCH} commits a batch, the job writes batch 0 ({@code 0031},
  * {@code 0041}: 5 rows), batch 1 ({@code 0051}, {@code 0061}: 4 rows) and batch 2 (the idle entry:
@@ -64,7 +69,8 @@ import org.lakecdc.pipelines.targets.JobConfig;
  * <ul>
  *   <li>{@code max_commits_per_batch <n>}
  *   <li>{@code snapshot <S> <commit time of S>}: max_lsn when the job started
- *   <li>{@code row <order_id> <status> <amount> <updated_at>}: the table at S, in key order
+ *   <li>{@code row <order_id> <status> <amount> <updated_at>}: the table as the snapshot read it
+ *       (after the last commit), in key order
  *   <li>{@code commit <lsn> <commit time>}: each {@code cdc.lsn_time_mapping} entry after S, in
  *       order (idle entries included)
  *   <li>{@code change <start_lsn> <seqval> <operation> <command_id> <commit time> <order_id>
@@ -124,7 +130,6 @@ public final class SampleJob {
       s = client.maxLsn().orElseThrow();
       sTime = client.commit(s).orElseThrow().commitTime();
     }
-    List<Map<String, Object>> atS = f.db.rows(ORDERS);
 
     JobConfig config =
         JobConfig.builder(f.db.clientFactory(), CI, f.bronze, f.facts, f.control)
@@ -133,11 +138,14 @@ public final class SampleJob {
     JobSummary summary =
         CdcToDeltaJob.run(config, JobFixture.direct(), System.out, () -> secondHalf(f));
     System.out.println("SampleJob: " + summary);
+    // The snapshot is read by the pipeline after the second half was committed (a live table keeps
+    // changing while its snapshot is read): it holds the table as it is now, stamped S.
+    List<Map<String, Object>> read = f.db.rows(ORDERS);
 
     List<String> lines = new ArrayList<>();
     lines.add("max_commits_per_batch\t" + MAX_COMMITS_PER_BATCH);
     lines.add(tsv("snapshot", s, utc(sTime)));
-    for (Map<String, Object> row : atS) {
+    for (Map<String, Object> row : read) {
       lines.add(
           tsv(
               "row",

@@ -2,13 +2,16 @@ package org.lakecdc.io.mssqlcdc.fake;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -557,8 +560,7 @@ final class SourceTableIndex {
         FileStamp copy = FileStamp.of(to);
         JsonNode header = null;
         if (Files.exists(of(from)) && copy.size() == source.size()) {
-          try (java.io.BufferedReader in =
-              Files.newBufferedReader(of(from), java.nio.charset.StandardCharsets.UTF_8)) {
+          try (BufferedReader in = Files.newBufferedReader(of(from), StandardCharsets.UTF_8)) {
             String first = in.readLine();
             header = first == null ? null : FakeFormat.MAPPER.readTree(first);
             if (header instanceof ObjectNode h && matches(h, version(from, source))) {
@@ -592,7 +594,7 @@ final class SourceTableIndex {
 
     /** True when {@code header} has each of {@code fields} with the same text. */
     private static boolean matches(JsonNode header, ObjectNode fields) {
-      for (java.util.Iterator<String> names = fields.fieldNames(); names.hasNext(); ) {
+      for (Iterator<String> names = fields.fieldNames(); names.hasNext(); ) {
         String name = names.next();
         JsonNode value = header.get(name);
         if (value == null || !value.asText().equals(fields.get(name).asText())) {

@@ -9,20 +9,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.lakecdc.io.mssqlcdc.client.CdcClient;
-import org.lakecdc.io.mssqlcdc.client.CloseableIterator;
-import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
-import org.lakecdc.io.mssqlcdc.client.TableQuery;
 
 /**
  * The key index the writer writes beside a source table file ({@link SourceTableIndex.Sidecar}): a
@@ -53,52 +46,20 @@ class KeyIndexSidecarTest {
     return row;
   }
 
-  /** Rows {@code 0..rows-1} of keys {@code step * i}, generated as they are taken. */
-  private static Iterable<Map<String, Object>> rows(int rows, int step) {
-    return () ->
-        new Iterator<>() {
-          int i;
-
-          @Override
-          public boolean hasNext() {
-            return i < rows;
-          }
-
-          @Override
-          public Map<String, Object> next() {
-            return row(step * i++);
-          }
-        };
-  }
-
   private FakeSqlServer table(Path directory, int rows) {
     FakeSqlServer db = FakeSqlServer.open(directory);
     db.createTable(
         "dbo.t",
         List.of(ColumnDefinition.of("k", "int"), ColumnDefinition.of("v", "varchar(10)")),
         List.of("k"));
-    db.loadRowsInKeyOrder("dbo.t", rows(rows, 1));
+    db.loadRowsInKeyOrder("dbo.t", LargeTableTest.generated(rows, KeyIndexSidecarTest::row));
     return db;
   }
 
   /** {@code k=v} of the rows with keys in {@code [lower, upper)}, read in a new JVM's cache. */
   private List<String> values(int lower, int upper) {
     SourceTableIndex.forgetAll();
-    List<String> out = new ArrayList<>();
-    try (CdcClient client = new FileBackedCdcClient(dir);
-        CloseableIterator<List<Object>> it =
-            client.readTable(
-                new TableQuery(
-                    "dbo",
-                    "t",
-                    List.of("k", "v"),
-                    List.of("k"),
-                    Optional.of(List.<Object>of(lower)),
-                    Optional.of(List.<Object>of(upper)),
-                    IsolationLevel.READ_COMMITTED))) {
-      it.forEachRemaining(r -> out.add(r.get(0) + "=" + r.get(1)));
-    }
-    return out;
+    return SourceTableIndexTest.values(dir, lower, upper);
   }
 
   /** The lines {@link SourceTableIndex#build} parses for {@code read}. */

@@ -58,8 +58,13 @@ class SourceTableIndexTest {
   }
 
   private List<String> values(Integer lower, Integer upper) {
+    return values(dir, lower, upper);
+  }
+
+  /** {@code k=v} of the rows of {@code dbo.t} in {@code directory} with keys in [lower, upper). */
+  static List<String> values(Path directory, Integer lower, Integer upper) {
     List<String> out = new ArrayList<>();
-    try (CdcClient client = new FileBackedCdcClient(dir);
+    try (CdcClient client = new FileBackedCdcClient(directory);
         CloseableIterator<List<Object>> it =
             client.readTable(
                 new TableQuery(

@@ -157,15 +157,31 @@ final class SourceTableIndex {
   }
 
   /**
-   * The {@link #complete} index of the current version of {@code file} under {@code keyColumns} in
-   * the cache, or null when none is cached, the cached one is of another version or not complete.
+   * The {@link #complete} index of the current version of {@code file} under {@code keyColumns}:
+   * the cached one, or else the writer's {@link Sidecar} of that version (then cached); null when
+   * neither is there (nothing cached, or the cached index of another version or not complete, and
+   * no current sidecar).
+   *
+   * @param key the reader's key of a parsed line (or of a sidecar's key), as for {@link #open}
    */
-  static SourceTableIndex current(Path file, List<Catalog.Column> keyColumns) {
+  static SourceTableIndex current(
+      Path file, List<Catalog.Column> keyColumns, BiFunction<JsonNode, String, KeyTuple> key) {
+    FileStamp stamp = FileStamp.of(file);
     SourceTableIndex index = cached(file, keyColumns);
-    if (index == null || !index.complete || !index.stamp.equals(FileStamp.of(file))) {
+    if (index != null && index.complete && index.stamp.equals(stamp)) {
+      return index;
+    }
+    if (stamp.absent()) {
       return null;
     }
-    return index;
+    SourceTableIndex loaded = Sidecar.load(file, stamp, keyColumns, key);
+    if (loaded != null) {
+      Slot slot = slot(slotKey(file, keyColumns));
+      synchronized (slot) {
+        slot.index = loaded;
+      }
+    }
+    return loaded;
   }
 
   /** The number of entries (rows indexed, one in {@value #EVERY}). */

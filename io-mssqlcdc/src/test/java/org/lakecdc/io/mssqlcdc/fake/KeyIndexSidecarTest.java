@@ -12,10 +12,13 @@ import java.nio.file.StandardCopyOption;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.lakecdc.io.mssqlcdc.client.CdcClient;
+import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
 
 /**
  * The key index the writer writes beside a source table file ({@link SourceTableIndex.Sidecar}): a
@@ -114,6 +117,21 @@ class KeyIndexSidecarTest {
     // The sidecar: a header and 40 entries (rows 0, 256, ..., 9984).
     try (Stream<String> lines = Files.lines(sidecar, StandardCharsets.UTF_8)) {
       assertEquals(41, lines.count());
+    }
+  }
+
+  @Test
+  void thePlanningQueriesAnswerFromTheSidecarWithoutReadingTheTable() throws IOException {
+    table(dir, ROWS);
+    // The sidecar's row count made one more than the file's: an answer of 10,001 came from it.
+    Files.writeString(
+        sidecar, Files.readString(sidecar).replaceFirst("\"rows\":10000,", "\"rows\":10001,"));
+    SourceTableIndex.forgetAll();
+    try (CdcClient client = new FileBackedCdcClient(dir)) {
+      assertEquals(10_001L, client.rowEstimate("dbo", "t"));
+      assertEquals(
+          Optional.of(List.of(0, 9999)),
+          client.keyRange("dbo", "t", "k", IsolationLevel.READ_COMMITTED));
     }
   }
 

@@ -442,11 +442,18 @@ class DemoDatabaseTest {
     return to;
   }
 
+  /**
+   * The database's files and their text; not the hidden key indexes beside the source tables
+   * ({@code .<schema>.<table>.jsonl.keys}), which name the very file version they index (its inode
+   * and modification time), so two directories with the same rows never have the same ones.
+   */
   private static Map<String, String> contents(Path directory) throws IOException {
     Map<String, String> out = new TreeMap<>();
     try (Stream<Path> files = Files.list(directory)) {
       for (Path f : (Iterable<Path>) files::iterator) {
-        out.put(f.getFileName().toString(), Files.readString(f));
+        if (!f.getFileName().toString().startsWith(".")) {
+          out.put(f.getFileName().toString(), Files.readString(f));
+        }
       }
     }
     return out;

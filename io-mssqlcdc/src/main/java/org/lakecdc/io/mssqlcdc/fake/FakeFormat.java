@@ -403,7 +403,8 @@ final class FakeFormat {
       return lineNumber;
     }
 
-    private static long utf8Length(String line) {
+    /** The UTF-8 bytes of {@code line}. */
+    static long utf8Length(String line) {
       long n = 0;
       for (int i = 0; i < line.length(); i++) {
         char c = line.charAt(i);

@@ -283,7 +283,9 @@ public final class FakeSqlServer {
    * atomically. Readers of {@code directory} see the new commits only once the mapping is in, as
    * with any commit. Idempotent: a copy interrupted by a crash is finished by running it again with
    * the same {@code complete}. Files and subdirectories whose names start with {@code .} are not
-   * copied; files of {@code directory} absent from {@code complete} are left as they are.
+   * copied, except that a source table's current key index ({@code .<schema>.<table>.jsonl.keys})
+   * is given to its copy, stamped with the copy's version; files of {@code directory} absent from
+   * {@code complete} are left as they are.
    *
    * @param complete the changed copy (not modified)
    * @param directory the fake server's directory to bring to the copy's state
@@ -319,16 +321,23 @@ public final class FakeSqlServer {
     }
     AtomicFiles files = new AtomicFiles(replacer, Sleeper.DEFAULT);
     for (Path source : sources) {
+      Path target = directory.resolve(source.getFileName().toString());
       files.write(
-          directory.resolve(source.getFileName().toString()),
+          target,
           out -> {
             try (java.io.Reader in =
                 Files.newBufferedReader(source, java.nio.charset.StandardCharsets.UTF_8)) {
               in.transferTo(out);
             }
           });
+      if (copyRank(source.getFileName().toString()) == SOURCE_TABLE_RANK) {
+        SourceTableIndex.Sidecar.copy(source, target);
+      }
     }
   }
+
+  /** {@link #copyRank} of a source table's file. */
+  private static final int SOURCE_TABLE_RANK = 4;
 
   /** The position of a file in {@link #copyOver}'s order. */
   private static int copyRank(String name) {
@@ -347,7 +356,7 @@ public final class FakeSqlServer {
     } else if (name.startsWith("cdc.") && name.endsWith("_CT.jsonl")) {
       return 3;
     } else if (name.endsWith(".jsonl")) {
-      return 4;
+      return SOURCE_TABLE_RANK;
     }
     return 6;
   }

@@ -20,6 +20,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import org.lakecdc.io.mssqlcdc.client.CaptureInstance;
 import org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError;
@@ -621,18 +622,7 @@ public final class FileBackedCdcClient implements CdcClient {
     if (fileOrder && lower != null) {
       // A range over the table's key starts near its lower bound, as SQL Server seeks the
       // clustered index: lines before it are checked once per file version by the index.
-      SourceTableIndex.Seek seek =
-          SourceTableIndex.open(
-              file,
-              keys,
-              (n, where) -> {
-                List<Object> keyValues = new ArrayList<>(keys.size());
-                for (Catalog.Column k : keys) {
-                  keyValues.add(stored(n, k, where));
-                }
-                return KeyTuple.of(keys, keyValues);
-              },
-              lower);
+      SourceTableIndex.Seek seek = SourceTableIndex.open(file, keys, keyOf(keys), lower);
       opened = FakeFormat.JsonLines.open(file, seek.channel(), seek.offset(), seek.linesBefore());
     } else if (fileOrder && upper == null) {
       // A read of every line (a chunked snapshot's planning, a whole read) records the index on
@@ -648,6 +638,7 @@ public final class FileBackedCdcClient implements CdcClient {
     }
     FakeFormat.JsonLines lines = opened;
     SourceTableIndex.Recorder recorder = recording;
+    BiFunction<JsonNode, String, KeyTuple> keyOfLine = keyOf(keys);
     LineIterator<Map.Entry<KeyTuple, List<Object>>> matching =
         new LineIterator<>(lines) {
           private KeyTuple previous;
@@ -655,11 +646,7 @@ public final class FileBackedCdcClient implements CdcClient {
           @Override
           Map.Entry<KeyTuple, List<Object>> parse(JsonNode n) {
             String where = lines.where();
-            List<Object> keyValues = new ArrayList<>(keys.size());
-            for (Catalog.Column k : keys) {
-              keyValues.add(stored(n, k, where));
-            }
-            KeyTuple key = KeyTuple.of(keys, keyValues);
+            KeyTuple key = keyOfLine.apply(n, where);
             if (fileOrder) {
               if (previous != null && key.compareTo(previous) <= 0) {
                 throw new CdcException(
@@ -767,8 +754,8 @@ public final class FileBackedCdcClient implements CdcClient {
    * <p>Streams the column's values in key order through {@link #readTable} (NULL first, strings as
    * {@link #readTable} compares them) and takes the first and last non-NULL value; when the column
    * is the table's one key column and a complete key index of the file's current version is cached
-   * ({@link SourceTableIndex}, recorded by such a read), its first and last key, unless the first
-   * is NULL.
+   * ({@link SourceTableIndex}, recorded by such a read or loaded from the writer's sidecar), its
+   * first and last key, unless the first is NULL.
    */
   @Override
   public Optional<List<Object>> keyRange(
@@ -944,7 +931,7 @@ public final class FileBackedCdcClient implements CdcClient {
    *
    * <p>The simulator's estimate is exact: the number of rows of the table's file, counted by a read
    * of every row, or taken from a complete key index of the file's current version when one is
-   * cached.
+   * cached or the writer wrote one beside the file ({@link SourceTableIndex.Sidecar}).
    *
    * @throws CdcException for an unknown table
    */
@@ -959,7 +946,9 @@ public final class FileBackedCdcClient implements CdcClient {
         t.keyColumns().isEmpty()
             ? null
             : SourceTableIndex.current(
-                directory.resolve(FakeFormat.sourceTableFile(t.schema, t.name)), t.keyColumns());
+                directory.resolve(FakeFormat.sourceTableFile(t.schema, t.name)),
+                t.keyColumns(),
+                keyOf(t.keyColumns()));
     if (index != null) {
       // SQL Server's estimate comes from the partition's metadata; the simulator's index of the
       // version counted its rows when it was taken.
@@ -1012,7 +1001,7 @@ public final class FileBackedCdcClient implements CdcClient {
       return null;
     }
     Path file = directory.resolve(FakeFormat.sourceTableFile(t.schema, t.name));
-    SourceTableIndex index = SourceTableIndex.current(file, t.keyColumns());
+    SourceTableIndex index = SourceTableIndex.current(file, t.keyColumns(), keyOf(t.keyColumns()));
     return index == null ? null : new KeyIndex(file, t.keyColumns(), index);
   }
 
@@ -1049,7 +1038,7 @@ public final class FileBackedCdcClient implements CdcClient {
         return null;
       }
       List<Catalog.Column> keys = indexed.keys();
-      java.util.function.BiFunction<JsonNode, String, KeyTuple> keyOf =
+      BiFunction<JsonNode, String, KeyTuple> keyOf =
           (n, where) -> KeyTuple.of(keys, Arrays.asList(stored(n, keys.get(0), where)));
       TreeMap<Long, Long> out = new TreeMap<>();
       long below = index.rowsBelow(indexed.file(), channel, bound(keys, List.of(low)), keyOf);
@@ -1120,6 +1109,21 @@ public final class FileBackedCdcClient implements CdcClient {
       stored.add(SqlValues.normalize(k.name(), k.type(), values.get(i)));
     }
     return KeyTuple.of(keys, stored);
+  }
+
+  /**
+   * The reader's key of a parsed line under {@code keys}, given the line's {@code <file>:<line>}:
+   * each key column's stored value, a value the reader refuses raising a {@link CdcException} that
+   * names the line.
+   */
+  private static BiFunction<JsonNode, String, KeyTuple> keyOf(List<Catalog.Column> keys) {
+    return (n, where) -> {
+      List<Object> keyValues = new ArrayList<>(keys.size());
+      for (Catalog.Column k : keys) {
+        keyValues.add(stored(n, k, where));
+      }
+      return KeyTuple.of(keys, keyValues);
+    };
   }
 
   private static Object stored(JsonNode row, Catalog.Column c, String where) {

@@ -271,12 +271,15 @@ final class SourceRows {
    */
   Written writeTo(Writer out) throws IOException {
     TreeMap<KeyTuple, Map<String, Object>> small = new TreeMap<>();
+    SourceTableIndex.Sidecar sidecar = new SourceTableIndex.Sidecar(table.keyColumns());
     long[] bytes = {0};
     IOException[] failed = {null};
     scan(
         null,
         (key, row) -> {
-          String line = line(row);
+          ObjectNode n = node(row);
+          String line = FakeFormat.line(n);
+          sidecar.line(n, line);
           try {
             out.write(line);
             out.write('\n');
@@ -293,7 +296,7 @@ final class SourceRows {
     if (failed[0] != null) {
       throw failed[0];
     }
-    return new Written(bytes[0] <= IN_MEMORY_BYTES ? small : null);
+    return new Written(bytes[0] <= IN_MEMORY_BYTES ? small : null, sidecar);
   }
 
   /**
@@ -309,6 +312,7 @@ final class SourceRows {
       java.util.function.Function<KeyTuple, RuntimeException> duplicate)
       throws IOException {
     TreeMap<KeyTuple, Map<String, Object>> small = new TreeMap<>();
+    SourceTableIndex.Sidecar sidecar = new SourceTableIndex.Sidecar(table.keyColumns());
     long bytes = 0;
     KeyTuple previous = null;
     while (rows.hasNext()) {
@@ -327,7 +331,9 @@ final class SourceRows {
                 + table.qualified());
       }
       previous = key;
-      String line = line(row);
+      ObjectNode n = node(row);
+      String line = FakeFormat.line(n);
+      sidecar.line(n, line);
       out.write(line);
       out.write('\n');
       bytes += line.length() + 1;
@@ -335,23 +341,30 @@ final class SourceRows {
         small.put(key, row);
       }
     }
-    return new Written(bytes <= IN_MEMORY_BYTES ? small : null);
+    return new Written(bytes <= IN_MEMORY_BYTES ? small : null, sidecar);
   }
 
-  /** A row's line in the table's file: every column of the table, in column order. */
-  private String line(Map<String, Object> row) {
+  /** A row's object in the table's file: every column of the table, in column order. */
+  private ObjectNode node(Map<String, Object> row) {
     ObjectNode n = FakeFormat.object();
     for (Catalog.Column c : table.columns) {
       n.set(c.name(), SqlValues.toJson(c.type(), row.get(c.name())));
     }
-    return FakeFormat.line(n);
+    return n;
   }
 
-  /** What a write of the table left: the rows written when they are few enough to hold. */
-  record Written(TreeMap<KeyTuple, Map<String, Object>> small) {}
+  /**
+   * What a write of the table left: the rows written when they are few enough to hold, and the key
+   * index of the lines written.
+   */
+  record Written(TreeMap<KeyTuple, Map<String, Object>> small, SourceTableIndex.Sidecar sidecar) {}
 
-  /** The file of {@code written} is in place: it is the new base, the overlay is empty. */
+  /**
+   * The file of {@code written} is in place: it is the new base, the overlay is empty; its key
+   * index is written beside it ({@link SourceTableIndex.Sidecar}).
+   */
   void written(Written written) {
+    written.sidecar().writeFor(file);
     overlay.clear();
     layouts.clear();
     layouts.add(List.copyOf(table.columns));

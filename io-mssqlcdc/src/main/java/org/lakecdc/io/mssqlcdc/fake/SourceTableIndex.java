@@ -1,16 +1,23 @@
 package org.lakecdc.io.mssqlcdc.fake;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiFunction;
+import org.apache.beam.sdk.util.Sleeper;
 
 /**
  * A sparse index of one source table file ({@code <schema>.<table>.jsonl}) by its key, so that a
@@ -41,6 +48,9 @@ final class SourceTableIndex {
   private static final int OPEN_ATTEMPTS = 5;
 
   private static final Map<String, Slot> SLOTS = new ConcurrentHashMap<>();
+
+  /** The lines parsed by {@link #build} passes in this JVM (for tests: a read that seeks). */
+  private static final LongAdder LINES_BUILT = new LongAdder();
 
   /** The stamp of the file version indexed. */
   final FileStamp stamp;
@@ -147,15 +157,31 @@ final class SourceTableIndex {
   }
 
   /**
-   * The {@link #complete} index of the current version of {@code file} under {@code keyColumns} in
-   * the cache, or null when none is cached, the cached one is of another version or not complete.
+   * The {@link #complete} index of the current version of {@code file} under {@code keyColumns}:
+   * the cached one, or else the writer's {@link Sidecar} of that version (then cached); null when
+   * neither is there (nothing cached, or the cached index of another version or not complete, and
+   * no current sidecar).
+   *
+   * @param key the reader's key of a parsed line (or of a sidecar's key), as for {@link #open}
    */
-  static SourceTableIndex current(Path file, List<Catalog.Column> keyColumns) {
+  static SourceTableIndex current(
+      Path file, List<Catalog.Column> keyColumns, BiFunction<JsonNode, String, KeyTuple> key) {
+    FileStamp stamp = FileStamp.of(file);
     SourceTableIndex index = cached(file, keyColumns);
-    if (index == null || !index.complete || !index.stamp.equals(FileStamp.of(file))) {
+    if (index != null && index.complete && index.stamp.equals(stamp)) {
+      return index;
+    }
+    if (stamp.absent()) {
       return null;
     }
-    return index;
+    SourceTableIndex loaded = Sidecar.load(file, stamp, keyColumns, key);
+    if (loaded != null) {
+      Slot slot = slot(slotKey(file, keyColumns));
+      synchronized (slot) {
+        slot.index = loaded;
+      }
+    }
+    return loaded;
   }
 
   /** The number of entries (rows indexed, one in {@value #EVERY}). */
@@ -212,7 +238,10 @@ final class SourceTableIndex {
       synchronized (slot) {
         index = slot.index;
         if (index == null || !index.stamp.equals(version.stamp())) {
-          index = build(file, version.stamp(), channel, keyColumns, key);
+          index = Sidecar.load(file, version.stamp(), keyColumns, key);
+          if (index == null) {
+            index = build(file, version.stamp(), channel, keyColumns, key);
+          }
           slot.index = index;
         }
       }
@@ -408,6 +437,7 @@ final class SourceTableIndex {
     try {
       KeyTuple previous = null;
       for (JsonNode n = lines.next(); n != null; n = lines.next()) {
+        LINES_BUILT.increment();
         KeyTuple k = key.apply(n, lines.where());
         if (previous != null && k.compareTo(previous) <= 0) {
           return empty(stamp);
@@ -424,5 +454,223 @@ final class SourceTableIndex {
 
   private static SourceTableIndex empty(FileStamp stamp) {
     return new SourceTableIndex(stamp, new KeyTuple[0], new long[0], new int[0], 0, false, 0, null);
+  }
+
+  /** The lines {@link #build} passes have parsed in this JVM (for tests: what a seek cost). */
+  static long linesBuilt() {
+    return LINES_BUILT.sum();
+  }
+
+  /** Empties this JVM's cache of indexes (for tests: the readers of a new JVM). */
+  static void forgetAll() {
+    SLOTS.clear();
+  }
+
+  /**
+   * The key index that the writer of a source table file writes beside it, {@code
+   * .<schema>.<table>.jsonl.keys}, so that no reader parses the file to seek in it: JSON lines, the
+   * first a header naming the version indexed ({@code indexes}: the file's name; {@code file_key},
+   * {@code size}, {@code modified}: its {@link FileStamp}), the key columns ({@code key_columns}),
+   * {@code rows}, {@code entries} and {@code last_key}; then one line per entry, every {@value
+   * #EVERY}th row: {@code {"offset": <byte offset of its line>, "lines_before": <lines before it>,
+   * "key": {<its key columns as in its line>}}}. A reader uses a sidecar only when its header names
+   * the version it opened and the key columns it reads by; any other (stale, for other key columns,
+   * malformed) is ignored and the version indexed by a pass as without one. Written only for a file
+   * of more than {@value #EVERY} rows (a smaller one's pass is short); a file of fewer rows has its
+   * earlier version's sidecar removed. Writing one is best effort: a sidecar not written leaves the
+   * readers to their pass.
+   */
+  static final class Sidecar {
+    /** Sidecars are replaced whole, outside the writer's replace seam (they are not its data). */
+    private static final AtomicFiles FILES =
+        new AtomicFiles(FileReplacer.atomicMove(), Sleeper.DEFAULT);
+
+    private final List<Catalog.Column> keyColumns;
+    private final List<String> entries = new ArrayList<>();
+    private long rows;
+    private long bytes;
+    private JsonNode last;
+
+    /**
+     * A sidecar of the file about to be written.
+     *
+     * @param keyColumns the table's key columns, in key order: the file's lines are in their order
+     */
+    Sidecar(List<Catalog.Column> keyColumns) {
+      this.keyColumns = List.copyOf(keyColumns);
+    }
+
+    /** The sidecar of {@code file}. */
+    static Path of(Path file) {
+      return file.resolveSibling("." + file.getFileName() + ".keys");
+    }
+
+    /**
+     * One line the writer wrote, after the line before it in key order.
+     *
+     * @param row the line's object (its key columns are taken as written)
+     * @param line the line's text, written with one {@code \n} after it
+     */
+    void line(JsonNode row, String line) {
+      if (rows % EVERY == 0) {
+        ObjectNode entry = FakeFormat.object();
+        entry.put("offset", bytes);
+        entry.put("lines_before", rows);
+        entry.set("key", keyOf(row));
+        entries.add(FakeFormat.line(entry));
+      }
+      last = row;
+      rows++;
+      bytes += FakeFormat.JsonLines.utf8Length(line) + 1;
+    }
+
+    private ObjectNode keyOf(JsonNode row) {
+      ObjectNode key = FakeFormat.object();
+      for (Catalog.Column c : keyColumns) {
+        key.set(c.name(), row.get(c.name()));
+      }
+      return key;
+    }
+
+    /**
+     * The lines are written and {@code file} is in place: writes its sidecar, stamped with the
+     * version now in place (when its size is the bytes written), or removes an older one.
+     */
+    void writeFor(Path file) {
+      Path sidecar = of(file);
+      try {
+        FileStamp stamp = FileStamp.of(file);
+        if (rows <= EVERY || stamp.size() != bytes) {
+          Files.deleteIfExists(sidecar);
+          return;
+        }
+        ObjectNode header = version(file, stamp);
+        header.put("key_columns", keyColumns.toString());
+        header.put("rows", rows);
+        header.put("entries", entries.size());
+        header.set("last_key", keyOf(last));
+        FILES.write(
+            sidecar,
+            out -> {
+              out.write(FakeFormat.line(header));
+              out.write('\n');
+              for (String entry : entries) {
+                out.write(entry);
+                out.write('\n');
+              }
+            });
+      } catch (IOException | UncheckedIOException e) {
+        // Best effort: without a current sidecar the readers index the file themselves.
+      }
+    }
+
+    /**
+     * {@code to} was written as a copy of {@code from}'s bytes: gives it {@code from}'s sidecar,
+     * stamped with {@code to}'s version, when that sidecar is current (else removes {@code to}'s).
+     * Best effort, as {@link #writeFor}.
+     */
+    static void copy(Path from, Path to) {
+      Path target = of(to);
+      try {
+        FileStamp source = FileStamp.of(from);
+        FileStamp copy = FileStamp.of(to);
+        JsonNode header = null;
+        if (Files.exists(of(from)) && copy.size() == source.size()) {
+          try (BufferedReader in = Files.newBufferedReader(of(from), StandardCharsets.UTF_8)) {
+            String first = in.readLine();
+            header = first == null ? null : FakeFormat.MAPPER.readTree(first);
+            if (header instanceof ObjectNode h && matches(h, version(from, source))) {
+              h.setAll(version(to, copy));
+              FILES.write(
+                  target,
+                  out -> {
+                    out.write(FakeFormat.line(h));
+                    out.write('\n');
+                    in.transferTo(out);
+                  });
+              return;
+            }
+          }
+        }
+        Files.deleteIfExists(target);
+      } catch (IOException | RuntimeException e) {
+        // Best effort: without a current sidecar the readers index the file themselves.
+      }
+    }
+
+    /** The header's fields that name a version of {@code file}. */
+    private static ObjectNode version(Path file, FileStamp stamp) {
+      ObjectNode v = FakeFormat.object();
+      v.put("indexes", file.getFileName().toString());
+      v.put("file_key", String.valueOf(stamp.fileKey()));
+      v.put("size", stamp.size());
+      v.put("modified", String.valueOf(stamp.modified()));
+      return v;
+    }
+
+    /** True when {@code header} has each of {@code fields} with the same text. */
+    private static boolean matches(JsonNode header, ObjectNode fields) {
+      for (Iterator<String> names = fields.fieldNames(); names.hasNext(); ) {
+        String name = names.next();
+        JsonNode value = header.get(name);
+        if (value == null || !value.asText().equals(fields.get(name).asText())) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    /**
+     * The index in {@code file}'s sidecar, when it is of the version stamped {@code stamp} and of
+     * {@code keyColumns}; else (no sidecar, a stale one, one the reader cannot use) null. The
+     * entries' keys are parsed with {@code key}, as the lines' keys are.
+     */
+    static SourceTableIndex load(
+        Path file,
+        FileStamp stamp,
+        List<Catalog.Column> keyColumns,
+        BiFunction<JsonNode, String, KeyTuple> key) {
+      ObjectNode wanted = version(file, stamp);
+      wanted.put("key_columns", keyColumns.toString());
+      try (FakeFormat.JsonLines lines = FakeFormat.JsonLines.open(of(file))) {
+        JsonNode header = lines.next();
+        if (header == null || !matches(header, wanted)) {
+          return null;
+        }
+        long rows = header.path("rows").asLong(-1);
+        int n = header.path("entries").asInt(-1);
+        if (n <= 0 || n > rows) {
+          return null;
+        }
+        KeyTuple lastKey = key.apply(header.get("last_key"), lines.where());
+        KeyTuple[] keys = new KeyTuple[n];
+        long[] offsets = new long[n];
+        int[] linesBefore = new int[n];
+        for (int i = 0; i < n; i++) {
+          JsonNode entry = lines.next();
+          if (entry == null) {
+            return null;
+          }
+          keys[i] = key.apply(entry.get("key"), lines.where());
+          offsets[i] = entry.path("offset").asLong(-1);
+          linesBefore[i] = entry.path("lines_before").asInt(-1);
+          boolean inOrder =
+              i == 0
+                  ? offsets[0] == 0 && linesBefore[0] == 0
+                  : keys[i].compareTo(keys[i - 1]) > 0
+                      && offsets[i] > offsets[i - 1]
+                      && linesBefore[i] > linesBefore[i - 1];
+          if (!inOrder || offsets[i] >= stamp.size()) {
+            return null;
+          }
+        }
+        if (lines.next() != null || lastKey.compareTo(keys[n - 1]) < 0) {
+          return null;
+        }
+        return new SourceTableIndex(stamp, keys, offsets, linesBefore, n, true, rows, lastKey);
+      } catch (RuntimeException e) {
+        return null;
+      }
+    }
   }
 }

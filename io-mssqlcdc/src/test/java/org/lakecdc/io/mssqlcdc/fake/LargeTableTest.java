@@ -44,6 +44,12 @@ class LargeTableTest {
 
   /** The rows {@link #initial} gives, generated as they are taken (never a list). */
   private static Iterable<Map<String, Object>> generated(int rows) {
+    return generated(rows, i -> initial(2 * i));
+  }
+
+  /** Rows {@code row(0..rows-1)}, generated as they are taken (never a list). */
+  static Iterable<Map<String, Object>> generated(
+      int rows, java.util.function.IntFunction<Map<String, Object>> row) {
     return () ->
         new Iterator<>() {
           int i;
@@ -55,7 +61,7 @@ class LargeTableTest {
 
           @Override
           public Map<String, Object> next() {
-            return initial(2 * i++);
+            return row.apply(i++);
           }
         };
   }

@@ -58,8 +58,13 @@ class SourceTableIndexTest {
   }
 
   private List<String> values(Integer lower, Integer upper) {
+    return values(dir, lower, upper);
+  }
+
+  /** {@code k=v} of the rows of {@code dbo.t} in {@code directory} with keys in [lower, upper). */
+  static List<String> values(Path directory, Integer lower, Integer upper) {
     List<String> out = new ArrayList<>();
-    try (CdcClient client = new FileBackedCdcClient(dir);
+    try (CdcClient client = new FileBackedCdcClient(directory);
         CloseableIterator<List<Object>> it =
             client.readTable(
                 new TableQuery(
@@ -135,6 +140,13 @@ class SourceTableIndexTest {
     return ReaderCache.catalog(dir).tables.get(Catalog.key("dbo", "t")).keyColumns();
   }
 
+  /** {@link SourceTableIndex#current} of {@code file} under {@code dbo.t}'s key. */
+  private SourceTableIndex current(Path file) {
+    List<Catalog.Column> keys = keys();
+    return SourceTableIndex.current(
+        file, keys, (n, where) -> KeyTuple.of(keys, List.of(n.get("k").intValue())));
+  }
+
   @Test
   void aReadOfEveryLineRecordsTheIndexThatABuildWouldMake() throws IOException {
     // Multi-byte values before the seek point: 2 bytes for the é, 4 for the emoji.
@@ -207,10 +219,10 @@ class SourceTableIndexTest {
     }
     slices.put(12L, 334L);
     List<Object> expected = List.of(List.of(0, 29_997), 10_000L, slices);
-    assertEquals(null, SourceTableIndex.current(file, keys()));
+    assertEquals(null, current(file));
     // The first query reads every row (and records the index on its way).
     assertEquals(expected, planningQueries(2000, 10, 25_000));
-    SourceTableIndex index = SourceTableIndex.current(file, keys());
+    SourceTableIndex index = current(file);
     assertEquals(
         List.of(true, 10_000L, 40), List.of(index.complete(), index.rows(), index.entries()));
     // Now all three answer from the index: the same values.
@@ -242,7 +254,7 @@ class SourceTableIndexTest {
     slices.put(1L, 333L);
     List<Object> expected = List.of(List.of(0, 29_997), 10_000L, slices);
     assertEquals(expected, planningQueries(1000, 0, 1999));
-    assertEquals(null, SourceTableIndex.current(dir.resolve("dbo.t.jsonl"), keys()));
+    assertEquals(null, current(dir.resolve("dbo.t.jsonl")));
     assertEquals(expected, planningQueries(1000, 0, 1999));
   }
 }

@@ -218,7 +218,7 @@ class SparkSubmitIT {
             .orderBy("_operation", "_batch_id")
             .collectAsList();
     assertEquals(
-        List.of("0 null 1507", "1 2 1", "2 1 7", "2 2 2", "3 1 1", "3 2 7", "4 1 1", "4 2 7"),
+        List.of("0 null 1515", "1 2 1", "2 1 7", "2 2 2", "3 1 1", "3 2 7", "4 1 1", "4 2 7"),
         lines(rows),
         "rows by operation and batch (0 = snapshot)");
     long distinct =
@@ -229,7 +229,7 @@ class SparkSubmitIT {
             .select("_start_lsn", "_seqval", "_operation", "o_orderkey")
             .distinct()
             .count();
-    assertEquals(1507 + 26, distinct, "no row twice");
+    assertEquals(1515 + 26, distinct, "no row twice");
   }
 
   @Test
@@ -257,7 +257,7 @@ class SparkSubmitIT {
     String target = table("dbo_orders");
     assertEquals(
         List.of(
-            "dbo_orders null bootstrap 1507 null null null " + (LSN + "0131 ").repeat(3) + target,
+            "dbo_orders null bootstrap 1515 null null null " + (LSN + "0131 ").repeat(3) + target,
             // The whole bootstrap's full open row, written before it read (the mode lock,
             // docs/behaviour.md §6.10).
             "dbo_orders null snapshot_open 0 null null null "

@@ -25,8 +25,8 @@ import org.lakecdc.pipelines.cdc.JobSummary;
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class AlreadyWrittenBatchesTest {
   private static final String FOUND =
-      "Found already written: %s (committed by another run of %s, or an earlier one stopped"
-          + " before its facts commit: skipped, not counted above)";
+      "Found already written: %s (committed by another run of %s, or by an earlier attempt of"
+          + " this run's task: skipped, not counted above)";
 
   @TempDir Path dir;
 

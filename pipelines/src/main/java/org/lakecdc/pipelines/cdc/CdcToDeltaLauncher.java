@@ -507,8 +507,10 @@ public final class CdcToDeltaLauncher {
 
   /**
    * The line of the batches a run found already written, when there are any: {@code Found already
-   * written: 22 batches, 33 change rows (committed by another run of this target, or an earlier one
-   * stopped before its facts commit: skipped, not counted above)}.
+   * written: 22 batches, 33 change rows (committed by another run of this target, or by an earlier
+   * attempt of this run's task: skipped, not counted above)}. A batch an earlier run committed to
+   * bronze but not to facts is not among them: the launcher writes its facts row before the run, on
+   * a line of its own ({@code Writing the facts row of batch 141, …}).
    */
   private static void printAlreadyWritten(
       long batches, long rows, String targets, PrintStream out) {
@@ -516,8 +518,8 @@ public final class CdcToDeltaLauncher {
       return;
     }
     out.printf(
-        "Found already written: %s, %s (committed by another run of %s, or an earlier one stopped"
-            + " before its facts commit: skipped, not counted above)%n",
+        "Found already written: %s, %s (committed by another run of %s, or by an earlier attempt"
+            + " of this run's task: skipped, not counted above)%n",
         Counts.of(batches, "batch", "batches"),
         Counts.of(rows, "change row", "change rows"),
         targets);

@@ -21,9 +21,10 @@ import org.lakecdc.transforms.position.StreamPosition;
  *     start position to the end of the change pipeline (its batches read and committed); the sum of
  *     the phases of repeated bounded runs
  * @param seconds wall seconds of the run, everything included
- * @param skippedBatches batches this run read and found already written (committed by an earlier
- *     run that crashed before its facts commit, by a concurrent run of the same target, or by an
- *     earlier attempt of a retried task): their bronze commits skipped
+ * @param skippedBatches batches this run read and found already written (committed by a concurrent
+ *     run of the same target, or by an earlier attempt of a retried task): their bronze commits
+ *     skipped. A batch an earlier run committed to bronze but not to facts is not among them: the
+ *     launcher writes its facts row before the run.
  * @param skippedRows the change rows of {@code skippedBatches}, as this run read them
  */
 public record JobSummary(

@@ -276,7 +276,7 @@ public final class Bench {
     new LatencyMeasures(context).measure();
     new SilverReconcileS3Measures(context).measure(ingest.bronzeDb(), ingest.bronzeRate());
     context.part("other runners");
-    ingest.otherRunners();
+    new RunnerMeasures(context).measure(ingest.bronzeDb());
     if (ingest.bronzeDb() != null && !context.skip.contains("snapshot")) {
       context.part("snapshot");
       new SnapshotMeasures(context).measure(ingest.bronzeDb());

@@ -201,6 +201,34 @@ final class BenchRun {
       Path bronzeOnDisk,
       List<String> more)
       throws InterruptedException {
+    return job(
+        label,
+        db,
+        maxCommitsPerBatch,
+        runner,
+        expectedRows,
+        tableRoot,
+        bronzeOnDisk,
+        more,
+        !runner.equals("DirectRunner"));
+  }
+
+  /**
+   * {@link #job(String, Path, int, String, long, String, Path, List)} in a JVM started with every
+   * runner's class path and JVM options when {@code allRunners} ({@link #jobClasspath(boolean)},
+   * {@link #jobJvmArgs(boolean)}), the DirectRunner's own otherwise (the DirectRunner only).
+   */
+  Probe job(
+      String label,
+      Path db,
+      int maxCommitsPerBatch,
+      String runner,
+      long expectedRows,
+      String tableRoot,
+      Path bronzeOnDisk,
+      List<String> more,
+      boolean allRunners)
+      throws InterruptedException {
     Path run = newRunDir(label);
     Path probe = run.resolve("probe.properties");
     List<String> args = new ArrayList<>(List.of(probe.toString()));
@@ -232,7 +260,7 @@ final class BenchRun {
       }
     }
     args.addAll(job);
-    ChildJvm jvm = runJob(runner, args, run);
+    ChildJvm jvm = runJob(allRunners, args, run);
     long bronzeRows =
         new BronzeTable(bronzeOnDisk != null ? bronzeOnDisk : run.resolve("bronze")).rows();
     if (bronzeRows != expectedRows) {
@@ -282,10 +310,19 @@ final class BenchRun {
    * @throws InterruptedException when the waiting thread is interrupted
    */
   ChildJvm runJob(String runner, List<String> args, Path run) throws InterruptedException {
+    return runJob(!runner.equals("DirectRunner"), args, run);
+  }
+
+  /**
+   * {@link #runJob(String, List, Path)} with every runner's class path and JVM options when {@code
+   * allRunners}, the DirectRunner's own otherwise.
+   */
+  private ChildJvm runJob(boolean allRunners, List<String> args, Path run)
+      throws InterruptedException {
     ChildJvm jvm =
         ChildJvm.start(
-            jobClasspath(runner),
-            jobJvmArgs(runner),
+            jobClasspath(allRunners),
+            jobJvmArgs(allRunners),
             JobProbe.class.getName(),
             args,
             run.resolve("job-output.log"));
@@ -318,23 +355,40 @@ final class BenchRun {
 
   /** The class path of the job's child JVM on {@code runner} (from the files the build writes). */
   String jobClasspath(String runner) {
+    return jobClasspath(!runner.equals("DirectRunner"));
+  }
+
+  /**
+   * The job's class path with every runner (the DirectRunner, Spark's and Flink's with their
+   * engines: {@code job-classpath-all-runners.txt}) when {@code allRunners}, with the DirectRunner
+   * only ({@code job-classpath.txt}) otherwise.
+   */
+  String jobClasspath(boolean allRunners) {
     Path target = benchDir.resolve("target");
     return ChildJvm.classpath(
-        target.resolve(
-            runner.equals("DirectRunner") ? "job-classpath.txt" : "job-classpath-all-runners.txt"),
+        target.resolve(allRunners ? "job-classpath-all-runners.txt" : "job-classpath.txt"),
         target.resolve("classes"));
   }
 
   /**
    * The job's child JVM options on {@code runner}: {@code -Xmx} of {@code --jobHeap}, {@code
-   * --jobJvmOptions}, and Spark's opens.
+   * --jobJvmOptions}, and Spark's opens on any runner but the DirectRunner.
    */
   List<String> jobJvmArgs(String runner) {
+    return jobJvmArgs(!runner.equals("DirectRunner"));
+  }
+
+  /**
+   * The job's child JVM options for {@link #jobClasspath(boolean)}: {@code -Xmx} of {@code
+   * --jobHeap}, {@code --jobJvmOptions}, and Spark's opens when {@code allRunners} (Spark on the
+   * class path).
+   */
+  List<String> jobJvmArgs(boolean allRunners) {
     List<String> args = new ArrayList<>(List.of("-Xmx" + options.getJobHeap()));
     if (options.getJobJvmOptions() != null) {
       args.addAll(options.getJobJvmOptions());
     }
-    if (!runner.equals("DirectRunner")) {
+    if (allRunners) {
       for (String p : ChildJvm.SPARK_ADD_OPENS) {
         args.add("--add-opens=java.base/" + p + "=ALL-UNNAMED");
       }

@@ -18,10 +18,9 @@ import java.util.Set;
  * rows: parquet-java ({@code parquet_rows_per_s}), delta-spark 3.3 ({@code deltaspark_rows_per_s})
  * and Beam's ParquetIO ({@code parquetio_rows_per_s}), each with the job's rate over theirs; the
  * per-batch fixed cost ({@code batch_overhead_ms}, milliseconds per batch); the job's peak heap
- * after GC per batch size ({@code heap_mb_batch_<m>}, {@code heap_mb_one_batch}, MiB); and with
- * {@code --runners=all} the job on the SparkRunner and the FlinkRunner ({@code
- * bronze_rows_per_s_spark}, {@code bronze_rows_per_s_flink}). Each figure is the median of {@code
- * --repeats} runs.
+ * after GC per batch size ({@code heap_mb_batch_<m>}, {@code heap_mb_one_batch}, MiB). The job on
+ * the SparkRunner and the FlinkRunner is {@link RunnerMeasures}'. Each figure is the median of
+ * {@code --repeats} runs.
  */
 final class IngestMeasures {
   /** The most rows the ParquetIO anchor is run with (see {@link #parquetIo}). */
@@ -295,29 +294,6 @@ final class IngestMeasures {
   /** The job's bronze rate on local disk, rows per second; NaN when bronze was skipped. */
   double bronzeRate() {
     return bronze;
-  }
-
-  /**
-   * (10) With {@code --runners=all}: the job's bronze ingest on the SparkRunner and FlinkRunner.
-   */
-  void otherRunners() throws InterruptedException {
-    long rows = options.getRows();
-    if (options.getRunners().equals("all")) {
-      for (String runner : List.of("SparkRunner", "FlinkRunner")) {
-        List<Double> r = new ArrayList<>();
-        for (int i = 0; i < options.getRepeats(); i++) {
-          r.add(rows / context.job("bronze-" + runner, db, 0, runner, rows).seconds());
-        }
-        String name = "bronze_rows_per_s_" + (runner.equals("SparkRunner") ? "spark" : "flink");
-        figures.put(name, Bench.median(r));
-        context.row(
-            "job, " + runner + ", maxCommitsPerBatch=0",
-            rows / Bench.median(r),
-            "s",
-            Bench.median(r),
-            "rows/s");
-      }
-    }
   }
 
   /** delta-spark's append rate (median of the repeats), in its own JVM. */

@@ -34,7 +34,8 @@ public final class CommandLine {
    * Parses {@code args} as {@code type}; turns the DirectRunner's enforcement checks ({@code
    * enforceImmutability}, {@code enforceEncodability}) off unless {@code args} names them ({@code
    * --enforceImmutability=true} keeps that check on); sizes the DirectRunner's pool ({@link
-   * #directRunnerParallelism}) unless {@code --targetParallelism} is given; and, for a job's
+   * #directRunnerParallelism}) unless {@code --targetParallelism} is given; sets what a local Spark
+   * run does not need off ({@link RunnerSettings}); and, for a job's
    * options ({@link OutputOptions}), sets its logging up with them ({@link ConsoleLogging#apply}).
    *
    * @throws IllegalArgumentException with one line naming the option and what it accepts
@@ -98,6 +99,7 @@ public final class CommandLine {
               + " is not accepted: the DirectRunner's thread pool size is a positive integer"
               + " (default: one less than the processors, at least 1)");
     }
+    RunnerSettings.apply(options, given);
     return options;
   }
 

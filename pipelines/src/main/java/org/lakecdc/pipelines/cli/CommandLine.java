@@ -35,8 +35,8 @@ public final class CommandLine {
    * enforceImmutability}, {@code enforceEncodability}) off unless {@code args} names them ({@code
    * --enforceImmutability=true} keeps that check on); sizes the DirectRunner's pool ({@link
    * #directRunnerParallelism}) unless {@code --targetParallelism} is given; sets what a local Spark
-   * run does not need off ({@link RunnerSettings}); and, for a job's
-   * options ({@link OutputOptions}), sets its logging up with them ({@link ConsoleLogging#apply}).
+   * run does not need off ({@link RunnerSettings}); and, for a job's options ({@link
+   * OutputOptions}), sets its logging up with them ({@link ConsoleLogging#apply}).
    *
    * @throws IllegalArgumentException with one line naming the option and what it accepts
    */

@@ -1,6 +1,6 @@
 package org.lakecdc.pipelines.cli;
 
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -36,7 +36,7 @@ import org.apache.beam.sdk.options.PipelineOptions;
 public final class RunnerSettings {
   private RunnerSettings() {}
 
-  /** The system properties set for a job that starts its own local Spark, in order. */
+  /** The system properties set for a job that starts its own local Spark, name to value. */
   public static final Map<String, String> SPARK_LOCAL = Map.of("spark.ui.enabled", "false");
 
   /**
@@ -56,11 +56,11 @@ public final class RunnerSettings {
    * @param runner the runner's simple class name ({@code SparkRunner}; null: Beam's default)
    * @param given the command line's options by name ({@link CommandLine#given})
    * @param system the JVM's system properties
-   * @return property name to value, in {@link #SPARK_LOCAL}'s order; empty when none applies
+   * @return property name to value; empty when none applies
    */
   static Map<String, String> sparkSettings(
       String runner, Map<String, List<String>> given, Properties system) {
-    Map<String, String> set = new LinkedHashMap<>();
+    Map<String, String> set = new HashMap<>();
     List<String> master = given.getOrDefault("sparkMaster", List.of());
     boolean local =
         master.isEmpty()

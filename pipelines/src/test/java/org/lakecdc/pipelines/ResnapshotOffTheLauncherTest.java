@@ -31,6 +31,7 @@ import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
 import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
 import org.lakecdc.pipelines.cdc.JobSummary;
 import org.lakecdc.pipelines.targets.JobConfig;
+import org.lakecdc.pipelines.targets.SnapshotSettings;
 import org.lakecdc.transforms.bronze.CrashPlan;
 import org.lakecdc.transforms.bronze.CrashPoint;
 import org.lakecdc.transforms.delta.DeltaColumn;
@@ -170,6 +171,52 @@ class ResnapshotOffTheLauncherTest {
     assertFalse(outcomes.get(0).failed(), printed);
     assertEquals(1, outcomes.get(1).summary().batches(), "customer 8 streamed: " + printed);
     assertGenerationOneStartedAfterASnapshotOf12Rows(f, printed);
+  }
+
+  /**
+   * A chunked re-snapshot is read in the pipeline too: the launcher records S, plans the chunks
+   * from the key's extent and starts the generation; the chunks' rows are read beside the stream,
+   * none on the launcher. (Its beforeStream updates order 1: no new key outside the planned
+   * extent.)
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {Runners.DIRECT, Runners.SPARK, Runners.FLINK})
+  void aChunkedReSnapshotIsReadInThePipeline(String runner) {
+    assumeTrue(Runners.available(runner), Runners.missing(runner));
+    JobFixture f = new JobFixture(dir);
+    bootstrappedThenPurged(f, List.of(orders(f, f.db.clientFactory())));
+    ReadTableHook reads = ReadTableHook.beforeReadOf(f.db.clientFactory(), "orders", () -> {});
+    AtomicReference<SnapshotOffTheLauncherTest.Launcher> launcher = new AtomicReference<>();
+    JobConfig chunked =
+        orders(f, reads).toBuilder()
+            .snapshot(new SnapshotSettings(SnapshotSettings.Mode.CHUNKED, 4, 2, true, 0))
+            .build();
+
+    JobSummary summary =
+        f.run(
+            chunked,
+            Runners.options(runner),
+            SnapshotOffTheLauncherTest.recording(
+                launcher,
+                reads,
+                () ->
+                    f.db
+                        .transaction(at(6))
+                        .update(ORDERS, List.of(1), Map.of("status", "paid"))
+                        .commit()));
+
+    assertEquals(Map.of(), launcher.get().rowsReadBefore(), "no row read while planning");
+    SnapshotOffTheLauncherTest.assertOneReadOfTheSnapshotOffTheLauncher(
+        reads, launcher.get(), 11, f.lastOutput);
+    assertEquals(1, summary.batches(), f.lastOutput);
+    List<Row> events = resnapshotEvents(f);
+    assertEquals(1, events.size(), f.lastOutput);
+    assertEquals(11L, events.get(0).getInt64(FactsTable.ROWS), f.lastOutput);
+    StreamPosition position =
+        StreamPosition.fromJson(f.tables.domainMetadata(f.bronze, StreamPosition.BRONZE_DOMAIN))
+            .orElseThrow();
+    assertEquals("orders-v1.g1", position.appId(), f.lastOutput);
+    assertEquals(0, position.batchId(), f.lastOutput);
   }
 
   /**

@@ -218,7 +218,8 @@ final class SnapshotBranches {
         throw outlived;
       }
       TableFailure failure = TableFailure.of(outlived).orElseThrow();
-      // As a failure of the launcher's planning: the target has no position yet.
+      // As a failure of the launcher's planning: the target has no position yet (a re-snapshot's:
+      // none in its new generation, whose app id the failure is recorded under).
       StreamPosition none =
           new StreamPosition(
               event.appId(), atS.generation(), -1, Lsn.ZERO, null, event.captureInstance());

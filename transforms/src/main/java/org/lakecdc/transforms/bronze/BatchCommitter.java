@@ -371,17 +371,17 @@ final class BatchCommitter {
     ChangeBatch batch = staged.batch;
     long batchId = staged.batchId;
     BatchStats stats = staged.stats;
-    (staged.skipped ? ALREADY_WRITTEN : LOG)
-        .info(
-            "{}batch {}: {} ({}) up to {} committed at {}; bronze version {}, finalized_until {}",
-            label,
-            batchId,
-            Counts.of(stats.rows(), "row", "rows"),
-            Counts.byOperation(stats.rows(), stats.inserts(), stats.updates(), stats.deletes()),
-            batch.toLsn(),
-            batch.toCommitTime(),
-            staged.bronzeVersion < 0 ? "unchanged" : staged.bronzeVersion,
-            verdict);
+    Logger log = staged.skipped ? ALREADY_WRITTEN : LOG;
+    log.info(
+        "{}batch {}: {} ({}) up to {} committed at {}; bronze version {}, finalized_until {}",
+        label,
+        batchId,
+        Counts.of(stats.rows(), "row", "rows"),
+        Counts.byOperation(stats.rows(), stats.inserts(), stats.updates(), stats.deletes()),
+        batch.toLsn(),
+        batch.toCommitTime(),
+        staged.bronzeVersion < 0 ? "unchanged" : staged.bronzeVersion,
+        verdict);
     batchesCommitted.inc();
     bytesWritten.inc(staged.bytes);
     List<Row> facts = staged.facts;

@@ -4,18 +4,23 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.LoggerContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
 import org.lakecdc.pipelines.cdc.CdcToDeltaLauncher;
 import org.lakecdc.pipelines.cdc.JobSummary;
+import org.lakecdc.pipelines.cli.ConsoleLogging;
 
 /**
  * A run that finds its batches already written (another run of the same target committed them
@@ -76,6 +81,60 @@ class AlreadyWrittenBatchesTest {
                 + " streaming, _",
             String.format(FOUND, "3 batches, 28 change rows", "this target")),
         lines.subList(0, 3));
+  }
+
+  /**
+   * Under the jobs' logging configuration the console shows the batches of the run that wrote them,
+   * and none of those the other run found already written (neither its batch lines nor its Delta
+   * replays: they go to the log file, and its summary counts them on the line above).
+   */
+  @Test
+  void theConsoleShowsNoLineOfABatchFoundAlreadyWritten() throws Exception {
+    JobFixture f = JobFixture.history(dir);
+    LoggerContext context = (LoggerContext) LogManager.getContext(false);
+    URI tests = context.getConfigLocation();
+    URI jobs = getClass().getClassLoader().getResource("log4j2.xml").toURI();
+    Path log = dir.resolve("logs/lakecdc.log");
+    PrintStream console = System.out;
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    JobSummary late;
+    try (PrintStream captured = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        PrintStream quiet =
+            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)) {
+      System.setOut(captured);
+      System.setProperty(ConsoleLogging.LOG_FILE, log.toString());
+      context.setConfigLocation(jobs);
+      late = CdcToDeltaJob.run(f.config(), JobFixture.direct(), quiet, () -> f.run());
+    } finally {
+      System.setOut(console);
+      System.clearProperty(ConsoleLogging.LOG_FILE);
+      context.setConfigLocation(tests);
+    }
+    assertEquals(3, late.skippedBatches());
+    // The late run's planning, then the other run's three batches; nothing of the late run's.
+    assertEquals(
+        List.of(
+            "Delta table " + f.bronze + ": created as a BRONZE table (version 1)",
+            "Delta table " + f.facts + ": created as a FACTS table (version 1)",
+            "Delta table " + f.control + ": created as a CONTROL table (version 1)",
+            "batch 0: 12 rows (12 inserts, 0 updates, 0 deletes) up to 0x0000002A000001000031"
+                + " committed at 2026-09-28T13:53:00Z; bronze version 2, finalized_until"
+                + " 2026-09-28T13:00",
+            "batch 1: 12 rows (12 inserts, 0 updates, 0 deletes) up to 0x0000002A000001000071"
+                + " committed at 2026-09-28T13:57:00Z; bronze version 3, finalized_until"
+                + " 2026-09-28T13:00",
+            "batch 2: 4 rows (1 insert, 1 update in 2 rows, 1 delete) up to"
+                + " 0x0000002A0000010000A1 committed at 2026-09-28T15:55:00Z; bronze version 4,"
+                + " finalized_until 2026-09-28T15:00"),
+        bytes.toString(StandardCharsets.UTF_8).lines().toList());
+    // The late run's line of each batch it found already written: in the log file only.
+    List<String> detail =
+        Files.readAllLines(log).stream()
+            .filter(l -> l.contains(" org.lakecdc.detail.BatchCommitter - "))
+            .map(l -> l.substring(l.indexOf(" - ") + 3).replaceAll("^(\\S+ \\d+).*", "$1"))
+            .map(l -> l.toLowerCase(java.util.Locale.ROOT))
+            .toList();
+    assertEquals(List.of("batch 0", "batch 1", "batch 2"), detail, Files.readString(log));
   }
 
   @Test

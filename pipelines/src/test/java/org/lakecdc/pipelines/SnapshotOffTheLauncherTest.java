@@ -51,7 +51,7 @@ class SnapshotOffTheLauncherTest {
   }
 
   /** The launcher's thread and the rows read before the pipeline, recorded by beforeStream. */
-  private record Launcher(String thread, Map<String, Long> rowsReadBefore) {}
+  record Launcher(String thread, Map<String, Long> rowsReadBefore) {}
 
   /** The job's configuration of {@code f}'s table, read through {@code reads}: a new target. */
   private static JobConfig counted(JobFixture f, ReadTableHook reads) {
@@ -62,13 +62,14 @@ class SnapshotOffTheLauncherTest {
 
   /**
    * The run's beforeStream: records the launcher's thread and the rows read so far in {@code
-   * launcher}, then commits order 300 (after S: the snapshot's read sees it, 11 rows).
+   * launcher}, then runs {@code then} (here: commits order 300, after S: the snapshot's read sees
+   * it, 11 rows).
    */
-  private static Runnable recording(
-      AtomicReference<Launcher> launcher, ReadTableHook reads, JobFixture f) {
+  static Runnable recording(
+      AtomicReference<Launcher> launcher, ReadTableHook reads, Runnable then) {
     return () -> {
       launcher.set(new Launcher(Thread.currentThread().getName(), reads.rowsByThread()));
-      f.insertCommit(3, 1);
+      then.run();
     };
   }
 
@@ -81,7 +82,11 @@ class SnapshotOffTheLauncherTest {
     JobConfig config = counted(f, reads);
     AtomicReference<Launcher> launcher = new AtomicReference<>();
 
-    JobSummary summary = f.run(config, Runners.options(runner), recording(launcher, reads, f));
+    JobSummary summary =
+        f.run(
+            config,
+            Runners.options(runner),
+            recording(launcher, reads, () -> f.insertCommit(3, 1)));
 
     assertEquals(Map.of(), launcher.get().rowsReadBefore(), "no row read while planning");
     assertOneReadOfTheSnapshotOffTheLauncher(reads, launcher.get(), 11, f.lastOutput);
@@ -106,7 +111,7 @@ class SnapshotOffTheLauncherTest {
             config,
             runner,
             out,
-            recording(launcher, reads, f),
+            recording(launcher, reads, () -> f.insertCommit(3, 1)),
             new Continuous(Continuous.Form.STREAM, Duration.ofSeconds(1), Duration.ZERO, stop));
     JobSummary summary;
     try {
@@ -138,7 +143,7 @@ class SnapshotOffTheLauncherTest {
    * {@code reads} read the table's {@code rows} rows once, every one off the launcher's thread (the
    * pipeline's workers).
    */
-  private static void assertOneReadOfTheSnapshotOffTheLauncher(
+  static void assertOneReadOfTheSnapshotOffTheLauncher(
       ReadTableHook reads, Launcher launcher, long rows, String printed) {
     Map<String, Long> byThread = reads.rowsByThread();
     assertFalse(byThread.containsKey(launcher.thread()), launcher.thread() + ": " + byThread);

@@ -885,9 +885,12 @@ public final class CdcToDeltaJob {
       JobConfig config = target.config();
       JobSummary summary = idle.get(plan);
       if (summary == null) {
-        // A table recovered beside this run (a re-snapshot) is in a later generation now.
+        // A table recovered beside this run (a re-snapshot) is in a later generation now; one whose
+        // re-snapshot the pipeline could not commit stays in its former one, not recovered again.
         Optional<StreamPosition> position =
-            Recovery.resumePosition(Resnapshot.resolveGeneration(target), out);
+            SnapshotBranches.refusedResnapshot(plan)
+                ? Optional.empty()
+                : Recovery.resumePosition(Resnapshot.resolveGeneration(target), out);
         long batches =
             isolate
                 ? RunCounters.batches(result, config.streamAppId())

@@ -27,7 +27,8 @@ import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.io.mssqlcdc.read.StartingLsn;
 import org.lakecdc.io.mssqlcdc.read.TableFailure;
 import org.lakecdc.pipelines.targets.Bootstrap;
-import org.lakecdc.pipelines.targets.BootstrapFact;
+import org.lakecdc.pipelines.targets.Resnapshot;
+import org.lakecdc.pipelines.targets.SnapshotEvent;
 import org.lakecdc.pipelines.targets.SnapshotTask;
 import org.lakecdc.pipelines.targets.TablePlan;
 import org.lakecdc.pipelines.targets.Target;
@@ -41,25 +42,29 @@ import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.HadoopConf;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.position.StreamPosition;
+import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
 import org.lakecdc.transforms.snapshot.WriteSnapshotToDelta;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The bootstrap snapshots of new targets read inside the main pipeline (a run of one table or of
- * many), each table in a branch of its own so that no table waits for another's snapshot:
+ * The whole snapshots read inside the main pipeline (a run of one table or of many): the bootstrap
+ * snapshots of new targets and the re-snapshots into a new generation after data loss, each table
+ * in a branch of its own so that no table waits for another's snapshot:
  *
  * <pre>
  * snapshot read in key ranges ── data files ── one commit (S, the position at S)
- *   ── AfterSnapshot: committed? write the bootstrap facts event, emit the capture instance
+ *   ── AfterSnapshot: committed? write the bootstrap (or resnapshot) facts event, emit the
+ *                     capture instance
  *                     refused (CDC cleanup passed S)? record table_failed, emit nothing
  *   ── that table's change read from S (readAll().writeFrom), files, its own commits
  * </pre>
  *
  * <p>Exactly once as on the launcher: a crash before the snapshot commit leaves the target without
- * a position, and the next run records a new S; after it, the next run resumes from the position at
- * S and offers the bootstrap event again (written once, by its transaction id). After the run,
- * {@link #report} prints each snapshot from its committed record.
+ * a position (a re-snapshot: in its former generation), and the next run records a new S (a
+ * re-snapshot: reuses the recorded one, {@code Resnapshot}); after it, the next run resumes from
+ * the position at S and offers the event again (written once, by its transaction id). After the
+ * run, {@link #report} prints each snapshot from its committed record.
  */
 final class SnapshotBranches {
   private SnapshotBranches() {}
@@ -107,7 +112,7 @@ final class SnapshotBranches {
                 "Start the stream of " + ci + " after its snapshot",
                 ParDo.of(
                     new AfterSnapshot(
-                        task.fact(),
+                        task.event(),
                         task.atS(),
                         plan.config().hadoopConf(),
                         plan.startedAt(),
@@ -133,16 +138,18 @@ final class SnapshotBranches {
 
   /**
    * After the snapshot's commit step: when the snapshot of the position's generation is committed,
-   * writes the {@code bootstrap} facts event (once) and emits the table's capture instance, which
-   * starts its change read; when the commit was refused because CDC cleanup purged the changes
-   * right after S, records the table's {@code table_failed} facts row and emits nothing: the other
-   * tables go on, and the next run takes a new snapshot; in a run of one table ({@code isolate}
-   * false) it throws that {@link DataLossError} instead, which fails the run.
+   * writes its facts event once ({@code bootstrap}, or a re-snapshot's {@code resnapshot}) and
+   * emits the table's capture instance, which starts its change read; when the commit was refused
+   * because CDC cleanup purged the changes right after S, records what the next attempt needs (a
+   * re-snapshot's {@code resnapshot_failed}) and the table's {@code table_failed} facts row and
+   * emits nothing: the other tables go on, and the next run takes a new snapshot; in a run of one
+   * table ({@code isolate} false) it throws that {@link DataLossError} instead, which fails the
+   * run.
    */
   static final class AfterSnapshot extends DoFn<Long, String> {
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(AfterSnapshot.class);
-    private final BootstrapFact fact;
+    private final SnapshotEvent event;
     private final StreamPosition atS;
     private final HadoopConf hadoopConf;
     private final Instant runStartedAt;
@@ -150,12 +157,12 @@ final class SnapshotBranches {
     private transient @Nullable DeltaTables tables;
 
     AfterSnapshot(
-        BootstrapFact fact,
+        SnapshotEvent event,
         StreamPosition atS,
         HadoopConf hadoopConf,
         Instant runStartedAt,
         boolean isolate) {
-      this.fact = fact;
+      this.event = event;
       this.atS = atS;
       this.hadoopConf = hadoopConf;
       this.runStartedAt = runStartedAt;
@@ -178,32 +185,32 @@ final class SnapshotBranches {
     public void process(@Element Long rows, OutputReceiver<String> out) {
       DeltaTables tables = Objects.requireNonNull(this.tables);
       Optional<WriteSnapshotToDelta.SnapshotRecord> record =
-          WriteSnapshotToDelta.committedRecord(tables, fact.bronze())
+          WriteSnapshotToDelta.committedRecord(tables, event.bronze())
               .filter(r -> r.generation() >= atS.generation());
       if (record.isPresent()) {
-        if (!fact.written(tables)) {
+        if (!event.written(tables)) {
           long committed = record.get().rows();
-          fact.write(tables, record.get(), committed >= 0 ? committed : null);
+          event.write(tables, record.get(), committed >= 0 ? committed : null);
           // Where the pipeline runs (a worker's console or log), as the snapshot's progress lines.
           LOG.info(
               "Snapshot of {}: {} committed to {}; its changes after S = {} follow",
-              fact.captureInstance(),
+              event.captureInstance(),
               Counts.of(Math.max(committed, 0), "row", "rows"),
-              fact.bronze(),
+              event.bronze(),
               atS.endLsn());
         }
         // At the start of time: the snapshot's commit comes out of a global combine stamped with
         // the end of the window, and the change read stamps its rows with their commit times.
-        out.outputWithTimestamp(fact.captureInstance(), BoundedWindow.TIMESTAMP_MIN_VALUE);
+        out.outputWithTimestamp(event.captureInstance(), BoundedWindow.TIMESTAMP_MIN_VALUE);
         return;
       }
       DataLossError outlived =
-          outlived(fact, atS)
+          outlived(event, atS, tables)
               .orElseThrow(
                   () ->
                       new IllegalStateException(
-                          "The bootstrap snapshot of "
-                              + fact.bronze()
+                          "The snapshot of "
+                              + event.bronze()
                               + " at S = "
                               + atS.endLsn()
                               + " was not committed, though CDC still holds the changes after S"));
@@ -211,28 +218,30 @@ final class SnapshotBranches {
         throw outlived;
       }
       TableFailure failure = TableFailure.of(outlived).orElseThrow();
-      // As a failure of the launcher's planning: the target has no position yet.
+      // As a failure of the launcher's planning: the target has no position yet (a re-snapshot's:
+      // none in its new generation, whose app id the failure is recorded under).
       StreamPosition none =
-          new StreamPosition(fact.appId(), 0, -1, Lsn.ZERO, null, fact.captureInstance());
-      RecordedFailure.at(none, fact.bronze(), failure, none.endLsn().increment(), runStartedAt)
-          .write(tables, fact.facts());
+          new StreamPosition(
+              event.appId(), atS.generation(), -1, Lsn.ZERO, null, event.captureInstance());
+      RecordedFailure.at(none, event.bronze(), failure, none.endLsn().increment(), runStartedAt)
+          .write(tables, event.facts());
     }
   }
 
   /**
-   * The error of a bootstrap snapshot at {@code atS} that was not committed because CDC cleanup
-   * purged the changes right after S ({@link Bootstrap#outlived}); empty while CDC holds them.
+   * The error of a snapshot at {@code atS} that was not committed because CDC cleanup purged the
+   * changes right after S ({@link SnapshotEvent#refused}: a bootstrap's {@link Bootstrap#outlived},
+   * a re-snapshot's with its {@code resnapshot_failed} row written); empty while CDC holds them.
    */
-  static Optional<DataLossError> outlived(BootstrapFact fact, StreamPosition atS) {
+  static Optional<DataLossError> outlived(
+      SnapshotEvent event, StreamPosition atS, DeltaTables tables) {
     Lsn s = atS.endLsn();
-    try (CdcClient client = fact.clientFactory().open()) {
-      Optional<Lsn> min = StartingLsn.lostAfter(client, fact.captureInstance(), s);
+    try (CdcClient client = event.clientFactory().open()) {
+      Optional<Lsn> min = StartingLsn.lostAfter(client, event.captureInstance(), s);
       if (min.isEmpty()) {
         return Optional.empty();
       }
-      return Optional.of(
-          Bootstrap.outlived(
-              fact.captureInstance(), fact.bronze(), s, client.incrementLsn(s), min.get()));
+      return Optional.of(event.refused(tables, s, client.incrementLsn(s), min.get()));
     }
   }
 
@@ -253,7 +262,7 @@ final class SnapshotBranches {
               .filter(r -> r.generation() >= task.atS().generation())
               .isPresent();
       if (!committed) {
-        Optional<DataLossError> outlived = outlived(task.fact(), task.atS());
+        Optional<DataLossError> outlived = outlived(task.event(), task.atS(), target.tables());
         if (outlived.isPresent()) {
           outlived.get().addSuppressed(failure);
           throw outlived.get();
@@ -264,11 +273,13 @@ final class SnapshotBranches {
 
   /**
    * After the run, per snapshot the pipeline read: prints {@code Snapshot: <rows> written to
-   * <bronze>} from the committed record, or {@code Stopped <ci>: <failure>} for a refused one.
+   * <bronze>} from the committed record (a re-snapshot's followed by {@code Target <bronze>:
+   * generation <n> starts at S = <S> under app id <appId>.g<n> (a snapshot of <rows>)}), or {@code
+   * Stopped <ci>: <failure>} for a refused one.
    *
    * @param runBegan when the pipeline was started (UTC)
-   * @return the plan with the snapshot's rows and seconds (until its {@code bootstrap} event was
-   *     written) when it was committed, else {@code plan}
+   * @return the plan with the snapshot's rows and seconds (until its facts event was written) when
+   *     it was committed, else {@code plan}
    */
   static TablePlan report(TablePlan plan, Instant runBegan, PrintStream out) {
     Target target = plan.target();
@@ -283,22 +294,46 @@ final class SnapshotBranches {
     }
     long rows = Math.max(record.get().rows(), 0);
     out.printf("Snapshot: %s written to %s%n", Counts.of(rows, "row", "rows"), target.bronze());
-    Instant done = bootstrapWrittenAt(target).orElse(Instant.now());
+    boolean resnapshot = Objects.requireNonNull(plan.snapshot()).resnapshot() != null;
+    if (resnapshot) {
+      Resnapshot.printStarted(
+          target, plan.start().endLsn(), "a snapshot of " + Counts.of(rows, "row", "rows"), out);
+    }
+    Instant done =
+        eventWrittenAt(
+                target,
+                resnapshot ? ChunkedSnapshotFacts.EVENT_RESNAPSHOT : FactsTable.EVENT_BOOTSTRAP,
+                resnapshot ? target.streamAppId() : target.appId())
+            .orElse(Instant.now());
     double seconds = Math.max(0, (done.toEpochMilli() - runBegan.toEpochMilli()) / 1e3);
     return plan.withSnapshot(rows, seconds);
   }
 
-  /** When the target's {@code bootstrap} facts event was written. */
-  private static Optional<Instant> bootstrapWrittenAt(Target target) {
+  /**
+   * Whether {@code plan}'s snapshot is a re-snapshot that was not committed (CDC cleanup passed its
+   * S: its {@code resnapshot_failed} row recorded): bronze's position is still the former
+   * generation's.
+   */
+  static boolean refusedResnapshot(TablePlan plan) {
+    SnapshotTask task = plan.snapshot();
+    if (task == null || task.resnapshot() == null) {
+      return false;
+    }
+    return WriteSnapshotToDelta.committedRecord(plan.tables(), plan.target().bronze())
+        .filter(r -> r.generation() >= task.atS().generation())
+        .isEmpty();
+  }
+
+  /** When the target's facts event {@code event} of app id {@code appId} was written. */
+  private static Optional<Instant> eventWrittenAt(Target target, String event, String appId) {
     DeltaTables tables = target.tables();
-    Predicate ofApp =
-        new Predicate("=", new Column(FactsTable.APP_ID), Literal.ofString(target.appId()));
+    Predicate ofApp = new Predicate("=", new Column(FactsTable.APP_ID), Literal.ofString(appId));
     try (CloseableIterator<Map<String, Object>> rows =
         tables.scanAtVersion(target.facts(), tables.version(target.facts()), ofApp)) {
       while (rows.hasNext()) {
         Map<String, Object> row = rows.next();
-        if (FactsTable.EVENT_BOOTSTRAP.equals(row.get(FactsTable.EVENT))
-            && target.appId().equals(row.get(FactsTable.APP_ID))
+        if (event.equals(row.get(FactsTable.EVENT))
+            && appId.equals(row.get(FactsTable.APP_ID))
             && row.get(FactsTable.WRITTEN_AT) instanceof LocalDateTime at) {
           return Optional.of(at.toInstant(ZoneOffset.UTC));
         }

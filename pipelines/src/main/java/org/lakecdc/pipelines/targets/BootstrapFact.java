@@ -1,6 +1,5 @@
 package org.lakecdc.pipelines.targets;
 
-import java.io.Serializable;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -8,6 +7,8 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
 import org.lakecdc.io.mssqlcdc.client.Commit;
+import org.lakecdc.io.mssqlcdc.client.DataLossError;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.position.StreamPosition;
@@ -34,7 +35,7 @@ public record BootstrapFact(
     String facts,
     String captureInstance,
     CdcClientFactory clientFactory)
-    implements Serializable {
+    implements SnapshotEvent {
 
   /** The event of {@code target} whose stream starts at {@code start}. */
   public static BootstrapFact of(Target target, StreamPosition start) {
@@ -48,6 +49,7 @@ public record BootstrapFact(
   }
 
   /** Whether the event is already in the facts table. */
+  @Override
   public boolean written(DeltaTables tables) {
     return tables.latestTransactionVersion(facts, eventsAppId).isPresent();
   }
@@ -57,6 +59,7 @@ public record BootstrapFact(
    * (null: unknown), in one facts commit of transaction {@code (eventsAppId, 0)}: a second write is
    * skipped by Delta's transaction id.
    */
+  @Override
   public void write(
       DeltaTables tables, WriteSnapshotToDelta.SnapshotRecord record, @Nullable Long rows) {
     WriteSnapshotToDelta.SeedSource seed = record.seed();
@@ -88,5 +91,14 @@ public record BootstrapFact(
         eventsAppId,
         0,
         Map.of());
+  }
+
+  /**
+   * The bootstrap snapshot's error ({@link Bootstrap#outlived}): the target stays new, and the next
+   * run takes a new snapshot; nothing is recorded here.
+   */
+  @Override
+  public DataLossError refused(DeltaTables tables, Lsn s, Lsn firstMissing, Lsn minLsn) {
+    return Bootstrap.outlived(captureInstance, bronze, s, firstMissing, minLsn);
   }
 }

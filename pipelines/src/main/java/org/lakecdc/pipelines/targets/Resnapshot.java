@@ -1,7 +1,5 @@
 package org.lakecdc.pipelines.targets;
 
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.time.Instant;
@@ -21,7 +19,6 @@ import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.bronze.CrashPlan;
 import org.lakecdc.transforms.bronze.CrashPoint;
 import org.lakecdc.transforms.delta.DeltaTables;
-import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.finalization.Finalization;
 import org.lakecdc.transforms.finalization.LostPeriod;
 import org.lakecdc.transforms.position.StreamPosition;
@@ -32,10 +29,11 @@ import org.lakecdc.transforms.snapshot.WriteSnapshotToDelta;
 
 /**
  * The automatic re-snapshot after data loss ({@code --onDataLoss=resnapshot}; docs/behaviour.md
- * §9): when CDC cleanup purged changes a target's stream has not read, the launcher takes a new
- * snapshot of the table into a new <em>generation</em> and the stream goes on from its snapshot LSN
- * S, before the pipeline is built. The same code recovers a table whose running stream met the
- * loss: the job plans that table again ({@code CdcToDeltaJob}).
+ * §9): when CDC cleanup purged changes a target's stream has not read, the launcher records a new
+ * snapshot of the table into a new <em>generation</em> (its S) before the pipeline is built; the
+ * pipeline reads and commits the snapshot (the launcher reads no row of it: {@link SnapshotTask})
+ * and the stream goes on from S. The same code recovers a table whose running stream met the loss:
+ * the job plans that table again ({@code CdcToDeltaJob}).
  *
  * <p>Delta is the checkpoint, as for every position: no state file. Generation n writes under the
  * app id {@code <appId>.g<n>} ({@link JobConfig#streamAppId()}), and bronze's position records the
@@ -52,9 +50,10 @@ import org.lakecdc.transforms.snapshot.WriteSnapshotToDelta;
  *       committed to bronze in one commit that records the snapshot of generation n+1 and the
  *       position at S under {@code <appId>.g<n+1>} (transaction {@code <appId>.g<n+1>#snapshot});
  *       chunked: a bronze commit of that position alone, the chunks read later beside the stream.
- *   <li><b>Event</b> (whole): the {@code resnapshot} facts row (rows, timing, gap; transaction
- *       {@code <appId>.g<n+1>#events@<bronze id>} version n+1); a chunked re-snapshot's is written
- *       by its last chunk.
+ *   <li><b>Event</b> (whole, {@link ResnapshotEvent}, written by the pipeline's step after the
+ *       commit): the {@code resnapshot} facts row (rows, timing, gap; transaction {@code
+ *       <appId>.g<n+1>#events@<bronze id>} version n+1); a chunked re-snapshot's is written by its
+ *       last chunk.
  * </ol>
  *
  * A crash after any step resumes the same recovery, in the next run of the target whatever its
@@ -79,8 +78,14 @@ public final class Resnapshot {
    * @param start the position at S of the new generation (batch -1)
    * @param snapshotRows rows of a whole snapshot read by this call, -1 when none was read
    * @param snapshotSeconds wall seconds of that read, 0 when none
+   * @param snapshot the whole snapshot the pipeline reads (S recorded, no row read here), or null
    */
-  record Outcome(Target target, StreamPosition start, long snapshotRows, double snapshotSeconds) {}
+  record Outcome(
+      Target target,
+      StreamPosition start,
+      long snapshotRows,
+      double snapshotSeconds,
+      @Nullable SnapshotTask snapshot) {}
 
   /**
    * {@code target} writing the generation bronze's recorded position is in: a position under {@code
@@ -116,6 +121,8 @@ public final class Resnapshot {
    * @param target the table's target, its generation resolved ({@link #resolveGeneration})
    * @param position where the stream would start (the target's position, or a new target's start),
    *     or empty when it has none
+   * @param snapshotInPipeline whether a whole re-snapshot is read by the pipeline ({@link
+   *     Outcome#snapshot}) rather than here
    * @return the new generation's start, or empty when there is no recovery to finish and nothing
    *     was purged (or the policy is another)
    * @throws DataLossError when the anti-loop guard refuses (an automatic re-snapshot or a failed
@@ -126,7 +133,8 @@ public final class Resnapshot {
       Target target,
       Optional<StreamPosition> position,
       PipelineOptions beamOptions,
-      PrintStream out) {
+      PrintStream out,
+      boolean snapshotInPipeline) {
     if (position.isEmpty()
         || (target.config().onDataLoss() != DataLossPolicy.RESNAPSHOT
             && !mayHaveRecovery(target))) {
@@ -142,7 +150,7 @@ public final class Resnapshot {
           out.printf(
               "Target %s: the re-snapshot into generation %d recorded at S = %s (%s) goes on%n",
               target.bronze(), open.generation(), open.s(), open.mode());
-          return Optional.of(finish(target, open, beamOptions, out));
+          return Optional.of(finish(target, open, beamOptions, out, snapshotInPipeline));
         }
         // Cleanup passed the recorded S too: a new recovery, one generation further.
         generation = Math.max(generation, open.generation());
@@ -192,7 +200,7 @@ public final class Resnapshot {
                   target, ChunkedSnapshotFacts.KIND_RESNAPSHOT, next, start.endCommitTime(), lostTo)
               : writeFullOpen(target, client, next, start.endCommitTime(), lostTo);
       CrashPlan.atStep(target.config().crash(), CrashPoint.AFTER_RECOVERY_RECORDED);
-      return Optional.of(finish(target, open, beamOptions, out));
+      return Optional.of(finish(target, open, beamOptions, out, snapshotInPipeline));
     }
   }
 
@@ -358,15 +366,21 @@ public final class Resnapshot {
 
   /**
    * Takes the recorded recovery {@code open} to its end: the new generation's bronze commit at S
-   * (the whole snapshot read now unless already committed, or, chunked, the position alone), then
-   * for a whole snapshot the {@code resnapshot} event. A whole snapshot is committed only while CDC
-   * still holds the changes right after S ({@link Bootstrap#readInto}); when cleanup purged them
-   * first, nothing is committed, the attempt is recorded as failed ({@code resnapshot_failed}) and
-   * the run fails. A generation committed before a purge stands: its stream meets the loss as any
-   * stream does.
+   * (the whole snapshot read unless already committed, or, chunked, the position alone), then for a
+   * whole snapshot the {@code resnapshot} event ({@link ResnapshotEvent}). With {@code
+   * snapshotInPipeline} a whole snapshot not yet committed is only planned here: the outcome's
+   * {@link Outcome#snapshot} is read, committed and followed by its event in the pipeline, and no
+   * row is read on the launcher. A whole snapshot is committed only while CDC still holds the
+   * changes right after S ({@link Bootstrap#readInto}); when cleanup purged them first, nothing is
+   * committed, the attempt is recorded as failed ({@code resnapshot_failed}) and the table fails. A
+   * generation committed before a purge stands: its stream meets the loss as any stream does.
    */
   private static Outcome finish(
-      Target target, Open open, PipelineOptions beamOptions, PrintStream out) {
+      Target target,
+      Open open,
+      PipelineOptions beamOptions,
+      PrintStream out,
+      boolean snapshotInPipeline) {
     Target next = target.with(target.config().withGeneration(open.generation()));
     String bronzeId = target.bronzeId();
     StreamPosition atS =
@@ -383,63 +397,52 @@ public final class Resnapshot {
           open.s(),
           open.sCommitTime(),
           next.streamAppId());
-      return new Outcome(next, atS, -1, 0);
+      return new Outcome(next, atS, -1, 0, null);
     }
-    long began = System.nanoTime();
-    Instant startedAt = Instant.now();
-    long rows;
-    boolean read;
     Optional<WriteSnapshotToDelta.SnapshotRecord> committed =
         WriteSnapshotToDelta.committedRecord(target.tables(), target.bronze())
             .filter(r -> r.generation() >= next.config().generation());
     if (committed.isPresent()) {
-      rows = committed.get().rows();
-      read = false;
-    } else {
-      out.printf(
-          "Target %s: taking a snapshot of %s stamped with S = %s (committed at %s) for"
-              + " generation %d%n",
-          target.bronze(),
-          target.captureInstance(),
-          open.s(),
-          open.sCommitTime(),
-          next.config().generation());
-      try {
-        rows = Bootstrap.readInto(next, beamOptions, out, atS);
-      } catch (Bootstrap.Outlived e) {
-        writeFailed(next, open, e.minLsn());
-        throw new DataLossError(
-            target.captureInstance(),
-            e.firstMissing(),
-            e.minLsn(),
-            target.captureInstance()
-                + ": the re-snapshot into generation "
-                + next.config().generation()
-                + " at S = "
-                + open.s()
-                + " outlived the CDC retention: cleanup purged the changes after S (min_lsn is now "
-                + e.minLsn()
-                + ") before the read could be committed, so nothing was committed and the next"
-                + " attempt is generation "
-                + (next.config().generation() + 1)
-                + ". Lengthen the retention (sys.sp_cdc_change_job @retention), read faster"
-                + " (--numPartitions), or use --snapshot=chunked, then rerun with"
-                + " --resnapshotIntervalDays=0.");
-      }
-      read = true;
+      ResnapshotEvent.of(next, open, null).write(target.tables(), committed.get(), null);
+      printStarted(next, open.s(), "its snapshot was already in", out);
+      return new Outcome(next, atS, -1, 0, null);
+    }
+    out.printf(
+        "Target %s: taking a snapshot of %s stamped with S = %s (committed at %s) for"
+            + " generation %d%n",
+        target.bronze(),
+        target.captureInstance(),
+        open.s(),
+        open.sCommitTime(),
+        next.config().generation());
+    long began = System.nanoTime();
+    ResnapshotEvent event = ResnapshotEvent.of(next, open, Instant.now());
+    if (snapshotInPipeline) {
+      return new Outcome(next, atS, -1, 0, new SnapshotTask(next, atS, event));
+    }
+    long rows;
+    try {
+      rows = Bootstrap.readInto(next, beamOptions, out, atS);
+    } catch (Bootstrap.Outlived e) {
+      throw event.refused(target.tables(), open.s(), e.firstMissing(), e.minLsn());
     }
     double seconds = (System.nanoTime() - began) / 1e9;
-    CrashPlan.atStep(target.config().crash(), CrashPoint.AFTER_RESNAPSHOT_COMMIT);
-    writeEvent(next, open, read ? rows : null, read ? startedAt : null, read ? seconds : -1);
-    CrashPlan.atStep(target.config().crash(), CrashPoint.AFTER_RESNAPSHOT_EVENT);
+    event.write(
+        target.tables(),
+        WriteSnapshotToDelta.committedRecord(target.tables(), target.bronze()).orElseThrow(),
+        rows);
+    printStarted(next, open.s(), "a snapshot of " + Counts.of(rows, "row", "rows"), out);
+    return new Outcome(next, atS, rows, seconds, null);
+  }
+
+  /**
+   * Prints {@code Target <bronze>: generation <n> starts at S = <S> under app id <appId>.g<n>
+   * (<how>)}: a whole re-snapshot's generation started at {@code s}.
+   */
+  public static void printStarted(Target next, Lsn s, String how, PrintStream out) {
     out.printf(
         "Target %s: generation %d starts at S = %s under app id %s (%s)%n",
-        target.bronze(),
-        next.config().generation(),
-        open.s(),
-        next.streamAppId(),
-        read ? "a snapshot of " + Counts.of(rows, "row", "rows") : "its snapshot was already in");
-    return new Outcome(next, atS, read ? rows : -1, read ? seconds : 0);
+        next.bronze(), next.config().generation(), s, next.streamAppId(), how);
   }
 
   /**
@@ -453,86 +456,5 @@ public final class Resnapshot {
         atS.appId() + "#generation",
         0,
         Map.of(StreamPosition.BRONZE_DOMAIN, atS.toJson()));
-  }
-
-  /**
-   * Writes the {@code resnapshot} event of a whole re-snapshot once (transaction {@code
-   * <streamAppId>#events@<bronze id>} version = generation, as a chunked one's completion row):
-   * {@code min_lsn = max_lsn = end_lsn = S}, rows and timing of the read (NULL when the snapshot
-   * was already committed before a crash), the gap ({@code lost_from_ts}, {@code lost_to_ts}, also
-   * the {@code retention_watermark_ts}).
-   */
-  private static void writeEvent(
-      Target next, Open open, @Nullable Long rows, @Nullable Instant startedAt, double seconds) {
-    StreamPosition owner =
-        next.startAt(open.s(), open.sCommitTime(), "").ofTarget(next.bronze(), next.bronzeId());
-    String eventsApp = owner.eventsAppId();
-    if (next.tables().latestTransactionVersion(next.facts(), eventsApp).orElse(-1)
-        >= next.config().generation()) {
-      return;
-    }
-    ObjectNode detail = JsonNodeFactory.instance.objectNode();
-    detail.put("snapshot", open.s().toString());
-    detail.put("generation", next.config().generation());
-    detail.put("mode", open.mode());
-    next.appendFacts(
-        List.of(
-            eventRow(next, open, ChunkedSnapshotFacts.EVENT_RESNAPSHOT, detail)
-                .set(FactsTable.ROWS, rows)
-                .set(FactsTable.MIN_COMMIT_TS, open.sCommitTime())
-                .set(FactsTable.MAX_COMMIT_TS, open.sCommitTime())
-                .set(FactsTable.STARTED_AT, startedAt)
-                .set(FactsTable.DURATION_MS, seconds < 0 ? null : Math.round(seconds * 1000))
-                .set(FactsTable.RETENTION_WATERMARK_TS, open.lostTo())
-                .build()),
-        eventsApp,
-        next.config().generation(),
-        Map.of());
-  }
-
-  /**
-   * Writes the {@code resnapshot_failed} row of a generation whose snapshot's S was purged before
-   * its rows could be committed (once per generation; nothing of it is in bronze): the anti-loop
-   * guard counts it, and the next attempt takes the next generation number.
-   */
-  private static void writeFailed(Target next, Open open, Lsn min) {
-    String bronzeId = next.bronzeId();
-    ObjectNode detail = JsonNodeFactory.instance.objectNode();
-    detail.put("generation", next.config().generation());
-    detail.put("snapshot", open.s().toString());
-    detail.put(
-        "reason",
-        "CDC cleanup purged the changes after S before the snapshot could be committed (min_lsn "
-            + min
-            + "); nothing was committed");
-    detail.put("target_id", bronzeId);
-    next.appendFacts(
-        List.of(
-            eventRow(next, open, ChunkedSnapshotFacts.EVENT_RESNAPSHOT_FAILED, detail)
-                .set(FactsTable.ROWS, 0L)
-                .build()),
-        ChunkedSnapshotFacts.openAppId(next.appId(), bronzeId) + "#failed",
-        next.config().generation(),
-        Map.of());
-  }
-
-  /**
-   * The columns a re-snapshot's event rows share: the new generation's app id, the event, {@code
-   * min_lsn = max_lsn = end_lsn} = S and its commit time, the gap, the detail, the target, now.
-   */
-  private static FactsTable.Builder eventRow(
-      Target next, Open open, String event, ObjectNode detail) {
-    return FactsTable.row()
-        .set(FactsTable.APP_ID, next.streamAppId())
-        .set(FactsTable.EVENT, event)
-        .set(FactsTable.MIN_LSN, open.s().toString())
-        .set(FactsTable.MAX_LSN, open.s().toString())
-        .set(FactsTable.END_LSN, open.s().toString())
-        .set(FactsTable.END_COMMIT_TS, open.sCommitTime())
-        .set(FactsTable.LOST_FROM_TS, open.lostFrom())
-        .set(FactsTable.LOST_TO_TS, open.lostTo())
-        .set(FactsTable.DETAIL, detail.toString())
-        .set(FactsTable.TARGET, next.bronze())
-        .set(FactsTable.WRITTEN_AT, Instant.now());
   }
 }

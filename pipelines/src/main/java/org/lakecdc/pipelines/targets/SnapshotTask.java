@@ -1,18 +1,28 @@
 package org.lakecdc.pipelines.targets;
 
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.transforms.position.StreamPosition;
 import org.lakecdc.transforms.snapshot.WriteSnapshotToDelta;
 
 /**
- * The bootstrap snapshot of a new target that the pipeline reads, planned on the launcher ({@link
- * Bootstrap#open}): S and its commit time are recorded and the {@code snapshot_open} facts row is
- * written; no row is read there. The pipeline reads the table, commits the snapshot and only then
- * starts the table's stream at {@link #atS}.
+ * A whole snapshot that the pipeline reads, planned on the launcher: a new target's bootstrap
+ * snapshot ({@link Bootstrap#open}) or a re-snapshot into a new generation after data loss ({@link
+ * Resnapshot}). S and its commit time are recorded and the {@code snapshot_open} facts row is
+ * written; no row is read there. The pipeline reads the table, commits the snapshot, writes its
+ * {@link #event} and only then starts the table's stream at {@link #atS}.
  *
- * @param target the new target
- * @param atS the position at S (batch -1, end LSN S and its commit time), of the target's bronze
+ * @param target the target writing the snapshot (a re-snapshot's: in its new generation)
+ * @param atS the position at S (batch -1, end LSN S and its commit time, the snapshot's
+ *     generation), of the target's bronze
+ * @param resnapshot a re-snapshot's {@code resnapshot} event, or null for a bootstrap snapshot
  */
-public record SnapshotTask(Target target, StreamPosition atS) {
+public record SnapshotTask(
+    Target target, StreamPosition atS, @Nullable ResnapshotEvent resnapshot) {
+
+  /** A new target's bootstrap snapshot. */
+  public SnapshotTask(Target target, StreamPosition atS) {
+    this(target, atS, null);
+  }
 
   /**
    * The snapshot's read and commit for the pipeline: the table read in key ranges, every row
@@ -29,8 +39,11 @@ public record SnapshotTask(Target target, StreamPosition atS) {
         .withRefusalAsOutput();
   }
 
-  /** The {@code bootstrap} facts event written after the snapshot's commit. */
-  public BootstrapFact fact() {
-    return BootstrapFact.of(target, atS);
+  /**
+   * The facts event written after the snapshot's commit: the {@code bootstrap} event ({@link
+   * BootstrapFact}), or a re-snapshot's {@code resnapshot} event.
+   */
+  public SnapshotEvent event() {
+    return resnapshot != null ? resnapshot : BootstrapFact.of(target, atS);
   }
 }

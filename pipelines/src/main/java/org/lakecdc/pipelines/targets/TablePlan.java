@@ -44,8 +44,9 @@ import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
  * @param silver the silver table kept current after each bronze commit, or null for none
  * @param backfill the chunks of the target's open chunked snapshot this run reads beside the stream
  *     ({@code --snapshot=chunked --backfill=true}), or null for none
- * @param snapshot the bootstrap snapshot the pipeline reads before the table's stream (a new target
- *     of a run of many tables), or null for none: {@link #start} is then its position at S
+ * @param snapshot the whole snapshot the pipeline reads before the table's stream (a new target's
+ *     bootstrap, or a re-snapshot into a new generation), or null for none: {@link #start} is then
+ *     its position at S
  */
 public record TablePlan(
     Target target,
@@ -168,7 +169,9 @@ public record TablePlan(
    * {@link #prepare(Target, PipelineOptions, PrintStream)}; with {@code snapshotInPipeline} a new
    * target's whole bootstrap snapshot is only opened here ({@link Bootstrap#open}: S recorded, no
    * row read) and returned as the plan's {@link #snapshot}, for the pipeline to read and commit
-   * before the table's stream; its {@code bootstrap} facts event is written after that commit.
+   * before the table's stream; its {@code bootstrap} facts event is written after that commit. So
+   * is a whole re-snapshot after data loss ({@link Resnapshot}): recorded here, read by the
+   * pipeline, its {@code resnapshot} event written after its commit.
    */
   public static TablePlan prepare(
       Target target, PipelineOptions beamOptions, PrintStream out, boolean snapshotInPipeline) {
@@ -239,7 +242,7 @@ public record TablePlan(
     }
     double snapshotSeconds = snapshotRows >= 0 ? (System.nanoTime() - snapshotBegan) / 1e9 : 0;
     Optional<Resnapshot.Outcome> recovered =
-        Resnapshot.preflight(target, position, beamOptions, out);
+        Resnapshot.preflight(target, position, beamOptions, out, snapshotInPipeline);
     if (recovered.isPresent()) {
       target = recovered.get().target();
       position = Optional.of(recovered.get().start());
@@ -248,6 +251,22 @@ public record TablePlan(
         snapshotSeconds = recovered.get().snapshotSeconds();
       }
       silver = SilverPlan.target(target, changeSchema, startedAt);
+      if (recovered.get().snapshot() != null) {
+        // A whole re-snapshot the pipeline reads: its event is written after its commit there.
+        return new TablePlan(
+            target,
+            finalization,
+            read,
+            changeSchema,
+            recovered.get().start(),
+            -1,
+            0,
+            startedAt,
+            began,
+            silver,
+            null,
+            recovered.get().snapshot());
+      }
     }
     StreamPosition start = position.get().ofTarget(target.bronze(), bronzeId);
     if (target.config().bootstrap() || seed != null) {

@@ -41,6 +41,15 @@ import org.slf4j.LoggerFactory;
  */
 final class BatchCommitter {
   private static final Logger LOG = LoggerFactory.getLogger(BatchCommitter.class);
+
+  /**
+   * The lines of batches found already written (another run of the target, or an earlier attempt of
+   * this task, committed them): under {@code org.lakecdc.detail}, log file only; the run's summary
+   * counts them on its {@code Found already written: …} line.
+   */
+  private static final Logger ALREADY_WRITTEN =
+      LoggerFactory.getLogger("org.lakecdc.detail." + BatchCommitter.class.getSimpleName());
+
   private static final String NAMESPACE = "lakecdc";
 
   private final DeltaTarget target;
@@ -191,7 +200,7 @@ final class BatchCommitter {
   CommittedBatch alreadyIn(
       StreamPosition position, ChangeBatch batch, long batchId, @Nullable BatchFiles files) {
     BatchStats stats = files == null ? BatchStats.empty(batchId) : files.stats();
-    LOG.info(
+    ALREADY_WRITTEN.info(
         "Batch {} ({}..{}) is already in {}: skipped",
         batchId,
         batch.fromLsn(),
@@ -362,7 +371,8 @@ final class BatchCommitter {
     ChangeBatch batch = staged.batch;
     long batchId = staged.batchId;
     BatchStats stats = staged.stats;
-    LOG.info(
+    Logger log = staged.skipped ? ALREADY_WRITTEN : LOG;
+    log.info(
         "{}batch {}: {} ({}) up to {} committed at {}; bronze version {}, finalized_until {}",
         label,
         batchId,

@@ -40,6 +40,13 @@ final class TableCommits {
   private static final Logger LOG = LoggerFactory.getLogger(TableCommits.class);
 
   /**
+   * The lines of transactions found already committed (a replay: another run or an earlier attempt
+   * committed them): under {@code org.lakecdc.detail}, log file only.
+   */
+  private static final Logger ALREADY_COMMITTED =
+      LoggerFactory.getLogger("org.lakecdc.detail." + TableCommits.class.getSimpleName());
+
+  /**
    * Attempts of an append that loses to a concurrent metadata or protocol change ({@code
    * ConcurrentWriteException} after Kernel's own conflict resolution), each on a fresh snapshot.
    */
@@ -262,7 +269,7 @@ final class TableCommits {
 
   CommitResult alreadyCommitted(
       String path, @Nullable String appId, long txnVersion, long tableVersion) {
-    LOG.info(
+    ALREADY_COMMITTED.info(
         "Delta table {}: transaction (appId {}, version {}) is already committed; skipped",
         path,
         appId,

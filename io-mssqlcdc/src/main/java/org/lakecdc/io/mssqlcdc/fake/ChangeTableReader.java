@@ -138,10 +138,6 @@ final class ChangeTableReader extends LookAheadIterator<ChangeRow> {
     int length = lines.length();
     int first = offset;
     int end = offset + length;
-    boolean ascii = true;
-    for (int i = offset; i < end && ascii; i++) {
-      ascii = bytes[i] >= 0;
-    }
     while (first < end && asciiWhitespace(bytes[first])) {
       first++;
     }
@@ -149,7 +145,7 @@ final class ChangeTableReader extends LookAheadIterator<ChangeRow> {
       return null;
     }
     if (bytes[first] == '{' && slots != null) {
-      if (!ascii) {
+      if (!lines.ascii()) {
         // Skipped fields are not decoded by the parse: check the whole line is UTF-8 first.
         decode(bytes, offset, length);
       }

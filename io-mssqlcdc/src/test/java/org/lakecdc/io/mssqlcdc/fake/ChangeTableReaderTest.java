@@ -100,6 +100,31 @@ class ChangeTableReaderTest {
   }
 
   @Test
+  void aLineIsAsciiWhenNoneOfItsBytesIsNotFoundInTheSamePassThatSplitsTheLines() throws Exception {
+    Path file = dir.resolve("ascii.jsonl");
+    // The first line fills the 64 KiB buffer but one byte: its \r is the buffer's last byte and
+    // the \n after it comes with the next read, and is skipped there.
+    Files.writeString(
+        file,
+        "x".repeat((1 << 16) - 1) + "\r\ncaf\u00e9\r\nplain\n\u00e9" + "y".repeat(70_000),
+        StandardCharsets.UTF_8);
+    List<String> read = new ArrayList<>();
+    try (ChangeLines lines =
+        new ChangeLines(file, FileChannel.open(file, StandardOpenOption.READ), 0, 0)) {
+      while (lines.next()) {
+        read.add(lines.where() + " " + lines.length() + " " + lines.ascii());
+      }
+    }
+    assertEquals(
+        List.of(
+            "ascii.jsonl:1 65535 true",
+            "ascii.jsonl:2 5 false",
+            "ascii.jsonl:3 5 true",
+            "ascii.jsonl:4 70002 false"),
+        read);
+  }
+
+  @Test
   void linesOfAnotherShapeThanTheWritersReadAsTheTreeReaderReadThem() throws Exception {
     List<Lsn> l = new ArrayList<>();
     history(l);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.CI;
 import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.ORDERS;
@@ -25,7 +26,10 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.lakecdc.io.mssqlcdc.client.CdcException;
+import org.lakecdc.io.mssqlcdc.client.ChangeQuery;
 import org.lakecdc.io.mssqlcdc.client.ChangeRow;
+import org.lakecdc.io.mssqlcdc.client.CloseableIterator;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 
 /**
@@ -151,6 +155,70 @@ class ChangeTableReaderTest {
     // The rows of one commit share one start LSN object.
     assertSame(rows.get(2).startLsn(), rows.get(3).startLsn());
     assertEquals(l.get(1), rows.get(3).startLsn());
+  }
+
+  @Test
+  void theParserOverTheLinesHandsALineWithMoreAfterItsObjectToAParserOfItsOwn() throws Exception {
+    List<Lsn> l = new ArrayList<>();
+    history(l);
+    List<ChangeRow> expected = read(Lsn.ZERO, l.get(2));
+    List<String> original = Files.readAllLines(changeTable());
+    List<String> edited = new ArrayList<>(original);
+    // More after the object: white space, and another value (a line's own parser reads the first
+    // object and stops there, as it always did); the lines after them read as before.
+    edited.set(1, original.get(1) + "   ");
+    edited.set(2, original.get(2) + " {\"ignored\":1}");
+    Files.write(changeTable(), edited);
+    List<ChangeRow> rows = read(Lsn.ZERO, l.get(2));
+    assertEquals(expected, rows);
+  }
+
+  @Test
+  void anIncompleteLineFailsNamingItsLineAndTheLastLineWithoutAnEndToo() throws Exception {
+    List<Lsn> l = new ArrayList<>();
+    history(l);
+    List<String> original = Files.readAllLines(changeTable());
+    String name = changeTable().getFileName().toString();
+    // Line 3 cut in the middle of its object, the lines after it complete.
+    List<String> cut = new ArrayList<>(original);
+    cut.set(2, original.get(2).substring(0, original.get(2).length() / 2));
+    Files.write(changeTable(), cut);
+    CdcException e = assertThrows(CdcException.class, () -> read(Lsn.ZERO, l.get(2)));
+    assertTrue(
+        e.getMessage().startsWith(name + ":3: invalid JSON: Unexpected end-of-input"),
+        e.getMessage());
+    // The file's last line cut after a value (no line end): a writer's append in progress.
+    String last = original.get(original.size() - 1);
+    Files.writeString(
+        changeTable(),
+        String.join("\n", original.subList(0, original.size() - 1))
+            + "\n"
+            + last.substring(0, last.lastIndexOf(',')));
+    e = assertThrows(CdcException.class, () -> read(Lsn.ZERO, l.get(2)));
+    assertTrue(
+        e.getMessage()
+            .startsWith(name + ":" + original.size() + ": invalid JSON: Unexpected end-of-input"),
+        e.getMessage());
+  }
+
+  @Test
+  void aReadOfAFileAppendedToWhileItIsReadReturnsItsRange() throws Exception {
+    List<Lsn> l = new ArrayList<>();
+    FakeSqlServer db = history(l);
+    List<ChangeRow> expected = read(Lsn.ZERO, l.get(2));
+    List<ChangeRow> rows = new ArrayList<>();
+    try (CloseableIterator<ChangeRow> it =
+        new FileBackedCdcClient(dir)
+            .readChanges(new ChangeQuery(CI, Lsn.ZERO, l.get(2), ORDERS_COLUMN_NAMES, true))) {
+      rows.add(it.next());
+      rows.add(it.next());
+      // Two commits appended while the read is between rows.
+      db.transaction(minutes(3)).insert(ORDERS, order(3, "new", "3.00")).commit();
+      db.transaction(minutes(4)).insert(ORDERS, order(4, "new", "4.00")).commit();
+      it.forEachRemaining(rows::add);
+    }
+    assertEquals(expected, rows);
+    assertEquals(7, read(Lsn.ZERO, Lsn.MAX).size());
   }
 
   @Test

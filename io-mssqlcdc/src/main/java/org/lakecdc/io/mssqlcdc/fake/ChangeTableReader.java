@@ -59,6 +59,9 @@ final class ChangeTableReader extends LookAheadIterator<ChangeRow> {
 
   private static final JsonFactory FACTORY = FakeFormat.MAPPER.getFactory();
 
+  /** What {@link #shortInteger} returns for an integer token of more than nine digits. */
+  private static final long NOT_SHORT = Long.MIN_VALUE;
+
   private final ChangeLines lines;
   private final ChangeQuery query;
   private final Map<Lsn, Instant> times;
@@ -347,7 +350,7 @@ final class ChangeTableReader extends LookAheadIterator<ChangeRow> {
           if (hasOperation || !isInt(p, token)) {
             return false;
           }
-          operation = p.getIntValue();
+          operation = intValue(p);
           hasOperation = true;
           break;
         case FakeFormat.COMMAND_ID:
@@ -356,7 +359,7 @@ final class ChangeTableReader extends LookAheadIterator<ChangeRow> {
           }
           hasCommandId = true;
           if (isInt(p, token)) {
-            commandId = p.getIntValue();
+            commandId = intValue(p);
           } else if (token != JsonToken.VALUE_NULL) {
             return false;
           }
@@ -389,6 +392,11 @@ final class ChangeTableReader extends LookAheadIterator<ChangeRow> {
               raw[slot] = Boolean.FALSE;
               break;
             case VALUE_NUMBER_INT:
+              long small = shortInteger(p);
+              if (small != NOT_SHORT) {
+                raw[slot] = small;
+                break;
+              }
               JsonParser.NumberType type = p.getNumberType();
               if (type != JsonParser.NumberType.INT && type != JsonParser.NumberType.LONG) {
                 return false;
@@ -404,7 +412,40 @@ final class ChangeTableReader extends LookAheadIterator<ChangeRow> {
   }
 
   private static boolean isInt(JsonParser p, JsonToken token) throws IOException {
-    return token == JsonToken.VALUE_NUMBER_INT && p.getNumberType() == JsonParser.NumberType.INT;
+    return token == JsonToken.VALUE_NUMBER_INT
+        && (shortInteger(p) != NOT_SHORT || p.getNumberType() == JsonParser.NumberType.INT);
+  }
+
+  /** The value of an integer token that {@link #isInt} accepted. */
+  private static int intValue(JsonParser p) throws IOException {
+    long small = shortInteger(p);
+    return small != NOT_SHORT ? (int) small : p.getIntValue();
+  }
+
+  /**
+   * The value of the integer token at {@code p} when it has at most nine digits (so it is a Java
+   * {@code int}, as Jackson reads it), read from the token's characters; {@link #NOT_SHORT} for a
+   * longer one, which Jackson then reads. Jackson's own read ({@code NumberInput.parseInt})
+   * branches on the number of digits, and its compiled code, made while the keys had six digits,
+   * was thrown away and compiled again (with the whole parse it was inlined in) when they reached
+   * seven.
+   */
+  private static long shortInteger(JsonParser p) throws IOException {
+    char[] text = p.getTextCharacters();
+    int i = p.getTextOffset();
+    int end = i + p.getTextLength();
+    boolean negative = i < end && text[i] == '-';
+    if (negative) {
+      i++;
+    }
+    if (end - i < 1 || end - i > 9) {
+      return NOT_SHORT;
+    }
+    long value = 0;
+    for (; i < end; i++) {
+      value = value * 10 + (text[i] - '0');
+    }
+    return negative ? -value : value;
   }
 
   /** The start LSN at the parser, the previous row's object when its text is the same. */

@@ -174,6 +174,39 @@ class ChangeTableReaderTest {
   }
 
   @Test
+  void integersOfEveryLengthReadAsJacksonReadsThem() throws Exception {
+    List<Lsn> l = new ArrayList<>();
+    history(l);
+    List<String> original = Files.readAllLines(changeTable());
+    List<String> edited = new ArrayList<>(original);
+    // Seven digits, nine digits (and a command id of nine), ten digits with a sign (still an int:
+    // Jackson reads it), then a negative one-digit value.
+    edited.set(0, original.get(0).replace("\"order_id\":1,", "\"order_id\":1234567,"));
+    edited.set(
+        1,
+        original
+            .get(1)
+            .replace("\"order_id\":2,", "\"order_id\":123456789,")
+            .replaceFirst("\"__\\$command_id\":\\d+", "\"__\\$command_id\":987654321"));
+    edited.set(2, original.get(2).replace("\"order_id\":1,", "\"order_id\":-2147483648,"));
+    edited.set(3, original.get(3).replace("\"order_id\":1,", "\"order_id\":-7,"));
+    Files.write(changeTable(), edited);
+    List<ChangeRow> rows = read(Lsn.ZERO, l.get(2));
+    assertEquals(
+        Arrays.asList(1234567, 123456789, -2147483648, -7, 2),
+        rows.stream().map(r -> r.values().get(0)).toList());
+    assertEquals(987654321, rows.get(1).commandId());
+    // Ten digits beyond an int: the column's own refusal, naming the line.
+    edited.set(4, original.get(4).replace("\"order_id\":2,", "\"order_id\":2147483648,"));
+    Files.write(changeTable(), edited);
+    CdcException e = assertThrows(CdcException.class, () -> read(Lsn.ZERO, l.get(2)));
+    assertTrue(
+        e.getMessage().startsWith(changeTable().getFileName() + ":5: Column 'order_id'"),
+        e.getMessage());
+    assertTrue(e.getMessage().contains("Arithmetic overflow"), e.getMessage());
+  }
+
+  @Test
   void anIncompleteLineFailsNamingItsLineAndTheLastLineWithoutAnEndToo() throws Exception {
     List<Lsn> l = new ArrayList<>();
     history(l);

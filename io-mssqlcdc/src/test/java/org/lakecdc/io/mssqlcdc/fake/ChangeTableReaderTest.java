@@ -14,6 +14,7 @@ import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.T0;
 import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.minutes;
 import static org.lakecdc.io.mssqlcdc.fake.FakeScenarios.order;
 
+import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -24,6 +25,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.client.CdcException;
@@ -56,6 +58,15 @@ class ChangeTableReaderTest {
         db.transaction(minutes(1)).update(ORDERS, List.of(1), Map.of("status", "paid")).commit());
     lsns.add(db.transaction(minutes(2)).delete(ORDERS, List.of(2)).commit());
     return db;
+  }
+
+  /**
+   * Rewrites the change table with its line at {@code index} (from 0) passed through {@code edit}.
+   */
+  private void editLine(int index, UnaryOperator<String> edit) throws IOException {
+    List<String> lines = new ArrayList<>(Files.readAllLines(changeTable()));
+    lines.set(index, edit.apply(lines.get(index)));
+    Files.write(changeTable(), lines);
   }
 
   private List<ChangeRow> read(Lsn from, Lsn to) {
@@ -132,18 +143,14 @@ class ChangeTableReaderTest {
   void linesOfAnotherShapeThanTheWritersReadAsTheTreeReaderReadThem() throws Exception {
     List<Lsn> l = new ArrayList<>();
     history(l);
-    List<String> original = Files.readAllLines(changeTable());
-    List<String> edited = new ArrayList<>(original);
     // Line 1: the status column named in upper case (matched ignoring case).
-    edited.set(0, original.get(0).replace("\"status\":", "\"STATUS\":"));
+    editLine(0, line -> line.replace("\"status\":", "\"STATUS\":"));
     // Line 2: the amount as a JSON number with a fraction, and the status twice (the last wins).
-    edited.set(
+    editLine(
         1,
-        original
-            .get(1)
-            .replace("\"amount\":\"2.00\"", "\"amount\":2.5")
-            .replace("\"status\":\"new\"", "\"status\":\"new\",\"status\":\"twice\""));
-    Files.write(changeTable(), edited);
+        line ->
+            line.replace("\"amount\":\"2.00\"", "\"amount\":2.5")
+                .replace("\"status\":\"new\"", "\"status\":\"new\",\"status\":\"twice\""));
     List<ChangeRow> rows = read(Lsn.ZERO, l.get(2));
     assertEquals(5, rows.size());
     assertEquals(Arrays.asList(1, "new", new BigDecimal("1.00"), null), rows.get(0).values());
@@ -162,13 +169,10 @@ class ChangeTableReaderTest {
     List<Lsn> l = new ArrayList<>();
     history(l);
     List<ChangeRow> expected = read(Lsn.ZERO, l.get(2));
-    List<String> original = Files.readAllLines(changeTable());
-    List<String> edited = new ArrayList<>(original);
     // More after the object: white space, and another value (a line's own parser reads the first
     // object and stops there, as it always did); the lines after them read as before.
-    edited.set(1, original.get(1) + "   ");
-    edited.set(2, original.get(2) + " {\"ignored\":1}");
-    Files.write(changeTable(), edited);
+    editLine(1, line -> line + "   ");
+    editLine(2, line -> line + " {\"ignored\":1}");
     List<ChangeRow> rows = read(Lsn.ZERO, l.get(2));
     assertEquals(expected, rows);
   }
@@ -177,28 +181,23 @@ class ChangeTableReaderTest {
   void integersOfEveryLengthReadAsJacksonReadsThem() throws Exception {
     List<Lsn> l = new ArrayList<>();
     history(l);
-    List<String> original = Files.readAllLines(changeTable());
-    List<String> edited = new ArrayList<>(original);
     // Seven digits, nine digits (and a command id of nine), ten digits with a sign (still an int:
     // Jackson reads it), then a negative one-digit value.
-    edited.set(0, original.get(0).replace("\"order_id\":1,", "\"order_id\":1234567,"));
-    edited.set(
+    editLine(0, line -> line.replace("\"order_id\":1,", "\"order_id\":1234567,"));
+    editLine(
         1,
-        original
-            .get(1)
-            .replace("\"order_id\":2,", "\"order_id\":123456789,")
-            .replaceFirst("\"__\\$command_id\":\\d+", "\"__\\$command_id\":987654321"));
-    edited.set(2, original.get(2).replace("\"order_id\":1,", "\"order_id\":-2147483648,"));
-    edited.set(3, original.get(3).replace("\"order_id\":1,", "\"order_id\":-7,"));
-    Files.write(changeTable(), edited);
+        line ->
+            line.replace("\"order_id\":2,", "\"order_id\":123456789,")
+                .replaceFirst("\"__\\$command_id\":\\d+", "\"__\\$command_id\":987654321"));
+    editLine(2, line -> line.replace("\"order_id\":1,", "\"order_id\":-2147483648,"));
+    editLine(3, line -> line.replace("\"order_id\":1,", "\"order_id\":-7,"));
     List<ChangeRow> rows = read(Lsn.ZERO, l.get(2));
     assertEquals(
         Arrays.asList(1234567, 123456789, -2147483648, -7, 2),
         rows.stream().map(r -> r.values().get(0)).toList());
     assertEquals(987654321, rows.get(1).commandId());
     // Ten digits beyond an int: the column's own refusal, naming the line.
-    edited.set(4, original.get(4).replace("\"order_id\":2,", "\"order_id\":2147483648,"));
-    Files.write(changeTable(), edited);
+    editLine(4, line -> line.replace("\"order_id\":2,", "\"order_id\":2147483648,"));
     CdcException e = assertThrows(CdcException.class, () -> read(Lsn.ZERO, l.get(2)));
     assertTrue(
         e.getMessage().startsWith(changeTable().getFileName() + ":5: Column 'order_id'"),

@@ -10,6 +10,7 @@ import org.lakecdc.pipelines.cdc.CdcToDeltaLauncher;
 import org.lakecdc.pipelines.cdc.TableListing;
 import org.lakecdc.pipelines.cli.CommandLine;
 import org.lakecdc.pipelines.cli.JobExit;
+import org.lakecdc.pipelines.cli.StartupWarmUp;
 import org.lakecdc.pipelines.cli.TablesOption;
 import org.lakecdc.pipelines.history.MainJobHistory;
 import org.lakecdc.pipelines.options.CdcToDeltaOptions;
@@ -42,6 +43,8 @@ public final class CdcToDelta {
 
   /** Entry point; {@link CdcToDeltaOptions} lists the options. Exits the JVM with the code. */
   public static void main(String[] args) {
+    // Beam's options registry, Hadoop's defaults and Beam's protocol built beside the option check.
+    StartupWarmUp.start();
     JobExit.main(() -> run(args, System.err, UnaryOperator.identity()));
   }
 

@@ -28,6 +28,7 @@ final class ChangeLines implements Closeable {
   private boolean skipLineFeed;
   private int lineOffset;
   private int lineLength;
+  private boolean lineAscii;
   private int lineNumber;
 
   /**
@@ -55,19 +56,24 @@ final class ChangeLines implements Closeable {
    */
   boolean next() {
     int scanned = start;
+    // The bytes of the line so far, or-ed: negative once one of them is not ASCII.
+    int bits = 0;
     while (true) {
+      if (skipLineFeed && scanned < limit) {
+        skipLineFeed = false;
+        if (buffer[scanned] == '\n') {
+          start = ++scanned;
+        }
+      }
       for (int i = scanned; i < limit; i++) {
         byte c = buffer[i];
-        if (skipLineFeed) {
-          skipLineFeed = false;
-          if (c == '\n') {
-            start = i + 1;
-            continue;
-          }
-        }
-        if (c == '\n' || c == '\r') {
+        bits |= c;
+        // One test per byte: only a byte at or below '\r' (a control or a non-ASCII byte) can end
+        // the line.
+        if (c <= '\r' && (c == '\n' || c == '\r')) {
           lineOffset = start;
           lineLength = i - start;
+          lineAscii = bits >= 0;
           start = i + 1;
           skipLineFeed = c == '\r';
           lineNumber++;
@@ -79,6 +85,7 @@ final class ChangeLines implements Closeable {
         if (start < limit) {
           lineOffset = start;
           lineLength = limit - start;
+          lineAscii = bits >= 0;
           start = limit;
           lineNumber++;
           return true;
@@ -125,6 +132,14 @@ final class ChangeLines implements Closeable {
   /** The current line's length in bytes, its end not included. */
   int length() {
     return lineLength;
+  }
+
+  /**
+   * True when every byte of the current line is ASCII (below 0x80), found while looking for its
+   * end: such a line is valid UTF-8 without decoding it.
+   */
+  boolean ascii() {
+    return lineAscii;
   }
 
   /** {@code <file>:<line>} of the current line, for messages. */

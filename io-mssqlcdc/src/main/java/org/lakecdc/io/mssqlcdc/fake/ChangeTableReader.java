@@ -6,6 +6,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -57,6 +59,9 @@ final class ChangeTableReader extends LookAheadIterator<ChangeRow> {
 
   private static final JsonFactory FACTORY = FakeFormat.MAPPER.getFactory();
 
+  /** What {@link #shortInteger} returns for an integer token of more than nine digits. */
+  private static final long NOT_SHORT = Long.MIN_VALUE;
+
   private final ChangeLines lines;
   private final ChangeQuery query;
   private final Map<Lsn, Instant> times;
@@ -82,6 +87,12 @@ final class ChangeTableReader extends LookAheadIterator<ChangeRow> {
   private Integer commandId;
 
   private OrderKey previous;
+
+  /** The bytes of the line {@link #fedParse} reads, as the input of {@link #fed}. */
+  private final LineFeed feed = new LineFeed();
+
+  /** The parser over the lines ({@link #fedParse}); null before the first line and once dropped. */
+  private JsonParser fed;
 
   ChangeTableReader(
       ChangeLines lines,
@@ -128,6 +139,7 @@ final class ChangeTableReader extends LookAheadIterator<ChangeRow> {
 
   @Override
   protected void release() {
+    dropFed();
     lines.close();
   }
 
@@ -138,10 +150,6 @@ final class ChangeTableReader extends LookAheadIterator<ChangeRow> {
     int length = lines.length();
     int first = offset;
     int end = offset + length;
-    boolean ascii = true;
-    for (int i = offset; i < end && ascii; i++) {
-      ascii = bytes[i] >= 0;
-    }
     while (first < end && asciiWhitespace(bytes[first])) {
       first++;
     }
@@ -149,11 +157,11 @@ final class ChangeTableReader extends LookAheadIterator<ChangeRow> {
       return null;
     }
     if (bytes[first] == '{' && slots != null) {
-      if (!ascii) {
+      if (!lines.ascii()) {
         // Skipped fields are not decoded by the parse: check the whole line is UTF-8 first.
         decode(bytes, offset, length);
       }
-      if (fastParse(bytes, offset, length)) {
+      if (fedParse(bytes, offset, length) || fastParse(bytes, offset, length)) {
         return row(start, seqval, operation, commandId, raw, null);
       }
     }
@@ -258,6 +266,56 @@ final class ChangeTableReader extends LookAheadIterator<ChangeRow> {
    * JSON), for the general path to read.
    */
   private boolean fastParse(byte[] bytes, int offset, int length) {
+    try (JsonParser p = FACTORY.createParser(bytes, offset, length)) {
+      return p.nextToken() == JsonToken.START_OBJECT && fields(p);
+    } catch (IOException e) {
+      // Not valid JSON: the general path raises the error as it always did.
+      return false;
+    }
+  }
+
+  /**
+   * {@link #fastParse} with the reader's one parser over the lines, each line's bytes handed to it
+   * as the next root value ({@link LineFeed}), so that no parser is made per line. True only when
+   * the line is one object of the writer's shape and the parser read exactly the line; on any other
+   * outcome (another shape, invalid or incomplete JSON, anything after the object) the parser is
+   * dropped and false returned, for {@link #fastParse} to read the line as a parser of its own
+   * reads it (the same row or the same error as before).
+   */
+  private boolean fedParse(byte[] bytes, int offset, int length) {
+    feed.offer(bytes, offset, length);
+    try {
+      if (fed == null) {
+        // Made once the first line is offered: the parser reads its first bytes when made.
+        fed = FACTORY.createParser(feed);
+      }
+      if (fed.nextToken() == JsonToken.START_OBJECT
+          && fields(fed)
+          && fed.currentToken() == JsonToken.END_OBJECT
+          && feed.drained()
+          && fed.releaseBuffered(OutputStream.nullOutputStream()) == 0) {
+        return true;
+      }
+    } catch (IOException e) {
+      // Dropped below; the line's own parser reads it.
+    }
+    dropFed();
+    return false;
+  }
+
+  private void dropFed() {
+    if (fed != null) {
+      try {
+        fed.close();
+      } catch (IOException e) {
+        // Closing reads nothing: the feed holds the lines' bytes in memory.
+      }
+      fed = null;
+    }
+  }
+
+  /** The fields of the object whose start {@code p} is at, as {@link #fastParse} reads them. */
+  private boolean fields(JsonParser p) throws IOException {
     Arrays.fill(raw, null);
     Arrays.fill(seen, false);
     start = null;
@@ -265,100 +323,129 @@ final class ChangeTableReader extends LookAheadIterator<ChangeRow> {
     boolean hasOperation = false;
     boolean hasCommandId = false;
     commandId = null;
-    try (JsonParser p = FACTORY.createParser(bytes, offset, length)) {
-      if (p.nextToken() != JsonToken.START_OBJECT) {
-        return false;
-      }
-      String field;
-      while ((field = p.nextFieldName()) != null) {
-        JsonToken token = p.nextToken();
-        switch (field) {
-          case FakeFormat.START_LSN:
-            if (start != null || token != JsonToken.VALUE_STRING) {
+    String field;
+    while ((field = p.nextFieldName()) != null) {
+      JsonToken token = p.nextToken();
+      switch (field) {
+        case FakeFormat.START_LSN:
+          if (start != null || token != JsonToken.VALUE_STRING) {
+            return false;
+          }
+          start = startLsn(p);
+          if (start == null) {
+            return false;
+          }
+          break;
+        case FakeFormat.SEQVAL:
+          if (seqval != null || token != JsonToken.VALUE_STRING) {
+            return false;
+          }
+          seqval =
+              FakeFormat.canonicalLsn(p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
+          if (seqval == null) {
+            return false;
+          }
+          break;
+        case FakeFormat.OPERATION:
+          if (hasOperation || !isInt(p, token)) {
+            return false;
+          }
+          operation = intValue(p);
+          hasOperation = true;
+          break;
+        case FakeFormat.COMMAND_ID:
+          if (hasCommandId) {
+            return false;
+          }
+          hasCommandId = true;
+          if (isInt(p, token)) {
+            commandId = intValue(p);
+          } else if (token != JsonToken.VALUE_NULL) {
+            return false;
+          }
+          break;
+        default:
+          Integer slot = slots.get(field);
+          if (slot == null) {
+            if (lowerNames.contains(field.toLowerCase(Locale.ROOT))) {
               return false;
             }
-            start = startLsn(p);
-            if (start == null) {
-              return false;
+            if (token.isStructStart()) {
+              p.skipChildren();
             }
             break;
-          case FakeFormat.SEQVAL:
-            if (seqval != null || token != JsonToken.VALUE_STRING) {
-              return false;
-            }
-            seqval =
-                FakeFormat.canonicalLsn(
-                    p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
-            if (seqval == null) {
-              return false;
-            }
-            break;
-          case FakeFormat.OPERATION:
-            if (hasOperation || !isInt(p, token)) {
-              return false;
-            }
-            operation = p.getIntValue();
-            hasOperation = true;
-            break;
-          case FakeFormat.COMMAND_ID:
-            if (hasCommandId) {
-              return false;
-            }
-            hasCommandId = true;
-            if (isInt(p, token)) {
-              commandId = p.getIntValue();
-            } else if (token != JsonToken.VALUE_NULL) {
-              return false;
-            }
-            break;
-          default:
-            Integer slot = slots.get(field);
-            if (slot == null) {
-              if (lowerNames.contains(field.toLowerCase(Locale.ROOT))) {
-                return false;
-              }
-              if (token.isStructStart()) {
-                p.skipChildren();
-              }
+          }
+          if (seen[slot]) {
+            return false;
+          }
+          seen[slot] = true;
+          switch (token) {
+            case VALUE_NULL:
               break;
-            }
-            if (seen[slot]) {
-              return false;
-            }
-            seen[slot] = true;
-            switch (token) {
-              case VALUE_NULL:
+            case VALUE_STRING:
+              raw[slot] = p.getText();
+              break;
+            case VALUE_TRUE:
+              raw[slot] = Boolean.TRUE;
+              break;
+            case VALUE_FALSE:
+              raw[slot] = Boolean.FALSE;
+              break;
+            case VALUE_NUMBER_INT:
+              long small = shortInteger(p);
+              if (small != NOT_SHORT) {
+                raw[slot] = small;
                 break;
-              case VALUE_STRING:
-                raw[slot] = p.getText();
-                break;
-              case VALUE_TRUE:
-                raw[slot] = Boolean.TRUE;
-                break;
-              case VALUE_FALSE:
-                raw[slot] = Boolean.FALSE;
-                break;
-              case VALUE_NUMBER_INT:
-                JsonParser.NumberType type = p.getNumberType();
-                if (type != JsonParser.NumberType.INT && type != JsonParser.NumberType.LONG) {
-                  return false;
-                }
-                raw[slot] = p.getLongValue();
-                break;
-              default:
+              }
+              JsonParser.NumberType type = p.getNumberType();
+              if (type != JsonParser.NumberType.INT && type != JsonParser.NumberType.LONG) {
                 return false;
-            }
-        }
+              }
+              raw[slot] = p.getLongValue();
+              break;
+            default:
+              return false;
+          }
       }
-      return start != null && seqval != null && hasOperation;
-    } catch (IOException e) {
-      // Not valid JSON: the general path raises the error as it always did.
-      return false;
     }
+    return start != null && seqval != null && hasOperation;
   }
 
   private static boolean isInt(JsonParser p, JsonToken token) throws IOException {
-    return token == JsonToken.VALUE_NUMBER_INT && p.getNumberType() == JsonParser.NumberType.INT;
+    return token == JsonToken.VALUE_NUMBER_INT
+        && (shortInteger(p) != NOT_SHORT || p.getNumberType() == JsonParser.NumberType.INT);
+  }
+
+  /** The value of an integer token that {@link #isInt} accepted. */
+  private static int intValue(JsonParser p) throws IOException {
+    long small = shortInteger(p);
+    return small != NOT_SHORT ? (int) small : p.getIntValue();
+  }
+
+  /**
+   * The value of the integer token at {@code p} when it has at most nine digits (so it is a Java
+   * {@code int}, as Jackson reads it), read from the token's characters; {@link #NOT_SHORT} for a
+   * longer one, which Jackson then reads. Jackson's own read ({@code NumberInput.parseInt})
+   * branches on the number of digits, and its compiled code, made while the keys had six digits,
+   * was thrown away and compiled again (with the whole parse it was inlined in) when they reached
+   * seven.
+   */
+  private static long shortInteger(JsonParser p) throws IOException {
+    char[] text = p.getTextCharacters();
+    int i = p.getTextOffset();
+    int end = i + p.getTextLength();
+    boolean negative = i < end && text[i] == '-';
+    if (negative) {
+      i++;
+    }
+    if (end - i < 1 || end - i > 9) {
+      return NOT_SHORT;
+    }
+    long value = 0;
+    for (; i < end; i++) {
+      value = value * 10 + (text[i] - '0');
+    }
+    return negative ? -value : value;
   }
 
   /** The start LSN at the parser, the previous row's object when its text is the same. */
@@ -382,5 +469,48 @@ final class ChangeTableReader extends LookAheadIterator<ChangeRow> {
 
   private static boolean asciiWhitespace(byte b) {
     return b == ' ' || (b >= 0x09 && b <= 0x0d) || (b >= 0x1c && b <= 0x1f);
+  }
+
+  /**
+   * The input of the parser over the lines: the bytes of the line offered last, then the end of
+   * input until the next line is offered. The parser asks for more only when it has used all it
+   * holds, so between two lines it holds nothing and asks for nothing; a line it has not finished
+   * when the line runs out (an incomplete object) meets the end of input, and the parser is
+   * dropped.
+   */
+  private static final class LineFeed extends InputStream {
+    private byte[] bytes;
+    private int position;
+    private int end;
+
+    void offer(byte[] bytes, int offset, int length) {
+      this.bytes = bytes;
+      this.position = offset;
+      this.end = offset + length;
+    }
+
+    /** Whether every byte of the line has been read. */
+    boolean drained() {
+      return position == end;
+    }
+
+    @Override
+    public int read() {
+      return position < end ? bytes[position++] & 0xff : -1;
+    }
+
+    @Override
+    public int read(byte[] into, int offset, int length) {
+      if (length == 0) {
+        return 0;
+      }
+      if (position >= end) {
+        return -1;
+      }
+      int n = Math.min(length, end - position);
+      System.arraycopy(bytes, position, into, offset, n);
+      position += n;
+      return n;
+    }
   }
 }

@@ -152,11 +152,19 @@ final class SqlValues {
    *     or too long
    */
   static Object normalize(String column, SqlServerType type, Object value) {
+    return normalize(column, type, null, value);
+  }
+
+  /**
+   * {@link #normalize(String, SqlServerType, Object)} with the type's family already looked up
+   * ({@code family}), or null to look it up; the same value and the same errors.
+   */
+  private static Object normalize(String column, SqlServerType type, Family family, Object value) {
     if (value == null) {
       return null;
     }
     try {
-      return normalizeNonNull(type, value);
+      return normalizeNonNull(type, family == null ? family(type) : family, value);
     } catch (ArithmeticException | DateTimeParseException | IllegalArgumentException e) {
       throw new IllegalArgumentException(
           "Column '"
@@ -173,8 +181,8 @@ final class SqlValues {
     }
   }
 
-  private static Object normalizeNonNull(SqlServerType type, Object value) {
-    switch (family(type)) {
+  private static Object normalizeNonNull(SqlServerType type, Family family, Object value) {
+    switch (family) {
       case BOOLEAN:
         if (value instanceof Boolean) {
           return value;
@@ -456,7 +464,7 @@ final class SqlValues {
         return date;
       }
     }
-    return normalize(column, type, scalar);
+    return normalize(column, type, family, scalar);
   }
 
   /**

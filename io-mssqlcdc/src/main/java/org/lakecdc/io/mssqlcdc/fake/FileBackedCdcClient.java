@@ -1088,9 +1088,9 @@ public final class FileBackedCdcClient implements CdcClient {
       }
       KeyTuple key = index.keyAt(indexed.file(), channel, first + n, keyOf);
       return Optional.of(key == null ? Optional.empty() : Optional.of(readerValues(key)));
-    } catch (IOException e) {
-      // A file that cannot be read now: read the table as the query would, which raises what
-      // there is to raise.
+    } catch (IOException | IllegalArgumentException e) {
+      // A bound the key's types refuse, a file that cannot be read now: read the table as the
+      // query would, which raises what there is to raise.
       return Optional.empty();
     }
   }

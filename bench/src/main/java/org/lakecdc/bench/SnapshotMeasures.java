@@ -1,8 +1,12 @@
 package org.lakecdc.bench;
 
 import java.nio.file.Path;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.facts.FactsTable;
@@ -106,34 +110,52 @@ final class SnapshotMeasures {
    * {@code local[2]}) and the FlinkRunner (parallelism 1 and 2), and each runner's rate at 2 over
    * its rate at 1 ({@code chunked_parallel_2_vs_1_spark}, {@code chunked_parallel_2_vs_1_flink});
    * each run's cores kept busy ({@code chunked_snapshot_cores_<runner>_<p>}) and the CPU seconds at
-   * 2 over those at 1 ({@code chunked_parallel_cpu_2_vs_1_<runner>}).
+   * 2 over those at 1 ({@code chunked_parallel_cpu_2_vs_1_<runner>}). Beside the whole job's wall
+   * time, the snapshot's own: from the first chunk's read start to the last chunk's bronze commit,
+   * by the facts table's {@code snapshot_chunk} rows ({@link #chunkSpanSeconds}; {@code
+   * chunked_snapshot_read_s_<runner>_<p>}), and its ratio at 2 over 1 ({@code
+   * chunked_parallel_read_2_vs_1_<runner>}: the time 1 reader took over the time 2 took). With
+   * {@code --repeats}, the two parallelisms run in turn, a pair per repeat, and each figure is the
+   * median of its runs.
    */
   private void parallelism(Path db, long rows) throws InterruptedException {
     List<String> chunkedRun = runs(rows).get("chunked");
     for (String runner : List.of("SparkRunner", "FlinkRunner")) {
       String name = runner.equals("SparkRunner") ? "spark" : "flink";
+      Runs[] taken = {null, new Runs(), new Runs()};
+      // Parallelism 1 and 2 in turn, each repeat a pair: a machine whose load drifts during the
+      // runs then weighs on both alike.
+      for (int i = 0; i < context.options.getRepeats(); i++) {
+        for (int p = 1; p <= 2; p++) {
+          List<String> options = new ArrayList<>(chunkedRun);
+          options.add(
+              runner.equals("SparkRunner")
+                  ? "--sparkMaster=local[" + p + "]"
+                  : "--parallelism=" + p);
+          String label = "snapshot-chunked-" + name + "-" + p;
+          BenchRun.Probe probe = context.job(label, db, 0, runner, rows, null, null, options);
+          Path facts = probe.run().resolve("facts");
+          checkFacts(facts, rows, true);
+          double read = chunkSpanSeconds(DeltaTables.create().scan(facts.toString()));
+          context.out.printf(
+              Locale.ROOT, "  %-24s first chunk read to last chunk commit: %.1f s%n", label, read);
+          taken[p].rates.add(rows / probe.seconds());
+          taken[p].cpu.add(probe.cpuSeconds());
+          taken[p].cores.add(probe.cores());
+          taken[p].read.add(read);
+        }
+      }
       double[] rates = new double[3];
       double[] cpuSeconds = new double[3];
+      double[] readSeconds = new double[3];
       for (int p = 1; p <= 2; p++) {
-        List<String> options = new ArrayList<>(chunkedRun);
-        options.add(
-            runner.equals("SparkRunner") ? "--sparkMaster=local[" + p + "]" : "--parallelism=" + p);
-        List<Double> measured = new ArrayList<>();
-        List<Double> cpu = new ArrayList<>();
-        List<Double> cores = new ArrayList<>();
-        for (int i = 0; i < context.options.getRepeats(); i++) {
-          BenchRun.Probe probe =
-              context.job(
-                  "snapshot-chunked-" + name + "-" + p, db, 0, runner, rows, null, null, options);
-          checkFacts(probe.run().resolve("facts"), rows, true);
-          measured.add(rows / probe.seconds());
-          cpu.add(probe.cpuSeconds());
-          cores.add(probe.cores());
-        }
-        rates[p] = Bench.median(measured);
-        cpuSeconds[p] = Bench.median(cpu);
+        rates[p] = Bench.median(taken[p].rates);
+        cpuSeconds[p] = Bench.median(taken[p].cpu);
+        readSeconds[p] = Bench.median(taken[p].read);
         context.figures.put("chunked_snapshot_rows_per_s_" + name + "_" + p, rates[p]);
-        context.figures.put("chunked_snapshot_cores_" + name + "_" + p, Bench.median(cores));
+        context.figures.put(
+            "chunked_snapshot_cores_" + name + "_" + p, Bench.median(taken[p].cores));
+        context.figures.put("chunked_snapshot_read_s_" + name + "_" + p, readSeconds[p]);
         context.row(
             "job, chunked snapshot, " + runner + ", parallelism " + p,
             rows / rates[p],
@@ -143,7 +165,50 @@ final class SnapshotMeasures {
       }
       context.figures.put("chunked_parallel_2_vs_1_" + name, rates[2] / rates[1]);
       context.figures.put("chunked_parallel_cpu_2_vs_1_" + name, cpuSeconds[2] / cpuSeconds[1]);
+      context.figures.put("chunked_parallel_read_2_vs_1_" + name, readSeconds[1] / readSeconds[2]);
     }
+  }
+
+  /**
+   * What the runs at one parallelism measured, one value per run: rows per second of the job's wall
+   * time, the job JVM's CPU seconds, the cores it kept busy, and the snapshot's own seconds.
+   */
+  private static final class Runs {
+    final List<Double> rates = new ArrayList<>();
+    final List<Double> cpu = new ArrayList<>();
+    final List<Double> cores = new ArrayList<>();
+    final List<Double> read = new ArrayList<>();
+  }
+
+  /**
+   * The snapshot's own time in a run's facts rows: seconds from the earliest {@code snapshot_chunk}
+   * row's {@code started_at} (its read's start) to the latest {@code started_at} plus {@code
+   * duration_ms} (its bronze commit's end), what a user watching the load sees, without the job's
+   * start, planning and end. Times are the rows' UTC timestamps, milliseconds.
+   *
+   * @param scanned the facts table's rows
+   * @throws IllegalStateException when no {@code snapshot_chunk} row has both times
+   */
+  static double chunkSpanSeconds(List<Map<String, Object>> scanned) {
+    long first = Long.MAX_VALUE;
+    long last = Long.MIN_VALUE;
+    for (Map<String, Object> row : scanned) {
+      Object started = row.get(FactsTable.STARTED_AT);
+      if ("snapshot_chunk".equals(row.get(FactsTable.EVENT))
+          && (started instanceof LocalDateTime || started instanceof Instant)
+          && row.get(FactsTable.DURATION_MS) instanceof Number duration) {
+        long start =
+            (started instanceof LocalDateTime t ? t.toInstant(ZoneOffset.UTC) : (Instant) started)
+                .toEpochMilli();
+        first = Math.min(first, start);
+        last = Math.max(last, start + duration.longValue());
+      }
+    }
+    if (first == Long.MAX_VALUE) {
+      throw new IllegalStateException(
+          "no snapshot_chunk facts row has a started_at and a duration_ms");
+    }
+    return (last - first) / 1000.0;
   }
 
   /**

@@ -8,10 +8,14 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.lakecdc.transforms.facts.FactsTable;
 
 /** The harness's options, figures and statistics (nothing is measured here). */
 class BenchTest {
@@ -185,5 +189,34 @@ class BenchTest {
     assertThat(Bench.nearestRank(twenty, 95), is(19.0));
     assertThat(Bench.nearestRank(new double[] {5.0, 9.0}, 95), is(9.0));
     assertThat(Bench.nearestRank(new double[] {5.0, 9.0}, 50), is(5.0));
+  }
+
+  private static Map<String, Object> factsRow(String event, LocalDateTime started, Long ms) {
+    Map<String, Object> row = new HashMap<>();
+    row.put(FactsTable.EVENT, event);
+    row.put(FactsTable.STARTED_AT, started);
+    row.put(FactsTable.DURATION_MS, ms);
+    return row;
+  }
+
+  @Test
+  void theSnapshotsReadTimeRunsFromTheFirstChunksReadToTheLastChunksCommit() {
+    LocalDateTime t0 = LocalDateTime.of(2026, 12, 7, 12, 0, 0);
+    List<Map<String, Object>> facts =
+        List.of(
+            // The plan's row and the completion row have times of their own: not counted.
+            factsRow("snapshot_plan", t0.minusSeconds(30), 9_000L),
+            factsRow("snapshot_chunk", t0.plusSeconds(1), 20_500L),
+            factsRow("snapshot_chunk", t0, 15_000L),
+            factsRow("snapshot_chunk", t0.plusSeconds(16), 4_250L),
+            factsRow("bootstrap", t0.minusSeconds(40), 90_000L));
+    // From 12:00:00 (chunk read second) to 12:00:21.5 (the first chunk's commit, after the last's).
+    assertThat(SnapshotMeasures.chunkSpanSeconds(facts), is(21.5));
+    IllegalStateException none =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalStateException.class,
+            () -> SnapshotMeasures.chunkSpanSeconds(List.of(factsRow("snapshot_chunk", t0, null))));
+    assertThat(
+        none.getMessage(), is("no snapshot_chunk facts row has a started_at and a duration_ms"));
   }
 }

@@ -787,11 +787,21 @@ public final class FileBackedCdcClient implements CdcClient {
     return range[0] == null ? Optional.empty() : Optional.of(Arrays.asList(range[0], range[1]));
   }
 
-  /** {@inheritDoc} The last key tuple of {@link #readTable}'s key order. */
+  /**
+   * {@inheritDoc} The last key tuple of {@link #readTable}'s key order; when {@code keyColumns} are
+   * the table's key columns in order and a complete key index of the file's current version is
+   * cached or beside the file ({@link SourceTableIndex}), its last key, without reading the table.
+   */
   @Override
   public Optional<List<Object>> keyMax(
       String schema, String table, List<String> keyColumns, IsolationLevel isolation) {
     requireKeys(schema, table, keyColumns);
+    KeyIndex indexed = keyIndex(schema, table, keyColumns);
+    if (indexed != null) {
+      // SQL Server seeks the clustered index's last row; the simulator's index knows it.
+      KeyTuple last = indexed.index().lastKey();
+      return last == null ? Optional.empty() : Optional.of(readerValues(last));
+    }
     List<Object> last = null;
     try (CloseableIterator<List<Object>> keys = keyStream(schema, table, keyColumns, isolation)) {
       while (keys.hasNext()) {
@@ -804,7 +814,12 @@ public final class FileBackedCdcClient implements CdcClient {
   /**
    * {@inheritDoc}
    *
-   * <p>Reads the range's keys in order through {@link #readTable} and skips n of them.
+   * <p>Reads the range's keys in order through {@link #readTable} and skips n of them; when {@code
+   * keyColumns} are the table's key columns in order and a complete key index of the file's current
+   * version is cached or beside the file ({@link SourceTableIndex}), seeks instead, as SQL Server's
+   * {@code OFFSET n ROWS} over the clustered index: the rows below each bound and the key n rows
+   * after the lower one, each from the index entry before it (at most {@value
+   * SourceTableIndex#EVERY} lines parsed for each).
    *
    * @throws IllegalArgumentException when {@code n < 0} or {@code keyColumns} is empty
    */
@@ -821,6 +836,11 @@ public final class FileBackedCdcClient implements CdcClient {
       throw new IllegalArgumentException("n must be at least 0, got " + n);
     }
     requireKeys(schema, table, keyColumns);
+    Optional<Optional<List<Object>>> seeked =
+        keyBoundFromIndex(schema, table, keyColumns, lowerInclusive, upperExclusive, n);
+    if (seeked.isPresent()) {
+      return seeked.get();
+    }
     try (CloseableIterator<List<Object>> keys =
         readTable(
             new TableQuery(
@@ -994,15 +1014,85 @@ public final class FileBackedCdcClient implements CdcClient {
    * index's order is the column's); else null, and the queries read the table.
    */
   private KeyIndex keyIndex(String schema, String table, String keyColumn) {
+    return keyIndex(schema, table, List.of(keyColumn));
+  }
+
+  /**
+   * The complete index of the current version of {@code schema.table}'s file ({@link
+   * SourceTableIndex#current}), when {@code keyColumns} are the table's key columns in key order
+   * (so that the index's order is theirs); else null, and the queries read the table.
+   */
+  private KeyIndex keyIndex(String schema, String table, List<String> keyColumns) {
     Catalog.Table t = catalog().tables.get(Catalog.key(schema, table));
-    if (t == null
-        || t.keyColumns().size() != 1
-        || !t.keyColumns().get(0).name().equalsIgnoreCase(keyColumn)) {
+    if (t == null || t.keyColumns().size() != keyColumns.size()) {
       return null;
+    }
+    for (int i = 0; i < keyColumns.size(); i++) {
+      if (!t.keyColumns().get(i).name().equalsIgnoreCase(keyColumns.get(i))) {
+        return null;
+      }
     }
     Path file = directory.resolve(FakeFormat.sourceTableFile(t.schema, t.name));
     SourceTableIndex index = SourceTableIndex.current(file, t.keyColumns(), keyOf(t.keyColumns()));
     return index == null ? null : new KeyIndex(file, t.keyColumns(), index);
+  }
+
+  /** A key tuple's values as {@link #readTable} returns them. */
+  private static List<Object> readerValues(KeyTuple key) {
+    List<Object> values = new ArrayList<>(key.values().size());
+    for (Object v : key.values()) {
+      values.add(SqlValues.readerValue(v));
+    }
+    return values;
+  }
+
+  /**
+   * {@link #keyBound} from the table's key index: the rows below the lower bound (0 without one)
+   * plus n is the row whose key is the answer, unless it is at or past the rows below the upper
+   * bound (the version's rows without one). Empty (the caller reads the table) when no complete
+   * index of the current version is cached or beside the file, or {@code keyColumns} are not the
+   * table's key in order.
+   */
+  private Optional<Optional<List<Object>>> keyBoundFromIndex(
+      String schema,
+      String table,
+      List<String> keyColumns,
+      Optional<List<Object>> lowerInclusive,
+      Optional<List<Object>> upperExclusive,
+      long n) {
+    KeyIndex indexed = keyIndex(schema, table, keyColumns);
+    if (indexed == null) {
+      return Optional.empty();
+    }
+    SourceTableIndex index = indexed.index();
+    List<Catalog.Column> keys = indexed.keys();
+    SourceTableIndex.Version version = SourceTableIndex.openVersion(indexed.file());
+    if (version.channel() == null) {
+      return Optional.empty();
+    }
+    try (java.nio.channels.FileChannel channel = version.channel()) {
+      if (!index.stamp.equals(version.stamp())) {
+        return Optional.empty();
+      }
+      BiFunction<JsonNode, String, KeyTuple> keyOf = keyOf(keys);
+      long first =
+          lowerInclusive.isPresent()
+              ? index.rowsBelow(indexed.file(), channel, bound(keys, lowerInclusive.get()), keyOf)
+              : 0;
+      long end =
+          upperExclusive.isPresent()
+              ? index.rowsBelow(indexed.file(), channel, bound(keys, upperExclusive.get()), keyOf)
+              : index.rows();
+      if (n >= end - first) {
+        return Optional.of(Optional.empty());
+      }
+      KeyTuple key = index.keyAt(indexed.file(), channel, first + n, keyOf);
+      return Optional.of(key == null ? Optional.empty() : Optional.of(readerValues(key)));
+    } catch (IOException | IllegalArgumentException e) {
+      // A bound the key's types refuse, a file that cannot be read now: read the table as the
+      // query would, which raises what there is to raise.
+      return Optional.empty();
+    }
   }
 
   /**

@@ -157,6 +157,42 @@ final class SourceTableIndex {
   }
 
   /**
+   * The key of the row at {@code row} (0-based, in key order), read from the entry at or before it:
+   * at most {@value #EVERY} lines are parsed, with {@code key} as the reader parses them; null when
+   * the version has no such row. Needs a {@link #complete} index of the version open in {@code
+   * channel}.
+   *
+   * @throws IOException when the file cannot be read
+   */
+  KeyTuple keyAt(
+      Path file, FileChannel channel, long row, BiFunction<JsonNode, String, KeyTuple> key)
+      throws IOException {
+    if (row < 0 || row >= rows) {
+      return null;
+    }
+    int lo = 0;
+    int hi = entries;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (linesBefore[mid] <= row) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    long offset = lo == 0 ? 0 : offsets[lo - 1];
+    long line = lo == 0 ? 0 : linesBefore[lo - 1];
+    // Not closed: that would close the caller's channel.
+    FakeFormat.JsonLines lines = FakeFormat.JsonLines.open(file, channel, offset, (int) line);
+    for (JsonNode n = lines.next(); n != null; n = lines.next(), line++) {
+      if (line == row) {
+        return key.apply(n, lines.where());
+      }
+    }
+    return null;
+  }
+
+  /**
    * The {@link #complete} index of the current version of {@code file} under {@code keyColumns}:
    * the cached one, or else the writer's {@link Sidecar} of that version (then cached); null when
    * neither is there (nothing cached, or the cached index of another version or not complete, and

@@ -17,8 +17,12 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.lakecdc.io.mssqlcdc.chunk.Chunk;
+import org.lakecdc.io.mssqlcdc.chunk.ChunkPlanner;
+import org.lakecdc.io.mssqlcdc.chunk.SnapshotExtent;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.IsolationLevel;
+import org.lakecdc.io.mssqlcdc.schema.SqlServerType;
 
 /**
  * The key index the writer writes beside a source table file ({@link SourceTableIndex.Sidecar}): a
@@ -197,5 +201,105 @@ class KeyIndexSidecarTest {
     assertEquals(
         0,
         linesBuiltBy(() -> assertEquals(List.of("7000=r7000", "7002=r7002"), values(7000, 7003))));
+  }
+
+  /**
+   * A table of {@code rows} rows under the two-column key {@code (a, b)}: row i is (i / 10, i %
+   * 10).
+   */
+  private void twoColumnTable(int rows) {
+    FakeSqlServer db = FakeSqlServer.open(dir);
+    db.createTable(
+        "dbo.p",
+        List.of(
+            ColumnDefinition.of("a", "int"),
+            ColumnDefinition.of("b", "int"),
+            ColumnDefinition.of("v", "varchar(10)")),
+        List.of("a", "b"));
+    db.loadRowsInKeyOrder(
+        "dbo.p",
+        LargeTableTest.generated(
+            rows,
+            i -> {
+              Map<String, Object> row = new LinkedHashMap<>();
+              row.put("a", i / 10);
+              row.put("b", i % 10);
+              row.put("v", "r" + i);
+              return row;
+            }));
+  }
+
+  /** The keyset plan of {@code dbo.p} at 3,000 rows a chunk, in a new JVM's cache. */
+  private List<Chunk> twoColumnPlan() {
+    SourceTableIndex.forgetAll();
+    try (CdcClient client = new FileBackedCdcClient(dir)) {
+      ChunkPlanner planner =
+          new ChunkPlanner(
+              client,
+              "dbo",
+              "p",
+              List.of("a", "b"),
+              List.of(SqlServerType.of("int"), SqlServerType.of("int")),
+              IsolationLevel.READ_COMMITTED);
+      SnapshotExtent extent = planner.extent();
+      assertEquals(List.of(999, 9), extent.max());
+      return planner.plan(extent, 3_000);
+    }
+  }
+
+  @Test
+  void aTwoColumnKeysPlanIsSoughtFromTheSidecarAsFromTheTable() throws IOException {
+    twoColumnTable(ROWS);
+    Path keys = dir.resolve(".dbo.p.jsonl.keys");
+    assertTrue(Files.exists(keys), "the writer wrote the key index beside the file");
+    // Each bound is the 3,001st key from the one before: rows 3000, 6000 and 9000; the last chunk
+    // is open (no key after MAX).
+    List<Chunk> expected =
+        List.of(
+            new Chunk(0, null, List.of(300, 0)),
+            new Chunk(1, List.of(300, 0), List.of(600, 0)),
+            new Chunk(2, List.of(600, 0), List.of(900, 0)),
+            new Chunk(3, List.of(900, 0), null));
+    assertEquals(0, linesBuiltBy(() -> assertEquals(expected, twoColumnPlan())));
+    // Without the sidecar the planner reads the table (its first pass records the index) and
+    // finds the same bounds.
+    Files.delete(keys);
+    assertEquals(expected, twoColumnPlan());
+  }
+
+  @Test
+  void aTwoColumnKeysMaxAndBoundsComeFromTheSidecar() throws IOException {
+    twoColumnTable(ROWS);
+    Path keys = dir.resolve(".dbo.p.jsonl.keys");
+    // The sidecar's last key made one the table does not hold: an answer of (1000, 0) came from it.
+    Files.writeString(
+        keys,
+        Files.readString(keys)
+            .replaceFirst(
+                "\"last_key\":\\{\"a\":999,\"b\":9}", "\"last_key\":{\"a\":1000,\"b\":0}"));
+    SourceTableIndex.forgetAll();
+    try (CdcClient client = new FileBackedCdcClient(dir)) {
+      IsolationLevel rc = IsolationLevel.READ_COMMITTED;
+      assertEquals(Optional.of(List.of(1000, 0)), client.keyMax("dbo", "p", List.of("a", "b"), rc));
+      // A bound 10 rows after (42, 7), below (43, 9): (43, 7); none at or past the upper bound.
+      Optional<List<Object>> lower = Optional.of(List.of(42, 7));
+      assertEquals(
+          Optional.of(List.of(43, 7)),
+          client.keyBound(
+              "dbo", "p", List.of("a", "b"), lower, Optional.of(List.of(43, 9)), 10, rc));
+      assertEquals(
+          Optional.empty(),
+          client.keyBound(
+              "dbo", "p", List.of("a", "b"), lower, Optional.of(List.of(43, 9)), 12, rc));
+      // From the table's first key, a bound in the last entry's rows: row 9,990 is (999, 0).
+      assertEquals(
+          Optional.of(List.of(999, 0)),
+          client.keyBound(
+              "dbo", "p", List.of("a", "b"), Optional.empty(), Optional.empty(), 9_990, rc));
+      assertEquals(
+          Optional.empty(),
+          client.keyBound(
+              "dbo", "p", List.of("a", "b"), Optional.empty(), Optional.empty(), 10_000, rc));
+    }
   }
 }

@@ -1,6 +1,8 @@
 package org.lakecdc.pipelines;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -21,6 +23,8 @@ import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
 import org.lakecdc.pipelines.cdc.CdcToDeltaLauncher;
 import org.lakecdc.pipelines.cdc.JobSummary;
 import org.lakecdc.pipelines.cli.ConsoleLogging;
+import org.lakecdc.pipelines.targets.JobConfig;
+import org.lakecdc.transforms.snapshot.WriteSnapshotToDelta;
 
 /**
  * A run that finds its batches already written (another run of the same target committed them
@@ -80,6 +84,82 @@ class AlreadyWrittenBatchesTest {
             "Done in _: 0 batches, 0 change rows (0 inserts, 0 updates, 0 deletes) in _ of"
                 + " streaming, _",
             String.format(FOUND, "3 batches, 28 change rows", "this target")),
+        lines.subList(0, 3));
+  }
+
+  /**
+   * Two first runs of one new target started together: the later one records S, the other plans
+   * from that S, takes the snapshot and commits it while the later one reads. The later one finds
+   * the snapshot already written: it says so with the snapshot's rows, and never counts them as its
+   * own; the other one says whose S it took, without claiming that run stopped.
+   */
+  @Test
+  void aSnapshotAnotherRunCommittedFirstIsFoundAlreadyWrittenNotWritten() {
+    JobFixture f = SnapshotOffTheLauncherTest.tenOrders(dir);
+    JobConfig config =
+        JobConfig.builder(f.db.clientFactory(), JobFixture.CI, f.bronze, f.facts, f.control)
+            .maxCommitsPerBatch(4)
+            .build();
+    JobSummary[] other = new JobSummary[1];
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    JobSummary late;
+    try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+      // The other run starts and ends after this one recorded S, before this one reads a row.
+      late = CdcToDeltaJob.run(config, JobFixture.direct(), out, () -> other[0] = f.run(config));
+    }
+    String otherOutput = f.lastOutput;
+    String lateOutput = bytes.toString(StandardCharsets.UTF_8);
+    assertEquals(10, other[0].snapshotRows(), otherOutput);
+    assertEquals(-1, other[0].foundSnapshotRows(), otherOutput);
+    assertEquals(-1, late.snapshotRows(), lateOutput);
+    assertEquals(10, late.foundSnapshotRows(), lateOutput);
+    assertEquals(
+        1,
+        f.tables.history(f.bronze).stream()
+            .filter(c -> c.txnAppId() != null && c.txnAppId().endsWith("#snapshot"))
+            .count(),
+        "one snapshot commit in bronze");
+
+    String s = WriteSnapshotToDelta.committedSnapshot(f.tables, f.bronze).orElseThrow().toString();
+    List<String> otherNew = otherOutput.lines().filter(l -> l.startsWith("New target ")).toList();
+    assertEquals(1, otherNew.size(), otherOutput);
+    assertTrue(
+        otherNew
+            .get(0)
+            .matches(
+                java.util.regex.Pattern.quote(
+                        "New target "
+                            + f.bronze
+                            + ": taking a snapshot of dbo_orders stamped with S = "
+                            + s
+                            + " (committed at ")
+                    + "[^)]+\\), the S recorded at \\S+Z by an earlier run of this target"
+                    + java.util.regex.Pattern.quote(" (stopped, or still running)")),
+        otherNew.get(0));
+    assertTrue(
+        otherOutput.contains("Snapshot: 10 rows written to " + f.bronze + "\n"), otherOutput);
+    assertTrue(
+        lateOutput.contains(
+            "Snapshot: found already written to "
+                + f.bronze
+                + ": 10 rows at S = "
+                + s
+                + " (committed by another run of this target, or by an earlier attempt of this"
+                + " run's task: not written by this run)\n"),
+        lateOutput);
+    assertFalse(lateOutput.contains("Snapshot: 10 rows written"), lateOutput);
+
+    ByteArrayOutputStream summary = new ByteArrayOutputStream();
+    try (PrintStream out = new PrintStream(summary, true, StandardCharsets.UTF_8)) {
+      CdcToDeltaLauncher.printSummary(config, late, out);
+    }
+    List<String> lines = printed(summary);
+    assertEquals(
+        List.of(
+            "",
+            "Done in _: 0 batches, 0 change rows (0 inserts, 0 updates, 0 deletes) in _ of"
+                + " streaming, _",
+            String.format(FOUND, "a snapshot of 10 rows", "this target")),
         lines.subList(0, 3));
   }
 
@@ -151,7 +231,8 @@ class AlreadyWrittenBatchesTest {
             4.0,
             5.0,
             22,
-            33);
+            33,
+            -1);
     JobSummary wroteAll =
         new JobSummary(
             2,

@@ -39,7 +39,7 @@ class SnapshotOffTheLauncherTest {
   @TempDir Path dir;
 
   /** Orders 1..6 before CDC is enabled, then two commits of two orders each: 10 rows at S. */
-  private static JobFixture tenOrders(Path dir) {
+  static JobFixture tenOrders(Path dir) {
     JobFixture f = new JobFixture(dir);
     for (int i = 1; i <= 6; i++) {
       f.db.transaction(at(0)).insert(ORDERS, order(i, "old", i + ".00")).commit();

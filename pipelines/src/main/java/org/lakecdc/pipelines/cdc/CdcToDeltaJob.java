@@ -548,7 +548,8 @@ public final class CdcToDeltaJob {
       expand(pipeline, writes, silvers, backfills, snapshots, isolate, false, null);
       Instant runBegan = Instant.now();
       result = runRecoverable(pipeline, configs, isolate, snapshots);
-      planned = afterSnapshots(planned, snapshots, runBegan, max, idle, recordNothingNew, out);
+      planned =
+          afterSnapshots(planned, snapshots, runBegan, result, max, idle, recordNothingNew, out);
     }
     return outcomes(planned, idle, result, isolate, out, streamBegan);
   }
@@ -574,6 +575,7 @@ public final class CdcToDeltaJob {
       Planned planned,
       List<SnapshotBranches.Branch> snapshots,
       Instant runBegan,
+      PipelineResult result,
       Lsn max,
       Map<TablePlan, JobSummary> idle,
       boolean recordNothingNew,
@@ -589,7 +591,7 @@ public final class CdcToDeltaJob {
         plans.add(plan);
         continue;
       }
-      TablePlan reported = SnapshotBranches.report(plan, runBegan, out);
+      TablePlan reported = SnapshotBranches.report(plan, runBegan, result, out);
       plans.add(reported);
       if (!branch.stream() && reported != plan) {
         StreamPosition start = reported.start();
@@ -941,8 +943,10 @@ public final class CdcToDeltaJob {
                 streamSeconds,
                 (System.nanoTime() - plan.began()) / 1e9,
                 skipped,
-                skippedRows);
+                skippedRows,
+                -1);
       }
+      summary = summary.withFoundSnapshotRows(SnapshotBranches.foundWrittenRows(plan, result));
       Optional<RecordedFailure> failure =
           isolate
               ? RecordedFailure.last(target.tables(), target.facts(), target.streamAppId())

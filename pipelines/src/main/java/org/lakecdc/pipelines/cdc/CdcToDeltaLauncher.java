@@ -517,12 +517,31 @@ public final class CdcToDeltaLauncher {
     if (batches == 0) {
       return;
     }
+    printFound(
+        Counts.of(batches, "batch", "batches")
+            + ", "
+            + Counts.of(rows, "change row", "change rows"),
+        targets,
+        out);
+  }
+
+  /**
+   * The line of a snapshot the run read and found already written (another run of the target
+   * committed the snapshot of the same S first), when there is one: {@code Found already written: a
+   * snapshot of 61,117 rows (committed by another run of this target, …)}.
+   */
+  private static void printSnapshotFound(long snapshotRows, PrintStream out) {
+    if (snapshotRows < 0) {
+      return;
+    }
+    printFound("a snapshot of " + Counts.of(snapshotRows, "row", "rows"), "this target", out);
+  }
+
+  private static void printFound(String what, String targets, PrintStream out) {
     out.printf(
-        "Found already written: %s, %s (committed by another run of %s, or by an earlier attempt"
+        "Found already written: %s (committed by another run of %s, or by an earlier attempt"
             + " of this run's task: skipped, not counted above)%n",
-        Counts.of(batches, "batch", "batches"),
-        Counts.of(rows, "change row", "change rows"),
-        targets);
+        what, targets);
   }
 
   private static void printSummary(JobConfig config, JobSummary summary) {
@@ -588,9 +607,13 @@ public final class CdcToDeltaLauncher {
                   + ", "
                   + Counts.of(s.skippedRows(), "change row", "change rows")
               : "",
-          s.snapshotRows() >= 0
-              ? "; a snapshot of " + Counts.of(s.snapshotRows(), "row", "rows")
-              : "",
+          (s.snapshotRows() >= 0
+                  ? "; a snapshot of " + Counts.of(s.snapshotRows(), "row", "rows")
+                  : "")
+              + (s.foundSnapshotRows() >= 0
+                  ? "; found already written: a snapshot of "
+                      + Counts.of(s.foundSnapshotRows(), "row", "rows")
+                  : ""),
           s.position()
               .map(p -> TargetIdentity.batchText(p.batchId()) + " at " + p.endLsn())
               .orElse("no position"),
@@ -629,6 +652,7 @@ public final class CdcToDeltaLauncher {
                 rate(summary.snapshotRows(), summary.snapshotSeconds(), "row/s", "rows/s"))
             : "");
     printAlreadyWritten(summary.skippedBatches(), summary.skippedRows(), "this target", out);
+    printSnapshotFound(summary.foundSnapshotRows(), out);
     summary
         .position()
         .ifPresent(

@@ -202,7 +202,7 @@ final class ContinuousRunner {
       if (!beside) {
         out.println("Stopped: every batch read was committed");
       }
-      planned = reportSnapshots(planned, runBegan, out);
+      planned = reportSnapshots(planned, runBegan, result, out);
       List<CdcToDeltaJob.TableOutcome> outcomes =
           CdcToDeltaJob.outcomes(planned, Map.of(), result, isolate, out, streamBegan);
       if (recoverer != null) {
@@ -548,10 +548,14 @@ final class ContinuousRunner {
    * @return the plans, those with a committed snapshot carrying its rows and seconds
    */
   private static CdcToDeltaJob.Planned reportSnapshots(
-      CdcToDeltaJob.Planned planned, Instant runBegan, PrintStream out) {
+      CdcToDeltaJob.Planned planned,
+      Instant runBegan,
+      @Nullable PipelineResult result,
+      PrintStream out) {
     List<TablePlan> plans = new ArrayList<>();
     for (TablePlan plan : planned.plans()) {
-      plans.add(plan.snapshot() == null ? plan : SnapshotBranches.report(plan, runBegan, out));
+      plans.add(
+          plan.snapshot() == null ? plan : SnapshotBranches.report(plan, runBegan, result, out));
     }
     return new CdcToDeltaJob.Planned(plans, planned.failedEarly());
   }

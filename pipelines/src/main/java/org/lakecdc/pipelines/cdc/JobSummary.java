@@ -26,6 +26,10 @@ import org.lakecdc.transforms.position.StreamPosition;
  *     skipped. A batch an earlier run committed to bronze but not to facts is not among them: the
  *     launcher writes its facts row before the run.
  * @param skippedRows the change rows of {@code skippedBatches}, as this run read them
+ * @param foundSnapshotRows rows of the snapshot this run read and found already written (another
+ *     run of the same target, or an earlier attempt of a retried task, committed the snapshot of
+ *     the same S first: this run's commit was skipped), or -1 when it found none; never counted in
+ *     {@code snapshotRows}
  */
 public record JobSummary(
     long batches,
@@ -37,8 +41,9 @@ public record JobSummary(
     double streamSeconds,
     double seconds,
     long skippedBatches,
-    long skippedRows) {
-  /** A summary of a run that found no batch already written. */
+    long skippedRows,
+    long foundSnapshotRows) {
+  /** A summary of a run that found no batch and no snapshot already written. */
   public JobSummary(
       long batches,
       Map<String, Long> rowsByOperation,
@@ -58,7 +63,24 @@ public record JobSummary(
         streamSeconds,
         seconds,
         0,
-        0);
+        0,
+        -1);
+  }
+
+  /** This summary with the rows of a snapshot the run found already written (-1: none). */
+  public JobSummary withFoundSnapshotRows(long rows) {
+    return new JobSummary(
+        batches,
+        rowsByOperation,
+        snapshotRows,
+        snapshotSeconds,
+        position,
+        verdict,
+        streamSeconds,
+        seconds,
+        skippedBatches,
+        skippedRows,
+        rows);
   }
 
   /** All change rows written by the run. */
@@ -81,6 +103,7 @@ public record JobSummary(
         streamSeconds + later.streamSeconds(),
         seconds + later.seconds(),
         skippedBatches + later.skippedBatches(),
-        skippedRows + later.skippedRows());
+        skippedRows + later.skippedRows(),
+        foundSnapshotRows >= 0 ? foundSnapshotRows : later.foundSnapshotRows());
   }
 }

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.ParDo;
@@ -28,6 +29,7 @@ import org.lakecdc.io.mssqlcdc.read.StartingLsn;
 import org.lakecdc.io.mssqlcdc.read.TableFailure;
 import org.lakecdc.pipelines.targets.Bootstrap;
 import org.lakecdc.pipelines.targets.Resnapshot;
+import org.lakecdc.pipelines.targets.RunCounters;
 import org.lakecdc.pipelines.targets.SnapshotEvent;
 import org.lakecdc.pipelines.targets.SnapshotTask;
 import org.lakecdc.pipelines.targets.TablePlan;
@@ -188,6 +190,11 @@ final class SnapshotBranches {
           WriteSnapshotToDelta.committedRecord(tables, event.bronze())
               .filter(r -> r.generation() >= atS.generation());
       if (record.isPresent()) {
+        if (rows == -1) {
+          // Committed first by another run of the target (or an earlier attempt of this task):
+          // the run's summary says so and never counts the snapshot's rows as its own.
+          RunCounters.snapshotFoundWritten(atS.appId());
+        }
         if (!event.written(tables)) {
           long committed = record.get().rows();
           event.write(tables, record.get(), committed >= 0 ? committed : null);
@@ -274,14 +281,18 @@ final class SnapshotBranches {
   /**
    * After the run, per snapshot the pipeline read: prints {@code Snapshot: <rows> written to
    * <bronze>} from the committed record (a re-snapshot's followed by {@code Target <bronze>:
-   * generation <n> starts at S = <S> under app id <appId>.g<n> (a snapshot of <rows>)}), or {@code
-   * Stopped <ci>: <failure>} for a refused one.
+   * generation <n> starts at S = <S> under app id <appId>.g<n> (a snapshot of <rows>)}), {@code
+   * Snapshot: found already written to <bronze>: <rows> at S = <S> (committed by another run of
+   * this target, …)} when another run committed the snapshot of the same S first, or {@code Stopped
+   * <ci>: <failure>} for a refused one.
    *
    * @param runBegan when the pipeline was started (UTC)
+   * @param result the finished pipeline's result (its counters), or null when it has none
    * @return the plan with the snapshot's rows and seconds (until its facts event was written) when
-   *     it was committed, else {@code plan}
+   *     this run committed it, with none (-1) when it found it already written, else {@code plan}
    */
-  static TablePlan report(TablePlan plan, Instant runBegan, PrintStream out) {
+  static TablePlan report(
+      TablePlan plan, Instant runBegan, @Nullable PipelineResult result, PrintStream out) {
     Target target = plan.target();
     Optional<WriteSnapshotToDelta.SnapshotRecord> record =
         WriteSnapshotToDelta.committedRecord(target.tables(), target.bronze())
@@ -293,6 +304,13 @@ final class SnapshotBranches {
       return plan;
     }
     long rows = Math.max(record.get().rows(), 0);
+    if (foundWritten(plan, result)) {
+      out.printf(
+          "Snapshot: found already written to %s: %s at S = %s (committed by another run of this"
+              + " target, or by an earlier attempt of this run's task: not written by this run)%n",
+          target.bronze(), Counts.of(rows, "row", "rows"), record.get().lsn());
+      return plan.withSnapshot(-1, 0);
+    }
     out.printf("Snapshot: %s written to %s%n", Counts.of(rows, "row", "rows"), target.bronze());
     boolean resnapshot = Objects.requireNonNull(plan.snapshot()).resnapshot() != null;
     if (resnapshot) {
@@ -307,6 +325,26 @@ final class SnapshotBranches {
             .orElse(Instant.now());
     double seconds = Math.max(0, (done.toEpochMilli() - runBegan.toEpochMilli()) / 1e3);
     return plan.withSnapshot(rows, seconds);
+  }
+
+  /**
+   * The rows of {@code plan}'s snapshot when the pipeline read it and found it already committed
+   * (another run of the target committed the snapshot of the same S first), else -1.
+   */
+  static long foundWrittenRows(TablePlan plan, @Nullable PipelineResult result) {
+    if (!foundWritten(plan, result)) {
+      return -1;
+    }
+    return WriteSnapshotToDelta.committedSnapshotRows(plan.tables(), plan.target().bronze())
+        .map(r -> Math.max(r, 0))
+        .orElse(-1L);
+  }
+
+  private static boolean foundWritten(TablePlan plan, @Nullable PipelineResult result) {
+    SnapshotTask task = plan.snapshot();
+    return task != null
+        && result != null
+        && RunCounters.snapshotFoundWritten(result, task.atS().appId());
   }
 
   /**

@@ -55,7 +55,10 @@ public final class Bootstrap {
    * Opens the bootstrap snapshot of a new target without reading a row: records S ({@code max_lsn}
    * before any row is read; docs/tables.md "Bronze") and its commit time, writes the full {@code
    * snapshot_open} facts row at S and prints {@code New target <bronze>: taking a snapshot of <ci>
-   * stamped with S = <S> (committed at <UTC instant>)}.
+   * stamped with S = <S> (committed at <UTC instant>)}; when an earlier run of the target recorded
+   * the S ({@link #openOfAnEarlierAttempt}), followed by {@code , the S recorded at <UTC instant>
+   * by an earlier run of this target (stopped, or still running)}: the facts table cannot tell a
+   * run that stopped from one still reading (two first runs started together).
    *
    * @return the position at S (batch -1), of the target's bronze table
    */
@@ -82,8 +85,17 @@ public final class Bootstrap {
         target.captureInstance(),
         s,
         time,
-        earlier.isPresent() ? ", the S an earlier run recorded before it stopped" : "");
+        earlier.map(Bootstrap::whoseS).orElse(""));
     return atS;
+  }
+
+  /** Whose S a snapshot opened by an earlier run is taken at, for the {@code New target} line. */
+  private static String whoseS(ChunkedSnapshotFacts.Open open) {
+    return open.writtenAt() == null
+        ? ", the S recorded earlier by a run of this target (stopped, or still running)"
+        : ", the S recorded at "
+            + open.writtenAt()
+            + " by an earlier run of this target (stopped, or still running)";
   }
 
   /**

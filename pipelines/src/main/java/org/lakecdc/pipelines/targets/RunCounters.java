@@ -41,6 +41,12 @@ public final class RunCounters {
   static final String SKIPPED_BATCHES = TableMetrics.SKIPPED_BATCHES;
   static final String SKIPPED_ROWS = TableMetrics.SKIPPED_ROWS;
 
+  /**
+   * Per table: snapshots the run read and found already committed (another run of the target, or an
+   * earlier attempt of a retried task, committed the snapshot of the same S first).
+   */
+  static final String SNAPSHOTS_FOUND_WRITTEN = "snapshots_found_written";
+
   private RunCounters() {}
 
   /** Counts the committed batches into the counters; outputs nothing. */
@@ -118,6 +124,22 @@ public final class RunCounters {
   /** {@link #skippedRows(PipelineResult)} of the table of {@code appId}. */
   public static long skippedRows(PipelineResult result, String appId) {
     return counter(result, tableNamespace(appId), SKIPPED_ROWS);
+  }
+
+  /**
+   * Counts a snapshot of the table of {@code appId} (its generation's app id) that the pipeline
+   * read and found already committed: its commit skipped. Called where the pipeline runs.
+   */
+  public static void snapshotFoundWritten(String appId) {
+    Metrics.counter(tableNamespace(appId), SNAPSHOTS_FOUND_WRITTEN).inc();
+  }
+
+  /**
+   * Whether the pipeline found a snapshot of the table of {@code appId} already committed ({@link
+   * #snapshotFoundWritten}).
+   */
+  public static boolean snapshotFoundWritten(PipelineResult result, String appId) {
+    return counter(result, tableNamespace(appId), SNAPSHOTS_FOUND_WRITTEN) > 0;
   }
 
   /** The batches the pipeline committed for the table of {@code appId}. */

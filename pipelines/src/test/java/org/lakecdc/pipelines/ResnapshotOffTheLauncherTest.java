@@ -322,11 +322,13 @@ class ResnapshotOffTheLauncherTest {
     assertEquals(1, rerun.batches(), f.lastOutput);
     List<Row> events = resnapshotEvents(f);
     assertEquals(1, events.size(), f.lastOutput);
-    // Written by the crashed run's pipeline with its read's rows, or by the rerun's launcher
-    // without them (the read was the crashed run's).
+    // Written by the crashed run's pipeline with its read's rows, or by the rerun's launcher with
+    // the rows recorded with the snapshot commit (the read was the crashed run's: its timing is
+    // not known to the rerun).
+    assertEquals((Long) 12L, events.get(0).getValue(FactsTable.ROWS), f.lastOutput);
     assertEquals(
-        point == CrashPoint.AFTER_RESNAPSHOT_COMMIT ? null : 12L,
-        events.get(0).getValue(FactsTable.ROWS),
+        point == CrashPoint.AFTER_RESNAPSHOT_COMMIT,
+        events.get(0).getValue(FactsTable.DURATION_MS) == null,
         f.lastOutput);
     assertEquals(
         List.of("1", "2", "3", "4", "5", "6", "100", "101", "200", "201", "300", "600"),

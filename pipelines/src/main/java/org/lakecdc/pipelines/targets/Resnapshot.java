@@ -403,7 +403,11 @@ public final class Resnapshot {
         WriteSnapshotToDelta.committedRecord(target.tables(), target.bronze())
             .filter(r -> r.generation() >= next.config().generation());
     if (committed.isPresent()) {
-      ResnapshotEvent.of(next, open, null).write(target.tables(), committed.get(), null);
+      // The rows recorded with the snapshot commit, also after a crash between that commit and
+      // this event, as the bootstrap event has them; the read's timing stays unknown (NULL).
+      long rows = committed.get().rows();
+      ResnapshotEvent.of(next, open, null)
+          .write(target.tables(), committed.get(), rows >= 0 ? rows : null);
       printStarted(next, open.s(), "its snapshot was already in", out);
       return new Outcome(next, atS, -1, 0, null);
     }

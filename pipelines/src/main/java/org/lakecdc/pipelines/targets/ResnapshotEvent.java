@@ -97,8 +97,10 @@ public record ResnapshotEvent(
 
   /**
    * Writes the event once (transaction {@code eventsAppId} version = generation, as a chunked
-   * re-snapshot's completion row): {@code min_lsn = max_lsn = end_lsn = S}, {@code rows} and the
-   * read's timing (NULL when {@code rows} is null: the snapshot was committed before a crash), the
+   * re-snapshot's completion row): {@code min_lsn = max_lsn = end_lsn = S}, {@code rows} (the rows
+   * recorded with the snapshot commit, also when a rerun writes the event after a crash between
+   * that commit and the event; NULL only for a record without them) and the read's timing (NULL
+   * when this event's writer did not time the read: the snapshot was committed before a crash), the
    * gap ({@code lost_from_ts}, {@code lost_to_ts}, also the {@code retention_watermark_ts}). The
    * crash points {@link CrashPoint#AFTER_RESNAPSHOT_COMMIT} (before) and {@link
    * CrashPoint#AFTER_RESNAPSHOT_EVENT} (after) are checked here.

@@ -31,6 +31,10 @@ import org.lakecdc.pipelines.options.ReconcileOptions;
 import org.lakecdc.pipelines.options.ShowOptions;
 import org.lakecdc.pipelines.options.SimulatorOptions;
 import org.lakecdc.pipelines.options.StatusOptions;
+import org.lakecdc.transforms.delta.CompactionHook;
+import org.lakecdc.transforms.delta.DeltaTables;
+import org.lakecdc.transforms.delta.HadoopConf;
+import org.lakecdc.transforms.facts.FactsTable;
 
 /**
  * Where the log lines go without {@code --logFile}: {@code lakecdc.log} next to the first table the
@@ -153,6 +157,90 @@ class LogFileTest {
     List<String> lines = out.lines().toList();
     assertEquals("Log file: " + log, lines.get(lines.size() - 1), out);
     assertTrue(Files.readString(log).contains("BatchCommitter - batch 2: 4 rows"), out);
+  }
+
+  /**
+   * A background compaction of the facts table that the run's commits started ends before the
+   * summary: its console line comes before the summary, and {@code Log file:} stays the run's last
+   * line. The facts table (created at version 1) holds 97 one-row files of another app id before
+   * the run, so the run's first facts commit lands version 99 and hands the table to the
+   * compaction.
+   */
+  @Test
+  void aCompactionTheRunStartedIsPrintedBeforeTheSummaryWhoseLogFileLineIsLast() throws Exception {
+    JobFixture f = JobFixture.history(dir);
+    f.tables.createIfAbsent(f.facts, FactsTable.definition());
+    for (long v = 1; v <= 97; v++) {
+      f.tables.append(
+          f.facts,
+          FactsTable.SCHEMA,
+          List.of(
+              FactsTable.row().set(FactsTable.APP_ID, "other").set(FactsTable.BATCH_ID, v).build()),
+          "other",
+          v,
+          java.util.Map.of());
+    }
+    LoggerContext context = (LoggerContext) LogManager.getContext(false);
+    URI tests = context.getConfigLocation();
+    URI jobs = LogFileTest.class.getClassLoader().getResource("log4j2.xml").toURI();
+    PrintStream console = System.out;
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    // The job's shared tables (no Hadoop entries): their compaction holds its commit until the
+    // summary has begun, for at most 3 s, as a compaction of many files outlasts a short run.
+    DeltaTables shared = HadoopConf.empty().tables();
+    java.util.concurrent.atomic.AtomicInteger held =
+        new java.util.concurrent.atomic.AtomicInteger();
+    CompactionHook.beforeBackgroundCommit(
+        shared,
+        () -> {
+          held.incrementAndGet();
+          long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+          while (!bytes.toString(StandardCharsets.UTF_8).contains("Done in ")
+              && System.nanoTime() < until) {
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+          }
+        });
+    int code;
+    try (PrintStream captured = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+      System.setOut(captured);
+      context.setConfigLocation(jobs);
+      code =
+          CdcToDelta.run(
+              new String[] {
+                "--fakePath=" + dir.resolve("source"),
+                "--target=" + f.bronze,
+                "--factsTable=" + f.facts,
+                "--controlTable=" + f.control,
+                "--bootstrap=false",
+                "--maxCommitsPerBatch=4"
+              },
+              System.err,
+              UnaryOperator.identity());
+      // What the entry point does after the run, before the JVM exits.
+      HadoopConf.awaitSharedCompactions();
+    } finally {
+      System.setOut(console);
+      context.setConfigLocation(tests);
+      CompactionHook.beforeBackgroundCommit(shared, () -> {});
+    }
+    String out = bytes.toString(StandardCharsets.UTF_8);
+    assertEquals(0, code, out);
+    List<String> lines = out.lines().toList();
+    List<Integer> compacted = new java.util.ArrayList<>();
+    int done = -1;
+    for (int i = 0; i < lines.size(); i++) {
+      if (lines.get(i).startsWith("Delta table " + f.facts + ": compacted ")) {
+        compacted.add(i);
+      }
+      if (done < 0 && lines.get(i).startsWith("Done in ")) {
+        done = i;
+      }
+    }
+    assertEquals("", lines.get(done - 1), out);
+    assertTrue(held.get() > 0, "the compaction's commit held: " + out);
+    assertEquals(1, compacted.size(), out);
+    assertTrue(compacted.get(0) < done, out);
+    assertEquals("Log file: " + dir.resolve("delta/lakecdc.log"), lines.get(lines.size() - 1), out);
   }
 
   /**

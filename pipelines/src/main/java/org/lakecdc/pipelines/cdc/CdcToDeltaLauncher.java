@@ -67,13 +67,10 @@ public final class CdcToDeltaLauncher {
           options,
           System.out,
           beforeStream,
-          summary -> {
-            printSummary(config, summary);
-            System.out.println(ConsoleLogging.summaryLine(options));
-          });
+          summary -> printLast(() -> printSummary(config, summary), options));
     } else {
-      printSummary(config, CdcToDeltaJob.run(config, options, System.out, beforeStream));
-      System.out.println(ConsoleLogging.summaryLine(options));
+      JobSummary summary = CdcToDeltaJob.run(config, options, System.out, beforeStream);
+      printLast(() -> printSummary(config, summary), options);
     }
   }
 
@@ -141,13 +138,11 @@ public final class CdcToDeltaLauncher {
           beforeStream,
           done -> {
             outcomes.addAll(done);
-            printSummary(done, System.out);
-            System.out.println(ConsoleLogging.summaryLine(options));
+            printLast(() -> printSummary(done, System.out), options);
           });
     } else {
       outcomes.addAll(CdcToDeltaJob.runAll(configs, options, System.out, beforeStream));
-      printSummary(outcomes, System.out);
-      System.out.println(ConsoleLogging.summaryLine(options));
+      printLast(() -> printSummary(outcomes, System.out), options);
     }
     List<CdcToDeltaJob.TableOutcome> failed =
         outcomes.stream().filter(CdcToDeltaJob.TableOutcome::failed).toList();
@@ -542,6 +537,19 @@ public final class CdcToDeltaLauncher {
         "Found already written: %s (committed by another run of %s, or by an earlier attempt"
             + " of this run's task: skipped, not counted above)%n",
         what, targets);
+  }
+
+  /**
+   * Prints a run's summary as its last console lines: first waits for the background compactions of
+   * facts and control its commits started ({@link JobExit#awaitCompactions}), so their {@code Delta
+   * table …: compacted …} lines come before the summary (the JVM waits for them before it exits
+   * anyway, so the summary comes no later than the end of the process would), then {@code summary},
+   * then {@code Log file: <path>} ({@link ConsoleLogging#summaryLine}), the last line.
+   */
+  private static void printLast(Runnable summary, CdcToDeltaOptions options) {
+    JobExit.awaitCompactions();
+    summary.run();
+    System.out.println(ConsoleLogging.summaryLine(options));
   }
 
   private static void printSummary(JobConfig config, JobSummary summary) {

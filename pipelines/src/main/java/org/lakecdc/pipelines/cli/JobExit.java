@@ -136,11 +136,13 @@ public final class JobExit {
   }
 
   /**
-   * Lets the background compactions of facts and control the run started finish before the JVM
-   * exits ({@link HadoopConf#awaitSharedCompactions}); one that fails is only logged, and a process
-   * killed before its commit leaves the table as it was.
+   * Lets the background compactions of facts and control the run started finish ({@link
+   * HadoopConf#awaitSharedCompactions}): before the JVM exits, and before the main job prints its
+   * summary, so that their {@code Delta table …: compacted …} lines come before it; one that fails
+   * is only logged, and a process killed before its commit leaves the table as it was. Returns at
+   * once when none is queued or running; an interrupt is kept on the thread.
    */
-  private static void awaitCompactions() {
+  public static void awaitCompactions() {
     try {
       HadoopConf.awaitSharedCompactions();
     } catch (InterruptedException e) {

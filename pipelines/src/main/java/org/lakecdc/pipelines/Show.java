@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.PriorityQueue;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
@@ -119,6 +120,10 @@ public final class Show {
           }
           out.println(JSON.writeValueAsString(node));
         }
+      } else if (asOf != null && rows.isEmpty()) {
+        out.printf(
+            "%s (%s): as of %s, %s%n",
+            path, info.kind().orElse("no table kind"), asOf, noVersionAt(tables, path, asOf));
       } else {
         out.printf(
             "%s (%s): %s%s%n",
@@ -170,6 +175,23 @@ public final class Show {
               + " table (give --table a history table, or leave --asOf out)");
     }
     return at;
+  }
+
+  /**
+   * Why a history table shows no row as of {@code at}: {@code no version of any key: the history
+   * starts at <its first _valid_from_ts>} (e.g. a history built after a re-snapshot, which starts
+   * at the current generation), {@code no version of any key: the history holds no version yet}, or
+   * {@code no key has a version current then: every key it held by then was deleted}.
+   */
+  private static String noVersionAt(DeltaTables tables, String path, Instant at) {
+    Optional<Instant> first = HistoryState.firstValidFrom(tables, path);
+    if (first.isEmpty()) {
+      return "no version of any key: the history holds no version yet";
+    }
+    if (first.get().isAfter(at)) {
+      return "no version of any key: the history starts at " + first.get();
+    }
+    return "no key has a version current then: every key it held by then was deleted";
   }
 
   /** The first {@code limit} rows current at {@code at}, in stored order, streamed. */

@@ -288,6 +288,41 @@ class HistoryJobTest {
         fromHistory(history(), last).size(), out.size() - 2, "one row per key current at " + at);
   }
 
+  /**
+   * An instant before the history's first version (a history built after a re-snapshot starts at
+   * the current generation) shows no row, and says where the history starts instead of "the first 0
+   * rows".
+   */
+  @Test
+  void showAsOfBeforeTheHistoryStartsSaysWhereItStarts() {
+    JobFixture f = bronze();
+    Run run = applyChanges(applyArgs(f, "--history=" + history()));
+    assertEquals(0, run.code(), run.out() + run.err());
+    Instant first =
+        tables.scan(history()).stream()
+            .map(r -> time(r.get(org.lakecdc.transforms.history.HistoryTable.VALID_FROM_TS)))
+            .min(LocalDateTime::compareTo)
+            .orElseThrow()
+            .toInstant(ZoneOffset.UTC);
+    Instant before = first.minusSeconds(3600);
+
+    Run shown = show("--table=" + history(), "--asOf=" + before);
+
+    assertEquals(0, shown.code(), shown.err());
+    assertEquals(
+        history()
+            + " (history): as of "
+            + before
+            + ", no version of any key: the history starts at "
+            + first
+            + "\n",
+        shown.out());
+    Run atFirst = show("--table=" + history(), "--asOf=" + first, "--limit=1");
+    assertEquals(
+        history() + " (history): as of " + first + ", the first row in stored order",
+        atFirst.out().lines().findFirst().orElseThrow());
+  }
+
   @Test
   void badHistoryOptionsAreRefusedWithOneLineAndNothingWritten() {
     JobFixture f = bronze();

@@ -4,11 +4,14 @@ import io.delta.kernel.expressions.Column;
 import io.delta.kernel.expressions.Literal;
 import io.delta.kernel.expressions.Predicate;
 import io.delta.kernel.utils.CloseableIterator;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.Map;
+import java.util.Optional;
 import org.lakecdc.transforms.delta.DeltaTables;
 
 /**
@@ -38,6 +41,33 @@ public final class HistoryState {
     return tables
         .scanAtVersion(history, tables.version(history), begun)
         .filter(row -> isCurrentAt(row, t));
+  }
+
+  /**
+   * The earliest {@code _valid_from_ts} of the history: where it starts (a history built after a
+   * re-snapshot starts at the current generation, not at the source's first change). Streams the
+   * table's latest version, a Parquet batch at a time; nothing is held but the earliest so far.
+   *
+   * @param tables the Delta access
+   * @param history the history table's path or URI
+   * @return the instant (UTC), empty when the history holds no version
+   * @throws IllegalStateException when no table exists at the path
+   * @throws UncheckedIOException when a data file cannot be read
+   */
+  public static Optional<Instant> firstValidFrom(DeltaTables tables, String history) {
+    LocalDateTime first = null;
+    try (CloseableIterator<Map<String, Object>> rows =
+        tables.scanAtVersion(history, tables.version(history), null)) {
+      while (rows.hasNext()) {
+        LocalDateTime from = time(rows.next().get(HistoryTable.VALID_FROM_TS));
+        if (from != null && (first == null || from.isBefore(first))) {
+          first = from;
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read Delta table " + history, e);
+    }
+    return Optional.ofNullable(first).map(t -> t.toInstant(ZoneOffset.UTC));
   }
 
   /**

@@ -507,23 +507,7 @@ public final class CdcToDeltaJob {
         reading.add(plan);
         continue;
       }
-      out.printf(
-          "Nothing new: max_lsn %s is already in %s (%s)%n",
-          max, plan.target().bronze(), TargetIdentity.batchText(start.batchId()));
-      if (recordNothingNew) {
-        recordNothingNew(plan, max);
-      }
-      idle.put(
-          plan,
-          new JobSummary(
-              0,
-              Map.of(),
-              plan.snapshotRows(),
-              plan.snapshotSeconds(),
-              Optional.of(start),
-              plan.finalization().verdict(plan.target().bronze()),
-              (System.nanoTime() - streamBegan) / 1e9,
-              (System.nanoTime() - plan.began()) / 1e9));
+      nothingNew(plan, max, recordNothingNew, (System.nanoTime() - streamBegan) / 1e9, idle, out);
     }
     PipelineResult result = null;
     if (!reading.isEmpty() || !backfills.isEmpty() || !snapshots.isEmpty()) {
@@ -594,27 +578,45 @@ public final class CdcToDeltaJob {
       TablePlan reported = SnapshotBranches.report(plan, runBegan, result, out);
       plans.add(reported);
       if (!branch.stream() && reported != plan) {
-        StreamPosition start = reported.start();
-        out.printf(
-            "Nothing new: max_lsn %s is already in %s (%s)%n",
-            max, reported.target().bronze(), TargetIdentity.batchText(start.batchId()));
-        if (recordNothingNew) {
-          recordNothingNew(reported, max);
-        }
-        idle.put(
-            reported,
-            new JobSummary(
-                0,
-                Map.of(),
-                reported.snapshotRows(),
-                reported.snapshotSeconds(),
-                Optional.of(start),
-                reported.finalization().verdict(reported.target().bronze()),
-                0,
-                (System.nanoTime() - reported.began()) / 1e9));
+        nothingNew(reported, max, recordNothingNew, 0, idle, out);
       }
     }
     return new Planned(plans, planned.failedEarly());
+  }
+
+  /**
+   * A table whose bronze already holds {@code max}: prints {@code Nothing new: max_lsn <max> is
+   * already in <bronze> (<batch>)}, records it with {@code record} (the {@code nothing_new} facts
+   * row), and puts its summary in {@code idle} (no batch; a snapshot's rows and seconds when the
+   * run took one; the position and verdict).
+   *
+   * @param streamSeconds the wall seconds of the stream phase so far
+   */
+  private static void nothingNew(
+      TablePlan plan,
+      Lsn max,
+      boolean record,
+      double streamSeconds,
+      Map<TablePlan, JobSummary> idle,
+      PrintStream out) {
+    StreamPosition start = plan.start();
+    out.printf(
+        "Nothing new: max_lsn %s is already in %s (%s)%n",
+        max, plan.target().bronze(), TargetIdentity.batchText(start.batchId()));
+    if (record) {
+      recordNothingNew(plan, max);
+    }
+    idle.put(
+        plan,
+        new JobSummary(
+            0,
+            Map.of(),
+            plan.snapshotRows(),
+            plan.snapshotSeconds(),
+            Optional.of(start),
+            plan.finalization().verdict(plan.target().bronze()),
+            streamSeconds,
+            (System.nanoTime() - plan.began()) / 1e9));
   }
 
   /** The tables the pipeline keeps from {@code plan}'s bronze: its silver and its history. */

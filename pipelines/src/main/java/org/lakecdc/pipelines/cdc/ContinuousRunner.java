@@ -509,19 +509,11 @@ final class ContinuousRunner {
     out.printf("Stopped after %s%n", Counts.of(runs, "bounded run", "bounded runs"));
     List<CdcToDeltaJob.TableOutcome> outcomes = new ArrayList<>();
     for (CdcToDeltaJob.TableOutcome each : total.values()) {
-      JobSummary sum = each.summary();
+      // Every count of the runs kept (those found already written too), the seconds of them all.
       outcomes.add(
           new CdcToDeltaJob.TableOutcome(
               each.config(),
-              new JobSummary(
-                  sum.batches(),
-                  sum.rowsByOperation(),
-                  sum.snapshotRows(),
-                  sum.snapshotSeconds(),
-                  sum.position(),
-                  sum.verdict(),
-                  sum.streamSeconds(),
-                  (System.nanoTime() - began) / 1e9),
+              each.summary().withSeconds((System.nanoTime() - began) / 1e9),
               each.failure()));
     }
     return outcomes;

@@ -69,6 +69,15 @@ public record JobSummary(
 
   /** This summary with the rows of a snapshot the run found already written (-1: none). */
   public JobSummary withFoundSnapshotRows(long rows) {
+    return with(seconds, rows);
+  }
+
+  /** This summary with the run's wall seconds {@code total}, every count kept. */
+  JobSummary withSeconds(double total) {
+    return with(total, foundSnapshotRows);
+  }
+
+  private JobSummary with(double total, long found) {
     return new JobSummary(
         batches,
         rowsByOperation,
@@ -77,10 +86,10 @@ public record JobSummary(
         position,
         verdict,
         streamSeconds,
-        seconds,
+        total,
         skippedBatches,
         skippedRows,
-        rows);
+        found);
   }
 
   /** All change rows written by the run. */

@@ -48,6 +48,23 @@ class AlreadyWrittenBatchesTest {
         .toList();
   }
 
+  /** The first three lines of the one-table summary of {@code summary}, durations as {@code _}. */
+  private static List<String> firstSummaryLines(JobConfig config, JobSummary summary) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+      CdcToDeltaLauncher.printSummary(config, summary, out);
+    }
+    return printed(bytes).subList(0, 3);
+  }
+
+  /** A run that wrote nothing: its summary's first lines, then what it found already written. */
+  private static List<String> foundAfterNothingDone(String found) {
+    return List.of(
+        "",
+        "Done in _: 0 batches, 0 change rows (0 inserts, 0 updates, 0 deletes) in _ of streaming, _",
+        String.format(FOUND, found, "this target"));
+  }
+
   @Test
   void batchesAnotherRunCommittedFirstAreFoundAlreadyWrittenNotWritten() {
     JobFixture f = JobFixture.history(dir);
@@ -73,18 +90,8 @@ class AlreadyWrittenBatchesTest {
         f.factBatches(),
         "one facts row per batch");
 
-    ByteArrayOutputStream summary = new ByteArrayOutputStream();
-    try (PrintStream out = new PrintStream(summary, true, StandardCharsets.UTF_8)) {
-      CdcToDeltaLauncher.printSummary(f.config(), late, out);
-    }
-    List<String> lines = printed(summary);
     assertEquals(
-        List.of(
-            "",
-            "Done in _: 0 batches, 0 change rows (0 inserts, 0 updates, 0 deletes) in _ of"
-                + " streaming, _",
-            String.format(FOUND, "3 batches, 28 change rows", "this target")),
-        lines.subList(0, 3));
+        foundAfterNothingDone("3 batches, 28 change rows"), firstSummaryLines(f.config(), late));
   }
 
   /**
@@ -149,18 +156,7 @@ class AlreadyWrittenBatchesTest {
         lateOutput);
     assertFalse(lateOutput.contains("Snapshot: 10 rows written"), lateOutput);
 
-    ByteArrayOutputStream summary = new ByteArrayOutputStream();
-    try (PrintStream out = new PrintStream(summary, true, StandardCharsets.UTF_8)) {
-      CdcToDeltaLauncher.printSummary(config, late, out);
-    }
-    List<String> lines = printed(summary);
-    assertEquals(
-        List.of(
-            "",
-            "Done in _: 0 batches, 0 change rows (0 inserts, 0 updates, 0 deletes) in _ of"
-                + " streaming, _",
-            String.format(FOUND, "a snapshot of 10 rows", "this target")),
-        lines.subList(0, 3));
+    assertEquals(foundAfterNothingDone("a snapshot of 10 rows"), firstSummaryLines(config, late));
   }
 
   /**
@@ -232,7 +228,7 @@ class AlreadyWrittenBatchesTest {
             5.0,
             22,
             33,
-            -1);
+            7);
     JobSummary wroteAll =
         new JobSummary(
             2,
@@ -266,7 +262,8 @@ class AlreadyWrittenBatchesTest {
             "Done in _: 2 tables, 3 batches, 5 change rows in _ of streaming, _",
             String.format(FOUND, "22 batches, 33 change rows", "these targets"),
             "  dbo_orders  1 batch, 2 change rows (2 inserts, 0 updates, 0 deletes); found already"
-                + " written: 22 batches, 33 change rows; no position; finalized_until = none yet",
+                + " written: 22 batches, 33 change rows and a snapshot of 7 rows; no position;"
+                + " finalized_until = none yet",
             "  dbo_items   2 batches, 3 change rows (3 inserts, 0 updates, 0 deletes); no position;"
                 + " finalized_until = none yet"),
         printed(bytes).subList(0, 5));

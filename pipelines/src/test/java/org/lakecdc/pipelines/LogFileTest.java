@@ -119,18 +119,17 @@ class LogFileTest {
   }
 
   /**
-   * A run of the main job without {@code --logFile}, under the jobs' logging configuration, writes
-   * its log lines to {@code <dir>/delta/lakecdc.log}, next to its bronze table, and its summary's
-   * last line says so.
+   * Runs the main job on {@code f}'s source and tables ({@code --bootstrap=false}) as its entry
+   * point does, under the jobs' logging configuration, its console in {@code bytes}; waits for the
+   * background compactions before returning, as the entry point does before the JVM exits.
+   *
+   * @return the console's text; the run's exit code was 0
    */
-  @Test
-  void theMainJobsSummarySaysWhereItsLogIs() throws Exception {
-    JobFixture f = JobFixture.history(dir);
+  private String runMainJob(JobFixture f, ByteArrayOutputStream bytes) throws Exception {
     LoggerContext context = (LoggerContext) LogManager.getContext(false);
     URI tests = context.getConfigLocation();
     URI jobs = LogFileTest.class.getClassLoader().getResource("log4j2.xml").toURI();
     PrintStream console = System.out;
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     int code;
     try (PrintStream captured = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
       System.setOut(captured);
@@ -147,12 +146,26 @@ class LogFileTest {
               },
               System.err,
               UnaryOperator.identity());
+      HadoopConf.awaitSharedCompactions();
     } finally {
       System.setOut(console);
       context.setConfigLocation(tests);
     }
     String out = bytes.toString(StandardCharsets.UTF_8);
     assertEquals(0, code, out);
+    return out;
+  }
+
+  /**
+   * A run of the main job without {@code --logFile}, under the jobs' logging configuration, writes
+   * its log lines to {@code <dir>/delta/lakecdc.log}, next to its bronze table, and its summary's
+   * last line says so.
+   */
+  @Test
+  void theMainJobsSummarySaysWhereItsLogIs() throws Exception {
+    JobFixture f = JobFixture.history(dir);
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    String out = runMainJob(f, bytes);
     Path log = dir.resolve("delta/lakecdc.log");
     List<String> lines = out.lines().toList();
     assertEquals("Log file: " + log, lines.get(lines.size() - 1), out);
@@ -180,10 +193,6 @@ class LogFileTest {
           v,
           java.util.Map.of());
     }
-    LoggerContext context = (LoggerContext) LogManager.getContext(false);
-    URI tests = context.getConfigLocation();
-    URI jobs = LogFileTest.class.getClassLoader().getResource("log4j2.xml").toURI();
-    PrintStream console = System.out;
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     // The job's shared tables (no Hadoop entries): their compaction holds its commit until the
     // summary has begun, for at most 3 s, as a compaction of many files outlasts a short run.
@@ -200,31 +209,12 @@ class LogFileTest {
             java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
           }
         });
-    int code;
-    try (PrintStream captured = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
-      System.setOut(captured);
-      context.setConfigLocation(jobs);
-      code =
-          CdcToDelta.run(
-              new String[] {
-                "--fakePath=" + dir.resolve("source"),
-                "--target=" + f.bronze,
-                "--factsTable=" + f.facts,
-                "--controlTable=" + f.control,
-                "--bootstrap=false",
-                "--maxCommitsPerBatch=4"
-              },
-              System.err,
-              UnaryOperator.identity());
-      // What the entry point does after the run, before the JVM exits.
-      HadoopConf.awaitSharedCompactions();
+    String out;
+    try {
+      out = runMainJob(f, bytes);
     } finally {
-      System.setOut(console);
-      context.setConfigLocation(tests);
       CompactionHook.beforeBackgroundCommit(shared, () -> {});
     }
-    String out = bytes.toString(StandardCharsets.UTF_8);
-    assertEquals(0, code, out);
     List<String> lines = out.lines().toList();
     List<Integer> compacted = new java.util.ArrayList<>();
     int done = -1;

@@ -532,6 +532,24 @@ public final class CdcToDeltaLauncher {
     printFound("a snapshot of " + Counts.of(snapshotRows, "row", "rows"), "this target", out);
   }
 
+  /**
+   * A table's part of its line in the summary of many tables: {@code ; found already written: 22
+   * batches, 33 change rows and a snapshot of 61,117 rows} (either part alone), or empty.
+   */
+  private static String foundAlreadyWritten(JobSummary s) {
+    List<String> found = new ArrayList<>();
+    if (s.skippedBatches() > 0) {
+      found.add(
+          Counts.of(s.skippedBatches(), "batch", "batches")
+              + ", "
+              + Counts.of(s.skippedRows(), "change row", "change rows"));
+    }
+    if (s.foundSnapshotRows() >= 0) {
+      found.add("a snapshot of " + Counts.of(s.foundSnapshotRows(), "row", "rows"));
+    }
+    return found.isEmpty() ? "" : "; found already written: " + String.join(" and ", found);
+  }
+
   private static void printFound(String what, String targets, PrintStream out) {
     out.printf(
         "Found already written: %s (committed by another run of %s, or by an earlier attempt"
@@ -609,19 +627,10 @@ public final class CdcToDeltaLauncher {
           Counts.of(s.batches(), "batch", "batches"),
           Counts.of(s.rows(), "change row", "change rows"),
           byOperation(s),
-          s.skippedBatches() > 0
-              ? "; found already written: "
-                  + Counts.of(s.skippedBatches(), "batch", "batches")
-                  + ", "
-                  + Counts.of(s.skippedRows(), "change row", "change rows")
+          foundAlreadyWritten(s),
+          s.snapshotRows() >= 0
+              ? "; a snapshot of " + Counts.of(s.snapshotRows(), "row", "rows")
               : "",
-          (s.snapshotRows() >= 0
-                  ? "; a snapshot of " + Counts.of(s.snapshotRows(), "row", "rows")
-                  : "")
-              + (s.foundSnapshotRows() >= 0
-                  ? "; found already written: a snapshot of "
-                      + Counts.of(s.foundSnapshotRows(), "row", "rows")
-                  : ""),
           s.position()
               .map(p -> TargetIdentity.batchText(p.batchId()) + " at " + p.endLsn())
               .orElse("no position"),

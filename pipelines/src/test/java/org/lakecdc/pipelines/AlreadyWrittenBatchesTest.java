@@ -3,6 +3,7 @@ package org.lakecdc.pipelines;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -19,6 +20,8 @@ import org.apache.logging.log4j.core.LoggerContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
 import org.lakecdc.pipelines.cdc.CdcToDeltaLauncher;
 import org.lakecdc.pipelines.cdc.JobSummary;
@@ -98,10 +101,13 @@ class AlreadyWrittenBatchesTest {
    * Two first runs of one new target started together: the later one records S, the other plans
    * from that S, takes the snapshot and commits it while the later one reads. The later one finds
    * the snapshot already written: it says so with the snapshot's rows, and never counts them as its
-   * own; the other one says whose S it took, without claiming that run stopped.
+   * own; the other one says whose S it took, without claiming that run stopped. On every runner
+   * (the later run's; the other one runs on the DirectRunner).
    */
-  @Test
-  void aSnapshotAnotherRunCommittedFirstIsFoundAlreadyWrittenNotWritten() {
+  @ParameterizedTest
+  @ValueSource(strings = {Runners.DIRECT, Runners.SPARK, Runners.FLINK})
+  void aSnapshotAnotherRunCommittedFirstIsFoundAlreadyWrittenNotWritten(String runner) {
+    assumeTrue(Runners.available(runner), Runners.missing(runner));
     JobFixture f = SnapshotOffTheLauncherTest.tenOrders(dir);
     JobConfig config =
         JobConfig.builder(f.db.clientFactory(), JobFixture.CI, f.bronze, f.facts, f.control)
@@ -112,7 +118,8 @@ class AlreadyWrittenBatchesTest {
     JobSummary late;
     try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
       // The other run starts and ends after this one recorded S, before this one reads a row.
-      late = CdcToDeltaJob.run(config, JobFixture.direct(), out, () -> other[0] = f.run(config));
+      late =
+          CdcToDeltaJob.run(config, Runners.options(runner), out, () -> other[0] = f.run(config));
     }
     String otherOutput = f.lastOutput;
     String lateOutput = bytes.toString(StandardCharsets.UTF_8);

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.lakecdc.pipelines.cli.JobExit;
+import org.lakecdc.pipelines.cli.RunnerSettings;
 
 /**
  * What {@code mvn -Pflink exec:java} starts: runs a job's main class (the system property {@code
@@ -23,7 +24,9 @@ import org.lakecdc.pipelines.cli.JobExit;
  * org.apache.flink.api.common.ExecutionConfig}). A Flink configuration naming a class path (an
  * empty directory) makes it load the job with a class loader whose parent has the project's
  * classes. A forked JVM, the tests and {@code flink run} do not need this; nothing here refers to
- * Flink, and the runner is still chosen with {@code --runner}.
+ * Flink, and the runner is still chosen with {@code --runner}. The file also holds what the job's
+ * command line gives a local Flink run ({@link RunnerSettings#flinkSettings(String[])}), which the
+ * command line leaves out once a {@code --flinkConfDir} is given.
  *
  * <p>It ends like the jobs ({@link JobExit}): the job's main exits the JVM with its code; a failure
  * of the launcher itself (an unknown {@code lakecdc.mainClass}, a configuration it cannot write) is
@@ -76,13 +79,17 @@ public final class FlinkLocalLauncher {
     try {
       Path dir = Files.createTempDirectory("lakecdc-flink-conf");
       Path empty = Files.createDirectories(dir.resolve("empty-class-path"));
-      Files.writeString(
-          dir.resolve("flink-conf.yaml"),
-          "# Written by lakecdc's FlinkLocalLauncher for mvn exec:java (see its Javadoc).\n"
-              + "pipeline.classpaths: "
-              + empty.toUri()
-              + "\n",
-          StandardCharsets.UTF_8);
+      StringBuilder yaml =
+          new StringBuilder(
+              "# Written by lakecdc's FlinkLocalLauncher for mvn exec:java (see its Javadoc).\n"
+                  + "pipeline.classpaths: "
+                  + empty.toUri()
+                  + "\n");
+      // What the job's command line gives a local Flink run (RunnerSettings), which it leaves out
+      // once a --flinkConfDir is given.
+      RunnerSettings.flinkSettings(args)
+          .forEach((name, value) -> yaml.append(name).append(": ").append(value).append('\n'));
+      Files.writeString(dir.resolve("flink-conf.yaml"), yaml, StandardCharsets.UTF_8);
       dir.toFile().deleteOnExit();
       List<String> withConf = new ArrayList<>(Arrays.asList(args));
       withConf.add("--flinkConfDir=" + dir);

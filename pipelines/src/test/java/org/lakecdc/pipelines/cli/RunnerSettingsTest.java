@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.beam.runners.flink.FlinkExecutionEnvironments;
@@ -94,6 +95,24 @@ class RunnerSettingsTest {
     assertEquals(Map.of(), flink("FlinkRunner", Map.of(), "--flinkMaster=host:8081"));
     assertEquals(Map.of(), flink("SparkRunner", Map.of(), "--flinkMaster=[local]"));
     assertEquals(Map.of(), flink(null, Map.of(), "--flinkMaster=[local]"));
+  }
+
+  /** A launcher's unparsed command line: the runner by its simple or its full class name. */
+  @Test
+  void anUnparsedCommandLineNamesTheRunnerEitherWay() {
+    assertEquals(
+        List.of("taskmanager.memory.managed.size"),
+        List.copyOf(
+            RunnerSettings.flinkSettings(
+                    new String[] {
+                      "--runner=org.apache.beam.runners.flink.FlinkRunner", "--flinkMaster=[local]"
+                    })
+                .keySet()));
+    assertEquals(
+        1,
+        RunnerSettings.flinkSettings(new String[] {"--runner=FlinkRunner", "--flinkMaster=[local]"})
+            .size());
+    assertEquals(Map.of(), RunnerSettings.flinkSettings(new String[] {"--flinkMaster=[local]"}));
   }
 
   @Test

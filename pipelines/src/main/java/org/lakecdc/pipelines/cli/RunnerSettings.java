@@ -127,16 +127,28 @@ public final class RunnerSettings {
     try {
       Path dir = Files.createTempDirectory("lakecdc-flink-conf");
       dir.toFile().deleteOnExit();
-      Path file = dir.resolve("flink-conf.yaml");
-      StringBuilder yaml =
-          new StringBuilder("# Written by lakecdc for a local Flink run (docs/runners.md).\n");
-      settings.forEach((name, value) -> yaml.append(name).append(": ").append(value).append('\n'));
-      Files.writeString(file, yaml, StandardCharsets.UTF_8);
-      file.toFile().deleteOnExit();
+      writeFlinkConf(dir, "lakecdc for a local Flink run (docs/runners.md)", settings);
+      dir.resolve("flink-conf.yaml").toFile().deleteOnExit();
       return List.of("--flinkConfDir=" + dir);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot write the Flink configuration of a local run", e);
     }
+  }
+
+  /**
+   * Writes {@code dir/flink-conf.yaml}: a comment line naming its writer, then one {@code key:
+   * value} line per setting, in the map's order.
+   *
+   * @param dir an existing directory
+   * @param writtenBy who wrote it and why, for the comment line
+   * @param settings key to value
+   * @throws IOException when the file cannot be written
+   */
+  public static void writeFlinkConf(Path dir, String writtenBy, Map<String, String> settings)
+      throws IOException {
+    StringBuilder yaml = new StringBuilder("# Written by " + writtenBy + ".\n");
+    settings.forEach((name, value) -> yaml.append(name).append(": ").append(value).append('\n'));
+    Files.writeString(dir.resolve("flink-conf.yaml"), yaml, StandardCharsets.UTF_8);
   }
 
   /**

@@ -4,12 +4,13 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.lakecdc.pipelines.cli.JobExit;
 import org.lakecdc.pipelines.cli.RunnerSettings;
 
@@ -79,17 +80,13 @@ public final class FlinkLocalLauncher {
     try {
       Path dir = Files.createTempDirectory("lakecdc-flink-conf");
       Path empty = Files.createDirectories(dir.resolve("empty-class-path"));
-      StringBuilder yaml =
-          new StringBuilder(
-              "# Written by lakecdc's FlinkLocalLauncher for mvn exec:java (see its Javadoc).\n"
-                  + "pipeline.classpaths: "
-                  + empty.toUri()
-                  + "\n");
+      Map<String, String> conf = new LinkedHashMap<>();
+      conf.put("pipeline.classpaths", empty.toUri().toString());
       // What the job's command line gives a local Flink run (RunnerSettings), which it leaves out
       // once a --flinkConfDir is given.
-      RunnerSettings.flinkSettings(args)
-          .forEach((name, value) -> yaml.append(name).append(": ").append(value).append('\n'));
-      Files.writeString(dir.resolve("flink-conf.yaml"), yaml, StandardCharsets.UTF_8);
+      conf.putAll(RunnerSettings.flinkSettings(args));
+      RunnerSettings.writeFlinkConf(
+          dir, "lakecdc's FlinkLocalLauncher for mvn exec:java (see its Javadoc)", conf);
       dir.toFile().deleteOnExit();
       List<String> withConf = new ArrayList<>(Arrays.asList(args));
       withConf.add("--flinkConfDir=" + dir);

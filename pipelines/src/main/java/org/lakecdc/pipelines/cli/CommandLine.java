@@ -35,8 +35,9 @@ public final class CommandLine {
    * enforceImmutability}, {@code enforceEncodability}) off unless {@code args} names them ({@code
    * --enforceImmutability=true} keeps that check on); sizes the DirectRunner's pool ({@link
    * #directRunnerParallelism}) unless {@code --targetParallelism} is given; sets what a local Spark
-   * run does not need off ({@link RunnerSettings}); and, for a job's options ({@link
-   * OutputOptions}), sets its logging up with them ({@link ConsoleLogging#apply}).
+   * run does not need off and gives a local Flink run its configuration ({@link RunnerSettings});
+   * and, for a job's options ({@link OutputOptions}), sets its logging up with them ({@link
+   * ConsoleLogging#apply}).
    *
    * @throws IllegalArgumentException with one line naming the option and what it accepts
    */
@@ -73,15 +74,26 @@ public final class CommandLine {
       String[] args, Class<T> type, String optionsDoc) {
     String[] forBeam = checked(args, type, optionsDoc);
     T options;
+    Map<String, List<String>> given = given(args);
     try {
       options = PipelineOptionsFactory.fromArgs(forBeam).withValidation().as(type);
+      List<String> flink = RunnerSettings.flinkArguments(options, given);
+      if (!flink.isEmpty()) {
+        // Parsed again with the local Flink's configuration directory: --flinkConfDir is an
+        // option Beam knows only once it has found the FlinkRunner.
+        List<String> withFlink = new ArrayList<>(List.of(forBeam));
+        withFlink.addAll(flink);
+        options =
+            PipelineOptionsFactory.fromArgs(withFlink.toArray(String[]::new))
+                .withValidation()
+                .as(type);
+      }
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(firstLine(e), e);
     }
     if (options instanceof OutputOptions output) {
       output.setGivenArgs(List.of(args));
     }
-    Map<String, List<String>> given = given(args);
     DirectOptions direct = options.as(DirectOptions.class);
     if (!given.containsKey("enforceImmutability")) {
       direct.setEnforceImmutability(false);

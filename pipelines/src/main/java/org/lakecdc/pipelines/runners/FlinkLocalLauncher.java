@@ -4,13 +4,15 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.lakecdc.pipelines.cli.JobExit;
+import org.lakecdc.pipelines.cli.RunnerSettings;
 
 /**
  * What {@code mvn -Pflink exec:java} starts: runs a job's main class (the system property {@code
@@ -23,7 +25,9 @@ import org.lakecdc.pipelines.cli.JobExit;
  * org.apache.flink.api.common.ExecutionConfig}). A Flink configuration naming a class path (an
  * empty directory) makes it load the job with a class loader whose parent has the project's
  * classes. A forked JVM, the tests and {@code flink run} do not need this; nothing here refers to
- * Flink, and the runner is still chosen with {@code --runner}.
+ * Flink, and the runner is still chosen with {@code --runner}. The file also holds what the job's
+ * command line gives a local Flink run ({@link RunnerSettings#flinkSettings(String[])}), which the
+ * command line leaves out once a {@code --flinkConfDir} is given.
  *
  * <p>It ends like the jobs ({@link JobExit}): the job's main exits the JVM with its code; a failure
  * of the launcher itself (an unknown {@code lakecdc.mainClass}, a configuration it cannot write) is
@@ -76,13 +80,13 @@ public final class FlinkLocalLauncher {
     try {
       Path dir = Files.createTempDirectory("lakecdc-flink-conf");
       Path empty = Files.createDirectories(dir.resolve("empty-class-path"));
-      Files.writeString(
-          dir.resolve("flink-conf.yaml"),
-          "# Written by lakecdc's FlinkLocalLauncher for mvn exec:java (see its Javadoc).\n"
-              + "pipeline.classpaths: "
-              + empty.toUri()
-              + "\n",
-          StandardCharsets.UTF_8);
+      Map<String, String> conf = new LinkedHashMap<>();
+      conf.put("pipeline.classpaths", empty.toUri().toString());
+      // What the job's command line gives a local Flink run (RunnerSettings), which it leaves out
+      // once a --flinkConfDir is given.
+      conf.putAll(RunnerSettings.flinkSettings(args));
+      RunnerSettings.writeFlinkConf(
+          dir, "lakecdc's FlinkLocalLauncher for mvn exec:java (see its Javadoc)", conf);
       dir.toFile().deleteOnExit();
       List<String> withConf = new ArrayList<>(Arrays.asList(args));
       withConf.add("--flinkConfDir=" + dir);

@@ -2,6 +2,7 @@ package org.lakecdc.pipelines.runners;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -23,6 +24,24 @@ class FlinkLocalLauncherTest {
     String conf = Files.readString(dir.resolve("flink-conf.yaml"));
     assertTrue(conf.contains("pipeline.classpaths: file:"), conf);
     assertTrue(Files.isDirectory(dir.resolve("empty-class-path")));
+  }
+
+  @Test
+  void aLocalRunsConfigurationAlsoSizesManagedMemory() throws Exception {
+    String[] args =
+        FlinkLocalLauncher.withFlinkConfDir(
+            new String[] {"--runner=FlinkRunner", "--flinkMaster=[local]"});
+    Path dir = Path.of(args[2].substring("--flinkConfDir=".length()));
+    String conf = Files.readString(dir.resolve("flink-conf.yaml"));
+    assertTrue(conf.contains("pipeline.classpaths: file:"), conf);
+    assertTrue(conf.matches("(?s).*\\ntaskmanager\\.memory\\.managed\\.size: [0-9]+b\\n.*"), conf);
+    String auto =
+        Files.readString(
+            Path.of(
+                    FlinkLocalLauncher.withFlinkConfDir(new String[] {"--runner=FlinkRunner"})[1]
+                        .substring("--flinkConfDir=".length()))
+                .resolve("flink-conf.yaml"));
+    assertFalse(auto.contains("taskmanager.memory.managed.size"), auto);
   }
 
   @Test

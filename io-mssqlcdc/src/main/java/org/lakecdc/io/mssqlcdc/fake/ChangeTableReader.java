@@ -326,6 +326,8 @@ final class ChangeTableReader extends LookAheadIterator<ChangeRow> {
     String field;
     while ((field = p.nextFieldName()) != null) {
       JsonToken token = p.nextToken();
+      // An integer's digits read once, here: one copy of the read in the compiled parse.
+      long small = token == JsonToken.VALUE_NUMBER_INT ? shortInteger(p) : NOT_SHORT;
       switch (field) {
         case FakeFormat.START_LSN:
           if (start != null || token != JsonToken.VALUE_STRING) {
@@ -347,10 +349,10 @@ final class ChangeTableReader extends LookAheadIterator<ChangeRow> {
           }
           break;
         case FakeFormat.OPERATION:
-          if (hasOperation || !isInt(p, token)) {
+          if (hasOperation || !isInt(p, token, small)) {
             return false;
           }
-          operation = intValue(p);
+          operation = intValue(p, small);
           hasOperation = true;
           break;
         case FakeFormat.COMMAND_ID:
@@ -358,8 +360,8 @@ final class ChangeTableReader extends LookAheadIterator<ChangeRow> {
             return false;
           }
           hasCommandId = true;
-          if (isInt(p, token)) {
-            commandId = intValue(p);
+          if (isInt(p, token, small)) {
+            commandId = intValue(p, small);
           } else if (token != JsonToken.VALUE_NULL) {
             return false;
           }
@@ -392,7 +394,6 @@ final class ChangeTableReader extends LookAheadIterator<ChangeRow> {
               raw[slot] = Boolean.FALSE;
               break;
             case VALUE_NUMBER_INT:
-              long small = shortInteger(p);
               if (small != NOT_SHORT) {
                 raw[slot] = small;
                 break;
@@ -411,14 +412,14 @@ final class ChangeTableReader extends LookAheadIterator<ChangeRow> {
     return start != null && seqval != null && hasOperation;
   }
 
-  private static boolean isInt(JsonParser p, JsonToken token) throws IOException {
+  /** Whether the token is a Java {@code int}; {@code small} is its {@link #shortInteger}. */
+  private static boolean isInt(JsonParser p, JsonToken token, long small) throws IOException {
     return token == JsonToken.VALUE_NUMBER_INT
-        && (shortInteger(p) != NOT_SHORT || p.getNumberType() == JsonParser.NumberType.INT);
+        && (small != NOT_SHORT || p.getNumberType() == JsonParser.NumberType.INT);
   }
 
   /** The value of an integer token that {@link #isInt} accepted. */
-  private static int intValue(JsonParser p) throws IOException {
-    long small = shortInteger(p);
+  private static int intValue(JsonParser p, long small) throws IOException {
     return small != NOT_SHORT ? (int) small : p.getIntValue();
   }
 

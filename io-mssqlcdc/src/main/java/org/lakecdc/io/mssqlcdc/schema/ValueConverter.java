@@ -271,6 +271,12 @@ public final class ValueConverter {
    * has at most {@code maxIntegerDigits} digits before the decimal point. Checks the digits before
    * calling {@code setScale}, so text such as {@code 1e999999999} fails at once instead of
    * expanding to a billion digits.
+   *
+   * <p>A value whose scale is at most {@code scale} (a decimal column's own values, text of the
+   * column's scale) is widened as it is: its digits before the decimal point, {@code precision -
+   * scale}, are the same with or without its trailing zeros, so it needs no {@code
+   * stripTrailingZeros} (which divides by ten once per zero, and whose branch on a first value
+   * ending in zero threw away the row path's compiled code).
    */
   private static BigDecimal exactDigits(
       Object value, OutputType target, String column, int scale, int maxIntegerDigits) {
@@ -278,7 +284,7 @@ public final class ValueConverter {
     if (d.signum() == 0) {
       return BigDecimal.ZERO.setScale(scale);
     }
-    BigDecimal stripped = d.stripTrailingZeros();
+    BigDecimal stripped = d.scale() <= scale ? d : d.stripTrailingZeros();
     if (stripped.scale() > scale) {
       throw new IllegalArgumentException(
           prefix(column)

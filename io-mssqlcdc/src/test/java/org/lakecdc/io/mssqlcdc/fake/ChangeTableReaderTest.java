@@ -182,7 +182,7 @@ class ChangeTableReaderTest {
     List<Lsn> l = new ArrayList<>();
     history(l);
     // Seven digits, nine digits (and a command id of nine), ten digits with a sign (still an int:
-    // Jackson reads it), then a negative one-digit value.
+    // Jackson reads it; and a command id of ten), then a negative one-digit value.
     editLine(0, line -> line.replace("\"order_id\":1,", "\"order_id\":1234567,"));
     editLine(
         1,
@@ -190,12 +190,17 @@ class ChangeTableReaderTest {
             line.replace("\"order_id\":2,", "\"order_id\":123456789,")
                 .replaceFirst("\"__\\$command_id\":\\d+", "\"__\\$command_id\":987654321"));
     editLine(2, line -> line.replace("\"order_id\":1,", "\"order_id\":-2147483648,"));
-    editLine(3, line -> line.replace("\"order_id\":1,", "\"order_id\":-7,"));
+    editLine(
+        3,
+        line ->
+            line.replace("\"order_id\":1,", "\"order_id\":-7,")
+                .replaceFirst("\"__\\$command_id\":\\d+", "\"__\\$command_id\":2147483647"));
     List<ChangeRow> rows = read(Lsn.ZERO, l.get(2));
     assertEquals(
         Arrays.asList(1234567, 123456789, -2147483648, -7, 2),
         rows.stream().map(r -> r.values().get(0)).toList());
     assertEquals(987654321, rows.get(1).commandId());
+    assertEquals(2147483647, rows.get(3).commandId());
     // Ten digits beyond an int: the column's own refusal, naming the line.
     editLine(4, line -> line.replace("\"order_id\":2,", "\"order_id\":2147483648,"));
     CdcException e = assertThrows(CdcException.class, () -> read(Lsn.ZERO, l.get(2)));

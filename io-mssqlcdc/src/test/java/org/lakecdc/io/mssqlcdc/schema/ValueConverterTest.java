@@ -143,6 +143,23 @@ class ValueConverterTest {
   }
 
   @Test
+  void decimalsOfAtMostTheTargetScaleKeepTheirTrailingZerosAndTheirLimits() {
+    assertEquals(new BigDecimal("120.50"), cast("120.50", "DECIMAL(5,2)"));
+    assertEquals(new BigDecimal("-120.50"), cast(new BigDecimal("-120.5"), "DECIMAL(5,2)"));
+    assertEquals(new BigDecimal("100.00"), cast(new BigDecimal("1E+2"), "DECIMAL(5,2)"));
+    assertEquals(new BigDecimal("100.00"), cast("100.0", "DECIMAL(5,2)"));
+    assertEquals(100L, cast(new BigDecimal("1E+2"), "BIGINT"));
+    assertEquals(
+        "Cannot convert column 'c': value '1000.0' does not fit DECIMAL(5,2): more than 3 digits"
+            + " before the decimal point",
+        error("1000.0", "DECIMAL(5,2)"));
+    assertEquals(
+        "Cannot convert column 'c': value 1000 does not fit DECIMAL(5,2): more than 3 digits"
+            + " before the decimal point",
+        error(new BigDecimal("1.0E+3"), "DECIMAL(5,2)"));
+  }
+
+  @Test
   void decimalsAreSetExactlyToTheTargetScale() {
     assertEquals(new BigDecimal("12.30"), cast(new BigDecimal("12.3"), "DECIMAL(18,2)"));
     assertEquals(new BigDecimal("12.30"), cast(new BigDecimal("12.3000"), "DECIMAL(18,2)"));

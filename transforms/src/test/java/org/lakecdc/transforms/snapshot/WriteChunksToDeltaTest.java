@@ -585,7 +585,7 @@ class WriteChunksToDeltaTest {
     orders();
     ChunkedSnapshotSpec spec = open(2);
     Instant time = commitTime(s);
-    List<KV<String, ChunkRead<SnapshotFiles>>> reads = new ArrayList<>();
+    List<KV<String, ChunkRead<WriteChunksToDelta.ReadChunk>>> reads = new ArrayList<>();
     for (int c = 0; c < 3; c++) {
       reads.add(
           KV.of(
@@ -600,10 +600,12 @@ class WriteChunksToDeltaTest {
                   T0.plusSeconds(100),
                   0.5,
                   0,
-                  SnapshotFiles.NONE)));
+                  new WriteChunksToDelta.ReadChunk(SnapshotFiles.NONE, null))));
     }
-    TestStream<KV<String, ChunkRead<SnapshotFiles>>> arrivals =
-        TestStream.create(KvCoder.of(StringUtf8Coder.of(), ChunkRead.coder(SnapshotFiles.coder())))
+    TestStream<KV<String, ChunkRead<WriteChunksToDelta.ReadChunk>>> arrivals =
+        TestStream.create(
+                KvCoder.of(
+                    StringUtf8Coder.of(), ChunkRead.coder(WriteChunksToDelta.ReadChunk.coder())))
             .addElements(reads.get(2))
             .addElements(reads.get(0))
             .addElements(reads.get(1))
@@ -615,7 +617,8 @@ class WriteChunksToDeltaTest {
         p.apply(arrivals)
             .apply(
                 ParDo.of(
-                    new WriteChunksToDelta.CommitInOrder(spec, HadoopConf.empty(), null, true)));
+                    new WriteChunksToDelta.CommitInOrder(
+                        spec, HadoopConf.empty(), null, true, 0, "arrivals")));
     PAssert.that(out)
         .satisfies(
             chunks -> {

@@ -716,8 +716,6 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
               .withMaxBackoff(Duration.standardSeconds(1))
               .withMaxCumulativeBackoff(wait)
               .backoff();
-      Set<Integer> handedOver =
-          HANDED_OVER.computeIfAbsent(run, r -> ConcurrentHashMap.newKeySet());
       while (true) {
         c.stopIfCrashed(chunk);
         long recorded = c.lastRecorded();
@@ -731,6 +729,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
         if (recorded == chunk - 1) {
           return true;
         }
+        Set<Integer> handedOver = HANDED_OVER.getOrDefault(run, Set.of());
         boolean blocked = false;
         for (long before = recorded + 1; before < chunk && !blocked; before++) {
           blocked = handedOver.contains((int) before);
@@ -747,7 +746,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
           }
         }
         if (!more) {
-          handedOver.add(chunk);
+          HANDED_OVER.computeIfAbsent(run, r -> ConcurrentHashMap.newKeySet()).add(chunk);
           LOG.info(
               "Chunk {} of snapshot {}: chunk {} is not committed {}: the ordered committer"
                   + " commits it",

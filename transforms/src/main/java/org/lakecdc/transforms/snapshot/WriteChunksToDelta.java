@@ -34,9 +34,7 @@ import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.WithKeys;
 import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.apache.beam.sdk.util.BackOff;
-import org.apache.beam.sdk.util.BackOffUtils;
 import org.apache.beam.sdk.util.FluentBackoff;
-import org.apache.beam.sdk.util.Sleeper;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
@@ -55,6 +53,7 @@ import org.lakecdc.transforms.bronze.CrashPoint;
 import org.lakecdc.transforms.delta.CommitResult;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.HadoopConf;
+import org.lakecdc.transforms.delta.KernelRetries;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.ChunkFact;
 import org.slf4j.Logger;
@@ -734,18 +733,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
         for (long before = recorded + 1; before < chunk && !blocked; before++) {
           blocked = handedOver.contains((int) before);
         }
-        boolean more = !blocked;
-        if (more) {
-          try {
-            more = BackOffUtils.next(Sleeper.DEFAULT, backOff);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            more = false;
-          } catch (IOException e) {
-            more = false;
-          }
-        }
-        if (!more) {
+        if (blocked || !KernelRetries.pause(backOff)) {
           HANDED_OVER.computeIfAbsent(run, r -> ConcurrentHashMap.newKeySet()).add(chunk);
           LOG.info(
               "Chunk {} of snapshot {}: chunk {} is not committed {}: the ordered committer"

@@ -712,7 +712,9 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
       BackOff backOff =
           FluentBackoff.DEFAULT
               .withInitialBackoff(Duration.millis(20))
-              .withMaxBackoff(Duration.standardSeconds(1))
+              // A poll is one listing of the facts log's next version: cheap, so at most 0.2 s
+              // between them, and the commit follows its predecessor's within that.
+              .withMaxBackoff(Duration.millis(200))
               .withMaxCumulativeBackoff(wait)
               .backoff();
       while (true) {

@@ -44,18 +44,11 @@ class ChunkCommitsAsReadTest {
     assumeTrue(Runners.available(runner), Runners.missing(runner));
     JobFixture f = ChunkedSnapshotJobTest.orders(dir, 8);
     // Chunks [0,2) [2,4) [4,6) [6,end): the last one's read starts from key 6.
-    HeldRead last =
-        new HeldRead(f.db.clientFactory(), "[6]", () -> chunkZeroCommitted(f), 2, TimeUnit.MINUTES);
-    JobConfig config =
-        JobConfig.builder(last, JobFixture.CI, f.bronze, f.facts, f.control)
-            .appId(APP)
-            .maxCommitsPerBatch(4)
-            .snapshot(new SnapshotSettings(SnapshotSettings.Mode.CHUNKED, 2, 4, true, 0))
-            .build();
+    HeldRead last = untilChunkZeroCommitted(f, "[6]");
     PipelineOptions options =
         runner.equals(Runners.DIRECT) ? JobFixture.direct() : Runners.options(runner);
 
-    f.run(config, options, () -> {});
+    f.run(config(f, last, 4), options, () -> {});
 
     assertEquals(Boolean.TRUE, last.sawCondition(), "chunk 0 committed during the last read");
     assertEquals(
@@ -74,22 +67,30 @@ class ChunkCommitsAsReadTest {
   @Test
   void withOneChunkAWaveChunkZeroIsCommittedBeforeChunkTwosReadStarts() {
     JobFixture f = ChunkedSnapshotJobTest.orders(dir, 8);
-    HeldRead third =
-        new HeldRead(f.db.clientFactory(), "[4]", () -> chunkZeroCommitted(f), 2, TimeUnit.MINUTES);
-    JobConfig config =
-        JobConfig.builder(third, JobFixture.CI, f.bronze, f.facts, f.control)
-            .appId(APP)
-            .maxCommitsPerBatch(4)
-            .snapshot(new SnapshotSettings(SnapshotSettings.Mode.CHUNKED, 2, 1, true, 0))
-            .build();
+    HeldRead third = untilChunkZeroCommitted(f, "[4]");
 
-    f.run(config, JobFixture.direct(), () -> {});
+    f.run(config(f, third, 1), JobFixture.direct(), () -> {});
 
     assertEquals(Boolean.TRUE, third.sawCondition(), "chunk 0 committed when chunk 2's read began");
     assertEquals(
         List.of("0,0,null,2,false", "1,1,2,4,false", "2,2,4,6,false", "3,3,6,8,true"),
         ChunkedSnapshotJobTest.chunkFacts(f));
     assertEquals(List.of(0L, 1L, 2L, 3L), bronzeChunkCommits(f));
+  }
+
+  /** The job on {@code source}: a chunked bootstrap of 2 rows a chunk, to the end. */
+  private static JobConfig config(JobFixture f, CdcClientFactory source, int chunksPerWave) {
+    return JobConfig.builder(source, JobFixture.CI, f.bronze, f.facts, f.control)
+        .appId(APP)
+        .maxCommitsPerBatch(4)
+        .snapshot(new SnapshotSettings(SnapshotSettings.Mode.CHUNKED, 2, chunksPerWave, true, 0))
+        .build();
+  }
+
+  /** The read from {@code lower} held until chunk 0 is committed, two minutes at most. */
+  private static HeldRead untilChunkZeroCommitted(JobFixture f, String lower) {
+    return new HeldRead(
+        f.db.clientFactory(), lower, () -> chunkZeroCommitted(f), 2, TimeUnit.MINUTES);
   }
 
   /** Whether chunk 0's bronze commit and its facts row are in the tables' logs now. */

@@ -836,7 +836,9 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
       }
       if (arrived.chunk() > next) {
         LOG.info(
-            "Chunk {} of snapshot {} waits for chunk {} to commit first",
+            arrived.result().committed() != null
+                ? "Chunk {} of snapshot {} (committed by its reader) is counted after chunk {}"
+                : "Chunk {} of snapshot {} waits for chunk {} to commit first",
             arrived.chunk(),
             spec.s(),
             next);

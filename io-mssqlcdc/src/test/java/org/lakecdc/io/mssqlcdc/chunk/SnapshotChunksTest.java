@@ -88,6 +88,15 @@ class SnapshotChunksTest {
     }
   }
 
+  /** The read of chunks [null, 3) and [3, null) of dbo.orders at {@code s}. */
+  private static MssqlCdcIO.SnapshotChunks twoChunks(FakeSqlServer db, Lsn s) {
+    return MssqlCdcIO.snapshotChunks()
+        .withSourceConfiguration(
+            SourceConfiguration.create("dbo_orders").withClientFactory(db.clientFactory()))
+        .withSnapshotLsn(s)
+        .withChunks(List.of(new Chunk(0, null, List.of(3)), new Chunk(1, List.of(3), null)));
+  }
+
   private static Pipeline pipeline() {
     return Pipeline.create(PipelineOptionsFactory.create());
   }
@@ -116,14 +125,7 @@ class SnapshotChunksTest {
     FakeSqlServer db = orders(5);
     Lsn s = s(db);
     Pipeline p = pipeline();
-    PCollection<ChunkRead<List<String>>> reads =
-        p.apply(
-            MssqlCdcIO.snapshotChunks()
-                .withSourceConfiguration(
-                    SourceConfiguration.create("dbo_orders").withClientFactory(db.clientFactory()))
-                .withSnapshotLsn(s)
-                .withChunks(List.of(new Chunk(0, null, List.of(3)), new Chunk(1, List.of(3), null)))
-                .writeTo(new Ids()));
+    PCollection<ChunkRead<List<String>>> reads = p.apply(twoChunks(db, s).writeTo(new Ids()));
     PAssert.that(reads)
         .satisfies(
             all -> {
@@ -205,13 +207,7 @@ class SnapshotChunksTest {
     THREADS.clear();
     Pipeline p = pipeline();
     PCollection<ChunkRead<String>> reads =
-        p.apply(
-            MssqlCdcIO.snapshotChunks()
-                .withSourceConfiguration(
-                    SourceConfiguration.create("dbo_orders").withClientFactory(db.clientFactory()))
-                .withSnapshotLsn(s)
-                .withChunks(List.of(new Chunk(0, null, List.of(3)), new Chunk(1, List.of(3), null)))
-                .writeTo(new ThreadIds(), new Described()));
+        p.apply(twoChunks(db, s).writeTo(new ThreadIds(), new Described()));
     PAssert.that(reads)
         .satisfies(
             all -> {

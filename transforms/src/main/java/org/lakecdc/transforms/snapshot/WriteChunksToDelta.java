@@ -250,8 +250,11 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
    * #repair}.
    */
   static final class Committer {
-    /** The runs (in this JVM) a simulated crash stopped: their committers commit nothing more. */
-    private static final Set<String> CRASHED_RUNS = ConcurrentHashMap.newKeySet();
+    /**
+     * The runs (in this JVM) a simulated crash stopped, and the crash: their committers commit
+     * nothing more.
+     */
+    private static final Map<String, RuntimeException> CRASHED_RUNS = new ConcurrentHashMap<>();
 
     private final ChunkedSnapshotSpec spec;
     private final DeltaTables tables;
@@ -297,10 +300,14 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
     private void crashIf(CrashPoint point, int chunk) {
       if (crash != null && !crashed && crash.stops(CrashPlan.Scope.CHUNK, point, chunk)) {
         crashed = true;
-        if (run != null) {
-          CRASHED_RUNS.add(run);
+        try {
+          crash.raise(point, chunk);
+        } catch (RuntimeException e) {
+          if (run != null) {
+            CRASHED_RUNS.put(run, e);
+          }
+          throw e;
         }
-        crash.raise(point, chunk);
       }
     }
 
@@ -308,10 +315,11 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
      * Crash tests: after a simulated crash in one thread of a run, the run's other committers (the
      * other chunks' readers) stop too, as a crashed JVM's would.
      *
-     * @throws IllegalStateException when a simulated crash stopped this run
+     * @throws IllegalStateException when a simulated crash stopped this run (caused by that crash)
      */
     void stopIfCrashed(int chunk) {
-      if (crash != null && run != null && CRASHED_RUNS.contains(run)) {
+      RuntimeException stopped = run == null ? null : CRASHED_RUNS.get(run);
+      if (crash != null && stopped != null) {
         throw new IllegalStateException(
             "Chunk "
                 + chunk
@@ -319,7 +327,8 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
                 + spec.s()
                 + " is not committed: a simulated crash ("
                 + crash
-                + ") stopped this run");
+                + ") stopped this run",
+            stopped);
       }
     }
 
@@ -747,6 +756,11 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
           return false;
         }
       }
+    }
+
+    /** Tests: whether a run in this JVM handed chunk {@code chunk} to the ordered committer. */
+    static boolean handedOver(int chunk) {
+      return HANDED_OVER.values().stream().anyMatch(chunks -> chunks.contains(chunk));
     }
 
     @Override

@@ -27,6 +27,7 @@ import org.apache.beam.sdk.values.Row;
 import org.apache.beam.sdk.values.TupleTag;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
+import org.lakecdc.io.mssqlcdc.chunk.AfterChunkRead;
 import org.lakecdc.io.mssqlcdc.chunk.Chunk;
 import org.lakecdc.io.mssqlcdc.chunk.ChunkRead;
 import org.lakecdc.io.mssqlcdc.chunk.ChunkSpec;
@@ -750,11 +751,30 @@ public final class MssqlCdcIO {
      */
     public <R> PTransform<PBegin, PCollection<ChunkRead<R>>> writeTo(RowSink<R> sink) {
       checkArgumentNotNull(sink, "writeTo() needs a sink, not null");
+      return writeTo(sink, AfterChunkRead.none(sink.resultCoder()));
+    }
+
+    /**
+     * As {@link #writeTo(RowSink)}, and {@code after} runs on each chunk in the reading stage right
+     * after its rows are written (on the thread that read it, before the chunk leaves the stage):
+     * one {@link ChunkRead} per chunk carrying {@code after}'s result, coded with {@link
+     * ChunkRead#coder} over {@link AfterChunkRead#resultCoder()}. For a step that must happen per
+     * chunk as soon as it is read (a chunk's commit), whatever the runner makes of the steps after
+     * the read.
+     *
+     * @param <R> what the sink returns per chunk
+     * @param <O> what {@code after} returns per chunk
+     * @throws IllegalArgumentException when {@code sink} or {@code after} is null
+     */
+    public <R, O> PTransform<PBegin, PCollection<ChunkRead<O>>> writeTo(
+        RowSink<R> sink, AfterChunkRead<R, O> after) {
+      checkArgumentNotNull(sink, "writeTo() needs a sink, not null");
+      checkArgumentNotNull(after, "writeTo() needs what to do after each read, not null");
       return new Expansion<>(
           "MssqlCdcIO.WriteChunks",
           this::populateDisplayData,
           sink,
-          input -> resolve().expandWrites(input, sink));
+          input -> resolve().expandWrites(input, sink, after));
     }
 
     ChunkSpec resolve() {

@@ -181,6 +181,23 @@ public final class KernelRetries {
   private static final ThreadLocal<int[]> RETRYING = ThreadLocal.withInitial(() -> new int[1]);
 
   /**
+   * Sleeps {@code backOff}'s next interval on this thread.
+   *
+   * @return false, without sleeping, when the back-off is spent; false when the sleep is
+   *     interrupted (the thread's interrupt flag set again); true after the sleep
+   */
+  public static boolean pause(BackOff backOff) {
+    try {
+      return BackOffUtils.next(Sleeper.DEFAULT, backOff);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /**
    * The backoff of one step's retries: {@link #pauseOrThrow} logs the failure and waits before the
    * next attempt, or rethrows it when the retries are spent. Retries do not nest: while one is open
    * on a thread, {@link #call} on that thread runs its step once and leaves a failure to this one's
@@ -218,16 +235,7 @@ public final class KernelRetries {
      */
     public void pauseOrThrow(RuntimeException failure) {
       failures++;
-      boolean more;
-      try {
-        more = BackOffUtils.next(Sleeper.DEFAULT, backOff);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        more = false;
-      } catch (IOException e) {
-        more = false;
-      }
-      if (!more) {
+      if (!pause(backOff)) {
         LOG.warn(
             "Delta table {}: {} failed {} times; giving up: {}", path, what, failures, failure);
         throw failure;

@@ -3,6 +3,9 @@ package org.lakecdc.transforms.snapshot;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -11,7 +14,13 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.beam.sdk.coders.AtomicCoder;
+import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.NullableCoder;
 import org.apache.beam.sdk.coders.SerializableCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarIntCoder;
@@ -24,12 +33,17 @@ import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.WithKeys;
 import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.apache.beam.sdk.util.BackOff;
+import org.apache.beam.sdk.util.FluentBackoff;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
 import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Duration;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
 import org.lakecdc.io.mssqlcdc.SourceConfiguration;
+import org.lakecdc.io.mssqlcdc.chunk.AfterChunkRead;
+import org.lakecdc.io.mssqlcdc.chunk.Chunk;
 import org.lakecdc.io.mssqlcdc.chunk.ChunkBounds;
 import org.lakecdc.io.mssqlcdc.chunk.ChunkRead;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
@@ -39,6 +53,7 @@ import org.lakecdc.transforms.bronze.CrashPoint;
 import org.lakecdc.transforms.delta.CommitResult;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.HadoopConf;
+import org.lakecdc.transforms.delta.KernelRetries;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.ChunkFact;
 import org.slf4j.Logger;
@@ -51,8 +66,9 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  * chunks ── each read on a worker and written to bronze data files there (_snapshot = S,
- *   _chunk = index) ── (chunk read, files) ── key by app id ── commit each chunk once it is the
- *   next in index order (stateful, one key per snapshot)
+ *   _chunk = index), then committed there when chunk c - 1 is recorded (waiting a bounded time)
+ *   ── (chunk read, files or its commit) ── key by app id ── in index order (stateful, one key
+ *   per snapshot): commit the chunks the readers handed over, wave lines, completion row
  * </pre>
  *
  * <p>Per chunk c, in order: one bronze commit (no data file for an empty chunk) with transaction id
@@ -68,15 +84,28 @@ import org.slf4j.LoggerFactory;
  * (position, batch stats), so it and the stream's batch commits rebase on each other (Delta's
  * blind-append rule) and never conflict: chunks commit beside a running stream.
  *
+ * <h2>Who commits a chunk</h2>
+ *
+ * The reader of chunk c commits it right after writing its files, on the same worker thread ({@link
+ * CommitAfterRead}), once the facts table records chunk c - 1's row (chunk 0: at once). So on every
+ * runner (Direct, Spark and Flink, bounded or streaming) a chunk is committed as soon as it and
+ * every chunk before it are read, not when the runner hands the reads' outputs on (Spark's and
+ * Flink's batch modes run a stateful step only after the whole reading stage). It waits for chunk c
+ * - 1 at most as long as its own read took, 10 s to 60 s, then hands its files to the ordered
+ * committer downstream, the backstop, which commits the chunks handed to it in index order with the
+ * same code ({@link Committer#write}). Chunk c waits for c - 1's facts row, not only its bronze
+ * commit, so that at most one chunk lacks its facts row whatever crashes.
+ *
  * <h2>Order and replays</h2>
  *
- * The committer expects first the chunk after the last one the facts table records ({@link
- * ChunkedSnapshotFacts.State#nextChunk()}, read on first use) and keeps chunks that arrive early in
- * its state (descriptions only: file actions and counts, never rows). A chunk at or below the
- * chunks already committed is a replay: bronze's transaction id skips its append (its new files
- * stay unreferenced; {@code VACUUM} removes them), its facts row is written from bronze's domain
- * when it is missing, and nothing is appended twice. So after a crash at most the last
- * bronze-committed chunk lacks its facts row, which the rerun (or {@link #repair}) writes.
+ * The committer takes the chunks in index order from the read's first chunk (or the first the facts
+ * table does not record, when lower) and keeps chunks that arrive early in its state (descriptions
+ * only: file actions and counts, never rows); it logs the wave lines and writes the completion row,
+ * so these still come in order after the chunks' commits. A chunk at or below the chunks already
+ * committed is a replay: bronze's transaction id skips its append (its new files stay unreferenced;
+ * {@code VACUUM} removes them), its facts row is written from bronze's domain when it is missing,
+ * and nothing is appended twice. So after a crash at most the last bronze-committed chunk lacks its
+ * facts row, which the rerun (or {@link #repair}) writes.
  *
  * <p>No window, trigger or {@code GroupByKey} decides when a chunk commits: a stateful {@code DoFn}
  * in the global window, in a bounded pipeline or in a streaming one beside the change stream.
@@ -131,7 +160,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
               + spec.captureInstance());
     }
     int planned = spec.plan().chunkCount();
-    for (org.lakecdc.io.mssqlcdc.chunk.Chunk chunk : read.getChunks()) {
+    for (Chunk chunk : read.getChunks()) {
       if (chunk.index() >= planned) {
         throw new IllegalArgumentException(
             "Chunk "
@@ -175,13 +204,17 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
     SnapshotFileSink sink =
         SnapshotFileSink.forChunks(
             spec.bronzePath(), spec.s().toString(), hadoopConf.entries(), null);
+    int first = read.getChunks().stream().mapToInt(Chunk::index).min().orElse(0);
+    String run = UUID.randomUUID().toString();
     return input
-        .apply("Read and write chunks", read.writeTo(sink))
+        .apply(
+            "Read, write and commit chunks",
+            read.writeTo(sink, new CommitAfterRead(spec, hadoopConf, crash, run)))
         .apply("Key by app id", WithKeys.of(spec.appId()))
-        .setCoder(KvCoder.of(StringUtf8Coder.of(), ChunkRead.coder(SnapshotFiles.coder())))
+        .setCoder(KvCoder.of(StringUtf8Coder.of(), ChunkRead.coder(ReadChunk.coder())))
         .apply(
             "Commit chunks in order",
-            ParDo.of(new CommitInOrder(spec, hadoopConf, crash, waveLines)))
+            ParDo.of(new CommitInOrder(spec, hadoopConf, crash, waveLines, first, run)))
         .setCoder(SerializableCoder.of(CommittedChunk.class));
   }
 
@@ -208,7 +241,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
    *     committed by other means)
    */
   public static int repair(DeltaTables tables, ChunkedSnapshotSpec spec) {
-    Committer committer = new Committer(spec, tables, null, false);
+    Committer committer = new Committer(spec, tables, null, false, null);
     return committer.repair();
   }
 
@@ -217,6 +250,12 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
    * #repair}.
    */
   static final class Committer {
+    /**
+     * The runs (in this JVM) a simulated crash stopped, and the crash: their committers commit
+     * nothing more.
+     */
+    private static final Map<String, RuntimeException> CRASHED_RUNS = new ConcurrentHashMap<>();
+
     private final ChunkedSnapshotSpec spec;
     private final DeltaTables tables;
     private final @Nullable CrashPlan crash;
@@ -226,12 +265,15 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
     private int runChunks;
     private long runRows;
     private boolean crashed;
+    private final @Nullable String run;
 
     Committer(
         ChunkedSnapshotSpec spec,
         DeltaTables tables,
         @Nullable CrashPlan crash,
-        boolean waveLines) {
+        boolean waveLines,
+        @Nullable String run) {
+      this.run = run;
       this.waveLines = waveLines;
       this.spec = spec;
       this.tables = tables;
@@ -258,7 +300,35 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
     private void crashIf(CrashPoint point, int chunk) {
       if (crash != null && !crashed && crash.stops(CrashPlan.Scope.CHUNK, point, chunk)) {
         crashed = true;
-        crash.raise(point, chunk);
+        try {
+          crash.raise(point, chunk);
+        } catch (RuntimeException e) {
+          if (run != null) {
+            CRASHED_RUNS.put(run, e);
+          }
+          throw e;
+        }
+      }
+    }
+
+    /**
+     * Crash tests: after a simulated crash in one thread of a run, the run's other committers (the
+     * other chunks' readers) stop too, as a crashed JVM's would.
+     *
+     * @throws IllegalStateException when a simulated crash stopped this run (caused by that crash)
+     */
+    void stopIfCrashed(int chunk) {
+      RuntimeException stopped = run == null ? null : CRASHED_RUNS.get(run);
+      if (crash != null && stopped != null) {
+        throw new IllegalStateException(
+            "Chunk "
+                + chunk
+                + " of snapshot "
+                + spec.s()
+                + " is not committed: a simulated crash ("
+                + crash
+                + ") stopped this run",
+            stopped);
       }
     }
 
@@ -311,7 +381,17 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
 
     /** Commits one chunk (the next in order): bronze, facts, and the completion after the last. */
     CommittedChunk commit(ChunkRead<SnapshotFiles> read) {
+      return finish(write(read), read.startedAt());
+    }
+
+    /**
+     * The chunk's commit, made by its reader or by the ordered committer (every chunk before it is
+     * recorded): its bronze commit, then its {@code snapshot_chunk} facts row, with the crash
+     * points between them; the returned chunk is not yet {@link #finish}ed.
+     */
+    CommittedChunk write(ChunkRead<SnapshotFiles> read) {
       int c = read.chunk();
+      stopIfCrashed(c);
       ChunkFact fact = factOf(read);
       crashIf(CrashPoint.AFTER_DATA_FILES, c);
       CommitResult bronze =
@@ -326,6 +406,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
         // Committed before (a rerun after a crash): what bronze holds is the chunk, not this read.
         fact =
             bronzeFact(c)
+                .or(() -> recordedFact(c))
                 .orElseThrow(
                     () ->
                         new IllegalStateException(
@@ -345,12 +426,6 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
             c,
             spec.s(),
             spec.bronzePath());
-      } else {
-        runChunks++;
-        runRows += fact.rows();
-        if (runStarted == null || read.startedAt().isBefore(runStarted)) {
-          runStarted = read.startedAt();
-        }
       }
       crashIf(CrashPoint.AFTER_BRONZE_COMMIT, c);
       writeFacts(fact);
@@ -364,28 +439,6 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
           fact.stamp(),
           spec.bronzePath(),
           skipped ? "unchanged" : bronze.version());
-      boolean completed = false;
-      boolean waveEnd = fact.last() || spec.plan().waveOf(c + 1) != fact.wave();
-      if (waveEnd) {
-        ChunkedSnapshotFacts.State state = state().orElseThrow();
-        if (waveLines) {
-          LOG.info(
-              BackfillProgress.line(
-                  spec.captureInstance(),
-                  fact.wave(),
-                  state.chunksDone(),
-                  spec.plan().chunkCount(),
-                  state.rowsDone(),
-                  runChunks,
-                  runRows,
-                  runStarted == null
-                      ? 0
-                      : (Instant.now().toEpochMilli() - runStarted.toEpochMilli()) / 1e3));
-        }
-        if (fact.last()) {
-          completed = complete(state);
-        }
-      }
       return new CommittedChunk(
           spec.appId(),
           spec.s().toString(),
@@ -395,13 +448,79 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
           fact.stamp().toString(),
           skipped ? -1 : bronze.version(),
           skipped,
-          completed);
+          false);
+    }
+
+    /**
+     * What follows a chunk's commit in index order, in the ordered committer: the run's counts, the
+     * progress line at a wave's end, the completion row after the plan's last chunk.
+     *
+     * @param chunk the chunk as {@link #write} returned it
+     * @param startedAt when its read started
+     * @return the chunk, {@code completed} when its completion row was written now
+     */
+    CommittedChunk finish(CommittedChunk chunk, Instant startedAt) {
+      int c = chunk.chunk();
+      if (!chunk.skipped()) {
+        runChunks++;
+        runRows += chunk.rows();
+        if (runStarted == null || startedAt.isBefore(runStarted)) {
+          runStarted = startedAt;
+        }
+      }
+      boolean last = c == spec.plan().chunkCount() - 1;
+      boolean completed = false;
+      boolean waveEnd = last || spec.plan().waveOf(c + 1) != chunk.wave();
+      if (waveEnd) {
+        ChunkedSnapshotFacts.State state = state().orElseThrow();
+        if (waveLines) {
+          LOG.info(
+              BackfillProgress.line(
+                  spec.captureInstance(),
+                  chunk.wave(),
+                  state.chunksDone(),
+                  spec.plan().chunkCount(),
+                  state.rowsDone(),
+                  runChunks,
+                  runRows,
+                  runStarted == null
+                      ? 0
+                      : (Instant.now().toEpochMilli() - runStarted.toEpochMilli()) / 1e3));
+        }
+        if (last) {
+          completed = complete(state);
+        }
+      }
+      return completed
+          ? new CommittedChunk(
+              chunk.appId(),
+              chunk.snapshot(),
+              c,
+              chunk.wave(),
+              chunk.rows(),
+              chunk.stamp(),
+              chunk.bronzeVersion(),
+              chunk.skipped(),
+              true)
+          : chunk;
+    }
+
+    /** The chunk's facts row as the facts table records it, if it does. */
+    private Optional<ChunkFact> recordedFact(int chunk) {
+      return state().map(s -> s.chunks().get(chunk)).filter(Objects::nonNull);
+    }
+
+    /**
+     * The last chunk whose row the facts table records (its transaction id; rows are written in
+     * index order), or -1: from the table's latest version, one listing while it is unchanged.
+     */
+    long lastRecorded() {
+      return tables.latestTransactionVersion(spec.factsPath(), spec.chunkFactsAppId()).orElse(-1);
     }
 
     /** A chunk below the next expected one: recorded before (its facts row if missing). */
     CommittedChunk replay(ChunkRead<SnapshotFiles> read) {
-      Optional<ChunkFact> recorded =
-          state().map(s -> s.chunks().get(read.chunk())).filter(Objects::nonNull);
+      Optional<ChunkFact> recorded = recordedFact(read.chunk());
       if (recorded.isEmpty()) {
         return commit(read);
       }
@@ -513,19 +632,165 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
   }
 
   /**
-   * The stateful committer (one key per snapshot): commits the next chunk in index order, keeps the
-   * ones that arrive early.
+   * What the reading stage emits per chunk: its files when its reader handed it to the ordered
+   * committer, or its commit when the reader made it (its files are then committed and left out).
+   *
+   * @param files the chunk's data files, uncommitted ({@code committed} null), or none
+   * @param committed the reader's commit of the chunk ({@link Committer#write}), or null
    */
-  static final class CommitInOrder
-      extends DoFn<KV<String, ChunkRead<SnapshotFiles>>, CommittedChunk> {
+  record ReadChunk(SnapshotFiles files, @Nullable CommittedChunk committed) {
+    static Coder<ReadChunk> coder() {
+      return ReadChunkCoder.INSTANCE;
+    }
+  }
+
+  private static final class ReadChunkCoder extends AtomicCoder<ReadChunk> {
+    static final ReadChunkCoder INSTANCE = new ReadChunkCoder();
+    private static final Coder<@Nullable CommittedChunk> COMMITTED =
+        NullableCoder.of(SerializableCoder.of(CommittedChunk.class));
+
+    @Override
+    public void encode(ReadChunk value, OutputStream out) throws IOException {
+      SnapshotFiles.coder().encode(value.files(), out);
+      COMMITTED.encode(value.committed(), out);
+    }
+
+    @Override
+    public ReadChunk decode(InputStream in) throws IOException {
+      SnapshotFiles files = SnapshotFiles.coder().decode(in);
+      return new ReadChunk(files, COMMITTED.decode(in));
+    }
+  }
+
+  /**
+   * The reader's commit: right after chunk c's files are written, on the thread that wrote them,
+   * commits the chunk ({@link Committer#write}) when the facts table records chunk c - 1's row (c =
+   * 0: none before it), waiting for it at most as long as chunk c's own read took, from {@value
+   * #MIN_WAIT_SECONDS} s to {@value #MAX_WAIT_SECONDS} s (Spark and Flink start a stage's tasks in
+   * index order, so chunk c - 1 is being read or done). Otherwise it hands the chunk's files to the
+   * ordered committer: when the wait ran out, when the facts table already records chunk c (a
+   * retried read, a rerun), and at once when a chunk between the recorded ones and c was handed
+   * over in this run in this JVM (its commit waits for the committer, and so do the chunks after
+   * it). A waiting task never holds its slot longer than the bound, so a retried predecessor gets
+   * one.
+   */
+  static final class CommitAfterRead implements AfterChunkRead<SnapshotFiles, ReadChunk> {
+    private static final long serialVersionUID = 1L;
+    static final int MIN_WAIT_SECONDS = 10;
+    static final int MAX_WAIT_SECONDS = 60;
+
+    /** By run: the chunks handed to the committer in this JVM. */
+    private static final Map<String, Set<Integer>> HANDED_OVER = new ConcurrentHashMap<>();
+
+    private final ChunkedSnapshotSpec spec;
+    private final HadoopConf hadoopConf;
+    private final @Nullable CrashPlan crash;
+    private final String run;
+    private transient @Nullable Committer committer;
+
+    CommitAfterRead(
+        ChunkedSnapshotSpec spec, HadoopConf hadoopConf, @Nullable CrashPlan crash, String run) {
+      this.spec = spec;
+      this.hadoopConf = hadoopConf;
+      this.crash = crash;
+      this.run = run;
+    }
+
+    @Override
+    public void setup() {
+      committer = new Committer(spec, hadoopConf.tables(), crash, false, run);
+    }
+
+    @Override
+    public ReadChunk afterRead(ChunkRead<SnapshotFiles> read) {
+      Committer c = committer;
+      if (c == null) {
+        c = new Committer(spec, hadoopConf.tables(), crash, false, run);
+        committer = c;
+      }
+      double wait = Math.min(MAX_WAIT_SECONDS, Math.max(MIN_WAIT_SECONDS, read.readSeconds()));
+      if (!predecessorRecorded(c, read.chunk(), Duration.millis(Math.round(wait * 1000)))) {
+        return new ReadChunk(read.result(), null);
+      }
+      CommittedChunk committed = c.write(read);
+      return new ReadChunk(new SnapshotFiles(read.result().rows(), List.of()), committed);
+    }
+
+    /** Whether chunk c - 1 is recorded and c is not, waiting at most {@code wait} for it. */
+    private boolean predecessorRecorded(Committer c, int chunk, Duration wait) {
+      BackOff backOff =
+          FluentBackoff.DEFAULT
+              .withInitialBackoff(Duration.millis(20))
+              // A poll is one listing of the facts log's next version: cheap, so at most 0.2 s
+              // between them, and the commit follows its predecessor's within that.
+              .withMaxBackoff(Duration.millis(200))
+              .withMaxCumulativeBackoff(wait)
+              .backoff();
+      while (true) {
+        c.stopIfCrashed(chunk);
+        long recorded = c.lastRecorded();
+        if (recorded >= chunk) {
+          LOG.info(
+              "Chunk {} of snapshot {} is recorded already: its read goes to the ordered committer",
+              chunk,
+              spec.s());
+          return false;
+        }
+        if (recorded == chunk - 1) {
+          return true;
+        }
+        Set<Integer> handedOver = HANDED_OVER.getOrDefault(run, Set.of());
+        boolean blocked = false;
+        for (long before = recorded + 1; before < chunk && !blocked; before++) {
+          blocked = handedOver.contains((int) before);
+        }
+        if (blocked || !KernelRetries.pause(backOff)) {
+          HANDED_OVER.computeIfAbsent(run, r -> ConcurrentHashMap.newKeySet()).add(chunk);
+          LOG.info(
+              "Chunk {} of snapshot {}: chunk {} is not committed {}: the ordered committer"
+                  + " commits it",
+              chunk,
+              spec.s(),
+              recorded + 1,
+              blocked ? "(handed to the ordered committer)" : "after " + wait.getMillis() + " ms");
+          return false;
+        }
+      }
+    }
+
+    /** Tests: whether a run in this JVM handed chunk {@code chunk} to the ordered committer. */
+    static boolean handedOver(int chunk) {
+      return HANDED_OVER.values().stream().anyMatch(chunks -> chunks.contains(chunk));
+    }
+
+    @Override
+    public Coder<ReadChunk> resultCoder() {
+      return ReadChunk.coder();
+    }
+
+    @Override
+    public void teardown() {
+      committer = null;
+    }
+  }
+
+  /**
+   * The stateful committer (one key per snapshot): takes each chunk in index order, from the first
+   * chunk of the read (or the first the facts table does not record, when lower), keeps the ones
+   * that arrive early; a chunk its reader committed gets what follows a commit ({@link
+   * Committer#finish}), any other is committed here unless the facts table records it already.
+   */
+  static final class CommitInOrder extends DoFn<KV<String, ChunkRead<ReadChunk>>, CommittedChunk> {
     private final ChunkedSnapshotSpec spec;
     private final HadoopConf hadoopConf;
     private final @Nullable CrashPlan crash;
     private final boolean waveLines;
+    private final int first;
+    private final String run;
 
     @StateId("pending")
-    private final StateSpec<BagState<ChunkRead<SnapshotFiles>>> pendingSpec =
-        StateSpecs.bag(ChunkRead.coder(SnapshotFiles.coder()));
+    private final StateSpec<BagState<ChunkRead<ReadChunk>>> pendingSpec =
+        StateSpecs.bag(ChunkRead.coder(ReadChunk.coder()));
 
     @StateId("next")
     private final StateSpec<ValueState<Integer>> nextSpec = StateSpecs.value(VarIntCoder.of());
@@ -536,40 +801,58 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
         ChunkedSnapshotSpec spec,
         HadoopConf hadoopConf,
         @Nullable CrashPlan crash,
-        boolean waveLines) {
+        boolean waveLines,
+        int first,
+        String run) {
       this.spec = spec;
       this.hadoopConf = hadoopConf;
       this.crash = crash;
       this.waveLines = waveLines;
+      this.first = first;
+      this.run = run;
     }
 
     private Committer committer() {
       Committer c = committer;
       if (c == null) {
-        c = new Committer(spec, hadoopConf.tables(), crash, waveLines);
+        c = new Committer(spec, hadoopConf.tables(), crash, waveLines, run);
         committer = c;
       }
       return c;
     }
 
+    /** The chunk, in index order: finished after its reader's commit, else committed here. */
+    private static CommittedChunk inOrder(Committer c, ChunkRead<ReadChunk> read) {
+      CommittedChunk byReader = read.result().committed();
+      if (byReader != null) {
+        return c.finish(byReader, read.startedAt());
+      }
+      ChunkRead<SnapshotFiles> files = read.withResult(read.result().files());
+      return c.lastRecorded() >= read.chunk() ? c.replay(files) : c.commit(files);
+    }
+
     @ProcessElement
     public void process(
-        @Element KV<String, ChunkRead<SnapshotFiles>> element,
-        @StateId("pending") BagState<ChunkRead<SnapshotFiles>> pendingState,
+        @Element KV<String, ChunkRead<ReadChunk>> element,
+        @StateId("pending") BagState<ChunkRead<ReadChunk>> pendingState,
         @StateId("next") ValueState<Integer> nextState,
         OutputReceiver<CommittedChunk> out) {
       Committer c = committer();
       Integer stored = nextState.read();
-      int next = stored == null ? c.nextChunk() : stored;
-      ChunkRead<SnapshotFiles> arrived = element.getValue();
+      int next = stored == null ? Math.min(first, c.nextChunk()) : stored;
+      ChunkRead<ReadChunk> arrived = element.getValue();
       if (arrived.chunk() < next) {
-        out.output(c.replay(arrived));
+        CommittedChunk byReader = arrived.result().committed();
+        out.output(
+            byReader != null ? byReader : c.replay(arrived.withResult(arrived.result().files())));
         nextState.write(next);
         return;
       }
       if (arrived.chunk() > next) {
         LOG.info(
-            "Chunk {} of snapshot {} waits for chunk {} to commit first",
+            arrived.result().committed() != null
+                ? "Chunk {} of snapshot {} (committed by its reader) is counted after chunk {}"
+                : "Chunk {} of snapshot {} waits for chunk {} to commit first",
             arrived.chunk(),
             spec.s(),
             next);
@@ -577,11 +860,11 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
         nextState.write(next);
         return;
       }
-      List<ChunkRead<SnapshotFiles>> pending = new ArrayList<>();
+      List<ChunkRead<ReadChunk>> pending = new ArrayList<>();
       pendingState.read().forEach(pending::add);
-      ChunkRead<SnapshotFiles> chunk = arrived;
+      ChunkRead<ReadChunk> chunk = arrived;
       while (chunk != null) {
-        out.output(c.commit(chunk));
+        out.output(inOrder(c, chunk));
         next++;
         chunk = null;
         for (int i = 0; i < pending.size(); i++) {
@@ -593,7 +876,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
       }
       nextState.write(next);
       pendingState.clear();
-      for (ChunkRead<SnapshotFiles> rest : pending) {
+      for (ChunkRead<ReadChunk> rest : pending) {
         if (rest.chunk() > next) {
           pendingState.add(rest);
         }

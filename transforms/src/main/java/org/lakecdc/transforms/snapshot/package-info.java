@@ -3,8 +3,10 @@
  *
  * <p>{@link org.lakecdc.transforms.snapshot.WriteSnapshotToDelta} writes a whole snapshot stamped
  * with S in one commit; {@link org.lakecdc.transforms.snapshot.WriteChunksToDelta} writes a chunked
- * snapshot, each chunk's files in the reading stage and one commit per chunk in order, emitting a
- * {@link org.lakecdc.transforms.snapshot.CommittedChunk} per chunk. {@link
+ * snapshot, each chunk's files in the reading stage and one commit per chunk in order, made by the
+ * chunk's reader right after its read once the chunk before it is recorded (the ordered committer
+ * after the reads commits the rest), emitting a {@link
+ * org.lakecdc.transforms.snapshot.CommittedChunk} per chunk. {@link
  * org.lakecdc.transforms.snapshot.SnapshotFileSink} is the {@code RowSink} both write data files
  * through.
  *

@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.beam.sdk.Pipeline;
@@ -43,6 +44,7 @@ import org.lakecdc.io.mssqlcdc.chunk.ChunkRead;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
 import org.lakecdc.io.mssqlcdc.client.Commit;
+import org.lakecdc.io.mssqlcdc.client.TableQuery;
 import org.lakecdc.io.mssqlcdc.fake.ColumnDefinition;
 import org.lakecdc.io.mssqlcdc.fake.FakeSqlServer;
 import org.lakecdc.io.mssqlcdc.lsn.Lsn;
@@ -580,12 +582,76 @@ class WriteChunksToDeltaTest {
     assertEquals(4L, factsRows(FactsTable.EVENT_BOOTSTRAP).get(0).get(FactsTable.ROWS));
   }
 
+  /** A client whose SELECT of chunk 0 (no lower bound) waits until chunk 1 is handed over. */
+  static final class ChunkZeroAfterHandOver implements CdcClientFactory {
+    private static final long serialVersionUID = 1L;
+    private final CdcClientFactory delegate;
+
+    ChunkZeroAfterHandOver(CdcClientFactory delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public CdcClient open() {
+      CdcClient client = delegate.open();
+      return (CdcClient)
+          java.lang.reflect.Proxy.newProxyInstance(
+              CdcClient.class.getClassLoader(),
+              new Class<?>[] {CdcClient.class},
+              (proxy, method, args) -> {
+                if (method.getName().equals("readTable")
+                    && ((TableQuery) args[0]).lowerInclusive().isEmpty()) {
+                  long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+                  while (!WriteChunksToDelta.CommitAfterRead.handedOver(1)
+                      && System.nanoTime() < deadline) {
+                    Thread.sleep(50);
+                  }
+                }
+                try {
+                  return method.invoke(client, args);
+                } catch (java.lang.reflect.InvocationTargetException e) {
+                  throw e.getCause();
+                }
+              });
+    }
+  }
+
+  /**
+   * Chunk 1's reader waits for chunk 0 at most its bound (10 s here), then hands its files to the
+   * ordered committer, and chunk 2's reader hands its over at once (its predecessor was handed
+   * over); chunk 0's reader commits chunk 0, and the committer then commits 1 and 2: each once, in
+   * order, none skipped.
+   */
+  @Test
+  void chunksWhosePredecessorIsNotCommittedInTimeAreCommittedInOrderByTheOrderedCommitter() {
+    orders();
+    ChunkedSnapshotSpec spec = open(2);
+    Pipeline p = pipeline();
+    PCollection<CommittedChunk> out =
+        p.apply(WriteChunksToDelta.of(read(new ChunkZeroAfterHandOver(db.clientFactory())), spec));
+    PAssert.that(out)
+        .satisfies(
+            chunks -> {
+              List<String> got = new ArrayList<>();
+              chunks.forEach(c -> got.add(c.chunk() + ":" + c.skipped() + ":" + c.completed()));
+              got.sort(null);
+              assertEquals(List.of("0:false:false", "1:false:false", "2:false:true"), got);
+              return null;
+            });
+    run(p);
+
+    assertTrue(WriteChunksToDelta.CommitAfterRead.handedOver(1));
+    assertEquals(List.of(0L, 1L, 2L), bronzeChunkCommits());
+    assertEquals(Map.of(0, 2L, 1, 2L, 2, 2L), chunkRows());
+    assertEquals(1, factsRows(FactsTable.EVENT_BOOTSTRAP).size());
+  }
+
   @Test
   void chunksArrivingOutOfOrderInAStreamingPipelineCommitInIndexOrder() {
     orders();
     ChunkedSnapshotSpec spec = open(2);
     Instant time = commitTime(s);
-    List<KV<String, ChunkRead<SnapshotFiles>>> reads = new ArrayList<>();
+    List<KV<String, ChunkRead<WriteChunksToDelta.ReadChunk>>> reads = new ArrayList<>();
     for (int c = 0; c < 3; c++) {
       reads.add(
           KV.of(
@@ -600,10 +666,12 @@ class WriteChunksToDeltaTest {
                   T0.plusSeconds(100),
                   0.5,
                   0,
-                  SnapshotFiles.NONE)));
+                  new WriteChunksToDelta.ReadChunk(SnapshotFiles.NONE, null))));
     }
-    TestStream<KV<String, ChunkRead<SnapshotFiles>>> arrivals =
-        TestStream.create(KvCoder.of(StringUtf8Coder.of(), ChunkRead.coder(SnapshotFiles.coder())))
+    TestStream<KV<String, ChunkRead<WriteChunksToDelta.ReadChunk>>> arrivals =
+        TestStream.create(
+                KvCoder.of(
+                    StringUtf8Coder.of(), ChunkRead.coder(WriteChunksToDelta.ReadChunk.coder())))
             .addElements(reads.get(2))
             .addElements(reads.get(0))
             .addElements(reads.get(1))
@@ -615,7 +683,8 @@ class WriteChunksToDeltaTest {
         p.apply(arrivals)
             .apply(
                 ParDo.of(
-                    new WriteChunksToDelta.CommitInOrder(spec, HadoopConf.empty(), null, true)));
+                    new WriteChunksToDelta.CommitInOrder(
+                        spec, HadoopConf.empty(), null, true, 0, "arrivals")));
     PAssert.that(out)
         .satisfies(
             chunks -> {

@@ -74,6 +74,25 @@ public record ChunkRead<R>(
   }
 
   /**
+   * This read with another result (what the reading stage emits after {@link AfterChunkRead}).
+   *
+   * @param <O> the new result's type
+   */
+  public <O> ChunkRead<O> withResult(O other) {
+    return new ChunkRead<>(
+        chunk,
+        stamp,
+        stampCommitTime,
+        hiRead,
+        highLsn,
+        highCommitTime,
+        startedAt,
+        readSeconds,
+        rows,
+        other);
+  }
+
+  /**
    * The coder of chunk reads whose results {@code resultCoder} encodes: the fields in order, LSNs
    * and times as text, {@code hiRead} as {@link KeyBoundCoder} encodes a key bound (so each value
    * decodes to its Java type). Not Java serialization, so reads can live in runner state.

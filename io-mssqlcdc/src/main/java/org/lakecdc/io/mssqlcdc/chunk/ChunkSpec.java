@@ -96,21 +96,24 @@ public record ChunkSpec(
   }
 
   /**
-   * Each chunk read and its rows written through {@code sink} in the reading stage: one {@link
-   * ChunkRead} per chunk, in no particular order, coded with {@link ChunkRead#coder} over the
-   * sink's {@link RowSink#resultCoder()}.
+   * Each chunk read, its rows written through {@code sink} and then {@code after} run on it, in the
+   * reading stage: one {@link ChunkRead} per chunk, in no particular order, carrying {@code
+   * after}'s result, coded with {@link ChunkRead#coder} over {@link AfterChunkRead#resultCoder()}.
    *
    * @param input the pipeline's start
    * @param sink writes one chunk's rows
+   * @param after runs on each chunk after its write ({@link AfterChunkRead#none}: nothing)
    * @param <R> what the sink returns per chunk
+   * @param <O> what {@code after} returns per chunk
    * @return the chunk reads
    */
-  public <R> PCollection<ChunkRead<R>> expandWrites(PBegin input, RowSink<R> sink) {
+  public <R, O> PCollection<ChunkRead<O>> expandWrites(
+      PBegin input, RowSink<R> sink, AfterChunkRead<R, O> after) {
     return input
         .apply(
             "Chunks of " + source.captureInstance().toLowerCase(Locale.ROOT),
             Read.from(new ChunkSource(chunks)))
-        .apply("Read and write chunks", ParDo.of(new ReadChunkFn<>(this, sink)))
-        .setCoder(ChunkRead.coder(sink.resultCoder()));
+        .apply("Read and write chunks", ParDo.of(new ReadChunkFn<>(this, sink, after)))
+        .setCoder(ChunkRead.coder(after.resultCoder()));
   }
 }

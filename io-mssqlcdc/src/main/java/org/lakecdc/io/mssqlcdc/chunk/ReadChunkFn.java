@@ -39,9 +39,11 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code max_lsn} read after the read ({@code high_lsn}).
  * </ol>
  *
- * Emits one {@link ChunkRead} per chunk, timestamped with the commit time of L. Counters {@code
- * mssqlcdc/snapshot_rows} (rows read) and {@code mssqlcdc/snapshot_chunks_read}; distribution
- * {@code mssqlcdc/snapshot_chunk_read_ms}. One client per DoFn instance ({@link WorkerClient}).
+ * <p>Then {@link AfterChunkRead#afterRead} runs on the chunk, on the same thread, and the stage
+ * emits one {@link ChunkRead} per chunk carrying its result, timestamped with the commit time of L.
+ * Counters {@code mssqlcdc/snapshot_rows} (rows read) and {@code mssqlcdc/snapshot_chunks_read};
+ * distribution {@code mssqlcdc/snapshot_chunk_read_ms}. One client per DoFn instance ({@link
+ * WorkerClient}).
  *
  * <p>Each chunk read logs one INFO line naming the thread that read it, when it started and ended
  * (UTC) and the CPU time that thread spent on it (reading, and the sink's writing, which runs on
@@ -51,13 +53,15 @@ import org.slf4j.LoggerFactory;
  * whether a wave's reads overlapped, can be read off these lines whatever the runner.
  *
  * @param <R> the sink's result
+ * @param <O> what the stage emits per chunk ({@link AfterChunkRead}'s result)
  */
-final class ReadChunkFn<R> extends DoFn<Chunk, ChunkRead<R>> {
+final class ReadChunkFn<R, O> extends DoFn<Chunk, ChunkRead<O>> {
   private static final Logger LOG = LoggerFactory.getLogger(ReadChunkFn.class);
   private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
   private final ChunkSpec spec;
   private final RowSink<R> sink;
+  private final AfterChunkRead<R, O> after;
   private final WorkerClient client;
   private final Counter rowsRead = Metrics.counter(SourceSpec.METRICS_NAMESPACE, "snapshot_rows");
   private final Counter chunksRead =
@@ -65,15 +69,17 @@ final class ReadChunkFn<R> extends DoFn<Chunk, ChunkRead<R>> {
   private final Distribution readMillis =
       Metrics.distribution(SourceSpec.METRICS_NAMESPACE, "snapshot_chunk_read_ms");
 
-  ReadChunkFn(ChunkSpec spec, RowSink<R> sink) {
+  ReadChunkFn(ChunkSpec spec, RowSink<R> sink, AfterChunkRead<R, O> after) {
     this.spec = spec;
     this.sink = sink;
+    this.after = after;
     this.client = new WorkerClient(spec.source().clientFactory());
   }
 
   @Setup
   public void setup() {
     sink.setup();
+    after.setup();
   }
 
   @Teardown
@@ -81,20 +87,26 @@ final class ReadChunkFn<R> extends DoFn<Chunk, ChunkRead<R>> {
     try {
       client.close();
     } finally {
-      sink.teardown();
+      try {
+        sink.teardown();
+      } finally {
+        after.teardown();
+      }
     }
   }
 
   @ProcessElement
-  public void processElement(@Element Chunk chunk, OutputReceiver<ChunkRead<R>> out) {
+  public void processElement(@Element Chunk chunk, OutputReceiver<ChunkRead<O>> out) {
+    ChunkRead<R> read;
     try {
-      ChunkRead<R> read = read(client.get(), chunk);
-      out.outputWithTimestamp(
-          read, new org.joda.time.Instant(read.stampCommitTime().toEpochMilli()));
+      read = read(client.get(), chunk);
     } catch (RuntimeException e) {
       client.discardAfter(e);
       throw e;
     }
+    out.outputWithTimestamp(
+        read.withResult(after.afterRead(read)),
+        new org.joda.time.Instant(read.stampCommitTime().toEpochMilli()));
   }
 
   /** The current thread's CPU time in nanoseconds, or -1 when the JVM does not measure it. */

@@ -14,6 +14,8 @@ import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.coders.Coder;
@@ -86,6 +88,15 @@ class SnapshotChunksTest {
     }
   }
 
+  /** The read of chunks [null, 3) and [3, null) of dbo.orders at {@code s}. */
+  private static MssqlCdcIO.SnapshotChunks twoChunks(FakeSqlServer db, Lsn s) {
+    return MssqlCdcIO.snapshotChunks()
+        .withSourceConfiguration(
+            SourceConfiguration.create("dbo_orders").withClientFactory(db.clientFactory()))
+        .withSnapshotLsn(s)
+        .withChunks(List.of(new Chunk(0, null, List.of(3)), new Chunk(1, List.of(3), null)));
+  }
+
   private static Pipeline pipeline() {
     return Pipeline.create(PipelineOptionsFactory.create());
   }
@@ -114,14 +125,7 @@ class SnapshotChunksTest {
     FakeSqlServer db = orders(5);
     Lsn s = s(db);
     Pipeline p = pipeline();
-    PCollection<ChunkRead<List<String>>> reads =
-        p.apply(
-            MssqlCdcIO.snapshotChunks()
-                .withSourceConfiguration(
-                    SourceConfiguration.create("dbo_orders").withClientFactory(db.clientFactory()))
-                .withSnapshotLsn(s)
-                .withChunks(List.of(new Chunk(0, null, List.of(3)), new Chunk(1, List.of(3), null)))
-                .writeTo(new Ids()));
+    PCollection<ChunkRead<List<String>>> reads = p.apply(twoChunks(db, s).writeTo(new Ids()));
     PAssert.that(reads)
         .satisfies(
             all -> {
@@ -158,6 +162,73 @@ class SnapshotChunksTest {
               return null;
             });
     assertEquals(PipelineResult.State.DONE, p.run().waitUntilFinish());
+  }
+
+  /** The thread of each chunk's sink write and of its after-read step, by chunk, in this JVM. */
+  private static final Map<Integer, List<String>> THREADS = new ConcurrentHashMap<>();
+
+  /** Names each chunk's sink result after its read, recording the thread it ran on. */
+  static final class Described implements AfterChunkRead<List<String>, String> {
+    @Override
+    public String afterRead(ChunkRead<List<String>> read) {
+      THREADS
+          .get(read.chunk())
+          .add(Thread.currentThread().getName() + "#" + Thread.currentThread().getId());
+      return "chunk " + read.chunk() + ", " + read.rows() + " rows: " + read.result();
+    }
+
+    @Override
+    public Coder<String> resultCoder() {
+      return org.apache.beam.sdk.coders.StringUtf8Coder.of();
+    }
+  }
+
+  /** The ids of each chunk, recording the thread that wrote them. */
+  static final class ThreadIds implements RowSink<List<String>> {
+    @Override
+    public List<String> write(long sequence, Iterator<Row> rows) {
+      List<String> ids = new Ids().write(sequence, rows);
+      THREADS
+          .computeIfAbsent((int) sequence, c -> new CopyOnWriteArrayList<>())
+          .add(Thread.currentThread().getName() + "#" + Thread.currentThread().getId());
+      return ids;
+    }
+
+    @Override
+    public Coder<List<String>> resultCoder() {
+      return new Ids().resultCoder();
+    }
+  }
+
+  @Test
+  void theStepAfterEachReadRunsOnTheReadingThreadAndItsResultIsEmitted() {
+    FakeSqlServer db = orders(5);
+    Lsn s = s(db);
+    THREADS.clear();
+    Pipeline p = pipeline();
+    PCollection<ChunkRead<String>> reads =
+        p.apply(twoChunks(db, s).writeTo(new ThreadIds(), new Described()));
+    PAssert.that(reads)
+        .satisfies(
+            all -> {
+              List<String> got = new ArrayList<>();
+              for (ChunkRead<String> read : all) {
+                got.add(read.chunk() + " " + read.rows() + " " + read.result());
+              }
+              got.sort(null);
+              assertEquals(
+                  List.of(
+                      "0 3 chunk 0, 3 rows: [0:0@" + s + ", 0:1@" + s + ", 0:2@" + s + "]",
+                      "1 2 chunk 1, 2 rows: [1:3@" + s + ", 1:4@" + s + "]"),
+                  got);
+              return null;
+            });
+    assertEquals(PipelineResult.State.DONE, p.run().waitUntilFinish());
+    for (int chunk = 0; chunk < 2; chunk++) {
+      List<String> threads = THREADS.get(chunk);
+      assertEquals(2, threads.size(), "the write and the step after it: " + threads);
+      assertEquals(threads.get(0), threads.get(1), "one thread for chunk " + chunk);
+    }
   }
 
   @Test

@@ -42,7 +42,7 @@ final class TableSnapshots {
   /** The {@code commitInfo.engineInfo} of our commits (Kernel prefixes its own version). */
   static final String ENGINE_INFO = "lakecdc";
 
-  private final Engine engine;
+  private final ReportingEngine engine;
   private final Configuration hadoopConf;
   private final HadoopFileIO fileIO;
 
@@ -104,6 +104,14 @@ final class TableSnapshots {
   /** How many times a table's latest snapshot was read from its log (reuses not counted). */
   long loads() {
     return snapshotLoads.get();
+  }
+
+  /**
+   * How many snapshots Kernel has read from a log for these tables, through this cache or not
+   * (latest and as of a version; Kernel's snapshot reports).
+   */
+  long kernelReads() {
+    return engine.snapshotReads();
   }
 
   /** Drops the kept snapshot of a path: the next call reads the table again. */

@@ -64,4 +64,46 @@ class ScanAtVersionTest {
         List.of("0x010=10", "0x011=11", "0x020=20", "0x021=21"), read(path, versions[2], after0));
     assertThrows(IllegalStateException.class, () -> tables.scanAtVersion(path, 99, null));
   }
+
+  @Test
+  void theVersionJustCommittedIsScannedWithoutReadingTheLog() throws IOException {
+    String path = dir.resolve("kept").toString();
+    tables.createIfAbsent(path, TableDefinition.of(TableKind.BRONZE, COLUMNS));
+    long first =
+        tables
+            .append(
+                path,
+                SCHEMA,
+                List.of(Row.withSchema(SCHEMA).addValues("0x01", 1).build()),
+                null,
+                0,
+                Map.of())
+            .version();
+    long second =
+        tables
+            .append(
+                path,
+                SCHEMA,
+                List.of(Row.withSchema(SCHEMA).addValues("0x02", 2).build()),
+                null,
+                0,
+                Map.of())
+            .version();
+    long before = tables.kernelSnapshotReads();
+
+    assertEquals(List.of("0x01=1", "0x02=2"), read(path, second, null));
+    assertEquals(0, tables.kernelSnapshotReads() - before, "the kept post-commit snapshot");
+    assertEquals(List.of("0x01=1"), read(path, first, null));
+    assertEquals(1, tables.kernelSnapshotReads() - before, "an older version is read");
+    tables.append(
+        path,
+        SCHEMA,
+        List.of(Row.withSchema(SCHEMA).addValues("0x03", 3).build()),
+        null,
+        0,
+        Map.of());
+    long afterThird = tables.kernelSnapshotReads();
+    assertEquals(List.of("0x01=1", "0x02=2"), read(path, second, null));
+    assertEquals(1, tables.kernelSnapshotReads() - afterThird, "no longer the kept one");
+  }
 }

@@ -924,12 +924,24 @@ public final class DeltaTables {
    * and benchmarks. A snapshot this instance read or committed is reused while it is the table's
    * latest, which two file status calls tell (see the class comment); reuses are not counted.
    * Migrations and other metadata commits ({@link #open}, {@link #addColumns}, {@link
-   * #evolveSchema}) read snapshots of their own, not counted here.
+   * #evolveSchema}) read the latest snapshot through the same cache, counted here.
    *
    * @return the count since the instance was created
    */
   public long snapshotLoads() {
     return snapshots.loads();
+  }
+
+  /**
+   * How many snapshots Delta Kernel has read from a table's log for this instance (one Kernel
+   * snapshot report each): the latest ones of {@link #snapshotLoads} and every snapshot as of an
+   * older version (time travel, scans of a committed version). Tests count with it that nothing
+   * reads a log around the snapshot cache.
+   *
+   * @return the count since the instance was created
+   */
+  public long kernelSnapshotReads() {
+    return snapshots.kernelReads();
   }
 
   /**

@@ -35,7 +35,7 @@ final class TableLifecycle {
     this.snapshots = snapshots;
     this.scans = scans;
     this.engine = snapshots.engine();
-    this.migrator = new TableMigrator(engine);
+    this.migrator = new TableMigrator(snapshots);
   }
 
   /** Whether a Delta table exists at the path. */
@@ -62,7 +62,10 @@ final class TableLifecycle {
               .withDomainMetadataSupported()
               .build(engine);
       beforeCreateCommit.run();
-      snapshots.runPostCommitHooks(path, txn.commit(engine, CloseableIterable.emptyIterable()));
+      TransactionCommitResult created = txn.commit(engine, CloseableIterable.emptyIterable());
+      // Version 0's snapshot, kept: the table comment's commit below starts on it unread.
+      snapshots.rememberCommitted(path, created);
+      snapshots.runPostCommitHooks(path, created);
     } catch (RuntimeException e) {
       if (exists(path)) {
         LOG.info(

@@ -3,7 +3,6 @@ package org.lakecdc.transforms.delta;
 import io.delta.kernel.Meta;
 import io.delta.kernel.Operation;
 import io.delta.kernel.Snapshot;
-import io.delta.kernel.Table;
 import io.delta.kernel.Transaction;
 import io.delta.kernel.data.Row;
 import io.delta.kernel.engine.Engine;
@@ -44,8 +43,12 @@ final class TableMigrator {
 
   private final Engine engine;
 
-  TableMigrator(Engine engine) {
-    this.engine = engine;
+  /** Where every latest snapshot is read: the tables' cache, so a current one is not read again. */
+  private final TableSnapshots snapshots;
+
+  TableMigrator(TableSnapshots snapshots) {
+    this.snapshots = snapshots;
+    this.engine = snapshots.engine();
   }
 
   /** A metadata change computed from a snapshot. */
@@ -62,7 +65,7 @@ final class TableMigrator {
    * @throws IncompatibleTableException when the table is of another kind or at a newer version
    */
   OpenResult open(String path, String kindName, List<Migration> migrations, String tableComment) {
-    Snapshot snapshot = Table.forPath(engine, path).getLatestSnapshot(engine);
+    Snapshot snapshot = snapshots.require(path);
     Map<String, String> properties = snapshot.getTableProperties();
     String recordedKind = properties.get(TableProperties.TABLE_KIND);
     if (recordedKind != null && !recordedKind.equalsIgnoreCase(kindName)) {
@@ -90,7 +93,7 @@ final class TableMigrator {
       }
     }
     setDescriptionIfAbsent(path, tableComment);
-    long tableVersion = Table.forPath(engine, path).getLatestSnapshot(engine).getVersion();
+    long tableVersion = snapshots.require(path).getVersion();
     return new OpenResult(path, tableVersion, false, known, applied);
   }
 
@@ -488,7 +491,7 @@ final class TableMigrator {
       String path, String what, Function<Snapshot, Optional<MetadataUpdate>> change) {
     RuntimeException last = null;
     for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      Snapshot snapshot = Table.forPath(engine, path).getLatestSnapshot(engine);
+      Snapshot snapshot = snapshots.require(path);
       Optional<MetadataUpdate> update = change.apply(snapshot);
       if (update.isEmpty()) {
         return Optional.empty();

@@ -155,7 +155,12 @@ final class TableScans {
     Snapshot snapshot;
     try {
       snapshot =
-          Table.forPath(engine, file.tablePath()).getSnapshotAsOfVersion(engine, file.version());
+          snapshots
+              .keptAt(file.tablePath(), file.version())
+              .orElseGet(
+                  () ->
+                      Table.forPath(engine, file.tablePath())
+                          .getSnapshotAsOfVersion(engine, file.version()));
     } catch (TableNotFoundException e) {
       throw new IllegalStateException("No Delta table at " + file.tablePath(), e);
     }
@@ -169,7 +174,11 @@ final class TableScans {
       String path, long version, @Nullable Predicate fileFilter) {
     Snapshot snapshot;
     try {
-      snapshot = Table.forPath(engine, path).getSnapshotAsOfVersion(engine, version);
+      // The version just committed or read is usually the kept latest one: not read again.
+      snapshot =
+          snapshots
+              .keptAt(path, version)
+              .orElseGet(() -> Table.forPath(engine, path).getSnapshotAsOfVersion(engine, version));
     } catch (TableNotFoundException e) {
       throw new IllegalStateException("No Delta table at " + path, e);
     } catch (RuntimeException e) {

@@ -42,7 +42,7 @@ final class TableSnapshots {
   /** The {@code commitInfo.engineInfo} of our commits (Kernel prefixes its own version). */
   static final String ENGINE_INFO = "lakecdc";
 
-  private final Engine engine;
+  private final ReportingEngine engine;
   private final Configuration hadoopConf;
   private final HadoopFileIO fileIO;
 
@@ -104,6 +104,14 @@ final class TableSnapshots {
   /** How many times a table's latest snapshot was read from its log (reuses not counted). */
   long loads() {
     return snapshotLoads.get();
+  }
+
+  /**
+   * How many snapshots Kernel has read from a log for these tables, through this cache or not
+   * (latest and as of a version; Kernel's snapshot reports).
+   */
+  long kernelReads() {
+    return engine.snapshotReads();
   }
 
   /** Drops the kept snapshot of a path: the next call reads the table again. */
@@ -255,6 +263,15 @@ final class TableSnapshots {
     } catch (IOException e) {
       return false;
     }
+    return sameCommitFile(known);
+  }
+
+  /**
+   * Whether the commit file of a kept snapshot's version is the one it was read from (same size and
+   * modification time): the table at the path is still the one the snapshot is of.
+   */
+  private boolean sameCommitFile(KnownSnapshot known) {
+    Snapshot snapshot = known.snapshot();
     try {
       FileStatus current =
           LocalFiles.status(fileIO, localFileSystem, commitFile(snapshot, snapshot.getVersion()));
@@ -263,6 +280,19 @@ final class TableSnapshots {
     } catch (IOException e) {
       return false;
     }
+  }
+
+  /**
+   * The kept snapshot of a path when it is of this version and its table is still the one it was
+   * read from (one file status call), whether or not newer versions exist: a version's snapshot
+   * never changes. Empty otherwise (the caller reads that version from the log).
+   */
+  Optional<Snapshot> keptAt(String path, long version) {
+    KnownSnapshot known = snapshots.get(path);
+    if (known == null || known.snapshot().getVersion() != version || !sameCommitFile(known)) {
+      return Optional.empty();
+    }
+    return Optional.of(known.snapshot());
   }
 
   /** The path of the commit file ({@code _delta_log/<version, 20 digits>.json}) of a version. */

@@ -136,6 +136,47 @@ class DeltaTablesTest {
   }
 
   @Test
+  void creatingATableReadsItsLogOnceAndOpeningItAgainNotAtAll() {
+    // Version 0's snapshot is kept from its commit; the table comment's commit starts on it, and
+    // the one read is version 1 after that commit. A job's start creates bronze, facts and control.
+    for (TableKind kind : List.of(TableKind.BRONZE, TableKind.FACTS, TableKind.CONTROL)) {
+      String path = path("start-" + kind.propertyValue());
+      long before = tables.snapshotLoads();
+      long kernelBefore = tables.kernelSnapshotReads();
+
+      TableDefinition definition =
+          new TableDefinition(
+              kind, ORDERS, kind.tableComment(), SmallFileCompaction.tableProperties(kind));
+      OpenResult created = tables.createIfAbsent(path, definition);
+
+      assertEquals(true, created.created());
+      assertEquals(1, created.version());
+      assertEquals(1, tables.snapshotLoads() - before, kind + " created");
+      assertEquals(1, tables.kernelSnapshotReads() - kernelBefore, kind + " created: Kernel");
+      tables.createIfAbsent(path, definition);
+      tables.open(path, kind);
+      assertEquals(1, tables.snapshotLoads() - before, kind + " opened again");
+      assertEquals(1, tables.kernelSnapshotReads() - kernelBefore, kind + " opened: Kernel");
+    }
+  }
+
+  @Test
+  void migratingATableReadsItsLogOnlyAfterEachMetadataCommit() {
+    String path = path("reconcile-loads");
+    createBareTable(path, ORDERS, Map.of());
+    long before = tables.snapshotLoads();
+    long kernelBefore = tables.kernelSnapshotReads();
+
+    OpenResult opened = tables.open(path, TableKind.RECONCILE);
+
+    assertEquals(1, opened.migrationsApplied());
+    // Version 0 read to find the migration missing; version 1 read after migration 1's commit,
+    // which set the comment too: nothing else is read.
+    assertEquals(2, tables.snapshotLoads() - before);
+    assertEquals(2, tables.kernelSnapshotReads() - kernelBefore, "nothing read around the cache");
+  }
+
+  @Test
   void createLostToAConcurrentCreatorTakesThatTable() {
     // C133: the other writer creates the table between our check and our commit.
     String path = path("raced");

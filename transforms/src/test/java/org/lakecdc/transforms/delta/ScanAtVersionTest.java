@@ -64,4 +64,35 @@ class ScanAtVersionTest {
         List.of("0x010=10", "0x011=11", "0x020=20", "0x021=21"), read(path, versions[2], after0));
     assertThrows(IllegalStateException.class, () -> tables.scanAtVersion(path, 99, null));
   }
+
+  /** Appends one row in a commit of its own; returns the version. */
+  private long appendOne(String path, String lsn, int v) {
+    return tables
+        .append(
+            path,
+            SCHEMA,
+            List.of(Row.withSchema(SCHEMA).addValues(lsn, v).build()),
+            null,
+            0,
+            Map.of())
+        .version();
+  }
+
+  @Test
+  void theVersionJustCommittedIsScannedWithoutReadingTheLog() throws IOException {
+    String path = dir.resolve("kept").toString();
+    tables.createIfAbsent(path, TableDefinition.of(TableKind.BRONZE, COLUMNS));
+    long first = appendOne(path, "0x01", 1);
+    long second = appendOne(path, "0x02", 2);
+    long before = tables.kernelSnapshotReads();
+
+    assertEquals(List.of("0x01=1", "0x02=2"), read(path, second, null));
+    assertEquals(0, tables.kernelSnapshotReads() - before, "the kept post-commit snapshot");
+    assertEquals(List.of("0x01=1"), read(path, first, null));
+    assertEquals(1, tables.kernelSnapshotReads() - before, "an older version is read");
+    appendOne(path, "0x03", 3);
+    long afterThird = tables.kernelSnapshotReads();
+    assertEquals(List.of("0x01=1", "0x02=2"), read(path, second, null));
+    assertEquals(1, tables.kernelSnapshotReads() - afterThird, "no longer the kept one");
+  }
 }

@@ -492,6 +492,18 @@ public final class ChunkedSnapshotFacts {
       return chunks.values().stream().mapToLong(ChunkFact::rows).sum();
     }
 
+    /**
+     * This state as it was when chunk {@code chunk} was committed: only the recorded chunks up to
+     * and including it (readers commit chunks as they are read, so the facts table may already
+     * record later ones when a wave's progress line is written).
+     *
+     * @param chunk a chunk index, from 0
+     * @return the same open row, plan and completion, with the chunks at or below {@code chunk}
+     */
+    public State through(int chunk) {
+      return new State(open, plan, chunks.headMap(chunk + 1), complete);
+    }
+
     /** The first chunk index not recorded (chunks commit in index order). */
     public int nextChunk() {
       return chunks.isEmpty() ? 0 : chunks.lastKey() + 1;

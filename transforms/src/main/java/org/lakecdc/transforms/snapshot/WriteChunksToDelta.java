@@ -91,7 +91,7 @@ import org.slf4j.LoggerFactory;
  * runner (Direct, Spark and Flink, bounded or streaming) a chunk is committed as soon as it and
  * every chunk before it are read, not when the runner hands the reads' outputs on (Spark's and
  * Flink's batch modes run a stateful step only after the whole reading stage). It waits for chunk c
- * - 1 at most as long as its own read took, 10 s to 60 s, then hands its files to the ordered
+ * - 1 at most as long as its own read took, 2 s to 60 s, then hands its files to the ordered
  * committer downstream, the backstop, which commits the chunks handed to it in index order with the
  * same code ({@link Committer#write}). Chunk c waits for c - 1's facts row, not only its bronze
  * commit, so that at most one chunk lacks its facts row whatever crashes.
@@ -112,6 +112,14 @@ import org.slf4j.LoggerFactory;
  */
 public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<CommittedChunk>> {
   private static final Logger LOG = LoggerFactory.getLogger(WriteChunksToDelta.class);
+
+  /**
+   * Who commits which chunk and in what order (a reader handing its chunk over, the ordered
+   * committer holding a chunk that came early): under {@code org.lakecdc.detail}, log file only.
+   */
+  private static final Logger DETAIL =
+      LoggerFactory.getLogger("org.lakecdc.detail." + WriteChunksToDelta.class.getSimpleName());
+
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final MssqlCdcIO.SnapshotChunks read;
@@ -256,6 +264,11 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
      */
     private static final Map<String, RuntimeException> CRASHED_RUNS = new ConcurrentHashMap<>();
 
+    /**
+     * The runs (in this JVM) whose simulated crash is about to happen, by {@link #announceCrash}.
+     */
+    private static final Map<String, RuntimeException> CRASHING_RUNS = new ConcurrentHashMap<>();
+
     private final ChunkedSnapshotSpec spec;
     private final DeltaTables tables;
     private final @Nullable CrashPlan crash;
@@ -308,6 +321,21 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
           }
           throw e;
         }
+      }
+    }
+
+    /**
+     * Crash tests: a crash planned right after the commit about to be made is recorded for the run
+     * before that commit is visible, so that no other reader of the run starts its own commit on
+     * seeing it (a crashed JVM's threads would not): {@link #write} refuses to start one. A reader
+     * still waiting is not stopped by it (it would fail the run before that commit is made).
+     */
+    private void announceCrash(CrashPoint point, int chunk) {
+      if (crash != null
+          && !crashed
+          && run != null
+          && crash.stops(CrashPlan.Scope.CHUNK, point, chunk)) {
+        CRASHING_RUNS.putIfAbsent(run, new CrashPoint.SimulatedCrash(point, chunk));
       }
     }
 
@@ -392,6 +420,17 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
     CommittedChunk write(ChunkRead<SnapshotFiles> read) {
       int c = read.chunk();
       stopIfCrashed(c);
+      RuntimeException crashing = run == null ? null : CRASHING_RUNS.get(run);
+      if (crash != null && crashing != null) {
+        throw new IllegalStateException(
+            "Chunk "
+                + c
+                + " of snapshot "
+                + spec.s()
+                + " is not committed: "
+                + crashing.getMessage(),
+            crashing);
+      }
       ChunkFact fact = factOf(read);
       crashIf(CrashPoint.AFTER_DATA_FILES, c);
       CommitResult bronze =
@@ -428,6 +467,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
             spec.bronzePath());
       }
       crashIf(CrashPoint.AFTER_BRONZE_COMMIT, c);
+      announceCrash(CrashPoint.AFTER_FACTS_COMMIT, c);
       writeFacts(fact);
       crashIf(CrashPoint.AFTER_FACTS_COMMIT, c);
       LOG.info(
@@ -474,13 +514,15 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
       if (waveEnd) {
         ChunkedSnapshotFacts.State state = state().orElseThrow();
         if (waveLines) {
+          // The wave's progress as of its last chunk: readers may have committed later ones.
+          ChunkedSnapshotFacts.State atWaveEnd = state.through(c);
           LOG.info(
               BackfillProgress.line(
                   spec.captureInstance(),
                   chunk.wave(),
-                  state.chunksDone(),
+                  atWaveEnd.chunksDone(),
                   spec.plan().chunkCount(),
-                  state.rowsDone(),
+                  atWaveEnd.rowsDone(),
                   runChunks,
                   runRows,
                   runStarted == null
@@ -676,7 +718,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
    */
   static final class CommitAfterRead implements AfterChunkRead<SnapshotFiles, ReadChunk> {
     private static final long serialVersionUID = 1L;
-    static final int MIN_WAIT_SECONDS = 10;
+    static final int MIN_WAIT_SECONDS = 2;
     static final int MAX_WAIT_SECONDS = 60;
 
     /** By run: the chunks handed to the committer in this JVM. */
@@ -730,7 +772,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
         c.stopIfCrashed(chunk);
         long recorded = c.lastRecorded();
         if (recorded >= chunk) {
-          LOG.info(
+          DETAIL.info(
               "Chunk {} of snapshot {} is recorded already: its read goes to the ordered committer",
               chunk,
               spec.s());
@@ -746,7 +788,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
         }
         if (blocked || !KernelRetries.pause(backOff)) {
           HANDED_OVER.computeIfAbsent(run, r -> ConcurrentHashMap.newKeySet()).add(chunk);
-          LOG.info(
+          DETAIL.info(
               "Chunk {} of snapshot {}: chunk {} is not committed {}: the ordered committer"
                   + " commits it",
               chunk,
@@ -849,7 +891,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
         return;
       }
       if (arrived.chunk() > next) {
-        LOG.info(
+        DETAIL.info(
             arrived.result().committed() != null
                 ? "Chunk {} of snapshot {} (committed by its reader) is counted after chunk {}"
                 : "Chunk {} of snapshot {} waits for chunk {} to commit first",

@@ -356,6 +356,12 @@ class WriteChunksToDeltaTest {
         ChunkedSnapshotFacts.read(tables, facts, "app", bronze).chunked().orElseThrow();
     assertTrue(state.complete());
     assertEquals(1, state.lastCompleteWave());
+    // A wave's progress line counts the chunks up to its last one, not those committed after it.
+    assertEquals(1, state.through(0).chunksDone());
+    assertEquals(2, state.through(1).chunksDone());
+    assertEquals(3, state.through(1).rowsDone());
+    assertEquals(3, state.through(2).chunksDone());
+    assertEquals(5, state.through(2).rowsDone());
     assertEquals(
         "{\"app_id\":\"app\",\"target\":\""
             + bronze
@@ -617,7 +623,7 @@ class WriteChunksToDeltaTest {
   }
 
   /**
-   * Chunk 1's reader waits for chunk 0 at most its bound (10 s here), then hands its files to the
+   * Chunk 1's reader waits for chunk 0 at most its bound (2 s here), then hands its files to the
    * ordered committer, and chunk 2's reader hands its over at once (its predecessor was handed
    * over); chunk 0's reader commits chunk 0, and the committer then commits 1 and 2: each once, in
    * order, none skipped.

@@ -170,7 +170,8 @@ public final class HistoryApplier {
           0,
           tables.exists(spec.history()) ? tables.version(spec.history()) : -1);
     }
-    String[] facts = spec.facts() == null ? new String[2] : snapshotFacts(spec);
+    LocalDateTime[] factsSTime = new LocalDateTime[1];
+    String[] facts = spec.facts() == null ? new String[2] : snapshotFacts(spec, factsSTime);
     long bronzeVersion = tables.version(spec.bronze());
     hook.at("pinned");
     Schema bronzeSchema = DeltaColumn.toBeamSchema(tables.describe(spec.bronze()).columns());
@@ -188,6 +189,9 @@ public final class HistoryApplier {
         HistoryPosition.read(tables, spec.history()).orElse(HistoryPosition.NONE);
     String whole = bronze.snapshots(position.snapshotLsn()).whole();
     String snapshot = later(facts[0], whole);
+    // S's commit time from its completion row: a chunked snapshot's rows carry their chunk's
+    // stamp L's commit time, not S's (whole snapshots' rows carry S's).
+    LocalDateTime sTime = snapshot != null && snapshot.equals(facts[0]) ? factsSTime[0] : null;
     boolean open = facts[1] != null && (snapshot == null || facts[1].compareTo(snapshot) > 0);
     boolean first = !open && position.appliedLsn() == null && snapshot != null;
     boolean newer =
@@ -212,8 +216,8 @@ public final class HistoryApplier {
       HistoryPosition next = position.next(snapshot, snapshot);
       CommitResult result =
           first
-              ? bootstrap(spec, bronze, versions, snapshot, next, counts)
-              : resnapshot(spec, bronze, versions, snapshot, position, next, counts);
+              ? bootstrap(spec, bronze, versions, snapshot, sTime, next, counts)
+              : resnapshot(spec, bronze, versions, snapshot, sTime, position, next, counts);
       position = committed(spec, result, next);
       waves++;
       hook.at("committed");
@@ -282,6 +286,7 @@ public final class HistoryApplier {
       BronzeWaves bronze,
       Versions versions,
       String snapshot,
+      @Nullable LocalDateTime sTime,
       HistoryPosition next,
       long[] counts) {
     store.forget(spec.history());
@@ -291,7 +296,8 @@ public final class HistoryApplier {
               rows.map(
                   row -> {
                     counts[0]++;
-                    return versions.row(versions.open(row, snapshot, ts(row)));
+                    return versions.row(
+                        versions.open(row, snapshot, sTime != null ? sTime : ts(row)));
                   });
       CommitResult result =
           tables.rewrite(
@@ -320,11 +326,12 @@ public final class HistoryApplier {
       BronzeWaves bronze,
       Versions versions,
       String snapshot,
+      @Nullable LocalDateTime sTime,
       HistoryPosition before,
       HistoryPosition next,
       long[] counts) {
     long total = 0;
-    LocalDateTime sTs = null;
+    LocalDateTime sTs = sTime;
     try (CloseableIterator<Map<String, Object>> rows = bronze.snapshotRows(snapshot)) {
       while (rows.hasNext()) {
         Map<String, Object> row = rows.next();
@@ -574,7 +581,7 @@ public final class HistoryApplier {
   }
 
   /** The newest completed snapshot's S and the newest chunked open S of bronze in the facts. */
-  private String[] snapshotFacts(HistorySpec spec) {
+  private String[] snapshotFacts(HistorySpec spec, LocalDateTime[] completedSTime) {
     String[] found = new String[2];
     if (!tables.exists(spec.facts())) {
       return found;
@@ -607,6 +614,13 @@ public final class HistoryApplier {
         if (ChunkedSnapshotFacts.EVENT_SNAPSHOT_OPEN.equals(event)) {
           found[1] = later(found[1], maxLsn);
         } else if (FactsTable.EVENT_BOOTSTRAP.equals(event) || "resnapshot".equals(event)) {
+          if (found[0] == null || maxLsn.compareTo(found[0]) > 0) {
+            Object at = row.get(FactsTable.END_COMMIT_TS);
+            completedSTime[0] =
+                at instanceof Instant instant
+                    ? LocalDateTime.ofInstant(instant, ZoneOffset.UTC)
+                    : (LocalDateTime) at;
+          }
           found[0] = later(found[0], maxLsn);
         }
       }

@@ -363,6 +363,38 @@ class HistoryApplierTest {
     }
   }
 
+  /**
+   * A chunked snapshot's rows carry their chunk's stamp L (and its commit time); their versions
+   * open at S, with S's commit time from the snapshot's completion row (docs/tables.md: {@code
+   * _valid_from_ts} is the commit time of {@code _valid_from_lsn}).
+   */
+  @Test
+  void aChunkedSnapshotsVersionsOpenAtSWithSsCommitTimeNotTheirChunksStamps() {
+    BronzeLog log = log();
+    log.chunk(10, 20, 0, 1, "a", 2, "b");
+    log.chunk(10, 30, 1, 3, "c");
+    log.completion("bootstrap", 10);
+    log.verdict(30);
+    applier.apply(spec(log, "history", List.of(), 100));
+
+    List<String> opened = new ArrayList<>();
+    for (Map<String, Object> row : tables.scan(path("history"))) {
+      Object from = row.get(HistoryTable.VALID_FROM_TS);
+      LocalDateTime at =
+          from instanceof Instant instant
+              ? LocalDateTime.ofInstant(instant, ZoneOffset.UTC)
+              : (LocalDateTime) from;
+      opened.add(row.get("order_id") + " " + row.get(HistoryTable.VALID_FROM_LSN) + " " + at);
+    }
+    opened.sort(Comparator.naturalOrder());
+    assertEquals(
+        List.of(
+            "1 " + BronzeLog.lsn(10) + " " + BronzeLog.ts(10),
+            "2 " + BronzeLog.lsn(10) + " " + BronzeLog.ts(10),
+            "3 " + BronzeLog.lsn(10) + " " + BronzeLog.ts(10)),
+        opened);
+  }
+
   @Test
   void theVerdictFollowsBronzesAndAnOpenChunkedSnapshotHoldsIt() {
     BronzeLog log = log();

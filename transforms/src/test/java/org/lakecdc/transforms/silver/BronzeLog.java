@@ -180,6 +180,25 @@ public final class BronzeLog {
     fact(event, n, bronze);
   }
 
+  /**
+   * A chunked snapshot's completion row ({@code bootstrap} or {@code resnapshot}) at S = {@code
+   * lsn(s)}, with S's commit time {@code ts(s)} as {@code end_commit_ts}, as the committer writes
+   * it.
+   */
+  public void completion(String event, long s) {
+    Row row =
+        FactsTable.row()
+            .set(FactsTable.APP_ID, "test")
+            .set(FactsTable.EVENT, event)
+            .set(FactsTable.MAX_LSN, lsn(s))
+            .set(FactsTable.MIN_LSN, lsn(s))
+            .set(FactsTable.END_LSN, lsn(s))
+            .set(FactsTable.END_COMMIT_TS, ts(s).toInstant(ZoneOffset.UTC))
+            .set(FactsTable.TARGET, bronze)
+            .build();
+    tables.append(facts, FactsTable.SCHEMA, List.of(row), null, 0, Map.of());
+  }
+
   private Row row(
       String startLsn,
       @Nullable String seqval,

@@ -842,6 +842,20 @@ public final class DeltaTables {
   }
 
   /**
+   * Marker files in a hidden folder of a table's directory, on the file system its data files are
+   * written with ({@link TableMarkers}); the table need not exist.
+   *
+   * @param path the table path or URI
+   * @param folder the folder under it, starting with {@code _} or {@code .}; may hold {@code /}
+   * @return the markers
+   * @throws IllegalArgumentException when the folder is not hidden
+   * @throws UncheckedIOException when the path's file system cannot be opened
+   */
+  public TableMarkers markers(String path, String folder) {
+    return new TableMarkers(snapshots.hadoopConf(), path, folder);
+  }
+
+  /**
    * The rows of one data file listed by {@link #scanFiles}, read as {@link #scan(String)} reads
    * them (the same Java values, deletion vectors and partition values applied), a Parquet batch at
    * a time: the whole file is never held in memory. The table is opened at the file's version.

@@ -6,9 +6,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -54,6 +56,7 @@ import org.lakecdc.transforms.delta.CommitResult;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.HadoopConf;
 import org.lakecdc.transforms.delta.KernelRetries;
+import org.lakecdc.transforms.delta.TableMarkers;
 import org.lakecdc.transforms.facts.FactsTable;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.ChunkFact;
 import org.slf4j.Logger;
@@ -618,6 +621,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
             Counts.of(state.rowsDone(), "row", "rows"),
             Counts.of(total, "chunk", "chunks"),
             last);
+        CommitAfterRead.deleteHandOvers(tables, spec);
       }
       return result.committed();
     }
@@ -712,23 +716,44 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
    * index order, so chunk c - 1 is being read or done). Otherwise it hands the chunk's files to the
    * ordered committer: when the wait ran out, when the facts table already records chunk c (a
    * retried read, a rerun), and at once when a chunk between the recorded ones and c was handed
-   * over in this run in this JVM (its commit waits for the committer, and so do the chunks after
+   * over in this run, on any worker (its commit waits for the committer, and so do the chunks after
    * it). A waiting task never holds its slot longer than the bound, so a retried predecessor gets
    * one.
+   *
+   * <h2>The hand-over record, shared by every worker</h2>
+   *
+   * Each hand-over is recorded in this JVM and as a marker file in bronze's hidden folder {@code
+   * _chunk_handovers/<S>/<run id>/<chunk index>} (the reason as its content, {@link TableMarkers}),
+   * on the file system the chunk's data files go to, so the readers of a run on other executors or
+   * task managers see it: while a reader waits, each poll checks this JVM's record and then lists
+   * the run's markers (one listing a poll, never per row). The markers only shorten waits: a marker
+   * missing (a failed write is logged) or left over changes who commits a chunk, never what is
+   * committed. They are the run's alone: a rerun and each wave of a {@code Backfill} build a new
+   * pipeline with a new run id, so they commit their chunks themselves again whatever a crashed run
+   * left; a retried read of chunk c ignores chunk c's own marker (only chunks before c block it)
+   * and commits the chunk itself once c - 1 is recorded, and a marker of a chunk the facts table
+   * records no longer counts. The snapshot's completion deletes the folder {@code _chunk_handovers}
+   * (the markers of every run of it, crashed ones included, and of older snapshots of the table,
+   * which never complete).
    */
   static final class CommitAfterRead implements AfterChunkRead<SnapshotFiles, ReadChunk> {
     private static final long serialVersionUID = 1L;
     static final int MIN_WAIT_SECONDS = 2;
     static final int MAX_WAIT_SECONDS = 60;
 
-    /** By run: the chunks handed to the committer in this JVM. */
-    private static final Map<String, Set<Integer>> HANDED_OVER = new ConcurrentHashMap<>();
+    /** Bronze's hidden folder of the hand-over markers. */
+    static final String HAND_OVERS = "_chunk_handovers";
+
+    /** By run: the chunks handed to the committer in this JVM, and why. */
+    private static final Map<String, Map<Integer, String>> HANDED_OVER = new ConcurrentHashMap<>();
 
     private final ChunkedSnapshotSpec spec;
     private final HadoopConf hadoopConf;
     private final @Nullable CrashPlan crash;
     private final String run;
     private transient @Nullable Committer committer;
+    private transient @Nullable TableMarkers markers;
+    private transient boolean listingFailed;
 
     CommitAfterRead(
         ChunkedSnapshotSpec spec, HadoopConf hadoopConf, @Nullable CrashPlan crash, String run) {
@@ -741,14 +766,38 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
     @Override
     public void setup() {
       committer = new Committer(spec, hadoopConf.tables(), crash, false, run);
+      markers = runMarkers(hadoopConf.tables(), spec, run);
+    }
+
+    /** The markers of one run's hand-overs, named by chunk index. */
+    static TableMarkers runMarkers(DeltaTables tables, ChunkedSnapshotSpec spec, String run) {
+      return tables.markers(spec.bronzePath(), HAND_OVERS + "/" + spec.s() + "/" + run);
+    }
+
+    /**
+     * Deletes the hand-over markers of every run of every snapshot of {@code spec}'s bronze table:
+     * at the snapshot's completion. A failure is logged, not thrown (they are no Delta files).
+     */
+    static void deleteHandOvers(DeltaTables tables, ChunkedSnapshotSpec spec) {
+      try {
+        tables.markers(spec.bronzePath(), HAND_OVERS).deleteAll();
+      } catch (IOException | UncheckedIOException e) {
+        LOG.warn(
+            "Cannot delete the chunk hand-over markers in {}/{} after snapshot {} completed ({});"
+                + " they are no Delta files and may be deleted by hand",
+            spec.bronzePath(),
+            HAND_OVERS,
+            spec.s(),
+            e.toString());
+      }
     }
 
     @Override
     public ReadChunk afterRead(ChunkRead<SnapshotFiles> read) {
       Committer c = committer;
       if (c == null) {
-        c = new Committer(spec, hadoopConf.tables(), crash, false, run);
-        committer = c;
+        setup();
+        c = Objects.requireNonNull(committer);
       }
       double wait = Math.min(MAX_WAIT_SECONDS, Math.max(MIN_WAIT_SECONDS, read.readSeconds()));
       if (!predecessorRecorded(c, read.chunk(), Duration.millis(Math.round(wait * 1000)))) {
@@ -763,8 +812,9 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
       BackOff backOff =
           FluentBackoff.DEFAULT
               .withInitialBackoff(Duration.millis(20))
-              // A poll is one listing of the facts log's next version: cheap, so at most 0.2 s
-              // between them, and the commit follows its predecessor's within that.
+              // A poll is one listing of the facts log's next version and one of the run's
+              // markers: cheap, so at most 0.2 s between them, and the commit follows its
+              // predecessor's within that.
               .withMaxBackoff(Duration.millis(200))
               .withMaxCumulativeBackoff(wait)
               .backoff();
@@ -781,28 +831,114 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
         if (recorded == chunk - 1) {
           return true;
         }
-        Set<Integer> handedOver = HANDED_OVER.getOrDefault(run, Set.of());
-        boolean blocked = false;
-        for (long before = recorded + 1; before < chunk && !blocked; before++) {
-          blocked = handedOver.contains((int) before);
-        }
-        if (blocked || !KernelRetries.pause(backOff)) {
-          HANDED_OVER.computeIfAbsent(run, r -> ConcurrentHashMap.newKeySet()).add(chunk);
-          DETAIL.info(
-              "Chunk {} of snapshot {}: chunk {} is not committed {}: the ordered committer"
-                  + " commits it",
+        String blocked = handedOverBefore(recorded, chunk);
+        if (blocked != null || !KernelRetries.pause(backOff)) {
+          handOver(
               chunk,
-              spec.s(),
-              recorded + 1,
-              blocked ? "(handed to the ordered committer)" : "after " + wait.getMillis() + " ms");
+              blocked != null
+                  ? blocked
+                  : "chunk "
+                      + (recorded + 1)
+                      + " is not committed after "
+                      + wait.getMillis()
+                      + " ms");
           return false;
         }
       }
     }
 
+    /**
+     * Why chunk {@code chunk} must go to the ordered committer at once: the first chunk after the
+     * recorded ones and before it that was handed over in this run, in this JVM's record or else in
+     * the run's markers (one listing); null when none was.
+     */
+    private @Nullable String handedOverBefore(long recorded, int chunk) {
+      int here = firstBetween(HANDED_OVER.getOrDefault(run, Map.of()).keySet(), recorded, chunk);
+      if (here >= 0) {
+        return "chunk " + here + " was handed to the ordered committer";
+      }
+      Set<Integer> shared = new HashSet<>();
+      try {
+        for (String name : markers().names()) {
+          if (name.chars().allMatch(Character::isDigit) && name.length() < 10) {
+            shared.add(Integer.parseInt(name));
+          }
+        }
+      } catch (IOException | UncheckedIOException e) {
+        if (!listingFailed) {
+          listingFailed = true;
+          LOG.warn(
+              "Cannot list the chunk hand-over markers {} ({}): chunk {} of snapshot {} waits its"
+                  + " bound for chunk {}",
+              markers().folder(),
+              e.toString(),
+              chunk,
+              spec.s(),
+              chunk - 1);
+        }
+      }
+      int elsewhere = firstBetween(shared, recorded, chunk);
+      return elsewhere < 0
+          ? null
+          : "chunk " + elsewhere + " was handed to the ordered committer by another worker";
+    }
+
+    /** The lowest of {@code chunks} above {@code recorded} and below {@code chunk}, or -1. */
+    private static int firstBetween(Set<Integer> chunks, long recorded, int chunk) {
+      int first = -1;
+      for (int c : chunks) {
+        if (c > recorded && c < chunk && (first < 0 || c < first)) {
+          first = c;
+        }
+      }
+      return first;
+    }
+
+    /** Records the hand-over of {@code chunk} in this JVM and as the run's marker. */
+    private void handOver(int chunk, String reason) {
+      HANDED_OVER.computeIfAbsent(run, r -> new ConcurrentHashMap<>()).put(chunk, reason);
+      try {
+        markers().put(Integer.toString(chunk), reason);
+      } catch (IOException | UncheckedIOException e) {
+        LOG.warn(
+            "Cannot record the hand-over of chunk {} of snapshot {} in {} ({}): chunks after it read"
+                + " on other workers wait their bound before they hand over too",
+            chunk,
+            spec.s(),
+            markers().folder(),
+            e.toString());
+      }
+      DETAIL.info(
+          "Chunk {} of snapshot {}: {}: the ordered committer commits it", chunk, spec.s(), reason);
+    }
+
+    private TableMarkers markers() {
+      TableMarkers m = markers;
+      if (m == null) {
+        m = runMarkers(hadoopConf.tables(), spec, run);
+        markers = m;
+      }
+      return m;
+    }
+
     /** Tests: whether a run in this JVM handed chunk {@code chunk} to the ordered committer. */
     static boolean handedOver(int chunk) {
-      return HANDED_OVER.values().stream().anyMatch(chunks -> chunks.contains(chunk));
+      return HANDED_OVER.values().stream().anyMatch(chunks -> chunks.containsKey(chunk));
+    }
+
+    /** Tests: this JVM's record, by run: the chunks handed to the ordered committer and why. */
+    static Map<String, Map<Integer, String>> handOvers() {
+      Map<String, Map<Integer, String>> copy = new HashMap<>();
+      HANDED_OVER.forEach((r, chunks) -> copy.put(r, Map.copyOf(chunks)));
+      return copy;
+    }
+
+    /**
+     * Tests: forgets this JVM's record of hand-overs, as a worker JVM started after them would have
+     * none (the runs' markers stay).
+     */
+    static void forgetHandOversInThisJvm() {
+      HANDED_OVER.clear();
     }
 
     @Override
@@ -813,6 +949,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
     @Override
     public void teardown() {
       committer = null;
+      markers = null;
     }
   }
 

@@ -17,6 +17,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
@@ -35,6 +37,7 @@ import org.apache.beam.sdk.testing.TestStream;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.lakecdc.io.mssqlcdc.MssqlCdcIO;
@@ -56,6 +59,7 @@ import org.lakecdc.transforms.bronze.CrashPoint;
 import org.lakecdc.transforms.delta.CommitSummary;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.HadoopConf;
+import org.lakecdc.transforms.delta.TableMarkers;
 import org.lakecdc.transforms.facts.FactsTable;
 
 /**
@@ -588,30 +592,56 @@ class WriteChunksToDeltaTest {
     assertEquals(4L, factsRows(FactsTable.EVENT_BOOTSTRAP).get(0).get(FactsTable.ROWS));
   }
 
-  /** A client whose SELECT of chunk 0 (no lower bound) waits until chunk 1 is handed over. */
-  static final class ChunkZeroAfterHandOver implements CdcClientFactory {
+  /** What a held read waits for; serializable with its client factory. */
+  interface Condition extends java.io.Serializable {
+    boolean met();
+  }
+
+  /** What a held read does once its condition holds, before it reads. */
+  interface Action extends java.io.Serializable {
+    void run();
+  }
+
+  /**
+   * A client whose SELECT of the chunk whose range starts at {@code lower} (null: the first chunk,
+   * no lower bound) waits until {@code until} holds (two minutes at most), then runs {@code then}
+   * and reads.
+   */
+  static final class HeldRead implements CdcClientFactory {
     private static final long serialVersionUID = 1L;
     private final CdcClientFactory delegate;
+    private final @Nullable Integer lower;
+    private final Condition until;
+    private final Action then;
 
-    ChunkZeroAfterHandOver(CdcClientFactory delegate) {
+    HeldRead(CdcClientFactory delegate, @Nullable Integer lower, Condition until, Action then) {
       this.delegate = delegate;
+      this.lower = lower;
+      this.until = until;
+      this.then = then;
     }
 
     @Override
     public CdcClient open() {
       CdcClient client = delegate.open();
+      String held = lower == null ? null : List.of(lower).toString();
       return (CdcClient)
           java.lang.reflect.Proxy.newProxyInstance(
               CdcClient.class.getClassLoader(),
               new Class<?>[] {CdcClient.class},
               (proxy, method, args) -> {
                 if (method.getName().equals("readTable")
-                    && ((TableQuery) args[0]).lowerInclusive().isEmpty()) {
+                    && Objects.equals(
+                        held,
+                        ((TableQuery) args[0])
+                            .lowerInclusive()
+                            .map(Object::toString)
+                            .orElse(null))) {
                   long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-                  while (!WriteChunksToDelta.CommitAfterRead.handedOver(1)
-                      && System.nanoTime() < deadline) {
+                  while (!until.met() && System.nanoTime() < deadline) {
                     Thread.sleep(50);
                   }
+                  then.run();
                 }
                 try {
                   return method.invoke(client, args);
@@ -632,9 +662,18 @@ class WriteChunksToDeltaTest {
   void chunksWhosePredecessorIsNotCommittedInTimeAreCommittedInOrderByTheOrderedCommitter() {
     orders();
     ChunkedSnapshotSpec spec = open(2);
+    WriteChunksToDelta.CommitAfterRead.forgetHandOversInThisJvm();
     Pipeline p = pipeline();
     PCollection<CommittedChunk> out =
-        p.apply(WriteChunksToDelta.of(read(new ChunkZeroAfterHandOver(db.clientFactory())), spec));
+        p.apply(
+            WriteChunksToDelta.of(
+                read(
+                    new HeldRead(
+                        db.clientFactory(),
+                        null,
+                        () -> WriteChunksToDelta.CommitAfterRead.handedOver(1),
+                        () -> {})),
+                spec));
     PAssert.that(out)
         .satisfies(
             chunks -> {
@@ -650,6 +689,175 @@ class WriteChunksToDeltaTest {
     assertEquals(List.of(0L, 1L, 2L), bronzeChunkCommits());
     assertEquals(Map.of(0, 2L, 1, 2L, 2, 2L), chunkRows());
     assertEquals(1, factsRows(FactsTable.EVENT_BOOTSTRAP).size());
+  }
+
+  /** The only run of this JVM's hand-over record other than {@code except}: its hand-overs. */
+  private static Map<Integer, String> handOversOfRunOtherThan(@Nullable String except) {
+    Map<String, Map<Integer, String>> runs = WriteChunksToDelta.CommitAfterRead.handOvers();
+    runs.remove(except);
+    assertEquals(1, runs.size(), "one run: " + runs);
+    return runs.values().iterator().next();
+  }
+
+  /** Whether a run other than {@code except} handed chunk {@code chunk} over, in this JVM. */
+  private static boolean handedOverInRunOtherThan(@Nullable String except, int chunk) {
+    return WriteChunksToDelta.CommitAfterRead.handOvers().entrySet().stream()
+        .anyMatch(e -> !e.getKey().equals(except) && e.getValue().containsKey(chunk));
+  }
+
+  /**
+   * Chunk 1's reader hands chunk 1 over (chunk 0 is held); chunk 2's reader then runs as on another
+   * worker JVM (this JVM's record of hand-overs forgotten, so only the run's marker in bronze tells
+   * it) and hands chunk 2 over at once because of chunk 1, not after its bound. Chunk 0's reader
+   * commits chunk 0, the ordered committer 1 and 2: each once, in order; the completion deletes the
+   * markers.
+   */
+  @Test
+  void aChunkHandedOverOnAnotherWorkerMakesTheNextChunksReaderHandItsChunkOverAtOnce() {
+    orders();
+    ChunkedSnapshotSpec spec = open(2);
+    WriteChunksToDelta.CommitAfterRead.forgetHandOversInThisJvm();
+    CdcClientFactory held =
+        new HeldRead(
+            new HeldRead(
+                db.clientFactory(),
+                null,
+                () -> WriteChunksToDelta.CommitAfterRead.handedOver(2),
+                () -> {}),
+            4,
+            () -> WriteChunksToDelta.CommitAfterRead.handedOver(1),
+            WriteChunksToDelta.CommitAfterRead::forgetHandOversInThisJvm);
+    Pipeline p = pipeline();
+    PCollection<CommittedChunk> out = p.apply(WriteChunksToDelta.of(read(held), spec));
+    PAssert.that(out)
+        .satisfies(
+            chunks -> {
+              List<String> got = new ArrayList<>();
+              chunks.forEach(c -> got.add(c.chunk() + ":" + c.skipped() + ":" + c.completed()));
+              got.sort(null);
+              assertEquals(List.of("0:false:false", "1:false:false", "2:false:true"), got);
+              return null;
+            });
+    run(p);
+
+    assertEquals(
+        Map.of(2, "chunk 1 was handed to the ordered committer by another worker"),
+        handOversOfRunOtherThan(null));
+    assertEquals(List.of(0L, 1L, 2L), bronzeChunkCommits());
+    assertEquals(Map.of(0, 2L, 1, 2L, 2, 2L), chunkRows());
+    assertEquals(
+        List.of(
+            List.of(0, 0),
+            List.of(0, 1),
+            List.of(1, 2),
+            List.of(1, 3),
+            List.of(2, 4),
+            List.of(2, 5)),
+        chunkIds());
+    assertEquals(1, factsRows(FactsTable.EVENT_BOOTSTRAP).size());
+    assertFalse(
+        Files.exists(Path.of(bronze, WriteChunksToDelta.CommitAfterRead.HAND_OVERS)),
+        "the completion deletes the hand-over markers");
+  }
+
+  /**
+   * A run crashes with chunks 1 and 2 handed over: their markers stay in bronze. The rerun (a new
+   * run id) is not misled by them: chunk 2's reader waits its bound for chunk 1 (held until then)
+   * instead of handing over at once, chunk 1's reader commits chunk 1 itself, and the snapshot is
+   * committed exactly once; its completion deletes the crashed run's markers too.
+   */
+  @Test
+  void aRerunAfterACrashCommitsItsChunksItselfWhateverMarkersTheCrashedRunLeft()
+      throws IOException {
+    orders();
+    ChunkedSnapshotSpec spec = open(2);
+    WriteChunksToDelta.CommitAfterRead.forgetHandOversInThisJvm();
+    CdcClientFactory crashingReads =
+        new HeldRead(
+            new HeldRead(
+                db.clientFactory(),
+                null,
+                () -> WriteChunksToDelta.CommitAfterRead.handedOver(2),
+                () -> {}),
+            4,
+            () -> WriteChunksToDelta.CommitAfterRead.handedOver(1),
+            () -> {});
+    Pipeline crashing = pipeline();
+    crashing.apply(
+        WriteChunksToDelta.of(read(crashingReads), spec)
+            .withCrash(CrashPlan.chunk(CrashPoint.AFTER_DATA_FILES, 1)));
+    runToCrash(crashing, CrashPoint.AFTER_DATA_FILES, 1);
+
+    assertEquals(Map.of(0, 2L), chunkRows());
+    assertEquals(List.of(0L), bronzeChunkCommits());
+    String crashedRun = WriteChunksToDelta.CommitAfterRead.handOvers().keySet().iterator().next();
+    TableMarkers left = WriteChunksToDelta.CommitAfterRead.runMarkers(tables, spec, crashedRun);
+    assertEquals(Set.of("1", "2"), left.names());
+    assertTrue(
+        left.read("1").orElseThrow().matches("chunk 0 is not committed after \\d+ ms"),
+        left.read("1").orElseThrow());
+    assertEquals(Optional.of("chunk 1 was handed to the ordered committer"), left.read("2"));
+
+    CdcClientFactory rerunReads =
+        new HeldRead(
+            db.clientFactory(), 2, () -> handedOverInRunOtherThan(crashedRun, 2), () -> {});
+    Pipeline rerun = pipeline();
+    rerun.apply(WriteChunksToDelta.of(read(rerunReads), spec));
+    run(rerun);
+
+    Map<Integer, String> rerunHandOvers = handOversOfRunOtherThan(crashedRun);
+    assertEquals(Set.of(2), rerunHandOvers.keySet(), "chunk 1's reader committed it");
+    assertTrue(
+        rerunHandOvers.get(2).matches("chunk 1 is not committed after \\d+ ms"),
+        rerunHandOvers.get(2));
+    assertEquals(List.of(0L, 1L, 2L), bronzeChunkCommits());
+    assertEquals(Map.of(0, 2L, 1, 2L, 2, 2L), chunkRows());
+    assertEquals(
+        List.of(
+            List.of(0, 0),
+            List.of(0, 1),
+            List.of(1, 2),
+            List.of(1, 3),
+            List.of(2, 4),
+            List.of(2, 5)),
+        chunkIds());
+    assertEquals(1, factsRows(FactsTable.EVENT_BOOTSTRAP).size());
+    assertFalse(Files.exists(Path.of(bronze, WriteChunksToDelta.CommitAfterRead.HAND_OVERS)));
+  }
+
+  /**
+   * A retried read of chunk 1 whose first attempt was handed over (its marker is there) commits
+   * chunk 1 itself once chunk 0 is recorded, and chunk 2's reader is not held back by the marker of
+   * chunk 1, which the facts table now records.
+   */
+  @Test
+  void aChunksOwnMarkerAndMarkersOfRecordedChunksHoldNoReaderBack() throws IOException {
+    orders();
+    ChunkedSnapshotSpec spec = open(2);
+    Instant time = commitTime(s);
+    WriteChunksToDelta.Committer committer =
+        new WriteChunksToDelta.Committer(spec, tables, null, false, null);
+    committer.commit(emptyRead(0, time));
+    TableMarkers markers = WriteChunksToDelta.CommitAfterRead.runMarkers(tables, spec, "retried");
+    markers.put("1", "chunk 0 is not committed after 2000 ms");
+    WriteChunksToDelta.CommitAfterRead reader =
+        new WriteChunksToDelta.CommitAfterRead(spec, HadoopConf.empty(), null, "retried");
+    reader.setup();
+
+    WriteChunksToDelta.ReadChunk one = reader.afterRead(emptyRead(1, time));
+    WriteChunksToDelta.ReadChunk two = reader.afterRead(emptyRead(2, time));
+
+    assertEquals(1, one.committed().chunk());
+    assertEquals(2, two.committed().chunk());
+    assertEquals(List.of(0L, 1L, 2L), bronzeChunkCommits());
+    assertEquals(Map.of(0, 0L, 1, 0L, 2, 0L), chunkRows());
+    assertEquals(Set.of("1"), markers.names());
+  }
+
+  /** A read of chunk {@code c} with no rows, stamped S. */
+  private ChunkRead<SnapshotFiles> emptyRead(int c, Instant time) {
+    return new ChunkRead<>(
+        c, s, time, CHUNKS.get(c).hi(), s, time, T0.plusSeconds(100), 0.5, 0, SnapshotFiles.NONE);
   }
 
   @Test

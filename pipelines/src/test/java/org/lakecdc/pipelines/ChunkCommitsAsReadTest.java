@@ -1,8 +1,13 @@
 package org.lakecdc.pipelines;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
@@ -11,6 +16,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -76,6 +82,106 @@ class ChunkCommitsAsReadTest {
         List.of("0,0,null,2,false", "1,1,2,4,false", "2,2,4,6,false", "3,3,6,8,true"),
         ChunkedSnapshotJobTest.chunkFacts(f));
     assertEquals(List.of(0L, 1L, 2L, 3L), bronzeChunkCommits(f));
+  }
+
+  /**
+   * A chunk handed over on one worker makes the next chunk's reader on another worker hand over at
+   * once: chunk 0's read is held until chunk 1's reader, after waiting its bound, has left its
+   * hand-over marker in bronze; chunk 2's reader then runs as in another JVM (this JVM's record of
+   * hand-overs forgotten, so only the marker tells it) and hands over because of chunk 1, on the
+   * DirectRunner, on Spark {@code local[2]} and on Flink with parallelism 2. Every chunk is
+   * committed once in order, and the completion deletes the markers.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {Runners.DIRECT, Runners.SPARK, Runners.FLINK})
+  void aHandOverOnAnotherWorkerIsSeenThroughItsMarkerInBronze(String runner) throws Exception {
+    assumeTrue(Runners.available(runner), Runners.missing(runner));
+    JobFixture f = ChunkedSnapshotJobTest.orders(dir, 8);
+    HandOverHooks.forgetInThisJvm();
+    Path markers = Path.of(f.bronze, "_chunk_handovers");
+    HeldRead chunkZero =
+        new HeldRead(
+            f.db.clientFactory(),
+            "null",
+            () -> HandOverHooks.markerOf(markers, 1),
+            2,
+            TimeUnit.MINUTES);
+    HeldRead chunkTwo =
+        new HeldRead(
+            chunkZero,
+            "[4]",
+            () -> HandOverHooks.markerOf(markers, 1) && HandOverHooks.forgetInThisJvm(),
+            2,
+            TimeUnit.MINUTES);
+    PipelineOptions options =
+        runner.equals(Runners.DIRECT) ? JobFixture.direct() : Runners.options(runner);
+
+    f.run(config(f, chunkTwo, 4), options, () -> {});
+
+    assertEquals(Boolean.TRUE, chunkTwo.sawCondition(), "chunk 1's marker before chunk 2's read");
+    assertEquals(
+        "chunk 1 was handed to the ordered committer by another worker", HandOverHooks.reason(2));
+    assertEquals(
+        List.of("0,0,null,2,false", "1,0,2,4,false", "2,0,4,6,false", "3,0,6,8,true"),
+        ChunkedSnapshotJobTest.chunkFacts(f));
+    assertEquals(List.of(0L, 1L, 2L, 3L), bronzeChunkCommits(f));
+    assertEquals(1, ChunkedSnapshotJobTest.facts(f, "bootstrap").size());
+    assertFalse(Files.exists(markers), "the completion deletes the markers");
+  }
+
+  /**
+   * The chunk readers' hand-over record of this JVM ({@code WriteChunksToDelta.CommitAfterRead},
+   * package-private in transforms, reached by reflection) and the markers they leave in bronze.
+   */
+  static final class HandOverHooks {
+    private static final String READER =
+        "org.lakecdc.transforms.snapshot.WriteChunksToDelta$CommitAfterRead";
+
+    private HandOverHooks() {}
+
+    private static Object call(String method) {
+      try {
+        java.lang.reflect.Method m = Class.forName(READER).getDeclaredMethod(method);
+        m.setAccessible(true);
+        return m.invoke(null);
+      } catch (ReflectiveOperationException e) {
+        throw new IllegalStateException("No test hook " + READER + "." + method, e);
+      }
+    }
+
+    /** Forgets this JVM's record of hand-overs, as a worker JVM started after them; true. */
+    static boolean forgetInThisJvm() {
+      call("forgetHandOversInThisJvm");
+      return true;
+    }
+
+    /** Why chunk {@code chunk} was handed over, in the one run this JVM's record holds it for. */
+    static String reason(int chunk) {
+      @SuppressWarnings("unchecked")
+      Map<String, Map<Integer, String>> runs =
+          (Map<String, Map<Integer, String>>) call("handOvers");
+      List<String> reasons =
+          runs.values().stream().filter(r -> r.containsKey(chunk)).map(r -> r.get(chunk)).toList();
+      assertEquals(1, reasons.size(), "one run handed chunk " + chunk + " over: " + runs);
+      return reasons.get(0);
+    }
+
+    /** Whether a hand-over marker of chunk {@code chunk} is under {@code markers}. */
+    static boolean markerOf(Path markers, int chunk) {
+      try (Stream<Path> files = Files.walk(markers)) {
+        return files.anyMatch(p -> p.getFileName().toString().equals(Integer.toString(chunk)));
+      } catch (NoSuchFileException e) {
+        return false;
+      } catch (UncheckedIOException e) {
+        // A folder deleted while it was walked: the completion's delete.
+        if (e.getCause() instanceof NoSuchFileException) {
+          return false;
+        }
+        throw e;
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
   }
 
   /** The job on {@code source}: a chunked bootstrap of 2 rows a chunk, to the end. */

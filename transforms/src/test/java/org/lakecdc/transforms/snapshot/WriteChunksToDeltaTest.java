@@ -434,17 +434,7 @@ class WriteChunksToDeltaTest {
     rerun.apply(WriteChunksToDelta.of(read(db.clientFactory()), spec));
     run(rerun);
 
-    assertEquals(Map.of(0, 2L, 1, 2L, 2, 2L), chunkRows());
-    assertEquals(List.of(0L, 1L, 2L), bronzeChunkCommits());
-    assertEquals(
-        List.of(
-            List.of(0, 0),
-            List.of(0, 1),
-            List.of(1, 2),
-            List.of(1, 3),
-            List.of(2, 4),
-            List.of(2, 5)),
-        chunkIds());
+    assertEveryOrderCommittedOnceInChunkOrder();
     Set<String> referenced =
         tables.dataFileDetails(bronze).stream()
             .map(d -> Path.of(d.path()).getFileName().toString())
@@ -674,6 +664,17 @@ class WriteChunksToDeltaTest {
                         () -> WriteChunksToDelta.CommitAfterRead.handedOver(1),
                         () -> {})),
                 spec));
+    assertChunksCommittedOnceTheLastCompleting(out);
+    run(p);
+
+    assertTrue(WriteChunksToDelta.CommitAfterRead.handedOver(1));
+    assertEquals(List.of(0L, 1L, 2L), bronzeChunkCommits());
+    assertEquals(Map.of(0, 2L, 1, 2L, 2, 2L), chunkRows());
+    assertEquals(1, factsRows(FactsTable.EVENT_BOOTSTRAP).size());
+  }
+
+  /** Chunks 0, 1 and 2 come out once each, none skipped, chunk 2 completing the snapshot. */
+  private static void assertChunksCommittedOnceTheLastCompleting(PCollection<CommittedChunk> out) {
     PAssert.that(out)
         .satisfies(
             chunks -> {
@@ -683,12 +684,6 @@ class WriteChunksToDeltaTest {
               assertEquals(List.of("0:false:false", "1:false:false", "2:false:true"), got);
               return null;
             });
-    run(p);
-
-    assertTrue(WriteChunksToDelta.CommitAfterRead.handedOver(1));
-    assertEquals(List.of(0L, 1L, 2L), bronzeChunkCommits());
-    assertEquals(Map.of(0, 2L, 1, 2L, 2, 2L), chunkRows());
-    assertEquals(1, factsRows(FactsTable.EVENT_BOOTSTRAP).size());
   }
 
   /** The only run of this JVM's hand-over record other than {@code except}: its hand-overs. */
@@ -697,6 +692,39 @@ class WriteChunksToDeltaTest {
     runs.remove(except);
     assertEquals(1, runs.size(), "one run: " + runs);
     return runs.values().iterator().next();
+  }
+
+  /**
+   * The simulator's client with chunk 2's read held until chunk 1 is handed over (then {@code
+   * beforeChunkTwo} runs) and chunk 0's until chunk 2 is: chunk 1's reader waits its bound for
+   * chunk 0 and hands over, then chunk 2's reader decides.
+   */
+  private CdcClientFactory chunkOneThenTwoHandedOver(Action beforeChunkTwo) {
+    return new HeldRead(
+        new HeldRead(
+            db.clientFactory(),
+            null,
+            () -> WriteChunksToDelta.CommitAfterRead.handedOver(2),
+            () -> {}),
+        4,
+        () -> WriteChunksToDelta.CommitAfterRead.handedOver(1),
+        beforeChunkTwo);
+  }
+
+  /** Orders 0..5 in bronze once each, in chunks 0..2 committed in order, and their facts rows. */
+  private void assertEveryOrderCommittedOnceInChunkOrder() {
+    assertEquals(List.of(0L, 1L, 2L), bronzeChunkCommits());
+    assertEquals(Map.of(0, 2L, 1, 2L, 2, 2L), chunkRows());
+    assertEquals(
+        List.of(
+            List.of(0, 0),
+            List.of(0, 1),
+            List.of(1, 2),
+            List.of(1, 3),
+            List.of(2, 4),
+            List.of(2, 5)),
+        chunkIds());
+    assertEquals(1, factsRows(FactsTable.EVENT_BOOTSTRAP).size());
   }
 
   /** Whether a run other than {@code except} handed chunk {@code chunk} over, in this JVM. */
@@ -718,43 +746,16 @@ class WriteChunksToDeltaTest {
     ChunkedSnapshotSpec spec = open(2);
     WriteChunksToDelta.CommitAfterRead.forgetHandOversInThisJvm();
     CdcClientFactory held =
-        new HeldRead(
-            new HeldRead(
-                db.clientFactory(),
-                null,
-                () -> WriteChunksToDelta.CommitAfterRead.handedOver(2),
-                () -> {}),
-            4,
-            () -> WriteChunksToDelta.CommitAfterRead.handedOver(1),
-            WriteChunksToDelta.CommitAfterRead::forgetHandOversInThisJvm);
+        chunkOneThenTwoHandedOver(WriteChunksToDelta.CommitAfterRead::forgetHandOversInThisJvm);
     Pipeline p = pipeline();
     PCollection<CommittedChunk> out = p.apply(WriteChunksToDelta.of(read(held), spec));
-    PAssert.that(out)
-        .satisfies(
-            chunks -> {
-              List<String> got = new ArrayList<>();
-              chunks.forEach(c -> got.add(c.chunk() + ":" + c.skipped() + ":" + c.completed()));
-              got.sort(null);
-              assertEquals(List.of("0:false:false", "1:false:false", "2:false:true"), got);
-              return null;
-            });
+    assertChunksCommittedOnceTheLastCompleting(out);
     run(p);
 
     assertEquals(
         Map.of(2, "chunk 1 was handed to the ordered committer by another worker"),
         handOversOfRunOtherThan(null));
-    assertEquals(List.of(0L, 1L, 2L), bronzeChunkCommits());
-    assertEquals(Map.of(0, 2L, 1, 2L, 2, 2L), chunkRows());
-    assertEquals(
-        List.of(
-            List.of(0, 0),
-            List.of(0, 1),
-            List.of(1, 2),
-            List.of(1, 3),
-            List.of(2, 4),
-            List.of(2, 5)),
-        chunkIds());
-    assertEquals(1, factsRows(FactsTable.EVENT_BOOTSTRAP).size());
+    assertEveryOrderCommittedOnceInChunkOrder();
     assertFalse(
         Files.exists(Path.of(bronze, WriteChunksToDelta.CommitAfterRead.HAND_OVERS)),
         "the completion deletes the hand-over markers");
@@ -772,16 +773,7 @@ class WriteChunksToDeltaTest {
     orders();
     ChunkedSnapshotSpec spec = open(2);
     WriteChunksToDelta.CommitAfterRead.forgetHandOversInThisJvm();
-    CdcClientFactory crashingReads =
-        new HeldRead(
-            new HeldRead(
-                db.clientFactory(),
-                null,
-                () -> WriteChunksToDelta.CommitAfterRead.handedOver(2),
-                () -> {}),
-            4,
-            () -> WriteChunksToDelta.CommitAfterRead.handedOver(1),
-            () -> {});
+    CdcClientFactory crashingReads = chunkOneThenTwoHandedOver(() -> {});
     Pipeline crashing = pipeline();
     crashing.apply(
         WriteChunksToDelta.of(read(crashingReads), spec)
@@ -810,18 +802,7 @@ class WriteChunksToDeltaTest {
     assertTrue(
         rerunHandOvers.get(2).matches("chunk 1 is not committed after \\d+ ms"),
         rerunHandOvers.get(2));
-    assertEquals(List.of(0L, 1L, 2L), bronzeChunkCommits());
-    assertEquals(Map.of(0, 2L, 1, 2L, 2, 2L), chunkRows());
-    assertEquals(
-        List.of(
-            List.of(0, 0),
-            List.of(0, 1),
-            List.of(1, 2),
-            List.of(1, 3),
-            List.of(2, 4),
-            List.of(2, 5)),
-        chunkIds());
-    assertEquals(1, factsRows(FactsTable.EVENT_BOOTSTRAP).size());
+    assertEveryOrderCommittedOnceInChunkOrder();
     assertFalse(Files.exists(Path.of(bronze, WriteChunksToDelta.CommitAfterRead.HAND_OVERS)));
   }
 

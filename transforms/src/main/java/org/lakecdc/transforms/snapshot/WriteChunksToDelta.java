@@ -97,7 +97,10 @@ import org.slf4j.LoggerFactory;
  * - 1 at most as long as its own read took, 2 s to 60 s, then hands its files to the ordered
  * committer downstream, the backstop, which commits the chunks handed to it in index order with the
  * same code ({@link Committer#write}). Chunk c waits for c - 1's facts row, not only its bronze
- * commit, so that at most one chunk lacks its facts row whatever crashes.
+ * commit, so that at most one chunk lacks its facts row whatever crashes. A reader hands over at
+ * once when a chunk before its own was handed over in the same run on any worker: each hand-over is
+ * a marker in bronze's {@code _chunk_handovers} folder that the run's readers on every executor or
+ * task manager list while they wait ({@link CommitAfterRead}).
  *
  * <h2>Order and replays</h2>
  *

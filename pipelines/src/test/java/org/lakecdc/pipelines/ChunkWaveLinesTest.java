@@ -1,0 +1,201 @@
+package org.lakecdc.pipelines;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
+import org.lakecdc.pipelines.backfill.BackfillWaves;
+import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
+import org.lakecdc.pipelines.targets.JobConfig;
+import org.lakecdc.pipelines.targets.SnapshotSettings;
+import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
+
+/**
+ * A chunked snapshot's progress lines are printed by the launcher, on the console it was started
+ * from, as the facts table records each wave (docs/tables.md "Chunked snapshots"): on the
+ * DirectRunner, Spark {@code local[2]} and Flink with parallelism 2, wave 0's line is printed while
+ * wave 1's first chunk's read is held (until that line is on the console, two minutes at most);
+ * each wave's line and the completion line once, in order, before the main job's own snapshot line;
+ * a rerun and the Backfill job print only the waves they read.
+ */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+class ChunkWaveLinesTest {
+  private static final String APP = "wave-lines";
+
+  /** Chunks [0,2) [2,4) [4,6) [6,end) of orders 0..7, 2 a wave: chunk 2's read is from key 4. */
+  private static final String CHUNK_2 = "[4]";
+
+  private static final Pattern WAVE_0 =
+      Pattern.compile(
+          "Backfill of dbo_orders: wave 0 committed, chunks 2/4, 4 rows, [0-9,]+ rows/s, ETA \\d+ s");
+  private static final Pattern WAVE_1 =
+      Pattern.compile(
+          "Backfill of dbo_orders: wave 1 committed, chunks 4/4, 8 rows, [0-9,]+ rows/s, done");
+
+  @TempDir Path dir;
+
+  @ParameterizedTest
+  @ValueSource(strings = {Runners.DIRECT, Runners.SPARK, Runners.FLINK})
+  void eachWavesLineIsPrintedOnceWhileTheSnapshotIsReadThenTheCompletion(String runner) {
+    assumeTrue(Runners.available(runner), Runners.missing(runner));
+    JobFixture f = ChunkedSnapshotJobTest.orders(dir, 8);
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    ChunkCommitsAsReadTest.HeldRead held =
+        new ChunkCommitsAsReadTest.HeldRead(
+            f.db.clientFactory(),
+            CHUNK_2,
+            () -> bytes.toString(StandardCharsets.UTF_8).contains("wave 0 committed"),
+            2,
+            TimeUnit.MINUTES);
+    PipelineOptions options =
+        runner.equals(Runners.DIRECT) ? JobFixture.direct() : Runners.options(runner);
+
+    String printed = run(config(f, held, 0), options, bytes);
+
+    assertEquals(Boolean.TRUE, held.sawCondition(), "wave 0's line printed during chunk 2's read");
+    ChunkedSnapshotFacts.State state =
+        ChunkedSnapshotFacts.read(f.tables, f.facts, APP, f.bronze).chunked().orElseThrow();
+    assertEquals(
+        List.of(
+            "W0",
+            "W1",
+            "Chunked snapshot "
+                + state.open().s()
+                + " of "
+                + f.bronze
+                + " complete: 8 rows in 4 chunks, last stamp "
+                + state.maxStamp().orElseThrow(),
+            "Chunked snapshot of dbo_orders at S = "
+                + state.open().s()
+                + ": chunks 4/4, 8 rows, complete"),
+        snapshotLines(printed));
+  }
+
+  /**
+   * A run that reads wave 0 (--maxWaves=1) prints its line and no completion; the rerun prints wave
+   * 1's and the completion, not wave 0's again.
+   */
+  @Test
+  void aRerunPrintsOnlyTheWavesItReads() {
+    JobFixture f = ChunkedSnapshotJobTest.orders(dir, 8);
+
+    String first = run(config(f, f.db.clientFactory(), 1), JobFixture.direct());
+    String second = run(config(f, f.db.clientFactory(), 0), JobFixture.direct());
+
+    ChunkedSnapshotFacts.State state =
+        ChunkedSnapshotFacts.read(f.tables, f.facts, APP, f.bronze).chunked().orElseThrow();
+    String s = state.open().s().toString();
+    assertEquals(
+        List.of(
+            "W0",
+            "Chunked snapshot of dbo_orders at S = "
+                + s
+                + ": chunks 2/4, 4 rows, open (run Backfill, or CdcToDelta with --backfill, to read"
+                + " the rest)"),
+        snapshotLines(first));
+    assertEquals(
+        List.of(
+            "W1",
+            "Chunked snapshot "
+                + s
+                + " of "
+                + f.bronze
+                + " complete: 8 rows in 4 chunks, last stamp "
+                + state.maxStamp().orElseThrow(),
+            "Chunked snapshot of dbo_orders at S = " + s + ": chunks 4/4, 8 rows, complete"),
+        snapshotLines(second));
+  }
+
+  /**
+   * The Backfill job prints each wave's line once (as the facts table records it, at the latest
+   * when the wave's pipeline ends), then the completion, after a run that opened and planned the
+   * snapshot.
+   */
+  @Test
+  void theBackfillJobPrintsEachWaveOnceThenTheCompletion() {
+    JobFixture f = ChunkedSnapshotJobTest.orders(dir, 8);
+    run(config(f, f.db.clientFactory(), 0, false), JobFixture.direct());
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    BackfillWaves.Result result;
+    try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+      result =
+          BackfillWaves.run(
+              config(f, f.db.clientFactory(), 0, false),
+              JobFixture.direct(),
+              0,
+              null,
+              Clock.systemUTC(),
+              out);
+    }
+
+    ChunkedSnapshotFacts.State state =
+        ChunkedSnapshotFacts.read(f.tables, f.facts, APP, f.bronze).chunked().orElseThrow();
+    assertEquals(2, result.waves());
+    assertEquals(
+        List.of(
+            "Backfill of dbo_orders: reading wave 0 (chunks 0..1 of 4)",
+            "W0",
+            "Backfill of dbo_orders: reading wave 1 (chunks 2..3 of 4)",
+            "W1",
+            "Chunked snapshot "
+                + state.open().s()
+                + " of "
+                + f.bronze
+                + " complete: 8 rows in 4 chunks, last stamp "
+                + state.maxStamp().orElseThrow()),
+        snapshotLines(bytes.toString(StandardCharsets.UTF_8)));
+  }
+
+  /** The job on {@code source}: a chunked bootstrap of 2 rows a chunk, 2 chunks a wave. */
+  private static JobConfig config(JobFixture f, CdcClientFactory source, int maxWaves) {
+    return config(f, source, maxWaves, true);
+  }
+
+  private static JobConfig config(
+      JobFixture f, CdcClientFactory source, int maxWaves, boolean backfill) {
+    return JobConfig.builder(source, JobFixture.CI, f.bronze, f.facts, f.control)
+        .appId(APP)
+        .maxCommitsPerBatch(4)
+        .snapshot(new SnapshotSettings(SnapshotSettings.Mode.CHUNKED, 2, 2, backfill, maxWaves))
+        .build();
+  }
+
+  private static String run(JobConfig config, PipelineOptions options) {
+    return run(config, options, new ByteArrayOutputStream());
+  }
+
+  /** The main job's bounded run; what it printed (also in {@code bytes} as it prints). */
+  private static String run(
+      JobConfig config, PipelineOptions options, ByteArrayOutputStream bytes) {
+    try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+      CdcToDeltaJob.run(config, options, out, () -> {});
+    }
+    return bytes.toString(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * The printed lines about the snapshot's progress in their order, a wave's line as {@code W<w>}
+   * once it matches its pattern exactly (the rate and the ETA vary).
+   */
+  private static List<String> snapshotLines(String printed) {
+    return printed
+        .lines()
+        .filter(l -> l.startsWith("Backfill of ") || l.startsWith("Chunked snapshot "))
+        .map(l -> WAVE_0.matcher(l).matches() ? "W0" : WAVE_1.matcher(l).matches() ? "W1" : l)
+        .toList();
+  }
+}

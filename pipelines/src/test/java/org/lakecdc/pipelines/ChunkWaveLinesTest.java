@@ -1,6 +1,7 @@
 package org.lakecdc.pipelines;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -8,7 +9,9 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.apache.beam.sdk.options.PipelineOptions;
@@ -20,6 +23,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
 import org.lakecdc.pipelines.backfill.BackfillWaves;
 import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
+import org.lakecdc.pipelines.cdc.ContinuousMode;
+import org.lakecdc.pipelines.cdc.JobSummary;
 import org.lakecdc.pipelines.targets.JobConfig;
 import org.lakecdc.pipelines.targets.SnapshotSettings;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts;
@@ -67,6 +72,58 @@ class ChunkWaveLinesTest {
     String printed = run(config(f, held, 0), options, bytes);
 
     assertEquals(Boolean.TRUE, held.sawCondition(), "wave 0's line printed during chunk 2's read");
+    ChunkedSnapshotFacts.State state =
+        ChunkedSnapshotFacts.read(f.tables, f.facts, APP, f.bronze).chunked().orElseThrow();
+    assertEquals(
+        List.of(
+            "W0",
+            "W1",
+            "Chunked snapshot "
+                + state.open().s()
+                + " of "
+                + f.bronze
+                + " complete: 8 rows in 4 chunks, last stamp "
+                + state.maxStamp().orElseThrow(),
+            "Chunked snapshot of dbo_orders at S = "
+                + state.open().s()
+                + ": chunks 4/4, 8 rows, complete"),
+        snapshotLines(printed));
+  }
+
+  /**
+   * A continuous run (the DirectRunner following the source) prints the waves' lines and the
+   * completion while it runs, before it is stopped; each once.
+   */
+  @Test
+  void aContinuousRunPrintsTheLinesWhileItFollows() throws Exception {
+    JobFixture f = ChunkedSnapshotJobTest.orders(dir, 8);
+    ContinuousMode.Stop stop = ContinuousMode.Stop.create();
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+    CompletableFuture<JobSummary> job =
+        JobFixture.following(
+            config(f, f.db.clientFactory(), 0),
+            JobFixture.direct(),
+            out,
+            Duration.ofMinutes(3),
+            stop);
+    boolean runningAtCompletion;
+    try {
+      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+      while (!bytes.toString(StandardCharsets.UTF_8).contains(" complete: ")
+          && !job.isDone()
+          && System.nanoTime() < deadline) {
+        Thread.sleep(50);
+      }
+      runningAtCompletion = !job.isDone();
+    } finally {
+      stop.request();
+    }
+    job.get(2, TimeUnit.MINUTES);
+    stop.forget();
+
+    String printed = bytes.toString(StandardCharsets.UTF_8);
+    assertTrue(runningAtCompletion, "the completion line came while the run followed: " + printed);
     ChunkedSnapshotFacts.State state =
         ChunkedSnapshotFacts.read(f.tables, f.facts, APP, f.bronze).chunked().orElseThrow();
     assertEquals(

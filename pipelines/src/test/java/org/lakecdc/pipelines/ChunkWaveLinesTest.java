@@ -72,22 +72,7 @@ class ChunkWaveLinesTest {
     String printed = run(config(f, held, 0), options, bytes);
 
     assertEquals(Boolean.TRUE, held.sawCondition(), "wave 0's line printed during chunk 2's read");
-    ChunkedSnapshotFacts.State state =
-        ChunkedSnapshotFacts.read(f.tables, f.facts, APP, f.bronze).chunked().orElseThrow();
-    assertEquals(
-        List.of(
-            "W0",
-            "W1",
-            "Chunked snapshot "
-                + state.open().s()
-                + " of "
-                + f.bronze
-                + " complete: 8 rows in 4 chunks, last stamp "
-                + state.maxStamp().orElseThrow(),
-            "Chunked snapshot of dbo_orders at S = "
-                + state.open().s()
-                + ": chunks 4/4, 8 rows, complete"),
-        snapshotLines(printed));
+    assertEquals(everyWave(f), snapshotLines(printed));
   }
 
   /**
@@ -124,22 +109,7 @@ class ChunkWaveLinesTest {
 
     String printed = bytes.toString(StandardCharsets.UTF_8);
     assertTrue(runningAtCompletion, "the completion line came while the run followed: " + printed);
-    ChunkedSnapshotFacts.State state =
-        ChunkedSnapshotFacts.read(f.tables, f.facts, APP, f.bronze).chunked().orElseThrow();
-    assertEquals(
-        List.of(
-            "W0",
-            "W1",
-            "Chunked snapshot "
-                + state.open().s()
-                + " of "
-                + f.bronze
-                + " complete: 8 rows in 4 chunks, last stamp "
-                + state.maxStamp().orElseThrow(),
-            "Chunked snapshot of dbo_orders at S = "
-                + state.open().s()
-                + ": chunks 4/4, 8 rows, complete"),
-        snapshotLines(printed));
+    assertEquals(everyWave(f), snapshotLines(printed));
   }
 
   /**
@@ -153,9 +123,7 @@ class ChunkWaveLinesTest {
     String first = run(config(f, f.db.clientFactory(), 1), JobFixture.direct());
     String second = run(config(f, f.db.clientFactory(), 0), JobFixture.direct());
 
-    ChunkedSnapshotFacts.State state =
-        ChunkedSnapshotFacts.read(f.tables, f.facts, APP, f.bronze).chunked().orElseThrow();
-    String s = state.open().s().toString();
+    String s = s(f);
     assertEquals(
         List.of(
             "W0",
@@ -164,17 +132,7 @@ class ChunkWaveLinesTest {
                 + ": chunks 2/4, 4 rows, open (run Backfill, or CdcToDelta with --backfill, to read"
                 + " the rest)"),
         snapshotLines(first));
-    assertEquals(
-        List.of(
-            "W1",
-            "Chunked snapshot "
-                + s
-                + " of "
-                + f.bronze
-                + " complete: 8 rows in 4 chunks, last stamp "
-                + state.maxStamp().orElseThrow(),
-            "Chunked snapshot of dbo_orders at S = " + s + ": chunks 4/4, 8 rows, complete"),
-        snapshotLines(second));
+    assertEquals(everyWave(f).subList(1, 4), snapshotLines(second));
   }
 
   /**
@@ -199,8 +157,6 @@ class ChunkWaveLinesTest {
               out);
     }
 
-    ChunkedSnapshotFacts.State state =
-        ChunkedSnapshotFacts.read(f.tables, f.facts, APP, f.bronze).chunked().orElseThrow();
     assertEquals(2, result.waves());
     assertEquals(
         List.of(
@@ -208,13 +164,37 @@ class ChunkWaveLinesTest {
             "W0",
             "Backfill of dbo_orders: reading wave 1 (chunks 2..3 of 4)",
             "W1",
-            "Chunked snapshot "
-                + state.open().s()
-                + " of "
-                + f.bronze
-                + " complete: 8 rows in 4 chunks, last stamp "
-                + state.maxStamp().orElseThrow()),
+            completion(f)),
         snapshotLines(bytes.toString(StandardCharsets.UTF_8)));
+  }
+
+  /** What a run that read every wave prints about the snapshot, in order. */
+  private static List<String> everyWave(JobFixture f) {
+    return List.of(
+        "W0",
+        "W1",
+        completion(f),
+        "Chunked snapshot of dbo_orders at S = " + s(f) + ": chunks 4/4, 8 rows, complete");
+  }
+
+  /** The snapshot's S, from the facts table. */
+  private static String s(JobFixture f) {
+    return state(f).open().s().toString();
+  }
+
+  /** The completion line of {@code f}'s complete snapshot: its S, rows, chunks and last stamp. */
+  private static String completion(JobFixture f) {
+    ChunkedSnapshotFacts.State state = state(f);
+    return "Chunked snapshot "
+        + state.open().s()
+        + " of "
+        + f.bronze
+        + " complete: 8 rows in 4 chunks, last stamp "
+        + state.maxStamp().orElseThrow();
+  }
+
+  private static ChunkedSnapshotFacts.State state(JobFixture f) {
+    return ChunkedSnapshotFacts.read(f.tables, f.facts, APP, f.bronze).chunked().orElseThrow();
   }
 
   /** The job on {@code source}: a chunked bootstrap of 2 rows a chunk, 2 chunks a wave. */

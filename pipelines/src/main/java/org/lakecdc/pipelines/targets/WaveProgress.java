@@ -59,14 +59,14 @@ public final class WaveProgress implements AutoCloseable {
   private final @Nullable Thread thread;
   private boolean closed;
 
-  private WaveProgress(List<Snapshot> snapshots, PrintStream out, Duration every) {
+  private WaveProgress(List<Snapshot> snapshots, PrintStream out) {
     this.snapshots = snapshots;
     this.out = out;
     if (snapshots.isEmpty()) {
       thread = null;
       return;
     }
-    thread = new Thread(() -> follow(every), "lakecdc-wave-progress");
+    thread = new Thread(this::follow, "lakecdc-wave-progress");
     thread.setDaemon(true);
     thread.start();
   }
@@ -82,7 +82,7 @@ public final class WaveProgress implements AutoCloseable {
     for (ChunkBackfill backfill : backfills) {
       snapshots.add(new Snapshot(backfill, RunStart.now(backfill.state())));
     }
-    return new WaveProgress(snapshots, out, EVERY);
+    return new WaveProgress(snapshots, out);
   }
 
   /**
@@ -92,14 +92,15 @@ public final class WaveProgress implements AutoCloseable {
    * @param out the launcher's console
    */
   public static WaveProgress follow(ChunkBackfill backfill, RunStart run, PrintStream out) {
-    return new WaveProgress(List.of(new Snapshot(backfill, run)), out, EVERY);
+    return new WaveProgress(List.of(new Snapshot(backfill, run)), out);
   }
 
-  private void follow(Duration every) {
+  /** The thread's work: a look every {@link #EVERY} until {@link #close}. */
+  private void follow() {
     synchronized (lock) {
       while (!closed) {
         try {
-          lock.wait(every.toMillis());
+          lock.wait(EVERY.toMillis());
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           return;

@@ -14,8 +14,8 @@ import org.lakecdc.pipelines.targets.JobConfig;
 import org.lakecdc.pipelines.targets.Recovery;
 import org.lakecdc.pipelines.targets.SnapshotSettings;
 import org.lakecdc.pipelines.targets.Target;
+import org.lakecdc.pipelines.targets.WaveProgress;
 import org.lakecdc.transforms.delta.DeltaTables;
-import org.lakecdc.transforms.snapshot.BackfillProgress;
 import org.lakecdc.transforms.snapshot.ChunkedSnapshotFacts.State;
 
 /**
@@ -81,8 +81,10 @@ public final class BackfillWaves {
     }
     int maxWaves = config.snapshot().maxWaves();
     int waves = 0;
-    int runChunks = 0;
-    long runRows = 0;
+    // The waves' lines give this run's rate: the chunks and rows from here, the time from the
+    // start.
+    WaveProgress.RunStart run =
+        new WaveProgress.RunStart(state.chunksDone(), state.rowsDone(), began);
     while (true) {
       if (state.complete()) {
         return result(BackfillState.DONE, "", waves, state);
@@ -134,24 +136,13 @@ public final class BackfillWaves {
           state.chunksTotal());
       ChunkReadPool.fit(beamOptions, List.of(wave), 0);
       Pipeline pipeline = Pipeline.create(beamOptions);
-      wave.expand(pipeline, false);
-      JobExit.run(pipeline);
+      wave.expand(pipeline);
+      // The wave's line (and the completion's) as the facts table records them, on this console.
+      try (WaveProgress progress = WaveProgress.follow(wave, run, out)) {
+        JobExit.run(pipeline);
+      }
       waves++;
-      int doneBefore = state.chunksDone();
-      long rowsBefore = state.rowsDone();
       state = ChunkedSnapshot.read(target).chunked().orElseThrow();
-      runChunks += state.chunksDone() - doneBefore;
-      runRows += state.rowsDone() - rowsBefore;
-      out.println(
-          BackfillProgress.line(
-              config.captureInstance(),
-              wave.state().plan().get().waveOf(wave.chunks().get(wave.chunks().size() - 1).index()),
-              state.chunksDone(),
-              state.chunksTotal(),
-              state.rowsDone(),
-              runChunks,
-              runRows,
-              (System.nanoTime() - began) / 1e9));
     }
   }
 

@@ -42,6 +42,7 @@ import org.lakecdc.pipelines.targets.SilverPlan;
 import org.lakecdc.pipelines.targets.TablePlan;
 import org.lakecdc.pipelines.targets.Target;
 import org.lakecdc.pipelines.targets.TargetIdentity;
+import org.lakecdc.pipelines.targets.WaveProgress;
 import org.lakecdc.transforms.bronze.CommittedBatch;
 import org.lakecdc.transforms.bronze.RecordedFailure;
 import org.lakecdc.transforms.bronze.TableWrite;
@@ -531,7 +532,10 @@ public final class CdcToDeltaJob {
       }
       expand(pipeline, writes, silvers, backfills, snapshots, isolate, false, null);
       Instant runBegan = Instant.now();
-      result = runRecoverable(pipeline, configs, isolate, snapshots);
+      // The chunked snapshots' wave lines, on this console as the facts table records them.
+      try (WaveProgress progress = WaveProgress.follow(backfills, out)) {
+        result = runRecoverable(pipeline, configs, isolate, snapshots);
+      }
       planned =
           afterSnapshots(planned, snapshots, runBegan, result, max, idle, recordNothingNew, out);
     }

@@ -20,6 +20,7 @@ import org.lakecdc.pipelines.targets.ChunkReadPool;
 import org.lakecdc.pipelines.targets.JobConfig;
 import org.lakecdc.pipelines.targets.TablePlan;
 import org.lakecdc.pipelines.targets.TargetIdentity;
+import org.lakecdc.pipelines.targets.WaveProgress;
 import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.bronze.RecordedFailure;
 import org.lakecdc.transforms.bronze.TableWrite;
@@ -177,7 +178,8 @@ final class ContinuousRunner {
       Recoverer recoverer =
           isolate ? new Recoverer(planned, beamOptions, out, continuous, stop) : null;
       Joiner joiner = watch == null ? null : new Joiner(watch, beamOptions, out, continuous, stop);
-      try {
+      try (WaveProgress progress = WaveProgress.follow(backfills, out)) {
+        // The chunked snapshots' wave lines, on this console as the facts table records them.
         result = CdcToDeltaJob.runRecoverable(pipeline, configs, isolate, snapshots);
       } catch (CdcToDeltaJob.StreamMetDataLoss e) {
         // One table alone: planned again, its pre-flight re-snapshots it, and it follows on.

@@ -136,16 +136,11 @@ public record ChunkBackfill(
     return first == last ? "wave " + first : "waves " + first + ".." + last;
   }
 
-  /** The chunks' read and commit, expanded into {@code pipeline}: the committed chunks. */
-  public PCollection<CommittedChunk> expand(Pipeline pipeline) {
-    return expand(pipeline, true);
-  }
-
   /**
-   * {@link #expand(Pipeline)}, with the committer's progress line per wave or without it (the
-   * Backfill job prints its own after each wave's pipeline).
+   * The chunks' read and commit, expanded into {@code pipeline}: the committed chunks. Their
+   * progress lines are the launcher's ({@link WaveProgress}).
    */
-  public PCollection<CommittedChunk> expand(Pipeline pipeline, boolean waveLines) {
+  public PCollection<CommittedChunk> expand(Pipeline pipeline) {
     MssqlCdcIO.SnapshotChunks read =
         MssqlCdcIO.snapshotChunks()
             .withSourceConfiguration(config.source())
@@ -157,9 +152,6 @@ public record ChunkBackfill(
         WriteChunksToDelta.of(read, spec)
             .withHadoopConf(config.hadoopConf())
             .withCrash(config.crash());
-    if (!waveLines) {
-      write = write.withoutWaveLines();
-    }
     return pipeline.apply(
         "Chunks "
             + chunks.get(0).index()

@@ -8,7 +8,8 @@
  * org.lakecdc.pipelines.targets.Seeding}), re-snapshots after data loss ({@link
  * org.lakecdc.pipelines.targets.Resnapshot}), chunked snapshots and their waves ({@link
  * org.lakecdc.pipelines.targets.ChunkedSnapshot}, {@link
- * org.lakecdc.pipelines.targets.ChunkBackfill}), the plan of a target's silver table and the run's
+ * org.lakecdc.pipelines.targets.ChunkBackfill}, their progress lines: {@link
+ * org.lakecdc.pipelines.targets.WaveProgress}), the plan of a target's silver table and the run's
  * counters. docs/tables.md describes the tables, docs/behaviour.md §2, §6 and §9 the rules. Depends
  * on {@code options} and {@code cli}.
  */

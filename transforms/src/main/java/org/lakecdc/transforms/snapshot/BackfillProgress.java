@@ -1,13 +1,16 @@
 package org.lakecdc.transforms.snapshot;
 
 import java.util.Locale;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 import org.lakecdc.transforms.Counts;
 
 /**
- * The progress line of a chunked snapshot's backfill, logged when a wave's last chunk commits:
+ * The progress lines of a chunked snapshot's backfill, printed by the launcher once the facts table
+ * records a wave's last chunk, and once it records the snapshot's completion:
  *
  * <pre>
  * Backfill of dbo_orders: wave 2 committed, chunks 6/10, 1,200 rows, 3,400 rows/s, ETA 4 s
+ * Chunked snapshot 0x0000002A0000010012A1 of …/dbo_orders complete: 15,038 rows in 8 chunks, last stamp 0x0000002A000001002621
  * </pre>
  *
  * The rate and the ETA are those of this run (rows and chunks committed since it started, over its
@@ -61,6 +64,30 @@ public final class BackfillProgress {
         Counts.of(rowsDone, "row", "rows"),
         rate,
         eta);
+  }
+
+  /**
+   * The completion line.
+   *
+   * @param s the snapshot's S
+   * @param bronzePath the bronze table's path or URI
+   * @param rows rows of the snapshot's chunks
+   * @param chunks chunks planned (and recorded)
+   * @param lastStamp the largest stamp of the chunks (S when none)
+   * @return e.g. {@code Chunked snapshot 0x…A1 of /data/dbo_orders complete: 7 rows in 4 chunks,
+   *     last stamp 0x…21}
+   */
+  public static String completion(Lsn s, String bronzePath, long rows, int chunks, Lsn lastStamp) {
+    return "Chunked snapshot "
+        + s
+        + " of "
+        + bronzePath
+        + " complete: "
+        + Counts.of(rows, "row", "rows")
+        + " in "
+        + Counts.of(chunks, "chunk", "chunks")
+        + ", last stamp "
+        + lastStamp;
   }
 
   /** {@code 45 s}, {@code 12 min} (from 120 s), {@code 3 h} (from 120 min); rounded up. */

@@ -71,7 +71,7 @@ import org.slf4j.LoggerFactory;
  * chunks ── each read on a worker and written to bronze data files there (_snapshot = S,
  *   _chunk = index), then committed there when chunk c - 1 is recorded (waiting a bounded time)
  *   ── (chunk read, files or its commit) ── key by app id ── in index order (stateful, one key
- *   per snapshot): commit the chunks the readers handed over, wave lines, completion row
+ *   per snapshot): commit the chunks the readers handed over, completion row
  * </pre>
  *
  * <p>Per chunk c, in order: one bronze commit (no data file for an empty chunk) with transaction id
@@ -79,9 +79,12 @@ import org.slf4j.LoggerFactory;
  * ChunkedSnapshotFacts#BRONZE_DOMAIN} = the chunk's {@link ChunkFact#toJson()}; then its {@code
  * snapshot_chunk} facts row ({@link ChunkFact#toRow}) with {@code (chunkFactsAppId(appId, S), c)};
  * after the plan's last chunk, the snapshot's completion row ({@link
- * ChunkedSnapshotFacts#completionRow}) with {@code (eventsAppId, generation)}. When a wave's last
- * chunk commits, a {@link BackfillProgress} line is logged. One {@link CommittedChunk} per chunk is
- * emitted.
+ * ChunkedSnapshotFacts#completionRow}) with {@code (eventsAppId, generation)}. One {@link
+ * CommittedChunk} per chunk is emitted. The progress lines ({@link BackfillProgress}: one per wave,
+ * and the completion) are not printed here, where a cluster's worker runs this, but by the launcher
+ * that waits on the pipeline, from the facts table's rows as it records them (the pipelines
+ * module's {@code WaveProgress}); the committer logs its own passing of a wave's end and the
+ * completion to the log file only ({@code org.lakecdc.detail}).
  *
  * <p>The chunk's bronze commit touches neither the stream's transaction id nor its domains
  * (position, batch stats), so it and the stream's batch commits rebase on each other (Delta's
@@ -106,12 +109,12 @@ import org.slf4j.LoggerFactory;
  *
  * The committer takes the chunks in index order from the read's first chunk (or the first the facts
  * table does not record, when lower) and keeps chunks that arrive early in its state (descriptions
- * only: file actions and counts, never rows); it logs the wave lines and writes the completion row,
- * so these still come in order after the chunks' commits. A chunk at or below the chunks already
- * committed is a replay: bronze's transaction id skips its append (its new files stay unreferenced;
- * {@code VACUUM} removes them), its facts row is written from bronze's domain when it is missing,
- * and nothing is appended twice. So after a crash at most the last bronze-committed chunk lacks its
- * facts row, which the rerun (or {@link #repair}) writes.
+ * only: file actions and counts, never rows); it writes the completion row, so it still comes after
+ * the chunks' commits. A chunk at or below the chunks already committed is a replay: bronze's
+ * transaction id skips its append (its new files stay unreferenced; {@code VACUUM} removes them),
+ * its facts row is written from bronze's domain when it is missing, and nothing is appended twice.
+ * So after a crash at most the last bronze-committed chunk lacks its facts row, which the rerun (or
+ * {@link #repair}) writes.
  *
  * <p>No window, trigger or {@code GroupByKey} decides when a chunk commits: a stateful {@code DoFn}
  * in the global window, in a bounded pipeline or in a streaming one beside the change stream.
@@ -132,19 +135,16 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
   private final ChunkedSnapshotSpec spec;
   private final HadoopConf hadoopConf;
   private final @Nullable CrashPlan crash;
-  private final boolean waveLines;
 
   private WriteChunksToDelta(
       MssqlCdcIO.SnapshotChunks read,
       ChunkedSnapshotSpec spec,
       HadoopConf hadoopConf,
-      @Nullable CrashPlan crash,
-      boolean waveLines) {
+      @Nullable CrashPlan crash) {
     this.read = read;
     this.spec = spec;
     this.hadoopConf = hadoopConf;
     this.crash = crash;
-    this.waveLines = waveLines;
   }
 
   /**
@@ -185,7 +185,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
                 + (planned - 1));
       }
     }
-    return new WriteChunksToDelta(read, spec, HadoopConf.empty(), null, true);
+    return new WriteChunksToDelta(read, spec, HadoopConf.empty(), null);
   }
 
   /**
@@ -193,16 +193,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
    * delta.kernel.default.parquet.writer.targetMaxFileSize}).
    */
   public WriteChunksToDelta withHadoopConf(HadoopConf conf) {
-    return new WriteChunksToDelta(
-        read, spec, Objects.requireNonNull(conf, "conf"), crash, waveLines);
-  }
-
-  /**
-   * The same write without the committer's progress line per wave, for a launcher that prints its
-   * own after each wave's pipeline (the Backfill job): one line per wave on the console.
-   */
-  public WriteChunksToDelta withoutWaveLines() {
-    return new WriteChunksToDelta(read, spec, hadoopConf, crash, false);
+    return new WriteChunksToDelta(read, spec, Objects.requireNonNull(conf, "conf"), crash);
   }
 
   /**
@@ -210,7 +201,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
    * CrashPlan#chunk}, {@link CrashPlan#firstChunk}; null: never).
    */
   public WriteChunksToDelta withCrash(@Nullable CrashPlan plan) {
-    return new WriteChunksToDelta(read, spec, hadoopConf, plan, waveLines);
+    return new WriteChunksToDelta(read, spec, hadoopConf, plan);
   }
 
   @Override
@@ -228,7 +219,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
         .setCoder(KvCoder.of(StringUtf8Coder.of(), ChunkRead.coder(ReadChunk.coder())))
         .apply(
             "Commit chunks in order",
-            ParDo.of(new CommitInOrder(spec, hadoopConf, crash, waveLines, first, run)))
+            ParDo.of(new CommitInOrder(spec, hadoopConf, crash, first, run)))
         .setCoder(SerializableCoder.of(CommittedChunk.class));
   }
 
@@ -278,11 +269,11 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
     private final ChunkedSnapshotSpec spec;
     private final DeltaTables tables;
     private final @Nullable CrashPlan crash;
+
+    /** Whether a wave's end is logged (the ordered committer's, to the log file only). */
     private final boolean waveLines;
+
     private final Map<Integer, String[]> bounds = new HashMap<>();
-    private @Nullable Instant runStarted;
-    private int runChunks;
-    private long runRows;
     private boolean crashed;
     private final @Nullable String run;
 
@@ -415,7 +406,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
 
     /** Commits one chunk (the next in order): bronze, facts, and the completion after the last. */
     CommittedChunk commit(ChunkRead<SnapshotFiles> read) {
-      return finish(write(read), read.startedAt());
+      return finish(write(read));
     }
 
     /**
@@ -498,46 +489,27 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
     }
 
     /**
-     * What follows a chunk's commit in index order, in the ordered committer: the run's counts, the
-     * progress line at a wave's end, the completion row after the plan's last chunk.
+     * What follows a chunk's commit in index order, in the ordered committer: at a wave's end a
+     * line in the log file (the console's progress line is the launcher's), the completion row
+     * after the plan's last chunk.
      *
      * @param chunk the chunk as {@link #write} returned it
-     * @param startedAt when its read started
      * @return the chunk, {@code completed} when its completion row was written now
      */
-    CommittedChunk finish(CommittedChunk chunk, Instant startedAt) {
+    CommittedChunk finish(CommittedChunk chunk) {
       int c = chunk.chunk();
-      if (!chunk.skipped()) {
-        runChunks++;
-        runRows += chunk.rows();
-        if (runStarted == null || startedAt.isBefore(runStarted)) {
-          runStarted = startedAt;
-        }
-      }
       boolean last = c == spec.plan().chunkCount() - 1;
       boolean completed = false;
-      boolean waveEnd = last || spec.plan().waveOf(c + 1) != chunk.wave();
-      if (waveEnd) {
-        ChunkedSnapshotFacts.State state = state().orElseThrow();
-        if (waveLines) {
-          // The wave's progress as of its last chunk: readers may have committed later ones.
-          ChunkedSnapshotFacts.State atWaveEnd = state.through(c);
-          LOG.info(
-              BackfillProgress.line(
-                  spec.captureInstance(),
-                  chunk.wave(),
-                  atWaveEnd.chunksDone(),
-                  spec.plan().chunkCount(),
-                  atWaveEnd.rowsDone(),
-                  runChunks,
-                  runRows,
-                  runStarted == null
-                      ? 0
-                      : (Instant.now().toEpochMilli() - runStarted.toEpochMilli()) / 1e3));
-        }
-        if (last) {
-          completed = complete(state);
-        }
+      if (waveLines && (last || spec.plan().waveOf(c + 1) != chunk.wave())) {
+        DETAIL.info(
+            "Wave {} of snapshot {} of {} is committed up to its last chunk, {}",
+            chunk.wave(),
+            spec.s(),
+            spec.bronzePath(),
+            c);
+      }
+      if (last) {
+        completed = complete(state().orElseThrow());
       }
       return completed
           ? new CommittedChunk(
@@ -617,13 +589,10 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
               spec.open().generation(),
               Map.of());
       if (result.committed()) {
-        LOG.info(
-            "Chunked snapshot {} of {} complete: {} in {}, last stamp {}",
-            spec.s(),
-            spec.bronzePath(),
-            Counts.of(state.rowsDone(), "row", "rows"),
-            Counts.of(total, "chunk", "chunks"),
-            last);
+        // The console's line is the launcher's, once the facts table records the row.
+        DETAIL.info(
+            BackfillProgress.completion(
+                spec.s(), spec.bronzePath(), state.rowsDone(), total, last));
         CommitAfterRead.deleteHandOvers(tables, spec);
       }
       return result.committed();
@@ -966,7 +935,6 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
     private final ChunkedSnapshotSpec spec;
     private final HadoopConf hadoopConf;
     private final @Nullable CrashPlan crash;
-    private final boolean waveLines;
     private final int first;
     private final String run;
 
@@ -983,13 +951,11 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
         ChunkedSnapshotSpec spec,
         HadoopConf hadoopConf,
         @Nullable CrashPlan crash,
-        boolean waveLines,
         int first,
         String run) {
       this.spec = spec;
       this.hadoopConf = hadoopConf;
       this.crash = crash;
-      this.waveLines = waveLines;
       this.first = first;
       this.run = run;
     }
@@ -997,7 +963,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
     private Committer committer() {
       Committer c = committer;
       if (c == null) {
-        c = new Committer(spec, hadoopConf.tables(), crash, waveLines, run);
+        c = new Committer(spec, hadoopConf.tables(), crash, true, run);
         committer = c;
       }
       return c;
@@ -1007,7 +973,7 @@ public final class WriteChunksToDelta extends PTransform<PBegin, PCollection<Com
     private static CommittedChunk inOrder(Committer c, ChunkRead<ReadChunk> read) {
       CommittedChunk byReader = read.result().committed();
       if (byReader != null) {
-        return c.finish(byReader, read.startedAt());
+        return c.finish(byReader);
       }
       ChunkRead<SnapshotFiles> files = read.withResult(read.result().files());
       return c.lastRecorded() >= read.chunk() ? c.replay(files) : c.commit(files);

@@ -3,6 +3,7 @@ package org.lakecdc.transforms.snapshot;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import org.junit.jupiter.api.Test;
+import org.lakecdc.io.mssqlcdc.lsn.Lsn;
 
 class BackfillProgressTest {
   @Test
@@ -21,6 +22,28 @@ class BackfillProgressTest {
     assertEquals(
         "Backfill of dbo_orders: wave 0 committed, chunks 2/10, 400 rows, 0 rows/s, ETA unknown",
         BackfillProgress.line("dbo_orders", 0, 2, 10, 400, 0, 0, 3));
+  }
+
+  @Test
+  void theCompletionLineGivesTheSnapshotsRowsChunksAndLastStamp() {
+    assertEquals(
+        "Chunked snapshot 0x0000002A000001000001 of /data/dbo_orders complete: 1 row in 1 chunk,"
+            + " last stamp 0x0000002A000001000001",
+        BackfillProgress.completion(
+            Lsn.parse("0x0000002A000001000001"),
+            "/data/dbo_orders",
+            1,
+            1,
+            Lsn.parse("0x0000002A000001000001")));
+    assertEquals(
+        "Chunked snapshot 0x0000002A000001000001 of /data/dbo_orders complete: 15,038 rows in 8"
+            + " chunks, last stamp 0x0000002A000001002621",
+        BackfillProgress.completion(
+            Lsn.parse("0x0000002A000001000001"),
+            "/data/dbo_orders",
+            15038,
+            8,
+            Lsn.parse("0x0000002A000001002621")));
   }
 
   @Test

@@ -879,7 +879,7 @@ class WriteChunksToDeltaTest {
             .apply(
                 ParDo.of(
                     new WriteChunksToDelta.CommitInOrder(
-                        spec, HadoopConf.empty(), null, true, 0, "arrivals")));
+                        spec, HadoopConf.empty(), null, 0, "arrivals")));
     PAssert.that(out)
         .satisfies(
             chunks -> {

@@ -23,28 +23,30 @@ final class Readers {
    * object store sets the store's settings in its Hadoop configuration before its first read.
    */
   static synchronized SparkSession spark() {
-    return SparkSession.builder()
-        .master("local[2]")
-        .appName("cluster-tests reader")
-        .config("spark.ui.enabled", "false")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.sql.shuffle.partitions", "1")
-        // Small tables read a few times: rebuild a Delta snapshot in one task (not 50),
-        // evaluate plans without compiling code for each query, and plan once.
-        .config("spark.databricks.delta.snapshotPartitions", "1")
-        .config("spark.sql.codegen.wholeStage", "false")
-        // Nor code for each projection and predicate: Spark's interpreted forms of them.
-        // Generating and compiling that code (Janino) made about 30 % of this JVM's JFR
-        // samples; reading a run's 13 tables three times in a JVM of its own took 33.5 s of
-        // CPU without it, 36 to 40 s with it.
-        .config("spark.sql.codegen.factoryMode", "NO_CODEGEN")
-        .config("spark.sql.adaptive.enabled", "false")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-        .config(
-            "spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-        .getOrCreate();
+    SparkSession.Builder builder =
+        SparkSession.builder()
+            .master("local[2]")
+            .appName("cluster-tests reader")
+            .config("spark.ui.enabled", "false")
+            .config("spark.driver.host", "127.0.0.1")
+            .config("spark.driver.bindAddress", "127.0.0.1")
+            .config("spark.sql.shuffle.partitions", "1")
+            // Small tables read a few times: rebuild a Delta snapshot in one task (not 50),
+            // evaluate plans without compiling code for each query, and plan once.
+            .config("spark.databricks.delta.snapshotPartitions", "1")
+            .config("spark.sql.codegen.wholeStage", "false")
+            // Nor code for each projection and predicate: Spark's interpreted forms of them.
+            // Generating and compiling that code (Janino) made about 30 % of this JVM's JFR
+            // samples; reading a run's 13 tables three times in a JVM of its own took 33.5 s of
+            // CPU without it, 36 to 40 s with it.
+            .config("spark.sql.codegen.factoryMode", "NO_CODEGEN")
+            .config("spark.sql.adaptive.enabled", "false")
+            .config("spark.sql.session.timeZone", "UTC")
+            .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+            .config(
+                "spark.sql.catalog.spark_catalog",
+                "org.apache.spark.sql.delta.catalog.DeltaCatalog");
+    return builder.getOrCreate();
   }
 
   /**

@@ -248,18 +248,14 @@ public final class LocalS3Server implements AutoCloseable {
 
   private void launch() throws IOException {
     Path properties = workDirectory.resolve("s3proxy.properties");
-    Files.writeString(
+    writeLines(
         properties,
-        String.join(
-            "\n",
-            "s3proxy.endpoint=http://127.0.0.1:" + port,
-            "s3proxy.authorization=aws-v2-or-v4",
-            "s3proxy.identity=" + ACCESS_KEY,
-            "s3proxy.credential=" + SECRET_KEY,
-            "jclouds.provider=" + provider,
-            "jclouds.filesystem.basedir=" + directory,
-            ""),
-        StandardCharsets.UTF_8);
+        "s3proxy.endpoint=http://127.0.0.1:" + port,
+        "s3proxy.authorization=aws-v2-or-v4",
+        "s3proxy.identity=" + ACCESS_KEY,
+        "s3proxy.credential=" + SECRET_KEY,
+        "jclouds.provider=" + provider,
+        "jclouds.filesystem.basedir=" + directory);
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     if (requestLog != null) {
@@ -382,27 +378,28 @@ public final class LocalS3Server implements AutoCloseable {
    */
   private Path writeRequestLogConfiguration() throws IOException {
     Path configuration = workDirectory.resolve("logback-requests.xml");
-    Files.writeString(
+    writeLines(
         configuration,
-        String.join(
-            "\n",
-            "<configuration>",
-            "  <appender name=\"STDOUT\" class=\"ch.qos.logback.core.ConsoleAppender\">",
-            "    <encoder><pattern>[s3proxy] %.-1p %d{MM-dd HH:mm:ss.SSS} %t %c{30}: %m%n</pattern></encoder>",
-            "  </appender>",
-            "  <appender name=\"REQUESTS\" class=\"ch.qos.logback.core.FileAppender\">",
-            "    <file>" + requestLog + "</file>",
-            "    <encoder><pattern>%t %m%n</pattern></encoder>",
-            "  </appender>",
-            "  <logger name=\"org.gaul.s3proxy.S3ProxyHandler\" level=\"trace\""
-                + " additivity=\"false\">",
-            "    <appender-ref ref=\"REQUESTS\"/>",
-            "  </logger>",
-            "  <root level=\"warn\"><appender-ref ref=\"STDOUT\"/></root>",
-            "</configuration>",
-            ""),
-        StandardCharsets.UTF_8);
+        "<configuration>",
+        "  <appender name=\"STDOUT\" class=\"ch.qos.logback.core.ConsoleAppender\">",
+        "    <encoder><pattern>[s3proxy] %.-1p %d{MM-dd HH:mm:ss.SSS} %t %c{30}: %m%n</pattern></encoder>",
+        "  </appender>",
+        "  <appender name=\"REQUESTS\" class=\"ch.qos.logback.core.FileAppender\">",
+        "    <file>" + requestLog + "</file>",
+        "    <encoder><pattern>%t %m%n</pattern></encoder>",
+        "  </appender>",
+        "  <logger name=\"org.gaul.s3proxy.S3ProxyHandler\" level=\"trace\""
+            + " additivity=\"false\">",
+        "    <appender-ref ref=\"REQUESTS\"/>",
+        "  </logger>",
+        "  <root level=\"warn\"><appender-ref ref=\"STDOUT\"/></root>",
+        "</configuration>");
     return configuration;
+  }
+
+  /** Writes {@code lines} to {@code file} in UTF-8, each ended with a line feed. */
+  private static void writeLines(Path file, String... lines) throws IOException {
+    Files.writeString(file, String.join("\n", lines) + "\n", StandardCharsets.UTF_8);
   }
 
   /** Waits until the port accepts a connection and answers an HTTP request. */

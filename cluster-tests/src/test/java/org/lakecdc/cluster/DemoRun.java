@@ -18,11 +18,9 @@ import org.apache.spark.sql.SparkSession;
  * options file, with the simulator's database and the Delta tables at paths every process of the
  * cluster reaches, and its tables read back with delta-spark.
  *
- * <p>The tables' root is {@code <run dir>/lake} unless the system property {@code
- * lakecdc.cluster.tableRoot} names another (an {@code s3a://bucket/prefix} URI, say, with the
- * store's settings in {@code lakecdc.cluster.hadoopConf}, one {@code key=value} a line, passed to
- * the job as {@code --hadoopConf} and set on the reading session): each run then writes under
- * {@code <tableRoot>/<run name>}.
+ * <p>The tables' root is {@code <run dir>/lake}, or another URI with the local directory its files
+ * are in (an {@code s3a://bucket/prefix} on the local S3 server, whose objects are files under the
+ * bucket's directory), the store's settings then among the run's options.
  */
 final class DemoRun {
   /** The demo's five capture instances, in the tables file's order. */
@@ -82,15 +80,29 @@ final class DemoRun {
   final String name;
   final Path dir;
   final String tableRoot;
+
+  /** The local directory the files under {@link #tableRoot} are in. */
+  private final Path localRoot;
+
   final Path options;
 
-  /** A run named {@code name} in {@code dir} (its source, options and, by default, tables). */
+  /** A run named {@code name} in {@code dir}: its source, options and tables ({@code dir/lake}). */
   DemoRun(String name, Path dir, List<String> extraOptions) throws IOException {
+    this(name, dir, dir.resolve("lake").toString(), dir.resolve("lake"), extraOptions);
+  }
+
+  /**
+   * A run named {@code name} in {@code dir} (its source and options) whose tables are under {@code
+   * tableRoot} (a path or URI the job takes), their files in the local directory {@code localRoot};
+   * {@code extraOptions} follow the run's own (a store's {@code --hadoopConf}, say).
+   */
+  DemoRun(String name, Path dir, String tableRoot, Path localRoot, List<String> extraOptions)
+      throws IOException {
     this.name = name;
     this.dir = dir;
     Files.createDirectories(dir);
-    String root = System.getProperty("lakecdc.cluster.tableRoot", "");
-    this.tableRoot = root.isBlank() ? dir.resolve("lake").toString() : root + "/" + name;
+    this.tableRoot = tableRoot;
+    this.localRoot = localRoot;
     List<String> lines = new ArrayList<>();
     Path tablesFile = dir.resolve("tables.options");
     Files.write(tablesFile, TABLES_FILE);
@@ -104,18 +116,9 @@ final class DemoRun {
     lines.add("--factsTable=" + tableRoot + "/facts");
     lines.add("--controlTable=" + tableRoot + "/table_finalization");
     lines.add("--silverTemplate=" + tableRoot + "/silver/{ci}");
-    for (String entry : hadoopConf()) {
-      lines.add("--hadoopConf=" + entry);
-    }
     lines.addAll(extraOptions);
     this.options = dir.resolve(name + ".options");
     Files.write(options, lines);
-  }
-
-  /** The {@code key=value} entries of {@code lakecdc.cluster.hadoopConf}. */
-  static List<String> hadoopConf() {
-    String conf = System.getProperty("lakecdc.cluster.hadoopConf", "");
-    return conf.lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
   }
 
   /** The run's Delta tables by name: each bronze, facts, control, each silver. */
@@ -132,14 +135,14 @@ final class DemoRun {
     return out;
   }
 
-  /** Every table's local path, in {@link #tables()}' order (tables on the local file system). */
+  /** The local directory of every table's files, in {@link #tables()}' order. */
   List<Path> localTables() {
-    return tables().values().stream().map(Path::of).toList();
+    return tables().keySet().stream().map(this::localTable).toList();
   }
 
-  /** A local table's path (only for a run whose tables are on the local file system). */
+  /** The local directory of a table's files ({@link #tables()}' name). */
   Path localTable(String table) {
-    return Path.of(tables().get(table));
+    return localRoot.resolve(tables().get(table).substring(tableRoot.length() + 1));
   }
 
   /**

@@ -18,9 +18,9 @@ final class Readers {
 
   /**
    * The test JVM's local Spark session with Delta (two cores: the two test classes, which run at
-   * the same time, read at once rather than queue behind each other), with {@code
-   * lakecdc.cluster.hadoopConf}'s entries in its Hadoop configuration: one for the JVM, shared by
-   * the test classes (which may run at the same time), ended with the JVM.
+   * the same time, read at once rather than queue behind each other): one for the JVM, shared by
+   * the test classes (which may run at the same time), ended with the JVM. A test that reads an
+   * object store sets the store's settings in its Hadoop configuration before its first read.
    */
   static synchronized SparkSession spark() {
     SparkSession.Builder builder =
@@ -46,10 +46,6 @@ final class Readers {
             .config(
                 "spark.sql.catalog.spark_catalog",
                 "org.apache.spark.sql.delta.catalog.DeltaCatalog");
-    for (String entry : DemoRun.hadoopConf()) {
-      int eq = entry.indexOf('=');
-      builder.config("spark.hadoop." + entry.substring(0, eq), entry.substring(eq + 1));
-    }
     return builder.getOrCreate();
   }
 

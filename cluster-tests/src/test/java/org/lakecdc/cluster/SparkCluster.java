@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /**
  * A Spark 3.5 standalone cluster on loopback: a Master and Workers, each its own JVM started with
@@ -181,6 +182,22 @@ final class SparkCluster implements AutoCloseable {
    */
   ClusterProcess submit(String name, Path options, Path workDir, Path eventLog, String... args)
       throws IOException {
+    return submit(name, options, workDir, eventLog, List.of(), args);
+  }
+
+  /**
+   * Submits the main job as {@link #submit(String, Path, Path, Path, String...)} does, with {@code
+   * moreSubmitArgs} (each without spaces: {@code SPARK_SUBMIT_ARGS} is split at spaces) added to
+   * spark-submit's arguments ({@link #s3Jars()}, say).
+   */
+  ClusterProcess submit(
+      String name,
+      Path options,
+      Path workDir,
+      Path eventLog,
+      List<String> moreSubmitArgs,
+      String... args)
+      throws IOException {
     Files.createDirectories(eventLog);
     Files.createDirectories(metrics(workDir));
     Map<String, String> env = env();
@@ -212,7 +229,8 @@ final class SparkCluster implements AutoCloseable {
             "--conf spark.metrics.conf.driver.sink.csv.directory=" + metrics(workDir),
             // One Spark application for all the pipelines of the run (the bootstraps, the stream):
             // each would otherwise start its own executors and fetch the jar again.
-            "--driver-java-options -Dbeam.spark.test.reuseSparkContext=true"));
+            "--driver-java-options -Dbeam.spark.test.reuseSparkContext=true",
+            String.join(" ", moreSubmitArgs)));
     List<String> command = new ArrayList<>();
     command.add(
         Path.of(System.getProperty("lakecdc.root"), "templates/spark-submit.sh").toString());
@@ -222,6 +240,30 @@ final class SparkCluster implements AutoCloseable {
         ClusterProcess.start(name, command, env, workDir, workDir.resolve(name + ".log"));
     submissions.add(submission);
     return submission;
+  }
+
+  /**
+   * spark-submit's {@code --jars} option with the S3 jars of a job on {@code s3a://} tables, as
+   * docs/runners.md tells a user on a standalone cluster: every jar of cluster-tests/spark-home's
+   * {@code target/s3-jars} (hadoop-aws 3.3.4 and its AWS SDK v1 bundle, the AWS SDK v2's s3 and
+   * apache5-client with their dependencies), comma-separated, in name order. Spark adds them to the
+   * driver's class path and serves them to each executor, which adds them to its own.
+   */
+  static List<String> s3Jars() throws IOException {
+    List<String> jars;
+    try (Stream<Path> files = Files.list(Path.of(System.getProperty("lakecdc.sparkS3Jars")))) {
+      jars =
+          files
+              .filter(f -> f.getFileName().toString().endsWith(".jar"))
+              .map(Path::toString)
+              .sorted()
+              .toList();
+    }
+    if (jars.isEmpty()) {
+      throw new IOException(
+          "no S3 jars in " + System.getProperty("lakecdc.sparkS3Jars") + ": build spark-home");
+    }
+    return List.of("--jars", String.join(",", jars));
   }
 
   /** Where the driver's CSV metrics sink of a submission from {@code workDir} writes. */

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -18,6 +19,7 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
@@ -28,6 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.lakecdc.locals3.LocalS3Server;
 
 /**
  * The bundled Spark jar on a Spark 3.5 standalone cluster the test starts: a Master and two Workers
@@ -44,6 +47,14 @@ import org.junit.jupiter.api.io.TempDir;
  * on what is left (Spark retries the lost tasks) and every table (five bronze, facts, control, five
  * silver) holds what the uninterrupted run's holds, rows from killed task attempts never
  * referenced.
+ *
+ * <p>The fault run's tables are on {@code s3a://lake/faults} on a {@link LocalS3Server} the test
+ * starts on loopback, as a user on EMR or Dataproc has them: the S3 jars reach the driver and the
+ * executors with spark-submit's {@code --jars} ({@link SparkCluster#s3Jars()}), the credentials
+ * with {@code --hadoopConfFile} (never printed), the other settings with {@code --hadoopConf}. The
+ * executors on both Workers commit to the shared facts and control tables, and every commit file of
+ * every table reached the server through a conditional PUT ({@code If-None-Match: *}) that won,
+ * none through a plain one (the server's own record of its requests).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
@@ -78,12 +89,22 @@ class SparkClusterIT {
 
   @TempDir static Path dir;
 
+  /** The fault run's tables: the bucket of {@link #s3}, under this prefix. */
+  private static final String BUCKET = "lake";
+
+  private static final String FAULTS = "faults";
+
+  private static LocalS3Server s3;
   private static SparkCluster cluster;
   private static DemoRun uninterrupted;
   private static Map<String, List<String>> expected;
 
   @BeforeAll
   static void startTheCluster() throws IOException {
+    s3 = LocalS3Server.startRecordingRequests(dir.resolve("s3"));
+    s3.createBucket(BUCKET);
+    // The reader's session reads the fault run's tables through S3A with the job's settings.
+    s3.hadoopConf().forEach((k, v) -> spark().sparkContext().hadoopConfiguration().set(k, v));
     cluster = new SparkCluster(dir.resolve("cluster"));
     cluster.start(2);
   }
@@ -92,6 +113,9 @@ class SparkClusterIT {
   static void stopTheCluster() {
     if (cluster != null) {
       cluster.close();
+    }
+    if (s3 != null) {
+      s3.close();
     }
   }
 
@@ -211,10 +235,21 @@ class SparkClusterIT {
   @Test
   @Order(2)
   void anExecutorKilledMidRunIsReplacedAndTheRunGoesOn() throws Exception {
-    faultRun = new DemoRun("faults", dir.resolve("faults"), List.of());
+    Path runDir = dir.resolve("faults");
+    faultRun =
+        new DemoRun(
+            "faults",
+            runDir,
+            "s3a://" + BUCKET + "/" + FAULTS,
+            s3.bucketDirectory(BUCKET).resolve(FAULTS),
+            s3Options(runDir));
     faultSubmit =
         cluster.submit(
-            "spark-submit", faultRun.options, faultRun.dir, faultRun.dir.resolve("events"));
+            "spark-submit",
+            faultRun.options,
+            faultRun.dir,
+            faultRun.dir.resolve("events"),
+            SparkCluster.s3Jars());
     awaitBronzeVersion(faultRun, faultSubmit, 3);
     ClusterProcess first = cluster.workers().get(0);
     List<ProcessHandle> executors = SparkCluster.executors(first);
@@ -253,6 +288,73 @@ class SparkClusterIT {
     assertEquals(
         0, exit, "spark-submit's exit code; its output ends:\n" + tail(faultSubmit.output()));
     assertSameTables(faultRun, faultSubmit);
+    assertFalse(
+        faultSubmit.output().contains(LocalS3Server.SECRET_KEY),
+        "the S3 secret key in spark-submit's output");
+    assertCommitsWereConditionalPuts(faultSubmit.output());
+  }
+
+  /**
+   * The fault run's S3 options: the credentials in a {@code core-site.xml}-form file ({@code
+   * --hadoopConfFile}, read on the launcher and sent to the executors with the job), the endpoint
+   * and the other settings as one {@code --hadoopConf}.
+   */
+  private static List<String> s3Options(Path runDir) throws IOException {
+    Path site = runDir.resolve("lake-site.xml");
+    Map<String, String> settings = new TreeMap<>(s3.hadoopConf());
+    StringBuilder xml = new StringBuilder("<configuration>\n");
+    for (String secret : List.of("fs.s3a.access.key", "fs.s3a.secret.key")) {
+      xml.append("  <property><name>")
+          .append(secret)
+          .append("</name><value>")
+          .append(settings.remove(secret))
+          .append("</value></property>\n");
+    }
+    Files.createDirectories(runDir);
+    Files.writeString(site, xml.append("</configuration>\n"));
+    List<String> entries = new ArrayList<>();
+    settings.forEach((k, v) -> entries.add(k + "=" + v));
+    return List.of("--hadoopConfFile=" + site, "--hadoopConf=" + String.join(",", entries));
+  }
+
+  /**
+   * Every commit file of the fault run's tables ({@code <table>/_delta_log/<version>.json} under
+   * the bucket) was created by a PUT with {@code If-None-Match: *} that the server answered without
+   * an error, and no commit file key was ever PUT without it: the job's log store on S3 is the
+   * conditional one on every JVM that committed (launcher, both executors, the replaced one).
+   */
+  private static void assertCommitsWereConditionalPuts(String printed) throws IOException {
+    Pattern commit = Pattern.compile(Pattern.quote(FAULTS) + "/.+/_delta_log/\\d{20}\\.json");
+    List<LocalS3Server.Request> requests = s3.requests();
+    List<LocalS3Server.Request> puts =
+        requests.stream()
+            .filter(r -> r.method().equals("PUT") && commit.matcher(r.key()).matches())
+            .toList();
+    assertEquals(
+        List.of(),
+        puts.stream().filter(r -> !r.ifNoneMatch()).toList(),
+        "commit files PUT without If-None-Match");
+    Set<String> won =
+        puts.stream()
+            .filter(r -> r.status() == 200)
+            .map(LocalS3Server.Request::key)
+            .collect(Collectors.toCollection(TreeSet::new));
+    Path bucket = s3.bucketDirectory(BUCKET);
+    Set<String> commitFiles;
+    try (Stream<Path> files = Files.walk(bucket.resolve(FAULTS))) {
+      commitFiles =
+          files
+              .map(f -> bucket.relativize(f).toString())
+              .filter(k -> commit.matcher(k).matches())
+              .collect(Collectors.toCollection(TreeSet::new));
+    }
+    assertEquals(commitFiles, won, "the commit files and the conditional PUTs that created them");
+    long refused = puts.stream().filter(r -> r.status() == 412).count();
+    Matcher done = Pattern.compile("Done in [\\d.]+ s").matcher(printed);
+    System.out.printf(
+        "Fault run on S3 (%s): %d commit files, each created by a conditional PUT; %d conditional"
+            + " PUTs refused with 412 (a version another writer had taken); %d requests in all%n",
+        done.find() ? done.group() : "no summary", commitFiles.size(), refused, requests.size());
   }
 
   /**

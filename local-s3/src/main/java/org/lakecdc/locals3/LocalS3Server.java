@@ -7,15 +7,19 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A real S3 server on loopback: S3Proxy 4.0.0 with its {@code filesystem-nio2} backend, started in
@@ -29,6 +33,10 @@ import java.util.concurrent.TimeUnit;
  * writers of a new key gets 200 (S3's semantics, checked by {@code LocalS3ServerTest}). With {@link
  * #PROVIDER_WITHOUT_CONDITIONAL_WRITES} instead, conditional PUTs are refused with 501, as on a
  * store that does not offer them.
+ *
+ * <p>A server started with {@link #startRecordingRequests} also records each request it handles
+ * (method, bucket, key, whether it carried {@code If-None-Match}, the error status it answered), so
+ * a test can tell that commits came through conditional PUTs ({@link #requests()}).
  *
  * <p>Lifecycle: {@link #start} waits until the server answers HTTP (at most {@link
  * #STARTUP_TIMEOUT}); {@link #stop} ends its process (connections are then refused on the port),
@@ -55,16 +63,22 @@ public final class LocalS3Server implements AutoCloseable {
   private final String provider;
   private final Path workDirectory;
   private final Path logFile;
+
+  /** Where the server records the requests it handled ({@link #requests()}), or null. */
+  private final Path requestLog;
+
   private int port;
   private Process process;
   private final Thread shutdownHook;
 
-  private LocalS3Server(Path directory, String provider) throws IOException {
+  private LocalS3Server(Path directory, String provider, boolean recordRequests)
+      throws IOException {
     this.directory = directory.toAbsolutePath().normalize();
     this.provider = provider;
     Files.createDirectories(this.directory);
     this.workDirectory = Files.createTempDirectory("lakecdc-local-s3");
     this.logFile = workDirectory.resolve("s3proxy.log");
+    this.requestLog = recordRequests ? workDirectory.resolve("requests.log") : null;
     this.shutdownHook = new Thread(this::destroyProcess, "local-s3-server-shutdown");
     Runtime.getRuntime().addShutdownHook(shutdownHook);
   }
@@ -79,7 +93,26 @@ public final class LocalS3Server implements AutoCloseable {
    *     message holds the end of its log) or its files cannot be written
    */
   public static LocalS3Server start(Path directory) throws IOException {
-    LocalS3Server server = new LocalS3Server(directory, PROVIDER);
+    return start(directory, false);
+  }
+
+  /**
+   * Starts a server as {@link #start(Path)} does that also records every request it handles: its
+   * method, bucket and key, whether it carried {@code If-None-Match}, and the error status it was
+   * answered with ({@link #requests()}). The record is S3Proxy's own: its request handler's debug
+   * line of each request and trace lines of its headers, written by its logging to a file of this
+   * server (some ten lines a request, so for tests, not for the demo).
+   *
+   * @param directory where the buckets are
+   * @return the running server
+   * @throws IOException see {@link #start(Path)}
+   */
+  public static LocalS3Server startRecordingRequests(Path directory) throws IOException {
+    return start(directory, true);
+  }
+
+  private static LocalS3Server start(Path directory, boolean recordRequests) throws IOException {
+    LocalS3Server server = new LocalS3Server(directory, PROVIDER, recordRequests);
     IOException last = null;
     // A free port found now can be taken by another process before the server binds it.
     for (int attempt = 0; attempt < 3; attempt++) {
@@ -215,20 +248,19 @@ public final class LocalS3Server implements AutoCloseable {
 
   private void launch() throws IOException {
     Path properties = workDirectory.resolve("s3proxy.properties");
-    Files.writeString(
+    writeLines(
         properties,
-        String.join(
-            "\n",
-            "s3proxy.endpoint=http://127.0.0.1:" + port,
-            "s3proxy.authorization=aws-v2-or-v4",
-            "s3proxy.identity=" + ACCESS_KEY,
-            "s3proxy.credential=" + SECRET_KEY,
-            "jclouds.provider=" + provider,
-            "jclouds.filesystem.basedir=" + directory,
-            ""),
-        StandardCharsets.UTF_8);
+        "s3proxy.endpoint=http://127.0.0.1:" + port,
+        "s3proxy.authorization=aws-v2-or-v4",
+        "s3proxy.identity=" + ACCESS_KEY,
+        "s3proxy.credential=" + SECRET_KEY,
+        "jclouds.provider=" + provider,
+        "jclouds.filesystem.basedir=" + directory);
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    if (requestLog != null) {
+      command.add("-Dlogback.configurationFile=" + writeRequestLogConfiguration());
+    }
     command.addAll(
         List.of(
             "-Xmx512m",
@@ -247,6 +279,127 @@ public final class LocalS3Server implements AutoCloseable {
     builder.environment().put("JETTY_LOG_LEVEL", "warn");
     process = builder.start();
     awaitAnswer();
+  }
+
+  /**
+   * One request the server handled, as {@link #startRecordingRequests} records it.
+   *
+   * @param method the HTTP method ({@code PUT}, {@code GET}, ...)
+   * @param bucket the bucket (the path's first segment; empty for a request on the service)
+   * @param key the object key (the rest of the path, still URL-encoded; empty for one on a bucket)
+   * @param ifNoneMatch whether the request carried an {@code If-None-Match} header
+   * @param status the error status the server answered with ({@code 412} for a conditional PUT of
+   *     an existing key), or 200 for a request it answered without an error
+   */
+  public record Request(
+      String method, String bucket, String key, boolean ifNoneMatch, int status) {}
+
+  /**
+   * S3Proxy's debug line of a request: {@code request: ...{PUT@1f2e http://host:port/path
+   * HTTP/1.1}...}.
+   */
+  private static final Pattern REQUEST_LINE =
+      Pattern.compile("^(\\S+) request: .*\\{([A-Z]+)@\\p{XDigit}+ (\\S+) HTTP/");
+
+  private static final Pattern HEADER_LINE = Pattern.compile("^(\\S+) header: ([^:]+): ");
+
+  private static final Pattern ERROR_LINE =
+      Pattern.compile("^(\\S+) sendSimpleErrorResponse: (\\d{3}) ");
+
+  /**
+   * The requests the server has handled so far, in the order it began them (each thread of the
+   * server handles one request at a time, and its lines are read in that order). A request still
+   * being handled can lack its error status.
+   *
+   * @return the requests
+   * @throws IllegalStateException when the server was started without {@link
+   *     #startRecordingRequests}
+   * @throws UncheckedIOException when the record cannot be read
+   */
+  public List<Request> requests() {
+    if (requestLog == null) {
+      throw new IllegalStateException("The server was not started with startRecordingRequests");
+    }
+    String text;
+    try {
+      text = Files.exists(requestLog) ? Files.readString(requestLog, StandardCharsets.UTF_8) : "";
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read the local S3 server's request log", e);
+    }
+    // Only whole lines: the server may be writing the last one.
+    text = text.substring(0, text.lastIndexOf('\n') + 1);
+    List<Request> out = new ArrayList<>();
+    Map<String, Integer> currentByThread = new HashMap<>();
+    for (String line : text.split("\n")) {
+      Matcher request = REQUEST_LINE.matcher(line);
+      if (request.find()) {
+        String path = URI.create(request.group(3)).getRawPath();
+        String rest = path.startsWith("/") ? path.substring(1) : path;
+        int slash = rest.indexOf('/');
+        String bucket = slash < 0 ? rest : rest.substring(0, slash);
+        String key = slash < 0 ? "" : rest.substring(slash + 1);
+        currentByThread.put(request.group(1), out.size());
+        out.add(new Request(request.group(2), bucket, key, false, 200));
+        continue;
+      }
+      Matcher header = HEADER_LINE.matcher(line);
+      if (header.find() && header.group(2).equalsIgnoreCase("If-None-Match")) {
+        Integer at = currentByThread.get(header.group(1));
+        if (at != null) {
+          Request r = out.get(at);
+          out.set(at, new Request(r.method(), r.bucket(), r.key(), true, r.status()));
+        }
+        continue;
+      }
+      Matcher error = ERROR_LINE.matcher(line);
+      if (error.find()) {
+        Integer at = currentByThread.get(error.group(1));
+        if (at != null) {
+          Request r = out.get(at);
+          out.set(
+              at,
+              new Request(
+                  r.method(),
+                  r.bucket(),
+                  r.key(),
+                  r.ifNoneMatch(),
+                  Integer.parseInt(error.group(2))));
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * S3Proxy's logging configuration for {@link #startRecordingRequests}: its request handler's
+   * debug and trace lines (a request, its headers, an error answered) to {@link #requestLog}, each
+   * with the thread that handled it; everything else as the default configuration with {@code
+   * LOG_LEVEL=warn}, to the standard output.
+   */
+  private Path writeRequestLogConfiguration() throws IOException {
+    Path configuration = workDirectory.resolve("logback-requests.xml");
+    writeLines(
+        configuration,
+        "<configuration>",
+        "  <appender name=\"STDOUT\" class=\"ch.qos.logback.core.ConsoleAppender\">",
+        "    <encoder><pattern>[s3proxy] %.-1p %d{MM-dd HH:mm:ss.SSS} %t %c{30}: %m%n</pattern></encoder>",
+        "  </appender>",
+        "  <appender name=\"REQUESTS\" class=\"ch.qos.logback.core.FileAppender\">",
+        "    <file>" + requestLog + "</file>",
+        "    <encoder><pattern>%t %m%n</pattern></encoder>",
+        "  </appender>",
+        "  <logger name=\"org.gaul.s3proxy.S3ProxyHandler\" level=\"trace\""
+            + " additivity=\"false\">",
+        "    <appender-ref ref=\"REQUESTS\"/>",
+        "  </logger>",
+        "  <root level=\"warn\"><appender-ref ref=\"STDOUT\"/></root>",
+        "</configuration>");
+    return configuration;
+  }
+
+  /** Writes {@code lines} to {@code file} in UTF-8, each ended with a line feed. */
+  private static void writeLines(Path file, String... lines) throws IOException {
+    Files.writeString(file, String.join("\n", lines) + "\n", StandardCharsets.UTF_8);
   }
 
   /** Waits until the port accepts a connection and answers an HTTP request. */

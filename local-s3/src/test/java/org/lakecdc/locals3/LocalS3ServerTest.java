@@ -143,4 +143,26 @@ class LocalS3ServerTest {
     assertEquals(
         "kept\n", s3.getObjectAsBytes(b -> b.bucket("lake").key("restart/a.json")).asUtf8String());
   }
+
+  @Test
+  void aRecordingServerRecordsEachRequestWithItsIfNoneMatchAndItsErrorStatus() throws Exception {
+    assertThrows(IllegalStateException.class, server::requests);
+    try (LocalS3Server recording = LocalS3Server.startRecordingRequests(dir.resolve("recorded"));
+        S3Client client = client(recording)) {
+      recording.createBucket("lake");
+      String commit = "t/_delta_log/00000000000000000000.json";
+      assertEquals(200, putIfAbsent(client, commit, "first\n"));
+      assertEquals(412, putIfAbsent(client, commit, "second\n"));
+      client.putObject(
+          PutObjectRequest.builder().bucket("lake").key("t/_last_checkpoint").build(),
+          RequestBody.fromString("{}", StandardCharsets.UTF_8));
+      assertEquals(
+          List.of(
+              new LocalS3Server.Request("PUT", "lake", commit, true, 200),
+              new LocalS3Server.Request("PUT", "lake", commit, true, 412),
+              new LocalS3Server.Request("PUT", "lake", "t/_last_checkpoint", false, 200)),
+          // Less the start's own HEAD of the service (bucket "").
+          recording.requests().stream().filter(r -> r.bucket().equals("lake")).toList());
+    }
+  }
 }

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.lakecdc.io.mssqlcdc.schema.OutputType;
 import org.lakecdc.pipelines.cli.CommandLine;
 import org.lakecdc.pipelines.cli.ConsoleLogging;
 import org.lakecdc.pipelines.options.ApplyChangesOptions;
@@ -32,8 +33,13 @@ import org.lakecdc.pipelines.options.ShowOptions;
 import org.lakecdc.pipelines.options.SimulatorOptions;
 import org.lakecdc.pipelines.options.StatusOptions;
 import org.lakecdc.transforms.delta.CompactionHook;
+import org.lakecdc.transforms.delta.CreationHook;
+import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.HadoopConf;
+import org.lakecdc.transforms.delta.OpenResult;
+import org.lakecdc.transforms.delta.TableDefinition;
+import org.lakecdc.transforms.delta.TableKind;
 import org.lakecdc.transforms.facts.FactsTable;
 
 /**
@@ -276,6 +282,60 @@ class LogFileTest {
                 "org.lakecdc.transforms.delta.SmallFileCompaction - Delta table t: compacted 2"
                     + " small files into 1 (4 rows), version 7"),
         file.get(1));
+  }
+
+  /**
+   * Two first runs of one new target create its tables at once: the one whose creation commit loses
+   * uses the winner's table, and says so in the log file only (with Kernel's exception), never on
+   * the console; the winner's creation line is the console's only line.
+   */
+  @Test
+  void aCreationLostToAConcurrentCreatorGoesToTheLogFileOnly() throws Exception {
+    LoggerContext context = (LoggerContext) LogManager.getContext(false);
+    URI tests = context.getConfigLocation();
+    URI jobs = LogFileTest.class.getClassLoader().getResource("log4j2.xml").toURI();
+    Path log = dir.resolve("race/lakecdc.log");
+    String path = dir.resolve("race/bronze").toString();
+    TableDefinition definition =
+        TableDefinition.of(
+            TableKind.BRONZE,
+            List.of(DeltaColumn.nullable("order_id", OutputType.INT, "The order")));
+    DeltaTables loser = DeltaTables.create();
+    DeltaTables winner = DeltaTables.create();
+    PrintStream console = System.out;
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    OpenResult opened;
+    try (PrintStream captured = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+      System.setOut(captured);
+      System.setProperty(ConsoleLogging.LOG_FILE, log.toString());
+      context.setConfigLocation(jobs);
+      opened =
+          CreationHook.createIfAbsent(
+              loser, path, definition, () -> winner.createIfAbsent(path, definition));
+    } finally {
+      System.setOut(console);
+      System.clearProperty(ConsoleLogging.LOG_FILE);
+      context.setConfigLocation(tests);
+    }
+    assertFalse(opened.created(), "the winner's table is used");
+    assertEquals(1, opened.version(), "the winner's two commits, nothing of the loser's");
+    assertEquals(
+        List.of("Delta table " + path + ": created as a BRONZE table (version 1)"),
+        bytes.toString(StandardCharsets.UTF_8).lines().toList());
+    List<String> file = Files.readAllLines(log);
+    List<String> lost =
+        file.stream().filter(l -> l.contains("org.lakecdc.detail.TableLifecycle")).toList();
+    assertEquals(1, lost.size(), String.join("\n", file));
+    assertTrue(
+        lost.get(0)
+            .endsWith(
+                "org.lakecdc.detail.TableLifecycle - Delta table "
+                    + path
+                    + ": creation lost to a concurrent creator; using its table"),
+        lost.get(0));
+    assertTrue(
+        file.stream().anyMatch(l -> l.startsWith("io.delta.kernel.exceptions.")),
+        "Kernel's exception with its stack, in the file: " + String.join("\n", file));
   }
 
   /**

@@ -624,7 +624,7 @@ public final class CdcToDeltaLauncher {
             o.failure().get().positionLsn(),
             TargetIdentity.batchText(o.failure().get().batchId() - 1),
             Counts.of(s.batches(), "batch", "batches"),
-            o.failure().get().text());
+            o.failure().get().errorClass());
         continue;
       }
       out.printf(

@@ -240,34 +240,48 @@ class LogFileTest {
   }
 
   /**
-   * Under the jobs' logging configuration the project's routine detail ({@code org.lakecdc.detail}:
-   * a compaction's lost race retried, a checkpoint interval skipped) goes to the log file only, the
-   * project's other lines to the console and the file.
+   * What {@code body} prints on the console under the jobs' logging configuration (log4j2.xml),
+   * with {@code log} as its log file; the tests' configuration is back afterwards.
    */
-  @Test
-  void routineDetailGoesToTheLogFileOnly() throws Exception {
+  private static String underJobsLogging(Path log, Runnable body) throws Exception {
     LoggerContext context = (LoggerContext) LogManager.getContext(false);
     URI tests = context.getConfigLocation();
     URI jobs = LogFileTest.class.getClassLoader().getResource("log4j2.xml").toURI();
-    Path log = dir.resolve("detail/lakecdc.log");
     PrintStream console = System.out;
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (PrintStream captured = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
       System.setOut(captured);
       System.setProperty(ConsoleLogging.LOG_FILE, log.toString());
       context.setConfigLocation(jobs);
-      org.slf4j.LoggerFactory.getLogger("org.lakecdc.detail.SmallFileCompaction")
-          .info("Delta table t: compaction lost to a concurrent commit (attempt 1 of 3)");
-      org.slf4j.LoggerFactory.getLogger("org.lakecdc.transforms.delta.SmallFileCompaction")
-          .info("Delta table t: compacted 2 small files into 1 (4 rows), version 7");
+      body.run();
     } finally {
       System.setOut(console);
       System.clearProperty(ConsoleLogging.LOG_FILE);
       context.setConfigLocation(tests);
     }
+    return bytes.toString(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Under the jobs' logging configuration the project's routine detail ({@code org.lakecdc.detail}:
+   * a compaction's lost race retried, a checkpoint interval skipped) goes to the log file only, the
+   * project's other lines to the console and the file.
+   */
+  @Test
+  void routineDetailGoesToTheLogFileOnly() throws Exception {
+    Path log = dir.resolve("detail/lakecdc.log");
+    String printed =
+        underJobsLogging(
+            log,
+            () -> {
+              org.slf4j.LoggerFactory.getLogger("org.lakecdc.detail.SmallFileCompaction")
+                  .info("Delta table t: compaction lost to a concurrent commit (attempt 1 of 3)");
+              org.slf4j.LoggerFactory.getLogger("org.lakecdc.transforms.delta.SmallFileCompaction")
+                  .info("Delta table t: compacted 2 small files into 1 (4 rows), version 7");
+            });
     assertEquals(
         List.of("Delta table t: compacted 2 small files into 1 (4 rows), version 7"),
-        bytes.toString(StandardCharsets.UTF_8).lines().toList());
+        printed.lines().toList());
     List<String> file = Files.readAllLines(log);
     assertEquals(2, file.size(), String.join("\n", file));
     assertTrue(
@@ -291,9 +305,6 @@ class LogFileTest {
    */
   @Test
   void aCreationLostToAConcurrentCreatorGoesToTheLogFileOnly() throws Exception {
-    LoggerContext context = (LoggerContext) LogManager.getContext(false);
-    URI tests = context.getConfigLocation();
-    URI jobs = LogFileTest.class.getClassLoader().getResource("log4j2.xml").toURI();
     Path log = dir.resolve("race/lakecdc.log");
     String path = dir.resolve("race/bronze").toString();
     TableDefinition definition =
@@ -302,26 +313,19 @@ class LogFileTest {
             List.of(DeltaColumn.nullable("order_id", OutputType.INT, "The order")));
     DeltaTables loser = DeltaTables.create();
     DeltaTables winner = DeltaTables.create();
-    PrintStream console = System.out;
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    OpenResult opened;
-    try (PrintStream captured = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
-      System.setOut(captured);
-      System.setProperty(ConsoleLogging.LOG_FILE, log.toString());
-      context.setConfigLocation(jobs);
-      opened =
-          CreationHook.createIfAbsent(
-              loser, path, definition, () -> winner.createIfAbsent(path, definition));
-    } finally {
-      System.setOut(console);
-      System.clearProperty(ConsoleLogging.LOG_FILE);
-      context.setConfigLocation(tests);
-    }
-    assertFalse(opened.created(), "the winner's table is used");
-    assertEquals(1, opened.version(), "the winner's two commits, nothing of the loser's");
+    List<OpenResult> opened = new java.util.ArrayList<>();
+    String printed =
+        underJobsLogging(
+            log,
+            () ->
+                opened.add(
+                    CreationHook.createIfAbsent(
+                        loser, path, definition, () -> winner.createIfAbsent(path, definition))));
+    assertFalse(opened.get(0).created(), "the winner's table is used");
+    assertEquals(1, opened.get(0).version(), "the winner's two commits, nothing of the loser's");
     assertEquals(
         List.of("Delta table " + path + ": created as a BRONZE table (version 1)"),
-        bytes.toString(StandardCharsets.UTF_8).lines().toList());
+        printed.lines().toList());
     List<String> file = Files.readAllLines(log);
     List<String> lost =
         file.stream().filter(l -> l.contains("org.lakecdc.detail.TableLifecycle")).toList();

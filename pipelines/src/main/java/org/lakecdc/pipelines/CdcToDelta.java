@@ -29,14 +29,14 @@ import org.lakecdc.transforms.delta.HadoopConf;
  * reads from {@code --passwordEnv} or {@code --passwordFile}.
  *
  * <p>Exit codes ({@link JobExit}): 0 done; 2 a bad option value (one line naming the option and
- * what it accepts; nothing is written); 1 a failed run, whatever the cause: a problem with the
- * source or the target, a table that cannot be written (a read-only location, a URI scheme without
- * its Hadoop FileSystem, a full disk), {@link OutOfMemoryError}, {@link StackOverflowError} or any
- * other {@link Error} on any thread, also in continuous mode and on every runner (one {@code
- * error:} line with the cause and what to change; {@code --verbose} prints the stack trace before
- * it). What was committed stays committed, and a rerun continues from it. The JVM always exits: the
- * failed pipeline is cancelled, and a watchdog halts the JVM when its shutdown takes longer than
- * {@link JobExit#GRACE}.
+ * what it accepts, one per bad line of {@code --tablesFile}; nothing is written); 1 a failed run,
+ * whatever the cause: a problem with the source or the target, a table that cannot be written (a
+ * read-only location, a URI scheme without its Hadoop FileSystem, a full disk), {@link
+ * OutOfMemoryError}, {@link StackOverflowError} or any other {@link Error} on any thread, also in
+ * continuous mode and on every runner (one {@code error:} line with the cause and what to change;
+ * {@code --verbose} prints the stack trace before it). What was committed stays committed, and a
+ * rerun continues from it. The JVM always exits: the failed pipeline is cancelled, and a watchdog
+ * halts the JVM when its shutdown takes longer than {@link JobExit#GRACE}.
  *
  * <p>This class parses and checks the command line and turns the outcome into the exit code; the
  * validation into a configuration, the run and its summary are {@link CdcToDeltaLauncher}'s.

@@ -122,7 +122,7 @@ public final class CdcToDelta {
           lineOf.add(refusals.size() - 1);
         } catch (IllegalArgumentException e) {
           refusals.set(refusals.size() - 1, CommandLine.firstLine(e));
-          reasons.add(CommandLine.firstLine(e.getCause()));
+          reasons.add(CommandLine.firstLine(e.getCause() == null ? e : e.getCause()));
         }
       }
       if (configs.isEmpty() && refusals.size() > 1 && reasons.size() == 1) {
@@ -158,8 +158,8 @@ public final class CdcToDelta {
    * Refuses the listed tables when a line is refused, naming every bad line at once in the order
    * listed: the refused lines, and the source's refusals of the accepted ones ({@link
    * CdcToDeltaLauncher#sourceRefusals}: an unknown capture instance, declared columns it cannot
-   * hold) when the source is there to ask (a SQL Server, or a simulator database already built: a
-   * refused run builds no demo database).
+   * hold) when the source is there to ask (a SQL Server that answers, or a simulator database
+   * already built: a refused run builds no demo database).
    *
    * @param refusals one per listed line, in order: its refusal, or null when accepted
    * @param lineOf the line of each accepted table, in the order of {@code configs}
@@ -175,9 +175,14 @@ public final class CdcToDelta {
     if (options.getConnectionUrl() != null
         || java.nio.file.Files.exists(
             CdcToDeltaLauncher.fakePath(options).resolve("server.json"))) {
-      List<String> source = CdcToDeltaLauncher.sourceRefusals(configs, listed);
-      for (int i = 0; i < source.size(); i++) {
-        all.set(lineOf.get(i), source.get(i));
+      try {
+        List<String> source = CdcToDeltaLauncher.sourceRefusals(configs, listed);
+        for (int i = 0; i < source.size(); i++) {
+          all.set(lineOf.get(i), source.get(i));
+        }
+      } catch (RuntimeException e) {
+        // The source cannot be asked (unreachable, no grant): the lines' own refusals, and the
+        // run's checks say the rest once they are fixed.
       }
     }
     RefusedLines.throwIfAny(all);

@@ -37,6 +37,7 @@ import org.lakecdc.transforms.delta.CreationHook;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.HadoopConf;
+import org.lakecdc.transforms.delta.KernelRetries;
 import org.lakecdc.transforms.delta.OpenResult;
 import org.lakecdc.transforms.delta.TableDefinition;
 import org.lakecdc.transforms.delta.TableKind;
@@ -340,6 +341,34 @@ class LogFileTest {
     assertTrue(
         file.stream().anyMatch(l -> l.startsWith("io.delta.kernel.exceptions.")),
         "Kernel's exception with its stack, in the file: " + String.join("\n", file));
+  }
+
+  /**
+   * A Delta Kernel step retried from a fresh snapshot (a listing that missed a file, a commit that
+   * lost its version, as when two runs write one table) is routine: the log file only, with the
+   * exception.
+   */
+  @Test
+  void aKernelStepRetriedFromAFreshSnapshotGoesToTheLogFileOnly() throws Exception {
+    Path log = dir.resolve("retried/lakecdc.log");
+    String printed =
+        underJobsLogging(
+            log,
+            () -> {
+              try (KernelRetries.Attempts attempts = new KernelRetries.Attempts("t", "an append")) {
+                attempts.pauseOrThrow(
+                    new java.io.UncheckedIOException(new java.io.IOException("connection reset")));
+              }
+            });
+    assertEquals("", printed);
+    List<String> file = Files.readAllLines(log);
+    assertTrue(
+        file.get(0)
+            .endsWith(
+                "org.lakecdc.detail.KernelRetries - Delta table t: an append failed (attempt 1),"
+                    + " retried from a fresh snapshot: java.io.UncheckedIOException:"
+                    + " java.io.IOException: connection reset"),
+        String.join("\n", file));
   }
 
   /**

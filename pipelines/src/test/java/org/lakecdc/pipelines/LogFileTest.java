@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -265,8 +267,9 @@ class LogFileTest {
 
   /**
    * Under the jobs' logging configuration the project's routine detail ({@code org.lakecdc.detail}:
-   * a compaction's lost race retried, a checkpoint interval skipped) goes to the log file only, the
-   * project's other lines to the console and the file.
+   * a compaction's lost race retried, a checkpoint interval skipped, a Delta Kernel step retried
+   * from a fresh snapshot with its exception) goes to the log file only, the project's other lines
+   * to the console and the file.
    */
   @Test
   void routineDetailGoesToTheLogFileOnly() throws Exception {
@@ -277,6 +280,10 @@ class LogFileTest {
             () -> {
               org.slf4j.LoggerFactory.getLogger("org.lakecdc.detail.SmallFileCompaction")
                   .info("Delta table t: compaction lost to a concurrent commit (attempt 1 of 3)");
+              try (KernelRetries.Attempts attempts = new KernelRetries.Attempts("t", "an append")) {
+                attempts.pauseOrThrow(
+                    new UncheckedIOException(new IOException("connection reset")));
+              }
               org.slf4j.LoggerFactory.getLogger("org.lakecdc.transforms.delta.SmallFileCompaction")
                   .info("Delta table t: compacted 2 small files into 1 (4 rows), version 7");
             });
@@ -284,7 +291,7 @@ class LogFileTest {
         List.of("Delta table t: compacted 2 small files into 1 (4 rows), version 7"),
         printed.lines().toList());
     List<String> file = Files.readAllLines(log);
-    assertEquals(2, file.size(), String.join("\n", file));
+    assertEquals(3, file.size(), String.join("\n", file));
     assertTrue(
         file.get(0)
             .endsWith(
@@ -294,9 +301,16 @@ class LogFileTest {
     assertTrue(
         file.get(1)
             .endsWith(
+                "org.lakecdc.detail.KernelRetries - Delta table t: an append failed (attempt 1),"
+                    + " retried from a fresh snapshot: java.io.UncheckedIOException:"
+                    + " java.io.IOException: connection reset"),
+        file.get(1));
+    assertTrue(
+        file.get(2)
+            .endsWith(
                 "org.lakecdc.transforms.delta.SmallFileCompaction - Delta table t: compacted 2"
                     + " small files into 1 (4 rows), version 7"),
-        file.get(1));
+        file.get(2));
   }
 
   /**
@@ -341,34 +355,6 @@ class LogFileTest {
     assertTrue(
         file.stream().anyMatch(l -> l.startsWith("io.delta.kernel.exceptions.")),
         "Kernel's exception with its stack, in the file: " + String.join("\n", file));
-  }
-
-  /**
-   * A Delta Kernel step retried from a fresh snapshot (a listing that missed a file, a commit that
-   * lost its version, as when two runs write one table) is routine: the log file only, with the
-   * exception.
-   */
-  @Test
-  void aKernelStepRetriedFromAFreshSnapshotGoesToTheLogFileOnly() throws Exception {
-    Path log = dir.resolve("retried/lakecdc.log");
-    String printed =
-        underJobsLogging(
-            log,
-            () -> {
-              try (KernelRetries.Attempts attempts = new KernelRetries.Attempts("t", "an append")) {
-                attempts.pauseOrThrow(
-                    new java.io.UncheckedIOException(new java.io.IOException("connection reset")));
-              }
-            });
-    assertEquals("", printed);
-    List<String> file = Files.readAllLines(log);
-    assertTrue(
-        file.get(0)
-            .endsWith(
-                "org.lakecdc.detail.KernelRetries - Delta table t: an append failed (attempt 1),"
-                    + " retried from a fresh snapshot: java.io.UncheckedIOException:"
-                    + " java.io.IOException: connection reset"),
-        String.join("\n", file));
   }
 
   /**

@@ -2,7 +2,9 @@ package org.lakecdc.pipelines;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.UnaryOperator;
 import org.lakecdc.io.mssqlcdc.client.SqlCdcClientFactory;
 import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
@@ -10,6 +12,7 @@ import org.lakecdc.pipelines.cdc.CdcToDeltaLauncher;
 import org.lakecdc.pipelines.cdc.TableListing;
 import org.lakecdc.pipelines.cli.CommandLine;
 import org.lakecdc.pipelines.cli.JobExit;
+import org.lakecdc.pipelines.cli.RefusedLines;
 import org.lakecdc.pipelines.cli.StartupWarmUp;
 import org.lakecdc.pipelines.cli.TablesOption;
 import org.lakecdc.pipelines.history.MainJobHistory;
@@ -26,14 +29,14 @@ import org.lakecdc.transforms.delta.HadoopConf;
  * reads from {@code --passwordEnv} or {@code --passwordFile}.
  *
  * <p>Exit codes ({@link JobExit}): 0 done; 2 a bad option value (one line naming the option and
- * what it accepts; nothing is written); 1 a failed run, whatever the cause: a problem with the
- * source or the target, a table that cannot be written (a read-only location, a URI scheme without
- * its Hadoop FileSystem, a full disk), {@link OutOfMemoryError}, {@link StackOverflowError} or any
- * other {@link Error} on any thread, also in continuous mode and on every runner (one {@code
- * error:} line with the cause and what to change; {@code --verbose} prints the stack trace before
- * it). What was committed stays committed, and a rerun continues from it. The JVM always exits: the
- * failed pipeline is cancelled, and a watchdog halts the JVM when its shutdown takes longer than
- * {@link JobExit#GRACE}.
+ * what it accepts, one per bad line of {@code --tablesFile}; nothing is written); 1 a failed run,
+ * whatever the cause: a problem with the source or the target, a table that cannot be written (a
+ * read-only location, a URI scheme without its Hadoop FileSystem, a full disk), {@link
+ * OutOfMemoryError}, {@link StackOverflowError} or any other {@link Error} on any thread, also in
+ * continuous mode and on every runner (one {@code error:} line with the cause and what to change;
+ * {@code --verbose} prints the stack trace before it). What was committed stays committed, and a
+ * rerun continues from it. The JVM always exits: the failed pipeline is cancelled, and a watchdog
+ * halts the JVM when its shutdown takes longer than {@link JobExit#GRACE}.
  *
  * <p>This class parses and checks the command line and turns the outcome into the exit code; the
  * validation into a configuration, the run and its summary are {@link CdcToDeltaLauncher}'s.
@@ -99,20 +102,44 @@ public final class CdcToDelta {
       String[] args, CdcToDeltaOptions options, PrintStream err, UnaryOperator<JobConfig> adjust) {
     List<JobConfig> configs = new ArrayList<>();
     List<CdcToDeltaOptions> owns = new ArrayList<>();
-    List<TablesOption.Table> listed;
+    List<TablesOption.Table> listed = new ArrayList<>();
     try {
-      listed = TablesOption.tables(options, args);
-      for (TablesOption.Table table : listed) {
-        CdcToDeltaOptions own = tableOptions(args, options, table);
-        configs.add(tableConfig(own, table, adjust));
-        owns.add(own);
+      List<TablesOption.Line> lines = TablesOption.listed(options, args);
+      List<String> refusals = new ArrayList<>();
+      Set<String> reasons = new HashSet<>();
+      List<Integer> lineOf = new ArrayList<>();
+      for (TablesOption.Line line : lines) {
+        refusals.add(line.refusal());
+        if (line.refusal() != null) {
+          reasons.add(line.refusal());
+          continue;
+        }
+        try {
+          CdcToDeltaOptions own = tableOptions(args, options, line.table());
+          configs.add(tableConfig(own, line.table(), adjust));
+          owns.add(own);
+          listed.add(line.table());
+          lineOf.add(refusals.size() - 1);
+        } catch (IllegalArgumentException e) {
+          refusals.set(refusals.size() - 1, CommandLine.firstLine(e));
+          reasons.add(CommandLine.firstLine(e.getCause() == null ? e : e.getCause()));
+        }
+      }
+      if (configs.isEmpty() && refusals.size() > 1 && reasons.size() == 1) {
+        // Every table refused for one reason: a value of the command line, which each one takes.
+        throw new IllegalArgumentException(refusals.get(0));
+      }
+      if (configs.size() < lines.size()) {
+        refuseLines(refusals, lineOf, configs, listed, options);
       }
       CdcToDeltaLauncher.checkObjectStores(configs);
       configs =
           MainJobHistory.withHistories(
               configs, MainJobHistory.plan(args, true, configs, owns, listed));
     } catch (IllegalArgumentException e) {
-      err.println("error: " + CommandLine.firstLine(e));
+      for (String line : JobExit.errorLines(e)) {
+        err.println("error: " + line);
+      }
       return JobExit.BAD_OPTION;
     }
     try {
@@ -125,6 +152,40 @@ public final class CdcToDelta {
     } catch (Throwable t) {
       return JobExit.failed(t, err, options.getVerbose());
     }
+  }
+
+  /**
+   * Refuses the listed tables when a line is refused, naming every bad line at once in the order
+   * listed: the refused lines, and the source's refusals of the accepted ones ({@link
+   * CdcToDeltaLauncher#sourceRefusals}: an unknown capture instance, declared columns it cannot
+   * hold) when the source is there to ask (a SQL Server that answers, or a simulator database
+   * already built: a refused run builds no demo database).
+   *
+   * @param refusals one per listed line, in order: its refusal, or null when accepted
+   * @param lineOf the line of each accepted table, in the order of {@code configs}
+   * @throws RefusedLines always
+   */
+  private static void refuseLines(
+      List<String> refusals,
+      List<Integer> lineOf,
+      List<JobConfig> configs,
+      List<TablesOption.Table> listed,
+      CdcToDeltaOptions options) {
+    List<String> all = new ArrayList<>(refusals);
+    if (options.getConnectionUrl() != null
+        || java.nio.file.Files.exists(
+            CdcToDeltaLauncher.fakePath(options).resolve("server.json"))) {
+      try {
+        List<String> source = CdcToDeltaLauncher.sourceRefusals(configs, listed);
+        for (int i = 0; i < source.size(); i++) {
+          all.set(lineOf.get(i), source.get(i));
+        }
+      } catch (RuntimeException e) {
+        // The source cannot be asked (unreachable, no grant): the lines' own refusals, and the
+        // run's checks say the rest once they are fixed.
+      }
+    }
+    RefusedLines.throwIfAny(all);
   }
 
   /**

@@ -20,6 +20,7 @@ import org.lakecdc.pipelines.cli.JobExit;
 import org.lakecdc.pipelines.cli.ObjectStores;
 import org.lakecdc.pipelines.cli.TableReading;
 import org.lakecdc.pipelines.options.ShowOptions;
+import org.lakecdc.transforms.Counts;
 import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.ScanFile;
@@ -130,7 +131,9 @@ public final class Show {
             path,
             info.kind().orElse("no table kind"),
             (asOf != null ? "as of " + asOf + ", " : "")
-                + (rows.size() == 1 ? "the first row" : "the first " + rows.size() + " rows"),
+                + (rows.size() == 1
+                    ? "the first row"
+                    : "the first " + Counts.of(rows.size(), "row", "rows")),
             asOf != null || order.isEmpty()
                 ? " in stored order"
                 : " by " + String.join(", ", order));

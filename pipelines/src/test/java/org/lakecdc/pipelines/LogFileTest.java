@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,6 +22,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.lakecdc.io.mssqlcdc.schema.OutputType;
 import org.lakecdc.pipelines.cli.CommandLine;
 import org.lakecdc.pipelines.cli.ConsoleLogging;
 import org.lakecdc.pipelines.options.ApplyChangesOptions;
@@ -32,8 +35,14 @@ import org.lakecdc.pipelines.options.ShowOptions;
 import org.lakecdc.pipelines.options.SimulatorOptions;
 import org.lakecdc.pipelines.options.StatusOptions;
 import org.lakecdc.transforms.delta.CompactionHook;
+import org.lakecdc.transforms.delta.CreationHook;
+import org.lakecdc.transforms.delta.DeltaColumn;
 import org.lakecdc.transforms.delta.DeltaTables;
 import org.lakecdc.transforms.delta.HadoopConf;
+import org.lakecdc.transforms.delta.KernelRetries;
+import org.lakecdc.transforms.delta.OpenResult;
+import org.lakecdc.transforms.delta.TableDefinition;
+import org.lakecdc.transforms.delta.TableKind;
 import org.lakecdc.transforms.facts.FactsTable;
 
 /**
@@ -234,36 +243,55 @@ class LogFileTest {
   }
 
   /**
-   * Under the jobs' logging configuration the project's routine detail ({@code org.lakecdc.detail}:
-   * a compaction's lost race retried, a checkpoint interval skipped) goes to the log file only, the
-   * project's other lines to the console and the file.
+   * What {@code body} prints on the console under the jobs' logging configuration (log4j2.xml),
+   * with {@code log} as its log file; the tests' configuration is back afterwards.
    */
-  @Test
-  void routineDetailGoesToTheLogFileOnly() throws Exception {
+  private static String underJobsLogging(Path log, Runnable body) throws Exception {
     LoggerContext context = (LoggerContext) LogManager.getContext(false);
     URI tests = context.getConfigLocation();
     URI jobs = LogFileTest.class.getClassLoader().getResource("log4j2.xml").toURI();
-    Path log = dir.resolve("detail/lakecdc.log");
     PrintStream console = System.out;
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (PrintStream captured = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
       System.setOut(captured);
       System.setProperty(ConsoleLogging.LOG_FILE, log.toString());
       context.setConfigLocation(jobs);
-      org.slf4j.LoggerFactory.getLogger("org.lakecdc.detail.SmallFileCompaction")
-          .info("Delta table t: compaction lost to a concurrent commit (attempt 1 of 3)");
-      org.slf4j.LoggerFactory.getLogger("org.lakecdc.transforms.delta.SmallFileCompaction")
-          .info("Delta table t: compacted 2 small files into 1 (4 rows), version 7");
+      body.run();
     } finally {
       System.setOut(console);
       System.clearProperty(ConsoleLogging.LOG_FILE);
       context.setConfigLocation(tests);
     }
+    return bytes.toString(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Under the jobs' logging configuration the project's routine detail ({@code org.lakecdc.detail}:
+   * a compaction's lost race retried, a checkpoint interval skipped, a Delta Kernel step retried
+   * from a fresh snapshot with its exception) goes to the log file only, the project's other lines
+   * to the console and the file.
+   */
+  @Test
+  void routineDetailGoesToTheLogFileOnly() throws Exception {
+    Path log = dir.resolve("detail/lakecdc.log");
+    String printed =
+        underJobsLogging(
+            log,
+            () -> {
+              org.slf4j.LoggerFactory.getLogger("org.lakecdc.detail.SmallFileCompaction")
+                  .info("Delta table t: compaction lost to a concurrent commit (attempt 1 of 3)");
+              try (KernelRetries.Attempts attempts = new KernelRetries.Attempts("t", "an append")) {
+                attempts.pauseOrThrow(
+                    new UncheckedIOException(new IOException("connection reset")));
+              }
+              org.slf4j.LoggerFactory.getLogger("org.lakecdc.transforms.delta.SmallFileCompaction")
+                  .info("Delta table t: compacted 2 small files into 1 (4 rows), version 7");
+            });
     assertEquals(
         List.of("Delta table t: compacted 2 small files into 1 (4 rows), version 7"),
-        bytes.toString(StandardCharsets.UTF_8).lines().toList());
+        printed.lines().toList());
     List<String> file = Files.readAllLines(log);
-    assertEquals(2, file.size(), String.join("\n", file));
+    assertEquals(3, file.size(), String.join("\n", file));
     assertTrue(
         file.get(0)
             .endsWith(
@@ -273,9 +301,60 @@ class LogFileTest {
     assertTrue(
         file.get(1)
             .endsWith(
+                "org.lakecdc.detail.KernelRetries - Delta table t: an append failed (attempt 1),"
+                    + " retried from a fresh snapshot: java.io.UncheckedIOException:"
+                    + " java.io.IOException: connection reset"),
+        file.get(1));
+    assertTrue(
+        file.get(2)
+            .endsWith(
                 "org.lakecdc.transforms.delta.SmallFileCompaction - Delta table t: compacted 2"
                     + " small files into 1 (4 rows), version 7"),
-        file.get(1));
+        file.get(2));
+  }
+
+  /**
+   * Two first runs of one new target create its tables at once: the one whose creation commit loses
+   * uses the winner's table, and says so in the log file only (with Kernel's exception), never on
+   * the console; the winner's creation line is the console's only line.
+   */
+  @Test
+  void aCreationLostToAConcurrentCreatorGoesToTheLogFileOnly() throws Exception {
+    Path log = dir.resolve("race/lakecdc.log");
+    String path = dir.resolve("race/bronze").toString();
+    TableDefinition definition =
+        TableDefinition.of(
+            TableKind.BRONZE,
+            List.of(DeltaColumn.nullable("order_id", OutputType.INT, "The order")));
+    DeltaTables loser = DeltaTables.create();
+    DeltaTables winner = DeltaTables.create();
+    List<OpenResult> opened = new java.util.ArrayList<>();
+    String printed =
+        underJobsLogging(
+            log,
+            () ->
+                opened.add(
+                    CreationHook.createIfAbsent(
+                        loser, path, definition, () -> winner.createIfAbsent(path, definition))));
+    assertFalse(opened.get(0).created(), "the winner's table is used");
+    assertEquals(1, opened.get(0).version(), "the winner's two commits, nothing of the loser's");
+    assertEquals(
+        List.of("Delta table " + path + ": created as a BRONZE table (version 1)"),
+        printed.lines().toList());
+    List<String> file = Files.readAllLines(log);
+    List<String> lost =
+        file.stream().filter(l -> l.contains("org.lakecdc.detail.TableLifecycle")).toList();
+    assertEquals(1, lost.size(), String.join("\n", file));
+    assertTrue(
+        lost.get(0)
+            .endsWith(
+                "org.lakecdc.detail.TableLifecycle - Delta table "
+                    + path
+                    + ": creation lost to a concurrent creator; using its table"),
+        lost.get(0));
+    assertTrue(
+        file.stream().anyMatch(l -> l.startsWith("io.delta.kernel.exceptions.")),
+        "Kernel's exception with its stack, in the file: " + String.join("\n", file));
   }
 
   /**

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,6 +25,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
 import org.apache.beam.sdk.values.Row;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.LoggerContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,6 +40,7 @@ import org.lakecdc.io.mssqlcdc.schema.MetadataColumns;
 import org.lakecdc.pipelines.cdc.CdcToDeltaJob;
 import org.lakecdc.pipelines.cdc.Continuous;
 import org.lakecdc.pipelines.cdc.ContinuousMode;
+import org.lakecdc.pipelines.cli.ConsoleLogging;
 import org.lakecdc.pipelines.targets.JobConfig;
 import org.lakecdc.pipelines.targets.SnapshotSettings;
 import org.lakecdc.transforms.bronze.RecordedFailure;
@@ -126,6 +130,21 @@ class ManyTablesJobTest {
     }
     return new Run(
         code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  /** {@link #run} under the jobs' logging configuration: its console lines are in the output. */
+  private Run runUnderJobsLogging(List<String> args) throws Exception {
+    LoggerContext context = (LoggerContext) LogManager.getContext(false);
+    URI tests = context.getConfigLocation();
+    context.setConfigLocation(
+        ManyTablesJobTest.class.getClassLoader().getResource("log4j2.xml").toURI());
+    try {
+      return run(args);
+    } finally {
+      context.setConfigLocation(tests);
+      System.clearProperty(ConsoleLogging.LOG_FILE);
+      System.clearProperty(ConsoleLogging.VERBOSE);
+    }
   }
 
   private final DeltaTables tables = DeltaTables.create();
@@ -440,7 +459,7 @@ class ManyTablesJobTest {
   }
 
   @Test
-  void aTableWhoseChangesWerePurgedFailsAloneAndTheOthersCommitEveryChangeOnce() {
+  void aTableWhoseChangesWerePurgedFailsAloneAndTheOthersCommitEveryChangeOnce() throws Exception {
     FakeSqlServer db = source();
     List<String> args = shared();
     args.add("--tables=dbo_orders,dbo_customers,dbo_items");
@@ -460,7 +479,7 @@ class ManyTablesJobTest {
     // CDC cleanup of dbo_orders past its position: order 3's change is gone before it was read.
     db.cleanup("dbo_orders", kept);
 
-    Run broken = run(args);
+    Run broken = runUnderJobsLogging(args);
     assertEquals(3, broken.code(), broken.out() + broken.err());
     assertEquals(List.of("dbo_orders/1/2", "dbo_orders/2/2"), bronze("dbo_orders", "order_id"));
     assertEquals(List.of("dbo_customers/7/2", "dbo_customers/8/2"), bronze("dbo_customers", "id"));
@@ -492,7 +511,25 @@ class ManyTablesJobTest {
                 l ->
                     l.matches(
                         "  dbo_orders +FAILED at 0x[0-9A-F]{20} \\(batch 0\\) after 0 batches"
-                            + " this run: DataLossError: .*")),
+                            + " this run: DataLossError")),
+        broken.out());
+    // The message once: the closing error line says it; the summary and the warning of the run
+    // name its class.
+    assertEquals(
+        1,
+        (broken.out() + broken.err()).lines().filter(l -> l.contains("purged by CDC")).count(),
+        broken.out() + broken.err());
+    assertEquals(
+        List.of(
+            "warning: Target "
+                + delta("bronze_dbo_orders")
+                + " (app id dbo_orders-v1) stopped after 0x0000002A000001000021: DataLossError;"
+                + " recorded as table_failed, the other tables go on"),
+        broken
+            .out()
+            .lines()
+            .filter(l -> l.contains("DataLossError") && !l.startsWith("  "))
+            .toList(),
         broken.out());
 
     Run rerun = run(args);

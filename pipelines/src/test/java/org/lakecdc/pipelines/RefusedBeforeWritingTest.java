@@ -146,4 +146,61 @@ class RefusedBeforeWritingTest {
             + " 'hourly'\n",
         refused("--tablesFile=" + file, template));
   }
+
+  /**
+   * A new user's case: several bad lines came one run at a time, and not in line order (a word the
+   * line cannot hold before an earlier line's value, an unknown capture instance after both). Every
+   * bad line is named at once, in line order, one {@code error:} line each; the good lines are not.
+   */
+  @Test
+  void everyBadLineOfATablesFileIsNamedAtOnceInLineOrder() throws Exception {
+    source();
+    Path file = dir.resolve("tables.options");
+    Files.writeString(
+        file,
+        "# the demo's tables\n"
+            + "dbo_orders --maxCommitsPerBatch=-2\n"
+            + "dbo_nope\n"
+            + "dbo_lineitem --maxCommits=3\n"
+            + "\n"
+            + "DBO_ORDERS\n"
+            + "dbo_lineitem --columns='l_orderkey DATE'\n");
+    String template = "--targetTemplate=" + dir.resolve("delta/{ci}");
+    assertEquals(
+        List.of(
+            "error: --tablesFile "
+                + file
+                + " line 2 (dbo_orders): --maxCommitsPerBatch must be a positive integer, or 0 to"
+                + " read up to max_lsn, not '-2'",
+            "error: --tablesFile "
+                + file
+                + " line 3: capture instance 'dbo_nope' not found in the source: nothing was"
+                + " written; its capture instances are dbo_orders and dbo_lineitem",
+            "error: --tablesFile "
+                + file
+                + " line 4: --maxCommits is not an option of a table (a table's options: ",
+            "error: --tablesFile "
+                + file
+                + " line 6: capture instance DBO_ORDERS is listed twice (names match ignoring"
+                + " case)",
+            "error: --tablesFile "
+                + file
+                + " line 7 (dbo_lineitem): --columns: the declared type of a column cannot hold"
+                + " every captured value: l_orderkey DATE cannot hold int (the type dbo_lineitem"
+                + " captures; declare INT or another type that holds every int value)"),
+        refused("--tablesFile=" + file, template)
+            .lines()
+            .map(
+                l -> l.contains("(a table's options: ") ? l.substring(0, l.indexOf("(a ") + 20) : l)
+            .toList());
+
+    // A bad value of the command line, which every table takes: one line, as for one table.
+    Files.writeString(file, "dbo_orders\ndbo_lineitem\n");
+    assertEquals(
+        "error: --tablesFile "
+            + file
+            + " line 1 (dbo_orders): --maxCommitsPerBatch must be a positive integer, or 0 to read"
+            + " up to max_lsn, not '-2'\n",
+        refused("--tablesFile=" + file, template, "--maxCommitsPerBatch=-2"));
+  }
 }

@@ -144,6 +144,39 @@ class ShowTest {
         shown.lines());
   }
 
+  /** The header counts rows as the rest of the output does: thousands separated by commas. */
+  @Test
+  void theHeaderCountsThousandsWithCommas() {
+    JobFixture f = JobFixture.history(dir);
+    f.run();
+    Schema schema = DeltaColumn.toBeamSchema(f.tables.describe(f.bronze).columns());
+    List<Row> rows = new ArrayList<>();
+    for (int i = 0; i < 1_200; i++) {
+      Map<String, Object> values = new HashMap<>();
+      values.put(MetadataColumns.CAPTURE_INSTANCE, JobFixture.CI);
+      values.put(MetadataColumns.START_LSN, String.format("0x0000002B%012X", i + 1));
+      values.put(MetadataColumns.SEQVAL, String.format("0x0000002B%012X", i + 2));
+      values.put(MetadataColumns.OPERATION, 2);
+      values.put(MetadataColumns.COMMAND_ID, 1);
+      values.put(MetadataColumns.COMMIT_TS, LocalDateTime.of(2026, 9, 28, 16, 0));
+      values.put("order_id", 100 + i);
+      values.put("status", "new");
+      List<Object> ordered = new ArrayList<>();
+      for (Schema.Field field : schema.getFields()) {
+        ordered.add(values.get(field.getName()));
+      }
+      rows.add(Row.withSchema(schema).addValues(ordered).build());
+    }
+    f.tables.append(f.bronze, schema, rows, null, 0, Map.of());
+    StatusTest.Output shown = show("--table=" + f.bronze, "--limit=1000");
+    assertEquals(0, shown.code(), shown.err());
+    assertEquals(1_002, shown.lines().size());
+    assertEquals(
+        f.bronze
+            + " (bronze): the first 1,000 rows by _start_lsn, _command_id, _seqval, _operation",
+        shown.lines().get(0));
+  }
+
   @Test
   void otherTablesShowTheirFirstRowsInStoredOrder() {
     JobFixture f = JobFixture.history(dir);

@@ -1,10 +1,12 @@
 package org.lakecdc.pipelines.cdc;
 
+import java.util.ArrayList;
 import java.util.List;
 import org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError;
 import org.lakecdc.io.mssqlcdc.client.CdcClient;
 import org.lakecdc.io.mssqlcdc.client.CdcClientFactory;
 import org.lakecdc.pipelines.cli.OptionRefusedException;
+import org.lakecdc.pipelines.cli.RefusedLines;
 
 /**
  * Refuses a capture instance the source does not have before anything is written, naming where it
@@ -28,28 +30,11 @@ public final class CaptureInstanceCheck {
    *
    * @param factory the source
    * @param given the capture instances to find, in the order they were given
-   * @throws OptionRefusedException for the first one the source has not: {@code <where>: capture
-   *     instance '<name>' not found in the source: nothing was written; its capture instances are
-   *     <a>, <b> and <c>} (or {@code it has no capture instances})
+   * @throws OptionRefusedException for every one the source has not, at once and in order ({@link
+   *     #refusals})
    */
   public static void check(CdcClientFactory factory, List<Given> given) {
-    if (given.isEmpty()) {
-      return;
-    }
-    try (CdcClient client = factory.open()) {
-      for (Given g : given) {
-        try {
-          client.captureInstances(g.captureInstance());
-        } catch (CaptureInstanceNotFoundError e) {
-          throw new OptionRefusedException(
-              g.where()
-                  + ": capture instance '"
-                  + g.captureInstance()
-                  + "' not found in the source: nothing was written; "
-                  + known(e.existing()));
-        }
-      }
-    }
+    RefusedLines.throwIfAny(refusals(factory, given));
   }
 
   /**
@@ -63,29 +48,62 @@ public final class CaptureInstanceCheck {
    *     are …}
    */
   public static void checkTables(CdcClientFactory factory, List<String> names) {
-    if (names.isEmpty()) {
-      return;
+    check(factory, names.stream().map(ci -> new Given(ci, "--tables")).toList());
+  }
+
+  /**
+   * Looks every capture instance up in the source, in one connection, and refuses each one it has
+   * not: one given elsewhere (a {@code --tablesFile}'s line, {@code --captureInstance}) in its own
+   * refusal, {@code <where>: capture instance '<name>' not found in the source: nothing was
+   * written; its capture instances are <a>, <b> and <c>} (or {@code it has no capture instances});
+   * those of {@code --tables} together, {@code --tables: capture instances 'a' and 'b' not found in
+   * the source: …}, at the first of them.
+   *
+   * @param factory the source
+   * @param given the capture instances to find, in the order they were given
+   * @return one entry per given, in order: its refusal, or null (found, or named in the {@code
+   *     --tables} refusal of an earlier one)
+   */
+  public static List<String> refusals(CdcClientFactory factory, List<Given> given) {
+    List<String> refusals = new ArrayList<>();
+    if (given.isEmpty()) {
+      return refusals;
     }
-    List<String> unknown = new java.util.ArrayList<>();
+    List<String> unknownOfTables = new ArrayList<>();
+    int firstOfTables = -1;
     List<String> existing = List.of();
     try (CdcClient client = factory.open()) {
-      for (String name : names) {
+      for (Given g : given) {
+        refusals.add(null);
         try {
-          client.captureInstances(name);
+          client.captureInstances(g.captureInstance());
         } catch (CaptureInstanceNotFoundError e) {
-          unknown.add(name);
           existing = e.existing();
+          if (g.where().equals("--tables")) {
+            unknownOfTables.add(g.captureInstance());
+            firstOfTables = firstOfTables < 0 ? refusals.size() - 1 : firstOfTables;
+          } else {
+            refusals.set(
+                refusals.size() - 1,
+                g.where()
+                    + ": capture instance '"
+                    + g.captureInstance()
+                    + "' not found in the source: nothing was written; "
+                    + known(existing));
+          }
         }
       }
     }
-    if (!unknown.isEmpty()) {
-      throw new OptionRefusedException(
+    if (firstOfTables >= 0) {
+      refusals.set(
+          firstOfTables,
           "--tables: "
-              + (unknown.size() == 1 ? "capture instance " : "capture instances ")
-              + joined(unknown.stream().map(ci -> "'" + ci + "'").toList())
+              + (unknownOfTables.size() == 1 ? "capture instance " : "capture instances ")
+              + joined(unknownOfTables.stream().map(ci -> "'" + ci + "'").toList())
               + " not found in the source: nothing was written; "
               + known(existing));
     }
+    return refusals;
   }
 
   /**

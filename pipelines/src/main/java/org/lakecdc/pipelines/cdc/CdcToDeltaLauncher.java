@@ -22,6 +22,7 @@ import org.lakecdc.pipelines.cli.ConsoleLogging;
 import org.lakecdc.pipelines.cli.JobExit;
 import org.lakecdc.pipelines.cli.ObjectStores;
 import org.lakecdc.pipelines.cli.OptionRefusedException;
+import org.lakecdc.pipelines.cli.RefusedLines;
 import org.lakecdc.pipelines.cli.SqlServerSource;
 import org.lakecdc.pipelines.cli.TablesOption;
 import org.lakecdc.pipelines.demo.DemoDatabase;
@@ -109,21 +110,8 @@ public final class CdcToDeltaLauncher {
       PrintStream err)
       throws Exception {
     ensureDemo(options);
-    // The tables of a --tablesFile named by file and line; --tables' all in one line. Before the
-    // log file starts: a refused run appends nothing to it.
-    CaptureInstanceCheck.check(
-        configs.get(0).clientFactory(),
-        listed.stream()
-            .filter(t -> t.origin().startsWith("--tablesFile"))
-            .map(t -> new CaptureInstanceCheck.Given(t.captureInstance(), t.origin()))
-            .toList());
-    CaptureInstanceCheck.checkTables(
-        configs.get(0).clientFactory(),
-        listed.stream()
-            .filter(t -> !t.origin().startsWith("--tablesFile"))
-            .map(TablesOption.Table::captureInstance)
-            .toList());
-    checkDeclaredColumns(configs, listed);
+    // Before the log file starts: a refused run appends nothing to it.
+    RefusedLines.throwIfAny(sourceRefusals(configs, listed));
     ConsoleLogging.startFile(options);
     Runnable beforeStream =
         demoApplication(options, configs.stream().map(JobConfig::captureInstance).toList());
@@ -176,29 +164,47 @@ public final class CdcToDeltaLauncher {
   }
 
   /**
-   * Resolves the declared columns ({@code --columns}) of each table that has them against its
-   * capture instances before anything is written, naming where the table is listed (a {@code
-   * --tablesFile}'s line) in a refusal; an unknown capture instance is left to the run's own check,
-   * which names every unknown one.
+   * The source's refusals of listed tables, before anything is written: a capture instance the
+   * source does not have (a {@code --tablesFile}'s named by its file and line, {@code --tables}'
+   * together in one refusal: {@link CaptureInstanceCheck#refusals}), else declared columns ({@code
+   * --columns}) its capture instances cannot hold ({@code <origin> (<capture instance>): --columns:
+   * <why>}).
    *
-   * @throws OptionRefusedException {@code <origin> (<capture instance>): --columns: <why>}
+   * @param configs the tables' validated configurations, one source
+   * @param listed where each is listed, in the order of {@code configs}
+   * @return one entry per table, in order: its refusal, or null
    */
-  private static void checkDeclaredColumns(
+  public static List<String> sourceRefusals(
       List<JobConfig> configs, List<TablesOption.Table> listed) {
+    if (configs.isEmpty()) {
+      return List.of();
+    }
+    List<String> refusals =
+        new ArrayList<>(
+            CaptureInstanceCheck.refusals(
+                configs.get(0).clientFactory(),
+                listed.stream()
+                    .map(
+                        t ->
+                            new CaptureInstanceCheck.Given(
+                                t.captureInstance(),
+                                t.origin().startsWith("--tablesFile") ? t.origin() : "--tables"))
+                    .toList()));
     for (int i = 0; i < configs.size(); i++) {
       JobConfig config = configs.get(i);
-      if (config.columns() == null) {
+      if (refusals.get(i) != null || config.columns() == null) {
         continue;
       }
       try {
         TablePlan.outputSchema(TablePlan.read(config));
       } catch (OptionRefusedException e) {
-        throw new OptionRefusedException(
-            listed.get(i).origin() + " (" + config.captureInstance() + "): " + e.getMessage());
+        refusals.set(
+            i, listed.get(i).origin() + " (" + config.captureInstance() + "): " + e.getMessage());
       } catch (org.lakecdc.io.mssqlcdc.client.CaptureInstanceNotFoundError e) {
-        // Refused with the others by the run's checks (CdcToDeltaJob.runAll).
+        // A --tables' unknown capture instance: named in the refusal of the first one.
       }
     }
+    return refusals;
   }
 
   /** Builds the demo database first when the run reads the default simulator and it is absent. */
@@ -618,7 +624,7 @@ public final class CdcToDeltaLauncher {
             o.failure().get().positionLsn(),
             TargetIdentity.batchText(o.failure().get().batchId() - 1),
             Counts.of(s.batches(), "batch", "batches"),
-            o.failure().get().text());
+            o.failure().get().errorClass());
         continue;
       }
       out.printf(

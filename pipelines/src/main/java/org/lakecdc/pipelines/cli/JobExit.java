@@ -227,7 +227,9 @@ public final class JobExit {
       if (verbose) {
         t.printStackTrace(err);
       }
-      err.println("error: " + CommandLine.firstLine(t));
+      for (String line : errorLines(t)) {
+        err.println("error: " + line);
+      }
       return t instanceof OptionRefusedException ? BAD_OPTION : FAILED;
     }
     return report(t, err, verbose);
@@ -672,6 +674,14 @@ public final class JobExit {
 
   private static String strip(String path) {
     return path.replaceAll("[,;:)]+$", "");
+  }
+
+  /**
+   * What follows {@code error: } for a refused command line, one entry per printed line: every
+   * refusal of {@link RefusedLines}, in order; otherwise the first line of the message.
+   */
+  public static List<String> errorLines(Throwable t) {
+    return t instanceof RefusedLines refused ? refused.lines() : List.of(CommandLine.firstLine(t));
   }
 
   /** The first line of the message, or the throwable itself when it has none. */

@@ -114,10 +114,28 @@ public final class TablesOption {
    * The tables {@code o} lists, in order.
    *
    * @throws IllegalArgumentException naming the option (or the file's line) and what it accepts:
-   *     both or none given, an empty list, a table listed twice (ignoring case), an option a table
-   *     cannot set, a file that cannot be read, templates without {@code {ci}}
+   *     both or none given, an empty list, a file that cannot be read, templates without {@code
+   *     {ci}}; {@link RefusedLines} naming every refused line at once, in order: an option a table
+   *     cannot set, a table listed twice (ignoring case)
    */
   public static List<Table> tables(CdcToDeltaOptions o, String[] args) {
+    List<Line> lines = listed(o, args);
+    RefusedLines.throwIfAny(lines.stream().map(Line::refusal).toList());
+    return lines.stream().map(Line::table).toList();
+  }
+
+  /**
+   * Every table {@code o} lists, in order, each with its refusal when its line is refused: its
+   * words ({@code --tablesFile}: an option a table cannot set, a quote not closed), or its capture
+   * instance listed before (ignoring case: {@code <origin>: capture instance <name> is listed twice
+   * (names match ignoring case)}). A refused line does not refuse the others, so that every bad
+   * line can be named at once.
+   *
+   * @throws IllegalArgumentException for what refuses the whole listing, naming the option: both or
+   *     none given, an empty entry of {@code --tables}, a file that cannot be read or lists no
+   *     table, templates without {@code {ci}}, an option that names one table
+   */
+  public static List<Line> listed(CdcToDeltaOptions o, String[] args) {
     if (o.getTables() != null && o.getTablesFile() != null) {
       throw new IllegalArgumentException(
           "--tables and --tablesFile both list tables: pass one of them");
@@ -141,7 +159,7 @@ public final class TablesOption {
           "--silver names one table's silver; with --tables or --tablesFile use --silverTemplate"
               + " (with {ci}), or a table's own --silver in --tablesFile");
     }
-    List<Table> tables = new ArrayList<>();
+    List<Line> lines = new ArrayList<>();
     if (o.getTables() != null) {
       for (String name : o.getTables().split(",", -1)) {
         if (name.isBlank()) {
@@ -151,22 +169,27 @@ public final class TablesOption {
                   + o.getTables()
                   + "'");
         }
-        tables.add(new Table(name.strip(), List.of(), "--tables"));
+        lines.add(new Line(new Table(name.strip(), List.of(), "--tables"), null));
       }
     } else {
-      tables = readFile(o.getTablesFile());
+      lines = lines(o.getTablesFile());
     }
     Set<String> seen = new HashSet<>();
-    for (Table table : tables) {
-      if (!seen.add(table.captureInstance().toLowerCase(Locale.ROOT))) {
-        throw new IllegalArgumentException(
-            table.origin()
-                + ": capture instance "
-                + table.captureInstance()
-                + " is listed twice (names match ignoring case)");
+    List<Line> out = new ArrayList<>();
+    for (Line line : lines) {
+      Table table = line.table();
+      if (table != null && !seen.add(table.captureInstance().toLowerCase(Locale.ROOT))) {
+        line =
+            new Line(
+                null,
+                table.origin()
+                    + ": capture instance "
+                    + table.captureInstance()
+                    + " is listed twice (names match ignoring case)");
       }
+      out.add(line);
     }
-    return tables;
+    return out;
   }
 
   /**
@@ -214,18 +237,6 @@ public final class TablesOption {
       throw new IllegalArgumentException(
           "--" + option + "='" + value + "' must contain '" + CI + "' (the capture instance)");
     }
-  }
-
-  /** The tables of a {@code --tablesFile}. */
-  private static List<Table> readFile(String file) {
-    List<Table> tables = new ArrayList<>();
-    for (Line line : lines(file)) {
-      if (line.refusal() != null) {
-        throw new IllegalArgumentException(line.refusal());
-      }
-      tables.add(line.table());
-    }
-    return tables;
   }
 
   /**

@@ -45,9 +45,10 @@ final class BatchCommitter {
   /**
    * The lines of batches found already written (another run of the target, or an earlier attempt of
    * this task, committed them): under {@code org.lakecdc.detail}, log file only; the run's summary
-   * counts them on its {@code Found already written: …} line.
+   * counts them on its {@code Found already written: …} line. Also the whole text of a failure that
+   * stopped the target alone (the console names its class).
    */
-  private static final Logger ALREADY_WRITTEN =
+  private static final Logger DETAIL =
       LoggerFactory.getLogger("org.lakecdc.detail." + BatchCommitter.class.getSimpleName());
 
   private static final String NAMESPACE = "lakecdc";
@@ -200,7 +201,7 @@ final class BatchCommitter {
   CommittedBatch alreadyIn(
       StreamPosition position, ChangeBatch batch, long batchId, @Nullable BatchFiles files) {
     BatchStats stats = files == null ? BatchStats.empty(batchId) : files.stats();
-    ALREADY_WRITTEN.info(
+    DETAIL.info(
         "Batch {} ({}..{}) is already in {}: skipped",
         batchId,
         batch.fromLsn(),
@@ -371,7 +372,7 @@ final class BatchCommitter {
     ChangeBatch batch = staged.batch;
     long batchId = staged.batchId;
     BatchStats stats = staged.stats;
-    Logger log = staged.skipped ? ALREADY_WRITTEN : LOG;
+    Logger log = staged.skipped ? DETAIL : LOG;
     log.info(
         "{}batch {}: {} ({}) up to {} committed at {}; bronze version {}, finalized_until {}",
         label,
@@ -445,12 +446,16 @@ final class BatchCommitter {
         RecordedFailure.at(
             position, target.bronzePath(), batch.failure(), batch.fromLsn(), target.runStartedAt());
     failure.write(tables, target.factsPath());
+    // The message once on the console: the launcher's closing error line says it (the summary
+    // names the class); here the class, and the whole text in the log file.
     LOG.warn(
-        "Target {} (app id {}) stopped after {}: {}",
+        "Target {} (app id {}) stopped after {}: {}; recorded as table_failed, the other tables go"
+            + " on",
         target.bronzePath(),
         target.appId(),
         position.endLsn(),
-        failure.text());
+        failure.errorClass());
+    DETAIL.info("Target {} stopped: {}", target.bronzePath(), failure.text());
     return new CommittedBatch(
         position.batchId() + 1,
         BatchStats.empty(position.batchId() + 1),

@@ -61,6 +61,14 @@ import org.slf4j.LoggerFactory;
 public final class KernelRetries {
   private static final Logger LOG = LoggerFactory.getLogger(KernelRetries.class);
 
+  /**
+   * Each retried attempt, with Kernel's exception (a listing that missed a file, a lost commit
+   * version: routine on an object store and when two runs write one table): under {@code
+   * org.lakecdc.detail}, log file only. Giving up is a warning on the console.
+   */
+  private static final Logger DETAIL =
+      LoggerFactory.getLogger("org.lakecdc.detail." + KernelRetries.class.getSimpleName());
+
   /** The first pause, in milliseconds. */
   public static final long INITIAL_BACKOFF_MILLIS = 200;
 
@@ -240,7 +248,7 @@ public final class KernelRetries {
             "Delta table {}: {} failed {} times; giving up: {}", path, what, failures, failure);
         throw failure;
       }
-      LOG.info(
+      DETAIL.info(
           "Delta table {}: {} failed (attempt {}), retried from a fresh snapshot: {}",
           path,
           what,

@@ -26,6 +26,14 @@ import org.slf4j.LoggerFactory;
 final class TableLifecycle {
   private static final Logger LOG = LoggerFactory.getLogger(TableLifecycle.class);
 
+  /**
+   * A creation lost to a concurrent creator (two first runs of one target started together), whose
+   * table this one then uses: nothing for the user to do, so under {@code org.lakecdc.detail}, log
+   * file only, with Kernel's exception.
+   */
+  private static final Logger DETAIL =
+      LoggerFactory.getLogger("org.lakecdc.detail." + TableLifecycle.class.getSimpleName());
+
   private final TableSnapshots snapshots;
   private final TableScans scans;
   private final TableMigrator migrator;
@@ -68,10 +76,8 @@ final class TableLifecycle {
       snapshots.runPostCommitHooks(path, created);
     } catch (RuntimeException e) {
       if (exists(path)) {
-        LOG.info(
-            "Delta table {}: creation lost to a concurrent creator ({}); using its table",
-            path,
-            e.toString());
+        DETAIL.info(
+            "Delta table {}: creation lost to a concurrent creator; using its table", path, e);
         return open(path, kind, definition.tableComment());
       }
       throw e;

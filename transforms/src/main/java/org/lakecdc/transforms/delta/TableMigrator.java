@@ -38,6 +38,13 @@ import org.slf4j.LoggerFactory;
 final class TableMigrator {
   private static final Logger LOG = LoggerFactory.getLogger(TableMigrator.class);
 
+  /**
+   * A metadata commit that lost a race and is tried again (two first runs of one target setting its
+   * comment together): a routine retry, under {@code org.lakecdc.detail}, log file only.
+   */
+  private static final Logger DETAIL =
+      LoggerFactory.getLogger("org.lakecdc.detail." + TableMigrator.class.getSimpleName());
+
   /** Attempts of one metadata commit before a lost race is reported. */
   static final int MAX_ATTEMPTS = 5;
 
@@ -511,7 +518,7 @@ final class TableMigrator {
                 .getVersion();
         return Optional.of(version);
       } catch (MaxCommitRetryLimitReachedException | ConcurrentWriteException e) {
-        LOG.info(
+        DETAIL.info(
             "Delta table {}: {} lost a race with a concurrent commit (attempt {} of {}); retrying",
             path,
             what,

@@ -50,6 +50,10 @@ import org.slf4j.LoggerFactory;
 final class ReadChangesAction {
   private static final Logger LOG = LoggerFactory.getLogger(ReadChangesAction.class);
 
+  /** A table's read handing its failure to its committer: {@code org.lakecdc.detail}, log file. */
+  private static final Logger DETAIL =
+      LoggerFactory.getLogger("org.lakecdc.detail." + ReadChangesAction.class.getSimpleName());
+
   /** Where a batch goes: its rows first (drained), then the batch itself. */
   interface BatchOutput {
     /**
@@ -203,7 +207,8 @@ final class ReadChangesAction {
         if (failure.isEmpty()) {
           throw e;
         }
-        LOG.warn(
+        // The committer records and reports it: a note for the log file only.
+        DETAIL.info(
             "Capture instance {}: nothing after {} is read ({}); its committer records why",
             captureInstance,
             last,

@@ -111,8 +111,8 @@ public final class ChunkReadPool {
     }
     direct.setTargetParallelism(needed);
     LOG.info(
-        "DirectRunner pool raised from {} to {} threads: the chunks of a wave are read at once,"
-            + " beside the pipeline's other branches",
+        "DirectRunner pool raised from {} to {} threads: chunks are read at once, beside the"
+            + " pipeline's other branches",
         pool,
         needed);
     return needed;

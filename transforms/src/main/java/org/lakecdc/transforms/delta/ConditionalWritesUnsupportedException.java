@@ -1,5 +1,6 @@
 package org.lakecdc.transforms.delta;
 
+import io.delta.storage.S3SingleDriverLogStore;
 import java.io.IOException;
 
 /**
@@ -11,9 +12,14 @@ import java.io.IOException;
 public final class ConditionalWritesUnsupportedException extends IOException {
   private static final long serialVersionUID = 1L;
 
-  /** The setting whose log store commits without conditional writes (one writer at a time). */
+  /**
+   * The setting whose log store commits without conditional writes (one writer at a time), as the
+   * jar in use reads it: Kernel's key and Delta's {@code S3SingleDriverLogStore} by their names at
+   * run time, so in the Spark jar, which relocates both packages, the relocated ones ({@code
+   * lakecdc.shaded.io.delta.kernel.logStore.s3a.impl=lakecdc.shaded.io.delta.storage.…}).
+   */
   public static final String SINGLE_WRITER_SETTING =
-      S3ConditionalLogStore.CONF_KEY + "=io.delta.storage.S3SingleDriverLogStore";
+      S3ConditionalLogStore.CONF_KEY + "=" + S3SingleDriverLogStore.class.getName();
 
   ConditionalWritesUnsupportedException(S3ClientSettings settings, String bucket, String what) {
     super(
